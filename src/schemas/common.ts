@@ -1,0 +1,18 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** A field that may be null (OpenAPI 3.1 style: a union with `type: null`). */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** Identifiers chosen by clients: scenario ids, query configuration ids and the like. */
+export const IdString = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[A-Za-z0-9_.:-]+$',
+  description: '1 to 128 characters of A-Z a-z 0-9 _ . : -',
+  examples: ['kyc-over-18'],
+});
+
+/** Free identifiers from other systems (deployments, transactions, credentials): any short non-empty string. */
+export const RefString = Type.String({ minLength: 1, maxLength: 512 });
+
+export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T10:00:00.000Z'] });

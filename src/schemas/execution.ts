@@ -1,0 +1,81 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IdString } from './common.js';
+
+/**
+ * The seed types `address` as an object while results carry a string: both are accepted. An object names the
+ * address in `address` and may say which chain family it belongs to (`namespace`, a CAIP-2 namespace such as
+ * eip155, tezos, polkadot, cosmos, cardano, aptos, starknet) and which chain (`chain`, e.g. eip155:1).
+ */
+export const AddressObject = Type.Object(
+  {
+    address: Type.String({ minLength: 1, maxLength: 256 }),
+    chain: Type.Optional(Type.String({ minLength: 1, maxLength: 128, examples: ['eip155:1'] })),
+    namespace: Type.Optional(Type.String({ minLength: 1, maxLength: 32, examples: ['eip155'] })),
+  },
+  { additionalProperties: false },
+);
+export const AddressInput = Type.Union(
+  [Type.String({ minLength: 1, maxLength: 256 }), AddressObject],
+  {
+    $id: 'AddressInput',
+    description: 'A blockchain address as a string, or an object {address, chain?, namespace?}. EVM addresses are 0x + 40 hex; mixed case must pass the EIP-55 checksum.',
+    examples: ['0x52908400098527886E0F7030069857D2E4169EE7'],
+  },
+);
+export type AddressInput = Static<typeof AddressInput>;
+
+/** Seed 4.1 request body. */
+export const ExecuteRequest = Type.Object(
+  {
+    address: Type.Ref('AddressInput'),
+    credentials: Type.Array(Type.Ref('Credential'), { maxItems: 100 }),
+    scenarioId: IdString,
+  },
+  { $id: 'ExecuteRequest', additionalProperties: false },
+);
+
+export const RuleStatus = Type.Union(
+  [Type.Literal('valid'), Type.Literal('not-valid'), Type.Literal('error'), Type.Literal('pending')],
+  { $id: 'RuleStatus', description: 'valid, not-valid, error (could not be decided: never a pass), pending (awaiting a proof).' },
+);
+export type RuleStatus = Static<typeof RuleStatus>;
+
+/** The inner `result` of seed 2.2, shaped as the platform client (RuleEngineResponse) parses it. */
+export const RuleResult = Type.Object(
+  {
+    result: Type.Object(
+      {
+        is_valid: Type.Boolean(),
+        reasons: Type.Array(Type.String(), { description: 'Why the rule is not valid; empty when it is.' }),
+      },
+      { additionalProperties: false },
+    ),
+    executionId: Type.String({ format: 'uuid' }),
+    status: Type.Ref('RuleStatus'),
+    query: Type.Ref('Query'),
+  },
+  { $id: 'RuleResult', additionalProperties: false },
+);
+
+/** Seed 2.2. */
+export const ExecutionResult = Type.Object(
+  {
+    objectType: Type.Ref('ScenarioType'),
+    objectId: Type.String({ description: 'The query configuration id the result is for.' }),
+    name: Type.String({ description: 'The scenario name.' }),
+    address: Type.String(),
+    result: Type.Ref('RuleResult'),
+    executionId: Type.String({ format: 'uuid', description: 'One per execute call, shared by all its results.' }),
+    scenarioId: Type.String(),
+  },
+  { $id: 'ExecutionResult', additionalProperties: false },
+);
+export type ExecutionResult = {
+  objectType: string;
+  objectId: string;
+  name: string;
+  address: string;
+  result: { result: { is_valid: boolean; reasons: string[] }; executionId: string; status: RuleStatus; query: unknown };
+  executionId: string;
+  scenarioId: string;
+};

@@ -1,0 +1,153 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { IdString, Nullable, RefString, Timestamp } from './common.js';
+
+/** Seed 2.3 `type`, and 2.2 `objectType`. */
+export const ScenarioTypes = ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'] as const;
+export const ScenarioType = Type.Union(
+  ScenarioTypes.map((t) => Type.Literal(t)),
+  { $id: 'ScenarioType', description: 'Scenario type; also the objectType of each execution result.' },
+);
+export type ScenarioType = Static<typeof ScenarioType>;
+
+/** The query language of DOMAIN.md (iden3 / Privado ID operators). */
+export const Operators = [
+  '$noop', '$eq', '$ne', '$lt', '$lte', '$gt', '$gte', '$in', '$nin', '$exists', '$between', '$nonbetween',
+] as const;
+export type Operator = (typeof Operators)[number];
+
+const Scalar = Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]);
+export const QueryValue = Type.Union(
+  [Scalar, Type.Array(Type.Union([Type.String({ maxLength: 1024 }), Type.Number()]), { maxItems: 256 })],
+  { description: 'boolean, string, number, or an array of strings/numbers; which shapes are allowed depends on the operator.' },
+);
+export type QueryValue = Static<typeof QueryValue>;
+
+/** Seed 2.4 `query`. */
+export const Query = Type.Object(
+  {
+    type: Type.String({
+      minLength: 1, maxLength: 256,
+      description: 'Credential type the query reads, matched against the credential `type` array (e.g. IDInformation).',
+      examples: ['IDInformation'],
+    }),
+    requestId: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295, description: 'ZKP request number.' })),
+    attribute: Type.Optional(Type.String({
+      minLength: 1, maxLength: 256,
+      pattern: '^[^.]+(\\.[^.]+)*$',
+      description: 'Dot path inside credentialSubject (e.g. personalData.age). Required for every operator but $noop.',
+      examples: ['personalData.age'],
+    })),
+    value: Type.Optional(QueryValue),
+    operator: Type.Union(Operators.map((o) => Type.Literal(o)), { description: 'Query operator.' }),
+  },
+  { $id: 'Query', additionalProperties: false },
+);
+export type Query = Static<typeof Query>;
+
+/** Seed 2.4. */
+export const QueryConfiguration = Type.Object(
+  { id: IdString, query: Type.Ref('Query') },
+  { $id: 'QueryConfiguration', additionalProperties: false },
+);
+export type QueryConfiguration = { id: string; query: Query };
+
+/** Seed 2.6. */
+export const Transaction = Type.Object(
+  {
+    id: RefString,
+    actionName: Type.Optional(Type.String({ maxLength: 128, examples: ['ScenarioDeploy'] })),
+    status: Type.Optional(Type.String({ maxLength: 128, examples: ['TxPosted'] })),
+    smartContractDeploymentId: Type.Optional(RefString),
+    txHash: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
+    blockNumber: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+    timestamp: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+    errorMessage: Type.Optional(Nullable(Type.String({ maxLength: 4096 }))),
+  },
+  { $id: 'Transaction', additionalProperties: false },
+);
+
+/** Seed 2.5. */
+export const SmartContractDeployment = Type.Object(
+  {
+    id: RefString,
+    contractName: Type.Optional(Type.String({ maxLength: 128, examples: ['ScenarioVerifier'] })),
+    status: Type.Optional(Type.String({ maxLength: 128, examples: ['DeploymentStarted'] })),
+    version: Type.Optional(Type.String({ maxLength: 128 })),
+    scenarioId: Type.Optional(RefString),
+    projectId: Type.Optional(RefString),
+    address: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
+    transactions: Type.Optional(Type.Array(Type.Ref('Transaction'), { maxItems: 256 })),
+    errorMessage: Type.Optional(Nullable(Type.String({ maxLength: 4096 }))),
+  },
+  { $id: 'SmartContractDeployment', additionalProperties: false },
+);
+
+/** Seed 2.3, field by field; the four required fields are listed in `requiredFields`. */
+const fieldSchemas = {
+  name: Type.String({ minLength: 1, maxLength: 256, description: 'Name of the scenario.', examples: ['Adult KYC'] }),
+  description: Nullable(Type.String({ maxLength: 4096 })),
+  message: Nullable(Type.String({ maxLength: 4096, description: 'Optional message associated with the scenario.' })),
+  isIdentityWidgetScenario: Nullable(Type.Boolean({ description: 'Whether the scenario relates to an identity widget.' })),
+  queryConfigurations: Type.Array(Type.Ref('QueryConfiguration'), { maxItems: 256 }),
+  smartContractDeployments: Type.Array(Type.Ref('SmartContractDeployment'), { maxItems: 64 }),
+  type: Type.Ref('ScenarioType'),
+  projectId: Nullable(Type.String({ minLength: 1, maxLength: 128, description: 'Project associated with the scenario.' })),
+  vcsIncluded: Nullable(Type.Array(Type.String({ maxLength: 256 }), {
+    maxItems: 64, description: 'Verifiable credentials included in the scenario.',
+  })),
+};
+const requiredFields = new Set(['name', 'queryConfigurations', 'smartContractDeployments', 'type']);
+const mapFields = (f: (name: string, schema: TSchema) => TSchema) =>
+  Object.fromEntries(Object.entries(fieldSchemas).map(([k, v]) => [k, f(k, v)]));
+
+/** Seed 2.3: the Scenario as stored and returned. */
+export const Scenario = Type.Object(mapFields((k, v) => (requiredFields.has(k) ? v : Type.Optional(v))), {
+  $id: 'Scenario',
+  additionalProperties: false,
+  examples: [{
+    name: 'Adult KYC',
+    description: 'Holder is at least 18 and passed KYC',
+    queryConfigurations: [
+      { id: 'q-kyc', query: { type: 'IDInformation', requestId: 1, attribute: 'reviewAnswer', value: 'GREEN', operator: '$eq' } },
+      { id: 'q-age', query: { type: 'IDInformation', requestId: 2, attribute: 'personalData.age', value: 18, operator: '$gte' } },
+    ],
+    smartContractDeployments: [],
+    type: 'ChallengeQuery',
+  }],
+});
+export type Scenario = {
+  name: string;
+  description?: string | null;
+  message?: string | null;
+  isIdentityWidgetScenario?: boolean | null;
+  queryConfigurations: QueryConfiguration[];
+  smartContractDeployments: Static<typeof SmartContractDeployment>[];
+  type: ScenarioType;
+  projectId?: string | null;
+  vcsIncluded?: string[] | null;
+};
+
+/**
+ * The body of PATCH: a JSON Merge Patch (RFC 7396) of a Scenario. Every field may be absent (unchanged) or null
+ * (removed); the merged document is then validated as a whole Scenario, so null on a required field is a 400.
+ */
+export const ScenarioPatch = Type.Object(
+  mapFields((k, v) => Type.Optional(requiredFields.has(k) ? Nullable(v) : v)),
+  {
+    $id: 'ScenarioPatch',
+    additionalProperties: false,
+    description: 'JSON Merge Patch of a Scenario: absent = unchanged, null = cleared (400 on a required field), arrays replaced whole.',
+    examples: [{ description: 'Now also checks citizenship', message: null }],
+  },
+);
+
+export const ScenarioRecord = Type.Object(
+  {
+    id: IdString,
+    input: Type.Ref('Scenario'),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    revision: Type.Integer({ minimum: 1, description: 'Starts at 1, grows by one with every update.' }),
+  },
+  { $id: 'ScenarioRecord', additionalProperties: false },
+);
