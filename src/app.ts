@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Config } from './config.js';
+import { PlanCache } from './domain/plan-cache.js';
+import { bearerAuth } from './http/auth.js';
+import { registerErrorHandling } from './http/errors.js';
+import { executeRoutes } from './http/execute.js';
+import { healthRoutes } from './http/health.js';
+import { scenarioRoutes } from './http/scenarios.js';
+import { installValidators } from './http/validation.js';
+import { openStore, type ScenarioStore } from './store/index.js';
+
+export interface AppDeps {
+  /** A store to use instead of opening the configured one; the app closes it on close either way. */
+  store?: ScenarioStore;
+  /** Fastify logger option; defaults to pino at config.logLevel. Tests pass false or a stream. */
+  logger?: FastifyServerOptions['logger'];
+  /** Clock, epoch ms. */
+  now?: () => number;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Headers and fields that must never reach a log line, should a serializer ever include them. */
+export const REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.body',
+  'res.body',
+  '*.credentials',
+  '*.credentialSubject',
+];
+
+export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    bodyLimit: config.bodyLimit,
+    requestIdHeader: false,
+    // Honour a caller's x-request-id when it is a sane token, else make one.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    return503OnClosing: true,
+  });
+
+  const store = deps.store ?? (await openStore(config.database));
+  app.addHook('onClose', async () => store.close());
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // JSON only: Fastify also parses text/plain by default, which would turn a wrong Content-Type into a 400.
+  app.removeContentTypeParser('text/plain');
+  const validators = installValidators(app);
+  registerErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Scenario Compliance Service',
+        version: '0.1.0',
+        description:
+          'Decides whether a blockchain address, holding a set of verifiable credentials, passes a compliance scenario. ' +
+          'Errors are RFC 9457 problem details (application/problem+json). See the README for the decisions taken where the seed is silent.',
+      },
+      tags: [
+        { name: 'execute', description: 'Run a scenario (seed 4.1)' },
+        { name: 'scenarios', description: 'Create, read, list, update (seed 4.2) and delete scenarios' },
+        { name: 'health', description: 'Liveness and readiness' },
+      ],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'A token from API_TOKENS' },
+        },
+      },
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+  });
+  if (config.docs) {
+    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  }
+
+  const plans = new PlanCache();
+  await app.register(healthRoutes, { store });
+  await app.register(async (secured) => {
+    secured.addHook('onRequest', bearerAuth(config.apiTokens));
+    await secured.register(scenarioRoutes, { store, plans, validators });
+    await secured.register(executeRoutes, { store, plans, now: deps.now ?? Date.now });
+  });
+
+  return app;
+}

@@ -1,0 +1,128 @@
+import createError from '@fastify/error';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Problem } from '../schemas/problem.js';
+
+export type FieldError = NonNullable<Problem['errors']>[number];
+
+/** Coded errors (SCS_ = Scenario Compliance Service). The error handler turns each into problem+json. */
+export const ScenarioNotFound = createError<[string]>('SCS_SCENARIO_NOT_FOUND', 'No scenario with id %s', 404);
+export const ScenarioExists = createError<[string]>('SCS_SCENARIO_EXISTS', 'A scenario with id %s exists already', 409);
+export const PreconditionFailed = createError('SCS_PRECONDITION_FAILED', 'If-Match does not match the current ETag of the scenario', 412);
+export const Unauthorized = createError<[string]>('SCS_UNAUTHORIZED', '%s', 401);
+export const Conflict = createError<[string]>('SCS_CONFLICT', '%s', 409);
+
+/** A 400 naming every failing field. */
+export class ValidationFailed extends Error {
+  readonly statusCode = 400;
+  readonly code = 'SCS_VALIDATION';
+  constructor(readonly errors: FieldError[], message = 'The request is not valid') {
+    super(message);
+  }
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  406: 'Not Acceptable', 409: 'Conflict', 412: 'Precondition Failed', 413: 'Content Too Large',
+  415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+const TYPES: Record<string, string> = {
+  SCS_VALIDATION: 'urn:problem:validation',
+  FST_ERR_VALIDATION: 'urn:problem:validation',
+};
+
+export function sendProblem(reply: FastifyReply, status: number, fields: Partial<Problem> & { code?: string }): FastifyReply {
+  const body: Problem = {
+    type: fields.type ?? (fields.code && TYPES[fields.code]) ?? (fields.code ? `urn:problem:${fields.code.toLowerCase().replace(/_/g, '-')}` : 'about:blank'),
+    title: fields.title ?? TITLES[status] ?? 'Error',
+    status,
+    ...(fields.detail !== undefined && { detail: fields.detail }),
+    instance: fields.instance ?? reply.request.url.split('?')[0],
+    ...(fields.code !== undefined && { code: fields.code }),
+    ...(fields.errors !== undefined && { errors: fields.errors }),
+  };
+  return reply.code(status).type('application/problem+json').send(body);
+}
+
+/** Joins a part and a JSON pointer into a dotted field name: ('body', '/credentials/0/id') -> body.credentials.0.id */
+export function fieldName(part: string, pointer: string): string {
+  const segments = pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return [part, ...segments].join('.');
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Ajv errors to field errors: the pointer names the failing field itself (a missing or unknown property included). */
+export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    let pointer = e.instancePath;
+    let message = e.message ?? 'is not valid';
+    if (e.keyword === 'required') {
+      pointer += `/${String(e.params.missingProperty)}`;
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      pointer += `/${String(e.params.additionalProperty)}`;
+      message = 'is not allowed here';
+    } else if (e.keyword === 'anyOf' && errors.length > 1) {
+      continue; // the branches' own errors say more
+    }
+    const key = `${pointer} ${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field: fieldName(part, pointer), pointer, message });
+  }
+  return out;
+}
+
+const FRAMEWORK_ERRORS: Record<string, { status: number; detail?: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413 },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, detail: 'Send JSON: Content-Type application/json (PATCH also takes application/merge-patch+json)' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, detail: 'The request body is empty; send a JSON document' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400 },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400 },
+};
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError & { errors?: FieldError[] }, request: FastifyRequest, reply: FastifyReply) => {
+    if (error.validation) {
+      const part = error.validationContext ?? 'body';
+      return sendProblem(reply, 400, {
+        code: 'SCS_VALIDATION',
+        detail: `The request ${part} is not valid`,
+        errors: fieldErrors(part, error.validation as AjvError[]),
+      });
+    }
+    if (error instanceof ValidationFailed) {
+      return sendProblem(reply, 400, { code: error.code, detail: error.message, errors: error.errors });
+    }
+    const framework = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
+    if (framework) {
+      return sendProblem(reply, framework.status, { code: error.code, detail: framework.detail ?? error.message });
+    }
+    if (error instanceof SyntaxError) {
+      return sendProblem(reply, 400, { code: 'SCS_INVALID_JSON', detail: 'The request body is not valid JSON' });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      if (status === 401) reply.header('WWW-Authenticate', 'Bearer realm="compliance"');
+      return sendProblem(reply, status, { code: error.code, detail: error.message });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, status >= 500 && status < 600 ? status : 500, {
+      code: 'SCS_INTERNAL',
+      detail: 'An unexpected error occurred; it has been logged with the request id',
+    });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, 404, { code: 'SCS_ROUTE_NOT_FOUND', detail: `No route ${request.method} ${request.url.split('?')[0]}` }),
+  );
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { parseAddress } from '../domain/address.js';
+import type { PlanCache } from '../domain/plan-cache.js';
+import { runPlan } from '../engine/index.js';
+import type { AddressInput } from '../schemas/execution.js';
+import type { Credential } from '../schemas/credential.js';
+import type { ScenarioStore } from '../store/types.js';
+import { ScenarioNotFound, ValidationFailed } from './errors.js';
+
+export interface ExecuteRoutesOptions {
+  store: ScenarioStore;
+  plans: PlanCache;
+  /** The clock, epoch ms. */
+  now: () => number;
+}
+
+export async function executeRoutes(app: FastifyInstance, { store, plans, now }: ExecuteRoutesOptions) {
+  app.post('/compliance/scenarios/execute', {
+    schema: {
+      operationId: 'executeScenario',
+      summary: 'Execute a scenario (seed 4.1)',
+      description:
+        'Runs every query configuration of the scenario against the address and credentials and answers one result per ' +
+        'rule, in the scenario\'s order, sharing one executionId. `address` may be a string or an object ' +
+        '{address, chain?, namespace?}; results carry the address string.',
+      tags: ['execute'],
+      security: [{ bearerAuth: [] }],
+      body: Type.Ref('ExecuteRequest'),
+      response: {
+        200: Type.Array(Type.Ref('ExecutionResult'), { description: 'One execution result per rule of the scenario' }),
+        ...Object.fromEntries([400, 401, 404, 413, 415].map((c) => [c, Type.Ref('Problem')])),
+      },
+    },
+  }, async (request) => {
+    const body = request.body as { address: AddressInput; credentials: Credential[]; scenarioId: string };
+    const address = parseAddress(body.address);
+    if (!address.ok) {
+      const pointer = typeof body.address === 'string' ? '/address' : '/address/address';
+      throw new ValidationFailed([{ field: `body${pointer.replace(/\//g, '.')}`, pointer, message: address.message }]);
+    }
+    const head = await store.head(body.scenarioId);
+    if (!head) throw new ScenarioNotFound(body.scenarioId);
+    let plan = plans.current(body.scenarioId, head);
+    if (!plan) {
+      const row = await store.get(body.scenarioId);
+      if (!row) throw new ScenarioNotFound(body.scenarioId);
+      plan = plans.compile(row);
+    }
+    return runPlan(plan, { address: address.address, credentials: body.credentials, now: now(), executionId: randomUUID() });
+  });
+}

@@ -1,0 +1,30 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ScenarioStore } from '../store/types.js';
+import { sendProblem } from './errors.js';
+
+const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
+
+export async function healthRoutes(app: FastifyInstance, { store }: { store: ScenarioStore }) {
+  app.get('/health/live', {
+    schema: { operationId: 'live', summary: 'The process is up', tags: ['health'], response: { 200: Health } },
+    logLevel: 'warn',
+  }, async () => ({ status: 'ok' }));
+
+  app.get('/health/ready', {
+    schema: {
+      operationId: 'ready', summary: 'The database answers', tags: ['health'],
+      response: { 200: Health, 503: Type.Ref('Problem') },
+    },
+    logLevel: 'warn',
+  }, async (request, reply) => {
+    try {
+      await store.ping();
+      return { status: 'ok' };
+    } catch (err) {
+      request.log.warn({ err }, 'readiness check failed');
+      reply.header('Retry-After', '1');
+      return sendProblem(reply, 503, { code: 'SCS_DATABASE_UNAVAILABLE', detail: 'The database does not answer' });
+    }
+  });
+}

@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { validateScenarioRules } from '../engine/index.js';
+import { mergePatch } from '../domain/merge-patch.js';
+import type { PlanCache } from '../domain/plan-cache.js';
+import { IdString } from '../schemas/common.js';
+import { Scenario as ScenarioSchema, type Scenario } from '../schemas/scenario.js';
+import type { ScenarioRow, ScenarioStore } from '../store/types.js';
+import { Conflict, PreconditionFailed, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, type FieldError } from './errors.js';
+import type { Validators } from './validation.js';
+
+const ref = (id: string) => Type.Ref(id);
+const problems = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ref('Problem')]));
+const ScenarioParams = Type.Object({ scenarioId: IdString }, { additionalProperties: false });
+
+export const etagOf = (row: Pick<ScenarioRow, 'seq' | 'revision'>) => `"${row.seq}.${row.revision}"`;
+
+/** If-Match (RFC 9110 13.1.1): `*` or a list of strong entity tags; weak tags never match. */
+export function ifMatchHolds(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return true;
+  const value = header.trim();
+  if (value === '*') return true;
+  return value.split(',').map((t) => t.trim()).some((t) => t === etag);
+}
+
+const record = (row: ScenarioRow) => ({
+  id: row.id, input: row.input, createdAt: row.createdAt, updatedAt: row.updatedAt, revision: row.revision,
+});
+
+/** The rules of a scenario the schema cannot express (operator/value fit, unique ids), as field errors under `/input`. */
+function checkRules(input: Scenario): void {
+  const problemsFound = validateScenarioRules(input);
+  if (problemsFound.length > 0) {
+    throw new ValidationFailed(
+      problemsFound.map((p) => ({ field: `body.input${p.pointer.replace(/\//g, '.')}`, pointer: `/input${p.pointer}`, message: p.message })),
+      'The scenario rules are not valid',
+    );
+  }
+}
+
+const encodeCursor = (seq: number) => Buffer.from(`s${seq}`).toString('base64url');
+function decodeCursor(cursor: string): number {
+  const m = /^s(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) {
+    throw new ValidationFailed([{ field: 'querystring.cursor', pointer: '/cursor', message: 'is not a cursor this service issued' }]);
+  }
+  return Number(m[1]);
+}
+
+export interface ScenarioRoutesOptions {
+  store: ScenarioStore;
+  plans: PlanCache;
+  validators: Validators;
+}
+
+export async function scenarioRoutes(app: FastifyInstance, { store, plans, validators }: ScenarioRoutesOptions) {
+  const tags = ['scenarios'];
+  const security = [{ bearerAuth: [] }];
+  const withEtag = (reply: FastifyReply, row: ScenarioRow) => reply.header('ETag', etagOf(row));
+
+  app.post('/compliance/scenarios', {
+    schema: {
+      operationId: 'createScenario',
+      summary: 'Create a scenario',
+      description: 'Not in the seed: a scenario must exist before it can be executed or patched. `id` is optional: client-chosen (409 when taken) or generated.',
+      tags, security,
+      body: Type.Object(
+        { id: Type.Optional(IdString), input: ref('Scenario') },
+        { additionalProperties: false, examples: [{ id: 'adult-kyc', input: ScenarioSchema.examples[0] }] },
+      ),
+      response: { 201: ref('ScenarioRecord'), ...problems(400, 401, 409, 413, 415) },
+    },
+  }, async (request, reply) => {
+    const body = request.body as { id?: string; input: Scenario };
+    checkRules(body.input);
+    const id = body.id ?? randomUUID();
+    const row = await store.create(id, body.input, new Date().toISOString());
+    if (!row) throw new ScenarioExists(id);
+    withEtag(reply, row).header('Location', `/compliance/scenarios/${encodeURIComponent(id)}`).code(201);
+    return record(row);
+  });
+
+  app.get('/compliance/scenarios', {
+    schema: {
+      operationId: 'listScenarios',
+      summary: 'List scenarios',
+      description: 'In creation order. Pass `nextCursor` back as `cursor` for the next page; it is null on the last page.',
+      tags, security,
+      querystring: Type.Object(
+        {
+          limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+          cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+        },
+        { additionalProperties: false },
+      ),
+      response: {
+        200: Type.Object(
+          { items: Type.Array(ref('ScenarioRecord')), nextCursor: Type.Union([Type.String(), Type.Null()]) },
+          { additionalProperties: false },
+        ),
+        ...problems(400, 401),
+      },
+    },
+  }, async (request) => {
+    const { limit, cursor } = request.query as { limit: number; cursor?: string };
+    const page = await store.list(limit, cursor === undefined ? undefined : decodeCursor(cursor));
+    return { items: page.items.map(record), nextCursor: page.next === undefined ? null : encodeCursor(page.next) };
+  });
+
+  app.get('/compliance/scenarios/:scenarioId', {
+    schema: {
+      operationId: 'getScenario',
+      summary: 'Read a scenario',
+      tags, security,
+      params: ScenarioParams,
+      response: { 200: ref('ScenarioRecord'), ...problems(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    const { scenarioId } = request.params as { scenarioId: string };
+    const row = await store.get(scenarioId);
+    if (!row) throw new ScenarioNotFound(scenarioId);
+    withEtag(reply, row);
+    return record(row);
+  });
+
+  app.delete('/compliance/scenarios/:scenarioId', {
+    schema: {
+      operationId: 'deleteScenario',
+      summary: 'Delete a scenario',
+      tags, security,
+      params: ScenarioParams,
+      response: { 204: Type.Null({ description: 'Deleted' }), ...problems(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    const { scenarioId } = request.params as { scenarioId: string };
+    if (!(await store.delete(scenarioId))) throw new ScenarioNotFound(scenarioId);
+    plans.forget(scenarioId);
+    return reply.code(204).send();
+  });
+
+  // PATCH lives in a child context of its own so that only it accepts application/merge-patch+json.
+  await app.register(async (child) => {
+    child.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, child.getDefaultJsonParser('error', 'error'));
+    child.patch('/compliance/scenarios/:scenarioId', {
+      schema: {
+        operationId: 'updateScenario',
+        summary: 'Update a scenario (seed 4.2)',
+        description:
+          'JSON Merge Patch (RFC 7396) over the fields of `input`: absent = unchanged, null = cleared (400 on a required field), ' +
+          'arrays replaced whole. The merged scenario is validated in full. Send `If-Match` with the ETag of a read to refuse a lost update (412). ' +
+          'The seed shows no Authorization header here; this service requires it, as an unauthenticated write to compliance rules is not acceptable.',
+        tags, security,
+        consumes: ['application/json', 'application/merge-patch+json'],
+        params: ScenarioParams,
+        headers: Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 1024, description: 'ETag from a previous read or write' })) }),
+        body: Type.Object({ input: ref('ScenarioPatch') }, {
+          additionalProperties: false,
+          examples: [{ input: { description: 'Adults with a green KYC review', message: null } }],
+        }),
+        response: {
+          200: Type.Object({ input: ref('Scenario') }, { additionalProperties: false, description: 'The full updated scenario' }),
+          ...problems(400, 401, 404, 409, 412, 413, 415),
+        },
+      },
+    }, async (request, reply) => {
+      const { scenarioId } = request.params as { scenarioId: string };
+      const ifMatch = request.headers['if-match'] as string | undefined;
+      const patch = (request.body as { input: Record<string, unknown> }).input;
+      // Compare-and-set on the revision; without If-Match a concurrent writer makes us merge again onto its result.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const current = await store.get(scenarioId);
+        if (!current) throw new ScenarioNotFound(scenarioId);
+        if (!ifMatchHolds(ifMatch, etagOf(current))) throw new PreconditionFailed();
+        const merged = mergePatch(current.input, patch);
+        if (!validators.scenario(merged)) {
+          throw new ValidationFailed(
+            fieldErrors('body.input', validators.scenario.errors ?? []).map((e): FieldError => ({ ...e, pointer: `/input${e.pointer}` })),
+            'The scenario after the patch is not valid',
+          );
+        }
+        checkRules(merged as Scenario);
+        const row = await store.update(scenarioId, merged as Scenario, current.revision, new Date().toISOString());
+        if (row) {
+          withEtag(reply, row);
+          return { input: row.input };
+        }
+        if (ifMatch !== undefined) throw new PreconditionFailed();
+      }
+      throw new Conflict('The scenario kept changing under concurrent writes; send the PATCH again');
+    });
+  });
+}

@@ -1,0 +1,36 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import { sharedSchemas } from '../schemas/index.js';
+
+/**
+ * Two Ajv instances: bodies are validated exactly as sent (no coercion, unknown fields refused, not stripped);
+ * query strings, params and headers are text, so there numbers are coerced from strings.
+ */
+export function createAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce,
+    removeAdditional: false,
+    useDefaults: true,
+    allErrors: true,
+    strict: false,
+  });
+  (addFormats as unknown as (a: Ajv) => void)(ajv);
+  for (const schema of sharedSchemas) ajv.addSchema(schema);
+  return ajv;
+}
+
+export interface Validators {
+  body: Ajv;
+  text: Ajv;
+  /** The whole-Scenario validator, for the document a merge patch produces. */
+  scenario: ValidateFunction;
+}
+
+export function installValidators(app: FastifyInstance): Validators {
+  const body = createAjv(false);
+  const text = createAjv(true);
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema as FastifySchema));
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  return { body, text, scenario: body.getSchema('Scenario') as ValidateFunction };
+}

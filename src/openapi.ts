@@ -1,0 +1,13 @@
+import { buildApp } from './app.js';
+import { loadConfig } from './config.js';
+
+/** The OpenAPI document as YAML, generated from the route schemas of an app on an in-memory database. */
+export async function renderOpenApi(): Promise<string> {
+  const app = await buildApp(loadConfig({ DATABASE_URL: 'sqlite://:memory:', API_TOKENS: 'openapi-render-token' }), { logger: false });
+  try {
+    await app.ready();
+    return app.swagger({ yaml: true });
+  } finally {
+    await app.close();
+  }
+}

@@ -1,0 +1,131 @@
+import pg from 'pg';
+import type { Scenario } from '../schemas/scenario.js';
+import { postgresMigrations } from './migrations.js';
+import type { ScenarioPage, ScenarioRow, ScenarioStore } from './types.js';
+
+// BIGINT as a JS number: seq stays far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export interface PostgresOptions {
+  url: string;
+  /** A schema of its own (tests use one per run); created when missing. */
+  schema?: string;
+  poolSize?: number;
+  statementTimeoutMs?: number;
+  connectionTimeoutMs?: number;
+  onError?: (err: Error) => void;
+}
+
+interface Row {
+  seq: number;
+  id: string;
+  input: Scenario;
+  revision: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toRow = (r: Row): ScenarioRow => ({
+  seq: r.seq,
+  id: r.id,
+  input: r.input,
+  revision: r.revision,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
+});
+
+const COLS = 'seq, id, input, revision, created_at, updated_at';
+/** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
+const MIGRATION_LOCK = 0x5c5_0001;
+
+export async function openPostgresStore(options: PostgresOptions): Promise<ScenarioStore> {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error('invalid schema name');
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 2000,
+    statement_timeout: options.statementTimeoutMs ?? 2000,
+    query_timeout: (options.statementTimeoutMs ?? 2000) + 500,
+    options: schema ? `-c search_path=${schema}` : undefined,
+  });
+  // Without a listener an idle client's error (the server restarting) would kill the process.
+  pool.on('error', (err) => options.onError?.(err));
+
+  await migrate(pool, schema);
+
+  return {
+    kind: 'postgres',
+    async create(id, input, now) {
+      const { rows } = await pool.query<Row>(
+        `INSERT INTO scenarios (id, input, project_id, revision, created_at, updated_at)
+         VALUES ($1, $2, $3, 1, $4, $4) ON CONFLICT (id) DO NOTHING RETURNING ${COLS}`,
+        [id, JSON.stringify(input), input.projectId ?? null, now],
+      );
+      return rows[0] ? toRow(rows[0]) : null;
+    },
+    async get(id) {
+      const { rows } = await pool.query<Row>(`SELECT ${COLS} FROM scenarios WHERE id = $1`, [id]);
+      return rows[0] ? toRow(rows[0]) : undefined;
+    },
+    async head(id) {
+      const { rows } = await pool.query<{ seq: number; revision: number }>('SELECT seq, revision FROM scenarios WHERE id = $1', [id]);
+      return rows[0];
+    },
+    async list(limit, after = 0): Promise<ScenarioPage> {
+      const { rows } = await pool.query<Row>(`SELECT ${COLS} FROM scenarios WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit + 1]);
+      const items = rows.slice(0, limit).map(toRow);
+      return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
+    },
+    async update(id, input, expectedRevision, now) {
+      const { rows } = await pool.query<Row>(
+        `UPDATE scenarios SET input = $1, project_id = $2, revision = revision + 1, updated_at = $3
+         WHERE id = $4 AND revision = $5 RETURNING ${COLS}`,
+        [JSON.stringify(input), input.projectId ?? null, now, id, expectedRevision],
+      );
+      return rows[0] ? toRow(rows[0]) : null;
+    },
+    async delete(id) {
+      const { rowCount } = await pool.query('DELETE FROM scenarios WHERE id = $1', [id]);
+      return (rowCount ?? 0) > 0;
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      if (schema) {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        await client.query(`SET search_path TO ${schema}`);
+      }
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+      const applied = new Set(rows.map((r) => r.version));
+      for (const m of postgresMigrations) {
+        if (applied.has(m.version)) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(m.sql);
+          await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [m.version]);
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK');
+          throw err;
+        }
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}

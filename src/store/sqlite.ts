@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Scenario } from '../schemas/scenario.js';
+import type { ScenarioPage, ScenarioRow, ScenarioStore } from './types.js';
+import { sqliteMigrations } from './migrations.js';
+
+interface Row {
+  seq: number;
+  id: string;
+  input: string;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const toRow = (r: Row): ScenarioRow => ({
+  seq: r.seq,
+  id: r.id,
+  input: JSON.parse(r.input) as Scenario,
+  revision: r.revision,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export interface SqliteOptions {
+  file: string;
+  /** NORMAL survives a crash of the process; FULL also a power loss (an fsync per commit). */
+  synchronous: 'NORMAL' | 'FULL';
+}
+
+/**
+ * The embedded store. better-sqlite3 is synchronous: each statement runs to completion on the event loop, so
+ * a read-compare-write inside one call cannot interleave with another request of this process.
+ */
+export function openSqliteStore(options: SqliteOptions): ScenarioStore {
+  if (options.file !== ':memory:') fs.mkdirSync(path.dirname(options.file), { recursive: true });
+  const db = new Database(options.file);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${options.synchronous}`);
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+
+  const cols = 'seq, id, input, revision, created_at, updated_at';
+  const insert = db.prepare<[string, string, string | null, string, string], Row>(
+    `INSERT INTO scenarios (id, input, project_id, revision, created_at, updated_at)
+     VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING ${cols}`,
+  );
+  const select = db.prepare<[string], Row>(`SELECT ${cols} FROM scenarios WHERE id = ?`);
+  const selectHead = db.prepare<[string], { seq: number; revision: number }>('SELECT seq, revision FROM scenarios WHERE id = ?');
+  const page = db.prepare<[number, number], Row>(`SELECT ${cols} FROM scenarios WHERE seq > ? ORDER BY seq LIMIT ?`);
+  const cas = db.prepare<[string, string | null, string, string, number], Row>(
+    `UPDATE scenarios SET input = ?, project_id = ?, revision = revision + 1, updated_at = ?
+     WHERE id = ? AND revision = ? RETURNING ${cols}`,
+  );
+  const remove = db.prepare<[string]>('DELETE FROM scenarios WHERE id = ?');
+
+  return {
+    kind: 'sqlite',
+    async create(id, input, now) {
+      const row = insert.get(id, JSON.stringify(input), input.projectId ?? null, now, now);
+      return row ? toRow(row) : null;
+    },
+    async get(id) {
+      const row = select.get(id);
+      return row ? toRow(row) : undefined;
+    },
+    async head(id) {
+      return selectHead.get(id);
+    },
+    async list(limit, after = 0): Promise<ScenarioPage> {
+      const rows = page.all(after, limit + 1);
+      const items = rows.slice(0, limit).map(toRow);
+      return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
+    },
+    async update(id, input, expectedRevision, now) {
+      const row = cas.get(JSON.stringify(input), input.projectId ?? null, now, id, expectedRevision);
+      return row ? toRow(row) : null;
+    },
+    async delete(id) {
+      return remove.run(id).changes > 0;
+    },
+    async ping() {
+      db.prepare('SELECT 1').get();
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const applied = new Set(db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((r) => r.version));
+  const record = db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)');
+  for (const m of sqliteMigrations) {
+    if (applied.has(m.version)) continue;
+    // BEGIN IMMEDIATE: two processes opening one file serialise here, and the second sees the first's work.
+    db.transaction(() => {
+      const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version);
+      if (again) return;
+      db.exec(m.sql);
+      record.run(m.version, new Date().toISOString());
+    }).immediate();
+  }
+}

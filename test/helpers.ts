@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppDeps } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+
+export const TOKEN = 'test-token-0123456789abcdef';
+export const auth = { authorization: `Bearer ${TOKEN}` };
+
+export function tempDir(prefix = 'scs-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** An app on a real SQLite file in a fresh temporary directory. */
+export async function makeApp(env: Record<string, string> = {}, deps: AppDeps = {}): Promise<FastifyInstance & { config: Config }> {
+  const config = loadConfig({ DATA_DIR: tempDir(), API_TOKENS: TOKEN, ...env });
+  const app = await buildApp(config, { logger: false, ...deps });
+  await app.ready();
+  return Object.assign(app, { config });
+}
+
+export const DAY = 24 * 3600 * 1000;
+
+/** A credential with every field seed 2.1 requires. */
+export function credential(overrides: Record<string, unknown> = {}, subject: Record<string, unknown> = {}) {
+  return {
+    id: `urn:uuid:${crypto.randomUUID()}`,
+    '@context': ['https://www.w3.org/2018/credentials/v1'],
+    type: ['VerifiableCredential', 'IDInformation'],
+    issuanceDate: new Date(Date.now() - DAY).toISOString(),
+    expirationDate: new Date(Date.now() + 365 * DAY).toISOString(),
+    credentialSubject: {
+      id: 'did:iden3:polygon:amoy:x6x5sor7zpycB7z7Q9348dXJxZ9s5b9AgmPeSccZz',
+      reviewAnswer: 'GREEN',
+      personalData: { firstName: 'Alice', lastName: 'Liddell', age: 30, citizenship: 'FRA', birthDate: 19950101 },
+      ...subject,
+    },
+    credentialStatus: { id: 'https://issuer.example/status/1', type: 'SparseMerkleTreeProof', revocationNonce: 1 },
+    issuer: 'did:iden3:polygon:amoy:xBdqiqz3yVT79NEAuNaqKSDZ6a5V6q8Ph66i5d2tT',
+    credentialSchema: { id: 'https://schemas.example/IDInformation.json', type: 'JsonSchema2023' },
+    proof: { type: 'BJJSignature2021' },
+    ...overrides,
+  };
+}
+
+export const ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
+export function scenario(overrides: Record<string, unknown> = {}) {
+  return {
+    name: 'Adult KYC',
+    description: 'Holder is an adult with a green review',
+    queryConfigurations: [
+      { id: 'q-kyc', query: { type: 'IDInformation', requestId: 1, attribute: 'reviewAnswer', value: 'GREEN', operator: '$eq' } },
+      { id: 'q-age', query: { type: 'IDInformation', requestId: 2, attribute: 'personalData.age', value: 18, operator: '$gte' } },
+    ],
+    smartContractDeployments: [],
+    type: 'ChallengeQuery',
+    ...overrides,
+  };
+}
