@@ -49,8 +49,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   const store = deps.store ?? (await openStore(config.database));
   app.addHook('onClose', async () => store.close());
+  // While shutting down, responses to requests still in flight close their connection, so that close() need not
+  // wait for the client's keep-alive to end.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) reply.header('connection', 'close');
   });
 
   // JSON only: Fastify also parses text/plain by default, which would turn a wrong Content-Type into a 400.

@@ -1,0 +1,174 @@
+/**
+ * End to end: the server started the way the README starts it (built, then `node dist/server.js`), driven over HTTP.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADDRESS, credential, scenario, tempDir } from './helpers.js';
+
+interface Server {
+  proc: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Starts dist/server.js and resolves once it listens (the port comes from its log line). */
+function start(env: Record<string, string>): Promise<Server> {
+  const proc = spawn(process.execPath, ['dist/server.js'], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(proc);
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => {
+    running.delete(proc);
+    resolve(code);
+  }));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 10_000);
+    proc.stderr!.on('data', (d) => { err += d; });
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1], stdout: () => out, stderr: () => err, exited });
+      }
+    });
+    exited.then((code) => reject(new Error(`server exited with ${code}:\n${out}\n${err}`)));
+  });
+}
+
+async function call(server: Server, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(server.url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+beforeAll(() => {
+  execFileSync('npm', ['run', 'build'], { stdio: 'ignore' });
+}, 120_000);
+
+afterAll(() => {
+  for (const p of running) p.kill('SIGKILL');
+});
+
+describe('the server process', () => {
+  it('starts with no configuration, prints a token once, and serves create, execute, patch, execute again', async () => {
+    const dataDir = tempDir();
+    const t0 = Date.now();
+    const server = await start({ DATA_DIR: dataDir });
+    const ready = await fetch(`${server.url}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(Date.now() - t0).toBeLessThan(3000);
+
+    const m = /API token for this run \(API_TOKENS unset\): (\S+)/.exec(server.stderr());
+    expect(m).not.toBeNull();
+    const token = m![1];
+    expect(server.stderr().split(token).length - 1).toBe(1); // printed once
+    expect((await call(server, 'wrong-token-wrong-token', 'GET', '/compliance/scenarios')).status).toBe(401);
+
+    const created = await call(server, token, 'POST', '/compliance/scenarios', { id: 'adult', input: scenario() });
+    expect(created.status).toBe(201);
+    const cred = credential();
+    let results = await call(server, token, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [cred], scenarioId: 'adult' });
+    expect(results.status).toBe(200);
+    expect(results.body.map((r: any) => r.result.status)).toEqual(['valid', 'valid']);
+
+    const patched = await call(server, token, 'PATCH', '/compliance/scenarios/adult', {
+      input: { queryConfigurations: [{ id: 'q-age', query: { type: 'IDInformation', attribute: 'personalData.age', value: 40, operator: '$gte' } }] },
+    }, { 'if-match': created.headers.get('etag')! });
+    expect(patched.status).toBe(200);
+    results = await call(server, token, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [cred], scenarioId: 'adult' });
+    expect(results.body.map((r: any) => r.result.status)).toEqual(['not-valid']);
+
+    server.proc.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+
+    // Logs: one JSON line per request with its id; no token, no credential content.
+    const lines = server.stdout().trim().split('\n').map((l) => JSON.parse(l));
+    const completed = lines.filter((l) => l.msg === 'request completed');
+    expect(completed.length).toBeGreaterThanOrEqual(5);
+    for (const l of completed) expect(typeof l.reqId).toBe('string');
+    const all = server.stdout();
+    expect(all).not.toContain(token);
+    expect(all).not.toContain('Alice');
+    expect(all).not.toContain(cred.id);
+  });
+
+  it('keeps an acknowledged write through kill -9', async () => {
+    const dataDir = tempDir();
+    const env = { DATA_DIR: dataDir, API_TOKENS: 'durable-token-0123456789' };
+    let server = await start(env);
+    const token = env.API_TOKENS;
+    expect((await call(server, token, 'POST', '/compliance/scenarios', { id: 'd', input: scenario() })).status).toBe(201);
+    const patched = await call(server, token, 'PATCH', '/compliance/scenarios/d', { input: { name: 'Survives' } });
+    expect(patched.status).toBe(200);
+    server.proc.kill('SIGKILL');
+    await server.exited;
+
+    server = await start(env);
+    const read = await call(server, token, 'GET', '/compliance/scenarios/d');
+    expect(read.status).toBe(200);
+    expect(read.body.input.name).toBe('Survives');
+    expect(read.body.revision).toBe(2);
+    server.proc.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('finishes an in-flight request on SIGTERM, refuses new connections, and exits 0', async () => {
+    const token = 'graceful-token-0123456789';
+    const server = await start({ DATA_DIR: tempDir(), API_TOKENS: token });
+    const { port } = new URL(server.url);
+    const body = JSON.stringify({ id: 'late', input: scenario() });
+    const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request({
+        host: '127.0.0.1', port, method: 'POST', path: '/compliance/scenarios',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      }, (res) => {
+        let text = '';
+        res.on('data', (d) => { text += d; });
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+      // Half the body now, SIGTERM, then the rest.
+      req.write(body.slice(0, 20));
+      setTimeout(() => {
+        server.proc.kill('SIGTERM');
+        setTimeout(async () => {
+          // The listener is closed by now: a new connection gets no answer but an error.
+          await expect(fetch(`${server.url}/health/live`)).rejects.toThrow();
+          req.end(body.slice(20));
+        }, 300);
+      }, 200);
+    });
+    const res = await response;
+    expect(res.status).toBe(201);
+    expect(JSON.parse(res.text).id).toBe('late');
+    // The finished request's connection is closed, so the exit does not wait for a keep-alive timeout.
+    const t0 = Date.now();
+    expect(await server.exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+
+  it('refuses to start on a bad variable with a one-line error naming it', async () => {
+    for (const [name, value] of [['PORT', 'abc'], ['LOG_LEVEL', 'loud'], ['DATABASE_URL', 'mysql://x'], ['BODY_LIMIT', '-1']]) {
+      const proc = spawn(process.execPath, ['dist/server.js'], { env: { PATH: process.env.PATH ?? '', [name]: value }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      proc.stderr.on('data', (d) => { err += d; });
+      const code = await new Promise((r) => proc.on('exit', r));
+      expect(code).toBe(1);
+      expect(err.trim().split('\n')).toHaveLength(1);
+      expect(err).toContain(name);
+    }
+  });
+});
