@@ -1,0 +1,96 @@
+/** One contract, run against the SQLite store and the PostgreSQL store. */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../src/store/sqlite.js';
+import { openPostgresStore } from '../src/store/postgres.js';
+import type { ScenarioStore } from '../src/store/types.js';
+import type { Scenario } from '../src/schemas/scenario.js';
+import { scenario, tempDir } from './helpers.js';
+import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
+
+const input = (over: Record<string, unknown> = {}) => scenario(over) as unknown as Scenario;
+const now = () => new Date().toISOString();
+
+const schema = freshSchema('contract');
+const backends: Array<[string, () => Promise<ScenarioStore>, boolean]> = [
+  ['sqlite', async () => openSqliteStore({ file: path.join(tempDir(), 's.db'), synchronous: 'NORMAL' }), true],
+  ['postgres', async () => openPostgresStore({ url: PG_URL, schema: `${schema}_${Math.random().toString(36).slice(2, 6)}` }), pgAvailable],
+];
+
+afterAll(async () => {
+  if (!pgAvailable) return;
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  const { rows } = await client.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE nspname LIKE $1', [`${schema}%`]);
+  await client.end();
+  for (const r of rows) await dropSchema(r.nspname);
+});
+
+describe.each(backends)('%s store', (_name, open, available) => {
+  let store: ScenarioStore;
+  beforeAll(async () => {
+    if (available) store = await open();
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it.skipIf(!available)('creates at revision 1 and reads back exactly what it wrote', async () => {
+    const row = await store.create('a', input({ message: 'ü ✓ "quoted"' }), '2026-01-02T03:04:05.678Z');
+    expect(row).toMatchObject({ id: 'a', revision: 1, createdAt: '2026-01-02T03:04:05.678Z', updatedAt: '2026-01-02T03:04:05.678Z' });
+    expect((await store.get('a'))!.input).toEqual(input({ message: 'ü ✓ "quoted"' }));
+    expect(await store.head('a')).toEqual({ seq: row!.seq, revision: 1 });
+  });
+
+  it.skipIf(!available)('answers null on a taken id and leaves the first', async () => {
+    await store.create('taken', input(), now());
+    expect(await store.create('taken', input({ name: 'Second' }), now())).toBeNull();
+    expect((await store.get('taken'))!.input.name).toBe('Adult KYC');
+  });
+
+  it.skipIf(!available)('updates only at the expected revision (compare-and-set)', async () => {
+    await store.create('cas', input(), now());
+    const first = await store.update('cas', input({ name: 'One' }), 1, now());
+    expect(first!.revision).toBe(2);
+    expect(await store.update('cas', input({ name: 'Stale' }), 1, now())).toBeNull();
+    expect((await store.get('cas'))!.input.name).toBe('One');
+    expect(await store.update('missing', input(), 1, now())).toBeNull();
+  });
+
+  it.skipIf(!available)('lets exactly one of many concurrent updates at one revision win', async () => {
+    await store.create('race', input(), now());
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.update('race', input({ name: `w${i}` }), 1, now())));
+    expect(results.filter((r) => r !== null)).toHaveLength(1);
+    expect((await store.get('race'))!.revision).toBe(2);
+  });
+
+  it.skipIf(!available)('deletes once, and never reuses a seq', async () => {
+    const first = await store.create('del', input(), now());
+    expect(await store.delete('del')).toBe(true);
+    expect(await store.delete('del')).toBe(false);
+    expect(await store.get('del')).toBeUndefined();
+    expect(await store.head('del')).toBeUndefined();
+    const second = await store.create('del', input(), now());
+    expect(second!.seq).toBeGreaterThan(first!.seq);
+  });
+
+  it.skipIf(!available)('pages in creation order', async () => {
+    const fresh = await open();
+    try {
+      for (const id of ['p3', 'p1', 'p2']) await fresh.create(id, input(), now());
+      const one = await fresh.list(2);
+      expect(one.items.map((r) => r.id)).toEqual(['p3', 'p1']);
+      expect(one.next).toBeDefined();
+      const two = await fresh.list(2, one.next);
+      expect(two.items.map((r) => r.id)).toEqual(['p2']);
+      expect(two.next).toBeUndefined();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it.skipIf(!available)('answers ping while open', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+});
