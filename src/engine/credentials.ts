@@ -1,0 +1,84 @@
+/**
+ * Credential checks that do not depend on the rule: which presented credentials a plan reads (indexed by type
+ * once per run), and whether each is usable now (issuanceDate <= now < expirationDate), assessed once per
+ * credential on first use. Reasons name credentials by position and id, never by their subject's contents.
+ */
+import type { Credential } from '../schemas/credential.js';
+import { parseInstant } from './instant.js';
+import type { PreparedCredential, RunContext } from './types.js';
+
+export const UNASSESSED = -1;
+export const USABLE = 0;
+export const NOT_YET_ISSUED = 1;
+export const EXPIRED = 2;
+export const BAD_ISSUANCE_DATE = 3;
+export const BAD_EXPIRATION_DATE = 4;
+
+function instantOf(x: unknown): number {
+  return typeof x === 'string' ? parseInstant(x, false) : NaN;
+}
+
+function assess(c: Credential, now: number): number {
+  const issued = instantOf(c.issuanceDate);
+  if (Number.isNaN(issued)) return BAD_ISSUANCE_DATE;
+  const expires = instantOf(c.expirationDate);
+  if (Number.isNaN(expires)) return BAD_EXPIRATION_DATE;
+  if (!(issued <= now)) return NOT_YET_ISSUED;
+  if (!(expires > now)) return EXPIRED;
+  return USABLE;
+}
+
+export function isUsable(c: PreparedCredential, now: number): boolean {
+  let s = c.state;
+  if (s === UNASSESSED) s = c.state = assess(c.credential, now);
+  return s === USABLE;
+}
+
+/** `credential #2 (urn:uuid:...)`: 1-based position in the presented array, and the credential's id. */
+export function label(c: PreparedCredential): string {
+  const id: unknown = c.credential.id;
+  return `credential #${c.index + 1} (${typeof id === 'string' ? id : 'without id'})`;
+}
+
+/** Why a credential is not usable, or undefined when it is. Failure path only. */
+export function unusableReason(c: PreparedCredential, now: number): string | undefined {
+  if (isUsable(c, now)) return undefined;
+  const cred = c.credential;
+  switch (c.state) {
+    case BAD_ISSUANCE_DATE:
+      return 'issuanceDate is not a valid RFC 3339 date-time, so the credential cannot be used';
+    case BAD_EXPIRATION_DATE:
+      return 'expirationDate is not a valid RFC 3339 date-time, so the credential cannot be used';
+    case NOT_YET_ISSUED:
+      return `not yet issued (issuanceDate ${cred.issuanceDate} is after the evaluation time)`;
+    default:
+      return `expired (expirationDate ${cred.expirationDate} is not after the evaluation time)`;
+  }
+}
+
+/**
+ * Indexes the presented credentials under the slots of the types the plan reads: one pass, one prepared
+ * object per credential that some rule reads. Credentials of other types are never looked at again.
+ */
+export function prepareRun(slots: ReadonlyMap<string, number>, credentials: readonly Credential[], now: number): RunContext {
+  const bySlot: (PreparedCredential[] | undefined)[] = [];
+  if (slots.size > 0 && Array.isArray(credentials)) {
+    for (let i = 0; i < slots.size; i++) bySlot.push(undefined);
+    for (let i = 0; i < credentials.length; i++) {
+      const credential = credentials[i];
+      if (typeof credential !== 'object' || credential === null) continue;
+      const types: unknown = credential.type;
+      if (!Array.isArray(types)) continue;
+      let prepared: PreparedCredential | undefined;
+      for (let j = 0; j < types.length; j++) {
+        const slot = slots.get(types[j] as string);
+        if (slot === undefined) continue;
+        if (prepared === undefined) prepared = { index: i, credential, state: UNASSESSED };
+        const list = bySlot[slot];
+        if (list === undefined) bySlot[slot] = [prepared];
+        else if (list[list.length - 1] !== prepared) list.push(prepared); // a type listed twice
+      }
+    }
+  }
+  return { now, bySlot };
+}

@@ -1,0 +1,206 @@
+/**
+ * Create/patch-time checks of a scenario's query configurations. The TypeBox schema has already checked the
+ * JSON shapes; these are the rules the schema cannot say (which value fits which operator, unique ids,
+ * the limits of the zero-knowledge circuits). Every check is defensive: nothing here throws on any input.
+ */
+import { Operators, ScenarioTypes, type Operator, type Scenario, type ScenarioType } from '../schemas/scenario.js';
+import { parseInstant } from './instant.js';
+
+export interface FieldProblem {
+  /** JSON pointer relative to the Scenario, e.g. '/queryConfigurations/1/query/value'. */
+  pointer: string;
+  message: string;
+}
+
+const OPERATORS: ReadonlySet<string> = new Set(Operators);
+
+/** Scenario types whose rules are zero-knowledge proof requests to the iden3 V2 circuits. */
+export const ZKP_TYPES: ReadonlySet<string> = new Set<ScenarioType>(['OffChainZKP', 'OnChainZKP']);
+
+/** The iden3 V2 query circuits take at most 64 values in an $in/$nin list. */
+export const ZKP_MAX_IN_VALUES = 64;
+
+const DATE_HINT = 'an ISO 8601 date (e.g. 2001-02-03, 2001-02-03T04:05:06Z or 2001-02-03T04:05:06.789+02:00)';
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+function isDateString(x: unknown): boolean {
+  return typeof x === 'string' && !Number.isNaN(parseInstant(x, true));
+}
+
+const isFiniteNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+const isStringOrNumber = (x: unknown): boolean => typeof x === 'string' || isFiniteNumber(x);
+const isScalar = (x: unknown): boolean => isStringOrNumber(x) || typeof x === 'boolean';
+
+/** What a query value is, for messages ("got a boolean"). The scenario's value is not personal data. */
+function kindOf(x: unknown): string {
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return 'an array';
+  switch (typeof x) {
+    case 'string':
+      return isDateString(x) ? 'an ISO 8601 date' : 'a string that is not an ISO 8601 date';
+    case 'number':
+      return Number.isFinite(x) ? 'a number' : 'a non-finite number';
+    case 'boolean':
+      return 'a boolean';
+    default:
+      return 'an object';
+  }
+}
+
+/**
+ * Problems of one query (pointers start with `base`, the pointer of the query object itself).
+ * Used by validateScenarioRules and, as a safety net, by the compiler.
+ */
+export function checkQuery(query: unknown, scenarioType: ScenarioType, base: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const add = (pointer: string, message: string) => problems.push({ pointer: base + pointer, message });
+  if (!isRecord(query)) {
+    add('', 'query must be an object with type, operator and, for every operator but $noop, attribute and value');
+    return problems;
+  }
+  if (typeof query.type !== 'string' || query.type.length === 0) {
+    add('/type', 'type is required: the credential type the query reads (e.g. IDInformation)');
+  }
+  const op = query.operator;
+  if (typeof op !== 'string' || !OPERATORS.has(op)) {
+    add('/operator', `operator must be one of ${Operators.join(', ')}`);
+    return problems;
+  }
+  const zkp = ZKP_TYPES.has(scenarioType);
+  if (zkp) {
+    if (op === '$lte' || op === '$gte') {
+      add('/operator', `${op} is not available in ${scenarioType} scenarios (the iden3 V2 circuits lack it); ` +
+        `use ${op === '$lte' ? '$lt' : '$gt'} with an adjusted value`);
+    }
+    if (query.requestId === undefined) {
+      add('/requestId', `requestId is required in ${scenarioType} scenarios (the zero-knowledge proof request number)`);
+    }
+  }
+  if (op === '$noop') return problems;
+
+  const attribute = query.attribute;
+  if (attribute === undefined) {
+    add('/attribute', `attribute is required for operator ${op}: a dot path inside credentialSubject (e.g. personalData.age)`);
+  } else if (typeof attribute !== 'string' || attribute.length === 0 || attribute.split('.').some((s) => s.length === 0)) {
+    add('/attribute', 'attribute must be a dot path of non-empty segments inside credentialSubject (e.g. personalData.age)');
+  }
+  const value: unknown = query.value;
+  if (value === undefined) {
+    add('/value', `value is required for operator ${op}`);
+    return problems;
+  }
+  checkValue(op as Operator, value, scenarioType, zkp, add);
+  return problems;
+}
+
+function checkValue(
+  op: Operator,
+  value: unknown,
+  scenarioType: ScenarioType,
+  zkp: boolean,
+  add: (pointer: string, message: string) => void,
+): void {
+  switch (op) {
+    case '$eq':
+    case '$ne':
+      if (Array.isArray(value)) {
+        value.forEach((x, j) => {
+          if (!isStringOrNumber(x)) add(`/value/${j}`, `each element of an array value for ${op} must be a string or a number; got ${kindOf(x)}`);
+        });
+      } else if (!isScalar(value)) {
+        add('/value', `value for ${op} must be a string, a number, a boolean, or an array of strings and numbers; got ${kindOf(value)}`);
+      }
+      return;
+    case '$lt':
+    case '$lte':
+    case '$gt':
+    case '$gte':
+      if (!isFiniteNumber(value) && !isDateString(value)) {
+        add('/value', `value for ${op} must be a number or ${DATE_HINT}; got ${kindOf(value)}`);
+      }
+      return;
+    case '$in':
+    case '$nin':
+      if (!Array.isArray(value) || value.length === 0) {
+        add('/value', `value for ${op} must be a non-empty array of strings and numbers; got ${Array.isArray(value) ? 'an empty array' : kindOf(value)}`);
+        return;
+      }
+      value.forEach((x, j) => {
+        if (!isStringOrNumber(x)) add(`/value/${j}`, `each element of the value for ${op} must be a string or a number; got ${kindOf(x)}`);
+      });
+      if (zkp && value.length > ZKP_MAX_IN_VALUES) {
+        add('/value', `value for ${op} may hold at most ${ZKP_MAX_IN_VALUES} values in ${scenarioType} scenarios ` +
+          `(the limit of the iden3 circuits); got ${value.length}`);
+      }
+      return;
+    case '$exists':
+      if (typeof value !== 'boolean') {
+        add('/value', `value for $exists must be a boolean (true: the attribute is present, false: it is absent); got ${kindOf(value)}`);
+      }
+      return;
+    case '$between':
+    case '$nonbetween': {
+      const shape = `value for ${op} must be [min, max]: an array of exactly two numbers or two ISO 8601 dates`;
+      if (!Array.isArray(value) || value.length !== 2) {
+        add('/value', `${shape}; got ${Array.isArray(value) ? `an array of ${value.length}` : kindOf(value)}`);
+        return;
+      }
+      const [lo, hi] = value as unknown[];
+      if (isFiniteNumber(lo) && isFiniteNumber(hi)) {
+        if (lo > hi) add('/value', `value for ${op} must have min <= max; got min ${lo} and max ${hi}`);
+      } else if (isDateString(lo) && isDateString(hi)) {
+        if (parseInstant(lo as string, true) > parseInstant(hi as string, true)) {
+          add('/value', `value for ${op} must have min <= max; got min ${lo as string} after max ${hi as string}`);
+        }
+      } else {
+        add('/value', `${shape}; got ${kindOf(lo)} and ${kindOf(hi)}`);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** Create/patch-time checks of a scenario's query configurations: returns [] when fine. */
+export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const configs: unknown = scenario?.queryConfigurations;
+  if (!Array.isArray(configs)) {
+    problems.push({ pointer: '/queryConfigurations', message: 'queryConfigurations must be an array' });
+    return problems;
+  }
+  const type = scenario.type;
+  if (!(ScenarioTypes as readonly string[]).includes(type)) {
+    problems.push({ pointer: '/type', message: `type must be one of ${ScenarioTypes.join(', ')}` });
+  }
+  const zkp = ZKP_TYPES.has(type);
+  const ids = new Map<string, number>();
+  const requestIds = new Map<unknown, number>();
+  configs.forEach((qc: unknown, i: number) => {
+    const base = `/queryConfigurations/${i}`;
+    if (!isRecord(qc)) {
+      problems.push({ pointer: base, message: 'a query configuration must be an object with id and query' });
+      return;
+    }
+    if (typeof qc.id === 'string') {
+      const first = ids.get(qc.id);
+      if (first === undefined) ids.set(qc.id, i);
+      else problems.push({ pointer: `${base}/id`, message: `duplicate query configuration id "${qc.id}" (first used by /queryConfigurations/${first})` });
+    } else {
+      problems.push({ pointer: `${base}/id`, message: 'id is required: a string unique within the scenario' });
+    }
+    problems.push(...checkQuery(qc.query, type, `${base}/query`));
+    if (zkp && isRecord(qc.query) && qc.query.requestId !== undefined) {
+      const rid = qc.query.requestId;
+      const first = requestIds.get(rid);
+      if (first === undefined) requestIds.set(rid, i);
+      else problems.push({
+        pointer: `${base}/query/requestId`,
+        message: `duplicate requestId ${String(rid)} (first used by /queryConfigurations/${first}); each zero-knowledge proof request needs its own`,
+      });
+    }
+  });
+  return problems;
+}
