@@ -10,11 +10,12 @@ import { executeRoutes } from './http/execute.js';
 import { healthRoutes } from './http/health.js';
 import { scenarioRoutes } from './http/scenarios.js';
 import { installValidators } from './http/validation.js';
-import { openStore, type ScenarioStore } from './store/index.js';
+import { openStore, type Store } from './store/index.js';
+import { executionRoutes } from './http/executions.js';
 
 export interface AppDeps {
   /** A store to use instead of opening the configured one; the app closes it on close either way. */
-  store?: ScenarioStore;
+  store?: Store;
   /** Fastify logger option; defaults to pino at config.logLevel. Tests pass false or a stream. */
   logger?: FastifyServerOptions['logger'];
   /** Clock, epoch ms. */
@@ -47,8 +48,26 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     return503OnClosing: true,
   });
 
-  const store = deps.store ?? (await openStore(config.database));
+  const store = deps.store ?? (await openStore(config.database, (err) => app.log.warn({ err }, 'database connection error')));
   app.addHook('onClose', async () => store.close());
+  const now = deps.now ?? Date.now;
+
+  // Audit retention: purge at start and then periodically; the timer never keeps the process alive.
+  const purge = async () => {
+    const before = new Date(now() - config.executionRetentionDays * 24 * 3600 * 1000).toISOString();
+    try {
+      const purged = await store.purgeExecutions(before);
+      if (purged > 0) app.log.info({ purged, before }, 'purged old execution records');
+    } catch (err) {
+      app.log.warn({ err }, 'execution purge failed; will retry');
+    }
+  };
+  let purgeTimer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    await purge();
+    purgeTimer = setInterval(purge, config.executionPurgeIntervalMs).unref();
+  });
+  app.addHook('preClose', async () => clearInterval(purgeTimer));
   // While shutting down, responses to requests still in flight close their connection, so that close() need not
   // wait for the client's keep-alive to end.
   let closing = false;
@@ -78,6 +97,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       tags: [
         { name: 'execute', description: 'Run a scenario (seed 4.1)' },
         { name: 'scenarios', description: 'Create, read, list, update (seed 4.2) and delete scenarios' },
+        { name: 'executions', description: 'The execution audit log' },
         { name: 'health', description: 'Liveness and readiness' },
       ],
       components: {
@@ -99,7 +119,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(async (secured) => {
     secured.addHook('onRequest', bearerAuth(config.apiTokens));
     await secured.register(scenarioRoutes, { store, plans, validators });
-    await secured.register(executeRoutes, { store, plans, now: deps.now ?? Date.now });
+    await secured.register(executeRoutes, { store, plans, now });
+    await secured.register(executionRoutes, { store });
   });
 
   return app;

@@ -2,7 +2,15 @@ import path from 'node:path';
 
 export type DatabaseConfig =
   | { kind: 'sqlite'; file: string; synchronous: 'NORMAL' | 'FULL' }
-  | { kind: 'postgres'; url: string };
+  | {
+      kind: 'postgres';
+      url: string;
+      /** A schema of its own, created when missing; unset = the server's default (public). */
+      schema?: string;
+      poolSize: number;
+      statementTimeoutMs: number;
+      connectionTimeoutMs: number;
+    };
 
 export interface Config {
   port: number;
@@ -16,6 +24,10 @@ export interface Config {
   docs: boolean;
   /** How long SIGTERM waits for in-flight requests before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** Execution audit records older than this many days are purged. */
+  executionRetentionDays: number;
+  /** How often the purge runs. */
+  executionPurgeIntervalMs: number;
 }
 
 /** A configuration problem, with a one-line message naming the variable. */
@@ -71,7 +83,18 @@ function database(env: Env): DatabaseConfig {
     } catch {
       throw new ConfigError('DATABASE_URL is not a valid postgres:// URL');
     }
-    return { kind: 'postgres', url };
+    const schema = env.DATABASE_SCHEMA?.trim() || undefined;
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+      throw new ConfigError('DATABASE_SCHEMA must be a lowercase SQL identifier (a-z, 0-9, _; at most 63 characters)');
+    }
+    return {
+      kind: 'postgres',
+      url,
+      schema,
+      poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+      statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 2000, 10, 600_000),
+      connectionTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 10, 600_000),
+    };
   }
   const sqlite = /^sqlite:\/\/(.+)$/i.exec(url);
   if (sqlite) {
@@ -104,5 +127,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: integer(env, 'BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024),
     docs: bool(env, 'DOCS_ENABLED', true),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    executionRetentionDays: integer(env, 'EXECUTION_RETENTION_DAYS', 90, 1, 36_500),
+    executionPurgeIntervalMs: integer(env, 'EXECUTION_PURGE_INTERVAL_MS', 3_600_000, 10, 86_400_000),
   };
 }

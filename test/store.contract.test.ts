@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { openPostgresStore } from '../src/store/postgres.js';
-import type { ScenarioStore } from '../src/store/types.js';
+import type { ExecutionRecord, Store } from '../src/store/types.js';
 import type { Scenario } from '../src/schemas/scenario.js';
 import { scenario, tempDir } from './helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
@@ -12,7 +12,7 @@ const input = (over: Record<string, unknown> = {}) => scenario(over) as unknown 
 const now = () => new Date().toISOString();
 
 const schema = freshSchema('contract');
-const backends: Array<[string, () => Promise<ScenarioStore>, boolean]> = [
+const backends: Array<[string, () => Promise<Store>, boolean]> = [
   ['sqlite', async () => openSqliteStore({ file: path.join(tempDir(), 's.db'), synchronous: 'NORMAL' }), true],
   ['postgres', async () => openPostgresStore({ url: PG_URL, schema: `${schema}_${Math.random().toString(36).slice(2, 6)}` }), pgAvailable],
 ];
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 describe.each(backends)('%s store', (_name, open, available) => {
-  let store: ScenarioStore;
+  let store: Store;
   beforeAll(async () => {
     if (available) store = await open();
   });
@@ -92,5 +92,80 @@ describe.each(backends)('%s store', (_name, open, available) => {
 
   it.skipIf(!available)('answers ping while open', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
+  });
+
+  const execution = (over: Partial<ExecutionRecord> = {}): ExecutionRecord => ({
+    executionId: crypto.randomUUID(),
+    scenarioId: 'audited',
+    scenarioRevision: 3,
+    projectId: 'proj',
+    address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+    state: 'completed',
+    results: [{
+      objectType: 'ChallengeQuery', objectId: 'q', name: 'n', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      scenarioId: 'audited', executionId: 'x',
+      result: { result: { is_valid: false, reasons: ['r1', 'r2'] }, executionId: 'x', status: 'not-valid', query: { type: 'T', operator: '$noop' } },
+    }],
+    credentials: [{ id: 'urn:uuid:1', sha256: 'a'.repeat(64) }],
+    createdAt: '2026-03-04T05:06:07.089Z',
+    updatedAt: '2026-03-04T05:06:07.089Z',
+    ...over,
+  });
+
+  it.skipIf(!available)('records an execution and reads it back exactly', async () => {
+    const e = execution();
+    await store.recordExecution(e);
+    const read = await store.getExecution(e.executionId);
+    expect(read).toMatchObject(e);
+    expect(await store.getExecution(crypto.randomUUID())).toBeUndefined();
+    expect(await store.getExecution('not-a-uuid')).toBeUndefined();
+  });
+
+  it.skipIf(!available)('commits many concurrent records, each once (group commit)', async () => {
+    const scenarioId = `burst-${Math.random()}`;
+    const records = Array.from({ length: 300 }, () => execution({ scenarioId }));
+    await Promise.all(records.map((r) => store.recordExecution(r)));
+    let all: ExecutionRecord[] = [];
+    let before: number | undefined;
+    do {
+      const page = await store.listExecutions(scenarioId, 100, before);
+      all = all.concat(page.items);
+      before = page.next;
+    } while (before !== undefined);
+    expect(all).toHaveLength(300);
+    expect(new Set(all.map((r) => r.executionId)).size).toBe(300);
+  });
+
+  it.skipIf(!available)('refuses a second record with the same executionId and keeps the first', async () => {
+    const e = execution();
+    await store.recordExecution(e);
+    await expect(store.recordExecution({ ...e, address: 'other' })).rejects.toThrow();
+    expect((await store.getExecution(e.executionId))!.address).toBe(e.address);
+  });
+
+  it.skipIf(!available)('lists a scenario\'s executions newest first, page by page', async () => {
+    const scenarioId = `list-${Math.random()}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const e = execution({ scenarioId });
+      ids.push(e.executionId);
+      await store.recordExecution(e);
+    }
+    await store.recordExecution(execution({ scenarioId: 'someone-else' }));
+    const first = await store.listExecutions(scenarioId, 3);
+    const second = await store.listExecutions(scenarioId, 3, first.next);
+    expect([...first.items, ...second.items].map((r) => r.executionId)).toEqual(ids.reverse());
+    expect(second.next).toBeUndefined();
+  });
+
+  it.skipIf(!available)('purges only executions created before the cut-off', async () => {
+    const scenarioId = `purge-${Math.random()}`;
+    const old = execution({ scenarioId, createdAt: '2000-01-01T00:00:00.000Z', updatedAt: '2000-01-01T00:00:00.000Z' });
+    const recent = execution({ scenarioId, createdAt: '2099-01-01T00:00:00.000Z', updatedAt: '2099-01-01T00:00:00.000Z' });
+    await store.recordExecution(old);
+    await store.recordExecution(recent);
+    expect(await store.purgeExecutions('2001-01-01T00:00:00.000Z')).toBeGreaterThanOrEqual(1);
+    expect(await store.getExecution(old.executionId)).toBeUndefined();
+    expect(await store.getExecution(recent.executionId)).toBeDefined();
   });
 });

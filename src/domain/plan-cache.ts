@@ -1,32 +1,45 @@
 import { compilePlan, type Plan } from '../engine/index.js';
 import type { ScenarioRow } from '../store/types.js';
 
+/** A compiled scenario revision and what execute needs of the scenario besides its rules. */
+export interface CachedPlan {
+  plan: Plan;
+  seq: number;
+  revision: number;
+  projectId: string | null;
+}
+
 /**
  * Compiled plans per scenario, keyed by (seq, revision): a cached plan is used only when the store says the
  * scenario is still at that revision, so a write by any instance is seen at once. Bounded, least recently used out.
  */
 export class PlanCache {
-  private readonly plans = new Map<string, Plan & { seq: number }>();
+  private readonly entries = new Map<string, CachedPlan>();
   constructor(private readonly max = 1000) {}
 
-  /** The cached plan when it is current, else undefined. */
-  current(id: string, head: { seq: number; revision: number }): Plan | undefined {
-    const plan = this.plans.get(id);
-    if (!plan || plan.seq !== head.seq || plan.revision !== head.revision) return undefined;
-    this.plans.delete(id);
-    this.plans.set(id, plan);
-    return plan;
+  /** The cached entry when it is current, else undefined. */
+  current(id: string, head: { seq: number; revision: number }): CachedPlan | undefined {
+    const entry = this.entries.get(id);
+    if (!entry || entry.seq !== head.seq || entry.revision !== head.revision) return undefined;
+    this.entries.delete(id);
+    this.entries.set(id, entry);
+    return entry;
   }
 
-  compile(row: ScenarioRow): Plan {
-    const plan = { ...compilePlan(row.id, row.revision, row.input), seq: row.seq };
-    this.plans.delete(row.id);
-    this.plans.set(row.id, plan);
-    if (this.plans.size > this.max) this.plans.delete(this.plans.keys().next().value as string);
-    return plan;
+  compile(row: ScenarioRow): CachedPlan {
+    const entry: CachedPlan = {
+      plan: compilePlan(row.id, row.revision, row.input),
+      seq: row.seq,
+      revision: row.revision,
+      projectId: row.input.projectId ?? null,
+    };
+    this.entries.delete(row.id);
+    this.entries.set(row.id, entry);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+    return entry;
   }
 
   forget(id: string): void {
-    this.plans.delete(id);
+    this.entries.delete(id);
   }
 }

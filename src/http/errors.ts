@@ -6,6 +6,7 @@ export type FieldError = NonNullable<Problem['errors']>[number];
 
 /** Coded errors (SCS_ = Scenario Compliance Service). The error handler turns each into problem+json. */
 export const ScenarioNotFound = createError<[string]>('SCS_SCENARIO_NOT_FOUND', 'No scenario with id %s', 404);
+export const ExecutionNotFound = createError<[string]>('SCS_EXECUTION_NOT_FOUND', 'No execution with id %s', 404);
 export const ScenarioExists = createError<[string]>('SCS_SCENARIO_EXISTS', 'A scenario with id %s exists already', 409);
 export const PreconditionFailed = createError('SCS_PRECONDITION_FAILED', 'If-Match does not match the current ETag of the scenario', 412);
 export const Unauthorized = createError<[string]>('SCS_UNAUTHORIZED', '%s', 401);
@@ -114,6 +115,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (status >= 400 && status < 500) {
       if (status === 401) reply.header('WWW-Authenticate', 'Bearer realm="compliance"');
       return sendProblem(reply, status, { code: error.code, detail: error.message });
+    }
+    if (status === 503) {
+      reply.header('Retry-After', '1');
+      request.log.warn({ err: error }, 'service unavailable');
+      return sendProblem(reply, 503, { code: error.code, detail: error.message });
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, status >= 500 && status < 600 ? status : 500, {

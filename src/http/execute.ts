@@ -2,15 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { parseAddress } from '../domain/address.js';
+import { canonicalJson, sha256Hex } from '../domain/canonical-json.js';
 import type { PlanCache } from '../domain/plan-cache.js';
 import { runPlan } from '../engine/index.js';
 import type { AddressInput } from '../schemas/execution.js';
 import type { Credential } from '../schemas/credential.js';
-import type { ScenarioStore } from '../store/types.js';
+import type { Store } from '../store/types.js';
 import { ScenarioNotFound, ValidationFailed } from './errors.js';
 
 export interface ExecuteRoutesOptions {
-  store: ScenarioStore;
+  store: Store;
   plans: PlanCache;
   /** The clock, epoch ms. */
   now: () => number;
@@ -24,13 +25,14 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now }:
       description:
         'Runs every query configuration of the scenario against the address and credentials and answers one result per ' +
         'rule, in the scenario\'s order, sharing one executionId. `address` may be a string or an object ' +
-        '{address, chain?, namespace?}; results carry the address string.',
+        '{address, chain?, namespace?}; results carry the address string. The call is recorded in the audit log ' +
+        '(GET /compliance/executions/{executionId}) before it is answered; credentials are kept only as id and SHA-256.',
       tags: ['execute'],
       security: [{ bearerAuth: [] }],
       body: Type.Ref('ExecuteRequest'),
       response: {
         200: Type.Array(Type.Ref('ExecutionResult'), { description: 'One execution result per rule of the scenario' }),
-        ...Object.fromEntries([400, 401, 404, 413, 415].map((c) => [c, Type.Ref('Problem')])),
+        ...Object.fromEntries([400, 401, 404, 413, 415, 503].map((c) => [c, Type.Ref('Problem')])),
       },
     },
   }, async (request) => {
@@ -42,12 +44,29 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now }:
     }
     const head = await store.head(body.scenarioId);
     if (!head) throw new ScenarioNotFound(body.scenarioId);
-    let plan = plans.current(body.scenarioId, head);
-    if (!plan) {
+    let entry = plans.current(body.scenarioId, head);
+    if (!entry) {
       const row = await store.get(body.scenarioId);
       if (!row) throw new ScenarioNotFound(body.scenarioId);
-      plan = plans.compile(row);
+      entry = plans.compile(row);
     }
-    return runPlan(plan, { address: address.address, credentials: body.credentials, now: now(), executionId: randomUUID() });
+    const at = now();
+    const executionId = randomUUID();
+    const results = runPlan(entry.plan, { address: address.address, credentials: body.credentials, now: at, executionId });
+    const timestamp = new Date(at).toISOString();
+    // Answered only once the audit record is committed: no verdict leaves the service unrecorded.
+    await store.recordExecution({
+      executionId,
+      scenarioId: body.scenarioId,
+      scenarioRevision: entry.revision,
+      projectId: entry.projectId,
+      address: address.address,
+      state: 'completed',
+      results,
+      credentials: body.credentials.map((c) => ({ id: c.id, sha256: sha256Hex(canonicalJson(c)) })),
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    });
+    return results;
   });
 }

@@ -9,6 +9,7 @@ import { Scenario as ScenarioSchema, type Scenario } from '../schemas/scenario.j
 import type { ScenarioRow, ScenarioStore } from '../store/types.js';
 import { Conflict, PreconditionFailed, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, type FieldError } from './errors.js';
 import type { Validators } from './validation.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
 
 const ref = (id: string) => Type.Ref(id);
 const problems = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ref('Problem')]));
@@ -39,15 +40,6 @@ function checkRules(input: Scenario): void {
   }
 }
 
-const encodeCursor = (seq: number) => Buffer.from(`s${seq}`).toString('base64url');
-function decodeCursor(cursor: string): number {
-  const m = /^s(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) {
-    throw new ValidationFailed([{ field: 'querystring.cursor', pointer: '/cursor', message: 'is not a cursor this service issued' }]);
-  }
-  return Number(m[1]);
-}
-
 export interface ScenarioRoutesOptions {
   store: ScenarioStore;
   plans: PlanCache;
@@ -69,7 +61,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
         { id: Type.Optional(IdString), input: ref('Scenario') },
         { additionalProperties: false, examples: [{ id: 'adult-kyc', input: ScenarioSchema.examples[0] }] },
       ),
-      response: { 201: ref('ScenarioRecord'), ...problems(400, 401, 409, 413, 415) },
+      response: { 201: ref('ScenarioRecord'), ...problems(400, 401, 409, 413, 415, 503) },
     },
   }, async (request, reply) => {
     const body = request.body as { id?: string; input: Scenario };
@@ -99,7 +91,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
           { items: Type.Array(ref('ScenarioRecord')), nextCursor: Type.Union([Type.String(), Type.Null()]) },
           { additionalProperties: false },
         ),
-        ...problems(400, 401),
+        ...problems(400, 401, 503),
       },
     },
   }, async (request) => {
@@ -114,7 +106,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       summary: 'Read a scenario',
       tags, security,
       params: ScenarioParams,
-      response: { 200: ref('ScenarioRecord'), ...problems(400, 401, 404) },
+      response: { 200: ref('ScenarioRecord'), ...problems(400, 401, 404, 503) },
     },
   }, async (request, reply) => {
     const { scenarioId } = request.params as { scenarioId: string };
@@ -130,7 +122,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       summary: 'Delete a scenario',
       tags, security,
       params: ScenarioParams,
-      response: { 204: Type.Null({ description: 'Deleted' }), ...problems(400, 401, 404) },
+      response: { 204: Type.Null({ description: 'Deleted' }), ...problems(400, 401, 404, 503) },
     },
   }, async (request, reply) => {
     const { scenarioId } = request.params as { scenarioId: string };
@@ -160,7 +152,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
         }),
         response: {
           200: Type.Object({ input: ref('Scenario') }, { additionalProperties: false, description: 'The full updated scenario' }),
-          ...problems(400, 401, 404, 409, 412, 413, 415),
+          ...problems(400, 401, 404, 409, 412, 413, 415, 503),
         },
       },
     }, async (request, reply) => {

@@ -79,3 +79,31 @@ export type ExecutionResult = {
   executionId: string;
   scenarioId: string;
 };
+
+/** One execute call as the audit log keeps it: never any credential content, only ids and digests. */
+export const Execution = Type.Object(
+  {
+    executionId: Type.String({ format: 'uuid' }),
+    scenarioId: Type.String(),
+    scenarioRevision: Type.Integer({ minimum: 1, description: 'The scenario revision the rules came from.' }),
+    projectId: Type.Union([Type.String(), Type.Null()]),
+    address: Type.String(),
+    state: Type.Union([Type.Literal('completed'), Type.Literal('pending'), Type.Literal('failed')], {
+      description: 'completed: every rule has its verdict; pending: some await a proof; failed: could not complete.',
+    }),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+    credentials: Type.Array(
+      Type.Object(
+        {
+          id: Type.String(),
+          sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the credential as canonical JSON (RFC 8785).' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The presented credentials: id and digest only.' },
+    ),
+    results: Type.Array(Type.Ref('ExecutionResult')),
+  },
+  { $id: 'Execution', additionalProperties: false },
+);

@@ -20,6 +20,26 @@ export const sqliteMigrations: Migration[] = [
       CREATE INDEX scenarios_project ON scenarios (project_id, seq);
     `,
   },
+  {
+    version: 2,
+    sql: `
+      CREATE TABLE executions (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        execution_id TEXT NOT NULL UNIQUE,
+        scenario_id TEXT NOT NULL,
+        scenario_revision INTEGER NOT NULL,
+        project_id TEXT,
+        address TEXT NOT NULL,
+        state TEXT NOT NULL,
+        results TEXT NOT NULL,
+        credentials TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX executions_scenario ON executions (scenario_id, seq);
+      CREATE INDEX executions_created ON executions (created_at);
+    `,
+  },
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -36,6 +56,26 @@ export const postgresMigrations: Migration[] = [
         updated_at TIMESTAMPTZ NOT NULL
       );
       CREATE INDEX scenarios_project ON scenarios (project_id, seq);
+    `,
+  },
+  {
+    version: 2,
+    sql: `
+      CREATE TABLE executions (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        execution_id UUID NOT NULL UNIQUE,
+        scenario_id TEXT NOT NULL,
+        scenario_revision INTEGER NOT NULL,
+        project_id TEXT,
+        address TEXT NOT NULL,
+        state TEXT NOT NULL,
+        results JSONB NOT NULL,
+        credentials JSONB NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL
+      );
+      CREATE INDEX executions_scenario ON executions (scenario_id, seq);
+      CREATE INDEX executions_created ON executions (created_at);
     `,
   },
 ];

@@ -1,7 +1,11 @@
 import pg from 'pg';
 import type { Scenario } from '../schemas/scenario.js';
 import { postgresMigrations } from './migrations.js';
-import type { ScenarioPage, ScenarioRow, ScenarioStore } from './types.js';
+import { guard } from './errors.js';
+import { GroupCommit } from './group-commit.js';
+import type { ExecutionPage, ExecutionRecord, ScenarioPage, ScenarioRow, Store } from './types.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // BIGINT as a JS number: seq stays far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -34,11 +38,41 @@ const toRow = (r: Row): ScenarioRow => ({
   updatedAt: r.updated_at.toISOString(),
 });
 
+interface ExecutionRow {
+  seq: number;
+  execution_id: string;
+  scenario_id: string;
+  scenario_revision: number;
+  project_id: string | null;
+  address: string;
+  state: ExecutionRecord['state'];
+  results: ExecutionRecord['results'];
+  credentials: ExecutionRecord['credentials'];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toExecution = (r: ExecutionRow): ExecutionRecord & { seq: number } => ({
+  seq: r.seq,
+  executionId: r.execution_id,
+  scenarioId: r.scenario_id,
+  scenarioRevision: r.scenario_revision,
+  projectId: r.project_id,
+  address: r.address,
+  state: r.state,
+  results: r.results,
+  credentials: r.credentials,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
+});
+
 const COLS = 'seq, id, input, revision, created_at, updated_at';
+const ECOLS = 'seq, execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at';
+const EXECUTION_FIELDS = 10;
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
 const MIGRATION_LOCK = 0x5c5_0001;
 
-export async function openPostgresStore(options: PostgresOptions): Promise<ScenarioStore> {
+export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error('invalid schema name');
   const pool = new pg.Pool({
@@ -52,12 +86,30 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Scena
   // Without a listener an idle client's error (the server restarting) would kill the process.
   pool.on('error', (err) => options.onError?.(err));
 
-  await migrate(pool, schema);
+  const query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => guard(() => pool.query<R>(text, values));
+
+  await guard(() => migrate(pool, schema));
+
+  // One multi-row INSERT per batch of concurrent executions.
+  const audit = new GroupCommit<ExecutionRecord>(async (records) => {
+    const values: unknown[] = [];
+    const rows = records.map((r, i) => {
+      values.push(r.executionId, r.scenarioId, r.scenarioRevision, r.projectId, r.address, r.state,
+        JSON.stringify(r.results), JSON.stringify(r.credentials), r.createdAt, r.updatedAt);
+      const b = i * EXECUTION_FIELDS;
+      return `(${Array.from({ length: EXECUTION_FIELDS }, (_, k) => `$${b + k + 1}`).join(', ')})`;
+    });
+    await query(
+      `INSERT INTO executions (execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at)
+       VALUES ${rows.join(', ')}`,
+      values,
+    );
+  });
 
   return {
     kind: 'postgres',
     async create(id, input, now) {
-      const { rows } = await pool.query<Row>(
+      const { rows } = await query<Row>(
         `INSERT INTO scenarios (id, input, project_id, revision, created_at, updated_at)
          VALUES ($1, $2, $3, 1, $4, $4) ON CONFLICT (id) DO NOTHING RETURNING ${COLS}`,
         [id, JSON.stringify(input), input.projectId ?? null, now],
@@ -65,20 +117,20 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Scena
       return rows[0] ? toRow(rows[0]) : null;
     },
     async get(id) {
-      const { rows } = await pool.query<Row>(`SELECT ${COLS} FROM scenarios WHERE id = $1`, [id]);
+      const { rows } = await query<Row>(`SELECT ${COLS} FROM scenarios WHERE id = $1`, [id]);
       return rows[0] ? toRow(rows[0]) : undefined;
     },
     async head(id) {
-      const { rows } = await pool.query<{ seq: number; revision: number }>('SELECT seq, revision FROM scenarios WHERE id = $1', [id]);
+      const { rows } = await query<{ seq: number; revision: number }>('SELECT seq, revision FROM scenarios WHERE id = $1', [id]);
       return rows[0];
     },
     async list(limit, after = 0): Promise<ScenarioPage> {
-      const { rows } = await pool.query<Row>(`SELECT ${COLS} FROM scenarios WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit + 1]);
+      const { rows } = await query<Row>(`SELECT ${COLS} FROM scenarios WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit + 1]);
       const items = rows.slice(0, limit).map(toRow);
       return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
     },
     async update(id, input, expectedRevision, now) {
-      const { rows } = await pool.query<Row>(
+      const { rows } = await query<Row>(
         `UPDATE scenarios SET input = $1, project_id = $2, revision = revision + 1, updated_at = $3
          WHERE id = $4 AND revision = $5 RETURNING ${COLS}`,
         [JSON.stringify(input), input.projectId ?? null, now, id, expectedRevision],
@@ -86,11 +138,31 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Scena
       return rows[0] ? toRow(rows[0]) : null;
     },
     async delete(id) {
-      const { rowCount } = await pool.query('DELETE FROM scenarios WHERE id = $1', [id]);
+      const { rowCount } = await query('DELETE FROM scenarios WHERE id = $1', [id]);
       return (rowCount ?? 0) > 0;
     },
+    recordExecution(record) {
+      return audit.add(record);
+    },
+    async getExecution(executionId) {
+      if (!UUID.test(executionId)) return undefined; // the column is a uuid: anything else cannot match
+      const { rows } = await query<ExecutionRow>(`SELECT ${ECOLS} FROM executions WHERE execution_id = $1`, [executionId]);
+      return rows[0] ? toExecution(rows[0]) : undefined;
+    },
+    async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER): Promise<ExecutionPage> {
+      const { rows } = await query<ExecutionRow>(
+        `SELECT ${ECOLS} FROM executions WHERE scenario_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`,
+        [scenarioId, before, limit + 1],
+      );
+      const items = rows.slice(0, limit).map(toExecution);
+      return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
+    },
+    async purgeExecutions(createdBefore) {
+      const { rowCount } = await query('DELETE FROM executions WHERE created_at < $1', [createdBefore]);
+      return rowCount ?? 0;
+    },
     async ping() {
-      await pool.query('SELECT 1');
+      await query('SELECT 1');
     },
     async close() {
       await pool.end();

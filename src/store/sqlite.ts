@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Scenario } from '../schemas/scenario.js';
-import type { ScenarioPage, ScenarioRow, ScenarioStore } from './types.js';
+import type { ExecutionRecord, ExecutionPage, ScenarioPage, ScenarioRow, Store } from './types.js';
 import { sqliteMigrations } from './migrations.js';
+import { GroupCommit } from './group-commit.js';
 
 interface Row {
   seq: number;
@@ -23,6 +24,34 @@ const toRow = (r: Row): ScenarioRow => ({
   updatedAt: r.updated_at,
 });
 
+interface ExecutionRow {
+  seq: number;
+  execution_id: string;
+  scenario_id: string;
+  scenario_revision: number;
+  project_id: string | null;
+  address: string;
+  state: ExecutionRecord['state'];
+  results: string;
+  credentials: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const toExecution = (r: ExecutionRow): ExecutionRecord & { seq: number } => ({
+  seq: r.seq,
+  executionId: r.execution_id,
+  scenarioId: r.scenario_id,
+  scenarioRevision: r.scenario_revision,
+  projectId: r.project_id,
+  address: r.address,
+  state: r.state,
+  results: JSON.parse(r.results),
+  credentials: JSON.parse(r.credentials),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
 export interface SqliteOptions {
   file: string;
   /** NORMAL survives a crash of the process; FULL also a power loss (an fsync per commit). */
@@ -33,7 +62,7 @@ export interface SqliteOptions {
  * The embedded store. better-sqlite3 is synchronous: each statement runs to completion on the event loop, so
  * a read-compare-write inside one call cannot interleave with another request of this process.
  */
-export function openSqliteStore(options: SqliteOptions): ScenarioStore {
+export function openSqliteStore(options: SqliteOptions): Store {
   if (options.file !== ':memory:') fs.mkdirSync(path.dirname(options.file), { recursive: true });
   const db = new Database(options.file);
   db.pragma('journal_mode = WAL');
@@ -55,6 +84,23 @@ export function openSqliteStore(options: SqliteOptions): ScenarioStore {
      WHERE id = ? AND revision = ? RETURNING ${cols}`,
   );
   const remove = db.prepare<[string]>('DELETE FROM scenarios WHERE id = ?');
+
+  const ecols = 'seq, execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at';
+  const insertExecution = db.prepare(
+    `INSERT INTO executions (execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at)
+     VALUES (@executionId, @scenarioId, @scenarioRevision, @projectId, @address, @state, @results, @credentials, @createdAt, @updatedAt)`,
+  );
+  const selectExecution = db.prepare<[string], ExecutionRow>(`SELECT ${ecols} FROM executions WHERE execution_id = ?`);
+  const pageExecutions = db.prepare<[string, number, number], ExecutionRow>(
+    `SELECT ${ecols} FROM executions WHERE scenario_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+  );
+  const purge = db.prepare<[string]>('DELETE FROM executions WHERE created_at < ?');
+  const insertMany = db.transaction((records: ExecutionRecord[]) => {
+    for (const r of records) {
+      insertExecution.run({ ...r, results: JSON.stringify(r.results), credentials: JSON.stringify(r.credentials) });
+    }
+  });
+  const audit = new GroupCommit<ExecutionRecord>((records) => insertMany(records));
 
   return {
     kind: 'sqlite',
@@ -80,6 +126,21 @@ export function openSqliteStore(options: SqliteOptions): ScenarioStore {
     },
     async delete(id) {
       return remove.run(id).changes > 0;
+    },
+    recordExecution(record) {
+      return audit.add(record);
+    },
+    async getExecution(executionId) {
+      const row = selectExecution.get(executionId);
+      return row ? toExecution(row) : undefined;
+    },
+    async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER): Promise<ExecutionPage> {
+      const rows = pageExecutions.all(scenarioId, before, limit + 1);
+      const items = rows.slice(0, limit).map(toExecution);
+      return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
+    },
+    async purgeExecutions(createdBefore) {
+      return purge.run(createdBefore).changes;
     },
     async ping() {
       db.prepare('SELECT 1').get();

@@ -1,4 +1,5 @@
 import type { Scenario } from '../schemas/scenario.js';
+import type { ExecutionResult } from '../schemas/execution.js';
 
 /** A stored scenario. `seq` is unique for the life of the database (never reused after a delete). */
 export interface ScenarioRow {
@@ -36,3 +37,46 @@ export interface ScenarioStore {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** What the audit log keeps of one credential: its id and a SHA-256 of its canonical JSON, never its content. */
+export interface CredentialDigest {
+  id: string;
+  sha256: string;
+}
+
+export type ExecutionState = 'completed' | 'pending' | 'failed';
+
+/** One execute call, as the audit log records it. */
+export interface ExecutionRecord {
+  executionId: string;
+  scenarioId: string;
+  scenarioRevision: number;
+  /** The scenario's project when it ran (tenancy follows the scenario). */
+  projectId: string | null;
+  address: string;
+  state: ExecutionState;
+  results: ExecutionResult[];
+  credentials: CredentialDigest[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ExecutionPage {
+  items: ExecutionRecord[];
+  /** The seq to continue before (newest first), when there may be more. */
+  next?: number;
+}
+
+/** The execution audit log. */
+export interface ExecutionStore {
+  /** Appends a record; resolves once it is committed (group commit: concurrent calls share a transaction). */
+  recordExecution(record: ExecutionRecord): Promise<void>;
+  getExecution(executionId: string): Promise<ExecutionRecord | undefined>;
+  /** A scenario's executions, newest first, before the given seq. */
+  listExecutions(scenarioId: string, limit: number, before?: number): Promise<ExecutionPage>;
+  /** Deletes executions created before the instant; answers how many. */
+  purgeExecutions(createdBefore: string): Promise<number>;
+}
+
+/** Everything the service keeps, in one database. */
+export type Store = ScenarioStore & ExecutionStore;

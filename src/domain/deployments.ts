@@ -1,0 +1,254 @@
+/**
+ * Smart contract deployments and their transactions (seed 2.5, 2.6): the states, the transitions a PATCH may make,
+ * and which deployment an OnChainZKP scenario can be verified against. Pure: no I/O, no clock.
+ *
+ * ## Deployment status (`SmartContractDeployment.status`)
+ *
+ * | status              | meaning                                                                                   | usable |
+ * |---------------------|-------------------------------------------------------------------------------------------|--------|
+ * | `DeploymentStarted` | the deploy transaction is being prepared or is on its way; the address may not be known yet | no     |
+ * | `Deployed`          | the contract is on chain at `address` (required) and answers verification reads          | yes    |
+ * | `DeploymentFailed`  | the deployment did not happen (`errorMessage` says why); final                            | no     |
+ * | `Deprecated`        | was deployed, no longer used for verification (replaced by a newer deployment); final     | no     |
+ *
+ * Transitions (anything else is refused; staying in the same status is always allowed):
+ *
+ * ```
+ * (new) ──> any status
+ * DeploymentStarted ──> Deployed ──> Deprecated
+ *        └──────────> DeploymentFailed
+ * ```
+ * Moving backwards (`Deployed` -> `DeploymentStarted`, `Deprecated` -> `Deployed`, ...) is refused, and so is leaving
+ * a final status (`DeploymentFailed`, `Deprecated`): a retry or a redeployment is a new deployment with a new id.
+ * A deployment that reaches `Deployed` must carry an EVM address (0x + 40 hex, EIP-55 checksummed when mixed case),
+ * and once a deployment is `Deployed` its address never changes (a new address is a new deployment). A status, once
+ * set, cannot be removed. Deployments are matched by `id` between the stored scenario and the patched one; a
+ * deployment that disappears from the array is simply removed (PATCH replaces arrays whole).
+ *
+ * ## Transaction status (`Transaction.status`, inside a deployment's `transactions`)
+ *
+ * | status        | meaning                                                              |
+ * |---------------|----------------------------------------------------------------------|
+ * | `TxPosted`    | broadcast to the chain, not yet final                                |
+ * | `TxConfirmed` | mined and final (the writer decides how many confirmations); `txHash` required |
+ * | `TxFailed`    | reverted, dropped or replaced (`errorMessage` says why); final       |
+ *
+ * ```
+ * (new) ──> any status
+ * TxPosted ──> TxConfirmed
+ *        └──> TxFailed
+ * ```
+ * Transactions are matched by `id` within their deployment; the same rules apply (no going back, final is final,
+ * a chain reorganisation is recorded as TxFailed plus a new transaction). A transaction's
+ * `smartContractDeploymentId`, when given, must be the id of the deployment that holds it.
+ *
+ * Values already stored that predate these rules (an unknown status string, say) are left alone as long as a PATCH
+ * does not change them: only new and changed deployments and transactions are checked.
+ */
+import type { Static } from '@sinclair/typebox';
+import type { SmartContractDeployment as DeploymentSchema, Transaction as TransactionSchema } from '../schemas/scenario.js';
+import { parseAddress } from './address.js';
+
+export type SmartContractDeployment = Static<typeof DeploymentSchema>;
+export type Transaction = Static<typeof TransactionSchema>;
+
+export const DeploymentStatuses = ['DeploymentStarted', 'Deployed', 'DeploymentFailed', 'Deprecated'] as const;
+export type DeploymentStatus = (typeof DeploymentStatuses)[number];
+
+export const TransactionStatuses = ['TxPosted', 'TxConfirmed', 'TxFailed'] as const;
+export type TransactionStatus = (typeof TransactionStatuses)[number];
+
+/** Allowed next statuses (besides staying put). An empty list marks a final status. */
+export const DEPLOYMENT_TRANSITIONS: Readonly<Record<DeploymentStatus, readonly DeploymentStatus[]>> = Object.freeze({
+  DeploymentStarted: ['Deployed', 'DeploymentFailed'],
+  Deployed: ['Deprecated'],
+  DeploymentFailed: [],
+  Deprecated: [],
+});
+
+export const TRANSACTION_TRANSITIONS: Readonly<Record<TransactionStatus, readonly TransactionStatus[]>> = Object.freeze({
+  TxPosted: ['TxConfirmed', 'TxFailed'],
+  TxConfirmed: [],
+  TxFailed: [],
+});
+
+/** Order along the life cycle: a move to a lower rank is "backwards". */
+const DEPLOYMENT_RANK: Record<DeploymentStatus, number> = { DeploymentStarted: 0, Deployed: 1, DeploymentFailed: 1, Deprecated: 2 };
+const TRANSACTION_RANK: Record<TransactionStatus, number> = { TxPosted: 0, TxConfirmed: 1, TxFailed: 1 };
+
+const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+
+export function isDeploymentStatus(s: unknown): s is DeploymentStatus {
+  return typeof s === 'string' && hasOwn(DEPLOYMENT_TRANSITIONS, s);
+}
+
+export function isTransactionStatus(s: unknown): s is TransactionStatus {
+  return typeof s === 'string' && hasOwn(TRANSACTION_TRANSITIONS, s);
+}
+
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** A usable deployment: status `Deployed` and an EVM address (0x + 40 hex). */
+export function isUsableDeployment(d: SmartContractDeployment | null | undefined): d is SmartContractDeployment & { address: string } {
+  return d != null && d.status === 'Deployed' && typeof d.address === 'string' && EVM_ADDRESS.test(d.address);
+}
+
+/**
+ * Why a deployment is not usable, in words for a rule's reasons (undefined when it is usable).
+ * Names the deployment by id and status, never anything else.
+ */
+export function unusableDeploymentReason(d: SmartContractDeployment): string | undefined {
+  if (isUsableDeployment(d)) return undefined;
+  const name = `deployment "${d.id}"`;
+  if (d.status !== 'Deployed') {
+    return d.status === undefined ? `${name} has no status` : `${name} is ${JSON.stringify(d.status)}, not Deployed`;
+  }
+  return d.address == null ? `${name} is Deployed but has no address` : `${name} has an address that is not an EVM address`;
+}
+
+/**
+ * The block the deployment was made in, when its transactions say so: the smallest `blockNumber` among its
+ * transactions that did not fail. A lower bound for searching the verifier's event logs.
+ */
+export function deploymentBlock(d: SmartContractDeployment): number | undefined {
+  let min: number | undefined;
+  for (const t of d.transactions ?? []) {
+    if (t.status === 'TxFailed' || typeof t.blockNumber !== 'number') continue;
+    if (min === undefined || t.blockNumber < min) min = t.blockNumber;
+  }
+  return min;
+}
+
+export interface TransitionProblem {
+  /** JSON pointer relative to the Scenario, e.g. '/smartContractDeployments/0/status'. */
+  pointer: string;
+  message: string;
+}
+
+function statusMessage(kind: 'deployment' | 'transaction', id: string, from: string, to: string, allowed: readonly string[], backwards: boolean): string {
+  const what = `${kind} "${id}"`;
+  if (backwards) return `${what} cannot move back from ${from} to ${to}`;
+  if (allowed.length === 0) return `${what} is ${from}, a final status: it cannot become ${to} (record a new ${kind} instead)`;
+  return `${what} cannot move from ${from} to ${to} (from ${from} it may become ${allowed.join(' or ')})`;
+}
+
+/** Problems of one status change (before -> after) of a deployment or transaction. */
+function checkStatus<S extends string>(
+  kind: 'deployment' | 'transaction',
+  id: string,
+  before: unknown,
+  after: unknown,
+  pointer: string,
+  all: readonly S[],
+  transitions: Readonly<Record<S, readonly S[]>>,
+  rank: Record<S, number>,
+  problems: TransitionProblem[],
+): void {
+  if (after === undefined || after === null) {
+    if (before !== undefined && before !== null) {
+      problems.push({ pointer, message: `${kind} "${id}" had status ${String(before)}: a status cannot be removed` });
+    }
+    return;
+  }
+  if (after === before) return; // unchanged, even if it predates these rules
+  const known = (s: unknown): s is S => typeof s === 'string' && hasOwn(transitions, s);
+  if (!known(after)) {
+    problems.push({ pointer, message: `status must be one of ${all.join(', ')} (got ${JSON.stringify(after)})` });
+    return;
+  }
+  if (before === undefined || before === null || !known(before)) return; // new, or first status under these rules
+  const allowed = transitions[before];
+  if (allowed.includes(after)) return;
+  problems.push({ pointer, message: statusMessage(kind, id, before, after, allowed, rank[after] < rank[before]) });
+}
+
+/** Indexes items by id, reporting duplicate ids (a PATCH cannot be matched by id otherwise). */
+function byId<T extends { id: string }>(items: readonly T[], base: string, kind: string, problems: TransitionProblem[] | null): Map<string, T> {
+  const map = new Map<string, T>();
+  items.forEach((item, i) => {
+    if (item === null || typeof item !== 'object' || typeof item.id !== 'string') return;
+    if (map.has(item.id)) {
+      problems?.push({ pointer: `${base}/${i}/id`, message: `duplicate ${kind} id "${item.id}"` });
+      return;
+    }
+    map.set(item.id, item);
+  });
+  return map;
+}
+
+function sameTransaction(a: Transaction | undefined, b: Transaction): boolean {
+  if (a === undefined) return false;
+  return a.status === b.status && a.txHash === b.txHash && a.smartContractDeploymentId === b.smartContractDeploymentId;
+}
+
+function checkTransactions(deploymentId: string, before: readonly Transaction[], after: readonly Transaction[], base: string, problems: TransitionProblem[]): void {
+  const old = byId(before, base, 'transaction', null);
+  byId(after, base, 'transaction', problems);
+  after.forEach((t, i) => {
+    if (t === null || typeof t !== 'object') return;
+    const prior = old.get(t.id);
+    if (sameTransaction(prior, t)) return;
+    const pointer = `${base}/${i}`;
+    checkStatus('transaction', t.id, prior?.status, t.status, `${pointer}/status`,
+      TransactionStatuses, TRANSACTION_TRANSITIONS, TRANSACTION_RANK, problems);
+    if (t.status === 'TxConfirmed' && (typeof t.txHash !== 'string' || t.txHash.length === 0)) {
+      problems.push({ pointer: `${pointer}/txHash`, message: `transaction "${t.id}" is TxConfirmed, so it needs a txHash` });
+    }
+    if (prior !== undefined && typeof prior.txHash === 'string' && prior.txHash !== t.txHash) {
+      problems.push({ pointer: `${pointer}/txHash`, message: `transaction "${t.id}" already has a txHash: it cannot change (record a new transaction instead)` });
+    }
+    if (t.smartContractDeploymentId !== undefined && t.smartContractDeploymentId !== deploymentId) {
+      problems.push({
+        pointer: `${pointer}/smartContractDeploymentId`,
+        message: `transaction "${t.id}" is listed under deployment "${deploymentId}" but names deployment "${t.smartContractDeploymentId}"`,
+      });
+    }
+  });
+}
+
+/**
+ * What a PATCH may do to a scenario's deployments: compares the stored deployments with the patched ones, matched by
+ * id, and answers one problem per refused change (empty when the PATCH is acceptable). Pointers are relative to the
+ * Scenario (`/smartContractDeployments/1/status`); prefix `/input` for the request body. Also usable at creation
+ * with `before = []`. Never throws on schema-valid input.
+ */
+export function checkDeploymentTransitions(
+  before: readonly SmartContractDeployment[] | null | undefined,
+  after: readonly SmartContractDeployment[] | null | undefined,
+): TransitionProblem[] {
+  const problems: TransitionProblem[] = [];
+  if (!Array.isArray(after)) return problems;
+  const base = '/smartContractDeployments';
+  const old = byId(Array.isArray(before) ? before : [], base, 'deployment', null);
+  byId(after, base, 'deployment', problems);
+  after.forEach((d, i) => {
+    if (d === null || typeof d !== 'object') return;
+    const prior = old.get(d.id);
+    const pointer = `${base}/${i}`;
+    const statusChanged = prior?.status !== d.status;
+    const addressChanged = (prior?.address ?? null) !== (d.address ?? null);
+    if (prior === undefined || statusChanged || addressChanged) {
+      checkStatus('deployment', d.id, prior?.status, d.status, `${pointer}/status`,
+        DeploymentStatuses, DEPLOYMENT_TRANSITIONS, DEPLOYMENT_RANK, problems);
+      if (d.status === 'Deployed') {
+        if (typeof d.address !== 'string' || d.address.length === 0) {
+          problems.push({ pointer: `${pointer}/address`, message: `deployment "${d.id}" is Deployed, so it needs the contract address` });
+        } else {
+          const parsed = parseAddress({ address: d.address, namespace: 'eip155' });
+          if (!parsed.ok) problems.push({ pointer: `${pointer}/address`, message: `deployment "${d.id}": ${parsed.message} (expected an EVM 0x address)` });
+        }
+      }
+      const wasDeployed = prior !== undefined && (prior.status === 'Deployed' || prior.status === 'Deprecated');
+      if (wasDeployed && addressChanged && typeof prior.address === 'string') {
+        problems.push({
+          pointer: `${pointer}/address`,
+          message: `deployment "${d.id}" was ${prior.status} at ${prior.address}: its address cannot change (record a new deployment instead)`,
+        });
+      }
+    }
+    const txs = Array.isArray(d.transactions) ? d.transactions : [];
+    const oldTxs = prior !== undefined && Array.isArray(prior.transactions) ? prior.transactions : [];
+    checkTransactions(d.id, oldTxs, txs, `${pointer}/transactions`, problems);
+  });
+  return problems;
+}

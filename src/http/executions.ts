@@ -1,0 +1,71 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { IdString } from '../schemas/common.js';
+import type { ExecutionRecord, Store } from '../store/types.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { ExecutionNotFound } from './errors.js';
+
+const problems = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Type.Ref('Problem')]));
+
+const view = (r: ExecutionRecord): ExecutionRecord => ({
+  executionId: r.executionId,
+  scenarioId: r.scenarioId,
+  scenarioRevision: r.scenarioRevision,
+  projectId: r.projectId,
+  address: r.address,
+  state: r.state,
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
+  credentials: r.credentials,
+  results: r.results,
+});
+
+/** The execution audit log, read-only. */
+export async function executionRoutes(app: FastifyInstance, { store }: { store: Store }) {
+  const tags = ['executions'];
+  const security = [{ bearerAuth: [] }];
+
+  app.get('/compliance/executions/:executionId', {
+    schema: {
+      operationId: 'getExecution',
+      summary: 'Read one execution from the audit log',
+      tags, security,
+      params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
+      response: { 200: Type.Ref('Execution'), ...problems(400, 401, 404, 503) },
+    },
+  }, async (request) => {
+    const { executionId } = request.params as { executionId: string };
+    const record = await store.getExecution(executionId);
+    if (!record) throw new ExecutionNotFound(executionId);
+    return view(record);
+  });
+
+  app.get('/compliance/scenarios/:scenarioId/executions', {
+    schema: {
+      operationId: 'listScenarioExecutions',
+      summary: 'List a scenario\'s executions, newest first',
+      description: 'Kept for EXECUTION_RETENTION_DAYS. Records outlive a deleted scenario until they are purged.',
+      tags, security,
+      params: Type.Object({ scenarioId: IdString }, { additionalProperties: false }),
+      querystring: Type.Object(
+        {
+          limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+          cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+        },
+        { additionalProperties: false },
+      ),
+      response: {
+        200: Type.Object(
+          { items: Type.Array(Type.Ref('Execution')), nextCursor: Type.Union([Type.String(), Type.Null()]) },
+          { additionalProperties: false },
+        ),
+        ...problems(400, 401, 503),
+      },
+    },
+  }, async (request) => {
+    const { scenarioId } = request.params as { scenarioId: string };
+    const { limit, cursor } = request.query as { limit: number; cursor?: string };
+    const page = await store.listExecutions(scenarioId, limit, cursor === undefined ? undefined : decodeCursor(cursor));
+    return { items: page.items.map(view), nextCursor: page.next === undefined ? null : encodeCursor(page.next) };
+  });
+}
