@@ -4,7 +4,7 @@
  * candidate credential failed, without ever quoting the holder's attribute values.
  */
 import type { QueryConfiguration } from '../schemas/scenario.js';
-import { isUsable, label, unusableReason } from './credentials.js';
+import { isUndecided, isUsable, label, unusableReason } from './credentials.js';
 import { compileOperator, describeKind, FALSE, MISMATCH, MISSING, PASS, type CompiledOperator } from './operators.js';
 import { compilePath, type Getter } from './path.js';
 import { describeQuery, frozenQuery, invalidRule } from './query.js';
@@ -86,12 +86,17 @@ function fail(
   why: (c: PreparedCredential) => string,
 ): RuleFailure {
   const reasons = [header];
+  let undecided = false;
   if (list === undefined || list.length === 0) {
     reasons.push(noCredential);
   } else {
-    for (const c of list) reasons.push(`${label(c)}: ${unusableReason(c, now) ?? why(c)}`);
+    for (const c of list) {
+      reasons.push(`${label(c)}: ${unusableReason(c, now) ?? why(c)}`);
+      if (isUndecided(c)) undecided = true;
+    }
   }
-  return { status: 'not-valid', reasons };
+  // No candidate passed; if one could not be judged (its trust is undecided), neither can the rule.
+  return { status: undecided ? 'error' : 'not-valid', reasons };
 }
 
 export const challengeQueryEvaluator: Evaluator = { objectType: 'ChallengeQuery', compileRule };

@@ -1,11 +1,12 @@
 /**
  * Credential checks that do not depend on the rule: which presented credentials a plan reads (indexed by type
- * once per run), and whether each is usable now (issuanceDate <= now < expirationDate), assessed once per
- * credential on first use. Reasons name credentials by position and id, never by their subject's contents.
+ * once per run), and whether each is usable now (issuanceDate <= now < expirationDate, and its trust verdict, when
+ * one was handed in, is ok), assessed once per credential on first use. Reasons name credentials by position and id,
+ * never by their subject's contents.
  */
 import type { Credential } from '../schemas/credential.js';
 import { parseInstant } from './instant.js';
-import type { PreparedCredential, RunContext } from './types.js';
+import type { PreparedCredential, RunContext, TrustVerdict } from './types.js';
 
 export const UNASSESSED = -1;
 export const USABLE = 0;
@@ -13,25 +14,39 @@ export const NOT_YET_ISSUED = 1;
 export const EXPIRED = 2;
 export const BAD_ISSUANCE_DATE = 3;
 export const BAD_EXPIRATION_DATE = 4;
+/** The trust verdict failed with status not-valid (forged, tampered, revoked, untrusted issuer, another holder). */
+export const UNTRUSTED = 5;
+/** The trust verdict failed with status error (trust could not be decided, e.g. revocation status unresolvable). */
+export const TRUST_UNDECIDED = 6;
 
 function instantOf(x: unknown): number {
   return typeof x === 'string' ? parseInstant(x, false) : NaN;
 }
 
-function assess(c: Credential, now: number): number {
+/**
+ * Dates first: an expired credential is definitely unusable (not-valid) even when its revocation status could not be
+ * resolved, so its own trust `error` must not turn the rule's status into error.
+ */
+function assess(c: Credential, trust: TrustVerdict | undefined, now: number): number {
   const issued = instantOf(c.issuanceDate);
   if (Number.isNaN(issued)) return BAD_ISSUANCE_DATE;
   const expires = instantOf(c.expirationDate);
   if (Number.isNaN(expires)) return BAD_EXPIRATION_DATE;
   if (!(issued <= now)) return NOT_YET_ISSUED;
   if (!(expires > now)) return EXPIRED;
+  if (trust !== undefined && !trust.ok) return trust.status === 'error' ? TRUST_UNDECIDED : UNTRUSTED;
   return USABLE;
 }
 
 export function isUsable(c: PreparedCredential, now: number): boolean {
   let s = c.state;
-  if (s === UNASSESSED) s = c.state = assess(c.credential, now);
+  if (s === UNASSESSED) s = c.state = assess(c.credential, c.trust, now);
   return s === USABLE;
+}
+
+/** Whether the credential is unusable because its trust could not be decided. Call after isUsable (failure path). */
+export function isUndecided(c: PreparedCredential): boolean {
+  return c.state === TRUST_UNDECIDED;
 }
 
 /** `credential #2 (urn:uuid:...)`: 1-based position in the presented array, and the credential's id. */
@@ -51,6 +66,11 @@ export function unusableReason(c: PreparedCredential, now: number): string | und
       return 'expirationDate is not a valid RFC 3339 date-time, so the credential cannot be used';
     case NOT_YET_ISSUED:
       return `not yet issued (issuanceDate ${cred.issuanceDate} is after the evaluation time)`;
+    case UNTRUSTED:
+    case TRUST_UNDECIDED: {
+      const t = c.trust as { ok: false; reason: string };
+      return t.reason;
+    }
     default:
       return `expired (expirationDate ${cred.expirationDate} is not after the evaluation time)`;
   }
@@ -60,7 +80,12 @@ export function unusableReason(c: PreparedCredential, now: number): string | und
  * Indexes the presented credentials under the slots of the types the plan reads: one pass, one prepared
  * object per credential that some rule reads. Credentials of other types are never looked at again.
  */
-export function prepareRun(slots: ReadonlyMap<string, number>, credentials: readonly Credential[], now: number): RunContext {
+export function prepareRun(
+  slots: ReadonlyMap<string, number>,
+  credentials: readonly Credential[],
+  now: number,
+  trust?: ReadonlyArray<TrustVerdict | undefined>,
+): RunContext {
   const bySlot: (PreparedCredential[] | undefined)[] = [];
   if (slots.size > 0 && Array.isArray(credentials)) {
     for (let i = 0; i < slots.size; i++) bySlot.push(undefined);
@@ -73,7 +98,9 @@ export function prepareRun(slots: ReadonlyMap<string, number>, credentials: read
       for (let j = 0; j < types.length; j++) {
         const slot = slots.get(types[j] as string);
         if (slot === undefined) continue;
-        if (prepared === undefined) prepared = { index: i, credential, state: UNASSESSED };
+        if (prepared === undefined) {
+          prepared = { index: i, credential, trust: trust === undefined ? undefined : trust[i], state: UNASSESSED };
+        }
         const list = bySlot[slot];
         if (list === undefined) bySlot[slot] = [prepared];
         else if (list[list.length - 1] !== prepared) list.push(prepared); // a type listed twice

@@ -41,7 +41,7 @@ export function compilePlan(scenarioId: string, revision: number, scenario: Scen
 
 /** One ExecutionResult per query configuration, in the scenario's order. Never throws on schema-valid input. */
 export function runPlan(plan: Plan, input: RunInput): ExecutionResult[] {
-  const run = prepareRun(plan.credentialSlots, input.credentials, input.now);
+  const run = prepareRun(plan.credentialSlots, input.credentials, input.now, input.trust);
   const rules = plan.rules;
   const results: ExecutionResult[] = new Array(rules.length);
   const { type, name, scenarioId } = plan;

@@ -1,11 +1,21 @@
 import type { Query, QueryConfiguration, ScenarioType } from '../schemas/scenario.js';
 import type { Credential } from '../schemas/credential.js';
 
+/**
+ * The outcome of the credential trust checks (proof, trusted issuer, revocation, holder binding) for one presented
+ * credential, computed outside the engine (src/trust) and handed in with RunInput.trust. `not-valid`: the credential
+ * is definitely unusable (forged, tampered, revoked, untrusted issuer, another holder); `error`: its trust could not
+ * be decided (e.g. revocation status unresolvable). `reason` never quotes credentialSubject values.
+ */
+export type TrustVerdict = { ok: true } | { ok: false; status: 'not-valid' | 'error'; reason: string };
+
 /** A credential of this run, prepared once: its usability is assessed on first use and kept. */
 export interface PreparedCredential {
   /** Position in the presented credentials array (0-based; reasons say #index+1). */
   readonly index: number;
   readonly credential: Credential;
+  /** The trust verdict for this credential, when the caller verified credentials (RunInput.trust). */
+  readonly trust: TrustVerdict | undefined;
   /** -1 until assessed, then one of the CredentialState codes (see credentials.ts). */
   state: number;
 }
@@ -60,4 +70,11 @@ export interface RunInput {
   /** Evaluation time, epoch ms. */
   now: number;
   executionId: string;
+  /**
+   * Trust verdicts indexed by credential position (same order as `credentials`). A credential whose verdict is not ok
+   * is unusable for every rule, with the verdict's reason; when a rule fails, no candidate passed and at least one
+   * candidate failed with an `error` verdict, the rule's status is `error`. Absent (or an undefined entry): the
+   * credential is judged by its dates and the query only (verification off or not run).
+   */
+  trust?: ReadonlyArray<TrustVerdict | undefined>;
 }
