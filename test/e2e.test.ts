@@ -1,66 +1,17 @@
 /**
  * End to end: the server started the way the README starts it (built, then `node dist/server.js`), driven over HTTP.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADDRESS, credential, scenario, tempDir } from './helpers.js';
-
-interface Server {
-  proc: ChildProcess;
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-const running = new Set<ChildProcess>();
-
-/** Starts dist/server.js and resolves once it listens (the port comes from its log line). */
-function start(env: Record<string, string>): Promise<Server> {
-  const proc = spawn(process.execPath, ['dist/server.js'], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(proc);
-  let out = '';
-  let err = '';
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => {
-    running.delete(proc);
-    resolve(code);
-  }));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 10_000);
-    proc.stderr!.on('data', (d) => { err += d; });
-    proc.stdout!.on('data', (d) => {
-      out += d;
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[1], stdout: () => out, stderr: () => err, exited });
-      }
-    });
-    exited.then((code) => reject(new Error(`server exited with ${code}:\n${out}\n${err}`)));
-  });
-}
-
-async function call(server: Server, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(server.url + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
+import { build, call, killAll, start } from './server-process.js';
 
 beforeAll(() => {
-  execFileSync('npm', ['run', 'build'], { stdio: 'ignore' });
+  build();
 }, 120_000);
 
-afterAll(() => {
-  for (const p of running) p.kill('SIGKILL');
-});
+afterAll(killAll);
 
 describe('the server process', () => {
   it('starts with no configuration, prints a token once, and serves create, execute, patch, execute again', async () => {

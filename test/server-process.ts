@@ -1,0 +1,70 @@
+/** Starting the real server process (`node dist/server.js`, as the README does) for end-to-end tests. */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+
+export interface Server {
+  proc: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Kills every server a test left running. */
+export function killAll(): void {
+  for (const p of running) p.kill('SIGKILL');
+}
+
+/** Starts dist/server.js on 127.0.0.1 and a free port; resolves once it listens (the port comes from its log line). */
+export function start(env: Record<string, string>): Promise<Server> {
+  const proc = spawn(process.execPath, ['dist/server.js'], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(proc);
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => {
+    running.delete(proc);
+    resolve(code);
+  }));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 15_000);
+    proc.stderr!.on('data', (d) => { err += d; });
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1], stdout: () => out, stderr: () => err, exited });
+      }
+    });
+    exited.then((code) => reject(new Error(`server exited with ${code}:\n${out}\n${err}`)));
+  });
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+  ms: number;
+}
+
+/** One JSON request with a bearer token. */
+export async function call(server: Server, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  const t0 = performance.now();
+  const res = await fetch(server.url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, ms: performance.now() - t0 };
+}
+
+/** `npm run build`, as the README's start command does (skipped when E2E_SKIP_BUILD=1 and dist is known fresh). */
+export function build(): void {
+  if (process.env.E2E_SKIP_BUILD === '1') return;
+  execFileSync('npm', ['run', 'build'], { stdio: 'pipe' });
+}
