@@ -49,8 +49,9 @@ import type { Static } from '@sinclair/typebox';
 import type { SmartContractDeployment as DeploymentSchema, Transaction as TransactionSchema } from '../schemas/scenario.js';
 import { parseAddress } from './address.js';
 
-export type SmartContractDeployment = Static<typeof DeploymentSchema>;
 export type Transaction = Static<typeof TransactionSchema>;
+/** Seed 2.5 (the schema's `transactions` is a $ref, so its static type is spelled out here). */
+export type SmartContractDeployment = Omit<Static<typeof DeploymentSchema>, 'transactions'> & { transactions?: Transaction[] };
 
 export const DeploymentStatuses = ['DeploymentStarted', 'Deployed', 'DeploymentFailed', 'Deprecated'] as const;
 export type DeploymentStatus = (typeof DeploymentStatuses)[number];

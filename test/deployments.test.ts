@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkDeploymentTransitions, deploymentBlock, DEPLOYMENT_TRANSITIONS, DeploymentStatuses, isUsableDeployment,
+  TRANSACTION_TRANSITIONS, TransactionStatuses, type SmartContractDeployment, type Transaction,
+} from '../src/domain/deployments.js';
+
+const ADDR = '0x52908400098527886E0F7030069857D2E4169EE7';
+const OTHER = '0x8617E340B3D01FA5F11F306F4090FD50E238070D';
+const dep = (o: Partial<SmartContractDeployment> = {}): SmartContractDeployment => ({ id: 'd1', contractName: 'ScenarioVerifier', ...o });
+const tx = (o: Partial<Transaction> = {}): Transaction => ({ id: 't1', actionName: 'ScenarioDeploy', ...o });
+const check = (before: SmartContractDeployment[], after: SmartContractDeployment[]) => checkDeploymentTransitions(before, after);
+
+describe('isUsableDeployment', () => {
+  it('needs status Deployed and an EVM address', () => {
+    expect(isUsableDeployment(dep({ status: 'Deployed', address: ADDR }))).toBe(true);
+    expect(isUsableDeployment(dep({ status: 'Deployed', address: ADDR.toLowerCase() }))).toBe(true);
+    expect(isUsableDeployment(dep({ status: 'Deployed', address: null }))).toBe(false);
+    expect(isUsableDeployment(dep({ status: 'Deployed' }))).toBe(false);
+    expect(isUsableDeployment(dep({ status: 'Deployed', address: 'KT1BEqzn5Wx8uJrZNvuS9DVHmLvG9td3fDLi' }))).toBe(false);
+    for (const status of ['DeploymentStarted', 'DeploymentFailed', 'Deprecated', 'deployed', undefined]) {
+      expect(isUsableDeployment(dep({ status, address: ADDR }))).toBe(false);
+    }
+    expect(isUsableDeployment(null)).toBe(false);
+  });
+});
+
+describe('the transition tables', () => {
+  it('cover every status, and final statuses lead nowhere', () => {
+    expect(Object.keys(DEPLOYMENT_TRANSITIONS)).toEqual([...DeploymentStatuses]);
+    expect(Object.keys(TRANSACTION_TRANSITIONS)).toEqual([...TransactionStatuses]);
+    expect(DEPLOYMENT_TRANSITIONS.DeploymentFailed).toEqual([]);
+    expect(DEPLOYMENT_TRANSITIONS.Deprecated).toEqual([]);
+  });
+
+  it('accept exactly the documented moves (every pair checked)', () => {
+    const allowed = new Set(['DeploymentStarted>Deployed', 'DeploymentStarted>DeploymentFailed', 'Deployed>Deprecated']);
+    for (const from of DeploymentStatuses) {
+      for (const to of DeploymentStatuses) {
+        const problems = check([dep({ status: from, address: ADDR })], [dep({ status: to, address: ADDR })]);
+        const ok = from === to || allowed.has(`${from}>${to}`);
+        expect(problems.length === 0, `${from} -> ${to}`).toBe(ok);
+      }
+    }
+    const txAllowed = new Set(['TxPosted>TxConfirmed', 'TxPosted>TxFailed']);
+    for (const from of TransactionStatuses) {
+      for (const to of TransactionStatuses) {
+        const problems = check([dep({ transactions: [tx({ status: from, txHash: '0x1' })] })], [dep({ transactions: [tx({ status: to, txHash: '0x1' })] })]);
+        expect(problems.length === 0, `${from} -> ${to}`).toBe(from === to || txAllowed.has(`${from}>${to}`));
+      }
+    }
+  });
+});
+
+describe('checkDeploymentTransitions', () => {
+  it('accepts the seed example and the whole forward path', () => {
+    const started = dep({ status: 'DeploymentStarted', transactions: [tx({ status: 'TxPosted', smartContractDeploymentId: 'd1' })] });
+    expect(check([], [started])).toEqual([]);
+    const deployed = dep({ status: 'Deployed', address: ADDR, transactions: [tx({ status: 'TxConfirmed', txHash: '0xabc', blockNumber: 7, smartContractDeploymentId: 'd1' })] });
+    expect(check([started], [deployed])).toEqual([]);
+    expect(check([deployed], [{ ...deployed, status: 'Deprecated' }])).toEqual([]);
+    expect(check([deployed], [deployed, dep({ id: 'd2', status: 'DeploymentStarted' })])).toEqual([]);
+    expect(check([deployed], [])).toEqual([]); // removal is a PATCH's right (arrays are replaced whole)
+  });
+
+  it('refuses moving backwards, with a pointer to the status', () => {
+    expect(check(
+      [dep({ id: 'a', status: 'DeploymentStarted' }), dep({ id: 'b', status: 'Deployed', address: ADDR })],
+      [dep({ id: 'a', status: 'DeploymentStarted' }), dep({ id: 'b', status: 'DeploymentStarted', address: ADDR })],
+    )).toEqual([{ pointer: '/smartContractDeployments/1/status', message: 'deployment "b" cannot move back from Deployed to DeploymentStarted' }]);
+    expect(check([dep({ status: 'Deprecated', address: ADDR })], [dep({ status: 'Deployed', address: ADDR })]))
+      .toEqual([{ pointer: '/smartContractDeployments/0/status', message: 'deployment "d1" cannot move back from Deprecated to Deployed' }]);
+  });
+
+  it('refuses leaving a final status and skipping ahead', () => {
+    expect(check([dep({ status: 'DeploymentFailed' })], [dep({ status: 'Deployed', address: ADDR })])[0].message)
+      .toBe('deployment "d1" is DeploymentFailed, a final status: it cannot become Deployed (record a new deployment instead)');
+    expect(check([dep({ status: 'DeploymentStarted' })], [dep({ status: 'Deprecated' })])[0].message)
+      .toBe('deployment "d1" cannot move from DeploymentStarted to Deprecated (from DeploymentStarted it may become Deployed or DeploymentFailed)');
+  });
+
+  it('refuses unknown statuses with the allowed list, but leaves unchanged stored values alone', () => {
+    expect(check([], [dep({ status: 'Live' })])).toEqual([{
+      pointer: '/smartContractDeployments/0/status',
+      message: 'status must be one of DeploymentStarted, Deployed, DeploymentFailed, Deprecated (got "Live")',
+    }]);
+    expect(check([dep({ status: 'Live' })], [dep({ status: 'Live', version: '2' })])).toEqual([]);
+    expect(check([dep({ status: 'Live' })], [dep({ status: 'Deployed', address: ADDR })])).toEqual([]);
+    expect(check([], [dep({ transactions: [tx({ status: 'Mined' })] })])).toEqual([{
+      pointer: '/smartContractDeployments/0/transactions/0/status',
+      message: 'status must be one of TxPosted, TxConfirmed, TxFailed (got "Mined")',
+    }]);
+  });
+
+  it('refuses removing a status', () => {
+    expect(check([dep({ status: 'DeploymentStarted' })], [dep({})])).toEqual([
+      { pointer: '/smartContractDeployments/0/status', message: 'deployment "d1" had status DeploymentStarted: a status cannot be removed' },
+    ]);
+  });
+
+  it('a Deployed deployment needs a valid EVM address that never changes', () => {
+    expect(check([], [dep({ status: 'Deployed' })])).toEqual([
+      { pointer: '/smartContractDeployments/0/address', message: 'deployment "d1" is Deployed, so it needs the contract address' },
+    ]);
+    expect(check([], [dep({ status: 'Deployed', address: '0x52908400098527886E0F7030069857D2E4169Ee7' })])[0])
+      .toMatchObject({ pointer: '/smartContractDeployments/0/address', message: expect.stringContaining('EIP-55') });
+    expect(check([dep({ status: 'Deployed', address: ADDR })], [dep({ status: 'Deployed', address: OTHER })])).toEqual([{
+      pointer: '/smartContractDeployments/0/address',
+      message: `deployment "d1" was Deployed at ${ADDR}: its address cannot change (record a new deployment instead)`,
+    }]);
+    expect(check([dep({ status: 'Deployed', address: ADDR })], [dep({ status: 'Deprecated', address: null })])).toHaveLength(1);
+    expect(check([dep({ status: 'DeploymentStarted', address: ADDR })], [dep({ status: 'Deployed', address: OTHER })])).toEqual([]);
+  });
+
+  it('checks transactions: no going back, txHash when confirmed and fixed once known, the right deployment id', () => {
+    const posted = dep({ transactions: [tx({ status: 'TxPosted', txHash: '0x1' })] });
+    expect(check([dep({ transactions: [tx({ status: 'TxConfirmed', txHash: '0x1' })] })], [posted])).toEqual([{
+      pointer: '/smartContractDeployments/0/transactions/0/status', message: 'transaction "t1" cannot move back from TxConfirmed to TxPosted',
+    }]);
+    expect(check([], [dep({ transactions: [tx({ status: 'TxConfirmed' })] })])).toEqual([{
+      pointer: '/smartContractDeployments/0/transactions/0/txHash', message: 'transaction "t1" is TxConfirmed, so it needs a txHash',
+    }]);
+    expect(check([posted], [dep({ transactions: [tx({ status: 'TxConfirmed', txHash: '0x2' })] })])).toEqual([{
+      pointer: '/smartContractDeployments/0/transactions/0/txHash',
+      message: 'transaction "t1" already has a txHash: it cannot change (record a new transaction instead)',
+    }]);
+    expect(check([], [dep({ transactions: [tx({ status: 'TxPosted', smartContractDeploymentId: 'd9' })] })])).toEqual([{
+      pointer: '/smartContractDeployments/0/transactions/0/smartContractDeploymentId',
+      message: 'transaction "t1" is listed under deployment "d1" but names deployment "d9"',
+    }]);
+  });
+
+  it('refuses duplicate ids', () => {
+    expect(check([], [dep({ status: 'DeploymentStarted' }), dep({ status: 'DeploymentStarted' })])).toEqual([
+      { pointer: '/smartContractDeployments/1/id', message: 'duplicate deployment id "d1"' },
+    ]);
+    expect(check([], [dep({ transactions: [tx({ status: 'TxPosted' }), tx({ status: 'TxPosted' })] })])).toEqual([
+      { pointer: '/smartContractDeployments/0/transactions/1/id', message: 'duplicate transaction id "t1"' },
+    ]);
+  });
+
+  it('is total on odd input', () => {
+    expect(checkDeploymentTransitions(undefined, undefined)).toEqual([]);
+    expect(checkDeploymentTransitions(null, [])).toEqual([]);
+    expect(checkDeploymentTransitions([null as never], [null as never, dep({ status: 'Deployed', address: ADDR })])).toEqual([]);
+  });
+});
+
+describe('deploymentBlock', () => {
+  it('is the lowest block of the transactions that did not fail', () => {
+    expect(deploymentBlock(dep({ transactions: [tx({ status: 'TxFailed', blockNumber: 1 }), tx({ id: 't2', status: 'TxConfirmed', blockNumber: 8 }), tx({ id: 't3', blockNumber: 4 })] }))).toBe(4);
+    expect(deploymentBlock(dep())).toBeUndefined();
+  });
+});
