@@ -4,12 +4,13 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
 import { PlanCache } from './domain/plan-cache.js';
-import { bearerAuth } from './http/auth.js';
+import { authHook, createAuthenticator, scopeHook } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
 import { healthRoutes } from './http/health.js';
 import { scenarioRoutes } from './http/scenarios.js';
 import { installValidators } from './http/validation.js';
+import { registerProtection } from './http/protection.js';
 import { openStore, type Store } from './store/index.js';
 import { executionRoutes } from './http/executions.js';
 
@@ -46,6 +47,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
     return503OnClosing: true,
+    requestTimeout: config.requestTimeoutMs,
   });
 
   const store = deps.store ?? (await openStore(config.database, (err) => app.log.warn({ err }, 'database connection error')));
@@ -102,7 +104,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       ],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'A token from API_TOKENS' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A static token from API_TOKENS (every scope), or a JWT verified against AUTH_JWKS_URL whose `scope` claim ' +
+              'grants scenarios:read, scenarios:write and/or scenarios:execute. A missing scope answers 403.',
+          },
         },
       },
     },
@@ -111,13 +119,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     },
   });
   if (config.docs) {
-    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
   }
+
+  await registerProtection(app, config);
 
   const plans = new PlanCache();
   await app.register(healthRoutes, { store });
   await app.register(async (secured) => {
-    secured.addHook('onRequest', bearerAuth(config.apiTokens));
+    secured.addHook('onRequest', authHook(createAuthenticator(config.apiTokens, config.jwt)));
+    secured.addHook('preHandler', scopeHook());
     await secured.register(scenarioRoutes, { store, plans, validators });
     await secured.register(executeRoutes, { store, plans, now });
     await secured.register(executionRoutes, { store });

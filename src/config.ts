@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { JwtOptions, StaticToken } from './http/auth.js';
 
 export type DatabaseConfig =
   | { kind: 'sqlite'; file: string; synchronous: 'NORMAL' | 'FULL' }
@@ -16,14 +17,22 @@ export interface Config {
   port: number;
   host: string;
   database: DatabaseConfig;
-  /** Accepted bearer tokens; empty when API_TOKENS is unset (then the server makes one at start). */
-  apiTokens: string[];
+  /** Accepted static bearer tokens and their projects; empty when API_TOKENS is unset. */
+  apiTokens: StaticToken[];
+  /** JWT bearer tokens verified against a JWKS, when AUTH_JWKS_URL is set. */
+  jwt?: JwtOptions;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimit: number;
   /** Serve the Swagger UI at /docs. */
   docs: boolean;
   /** How long SIGTERM waits for in-flight requests before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** Per-token rate limit: at most `max` requests per `windowMs` (max 0 = off). */
+  rateLimit: { max: number; windowMs: number };
+  /** Shed load with 503 when the event loop lags more than this (0 = off). */
+  maxEventLoopDelayMs: number;
+  /** A request that takes longer than this to arrive and be answered is cut off (0 = no limit). */
+  requestTimeoutMs: number;
   /** Execution audit records older than this many days are purged. */
   executionRetentionDays: number;
   /** How often the purge runs. */
@@ -105,16 +114,43 @@ function database(env: Env): DatabaseConfig {
   throw new ConfigError('DATABASE_URL must start with sqlite:// or postgres:// (see README)');
 }
 
-function tokens(env: Env): string[] {
+/**
+ * API_TOKENS: comma-separated `token`, `token:*` or `token:projA+projB`. A token without projects, or with `*`, is
+ * an operator token for every project (so configurations from before tenancy keep working).
+ */
+function tokens(env: Env): StaticToken[] {
   const raw = env.API_TOKENS;
   if (raw === undefined || raw.trim() === '') return [];
-  const list = raw.split(',').map((t) => t.trim()).filter((t) => t.length > 0);
-  for (const t of list) {
-    if (t.length < 16 || !/^[\x21-\x7e]+$/.test(t)) {
-      throw new ConfigError('API_TOKENS must be a comma-separated list of tokens of at least 16 printable characters each');
+  return raw.split(',').map((t) => t.trim()).filter((t) => t.length > 0).map((entry) => {
+    const at = entry.indexOf(':');
+    const token = at < 0 ? entry : entry.slice(0, at);
+    const scope = at < 0 ? '*' : entry.slice(at + 1);
+    if (token.length < 16 || !/^[\x21-\x7e]+$/.test(token)) {
+      throw new ConfigError('API_TOKENS must be a comma-separated list of tokens of at least 16 printable characters each (optionally token:projA+projB or token:*)');
     }
+    if (scope === '*' || scope === '') return { token, projects: '*' as const };
+    const projects = scope.split('+');
+    if (projects.some((p) => !/^[A-Za-z0-9_.-]{1,128}$/.test(p))) {
+      throw new ConfigError('API_TOKENS: projects after ":" must be ids of [A-Za-z0-9_.-] joined by "+", or "*"');
+    }
+    return { token, projects };
+  });
+}
+
+function jwt(env: Env): Config['jwt'] {
+  const jwksUrl = env.AUTH_JWKS_URL?.trim();
+  if (!jwksUrl) return undefined;
+  try {
+    const u = new URL(jwksUrl);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error();
+  } catch {
+    throw new ConfigError('AUTH_JWKS_URL must be an http(s) URL');
   }
-  return list;
+  const issuer = env.AUTH_JWT_ISSUER?.trim();
+  const audience = env.AUTH_JWT_AUDIENCE?.trim();
+  if (!issuer) throw new ConfigError('AUTH_JWT_ISSUER is required when AUTH_JWKS_URL is set');
+  if (!audience) throw new ConfigError('AUTH_JWT_AUDIENCE is required when AUTH_JWKS_URL is set');
+  return { jwksUrl, issuer, audience, projectsClaim: env.AUTH_JWT_PROJECTS_CLAIM?.trim() || 'projects' };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -123,10 +159,17 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST?.trim() || '0.0.0.0',
     database: database(env),
     apiTokens: tokens(env),
+    jwt: jwt(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     bodyLimit: integer(env, 'BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024),
     docs: bool(env, 'DOCS_ENABLED', true),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    rateLimit: {
+      max: integer(env, 'RATE_LIMIT_MAX', 6000, 0, 100_000_000),
+      windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
+    },
+    maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 0, 3_600_000),
     executionRetentionDays: integer(env, 'EXECUTION_RETENTION_DAYS', 90, 1, 36_500),
     executionPurgeIntervalMs: integer(env, 'EXECUTION_PURGE_INTERVAL_MS', 3_600_000, 10, 86_400_000),
   };

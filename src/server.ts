@@ -15,9 +15,9 @@ try {
 }
 
 let generatedToken: string | undefined;
-if (config.apiTokens.length === 0) {
+if (config.apiTokens.length === 0 && !config.jwt) {
   generatedToken = randomBytes(24).toString('base64url');
-  config.apiTokens = [generatedToken];
+  config.apiTokens = [{ token: generatedToken, projects: '*' }];
 }
 
 const app = await buildApp(config);

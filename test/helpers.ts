@@ -14,7 +14,8 @@ export function tempDir(prefix = 'scs-'): string {
 
 /** An app on a real SQLite file in a fresh temporary directory. */
 export async function makeApp(env: Record<string, string> = {}, deps: AppDeps = {}): Promise<FastifyInstance & { config: Config }> {
-  const config = loadConfig({ DATA_DIR: tempDir(), API_TOKENS: TOKEN, ...env });
+  // Load shedding off unless a test asks for it: a busy test machine must not turn requests into 503s.
+  const config = loadConfig({ DATA_DIR: tempDir(), API_TOKENS: TOKEN, MAX_EVENT_LOOP_DELAY_MS: '0', ...env });
   const app = await buildApp(config, { logger: false, ...deps });
   await app.ready();
   return Object.assign(app, { config });

@@ -1,32 +1,141 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { sendProblem } from './errors.js';
 
+export const SCOPES = ['scenarios:read', 'scenarios:write', 'scenarios:execute'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Who is calling: what it may do and which projects it may see ('*' = every project, an operator). */
+export interface Principal {
+  kind: 'static' | 'jwt';
+  /** A stable, non-secret key for rate limiting and logs: a token fingerprint or the JWT subject. */
+  subject: string;
+  scopes: ReadonlySet<Scope>;
+  projects: '*' | ReadonlySet<string>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+  interface FastifyContextConfig {
+    /** The scope a route requires (checked after authentication). */
+    scope?: Scope;
+  }
+}
+
+/** A configured static token: `token`, `token:*` (operator) or `token:projA+projB`. */
+export interface StaticToken {
+  token: string;
+  projects: '*' | string[];
+}
+
+export interface JwtOptions {
+  jwksUrl: string;
+  issuer: string;
+  audience: string;
+  /** The claim holding the caller's projects (an array of strings, or '*'). */
+  projectsClaim: string;
+}
+
 const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest();
+const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPES);
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+export class AuthError extends Error {
+  constructor(readonly status: 401 | 503, message: string, readonly bearerError?: string) {
+    super(message);
+  }
+}
 
 /**
- * Bearer-token check for every /compliance route. Tokens are compared as SHA-256 digests with timingSafeEqual,
- * and every configured token is compared on every request, so neither the length nor the position of a match
- * shows in the timing.
+ * Turns a request's Authorization header into a Principal. Static tokens are compared as SHA-256 digests with
+ * timingSafeEqual against every configured token, so neither the length nor the position of a match shows in the
+ * timing; they carry every scope. JWTs (when AUTH_JWKS_URL is set) are verified against the JWKS, issuer and
+ * audience, and carry the scopes of their `scope`/`scp` claim and the projects of the configured claim.
  */
-export function bearerAuth(tokens: string[]) {
-  const digests = tokens.map(digest);
-  return async function authenticate(request: FastifyRequest, reply: FastifyReply) {
+export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
+  const statics = tokens.map((t) => ({
+    digest: digest(t.token),
+    principal: {
+      kind: 'static' as const,
+      subject: `token:${digest(t.token).toString('hex').slice(0, 12)}`,
+      scopes: ALL_SCOPES,
+      projects: t.projects === '*' ? ('*' as const) : new Set(t.projects),
+    },
+  }));
+  const keys = jwt ? createRemoteJWKSet(new URL(jwt.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 }) : undefined;
+
+  async function fromJwt(token: string): Promise<Principal> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys!, {
+        issuer: jwt!.issuer,
+        audience: jwt!.audience,
+        algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'],
+        clockTolerance: 5,
+      }));
+    } catch (err) {
+      // The key set could not be fetched: nothing is known about the token, so try again later, not 401.
+      if (err instanceof joseErrors.JWKSTimeout || !(err instanceof joseErrors.JOSEError)) {
+        throw new AuthError(503, 'The token keys (AUTH_JWKS_URL) cannot be fetched now; retry shortly');
+      }
+      const reason = err instanceof joseErrors.JWTExpired ? 'The bearer token has expired' : 'The bearer token is not valid';
+      throw new AuthError(401, reason, 'invalid_token');
+    }
+    const raw = payload.scope ?? payload.scp;
+    const list = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
+    const scopes = new Set(list.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s as string)));
+    const claim = payload[jwt!.projectsClaim];
+    const projects = claim === '*' ? ('*' as const)
+      : new Set(Array.isArray(claim) ? claim.filter((p): p is string => typeof p === 'string') : []);
+    return { kind: 'jwt', subject: `jwt:${String(payload.iss)}:${String(payload.sub ?? '')}`, scopes, projects };
+  }
+
+  return async function authenticate(request: FastifyRequest): Promise<Principal> {
     const header = request.headers.authorization;
     const match = header ? /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(header) : null;
     if (!match) {
-      reply.header('WWW-Authenticate', 'Bearer realm="compliance"');
-      return sendProblem(reply, 401, {
-        code: 'SCS_UNAUTHORIZED',
-        detail: header ? 'The Authorization header must be "Bearer <token>"' : 'Send Authorization: Bearer <token>',
-      });
+      throw new AuthError(401, header ? 'The Authorization header must be "Bearer <token>"' : 'Send Authorization: Bearer <token>');
     }
-    const given = digest(match[1]);
-    let ok = false;
-    for (const d of digests) ok = timingSafeEqual(d, given) || ok;
-    if (!ok) {
-      reply.header('WWW-Authenticate', 'Bearer realm="compliance", error="invalid_token"');
-      return sendProblem(reply, 401, { code: 'SCS_UNAUTHORIZED', detail: 'The bearer token is not valid' });
+    const token = match[1];
+    if (keys && JWT_SHAPE.test(token)) return fromJwt(token);
+    const given = digest(token);
+    let found: Principal | undefined;
+    for (const s of statics) if (timingSafeEqual(s.digest, given)) found = s.principal;
+    if (!found) throw new AuthError(401, 'The bearer token is not valid', 'invalid_token');
+    return found;
+  };
+}
+
+/** onRequest hook: authenticates, or answers 401 problem+json with WWW-Authenticate. */
+export function authHook(authenticate: ReturnType<typeof createAuthenticator>) {
+  return async function (request: FastifyRequest, reply: FastifyReply) {
+    try {
+      request.principal = await authenticate(request);
+    } catch (err) {
+      if (!(err instanceof AuthError)) throw err;
+      if (err.status === 503) {
+        reply.header('Retry-After', '5');
+        return sendProblem(reply, 503, { code: 'SCS_AUTH_UNAVAILABLE', detail: err.message });
+      }
+      reply.header('WWW-Authenticate', `Bearer realm="compliance"${err.bearerError ? `, error="${err.bearerError}"` : ''}`);
+      return sendProblem(reply, 401, { code: 'SCS_UNAUTHORIZED', detail: err.message });
+    }
+  };
+}
+
+/** preHandler: the caller's token must carry the scope its route names in `config.scope`, else 403. */
+export function scopeHook() {
+  return async function (request: FastifyRequest, reply: FastifyReply) {
+    const scope = request.routeOptions.config.scope;
+    if (scope === undefined) {
+      return sendProblem(reply, 403, { code: 'SCS_FORBIDDEN', detail: 'This route names no scope, so no token may use it' });
+    }
+    if (!request.principal?.scopes.has(scope)) {
+      reply.header('WWW-Authenticate', `Bearer realm="compliance", error="insufficient_scope", scope="${scope}"`);
+      return sendProblem(reply, 403, { code: 'SCS_FORBIDDEN', detail: `This token lacks the scope ${scope}` });
     }
   };
 }

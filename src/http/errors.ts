@@ -114,6 +114,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       if (status === 401) reply.header('WWW-Authenticate', 'Bearer realm="compliance"');
+      const retry = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
+      if (status === 429 && retry !== undefined) reply.header('Retry-After', String(retry));
       return sendProblem(reply, status, { code: error.code, detail: error.message });
     }
     if (status === 503) {

@@ -19,6 +19,7 @@ export interface ExecuteRoutesOptions {
 
 export async function executeRoutes(app: FastifyInstance, { store, plans, now }: ExecuteRoutesOptions) {
   app.post('/compliance/scenarios/execute', {
+    config: { scope: 'scenarios:execute' },
     schema: {
       operationId: 'executeScenario',
       summary: 'Execute a scenario (seed 4.1)',
@@ -28,11 +29,11 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now }:
         '{address, chain?, namespace?}; results carry the address string. The call is recorded in the audit log ' +
         '(GET /compliance/executions/{executionId}) before it is answered; credentials are kept only as id and SHA-256.',
       tags: ['execute'],
-      security: [{ bearerAuth: [] }],
+      security: [{ bearerAuth: ['scenarios:execute'] }],
       body: Type.Ref('ExecuteRequest'),
       response: {
         200: Type.Array(Type.Ref('ExecutionResult'), { description: 'One execution result per rule of the scenario' }),
-        ...Object.fromEntries([400, 401, 404, 413, 415, 503].map((c) => [c, Type.Ref('Problem')])),
+        ...Object.fromEntries([400, 401, 403, 404, 413, 415, 503].map((c) => [c, Type.Ref('Problem')])),
       },
     },
   }, async (request) => {

@@ -23,15 +23,15 @@ const view = (r: ExecutionRecord): ExecutionRecord => ({
 /** The execution audit log, read-only. */
 export async function executionRoutes(app: FastifyInstance, { store }: { store: Store }) {
   const tags = ['executions'];
-  const security = [{ bearerAuth: [] }];
 
   app.get('/compliance/executions/:executionId', {
+    config: { scope: 'scenarios:read' },
     schema: {
       operationId: 'getExecution',
       summary: 'Read one execution from the audit log',
-      tags, security,
+      tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
-      response: { 200: Type.Ref('Execution'), ...problems(400, 401, 404, 503) },
+      response: { 200: Type.Ref('Execution'), ...problems(400, 401, 403, 404, 503) },
     },
   }, async (request) => {
     const { executionId } = request.params as { executionId: string };
@@ -41,11 +41,12 @@ export async function executionRoutes(app: FastifyInstance, { store }: { store: 
   });
 
   app.get('/compliance/scenarios/:scenarioId/executions', {
+    config: { scope: 'scenarios:read' },
     schema: {
       operationId: 'listScenarioExecutions',
       summary: 'List a scenario\'s executions, newest first',
       description: 'Kept for EXECUTION_RETENTION_DAYS. Records outlive a deleted scenario until they are purged.',
-      tags, security,
+      tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: Type.Object({ scenarioId: IdString }, { additionalProperties: false }),
       querystring: Type.Object(
         {
@@ -59,7 +60,7 @@ export async function executionRoutes(app: FastifyInstance, { store }: { store: 
           { items: Type.Array(Type.Ref('Execution')), nextCursor: Type.Union([Type.String(), Type.Null()]) },
           { additionalProperties: false },
         ),
-        ...problems(400, 401, 503),
+        ...problems(400, 401, 403, 503),
       },
     },
   }, async (request) => {

@@ -48,20 +48,20 @@ export interface ScenarioRoutesOptions {
 
 export async function scenarioRoutes(app: FastifyInstance, { store, plans, validators }: ScenarioRoutesOptions) {
   const tags = ['scenarios'];
-  const security = [{ bearerAuth: [] }];
   const withEtag = (reply: FastifyReply, row: ScenarioRow) => reply.header('ETag', etagOf(row));
 
   app.post('/compliance/scenarios', {
+    config: { scope: 'scenarios:write' },
     schema: {
       operationId: 'createScenario',
       summary: 'Create a scenario',
       description: 'Not in the seed: a scenario must exist before it can be executed or patched. `id` is optional: client-chosen (409 when taken) or generated.',
-      tags, security,
+      tags, security: [{ bearerAuth: ['scenarios:write'] }],
       body: Type.Object(
         { id: Type.Optional(IdString), input: ref('Scenario') },
         { additionalProperties: false, examples: [{ id: 'adult-kyc', input: ScenarioSchema.examples[0] }] },
       ),
-      response: { 201: ref('ScenarioRecord'), ...problems(400, 401, 409, 413, 415, 503) },
+      response: { 201: ref('ScenarioRecord'), ...problems(400, 401, 403, 409, 413, 415, 503) },
     },
   }, async (request, reply) => {
     const body = request.body as { id?: string; input: Scenario };
@@ -74,11 +74,12 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
   });
 
   app.get('/compliance/scenarios', {
+    config: { scope: 'scenarios:read' },
     schema: {
       operationId: 'listScenarios',
       summary: 'List scenarios',
       description: 'In creation order. Pass `nextCursor` back as `cursor` for the next page; it is null on the last page.',
-      tags, security,
+      tags, security: [{ bearerAuth: ['scenarios:read'] }],
       querystring: Type.Object(
         {
           limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
@@ -91,7 +92,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
           { items: Type.Array(ref('ScenarioRecord')), nextCursor: Type.Union([Type.String(), Type.Null()]) },
           { additionalProperties: false },
         ),
-        ...problems(400, 401, 503),
+        ...problems(400, 401, 403, 503),
       },
     },
   }, async (request) => {
@@ -101,12 +102,13 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
   });
 
   app.get('/compliance/scenarios/:scenarioId', {
+    config: { scope: 'scenarios:read' },
     schema: {
       operationId: 'getScenario',
       summary: 'Read a scenario',
-      tags, security,
+      tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: ScenarioParams,
-      response: { 200: ref('ScenarioRecord'), ...problems(400, 401, 404, 503) },
+      response: { 200: ref('ScenarioRecord'), ...problems(400, 401, 403, 404, 503) },
     },
   }, async (request, reply) => {
     const { scenarioId } = request.params as { scenarioId: string };
@@ -117,12 +119,13 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
   });
 
   app.delete('/compliance/scenarios/:scenarioId', {
+    config: { scope: 'scenarios:write' },
     schema: {
       operationId: 'deleteScenario',
       summary: 'Delete a scenario',
-      tags, security,
+      tags, security: [{ bearerAuth: ['scenarios:write'] }],
       params: ScenarioParams,
-      response: { 204: Type.Null({ description: 'Deleted' }), ...problems(400, 401, 404, 503) },
+      response: { 204: Type.Null({ description: 'Deleted' }), ...problems(400, 401, 403, 404, 503) },
     },
   }, async (request, reply) => {
     const { scenarioId } = request.params as { scenarioId: string };
@@ -135,6 +138,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
   await app.register(async (child) => {
     child.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, child.getDefaultJsonParser('error', 'error'));
     child.patch('/compliance/scenarios/:scenarioId', {
+      config: { scope: 'scenarios:write' },
       schema: {
         operationId: 'updateScenario',
         summary: 'Update a scenario (seed 4.2)',
@@ -142,7 +146,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
           'JSON Merge Patch (RFC 7396) over the fields of `input`: absent = unchanged, null = cleared (400 on a required field), ' +
           'arrays replaced whole. The merged scenario is validated in full. Send `If-Match` with the ETag of a read to refuse a lost update (412). ' +
           'The seed shows no Authorization header here; this service requires it, as an unauthenticated write to compliance rules is not acceptable.',
-        tags, security,
+        tags, security: [{ bearerAuth: ['scenarios:write'] }],
         consumes: ['application/json', 'application/merge-patch+json'],
         params: ScenarioParams,
         headers: Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 1024, description: 'ETag from a previous read or write' })) }),
@@ -152,7 +156,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
         }),
         response: {
           200: Type.Object({ input: ref('Scenario') }, { additionalProperties: false, description: 'The full updated scenario' }),
-          ...problems(400, 401, 404, 409, 412, 413, 415, 503),
+          ...problems(400, 401, 403, 404, 409, 412, 413, 415, 503),
         },
       },
     }, async (request, reply) => {

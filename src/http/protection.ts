@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import underPressure from '@fastify/under-pressure';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import { sendProblem } from './errors.js';
+
+/** The deepest JSON nesting a request body may have (credentialSubject included). */
+export const MAX_JSON_DEPTH = 32;
+
+/** Depth of a parsed JSON value, iteratively (a deep document must not overflow the stack here). */
+export function jsonDepth(value: unknown, limit: number): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) {
+      max = depth;
+      if (max > limit) return max;
+    }
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return max;
+}
+
+/** Rate limits key on the presented token (hashed; never logged in clear), or on the client address without one. */
+function rateKey(request: FastifyRequest): string {
+  const auth = request.headers.authorization;
+  return auth ? `t:${createHash('sha256').update(auth).digest('base64url').slice(0, 22)}` : `ip:${request.ip}`;
+}
+
+/**
+ * Abuse protection: security headers, a per-token rate limit (429 + Retry-After), load shedding when the event
+ * loop lags (503 + Retry-After), and a JSON depth limit (400).
+ */
+export async function registerProtection(app: FastifyInstance, config: Config): Promise<void> {
+  await app.register(helmet, {
+    // The Swagger UI at /docs sets its own CSP for its static files; the API answers JSON only.
+    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    global: true,
+  });
+
+  if (config.rateLimit.max > 0) {
+    await app.register(rateLimit, {
+      max: config.rateLimit.max,
+      timeWindow: config.rateLimit.windowMs,
+      keyGenerator: rateKey,
+      allowList: (request) => request.url.startsWith('/health/'),
+      errorResponseBuilder: (_request, context) => {
+        const err = new Error(`Rate limit exceeded: at most ${context.max} requests per window for this token; retry in ${context.after}`) as Error & {
+          statusCode: number; code: string; retryAfterSeconds: number;
+        };
+        err.statusCode = context.statusCode;
+        err.code = 'SCS_RATE_LIMITED';
+        err.retryAfterSeconds = Math.max(1, Math.ceil(context.ttl / 1000));
+        return err;
+      },
+    });
+  }
+
+  if (config.maxEventLoopDelayMs > 0) {
+    await app.register(underPressure, {
+      maxEventLoopDelay: config.maxEventLoopDelayMs,
+      // The mean delay over each 1 s window is compared, so a short pause does not shed load; a sustained lag does.
+      retryAfter: 1,
+      exposeStatusRoute: false,
+      pressureHandler: (_request: FastifyRequest, reply: FastifyReply, type: string) => {
+        reply.header('Retry-After', '1');
+        sendProblem(reply, 503, { code: 'SCS_OVERLOADED', detail: `The service is overloaded (${type}); retry shortly` });
+      },
+    });
+  }
+
+  app.addHook('preValidation', async (request, reply) => {
+    if (request.body !== undefined && typeof request.body === 'object' && jsonDepth(request.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+      return sendProblem(reply, 400, {
+        code: 'SCS_TOO_DEEP',
+        detail: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels`,
+        errors: [{ field: 'body', pointer: '', message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` }],
+      });
+    }
+  });
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { ADDRESS, TOKEN, auth, credential, makeApp, scenario } from './helpers.js';
+
+describe('rate limiting per token', () => {
+  it('answers 429 problem+json with Retry-After past the limit, per token, and leaves other tokens alone', async () => {
+    const other = 'other-token-0123456789abc';
+    const app = await makeApp({ RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW_MS: '60000', API_TOKENS: `${TOKEN},${other}` });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) statuses.push((await app.inject({ method: 'GET', url: '/compliance/scenarios', headers: auth })).statusCode);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+      const limited = await app.inject({ method: 'GET', url: '/compliance/scenarios', headers: auth });
+      expect(limited.headers['content-type']).toMatch(/problem\+json/);
+      expect(limited.json()).toMatchObject({ status: 429, code: 'SCS_RATE_LIMITED' });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await app.inject({ method: 'GET', url: '/compliance/scenarios', headers: { authorization: `Bearer ${other}` } })).statusCode).toBe(200);
+      expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('limits', () => {
+  it('refuses a body nested deeper than 32 levels with 400, not a crash', async () => {
+    const app = await makeApp();
+    try {
+      const deep = `${'['.repeat(5000)}"x"${']'.repeat(5000)}`;
+      const body = JSON.stringify({ address: ADDRESS, scenarioId: 's', credentials: [credential({}, { deep: 'DEEP' })] }).replace('"DEEP"', deep);
+      const res = await app.inject({
+        method: 'POST', url: '/compliance/scenarios/execute', headers: { ...auth, 'content-type': 'application/json' }, payload: body,
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().code).toBe('SCS_TOO_DEEP');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('names the limit when there are too many credentials or query configurations', async () => {
+    const app = await makeApp();
+    try {
+      const many = await app.inject({
+        method: 'POST', url: '/compliance/scenarios/execute', headers: auth,
+        payload: { address: ADDRESS, scenarioId: 's', credentials: Array.from({ length: 101 }, () => credential()) },
+      });
+      expect(many.statusCode).toBe(400);
+      expect(many.json().errors).toContainEqual(expect.objectContaining({ field: 'body.credentials', message: expect.stringContaining('100') }));
+      const rules = Array.from({ length: 257 }, (_, i) => ({ id: `q${i}`, query: { type: 'IDInformation', operator: '$noop' } }));
+      const big = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { input: scenario({ queryConfigurations: rules }) } });
+      expect(big.statusCode).toBe(400);
+      expect(big.json().errors).toContainEqual(expect.objectContaining({ field: 'body.input.queryConfigurations', message: expect.stringContaining('256') }));
+      const longName = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { input: scenario({ name: 'n'.repeat(257) }) } });
+      expect(longName.statusCode, longName.body).toBe(400);
+      expect(longName.json().errors).toContainEqual(expect.objectContaining({ field: 'body.input.name', message: expect.stringContaining('256') }));
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('security headers', () => {
+  it('sets helmet headers on API responses', async () => {
+    const app = await makeApp();
+    try {
+      const res = await app.inject({ method: 'GET', url: '/compliance/scenarios', headers: auth });
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+      expect(res.headers['strict-transport-security']).toBeDefined();
+      expect(res.headers['x-frame-options']).toBeDefined();
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('load shedding', () => {
+  it('answers 503 problem+json with Retry-After while the event loop lags', async () => {
+    const app = await makeApp({ MAX_EVENT_LOOP_DELAY_MS: '200' });
+    try {
+      // Lag the event loop for longer than one sampling window (1 s), then let the sampler see it.
+      const until = Date.now() + 1500;
+      while (Date.now() < until) { /* busy */ }
+      await new Promise((r) => setTimeout(r, 20));
+      const res = await app.inject({ method: 'GET', url: '/compliance/scenarios', headers: auth });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ status: 503, code: 'SCS_OVERLOADED' });
+      expect(res.headers['retry-after']).toBe('1');
+      // And it recovers.
+      await new Promise((r) => setTimeout(r, 2500));
+      expect((await app.inject({ method: 'GET', url: '/compliance/scenarios', headers: auth })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
