@@ -1,0 +1,73 @@
+/**
+ * The offline JSON-LD document loader. The verifier needs the JSON-LD context a query names (to compute the schema
+ * hash and the claim path key of the attribute); nothing is fetched over the network: documents ship with the
+ * service (src/zkp/documents/) or come from a file the operator provides (ZKP_JSONLD_DOCUMENTS_FILE), and every
+ * other URL is refused with DocumentNotAvailableError.
+ *
+ * Bundled: iden3-claim-schema-vocab.json, a map URL -> document of the iden3 KYC test contexts and JSON schemas
+ * (kyc-v3, kyc-v4, kyc-v101, kyc-nonmerklized, and a few ipfs:// test schemas).
+ */
+import { readFileSync } from 'node:fs';
+import bundled from './documents/iden3-claim-schema-vocab.json' with { type: 'json' };
+import { DocumentNotAvailableError, ZkpOptionsError } from './errors.js';
+import type { JsonLdDocumentLoader } from './sdk.js';
+
+/** A JSON-LD DocumentLoader that also says which URLs it can serve (used to check scenarios at create time). */
+export type OfflineDocumentLoader = JsonLdDocumentLoader & {
+  has(url: string): boolean;
+  readonly urls: readonly string[];
+};
+
+export interface DocumentLoaderOptions {
+  /** More documents, URL -> JSON document; they win over the bundled ones with the same URL. */
+  documents?: Readonly<Record<string, unknown>>;
+  /** Serve the bundled documents (default true). */
+  includeBundled?: boolean;
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** The documents that ship with the service, URL -> document. */
+export const bundledDocuments: Readonly<Record<string, unknown>> = bundled as Record<string, unknown>;
+
+export function createDocumentLoader(options: DocumentLoaderOptions = {}): OfflineDocumentLoader {
+  const map = new Map<string, string>();
+  const add = (docs: Readonly<Record<string, unknown>>) => {
+    for (const [url, doc] of Object.entries(docs)) {
+      if (!isRecord(doc) && !Array.isArray(doc)) throw new ZkpOptionsError(`JSON-LD document ${url} must be a JSON object`);
+      // Stored as text and parsed on every load: no caller can change what the next one reads.
+      map.set(url, JSON.stringify(doc));
+    }
+  };
+  if (options.includeBundled !== false) add(bundledDocuments);
+  if (options.documents) add(options.documents);
+  const urls = Object.freeze([...map.keys()]);
+  const loader = (async (url: string) => {
+    const text = typeof url === 'string' ? map.get(url) : undefined;
+    if (text === undefined) throw new DocumentNotAvailableError(String(url));
+    return { contextUrl: null, documentUrl: url, document: JSON.parse(text) };
+  }) as OfflineDocumentLoader;
+  Object.defineProperty(loader, 'has', { value: (url: string) => map.has(url) });
+  Object.defineProperty(loader, 'urls', { value: urls });
+  return loader;
+}
+
+/**
+ * Reads an operator-provided documents file (ZKP_JSONLD_DOCUMENTS_FILE): one JSON object mapping URL -> document,
+ * the same shape as the bundled file. Throws ZkpOptionsError when it cannot be read or has the wrong shape.
+ */
+export function readDocumentsFile(path: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new ZkpOptionsError(`cannot read the JSON-LD documents file ${path}: ${(e as Error).message}`);
+  }
+  if (!isRecord(parsed)) throw new ZkpOptionsError(`the JSON-LD documents file ${path} must hold one JSON object: URL -> document`);
+  for (const [url, doc] of Object.entries(parsed)) {
+    if (!isRecord(doc) && !Array.isArray(doc)) {
+      throw new ZkpOptionsError(`the JSON-LD documents file ${path}: the document of ${url} is not a JSON object`);
+    }
+  }
+  return parsed;
+}

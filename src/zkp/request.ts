@@ -1,0 +1,218 @@
+/**
+ * buildAuthorizationRequest: an OffChainZKP scenario's query configurations -> the iden3comm authorization request
+ * the wallet answers (made with js-iden3-auth), and the PendingAuthorization the verifier needs to check the answer.
+ * Pure apart from the random thread id (pass `thid` and `now` to make it deterministic).
+ */
+import { randomUUID } from 'node:crypto';
+import { auth } from '@iden3/js-iden3-auth';
+import { DID } from './sdk.js';
+import { ZkpOptionsError, ZkpQueryError } from './errors.js';
+import {
+  DEFAULT_ZKP_CIRCUIT_ID, ZKP_CIRCUIT_IDS, circuitOf, contextOf, toIden3Query, validateZkpQueries,
+  type ZkpCircuitId, type ZkpQuery, type ZkpQueryConfiguration, type ZkpQueryOptions,
+} from './queries.js';
+
+export const AUTHORIZATION_REQUEST_TYPE = 'https://iden3-communication.io/authorization/1.0/request';
+export const AUTHORIZATION_RESPONSE_TYPE = 'https://iden3-communication.io/authorization/1.0/response';
+export const PLAIN_MEDIA_TYPE = 'application/iden3comm-plain-json';
+export const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
+/** What the wallet may answer with: a JWZ token proved with the authV2 or authV3 circuit. */
+export const DEFAULT_ACCEPT = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2,authV3;alg=groth16'] as const;
+export const DEFAULT_REQUEST_TTL_MS = 10 * 60_000;
+
+/** One scope entry of the request (iden3comm ZeroKnowledgeProofRequest as this service makes it). */
+export interface ZkpScopeEntry {
+  id: number;
+  circuitId: ZkpCircuitId;
+  query: {
+    allowedIssuers: string[];
+    context: string;
+    type: string;
+    credentialSubject?: Record<string, Record<string, unknown>>;
+  };
+}
+
+/** The iden3comm authorization request message (JSON: send it to the wallet as is, e.g. in a QR code or deep link). */
+export interface AuthorizationRequest {
+  id: string;
+  thid: string;
+  typ: string;
+  type: string;
+  from: string;
+  body: {
+    accept?: string[];
+    reason?: string;
+    message?: string;
+    callbackUrl: string;
+    scope: ZkpScopeEntry[];
+  };
+  created_time?: number;
+  expires_time?: number;
+}
+
+/** What one rule (query configuration) asks for. */
+export interface PendingRule {
+  /** The query configuration id (objectId of its execution result). */
+  objectId: string;
+  requestId: number;
+  circuitId: ZkpCircuitId;
+}
+
+/**
+ * Everything the verifier needs to check the wallet's answer to one execution's request. Plain JSON: persist it with
+ * the execution and hand it back to verifyAuthorizationResponse. The thread id binds the answer to this request:
+ * a JWZ answer signs it, so an answer to another request (another execution) is refused.
+ */
+export interface PendingAuthorization {
+  thid: string;
+  verifierDid: string;
+  /** Epoch seconds. */
+  createdAt: number;
+  /** Epoch seconds; answers after it are refused (RequestExpiredError). */
+  expiresAt: number;
+  rules: PendingRule[];
+  request: AuthorizationRequest;
+}
+
+export interface AuthorizationRequestOptions extends ZkpQueryOptions {
+  /** Where the wallet POSTs its answer (a URL of this service; include the execution id in it). */
+  callbackUrl: string;
+  /** The verifier's DID: the request's `from`, the answer's `to` (env ZKP_VERIFIER_DID). */
+  verifierDid: string;
+  /** Shown by the wallet (default "Compliance check"); e.g. the scenario name. */
+  reason?: string;
+  /** Optional message the wallet signs in its answer. */
+  message?: string;
+  /**
+   * Issuers whose credentials are accepted: DIDs (canonical form, e.g. did:polygonid:polygon:amoy:2q...), or '*' for
+   * any (the default). A function gets each query, for per-credential-type trust lists.
+   */
+  allowedIssuers?: readonly string[] | ((query: ZkpQuery) => readonly string[]);
+  /** Circuit of queries that name none (env ZKP_DEFAULT_CIRCUIT_ID, default credentialAtomicQuerySigV2). */
+  defaultCircuitId?: ZkpCircuitId;
+  /** Lifetime of the request in ms (env ZKP_REQUEST_TTL_SECONDS, default 600 s). */
+  ttlMs?: number;
+  /** Epoch ms (default Date.now()). */
+  now?: number;
+  /** Thread id (default a random UUID). */
+  thid?: string;
+  /** iden3comm accept profiles (default DEFAULT_ACCEPT); null leaves the field out. */
+  accept?: readonly string[] | null;
+}
+
+export interface BuiltAuthorizationRequest {
+  /** Send to the wallet. */
+  request: AuthorizationRequest;
+  /** Keep with the execution (contains `request`). */
+  pending: PendingAuthorization;
+}
+
+/**
+ * True when `did` is an iden3 identity DID (did:iden3, did:polygonid, ...: it round-trips through its iden3 id)
+ * written canonically (the verifier compares DID strings).
+ */
+export function isCanonicalIden3Did(did: string): boolean {
+  try {
+    return DID.parseFromId(DID.idFromDID(DID.parse(did))).string() === did;
+  } catch {
+    return false;
+  }
+}
+
+/** True when `did` parses as a DID and is written canonically (the verifier's own DID: any method iden3 parses). */
+export function isCanonicalDid(did: string): boolean {
+  try {
+    return DID.parse(did).string() === did;
+  } catch {
+    return false;
+  }
+}
+
+function checkIssuers(issuers: readonly string[], where: string): string[] {
+  if (!Array.isArray(issuers) || issuers.length === 0) {
+    throw new ZkpOptionsError(`${where}: allowedIssuers must hold '*' or at least one issuer DID (an empty list accepts no proof)`);
+  }
+  for (const issuer of issuers) {
+    if (issuer !== '*' && (typeof issuer !== 'string' || !isCanonicalIden3Did(issuer))) {
+      throw new ZkpOptionsError(`${where}: allowedIssuers entry ${JSON.stringify(issuer)} is not '*' nor an iden3 DID in canonical form`);
+    }
+  }
+  return issuers.includes('*') ? ['*'] : [...new Set(issuers)];
+}
+
+export function buildAuthorizationRequest(
+  queryConfigurations: readonly ZkpQueryConfiguration[],
+  options: AuthorizationRequestOptions,
+): BuiltAuthorizationRequest {
+  const problems = validateZkpQueries(queryConfigurations, options);
+  if (problems.length > 0) throw new ZkpQueryError(problems);
+  if (queryConfigurations.length === 0) {
+    throw new ZkpQueryError([{ pointer: options.basePointer ?? '/queryConfigurations', message: 'an OffChainZKP scenario needs at least one query configuration' }]);
+  }
+
+  let callback: URL;
+  try {
+    callback = new URL(options.callbackUrl);
+  } catch {
+    throw new ZkpOptionsError(`callbackUrl ${JSON.stringify(options.callbackUrl)} is not an absolute URL`);
+  }
+  if (callback.protocol !== 'https:' && callback.protocol !== 'http:') throw new ZkpOptionsError('callbackUrl must be an http(s) URL');
+  if (typeof options.verifierDid !== 'string' || !isCanonicalDid(options.verifierDid)) {
+    throw new ZkpOptionsError(`verifierDid ${JSON.stringify(options.verifierDid)} is not a DID in canonical form (ZKP_VERIFIER_DID)`);
+  }
+  const defaultCircuit = options.defaultCircuitId ?? DEFAULT_ZKP_CIRCUIT_ID;
+  if (!(ZKP_CIRCUIT_IDS as readonly string[]).includes(defaultCircuit)) {
+    throw new ZkpOptionsError(`defaultCircuitId must be one of ${ZKP_CIRCUIT_IDS.join(', ')}`);
+  }
+  const ttlMs = options.ttlMs ?? DEFAULT_REQUEST_TTL_MS;
+  if (!Number.isFinite(ttlMs) || ttlMs < 1000) throw new ZkpOptionsError('ttlMs must be at least 1000 (one second)');
+  const now = options.now ?? Date.now();
+  const thid = options.thid ?? randomUUID();
+  if (typeof thid !== 'string' || thid.length === 0 || thid.length > 128) throw new ZkpOptionsError('thid must be a string of 1 to 128 characters');
+
+  const scope: ZkpScopeEntry[] = [];
+  const rules: PendingRule[] = [];
+  queryConfigurations.forEach(({ id, query }, i) => {
+    const context = contextOf(query, options.contexts) as string; // present: validateZkpQueries checked it
+    const issuers = typeof options.allowedIssuers === 'function'
+      ? checkIssuers(options.allowedIssuers(query), `query configuration ${i}`)
+      : checkIssuers(options.allowedIssuers ?? ['*'], 'options');
+    const circuitId = circuitOf(query, defaultCircuit);
+    const requestId = query.requestId as number;
+    scope.push({ id: requestId, circuitId, query: toIden3Query(query, context, issuers) });
+    rules.push({ objectId: id, requestId, circuitId });
+  });
+
+  const createdAt = Math.floor(now / 1000);
+  const expiresAt = Math.floor((now + ttlMs) / 1000);
+  const accept = options.accept === undefined ? [...DEFAULT_ACCEPT] : options.accept === null ? undefined : [...options.accept];
+  const made = auth.createAuthorizationRequestWithMessage(
+    options.reason ?? 'Compliance check',
+    options.message,
+    options.verifierDid,
+    callback.href,
+    { scope: scope as never, expires_time: new Date(expiresAt * 1000), accept },
+  );
+  const request: AuthorizationRequest = {
+    id: thid,
+    thid,
+    typ: made.typ ?? PLAIN_MEDIA_TYPE,
+    type: made.type,
+    from: made.from,
+    body: {
+      ...(accept ? { accept } : {}),
+      reason: made.body.reason,
+      ...(made.body.message !== undefined ? { message: made.body.message } : {}),
+      callbackUrl: made.body.callbackUrl,
+      scope,
+    },
+    created_time: createdAt,
+    expires_time: expiresAt,
+  };
+  // JSON round trip: no undefined fields, nothing shared with the caller's objects.
+  const frozen = JSON.parse(JSON.stringify(request)) as AuthorizationRequest;
+  return {
+    request: frozen,
+    pending: { thid, verifierDid: options.verifierDid, createdAt, expiresAt, rules, request: JSON.parse(JSON.stringify(request)) },
+  };
+}

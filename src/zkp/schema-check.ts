@@ -1,0 +1,66 @@
+/**
+ * The deeper create-time check: each query read against its JSON-LD context (offline), the way the wallet and the
+ * verifier will read it. Catches a credential type the context does not define, an attribute it does not have,
+ * an operator the attribute's datatype does not support ($lt on a string) and values of the wrong datatype.
+ * Async because JSON-LD processing is; run it after validateZkpQueries found nothing.
+ */
+import { parseQueriesMetadata } from './sdk.js';
+import type { FieldProblem } from '../engine/validate.js';
+import { contextOf, toIden3Query, type ZkpQueryConfiguration } from './queries.js';
+import type { OfflineDocumentLoader } from './documents.js';
+
+export interface SchemaCheckOptions {
+  documentLoader: OfflineDocumentLoader;
+  contexts?: Readonly<Record<string, string>>;
+  basePointer?: string;
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** True when one of the context's term definitions is `type`. */
+function definesType(document: unknown, type: string): boolean {
+  const ctx = isRecord(document) ? document['@context'] : undefined;
+  const parts = Array.isArray(ctx) ? ctx : [ctx];
+  return parts.some((p) => isRecord(p) && Object.hasOwn(p, type));
+}
+
+export async function checkZkpQuerySchemas(
+  queryConfigurations: readonly ZkpQueryConfiguration[],
+  options: SchemaCheckOptions,
+): Promise<FieldProblem[]> {
+  const base = options.basePointer ?? '/queryConfigurations';
+  const problems: FieldProblem[] = [];
+  for (const [i, { query }] of queryConfigurations.entries()) {
+    const at = `${base}/${i}/query`;
+    const context = contextOf(query, options.contexts);
+    if (context === undefined) continue; // validateZkpQueries reports it
+    let document: unknown;
+    try {
+      document = (await options.documentLoader(context)).document;
+    } catch {
+      continue; // validateZkpQueries reports it (documents option)
+    }
+    if (!definesType(document, query.type)) {
+      problems.push({ pointer: `${at}/type`, message: `the JSON-LD context ${context} does not define the credential type ${JSON.stringify(query.type)}` });
+      continue;
+    }
+    const { credentialSubject } = toIden3Query(query, context, ['*']);
+    if (!credentialSubject) continue;
+    try {
+      await parseQueriesMetadata(query.type, JSON.stringify(document), credentialSubject, { documentLoader: options.documentLoader });
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      let pointer = `${at}/attribute`;
+      let message = `the attribute ${JSON.stringify(query.attribute)} is not defined for ${query.type} in ${context}`;
+      if (/operator .* is not supported for datatype/.test(msg)) {
+        pointer = `${at}/operator`;
+        message = `${query.operator} cannot be used on ${JSON.stringify(query.attribute)}: ${msg}`;
+      } else if (!/field does not exist|not defined|not found|invalid path|no such/i.test(msg)) {
+        pointer = `${at}/value`;
+        message = `the value does not fit the datatype of ${JSON.stringify(query.attribute)} in ${context}: ${msg.slice(0, 200)}`;
+      }
+      problems.push({ pointer, message });
+    }
+  }
+  return problems;
+}

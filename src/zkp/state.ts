@@ -1,0 +1,114 @@
+/**
+ * Issuer/user state resolution. The verifier asks, for an identity and a state (a Merkle root published on chain),
+ * whether the state is known and still the latest; and for GIST roots (user states, in the JWZ auth proof).
+ * Resolvers are keyed by the chain named inside the DID: "<blockchain>:<network>", e.g. "polygon:amoy",
+ * "polygon:main", "privado:main".
+ */
+import { resolver } from '@iden3/js-iden3-auth';
+import { ZkpOptionsError } from './errors.js';
+
+export type StateResolver = resolver.IStateResolver;
+export type ResolvedState = resolver.ResolvedState;
+/** Chain key ("polygon:amoy") -> resolver. */
+export type StateResolvers = Record<string, StateResolver>;
+
+const LATEST: ResolvedState = Object.freeze({ latest: true, genesis: false, state: null, transitionTimestamp: 0 });
+
+/**
+ * TEST ONLY: a resolver that calls every state and GIST root "latest", on every chain. It makes the verifier trust
+ * any issuer state, so a proof about a credential from a made-up or revoked issuer state would pass; never use it
+ * in production.
+ */
+export function alwaysLatestStateResolvers(): StateResolvers {
+  const r: StateResolver = {
+    resolve: async () => ({ ...LATEST }),
+    rootResolve: async () => ({ ...LATEST }),
+  };
+  return new Proxy({} as StateResolvers, {
+    get: (_target, key) => (typeof key === 'string' ? r : undefined),
+    has: () => true,
+  });
+}
+
+export interface RpcChainConfig {
+  /** JSON-RPC endpoint of the chain (credentials in the URL's user:password are used as basic auth). */
+  rpcUrl: string;
+  /** Address of the iden3 State contract on that chain. */
+  contractAddress: string;
+}
+
+export interface RpcStateCacheOptions {
+  /** How long a "latest" answer is trusted, ms (default 30 min: a state can be replaced at any time). */
+  latestTtlMs?: number;
+  /** How long a "replaced" answer is kept, ms (default 1 h). */
+  replacedTtlMs?: number;
+  /** Entries per cache (default 10 000). */
+  maxSize?: number;
+}
+
+const CHAIN_KEY = /^[a-z0-9_-]+:[a-z0-9_-]+$/;
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * Production resolvers: one js-iden3-auth EthStateResolver per chain (reads the State contract over JSON-RPC, with
+ * an in-memory cache; "latest" answers expire sooner than "replaced" ones).
+ */
+export function createRpcStateResolvers(
+  chains: Readonly<Record<string, RpcChainConfig>>,
+  cache: RpcStateCacheOptions = {},
+): StateResolvers {
+  const out: StateResolvers = {};
+  for (const [chain, cfg] of Object.entries(chains)) {
+    checkChain(chain, cfg);
+    const ttl = {
+      notReplacedTtl: cache.latestTtlMs ?? 30 * 60_000,
+      replacedTtl: cache.replacedTtlMs ?? 60 * 60_000,
+      maxSize: cache.maxSize ?? 10_000,
+    };
+    out[chain] = new resolver.EthStateResolver(cfg.rpcUrl, cfg.contractAddress, {
+      stateCacheOptions: ttl,
+      rootCacheOptions: ttl,
+    });
+  }
+  return out;
+}
+
+function checkChain(chain: string, cfg: RpcChainConfig | undefined): void {
+  if (!CHAIN_KEY.test(chain)) throw new ZkpOptionsError(`state resolver chain ${JSON.stringify(chain)} must look like "polygon:amoy"`);
+  if (typeof cfg !== 'object' || cfg === null) throw new ZkpOptionsError(`state resolver ${chain}: expected {"rpcUrl", "contractAddress"}`);
+  let url: URL;
+  try {
+    url = new URL(cfg.rpcUrl);
+  } catch {
+    throw new ZkpOptionsError(`state resolver ${chain}: rpcUrl is not an absolute URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ZkpOptionsError(`state resolver ${chain}: rpcUrl must be http(s)`);
+  if (typeof cfg.contractAddress !== 'string' || !EVM_ADDRESS.test(cfg.contractAddress)) {
+    throw new ZkpOptionsError(`state resolver ${chain}: contractAddress must be 0x followed by 40 hex digits`);
+  }
+}
+
+/**
+ * Parses ZKP_STATE_RESOLVERS: a JSON object chain -> {rpcUrl, contractAddress}, e.g.
+ * {"polygon:amoy":{"rpcUrl":"https://rpc-amoy.polygon.technology","contractAddress":"0x1a4cC30f2aA0377b0c3bc9848766D90cb4404124"}}.
+ * Empty/absent -> {} (no chain: every proof then fails with "no state resolver for chain ...").
+ */
+export function parseStateResolversConfig(value: string | undefined): Record<string, RpcChainConfig> {
+  if (value === undefined || value.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new ZkpOptionsError('ZKP_STATE_RESOLVERS must be a JSON object: {"<chain>": {"rpcUrl": "...", "contractAddress": "0x..."}}');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ZkpOptionsError('ZKP_STATE_RESOLVERS must be a JSON object: {"<chain>": {"rpcUrl": "...", "contractAddress": "0x..."}}');
+  }
+  const out: Record<string, RpcChainConfig> = {};
+  for (const [chain, cfg] of Object.entries(parsed as Record<string, unknown>)) {
+    checkChain(chain, cfg as RpcChainConfig);
+    const { rpcUrl, contractAddress } = cfg as RpcChainConfig;
+    out[chain] = { rpcUrl, contractAddress };
+  }
+  return out;
+}

@@ -1,0 +1,76 @@
+/** The public iden3 test vector of ../shared/fixtures/iden3 (read-only), and helpers shaping it. */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import type { ZkpQueryConfiguration } from '../../src/zkp/index.js';
+
+const dir = fileURLToPath(new URL('../../../shared/fixtures/iden3/', import.meta.url));
+const read = (name: string): unknown => JSON.parse(readFileSync(dir + name, 'utf8'));
+
+export interface FixtureRequest {
+  reason: string;
+  message: string;
+  sender: string;
+  callbackUrl: string;
+  thid: string;
+  scope: Array<{ id: number; circuitId: string; query: Record<string, unknown> }>;
+}
+export interface FixtureProof {
+  id: number;
+  circuitId: string;
+  proof: { pi_a: string[]; pi_b: string[][]; pi_c: string[]; protocol: string };
+  pub_signals: string[];
+}
+export interface FixtureResponse {
+  userId: string;
+  sender: string;
+  proof: FixtureProof;
+}
+
+export const fixtureRequest = read('auth-request-mtp-v2.json') as FixtureRequest;
+export const fixtureResponse = read('auth-response-mtp-v2.json') as FixtureResponse;
+
+export const KYC_V3 = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld';
+export const VERIFIER_DID = fixtureRequest.sender;
+export const USER_DID = fixtureResponse.userId;
+/** 2023-03-20T14:37:18Z: the proof's timestamp signal. */
+/** The issuer of the fixture's credential (issuerID public signal). */
+export const ISSUER_DID = 'did:polygonid:polygon:mumbai:2qJ689kpoJxcSzB5sAFJtPsSBSrHF5dq722BHMqURL';
+export const PROOF_TIME_MS = 1679323038 * 1000;
+
+/** The query configuration the fixture request was made from (request id 23, MTP V2, kyc-v3). */
+export const fixtureConfiguration = (over: Partial<ZkpQueryConfiguration['query']> = {}): ZkpQueryConfiguration => ({
+  id: 'q-residence',
+  query: {
+    type: 'KYCCountryOfResidenceCredential',
+    requestId: 23,
+    attribute: 'countryCode',
+    operator: '$nin',
+    value: [840, 120, 340, 509],
+    context: KYC_V3,
+    circuitId: 'credentialAtomicQueryMTPV2',
+    ...over,
+  },
+});
+
+/**
+ * The fixture's answer is the wallet's proof only ({userId, sender, proof}), not a JWZ token: the JWZ envelope needs
+ * an authV2 proof over the whole message, made with the holder's keys and the authV2 proving key, neither of which
+ * is available offline. So it is wrapped into the plain iden3comm authorization response the proof belongs to.
+ */
+export function plainResponse(options: { thid?: string; proof?: FixtureProof; from?: string; to?: string; message?: string | null } = {}): string {
+  return JSON.stringify({
+    id: randomUUID(),
+    typ: 'application/iden3comm-plain-json',
+    type: 'https://iden3-communication.io/authorization/1.0/response',
+    thid: options.thid ?? fixtureRequest.thid,
+    from: options.from ?? fixtureResponse.userId,
+    to: options.to ?? fixtureResponse.sender,
+    body: {
+      ...(options.message === null ? {} : { message: options.message ?? fixtureRequest.message }),
+      scope: [options.proof ?? fixtureResponse.proof],
+    },
+  });
+}
+
+export const cloneProof = (): FixtureProof => structuredClone(fixtureResponse.proof);
