@@ -1,0 +1,26 @@
+/**
+ * Reading OnChainZKP verification from the chain. Wire-up sketch:
+ *
+ * ```ts
+ * const settings = chainSettingsFromEnv(process.env);          // throws ChainConfigError
+ * const reader = ChainReader.fromSettings(settings);            // one per process; hand it to buildApp
+ * const outcomes = await evaluateOnChainRules(reader, {         // in execute, for OnChainZKP scenarios
+ *   queryConfigurations, smartContractDeployments, address, chain: addressObject?.chain,
+ * });
+ * ```
+ */
+export {
+  chainSettingsFromEnv, parseChainRpcUrls, parseChainRef, redactRpcUrl, ChainConfigError, CHAIN_DEFAULTS,
+  type ChainEndpoint, type ChainSettings, type MulticallMode,
+} from './config.js';
+export {
+  ChainReader, isProofStatusError,
+  type ChainReaderOptions, type ChainReaderStats, type ChainErrorCode, type ProofStatusEntry, type ProofStatusError,
+  type ProofStatusRead, type ProofStatusReader, type ReadProofStatusesRequest, type RequestId,
+} from './reader.js';
+export {
+  resolveVerifierTarget, ruleOutcomes, requestIdsOf, deploymentChain,
+  type OnChainRuleOutcome, type OnChainStatus, type VerifierTarget, type TargetOptions,
+} from './outcomes.js';
+export { evaluateOnChainRules, type OnChainInput } from './evaluate.js';
+export { VERIFIER_METHODS, MULTICALL3_ADDRESS, verifierAbi, type VerifierMethod } from './abi.js';

@@ -1,0 +1,158 @@
+/**
+ * OnChainZKP rule outcomes, pure: which deployment a scenario is verified against, and what each query configuration
+ * answers given the proof statuses read from that deployment's verifier contract.
+ *
+ * | status      | when |
+ * |-------------|------|
+ * | `valid`     | the verifier reports the address's proof for the rule's requestId as verified |
+ * | `not-valid` | the verifier answered and the proof is not verified (never submitted, or not by this address); also when the address is not an EVM address |
+ * | `error`     | could not be decided: no usable deployment, the deployment's chain has no RPC endpoint, the chain did not answer in time, the verifier is no verifier, the rule has no requestId, or the requestId is unknown to the verifier |
+ *
+ * `error` is never a pass (`is_valid` false). Each outcome also carries `scenarioVerifierAddress`, `chain`,
+ * `blockNumber` (the block read, null when nothing was read) and `txHash` when the proof's submission was found.
+ */
+import type { QueryConfiguration } from '../schemas/scenario.js';
+import { deploymentBlock, isUsableDeployment, unusableDeploymentReason, type SmartContractDeployment } from '../domain/deployments.js';
+import { parseChainRef } from './config.js';
+import { isProofStatusError, type ProofStatusEntry, type RequestId } from './reader.js';
+
+export type OnChainStatus = 'valid' | 'not-valid' | 'error';
+
+export interface OnChainRuleOutcome {
+  /** The query configuration id (objectId of the execution result). */
+  objectId: string;
+  requestId: number | null;
+  status: OnChainStatus;
+  is_valid: boolean;
+  /** Empty when valid. */
+  reasons: string[];
+  txHash?: string;
+  scenarioVerifierAddress: string | null;
+  /** CAIP-2 chain of the verifier, null when none could be chosen. */
+  chain: string | null;
+  /** Block the status was read at, null when nothing was read. */
+  blockNumber: number | null;
+}
+
+/** The verifier contract a scenario is checked against, or why there is none. */
+export type VerifierTarget =
+  | { ok: true; chain: string; address: string; deploymentId: string; fromBlock?: number }
+  | { ok: false; reasons: string[]; chain: string | null; address: string | null };
+
+export interface TargetOptions {
+  /** Whether an RPC endpoint is configured for a chain (a ChainReader answers this). */
+  hasChain(chain: string): boolean;
+  /** Chain of deployments that name none (CHAIN_DEFAULT). */
+  defaultChain?: string;
+  /** The chain the caller named (the execute request's `address.chain`): a usable deployment there is preferred. */
+  preferChain?: string;
+}
+
+/**
+ * The chain a deployment lives on: its `chain` field (CAIP-2, proposed schema addition) or else the default chain.
+ * Undefined when neither says; null when the field is present but not an `eip155:<id>` reference.
+ */
+export function deploymentChain(d: SmartContractDeployment, defaultChain?: string): string | null | undefined {
+  const own = (d as { chain?: unknown }).chain;
+  if (own !== undefined && own !== null) return parseChainRef(own)?.chain ?? null;
+  return defaultChain === undefined ? undefined : parseChainRef(defaultChain)?.chain;
+}
+
+/**
+ * Picks the verifier deployment: among the usable deployments (status Deployed, EVM address), the last one listed
+ * on the preferred chain if any, else the last one listed (a redeployment is appended, the old one Deprecated).
+ */
+export function resolveVerifierTarget(deployments: readonly SmartContractDeployment[] | null | undefined, options: TargetOptions): VerifierTarget {
+  const list = Array.isArray(deployments) ? deployments.filter((d) => d !== null && typeof d === 'object') : [];
+  const usable = list.filter(isUsableDeployment);
+  if (usable.length === 0) {
+    const reasons = ['the scenario has no usable smart contract deployment (one with status Deployed and a contract address)'];
+    if (list.length === 0) reasons.push('smartContractDeployments is empty');
+    for (const d of list.slice(0, 5)) reasons.push(unusableDeploymentReason(d) as string);
+    if (list.length > 5) reasons.push(`and ${list.length - 5} more deployments`);
+    return { ok: false, reasons, chain: null, address: null };
+  }
+  const prefer = options.preferChain === undefined ? undefined : parseChainRef(options.preferChain)?.chain;
+  let chosen = usable[usable.length - 1];
+  if (prefer !== undefined) {
+    for (let i = usable.length - 1; i >= 0; i--) {
+      if (deploymentChain(usable[i], options.defaultChain) === prefer) {
+        chosen = usable[i];
+        break;
+      }
+    }
+  }
+  const address = chosen.address;
+  const chain = deploymentChain(chosen, options.defaultChain);
+  const name = `deployment "${chosen.id}"`;
+  if (chain === null) {
+    return { ok: false, reasons: [`${name} names a chain that is not an EVM CAIP-2 reference (eip155:<chain id>)`], chain: null, address };
+  }
+  if (chain === undefined) {
+    return { ok: false, reasons: [`${name} names no chain and no default chain is configured (CHAIN_DEFAULT)`], chain: null, address };
+  }
+  if (!options.hasChain(chain)) {
+    return { ok: false, reasons: [`no RPC endpoint is configured for chain ${chain}, where ${name} lives (CHAIN_RPC_URLS)`], chain, address };
+  }
+  const fromBlock = deploymentBlock(chosen);
+  return fromBlock === undefined
+    ? { ok: true, chain, address, deploymentId: chosen.id }
+    : { ok: true, chain, address, deploymentId: chosen.id, fromBlock };
+}
+
+const asNumber = (b: bigint | undefined): number | null => (b === undefined ? null : Number(b));
+
+/**
+ * One outcome per query configuration, in order. `statuses` are the entries read for `target` (any order; matched
+ * by requestId). Pure and total: a missing status is an `error` outcome.
+ */
+export function ruleOutcomes(
+  queryConfigurations: readonly QueryConfiguration[],
+  target: VerifierTarget,
+  sender: string,
+  statuses: readonly ProofStatusEntry[],
+): OnChainRuleOutcome[] {
+  const byId = new Map<string, ProofStatusEntry>();
+  for (const s of statuses) byId.set(String(s.requestId), s);
+  const address = target.address;
+  const chain = target.chain;
+  return queryConfigurations.map((qc): OnChainRuleOutcome => {
+    const requestId = typeof qc.query?.requestId === 'number' ? qc.query.requestId : null;
+    const base = { objectId: qc.id, requestId, scenarioVerifierAddress: address, chain };
+    const error = (reasons: string[], blockNumber: number | null = null): OnChainRuleOutcome =>
+      ({ ...base, status: 'error', is_valid: false, reasons, blockNumber });
+    if (requestId === null) return error(['the query configuration has no requestId, so there is no on-chain proof to look up']);
+    if (!target.ok) return error(target.reasons.slice());
+    const s = byId.get(String(requestId));
+    if (s === undefined) return error([`the proof status of request ${requestId} was not read`]);
+    if (isProofStatusError(s)) {
+      const why = s.code === 'request-not-found'
+        ? `request ${requestId} is not set on verifier ${target.address} (${target.chain}): the scenario's requestId does not match the contract`
+        : `could not read the proof status of request ${requestId} from verifier ${target.address} (${target.chain}): ${s.error}`;
+      return error([why], asNumber(s.blockNumber));
+    }
+    const blockNumber = asNumber(s.blockNumber);
+    if (s.verified) {
+      const valid: OnChainRuleOutcome = { ...base, status: 'valid', is_valid: true, reasons: [], blockNumber };
+      if (s.txHash !== undefined) valid.txHash = s.txHash;
+      return valid;
+    }
+    return {
+      ...base,
+      status: 'not-valid',
+      is_valid: false,
+      reasons: [`verifier ${target.address} (${target.chain}) holds no verified proof of request ${requestId} from ${sender} at block ${s.blockNumber}`],
+      blockNumber,
+    };
+  });
+}
+
+/** The distinct requestIds of the query configurations, in first-seen order. */
+export function requestIdsOf(queryConfigurations: readonly QueryConfiguration[]): RequestId[] {
+  const seen = new Set<number>();
+  for (const qc of queryConfigurations) {
+    const id = qc.query?.requestId;
+    if (typeof id === 'number' && !seen.has(id)) seen.add(id);
+  }
+  return [...seen];
+}

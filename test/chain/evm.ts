@@ -1,0 +1,155 @@
+/**
+ * A real local EVM for the chain tests: Hardhat 2's in-process EDR network, served over HTTP on 127.0.0.1 (random
+ * free port) by Hardhat's own JSON-RPC server, and the test contracts compiled with the solc package's bundled
+ * compiler (solc-js, no download). Setup transactions go through the in-process provider, so they keep working
+ * while the HTTP server is stopped.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import {
+  createPublicClient, createWalletClient, custom, type Abi, type Address, type EIP1193Provider, type Hash, type Hex,
+} from 'viem';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+export interface Artifact {
+  abi: Abi;
+  bytecode: Hex;
+}
+
+let compiled: Record<string, Artifact> | undefined;
+
+/** Compiles every .sol file of test/chain/contracts once per process (solc-js, bundled compiler). */
+export function compileContracts(): Record<string, Artifact> {
+  if (compiled) return compiled;
+  const solc = require('solc') as { compile(input: string): string };
+  const dir = path.join(here, 'contracts');
+  const sources: Record<string, { content: string }> = {};
+  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.sol'))) {
+    sources[f] = { content: fs.readFileSync(path.join(dir, f), 'utf8') };
+  }
+  const input = {
+    language: 'Solidity',
+    sources,
+    settings: {
+      optimizer: { enabled: false }, // compiles twice as fast; gas does not matter here
+      evmVersion: 'cancun',
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
+    errors?: { severity: string; formattedMessage: string }[];
+    contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+  };
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
+  const out: Record<string, Artifact> = {};
+  for (const file of Object.values(output.contracts)) {
+    for (const [name, c] of Object.entries(file)) out[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
+  }
+  compiled = out;
+  return out;
+}
+
+export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
+
+interface JsonRpcServerLike {
+  listen(): Promise<{ address: string; port: number }>;
+  close(): Promise<void>;
+}
+
+export interface LocalChain {
+  readonly chainId: number;
+  /** CAIP-2 reference of the chain, eip155:31337. */
+  readonly chain: string;
+  /** http://127.0.0.1:<port> while the server runs (the same port across stop/start). */
+  readonly url: string;
+  readonly accounts: readonly Address[];
+  readonly artifacts: Record<string, Artifact>;
+  deploy(name: string, from?: Address): Promise<Address>;
+  /** Sends a transaction (mined at once) and answers its hash and block number. */
+  write(to: Address, name: string, functionName: string, args: readonly unknown[], from?: Address): Promise<{ hash: Hash; blockNumber: bigint }>;
+  blockNumber(): Promise<bigint>;
+  mine(blocks?: number): Promise<void>;
+  installMulticall3(): Promise<void>;
+  removeMulticall3(): Promise<void>;
+  /** Stops the HTTP server (the chain keeps its state). */
+  stop(): Promise<void>;
+  /** Starts the HTTP server again on the same port. */
+  start(): Promise<void>;
+}
+
+export async function startLocalChain(): Promise<LocalChain> {
+  process.env.HARDHAT_CONFIG ??= path.join(here, 'hardhat.config.cjs');
+  const hre = require('hardhat') as { network: { provider: EIP1193Provider } };
+  const { JsonRpcServer } = require('hardhat/internal/hardhat-network/jsonrpc/server') as {
+    JsonRpcServer: new (config: { hostname: string; port: number; provider: EIP1193Provider }) => JsonRpcServerLike;
+  };
+  const provider = hre.network.provider;
+  const artifacts = compileContracts();
+  const transport = custom(provider);
+  const publicClient = createPublicClient({ transport });
+  const accounts = (await provider.request({ method: 'eth_accounts' })) as Address[];
+  const wallet = createWalletClient({ transport, account: accounts[0] });
+  const chainId = Number(await publicClient.getChainId());
+
+  let server: JsonRpcServerLike | undefined;
+  let port = 0;
+  const start = async () => {
+    if (server) return;
+    const s = new JsonRpcServer({ hostname: '127.0.0.1', port, provider });
+    port = (await s.listen()).port;
+    server = s;
+  };
+  await start();
+
+  const receipt = async (hash: Hash) => {
+    const r = await publicClient.getTransactionReceipt({ hash });
+    if (r.status !== 'success') throw new Error(`transaction ${hash} reverted`);
+    return r;
+  };
+
+  const chain: LocalChain = {
+    chainId,
+    chain: `eip155:${chainId}`,
+    get url() {
+      return `http://127.0.0.1:${port}`;
+    },
+    accounts,
+    artifacts,
+    async deploy(name, from = accounts[0]) {
+      const a = artifacts[name];
+      if (!a) throw new Error(`no contract ${name}`);
+      const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, account: from, chain: null });
+      const r = await receipt(hash);
+      return r.contractAddress as Address;
+    },
+    async write(to, name, functionName, args, from = accounts[0]) {
+      const hash = await wallet.writeContract({ address: to, abi: artifacts[name].abi, functionName, args, account: from, chain: null });
+      const r = await receipt(hash);
+      return { hash, blockNumber: r.blockNumber };
+    },
+    blockNumber: () => publicClient.getBlockNumber({ cacheTime: 0 }),
+    async mine(blocks = 1) {
+      await provider.request({ method: 'hardhat_mine', params: [`0x${blocks.toString(16)}`] } as never);
+    },
+    async installMulticall3() {
+      const deployed = await chain.deploy('TestMulticall3');
+      const code = await publicClient.getCode({ address: deployed });
+      await provider.request({ method: 'hardhat_setCode', params: [MULTICALL3_ADDRESS, code] } as never);
+    },
+    async removeMulticall3() {
+      await provider.request({ method: 'hardhat_setCode', params: [MULTICALL3_ADDRESS, '0x'] } as never);
+    },
+    async stop() {
+      const s = server;
+      server = undefined;
+      await s?.close();
+    },
+    start,
+  };
+  return chain;
+}

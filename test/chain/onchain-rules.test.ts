@@ -1,0 +1,146 @@
+/**
+ * evaluateOnChainRules end to end against a real EVM: a scenario's deployments and query configurations in, one
+ * outcome per query configuration out.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Address } from 'viem';
+import { ChainReader, evaluateOnChainRules, type OnChainInput } from '../../src/chain/index.js';
+import type { SmartContractDeployment } from '../../src/domain/deployments.js';
+import type { QueryConfiguration } from '../../src/schemas/scenario.js';
+import { startLocalChain, type LocalChain } from './evm.js';
+
+let chain: LocalChain;
+let alice: Address;
+let bob: Address;
+let verifier: Address;
+let submission: { hash: string; blockNumber: bigint };
+let deployBlock: bigint;
+let reader: ChainReader;
+
+const queryConfigurations: QueryConfiguration[] = [
+  { id: 'kyc', query: { type: 'IDInformation', requestId: 1, attribute: 'reviewAnswer', value: 'GREEN', operator: '$eq' } },
+  { id: 'age', query: { type: 'IDInformation', requestId: 2, attribute: 'personalData.age', value: 18, operator: '$gt' } },
+  { id: 'unknown-request', query: { type: 'IDInformation', requestId: 77, operator: '$noop' } },
+  { id: 'no-request', query: { type: 'IDInformation', operator: '$noop' } },
+  { id: 'kyc-again', query: { type: 'ProofOfResidence', requestId: 1, operator: '$noop' } },
+];
+
+function deployment(overrides: Partial<SmartContractDeployment> & { chain?: string } = {}): SmartContractDeployment {
+  return {
+    id: 'dep-1',
+    contractName: 'ScenarioVerifier',
+    status: 'Deployed',
+    address: verifier,
+    chain: chain.chain,
+    transactions: [{ id: 'tx-1', actionName: 'ScenarioDeploy', status: 'TxConfirmed', txHash: '0x01', blockNumber: Number(deployBlock) }],
+    ...overrides,
+  } as SmartContractDeployment;
+}
+
+const input = (overrides: Partial<OnChainInput> = {}): OnChainInput => ({
+  queryConfigurations,
+  smartContractDeployments: [deployment()],
+  address: alice,
+  ...overrides,
+});
+
+beforeAll(async () => {
+  chain = await startLocalChain();
+  [, alice, bob] = chain.accounts as Address[];
+  verifier = await chain.deploy('TestUniversalVerifier');
+  deployBlock = await chain.blockNumber();
+  await chain.write(verifier, 'TestUniversalVerifier', 'setRequest', [1n]);
+  await chain.write(verifier, 'TestUniversalVerifier', 'setRequest', [2n]);
+  submission = await chain.write(verifier, 'TestUniversalVerifier', 'submitResponse', [1n], alice);
+  reader = new ChainReader({ chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], timeoutMs: 2000, errorTtlMs: 0, cacheTtlMs: 0 });
+});
+
+afterAll(async () => {
+  await chain?.stop();
+});
+
+describe('evaluateOnChainRules', () => {
+  it('valid for the address that submitted the proof, with txHash, verifier address and block number', async () => {
+    const head = Number(await chain.blockNumber());
+    const out = await evaluateOnChainRules(reader, input());
+    expect(out.map((o) => [o.objectId, o.status])).toEqual([
+      ['kyc', 'valid'], ['age', 'not-valid'], ['unknown-request', 'error'], ['no-request', 'error'], ['kyc-again', 'valid'],
+    ]);
+    expect(out[0]).toEqual({
+      objectId: 'kyc', requestId: 1, status: 'valid', is_valid: true, reasons: [],
+      txHash: submission.hash, scenarioVerifierAddress: verifier, chain: 'eip155:31337', blockNumber: head,
+    });
+    expect(out[1]).toMatchObject({ is_valid: false, blockNumber: head, scenarioVerifierAddress: verifier });
+    expect(out[1].reasons[0]).toContain('no verified proof of request 2');
+    expect(out[2].reasons[0]).toContain('request 77 is not set on verifier');
+    expect(out[3]).toMatchObject({ requestId: null, blockNumber: null });
+    expect(out[3].reasons[0]).toContain('no requestId');
+    expect(out.every((o) => o.status === 'valid' || o.txHash === undefined)).toBe(true);
+  });
+
+  it('not-valid for another address', async () => {
+    const out = await evaluateOnChainRules(reader, input({ address: bob }));
+    expect(out.slice(0, 2).map((o) => o.status)).toEqual(['not-valid', 'not-valid']);
+    expect(out[0].reasons[0]).toContain(bob);
+  });
+
+  it('not-valid for an address that is not an EVM address', async () => {
+    const out = await evaluateOnChainRules(reader, input({ address: 'tz1VSUr8wwNhLAzempoch5d6hLRiTh8Cjcjb' }));
+    expect(out.every((o) => o.status === 'not-valid' && o.reasons[0].includes('EVM address'))).toBe(true);
+  });
+
+  it('error when the scenario has no usable deployment', async () => {
+    const started = await evaluateOnChainRules(reader, input({
+      smartContractDeployments: [deployment({ status: 'DeploymentStarted', address: null }), deployment({ id: 'dep-2', status: 'Deprecated' })],
+    }));
+    expect(started.every((o) => o.status === 'error' && o.scenarioVerifierAddress === null)).toBe(true);
+    expect(started[0].reasons).toEqual([
+      'the scenario has no usable smart contract deployment (one with status Deployed and a contract address)',
+      'deployment "dep-1" is "DeploymentStarted", not Deployed',
+      'deployment "dep-2" is "Deprecated", not Deployed',
+    ]);
+    const none = await evaluateOnChainRules(reader, input({ smartContractDeployments: [] }));
+    expect(none[0].reasons[1]).toBe('smartContractDeployments is empty');
+  });
+
+  it('error when no RPC is configured for the deployment chain', async () => {
+    const out = await evaluateOnChainRules(reader, input({ smartContractDeployments: [deployment({ chain: 'eip155:80002' })] }));
+    expect(out[0]).toMatchObject({ status: 'error', chain: 'eip155:80002', scenarioVerifierAddress: verifier, blockNumber: null });
+    expect(out[0].reasons[0]).toContain('no RPC endpoint is configured for chain eip155:80002');
+  });
+
+  it('a deployment without chain uses the default chain', async () => {
+    const { chain: _drop, ...noChain } = deployment() as SmartContractDeployment & { chain?: string };
+    const out = await evaluateOnChainRules(reader, input({ smartContractDeployments: [noChain] }));
+    expect(out[0].status).toBe('valid');
+  });
+
+  it('the last usable deployment is used, and one on the caller chain is preferred', async () => {
+    const other = await chain.deploy('TestUniversalVerifier');
+    const deployments = [deployment(), deployment({ id: 'dep-2', address: other })];
+    const out = await evaluateOnChainRules(reader, input({ smartContractDeployments: deployments }));
+    expect(out[0]).toMatchObject({ scenarioVerifierAddress: other, status: 'error' }); // request 1 is not set there
+
+    const two = new ChainReader({
+      chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }, { chain: 'eip155:80002', chainId: 80002, url: 'http://127.0.0.1:9/' }],
+      timeoutMs: 2000,
+    });
+    const mixed = [deployment(), deployment({ id: 'dep-2', chain: 'eip155:80002' })];
+    const preferred = await evaluateOnChainRules(two, input({ smartContractDeployments: mixed, chain: 'eip155:31337' }));
+    expect(preferred[0]).toMatchObject({ status: 'valid', chain: 'eip155:31337' });
+  });
+
+  it('error, with a reason, while the node is stopped', async () => {
+    await chain.stop();
+    try {
+      const out = await evaluateOnChainRules(reader, input());
+      expect(out.map((o) => o.status)).toEqual(['error', 'error', 'error', 'error', 'error']);
+      expect(out[0].reasons[0]).toMatch(/could not read the proof status of request 1 .*eip155:31337 is unreachable/);
+      expect(out[0]).toMatchObject({ is_valid: false, scenarioVerifierAddress: verifier, blockNumber: null });
+    } finally {
+      await chain.start();
+    }
+    const back = await evaluateOnChainRules(reader, input());
+    expect(back[0].status).toBe('valid');
+  });
+});
