@@ -10,6 +10,7 @@ export const ExecutionNotFound = createError<[string]>('SCS_EXECUTION_NOT_FOUND'
 export const ScenarioExists = createError<[string]>('SCS_SCENARIO_EXISTS', 'A scenario with id %s exists already', 409);
 export const PreconditionFailed = createError('SCS_PRECONDITION_FAILED', 'If-Match does not match the current ETag of the scenario', 412);
 export const Unauthorized = createError<[string]>('SCS_UNAUTHORIZED', '%s', 401);
+export const ForbiddenProject = createError<[string]>('SCS_FORBIDDEN_PROJECT', '%s', 403);
 export const Conflict = createError<[string]>('SCS_CONFLICT', '%s', 409);
 
 /** A 400 naming every failing field. */

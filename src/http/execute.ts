@@ -9,6 +9,7 @@ import type { AddressInput } from '../schemas/execution.js';
 import type { Credential } from '../schemas/credential.js';
 import type { Store } from '../store/types.js';
 import { ScenarioNotFound, ValidationFailed } from './errors.js';
+import { canSee } from './tenancy.js';
 
 export interface ExecuteRoutesOptions {
   store: Store;
@@ -51,6 +52,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now }:
       if (!row) throw new ScenarioNotFound(body.scenarioId);
       entry = plans.compile(row);
     }
+    if (!canSee(request.principal, entry.projectId)) throw new ScenarioNotFound(body.scenarioId);
     const at = now();
     const executionId = randomUUID();
     const results = runPlan(entry.plan, { address: address.address, credentials: body.credentials, now: at, executionId });

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { IdString } from '../schemas/common.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { ExecutionNotFound } from './errors.js';
+import { ExecutionNotFound, ScenarioNotFound } from './errors.js';
+import { canSee, projectFilter } from './tenancy.js';
 
 const problems = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Type.Ref('Problem')]));
 
@@ -36,7 +37,8 @@ export async function executionRoutes(app: FastifyInstance, { store }: { store: 
   }, async (request) => {
     const { executionId } = request.params as { executionId: string };
     const record = await store.getExecution(executionId);
-    if (!record) throw new ExecutionNotFound(executionId);
+    // Executions follow their scenario's project.
+    if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
     return view(record);
   });
 
@@ -60,13 +62,15 @@ export async function executionRoutes(app: FastifyInstance, { store }: { store: 
           { items: Type.Array(Type.Ref('Execution')), nextCursor: Type.Union([Type.String(), Type.Null()]) },
           { additionalProperties: false },
         ),
-        ...problems(400, 401, 403, 503),
+        ...problems(400, 401, 403, 404, 503),
       },
     },
   }, async (request) => {
     const { scenarioId } = request.params as { scenarioId: string };
     const { limit, cursor } = request.query as { limit: number; cursor?: string };
-    const page = await store.listExecutions(scenarioId, limit, cursor === undefined ? undefined : decodeCursor(cursor));
+    const scenario = await store.get(scenarioId);
+    if (scenario && !canSee(request.principal, scenario.input.projectId)) throw new ScenarioNotFound(scenarioId);
+    const page = await store.listExecutions(scenarioId, limit, cursor === undefined ? undefined : decodeCursor(cursor), projectFilter(request));
     return { items: page.items.map(view), nextCursor: page.next === undefined ? null : encodeCursor(page.next) };
   });
 }

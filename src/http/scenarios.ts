@@ -7,9 +7,10 @@ import type { PlanCache } from '../domain/plan-cache.js';
 import { IdString } from '../schemas/common.js';
 import { Scenario as ScenarioSchema, type Scenario } from '../schemas/scenario.js';
 import type { ScenarioRow, ScenarioStore } from '../store/types.js';
-import { Conflict, PreconditionFailed, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, type FieldError } from './errors.js';
+import { Conflict, ForbiddenProject, PreconditionFailed, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, type FieldError } from './errors.js';
 import type { Validators } from './validation.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { canSee, projectFilter } from './tenancy.js';
 
 const ref = (id: string) => Type.Ref(id);
 const problems = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ref('Problem')]));
@@ -65,6 +66,11 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
     },
   }, async (request, reply) => {
     const body = request.body as { id?: string; input: Scenario };
+    if (!canSee(request.principal, body.input.projectId)) {
+      throw new ForbiddenProject(body.input.projectId == null
+        ? 'Only an operator token may create a scenario without a projectId; set input.projectId to one of your projects'
+        : `This token does not hold project ${body.input.projectId}`);
+    }
     checkRules(body.input);
     const id = body.id ?? randomUUID();
     const row = await store.create(id, body.input, new Date().toISOString());
@@ -97,7 +103,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
     },
   }, async (request) => {
     const { limit, cursor } = request.query as { limit: number; cursor?: string };
-    const page = await store.list(limit, cursor === undefined ? undefined : decodeCursor(cursor));
+    const page = await store.list(limit, cursor === undefined ? undefined : decodeCursor(cursor), projectFilter(request));
     return { items: page.items.map(record), nextCursor: page.next === undefined ? null : encodeCursor(page.next) };
   });
 
@@ -113,7 +119,8 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
   }, async (request, reply) => {
     const { scenarioId } = request.params as { scenarioId: string };
     const row = await store.get(scenarioId);
-    if (!row) throw new ScenarioNotFound(scenarioId);
+    // Another project's scenario is not found, not forbidden: its existence is not revealed.
+    if (!row || !canSee(request.principal, row.input.projectId)) throw new ScenarioNotFound(scenarioId);
     withEtag(reply, row);
     return record(row);
   });
@@ -129,6 +136,8 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
     },
   }, async (request, reply) => {
     const { scenarioId } = request.params as { scenarioId: string };
+    const row = await store.get(scenarioId);
+    if (!row || !canSee(request.principal, row.input.projectId)) throw new ScenarioNotFound(scenarioId);
     if (!(await store.delete(scenarioId))) throw new ScenarioNotFound(scenarioId);
     plans.forget(scenarioId);
     return reply.code(204).send();
@@ -166,7 +175,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       // Compare-and-set on the revision; without If-Match a concurrent writer makes us merge again onto its result.
       for (let attempt = 0; attempt < 5; attempt++) {
         const current = await store.get(scenarioId);
-        if (!current) throw new ScenarioNotFound(scenarioId);
+        if (!current || !canSee(request.principal, current.input.projectId)) throw new ScenarioNotFound(scenarioId);
         if (!ifMatchHolds(ifMatch, etagOf(current))) throw new PreconditionFailed();
         const merged = mergePatch(current.input, patch);
         if (!validators.scenario(merged)) {
@@ -174,6 +183,12 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
             fieldErrors('body.input', validators.scenario.errors ?? []).map((e): FieldError => ({ ...e, pointer: `/input${e.pointer}` })),
             'The scenario after the patch is not valid',
           );
+        }
+        const moved = (merged as Scenario).projectId;
+        if (!canSee(request.principal, moved)) {
+          throw new ForbiddenProject(moved == null
+            ? 'Only an operator token may remove a scenario\'s projectId'
+            : `This token does not hold project ${moved}: moving a scenario needs a token holding both projects`);
         }
         checkRules(merged as Scenario);
         const row = await store.update(scenarioId, merged as Scenario, current.revision, new Date().toISOString());

@@ -124,8 +124,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const { rows } = await query<{ seq: number; revision: number }>('SELECT seq, revision FROM scenarios WHERE id = $1', [id]);
       return rows[0];
     },
-    async list(limit, after = 0): Promise<ScenarioPage> {
-      const { rows } = await query<Row>(`SELECT ${COLS} FROM scenarios WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit + 1]);
+    async list(limit, after = 0, projects): Promise<ScenarioPage> {
+      const { rows } = projects
+        ? await query<Row>(`SELECT ${COLS} FROM scenarios WHERE seq > $1 AND project_id = ANY($3) ORDER BY seq LIMIT $2`, [after, limit + 1, projects])
+        : await query<Row>(`SELECT ${COLS} FROM scenarios WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit + 1]);
       const items = rows.slice(0, limit).map(toRow);
       return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
     },
@@ -149,11 +151,16 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const { rows } = await query<ExecutionRow>(`SELECT ${ECOLS} FROM executions WHERE execution_id = $1`, [executionId]);
       return rows[0] ? toExecution(rows[0]) : undefined;
     },
-    async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER): Promise<ExecutionPage> {
-      const { rows } = await query<ExecutionRow>(
-        `SELECT ${ECOLS} FROM executions WHERE scenario_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`,
-        [scenarioId, before, limit + 1],
-      );
+    async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER, projects): Promise<ExecutionPage> {
+      const { rows } = projects
+        ? await query<ExecutionRow>(
+          `SELECT ${ECOLS} FROM executions WHERE scenario_id = $1 AND seq < $2 AND project_id = ANY($4) ORDER BY seq DESC LIMIT $3`,
+          [scenarioId, before, limit + 1, projects],
+        )
+        : await query<ExecutionRow>(
+          `SELECT ${ECOLS} FROM executions WHERE scenario_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`,
+          [scenarioId, before, limit + 1],
+        );
       const items = rows.slice(0, limit).map(toExecution);
       return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
     },

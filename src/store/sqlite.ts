@@ -79,6 +79,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const select = db.prepare<[string], Row>(`SELECT ${cols} FROM scenarios WHERE id = ?`);
   const selectHead = db.prepare<[string], { seq: number; revision: number }>('SELECT seq, revision FROM scenarios WHERE id = ?');
   const page = db.prepare<[number, number], Row>(`SELECT ${cols} FROM scenarios WHERE seq > ? ORDER BY seq LIMIT ?`);
+  const pageIn = db.prepare<[number, string, number], Row>(
+    `SELECT ${cols} FROM scenarios WHERE seq > ? AND project_id IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?`,
+  );
   const cas = db.prepare<[string, string | null, string, string, number], Row>(
     `UPDATE scenarios SET input = ?, project_id = ?, revision = revision + 1, updated_at = ?
      WHERE id = ? AND revision = ? RETURNING ${cols}`,
@@ -93,6 +96,10 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const selectExecution = db.prepare<[string], ExecutionRow>(`SELECT ${ecols} FROM executions WHERE execution_id = ?`);
   const pageExecutions = db.prepare<[string, number, number], ExecutionRow>(
     `SELECT ${ecols} FROM executions WHERE scenario_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+  );
+  const pageExecutionsIn = db.prepare<[string, number, string, number], ExecutionRow>(
+    `SELECT ${ecols} FROM executions WHERE scenario_id = ? AND seq < ? AND project_id IN (SELECT value FROM json_each(?))
+     ORDER BY seq DESC LIMIT ?`,
   );
   const purge = db.prepare<[string]>('DELETE FROM executions WHERE created_at < ?');
   const insertMany = db.transaction((records: ExecutionRecord[]) => {
@@ -115,8 +122,8 @@ export function openSqliteStore(options: SqliteOptions): Store {
     async head(id) {
       return selectHead.get(id);
     },
-    async list(limit, after = 0): Promise<ScenarioPage> {
-      const rows = page.all(after, limit + 1);
+    async list(limit, after = 0, projects): Promise<ScenarioPage> {
+      const rows = projects ? pageIn.all(after, JSON.stringify(projects), limit + 1) : page.all(after, limit + 1);
       const items = rows.slice(0, limit).map(toRow);
       return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
     },
@@ -134,8 +141,10 @@ export function openSqliteStore(options: SqliteOptions): Store {
       const row = selectExecution.get(executionId);
       return row ? toExecution(row) : undefined;
     },
-    async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER): Promise<ExecutionPage> {
-      const rows = pageExecutions.all(scenarioId, before, limit + 1);
+    async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER, projects): Promise<ExecutionPage> {
+      const rows = projects
+        ? pageExecutionsIn.all(scenarioId, before, JSON.stringify(projects), limit + 1)
+        : pageExecutions.all(scenarioId, before, limit + 1);
       const items = rows.slice(0, limit).map(toExecution);
       return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
     },

@@ -28,8 +28,8 @@ export interface ScenarioStore {
   get(id: string): Promise<ScenarioRow | undefined>;
   /** The current seq and revision only: cheap, for checking a cached plan. */
   head(id: string): Promise<{ seq: number; revision: number } | undefined>;
-  /** Scenarios in creation order, after the given seq. */
-  list(limit: number, after?: number): Promise<ScenarioPage>;
+  /** Scenarios in creation order, after the given seq; only those of `projects` when given (tenancy). */
+  list(limit: number, after?: number, projects?: string[]): Promise<ScenarioPage>;
   /** Writes `input` as revision expectedRevision + 1; null when the row is gone or its revision moved. */
   update(id: string, input: Scenario, expectedRevision: number, now: string): Promise<ScenarioRow | null>;
   delete(id: string): Promise<boolean>;
@@ -72,8 +72,8 @@ export interface ExecutionStore {
   /** Appends a record; resolves once it is committed (group commit: concurrent calls share a transaction). */
   recordExecution(record: ExecutionRecord): Promise<void>;
   getExecution(executionId: string): Promise<ExecutionRecord | undefined>;
-  /** A scenario's executions, newest first, before the given seq. */
-  listExecutions(scenarioId: string, limit: number, before?: number): Promise<ExecutionPage>;
+  /** A scenario's executions, newest first, before the given seq; only those of `projects` when given. */
+  listExecutions(scenarioId: string, limit: number, before?: number, projects?: string[]): Promise<ExecutionPage>;
   /** Deletes executions created before the instant; answers how many. */
   purgeExecutions(createdBefore: string): Promise<number>;
 }

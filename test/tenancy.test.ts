@@ -1,0 +1,149 @@
+/** Projects isolate scenarios, executions and tokens: every route crossed with every token, and a property test. */
+import fc from 'fast-check';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { ADDRESS, credential, makeApp, scenario } from './helpers.js';
+
+const A = 'token-of-project-a-0123456789';
+const B = 'token-of-project-b-0123456789';
+const OP = 'operator-token-0123456789xyz';
+const AB = 'token-of-a-and-b-0123456789';
+let app: FastifyInstance;
+
+const as = (token: string) => ({ authorization: `Bearer ${token}` });
+const req = (token: string, method: string, url: string, payload?: unknown) =>
+  app.inject({ method: method as 'GET', url, headers: as(token), ...(payload !== undefined && { payload: payload as object }) });
+
+beforeAll(async () => {
+  app = await makeApp({ API_TOKENS: `${A}:projA,${B}:projB,${OP},${AB}:projA+projB` });
+});
+afterAll(async () => {
+  await app.close();
+});
+
+let seq = 0;
+/** A scenario in each project and one without a project, with one execution each. */
+async function world() {
+  const n = ++seq;
+  const ids = { a: `a-${n}`, b: `b-${n}`, none: `none-${n}` };
+  expect((await req(A, 'POST', '/compliance/scenarios', { id: ids.a, input: scenario({ projectId: 'projA' }) })).statusCode).toBe(201);
+  expect((await req(B, 'POST', '/compliance/scenarios', { id: ids.b, input: scenario({ projectId: 'projB' }) })).statusCode).toBe(201);
+  expect((await req(OP, 'POST', '/compliance/scenarios', { id: ids.none, input: scenario() })).statusCode).toBe(201);
+  const run = async (token: string, id: string) =>
+    (await req(token, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [credential()], scenarioId: id })).json()[0].executionId as string;
+  const executions = { a: await run(A, ids.a), b: await run(B, ids.b), none: await run(OP, ids.none) };
+  return { ids, executions };
+}
+
+describe('every route crossed with every token', () => {
+  let w: Awaited<ReturnType<typeof world>>;
+  beforeEach(async () => {
+    w = await world();
+  });
+
+  // Which scenario each token may reach: own project yes, other project and project-less no; the operator all.
+  const reach: Record<string, Record<'a' | 'b' | 'none', boolean>> = {
+    [A]: { a: true, b: false, none: false },
+    [B]: { a: false, b: true, none: false },
+    [OP]: { a: true, b: true, none: true },
+  };
+
+  for (const [token, name] of [[A, 'token A'], [B, 'token B'], [OP, 'operator']] as const) {
+    for (const target of ['a', 'b', 'none'] as const) {
+      it(`${name} on the ${target === 'none' ? 'project-less' : `project ${target.toUpperCase()}`} scenario: read, execute, executions, patch, delete`, async () => {
+        const ok = reach[token][target];
+        const id = w.ids[target];
+        const get = await req(token, 'GET', `/compliance/scenarios/${id}`);
+        expect(get.statusCode).toBe(ok ? 200 : 404);
+        const exec = await req(token, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [], scenarioId: id });
+        expect(exec.statusCode).toBe(ok ? 200 : 404);
+        const one = await req(token, 'GET', `/compliance/executions/${w.executions[target]}`);
+        expect(one.statusCode).toBe(ok ? 200 : 404);
+        const list = await req(token, 'GET', `/compliance/scenarios/${id}/executions`);
+        expect(list.statusCode).toBe(ok ? 200 : 404);
+        const patch = await req(token, 'PATCH', `/compliance/scenarios/${id}`, { input: { description: 'changed' } });
+        expect(patch.statusCode).toBe(ok ? 200 : 404);
+        const del = await req(token, 'DELETE', `/compliance/scenarios/${id}`);
+        expect(del.statusCode).toBe(ok ? 204 : 404);
+        // Refused requests changed nothing.
+        const after = await req(OP, 'GET', `/compliance/scenarios/${id}`);
+        if (ok) expect(after.statusCode).toBe(404);
+        else expect(after.json().revision).toBe(1);
+        // A 404 says nothing that a missing scenario would not.
+        if (!ok) expect(get.json().detail).toBe(`No scenario with id ${id}`);
+      });
+    }
+
+    it(`${name}: the list holds only the token's projects`, async () => {
+      const items: any[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: any = (await req(token, 'GET', `/compliance/scenarios?limit=100${cursor ? `&cursor=${cursor}` : ''}`)).json();
+        items.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor);
+      const projects = new Set(items.map((i) => i.input.projectId ?? null));
+      if (token === OP) expect(projects).toEqual(new Set(['projA', 'projB', null]));
+      else expect(projects).toEqual(new Set([token === A ? 'projA' : 'projB']));
+    });
+  }
+
+  it('creating in a project the token does not hold, or without a project, is 403', async () => {
+    expect((await req(A, 'POST', '/compliance/scenarios', { input: scenario({ projectId: 'projB' }) })).statusCode).toBe(403);
+    expect((await req(A, 'POST', '/compliance/scenarios', { input: scenario() })).statusCode).toBe(403);
+    expect((await req(A, 'POST', '/compliance/scenarios', { input: scenario({ projectId: 'projA' }) })).statusCode).toBe(201);
+  });
+
+  it('moving a scenario to another project needs a token holding both', async () => {
+    const moveToB = { input: { projectId: 'projB' } };
+    const denied = await req(A, 'PATCH', `/compliance/scenarios/${w.ids.a}`, moveToB);
+    expect(denied.statusCode).toBe(403);
+    expect((await req(OP, 'GET', `/compliance/scenarios/${w.ids.a}`)).json().input.projectId).toBe('projA');
+    expect((await req(A, 'PATCH', `/compliance/scenarios/${w.ids.a}`, { input: { projectId: null } })).statusCode).toBe(403);
+    const moved = await req(AB, 'PATCH', `/compliance/scenarios/${w.ids.a}`, moveToB);
+    expect(moved.statusCode).toBe(200);
+    expect((await req(A, 'GET', `/compliance/scenarios/${w.ids.a}`)).statusCode).toBe(404);
+    expect((await req(B, 'GET', `/compliance/scenarios/${w.ids.a}`)).statusCode).toBe(200);
+  });
+});
+
+describe('property: token A never sees project B', () => {
+  it('no sequence of requests with token A returns data of project B', async () => {
+    const marker = 'SECRET-OF-B';
+    const w = await world();
+    await req(B, 'PATCH', `/compliance/scenarios/${w.ids.b}`, { input: { description: marker, name: marker } });
+    const bExecution = w.executions.b;
+    const bIds = [w.ids.b, bExecution];
+    const idArb = fc.constantFrom(w.ids.a, w.ids.b, w.ids.none, 'missing', bExecution, w.executions.a);
+    const command = fc.oneof(
+      idArb.map((id) => ['GET', `/compliance/scenarios/${id}`] as const),
+      idArb.map((id) => ['GET', `/compliance/executions/${id}`] as const),
+      idArb.map((id) => ['GET', `/compliance/scenarios/${id}/executions`] as const),
+      fc.constant(['GET', '/compliance/scenarios?limit=100'] as const),
+      fc.tuple(idArb, fc.string({ maxLength: 8 })).map(([id, d]) => ['PATCH', `/compliance/scenarios/${id}`, { input: { description: d } }] as const),
+      fc.tuple(idArb, fc.constantFrom('projA', 'projB', null)).map(([id, p]) => ['PATCH', `/compliance/scenarios/${id}`, { input: { projectId: p } }] as const),
+      idArb.map((id) => ['POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [credential()], scenarioId: id }] as const),
+      idArb.map((id) => ['DELETE', `/compliance/scenarios/${id}`] as const),
+      fc.constantFrom('projA', 'projB').map((p) => ['POST', '/compliance/scenarios', { input: scenario({ projectId: p }) }] as const),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 8 }), async (commands) => {
+        for (const [method, url, payload] of commands) {
+          const res = await req(A, method, url, payload);
+          expect(res.statusCode).toBeLessThan(500);
+          expect(res.body).not.toContain(marker);
+          if (res.statusCode < 300) {
+            // Refusals may echo what A itself sent; a success must hold nothing of B.
+            expect(res.body).not.toContain('projB');
+            for (const id of bIds) expect(res.body).not.toContain(id);
+          }
+        }
+        // B's scenario is untouched by anything A did.
+        const b = (await req(OP, 'GET', `/compliance/scenarios/${w.ids.b}`)).json();
+        expect(b.input.projectId).toBe('projB');
+        expect(b.input.name).toBe(marker);
+      }),
+      { seed: 9, numRuns: 60 },
+    );
+  });
+});
