@@ -69,7 +69,11 @@ export interface LocalChain {
   readonly url: string;
   readonly accounts: readonly Address[];
   readonly artifacts: Record<string, Artifact>;
-  deploy(name: string, from?: Address): Promise<Address>;
+  deploy(name: string, args?: readonly unknown[], from?: Address): Promise<Address>;
+  /** Deploys an artifact that was not compiled here (e.g. a prebuilt one from a package). */
+  deployArtifact(artifact: Artifact, args?: readonly unknown[]): Promise<Address>;
+  /** Writes one storage slot (hardhat_setStorageAt); `value` is 32 bytes. */
+  setStorageAt(address: Address, slot: bigint, value: Hex): Promise<void>;
   /** Sends a transaction (mined at once) and answers its hash and block number. */
   write(to: Address, name: string, functionName: string, args: readonly unknown[], from?: Address): Promise<{ hash: Hash; blockNumber: bigint }>;
   blockNumber(): Promise<bigint>;
@@ -120,12 +124,20 @@ export async function startLocalChain(): Promise<LocalChain> {
     },
     accounts,
     artifacts,
-    async deploy(name, from = accounts[0]) {
+    async deploy(name, args = [], from = accounts[0]) {
       const a = artifacts[name];
       if (!a) throw new Error(`no contract ${name}`);
-      const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, account: from, chain: null });
+      const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args, account: from, chain: null });
       const r = await receipt(hash);
       return r.contractAddress as Address;
+    },
+    async deployArtifact(a, args = []) {
+      const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args, account: accounts[0], chain: null });
+      const r = await receipt(hash);
+      return r.contractAddress as Address;
+    },
+    async setStorageAt(address, slot, value) {
+      await provider.request({ method: 'hardhat_setStorageAt', params: [address, `0x${slot.toString(16)}`, value] } as never);
     },
     async write(to, name, functionName, args, from = accounts[0]) {
       const hash = await wallet.writeContract({ address: to, abi: artifacts[name].abi, functionName, args, account: from, chain: null });

@@ -275,7 +275,7 @@ describe('failures answer error entries, never hang or reject', () => {
       const t1 = performance.now();
       const [again] = await r.readProofStatuses({ chain: 'eip155:31337', verifierAddress: current, sender: bob, requestIds: [1] });
       expect(again).toMatchObject({ code: 'timeout' });
-      expect(performance.now() - t1).toBeLessThan(50);
+      expect(performance.now() - t1).toBeLessThan(250); // vs the 400 ms deadline
     } finally {
       await hole.close();
     }
