@@ -1,10 +1,10 @@
-/** The public iden3 test vector of ../shared/fixtures/iden3 (read-only), and helpers shaping it. */
+/** The public iden3 test vector (copied from ../shared/fixtures/iden3 into ./vectors), and helpers shaping it. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import type { ZkpQueryConfiguration } from '../../src/zkp/index.js';
 
-const dir = fileURLToPath(new URL('../../../shared/fixtures/iden3/', import.meta.url));
+const dir = fileURLToPath(new URL('./vectors/', import.meta.url));
 const read = (name: string): unknown => JSON.parse(readFileSync(dir + name, 'utf8'));
 
 export interface FixtureRequest {
