@@ -15,7 +15,8 @@
  * 5. txHash: for verified proofs, the proof-submission event (`ResponseSubmitted` / `ZKPResponseSubmitted`, both
  *    indexed by requestId and caller) is looked up with one `eth_getLogs` — at the proof's own block where the contract
  *    reports it (legacy `getProofStatus`), else over the last `txHashLookbackBlocks` blocks, never below `fromBlock`
- *    (pass the deployment block). Found hashes are kept (bounded). A failed lookup only leaves txHash out.
+ *    (pass the deployment block). Found hashes are kept (bounded); a search that found nothing or failed (e.g. a
+ *    provider's block-range limit) is not repeated for a minute. A failed or late lookup only leaves txHash out.
  * 6. Deadline: the whole call answers within `timeoutMs`: reads still running then answer `timeout` entries. A chain
  *    that failed to answer (refused, timed out, HTTP error) is not asked again for `errorTtlMs`: its reads answer
  *    the same error at once. Nothing here throws or rejects: every problem is an entry with `error`.
@@ -146,6 +147,7 @@ export interface ChainReaderStats {
 
 const INTERFACE_TTL_MS = 10 * 60_000;
 const READY_TTL_MS = 10 * 60_000;
+const TXHASH_MISS_TTL_MS = 60_000;
 const TIMEOUT = Symbol('timeout');
 
 class ChainReadError extends Error {
@@ -236,7 +238,8 @@ export class ChainReader implements ProofStatusReader {
   private readonly batchSize: number;
   private readonly clock: () => number;
   private readonly statuses: TtlCache<ProofStatusEntry>;
-  private readonly txHashes: TtlCache<Hex>;
+  /** Found submission hashes (kept), or null: looked up recently and not found (kept TXHASH_MISS_TTL_MS). */
+  private readonly txHashes: TtlCache<Hex | null>;
   private readonly interfaces: TtlCache<VerifierMethod>;
   private readonly inflight = new Map<string, Promise<ProofStatusEntry>>();
   private readonly counters: ChainReaderStats = { cacheHits: 0, chainReads: 0, batches: 0, errors: 0, ethCalls: 0, multicalls: 0, logQueries: 0 };
@@ -602,8 +605,8 @@ export class ChainReader implements ProofStatusReader {
     for (const e of entries) {
       if (isProofStatusError(e) || !e.verified) continue;
       const known = this.txHashes.get(prefix + idKey(e.requestId));
-      if (known !== undefined) e.txHash = known;
-      else wanted.push(e);
+      if (known === undefined) wanted.push(e);
+      else if (known !== null) e.txHash = known;
     }
     if (wanted.length === 0) return;
 
@@ -622,23 +625,27 @@ export class ChainReader implements ProofStatusReader {
       ranges.set(k, r);
     }
 
+    // Each range answers the hashes it found; a failed query (e.g. a provider's range limit) finds nothing.
     const lookups = Promise.all([...ranges.values()].map(async (r) => {
       this.counters.logQueries++;
-      const logs = await state.client.getLogs({
-        address: verifier,
-        event,
-        args: { requestId: r.ids.map((id) => BigInt(id)), caller: sender },
-        fromBlock: r.from,
-        toBlock: r.to,
-      });
       const found = new Map<string, Hex>();
-      for (const log of logs) {
-        const id = log.args?.requestId;
-        if (id !== undefined && log.transactionHash) found.set(id.toString(), log.transactionHash); // the latest wins
+      try {
+        const logs = await state.client.getLogs({
+          address: verifier,
+          event,
+          args: { requestId: r.ids.map((id) => BigInt(id)), caller: sender },
+          fromBlock: r.from,
+          toBlock: r.to,
+        });
+        for (const log of logs) {
+          const id = log.args?.requestId;
+          if (id !== undefined && log.transactionHash) found.set(id.toString(), log.transactionHash); // the latest wins
+        }
+      } catch {
+        // txHash is best effort
       }
-      return found;
+      return { ids: r.ids, found };
     }));
-    lookups.catch(() => undefined);
 
     // Leave a little of the budget for the answer itself; a late lookup only leaves txHash out.
     const budget = Math.max(0, deadline - performance.now() - Math.min(250, this.timeoutMs / 4));
@@ -647,15 +654,15 @@ export class ChainReader implements ProofStatusReader {
       timer = setTimeout(() => resolve(undefined), budget);
     });
     try {
-      const found = await Promise.race([lookups.catch(() => undefined), late]);
-      if (!found) return;
-      for (const e of wanted) {
-        for (const m of found) {
-          const hash = m.get(idKey(e.requestId));
-          if (hash !== undefined) {
-            e.txHash = hash;
-            this.txHashes.set(prefix + idKey(e.requestId), hash);
-          }
+      const results = await Promise.race([lookups, late]);
+      if (!results) return; // too late: try again next time
+      const byId = new Map(wanted.map((e) => [idKey(e.requestId), e]));
+      for (const { ids, found } of results) {
+        for (const id of ids) {
+          const hash = found.get(idKey(id)) ?? null;
+          const e = byId.get(idKey(id));
+          if (e && hash !== null) e.txHash = hash;
+          this.txHashes.set(prefix + idKey(id), hash, hash === null ? TXHASH_MISS_TTL_MS : undefined);
         }
       }
     } finally {

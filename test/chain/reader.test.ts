@@ -121,6 +121,12 @@ describe('current iden3 interface (getRequestProofStatus)', () => {
     });
     expect(read(after, 1).verified).toBe(true);
     expect(read(after, 1).txHash).toBeUndefined();
+    // A search that found nothing is not repeated on every read (kept a minute).
+    const r = reader({ multicall: 'off', cacheTtlMs: 0 });
+    const q = { chain: chain.chain, verifierAddress: current, sender: alice, requestIds: [1], fromBlock: submitted.current1.blockNumber + 1n };
+    await r.readProofStatuses(q);
+    expect(read(await r.readProofStatuses(q), 1).txHash).toBeUndefined();
+    expect(r.stats()).toMatchObject({ chainReads: 2, logQueries: 1 });
     const off = await reader({ multicall: 'off', txHashLookbackBlocks: 0 }).readProofStatuses({
       chain: chain.chain, verifierAddress: current, sender: alice, requestIds: [1],
     });
