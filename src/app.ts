@@ -11,6 +11,7 @@ import { healthRoutes } from './http/health.js';
 import { scenarioRoutes } from './http/scenarios.js';
 import { installValidators } from './http/validation.js';
 import { registerProtection } from './http/protection.js';
+import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
 import { openStore, type Store } from './store/index.js';
 import { executionRoutes } from './http/executions.js';
 
@@ -60,6 +61,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     try {
       const purged = await store.purgeExecutions(before);
       if (purged > 0) app.log.info({ purged, before }, 'purged old execution records');
+      const keys = await store.purgeIdempotencyKeys(new Date(now() - IDEMPOTENCY_TTL_MS).toISOString());
+      if (keys > 0) app.log.info({ keys }, 'purged expired idempotency keys');
     } catch (err) {
       app.log.warn({ err }, 'execution purge failed; will retry');
     }
@@ -129,8 +132,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(async (secured) => {
     secured.addHook('onRequest', authHook(createAuthenticator(config.apiTokens, config.jwt)));
     secured.addHook('preHandler', scopeHook());
-    await secured.register(scenarioRoutes, { store, plans, validators });
-    await secured.register(executeRoutes, { store, plans, now });
+    const idempotent = idempotency(store, now);
+    await secured.register(scenarioRoutes, { store, plans, validators, idempotent });
+    await secured.register(executeRoutes, { store, plans, now, idempotent });
     await secured.register(executionRoutes, { store });
   });
 

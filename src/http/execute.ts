@@ -10,17 +10,21 @@ import type { Credential } from '../schemas/credential.js';
 import type { Store } from '../store/types.js';
 import { ScenarioNotFound, ValidationFailed } from './errors.js';
 import { canSee } from './tenancy.js';
+import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 
 export interface ExecuteRoutesOptions {
   store: Store;
   plans: PlanCache;
   /** The clock, epoch ms. */
   now: () => number;
+  idempotent: Idempotency;
 }
 
-export async function executeRoutes(app: FastifyInstance, { store, plans, now }: ExecuteRoutesOptions) {
+export async function executeRoutes(app: FastifyInstance, { store, plans, now, idempotent }: ExecuteRoutesOptions) {
   app.post('/compliance/scenarios/execute', {
     config: { scope: 'scenarios:execute' },
+    preHandler: idempotent.preHandler,
+    onSend: idempotent.onSend,
     schema: {
       operationId: 'executeScenario',
       summary: 'Execute a scenario (seed 4.1)',
@@ -32,9 +36,10 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now }:
       tags: ['execute'],
       security: [{ bearerAuth: ['scenarios:execute'] }],
       body: Type.Ref('ExecuteRequest'),
+      headers: IdempotencyHeaders,
       response: {
         200: Type.Array(Type.Ref('ExecutionResult'), { description: 'One execution result per rule of the scenario' }),
-        ...Object.fromEntries([400, 401, 403, 404, 413, 415, 503].map((c) => [c, Type.Ref('Problem')])),
+        ...Object.fromEntries([400, 401, 403, 404, 409, 413, 415, 422, 503].map((c) => [c, Type.Ref('Problem')])),
       },
     },
   }, async (request) => {

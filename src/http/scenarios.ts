@@ -11,6 +11,7 @@ import { Conflict, ForbiddenProject, PreconditionFailed, ScenarioExists, Scenari
 import type { Validators } from './validation.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { canSee, projectFilter } from './tenancy.js';
+import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 
 const ref = (id: string) => Type.Ref(id);
 const problems = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ref('Problem')]));
@@ -45,14 +46,17 @@ export interface ScenarioRoutesOptions {
   store: ScenarioStore;
   plans: PlanCache;
   validators: Validators;
+  idempotent: Idempotency;
 }
 
-export async function scenarioRoutes(app: FastifyInstance, { store, plans, validators }: ScenarioRoutesOptions) {
+export async function scenarioRoutes(app: FastifyInstance, { store, plans, validators, idempotent }: ScenarioRoutesOptions) {
   const tags = ['scenarios'];
   const withEtag = (reply: FastifyReply, row: ScenarioRow) => reply.header('ETag', etagOf(row));
 
   app.post('/compliance/scenarios', {
     config: { scope: 'scenarios:write' },
+    preHandler: idempotent.preHandler,
+    onSend: idempotent.onSend,
     schema: {
       operationId: 'createScenario',
       summary: 'Create a scenario',
@@ -62,7 +66,8 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
         { id: Type.Optional(IdString), input: ref('Scenario') },
         { additionalProperties: false, examples: [{ id: 'adult-kyc', input: ScenarioSchema.examples[0] }] },
       ),
-      response: { 201: ref('ScenarioRecord'), ...problems(400, 401, 403, 409, 413, 415, 503) },
+      headers: IdempotencyHeaders,
+      response: { 201: ref('ScenarioRecord'), ...problems(400, 401, 403, 409, 413, 415, 422, 503) },
     },
   }, async (request, reply) => {
     const body = request.body as { id?: string; input: Scenario };

@@ -40,6 +40,20 @@ export const sqliteMigrations: Migration[] = [
       CREATE INDEX executions_created ON executions (created_at);
     `,
   },
+  {
+    version: 3,
+    sql: `
+      CREATE TABLE idempotency_keys (
+        key TEXT PRIMARY KEY,
+        request_hash TEXT NOT NULL,
+        status INTEGER,
+        headers TEXT,
+        body TEXT,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX idempotency_created ON idempotency_keys (created_at);
+    `,
+  },
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -76,6 +90,20 @@ export const postgresMigrations: Migration[] = [
       );
       CREATE INDEX executions_scenario ON executions (scenario_id, seq);
       CREATE INDEX executions_created ON executions (created_at);
+    `,
+  },
+  {
+    version: 3,
+    sql: `
+      CREATE TABLE idempotency_keys (
+        key TEXT PRIMARY KEY,
+        request_hash TEXT NOT NULL,
+        status INTEGER,
+        headers JSONB,
+        body TEXT,
+        created_at TIMESTAMPTZ NOT NULL
+      );
+      CREATE INDEX idempotency_created ON idempotency_keys (created_at);
     `,
   },
 ];

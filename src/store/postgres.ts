@@ -168,6 +168,39 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const { rowCount } = await query('DELETE FROM executions WHERE created_at < $1', [createdBefore]);
       return rowCount ?? 0;
     },
+    async claimIdempotencyKey(key, requestHash, now, expiredBefore) {
+      // Insert-or-read; a row deleted between the two (released, expired) makes us try again.
+      for (;;) {
+        await query('DELETE FROM idempotency_keys WHERE key = $1 AND created_at < $2', [key, expiredBefore]);
+        const inserted = await query(
+          'INSERT INTO idempotency_keys (key, request_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING RETURNING key',
+          [key, requestHash, now],
+        );
+        if (inserted.rowCount) return { claimed: true };
+        const { rows } = await query<{ request_hash: string; status: number | null; headers: Record<string, string> | null; body: string | null }>(
+          'SELECT request_hash, status, headers, body FROM idempotency_keys WHERE key = $1',
+          [key],
+        );
+        const row = rows[0];
+        if (!row) continue;
+        return {
+          claimed: false,
+          requestHash: row.request_hash,
+          response: row.status === null ? undefined : { status: row.status, headers: row.headers!, body: row.body! },
+        };
+      }
+    },
+    async completeIdempotencyKey(key, response) {
+      await query('UPDATE idempotency_keys SET status = $1, headers = $2, body = $3 WHERE key = $4',
+        [response.status, JSON.stringify(response.headers), response.body, key]);
+    },
+    async releaseIdempotencyKey(key) {
+      await query('DELETE FROM idempotency_keys WHERE key = $1 AND status IS NULL', [key]);
+    },
+    async purgeIdempotencyKeys(createdBefore) {
+      const { rowCount } = await query('DELETE FROM idempotency_keys WHERE created_at < $1', [createdBefore]);
+      return rowCount ?? 0;
+    },
     async ping() {
       await query('SELECT 1');
     },

@@ -109,6 +109,27 @@ export function openSqliteStore(options: SqliteOptions): Store {
   });
   const audit = new GroupCommit<ExecutionRecord>((records) => insertMany(records));
 
+  const freeExpiredKey = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE key = ? AND created_at < ?');
+  const claimKey = db.prepare<[string, string, string]>(
+    'INSERT INTO idempotency_keys (key, request_hash, created_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING',
+  );
+  const selectKey = db.prepare<[string], { request_hash: string; status: number | null; headers: string | null; body: string | null }>(
+    'SELECT request_hash, status, headers, body FROM idempotency_keys WHERE key = ?',
+  );
+  const completeKey = db.prepare<[number, string, string, string]>('UPDATE idempotency_keys SET status = ?, headers = ?, body = ? WHERE key = ?');
+  const releaseKey = db.prepare<[string]>('DELETE FROM idempotency_keys WHERE key = ? AND status IS NULL');
+  const purgeKeys = db.prepare<[string]>('DELETE FROM idempotency_keys WHERE created_at < ?');
+  const claim = db.transaction((key: string, requestHash: string, now: string, expiredBefore: string) => {
+    freeExpiredKey.run(key, expiredBefore);
+    if (claimKey.run(key, requestHash, now).changes > 0) return { claimed: true as const };
+    const row = selectKey.get(key)!;
+    return {
+      claimed: false as const,
+      requestHash: row.request_hash,
+      response: row.status === null ? undefined : { status: row.status, headers: JSON.parse(row.headers!), body: row.body! },
+    };
+  });
+
   return {
     kind: 'sqlite',
     async create(id, input, now) {
@@ -150,6 +171,18 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
     async purgeExecutions(createdBefore) {
       return purge.run(createdBefore).changes;
+    },
+    async claimIdempotencyKey(key, requestHash, now, expiredBefore) {
+      return claim.immediate(key, requestHash, now, expiredBefore);
+    },
+    async completeIdempotencyKey(key, response) {
+      completeKey.run(response.status, JSON.stringify(response.headers), response.body, key);
+    },
+    async releaseIdempotencyKey(key) {
+      releaseKey.run(key);
+    },
+    async purgeIdempotencyKeys(createdBefore) {
+      return purgeKeys.run(createdBefore).changes;
     },
     async ping() {
       db.prepare('SELECT 1').get();

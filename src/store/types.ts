@@ -78,5 +78,29 @@ export interface ExecutionStore {
   purgeExecutions(createdBefore: string): Promise<number>;
 }
 
+/** A stored response to a request carrying an Idempotency-Key. */
+export interface IdempotentResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type IdempotencyClaim =
+  | { claimed: true }
+  | { claimed: false; requestHash: string; response?: IdempotentResponse };
+
+/** Idempotency keys (Stripe's model): the first request with a key does the work, retries get its response. */
+export interface IdempotencyStore {
+  /**
+   * Claims the key for a request whose body hashes to requestHash. Not claimed: another request holds it (no
+   * response yet: in progress) or finished it (its response). A key created before `expiredBefore` counts as free.
+   */
+  claimIdempotencyKey(key: string, requestHash: string, now: string, expiredBefore: string): Promise<IdempotencyClaim>;
+  completeIdempotencyKey(key: string, response: IdempotentResponse): Promise<void>;
+  /** Frees a claimed key whose request failed in a way worth retrying (e.g. 503). */
+  releaseIdempotencyKey(key: string): Promise<void>;
+  purgeIdempotencyKeys(createdBefore: string): Promise<number>;
+}
+
 /** Everything the service keeps, in one database. */
-export type Store = ScenarioStore & ExecutionStore;
+export type Store = ScenarioStore & ExecutionStore & IdempotencyStore;
