@@ -11,6 +11,7 @@ import { healthRoutes } from './http/health.js';
 import { scenarioRoutes } from './http/scenarios.js';
 import { installValidators } from './http/validation.js';
 import { registerProtection } from './http/protection.js';
+import { Metrics } from './http/metrics.js';
 import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
 import { openStore, type Store } from './store/index.js';
 import { executionRoutes } from './http/executions.js';
@@ -51,7 +52,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     requestTimeout: config.requestTimeoutMs,
   });
 
-  const store = deps.store ?? (await openStore(config.database, (err) => app.log.warn({ err }, 'database connection error')));
+  const metrics = new Metrics();
+  const store = metrics.timeStore(deps.store ?? (await openStore(config.database, (err) => app.log.warn({ err }, 'database connection error'))));
   app.addHook('onClose', async () => store.close());
   const now = deps.now ?? Date.now;
 
@@ -129,12 +131,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   const plans = new PlanCache();
   await app.register(healthRoutes, { store });
+  metrics.register(app);
   await app.register(async (secured) => {
     secured.addHook('onRequest', authHook(createAuthenticator(config.apiTokens, config.jwt)));
     secured.addHook('preHandler', scopeHook());
     const idempotent = idempotency(store, now);
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent });
-    await secured.register(executeRoutes, { store, plans, now, idempotent });
+    await secured.register(executeRoutes, { store, plans, now, idempotent, metrics });
     await secured.register(executionRoutes, { store });
   });
 

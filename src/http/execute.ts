@@ -11,6 +11,7 @@ import type { Store } from '../store/types.js';
 import { ScenarioNotFound, ValidationFailed } from './errors.js';
 import { canSee } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
+import type { Metrics } from './metrics.js';
 
 export interface ExecuteRoutesOptions {
   store: Store;
@@ -18,9 +19,10 @@ export interface ExecuteRoutesOptions {
   /** The clock, epoch ms. */
   now: () => number;
   idempotent: Idempotency;
+  metrics: Metrics;
 }
 
-export async function executeRoutes(app: FastifyInstance, { store, plans, now, idempotent }: ExecuteRoutesOptions) {
+export async function executeRoutes(app: FastifyInstance, { store, plans, now, idempotent, metrics }: ExecuteRoutesOptions) {
   app.post('/compliance/scenarios/execute', {
     config: { scope: 'scenarios:execute' },
     preHandler: idempotent.preHandler,
@@ -75,6 +77,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       createdAt: timestamp,
       updatedAt: timestamp,
     });
+    metrics.countVerdicts(results);
     return results;
   });
 }

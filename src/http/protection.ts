@@ -49,7 +49,7 @@ export async function registerProtection(app: FastifyInstance, config: Config): 
       max: config.rateLimit.max,
       timeWindow: config.rateLimit.windowMs,
       keyGenerator: rateKey,
-      allowList: (request) => request.url.startsWith('/health/'),
+      allowList: (request) => request.url.startsWith('/health/') || request.url === '/metrics',
       errorResponseBuilder: (_request, context) => {
         const err = new Error(`Rate limit exceeded: at most ${context.max} requests per window for this token; retry in ${context.after}`) as Error & {
           statusCode: number; code: string; retryAfterSeconds: number;

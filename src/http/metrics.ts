@@ -1,0 +1,84 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ExecutionResult } from '../schemas/execution.js';
+import type { Store } from '../store/types.js';
+
+/**
+ * Prometheus metrics. Labels are route patterns, methods, statuses, scenario types, verdict statuses and store
+ * operations: never ids, addresses, tokens or anything from a credential.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'http_requests_total', help: 'HTTP requests by route pattern, method and status', labelNames: ['method', 'route', 'status'], registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'http_request_duration_seconds', help: 'HTTP request latency by route pattern, method and status',
+    labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  private readonly verdicts = new Counter({
+    name: 'compliance_rule_verdicts_total', help: 'Rule results of execute calls by scenario type and status',
+    labelNames: ['scenario_type', 'status'], registers: [this.registry],
+  });
+  private readonly storeLatency = new Histogram({
+    name: 'store_operation_duration_seconds', help: 'Database operation latency by operation and outcome',
+    labelNames: ['operation', 'outcome'], buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5, 2],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  countVerdicts(results: readonly ExecutionResult[]): void {
+    for (const r of results) this.verdicts.inc({ scenario_type: r.objectType, status: r.result.status });
+  }
+
+  /** The store, with every async operation timed. */
+  timeStore(store: Store): Store {
+    const histogram = this.storeLatency;
+    return new Proxy(store, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function' || prop === 'close') return value;
+        const operation = String(prop);
+        return (...args: unknown[]) => {
+          const end = histogram.startTimer({ operation });
+          const result = value.apply(target, args);
+          if (result instanceof Promise) {
+            return result.then(
+              (v) => { end({ outcome: 'ok' }); return v; },
+              (e) => { end({ outcome: 'error' }); throw e; },
+            );
+          }
+          end({ outcome: 'ok' });
+          return result;
+        };
+      },
+    });
+  }
+
+  register(app: FastifyInstance): void {
+    app.addHook('onResponse', async (request, reply) => {
+      const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+      this.requests.inc(labels);
+      this.latency.observe(labels, reply.elapsedTime / 1000);
+    });
+    app.get('/metrics', {
+      schema: {
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        description: 'Open like the health checks; expose it to your scraper only. No label carries personal data.',
+        tags: ['health'],
+        produces: ['text/plain'],
+        response: { 200: Type.String({ description: 'Prometheus text exposition format' }) },
+      },
+      logLevel: 'warn',
+    }, async (_request, reply) => {
+      reply.type(this.registry.contentType);
+      return this.registry.metrics();
+    });
+  }
+}
