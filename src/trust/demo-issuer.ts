@@ -1,0 +1,220 @@
+/**
+ * A deterministic demo issuer: @0xpolygonid/js-sdk's in-memory issuer (in-memory key store, data sources and Merkle
+ * tree storage; no chain) whose BabyJubJub key comes from a fixed seed, so its DID is the same on every machine and
+ * every run. It issues IDInformation credentials signed with BJJSignature2021, whose credentialStatus is a
+ * SparseMerkleTreeProof at `{statusUrl}/{nonce}`, and answers those statuses (`status(nonce)`) from its own trees.
+ *
+ * For demos and tests only: the seed is public, so anyone can issue as this issuer. Never trust its DID in
+ * production.
+ */
+import { createHash } from 'node:crypto';
+import * as sdkNs from '@0xpolygonid/js-sdk';
+import * as coreNs from '@iden3/js-iden3-core';
+import { createDocumentLoader, ID_INFORMATION_SCHEMA_URL } from './documents.js';
+import type { Did, Hash, Proof } from './iden3.js';
+
+/** The public seed of the demo issuer (32 bytes). */
+export const DEMO_ISSUER_SEED = 'scenario-compliance-demo-issuer1';
+
+interface Tree {
+  add(k: bigint, v: bigint): Promise<void>;
+  root(): Promise<Hash>;
+  generateProof(k: bigint, root?: Hash): Promise<{ proof: Proof }>;
+}
+interface TreeModel {
+  state: Hash;
+  claimsTree: Tree;
+  revocationTree: Tree;
+  rootsTree: Tree;
+}
+interface MtpWithState {
+  proof: Proof;
+  treeState: { state: Hash; claimsRoot: Hash; revocationRoot: Hash; rootOfRoots: Hash };
+}
+interface W3C {
+  toJSON(): Record<string, unknown>;
+}
+interface IdentityWallet {
+  createIdentity(opts: Record<string, unknown>): Promise<{ did: Did; credential: W3C }>;
+  issueCredential(did: Did, request: Record<string, unknown>, opts?: Record<string, unknown>): Promise<W3C>;
+  getDIDTreeModel(did: Did): Promise<TreeModel>;
+  generateNonRevocationMtpWithNonce(did: Did, nonce: bigint): Promise<MtpWithState>;
+}
+interface SdkSubset {
+  KMS: new () => { registerKeyProvider(type: string, provider: unknown): void };
+  BjjProvider: new (type: string, store: unknown) => unknown;
+  KmsKeyType: { BabyJubJub: string };
+  InMemoryPrivateKeyStore: new () => unknown;
+  InMemoryDataSource: new () => unknown;
+  InMemoryMerkleTreeStorage: new (depth: number) => unknown;
+  CredentialStorage: new (ds: unknown) => unknown;
+  IdentityStorage: new (identities: unknown, profiles: unknown) => unknown;
+  CredentialWallet: new (storage: unknown) => unknown;
+  IdentityWallet: new (kms: unknown, storage: unknown, credentialWallet: unknown) => IdentityWallet;
+  VerifiableConstants: { ERRORS: { IDENTITY_DOES_NOT_EXIST: string } };
+}
+const sdk = sdkNs as unknown as SdkSubset;
+const core = coreNs as unknown as { DidMethod: { Iden3: string }; Blockchain: { Polygon: string }; NetworkId: { Amoy: string } };
+
+/** What a SparseMerkleTreeProof status endpoint answers. */
+export interface RevocationStatusDocument {
+  mtp: unknown;
+  issuer: { state: string; claimsTreeRoot: string; revocationTreeRoot: string; rootOfRoots: string };
+}
+
+export interface DemoIssueRequest {
+  /** The holder's DID (credentialSubject.id), e.g. did:pkh:eip155:1:0x... */
+  subjectId: string;
+  /** credentialSubject fields other than id (IDInformation: reviewAnswer, personalData, ...). */
+  claims: Record<string, unknown>;
+  /** Credential type whose context and schema the document loader knows (default IDInformation). */
+  type?: string;
+  credentialSchema?: string;
+  issuanceDate?: Date;
+  expirationDate?: Date;
+  /** Revocation nonce (uint32; default: derived from the subject and the claims). */
+  nonce?: number;
+  /** Credential id (default: a urn:uuid derived from the subject and the nonce). */
+  id?: string;
+  /**
+   * The credentialStatus to issue with (default: SparseMerkleTreeProof at the issuer's statusUrl). For
+   * SparseMerkleTreeProof js-sdk appends `/{nonce}` to the id.
+   */
+  revocation?: { type: string; id: string };
+}
+
+/** An issuer state in the hex form of BJJSignature2021 proofs, with the key's inclusion proof at that state. */
+export interface KeyAtState {
+  state: { value: string; claimsTreeRoot: string; revocationTreeRoot: string; rootOfRoots: string };
+  mtp: unknown;
+}
+
+export interface DemoIssuer {
+  readonly did: string;
+  /** Base of the status URLs: a credential's status is at `${statusUrl}/${nonce}`. */
+  readonly statusUrl: string;
+  issue(request: DemoIssueRequest): Promise<Record<string, unknown>>;
+  /** Revokes a revocation nonce (adds it to the issuer's revocation tree). */
+  revoke(nonce: number | bigint): Promise<void>;
+  /** The revocation status of a nonce against the issuer's current trees. */
+  status(nonce: number | bigint): Promise<RevocationStatusDocument>;
+  /**
+   * Adds a claim to the issuer's claims tree (as issuing a credential with an MTP proof would), so that its state is
+   * no longer the genesis state, and returns the new state with the inclusion proof of the signing key (the
+   * `issuerData.state` / `issuerData.mtp` a proof made at that state carries). Nothing is published anywhere.
+   */
+  advanceState(): Promise<KeyAtState>;
+}
+
+/** The nonce of a status URL `${statusUrl}/${nonce}`, or undefined. */
+export function nonceFromStatusPath(path: string): bigint | undefined {
+  const m = /\/(\d{1,20})\/?$/.exec(path);
+  if (!m) return undefined;
+  const n = BigInt(m[1]);
+  return n < 2n ** 64n ? n : undefined;
+}
+
+function uuidFrom(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex');
+  // RFC 4122 version 8 (custom) layout: deterministic, not random.
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+function noStateStorage() {
+  const missing = async () => {
+    throw new Error(sdk.VerifiableConstants.ERRORS.IDENTITY_DOES_NOT_EXIST);
+  };
+  return {
+    getLatestStateById: missing,
+    getStateInfoByIdAndState: missing,
+    getGISTProof: missing,
+    getGISTRootInfo: missing,
+    publishState: missing,
+    publishStateGeneric: missing,
+    getRpcProvider: () => ({}),
+  };
+}
+
+export async function createDemoIssuer(options: { statusUrl: string; seed?: string | Uint8Array }): Promise<DemoIssuer> {
+  const statusUrl = options.statusUrl.replace(/\/+$/, '');
+  const seed = typeof options.seed === 'string' || options.seed === undefined
+    ? new TextEncoder().encode(options.seed ?? DEMO_ISSUER_SEED)
+    : options.seed;
+  if (seed.length !== 32) throw new RangeError('the demo issuer seed must be 32 bytes');
+
+  const kms = new sdk.KMS();
+  kms.registerKeyProvider(sdk.KmsKeyType.BabyJubJub, new sdk.BjjProvider(sdk.KmsKeyType.BabyJubJub, new sdk.InMemoryPrivateKeyStore()));
+  const storage = {
+    credential: new sdk.CredentialStorage(new sdk.InMemoryDataSource()),
+    identity: new sdk.IdentityStorage(new sdk.InMemoryDataSource(), new sdk.InMemoryDataSource()),
+    mt: new sdk.InMemoryMerkleTreeStorage(40),
+    states: noStateStorage(),
+  };
+  const wallet = new sdk.IdentityWallet(kms, storage, new sdk.CredentialWallet(storage));
+  const { did, credential: authCredential } = await wallet.createIdentity({
+    method: core.DidMethod.Iden3,
+    blockchain: core.Blockchain.Polygon,
+    networkId: core.NetworkId.Amoy,
+    seed,
+    revocationOpts: { type: 'SparseMerkleTreeProof', id: statusUrl },
+  });
+  const loader = createDocumentLoader({ fetch: () => Promise.reject(new Error('offline')), timeoutMs: 1 });
+
+  return {
+    did: did.string(),
+    statusUrl,
+    async issue(r) {
+      const nonce = r.nonce ?? parseInt(createHash('sha256').update(`${r.subjectId}\u0000${JSON.stringify(r.claims)}`).digest('hex').slice(0, 8), 16);
+      const issued = await wallet.issueCredential(
+        did,
+        {
+          id: r.id ?? `urn:uuid:${uuidFrom(`${did.string()}\u0000${r.subjectId}\u0000${nonce}`)}`,
+          credentialSchema: r.credentialSchema ?? ID_INFORMATION_SCHEMA_URL,
+          type: r.type ?? 'IDInformation',
+          credentialSubject: { id: r.subjectId, ...r.claims },
+          issuanceDate: Math.floor((r.issuanceDate ?? new Date()).getTime() / 1000),
+          expiration: Math.floor((r.expirationDate ?? new Date(Date.now() + 365 * 86_400_000)).getTime() / 1000),
+          revocationOpts: { type: r.revocation?.type ?? 'SparseMerkleTreeProof', id: r.revocation?.id ?? statusUrl, nonce },
+        },
+        { documentLoader: loader },
+      );
+      return JSON.parse(JSON.stringify(issued.toJSON())) as Record<string, unknown>;
+    },
+    async revoke(nonce) {
+      const trees = await wallet.getDIDTreeModel(did);
+      await trees.revocationTree.add(BigInt(nonce), 0n);
+    },
+    async advanceState() {
+      const trees = await wallet.getDIDTreeModel(did);
+      const marker = BigInt('0x' + createHash('sha256').update(`${Date.now()}\u0000${Math.random()}`).digest('hex').slice(0, 60));
+      await trees.claimsTree.add(marker, 1n);
+      const proofs = (authCredential.toJSON().proof ?? []) as { coreClaim?: string }[];
+      const authClaimHex = proofs.find((p) => typeof p.coreClaim === 'string')?.coreClaim as string;
+      const authClaim = new (core as unknown as { Claim: new () => { fromHex(h: string): { hIndex(): bigint } } }).Claim().fromHex(authClaimHex);
+      const now = await wallet.getDIDTreeModel(did);
+      const claimsRoot = await now.claimsTree.root();
+      const { proof } = await now.claimsTree.generateProof(authClaim.hIndex(), claimsRoot);
+      return {
+        state: {
+          value: now.state.hex(),
+          claimsTreeRoot: claimsRoot.hex(),
+          revocationTreeRoot: (await now.revocationTree.root()).hex(),
+          rootOfRoots: (await now.rootsTree.root()).hex(),
+        },
+        mtp: proof.toJSON(),
+      };
+    },
+    async status(nonce) {
+      const { proof, treeState } = await wallet.generateNonRevocationMtpWithNonce(did, BigInt(nonce));
+      return {
+        mtp: proof.toJSON(),
+        issuer: {
+          state: treeState.state.hex(),
+          claimsTreeRoot: treeState.claimsRoot.hex(),
+          revocationTreeRoot: treeState.revocationRoot.hex(),
+          rootOfRoots: treeState.rootOfRoots.hex(),
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * Issuer state lookups through a DID resolver (the iden3 / Privado ID universal resolver API, e.g.
+ * https://resolver.privado.id/1.0/identifiers): `GET {resolverUrl}/{did}?state={hex}` answers a DID resolution result
+ * whose verification method of type Iden3StateInfo2023 says whether that state of the identity was published on
+ * chain (`published`), and without `state` it describes the latest state (`info.state`). The same request format as
+ * @0xpolygonid/js-sdk's W3CCredential.verifyProof, with a timeout, a size limit and a cache.
+ */
+import { fetchJson, FetchFailure, type FetchLike } from './http.js';
+import { LruCache } from './lru.js';
+import { isRecord } from './structure.js';
+
+export class ResolverFailure extends Error {
+  override name = 'ResolverFailure';
+}
+
+export interface StateResolverOptions {
+  resolverUrl?: string;
+  fetch: FetchLike;
+  timeoutMs: number;
+  /** How long a published state is remembered (publication is permanent). */
+  publishedCacheMs: number;
+  /** How long "not published" and latest-state answers are remembered. */
+  shortCacheMs: number;
+  clock: () => number;
+  maxBytes?: number;
+}
+
+export interface StateResolver {
+  readonly configured: boolean;
+  /** Whether the issuer's state was published. Throws ResolverFailure when that cannot be told. */
+  isPublished(did: string, stateHex: string): Promise<boolean>;
+  /** The issuer's latest published state (hex), or undefined when the resolver knows no published state. */
+  latestState(did: string): Promise<string | undefined>;
+}
+
+const HASH_HEX = /^[0-9a-f]{64}$/;
+
+function stateInfo(answer: unknown): Record<string, unknown> | undefined {
+  if (!isRecord(answer)) return undefined;
+  const doc = answer.didDocument;
+  if (!isRecord(doc) || !Array.isArray(doc.verificationMethod)) return undefined;
+  return doc.verificationMethod.find((vm): vm is Record<string, unknown> => isRecord(vm) && vm.type === 'Iden3StateInfo2023');
+}
+
+function notFound(answer: unknown): boolean {
+  if (!isRecord(answer)) return false;
+  const meta = answer.didResolutionMetadata;
+  return isRecord(meta) && meta.error === 'notFound';
+}
+
+export function createStateResolver(o: StateResolverOptions): StateResolver {
+  const base = o.resolverUrl?.replace(/\/+$/, '');
+  const cache = new LruCache<string, { published: boolean } | { latest: string | undefined }>(4096, o.clock);
+  const pending = new Map<string, Promise<unknown>>();
+  const maxBytes = o.maxBytes ?? 256 * 1024;
+
+  const get = async (did: string, stateHex?: string): Promise<unknown> => {
+    if (base === undefined) throw new ResolverFailure('no DID resolver is configured (DID_RESOLVER_URL)');
+    const url = `${base}/${encodeURIComponent(did)}${stateHex === undefined ? '' : `?state=${stateHex}`}`;
+    try {
+      return await fetchJson(o.fetch, { url, timeoutMs: o.timeoutMs, maxBytes });
+    } catch (e) {
+      if (e instanceof FetchFailure && e.httpStatus === 404) return { didResolutionMetadata: { error: 'notFound' } };
+      throw new ResolverFailure(`the DID resolver did not answer: ${(e as Error).message}`);
+    }
+  };
+
+  const once = <T>(key: string, run: () => Promise<T>): Promise<T> => {
+    let p = pending.get(key) as Promise<T> | undefined;
+    if (p === undefined) {
+      p = run().finally(() => pending.delete(key));
+      pending.set(key, p);
+    }
+    return p;
+  };
+
+  return {
+    configured: base !== undefined,
+    async isPublished(did, stateHex) {
+      const key = `p\u0000${did}\u0000${stateHex}`;
+      const hit = cache.get(key);
+      if (hit !== undefined && 'published' in hit) return hit.published;
+      return once(key, async () => {
+        const answer = await get(did, stateHex);
+        let published: boolean;
+        if (notFound(answer)) {
+          published = false;
+        } else {
+          const vm = stateInfo(answer);
+          if (vm === undefined) throw new ResolverFailure('the DID resolver answered without Iden3StateInfo2023 state information');
+          published = vm.published === true;
+        }
+        cache.set(key, { published }, published ? o.publishedCacheMs : o.shortCacheMs);
+        return published;
+      });
+    },
+    async latestState(did) {
+      const key = `l\u0000${did}`;
+      const hit = cache.get(key);
+      if (hit !== undefined && 'latest' in hit) return hit.latest;
+      return once(key, async () => {
+        const answer = await get(did);
+        let latest: string | undefined;
+        if (notFound(answer)) {
+          latest = undefined;
+        } else {
+          const vm = stateInfo(answer);
+          if (vm === undefined) throw new ResolverFailure('the DID resolver answered without Iden3StateInfo2023 state information');
+          const info = vm.info;
+          const state = isRecord(info) && typeof info.state === 'string' ? info.state.replace(/^0x/, '').toLowerCase() : undefined;
+          if (vm.published !== true) latest = undefined;
+          else if (state !== undefined && HASH_HEX.test(state)) latest = state;
+          else throw new ResolverFailure('the DID resolver answered without the latest state of the issuer');
+        }
+        cache.set(key, { latest }, o.shortCacheMs);
+        return latest;
+      });
+    },
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The JSON-LD document loader of the proof check. Verifying a BJJSignature2021 proof recomputes the credential's
+ * core claim, which merklizes the credential with its JSON-LD @context: every context URL must be served here.
+ *
+ * Offline by default. Served, in this order:
+ * 1. documents handed in (TrustOptions.documents: URL -> document, e.g. read from an operator's file);
+ * 2. documents bundled with the service: the W3C credentials v1, iden3 proofs, iden3 display method and AuthBJJ
+ *    contexts (from @0xpolygonid/js-sdk's constants), the IDInformation context and JSON schema of this service
+ *    (src/trust/documents/IDInformation-v1.*), and the iden3 KYC test contexts and schemas
+ *    (src/trust/documents/iden3-kyc-test-documents.json);
+ * 3. URLs starting with one of TrustOptions.remoteDocumentPrefixes: fetched once (timeout, size limit, no redirect)
+ *    and kept in memory for the life of the process.
+ * Any other URL is refused with DocumentUnavailable (the verdict is then `error`: the proof cannot be checked).
+ */
+import { VerifiableConstants } from './iden3.js';
+import idInformationContext from './documents/IDInformation-v1.jsonld.json' with { type: 'json' };
+import idInformationSchema from './documents/IDInformation-v1.schema.json' with { type: 'json' };
+import iden3Kyc from './documents/iden3-kyc-test-documents.json' with { type: 'json' };
+import { fetchJson, type FetchLike } from './http.js';
+import { LruCache } from './lru.js';
+
+/** The URL of the IDInformation JSON-LD context this service ships (used by the demo issuer). */
+export const ID_INFORMATION_CONTEXT_URL = 'https://compliance.example/schemas/IDInformation-v1.jsonld';
+/** The URL of the IDInformation JSON schema this service ships (credentialSchema.id of demo credentials). */
+export const ID_INFORMATION_SCHEMA_URL = 'https://compliance.example/schemas/IDInformation-v1.json';
+
+export class DocumentUnavailable extends Error {
+  override name = 'DocumentUnavailable';
+  constructor(readonly url: string, detail: string) {
+    super(`JSON-LD document ${url} ${detail}`);
+  }
+}
+
+export interface RemoteDocument {
+  contextUrl: null;
+  documentUrl: string;
+  document: unknown;
+}
+
+export type DocumentLoader = (url: string) => Promise<RemoteDocument>;
+
+/** The documents bundled with the service: URL -> JSON text (parsed on each load, so no caller can alter them). */
+function bundled(): Map<string, string> {
+  const c = VerifiableConstants.JSONLD_SCHEMA;
+  const a = VerifiableConstants.AUTH;
+  const map = new Map<string, string>([
+    [c.W3C_CREDENTIAL_2018, c.W3C_VC_DOCUMENT_2018],
+    [c.IDEN3_CREDENTIAL, c.IDEN3_PROOFS_DEFINITION_DOCUMENT],
+    [c.IDEN3_DISPLAY_METHOD, c.IDEN3_DISPLAY_METHOD_DEFINITION_DOCUMENT],
+    [a.AUTH_BJJ_CREDENTIAL_SCHEMA_JSONLD_URL, a.AUTH_BJJ_CREDENTIAL_SCHEMA_JSONLD],
+    [a.AUTH_BJJ_CREDENTIAL_SCHEMA_JSON_URL, a.AUTH_BJJ_CREDENTIAL_SCHEMA_JSON],
+    [ID_INFORMATION_CONTEXT_URL, JSON.stringify(idInformationContext)],
+    [ID_INFORMATION_SCHEMA_URL, JSON.stringify(idInformationSchema)],
+  ]);
+  for (const [url, doc] of Object.entries(iden3Kyc as Record<string, unknown>)) {
+    if (!map.has(url)) map.set(url, JSON.stringify(doc));
+  }
+  return map;
+}
+
+export interface DocumentLoaderOptions {
+  documents?: Readonly<Record<string, unknown>>;
+  remoteDocumentPrefixes?: readonly string[];
+  fetch: FetchLike;
+  timeoutMs: number;
+  /** Answers larger than this are refused (default 1 MiB). */
+  maxBytes?: number;
+}
+
+export interface TrustDocumentLoader extends DocumentLoader {
+  /** Whether the URL is served without the network (handed in or bundled). */
+  has(url: string): boolean;
+}
+
+export function createDocumentLoader(options: DocumentLoaderOptions): TrustDocumentLoader {
+  const texts = bundled();
+  for (const [url, doc] of Object.entries(options.documents ?? {})) {
+    if (typeof doc !== 'object' || doc === null) throw new TypeError(`JSON-LD document ${url} must be a JSON object`);
+    texts.set(url, JSON.stringify(doc));
+  }
+  const prefixes = (options.remoteDocumentPrefixes ?? []).filter((p) => /^https?:\/\/[^/]+\//i.test(p));
+  const remote = new LruCache<string, Promise<string>>(256);
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
+
+  const fetchRemote = async (url: string): Promise<string> => {
+    try {
+      const doc = await fetchJson(options.fetch, { url, timeoutMs: options.timeoutMs, maxBytes });
+      if (typeof doc !== 'object' || doc === null) throw new Error('answer is not a JSON object');
+      return JSON.stringify(doc);
+    } catch (e) {
+      remote.delete(url); // a failure is not kept: the next verification tries again
+      throw new DocumentUnavailable(url, `could not be fetched: ${(e as Error).message}`);
+    }
+  };
+
+  const loader = (async (url: string): Promise<RemoteDocument> => {
+    let text = texts.get(url);
+    if (text === undefined) {
+      if (typeof url !== 'string' || !prefixes.some((p) => url.startsWith(p))) {
+        throw new DocumentUnavailable(String(url), 'is not available offline (not bundled and not under an allowed remote prefix)');
+      }
+      let pending = remote.get(url);
+      if (pending === undefined) {
+        pending = fetchRemote(url);
+        remote.set(url, pending);
+      }
+      text = await pending;
+    }
+    return { contextUrl: null, documentUrl: url, document: JSON.parse(text) as unknown };
+  }) as TrustDocumentLoader;
+  Object.defineProperty(loader, 'has', { value: (url: string) => texts.has(url) });
+  return loader;
+}

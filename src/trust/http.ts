@@ -1,0 +1,98 @@
+/**
+ * The HTTP client of the trust checks: one JSON request with a timeout, a size limit on the answer and no redirects
+ * (the URLs come from credentials, so a redirect could point anywhere). Every failure is a FetchFailure whose message
+ * is short and safe to show in a reason.
+ */
+
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export class FetchFailure extends Error {
+  override name = 'FetchFailure';
+  constructor(
+    message: string,
+    /** The server answered, with this HTTP status (absent when it could not be reached or timed out). */
+    readonly httpStatus?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface JsonRequest {
+  url: string;
+  method?: 'GET' | 'POST';
+  body?: unknown;
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+function describeNetworkError(e: unknown, timeoutMs: number): string {
+  const err = e as { name?: string; cause?: { code?: string; name?: string } };
+  if (err?.name === 'TimeoutError' || err?.name === 'AbortError' || err?.cause?.name === 'TimeoutError') {
+    return `no answer within ${timeoutMs} ms`;
+  }
+  const code = err?.cause?.code;
+  switch (code) {
+    case 'ECONNREFUSED': return 'connection refused';
+    case 'ECONNRESET': return 'connection reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN': return 'host name not resolved';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH': return 'host unreachable';
+    case undefined: return 'request failed';
+    default: return `request failed (${code})`;
+  }
+}
+
+async function readCapped(res: Response, maxBytes: number): Promise<string> {
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) throw new FetchFailure(`answer larger than ${maxBytes} bytes`);
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new FetchFailure(`answer larger than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Sends the request and parses the JSON answer of a 2xx response. Throws FetchFailure on anything else. */
+export async function fetchJson(fetchImpl: FetchLike, req: JsonRequest): Promise<unknown> {
+  const signal = AbortSignal.timeout(req.timeoutMs);
+  let res: Response;
+  try {
+    res = await fetchImpl(req.url, {
+      method: req.method ?? 'GET',
+      headers: req.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      body: req.body === undefined ? undefined : JSON.stringify(req.body),
+      redirect: 'manual',
+      signal,
+    });
+  } catch (e) {
+    throw new FetchFailure(describeNetworkError(e, req.timeoutMs));
+  }
+  if (res.status >= 300 && res.status < 400) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new FetchFailure(`redirect (HTTP ${res.status}) not followed`, res.status);
+  }
+  let text: string;
+  try {
+    text = await readCapped(res, req.maxBytes);
+  } catch (e) {
+    if (e instanceof FetchFailure) throw e;
+    throw new FetchFailure(describeNetworkError(e, req.timeoutMs));
+  }
+  if (res.status < 200 || res.status >= 300) throw new FetchFailure(`HTTP ${res.status}`, res.status);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new FetchFailure('answer is not JSON', res.status);
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The iden3 library values src/trust uses, with local, narrow types. @0xpolygonid/js-sdk, @iden3/js-iden3-core and
+ * @iden3/js-merkletree ship declaration files with extensionless relative re-exports, which TypeScript's NodeNext
+ * resolution cannot follow (their named exports look missing to tsc while they exist at run time), so they are
+ * imported as namespaces and typed here. @iden3/js-crypto and @iden3/js-jsonld-merklization resolve and are imported
+ * directly where used.
+ */
+import * as sdkNs from '@0xpolygonid/js-sdk';
+import * as coreNs from '@iden3/js-iden3-core';
+import * as mtNs from '@iden3/js-merkletree';
+import type { Merklizer } from '@iden3/js-jsonld-merklization';
+import type { Signature } from '@iden3/js-crypto';
+
+// ---- @iden3/js-merkletree
+export interface Hash {
+  readonly bytes: Uint8Array;
+  hex(): string;
+  bigInt(): bigint;
+}
+export interface HashStatic {
+  fromHex(h: string): Hash;
+  fromBigInt(i: bigint): Hash;
+}
+export interface Proof {
+  existence: boolean;
+  toJSON(): unknown;
+}
+export interface ProofStatic {
+  new (obj: { siblings: Hash[]; existence: boolean; nodeAux: { key: Hash; value: Hash } | undefined }): Proof;
+  fromJSON(obj: unknown): Proof;
+}
+interface MerkletreeSubset {
+  Hash: HashStatic;
+  Proof: ProofStatic;
+  verifyProof(root: Hash, proof: Proof, k: bigint, v: bigint): Promise<boolean>;
+  testBit(bitmap: Uint8Array, n: number): boolean;
+}
+const mt = mtNs as unknown as MerkletreeSubset;
+export const { Hash, Proof, verifyProof, testBit } = mt;
+
+// ---- @iden3/js-iden3-core
+export interface Id {
+  bigInt(): bigint;
+  string(): string;
+}
+export interface Did {
+  string(): string;
+}
+export interface DidStatic {
+  parse(s: string): Did;
+  idFromDID(did: Did): Id;
+  parseFromId(id: Id): Did;
+}
+export interface IdStatic {
+  ethAddressFromId(id: Id): Uint8Array;
+}
+export interface SchemaHash {
+  bigInt(): bigint;
+}
+export interface Claim {
+  hex(): string;
+  hiHv(): { hi: bigint; hv: bigint };
+  rawSlotsAsInts(): bigint[];
+  getSchemaHash(): SchemaHash;
+  getRevocationNonce(): bigint;
+  getVersion(): number;
+  getIdPosition(): number;
+  getMerklizedPosition(): number;
+  getFlagUpdatable(): boolean;
+  getExpirationDate(): Date | null;
+  setFlagUpdatable(v: boolean): void;
+  setExpirationDate(d: Date): void;
+  setIndexId(id: Id): void;
+  setValueId(id: Id): void;
+  setIndexMerklizedRoot(r: bigint): void;
+  setValueMerklizedRoot(r: bigint): void;
+}
+type ClaimOption = (c: Claim) => void;
+interface CoreSubset {
+  DID: DidStatic;
+  Id: IdStatic;
+  SchemaHash: { authSchemaHash: SchemaHash };
+  Claim: { newClaim(sh: SchemaHash, ...options: ClaimOption[]): Claim };
+  ClaimOptions: {
+    withIndexDataBytes(a: Uint8Array, b: Uint8Array): ClaimOption;
+    withValueDataBytes(a: Uint8Array, b: Uint8Array): ClaimOption;
+    withRevocationNonce(n: bigint): ClaimOption;
+    withVersion(v: number): ClaimOption;
+  };
+}
+const core = coreNs as unknown as CoreSubset;
+export const { DID, Id, SchemaHash, Claim, ClaimOptions } = core;
+/** @iden3/js-iden3-core IdPosition and MerklizedRootPosition (numeric enums). */
+export const IdPosition = { None: 0, Index: 1, Value: 2 } as const;
+export const MerklizedRootPosition = { None: 0, Index: 1, Value: 2 } as const;
+
+// ---- @0xpolygonid/js-sdk
+export interface TreeState {
+  value: Hash;
+  claimsTreeRoot: Hash;
+  revocationTreeRoot: Hash;
+  rootOfRoots: Hash;
+}
+export interface BjjProof {
+  issuerData: {
+    id: Did;
+    state: TreeState;
+    authCoreClaim: Claim;
+    mtp: Proof;
+    credentialStatus: Record<string, unknown>;
+  };
+  coreClaim: Claim;
+  signature: Signature;
+}
+interface SdkSubset {
+  VerifiableConstants: {
+    JSONLD_SCHEMA: Record<
+      'W3C_CREDENTIAL_2018' | 'W3C_VC_DOCUMENT_2018' | 'IDEN3_CREDENTIAL' | 'IDEN3_PROOFS_DEFINITION_DOCUMENT' |
+      'IDEN3_DISPLAY_METHOD' | 'IDEN3_DISPLAY_METHOD_DEFINITION_DOCUMENT',
+      string
+    >;
+    AUTH: Record<
+      'AUTH_BJJ_CREDENTIAL_SCHEMA_JSONLD_URL' | 'AUTH_BJJ_CREDENTIAL_SCHEMA_JSONLD' | 'AUTH_BJJ_CREDENTIAL_SCHEMA_JSON_URL' |
+      'AUTH_BJJ_CREDENTIAL_SCHEMA_JSON',
+      string
+    >;
+  };
+  BJJSignatureProof2021: { fromJSON(obj: unknown): BjjProof };
+  calculateCoreSchemaHash(schemaId: Uint8Array): SchemaHash;
+  fillCoreClaimSlot(slot: Uint8Array, mz: Merklizer, path: string | undefined): Promise<void>;
+  findCredentialType(mz: Merklizer): string;
+  getSerializationAttrFromContext(context: object, opts: unknown, type: string): Promise<string>;
+  parseSerializationAttr(attr: string): { indexAPath?: string; indexBPath?: string; valueAPath?: string; valueBPath?: string };
+  isGenesisState(did: Did, state: bigint | string): boolean;
+  validateTreeState(state: { state?: string; claimsTreeRoot?: string; revocationTreeRoot?: string; rootOfRoots?: string }): boolean;
+}
+const sdk = sdkNs as unknown as SdkSubset;
+export const {
+  VerifiableConstants,
+  BJJSignatureProof2021,
+  calculateCoreSchemaHash,
+  fillCoreClaimSlot,
+  findCredentialType,
+  getSerializationAttrFromContext,
+  parseSerializationAttr,
+  isGenesisState,
+  validateTreeState,
+} = sdk;

@@ -1,0 +1,264 @@
+/**
+ * Revocation through credentialStatus, one resolver per status type, each with a timeout, a size limit and a cache.
+ * Every answer is verified, not believed: the issuer state in it must be the hash of its tree roots, and the Merkle
+ * proof must verify against that revocation tree root for the credential's revocation nonce; then `existence` says
+ * whether the nonce is in the revocation tree (revoked).
+ *
+ * - SparseMerkleTreeProof: GET credentialStatus.id answers `{ mtp, issuer: { state, claimsTreeRoot,
+ *   revocationTreeRoot, rootOfRoots } }` (the issuer's HTTP status endpoint).
+ * - Iden3commRevocationStatusV1.0: POST to credentialStatus.id (the issuer's agent) an iden3comm plain message of type
+ *   https://iden3-communication.io/revocation/1.0/request-status; the answer's `body` is as above.
+ * - Iden3ReverseSparseMerkleTreeProof: the issuer's latest state from the DID resolver (or, when the resolver knows
+ *   no published state, the `state` parameter of the status URL if it is the issuer's genesis state), then a walk
+ *   of the reverse hash service (GET {rhs}/node/{hash}) from that state down the revocation tree; the state node
+ *   must hash to the state. On failure, credentialStatus.statusIssuer (SparseMerkleTreeProof or
+ *   Iden3commRevocationStatusV1.0) is tried, as js-sdk does.
+ * - Iden3OnchainSparseMerkleTreeProof2023 and any other type: not supported here (status `error`) unless a resolver
+ *   for the type is handed in (TrustDeps.statusResolvers), e.g. one reading the issuer's contract through a chain RPC.
+ *
+ * Caching: "not revoked" is remembered for revocationCacheMs, "revoked" for the life of the cache entry (revocation
+ * is permanent in iden3 trees); failures are not remembered. Concurrent checks of one status share one request.
+ */
+import { randomUUID } from 'node:crypto';
+import { poseidon } from '@iden3/js-crypto';
+import { ResolverFailure, type StateResolver } from './did-resolver.js';
+import { DID, Hash, isGenesisState, Proof, testBit, validateTreeState, verifyProof, type Hash as HashT, type Proof as ProofT } from './iden3.js';
+import { fetchJson, FetchFailure, type FetchLike } from './http.js';
+import { LruCache } from './lru.js';
+import { isHttpUrl, isRecord, STATUS_TYPES, type Json } from './structure.js';
+
+/** A status that cannot be resolved (`error`) or whose answer is unusable. */
+export class StatusFailure extends Error {
+  override name = 'StatusFailure';
+}
+
+export interface RevocationRequest {
+  /** The credentialStatus object (credential's own, or the issuer key's from the proof). */
+  status: Json;
+  /** The revocation nonce, from the signed core claim. */
+  nonce: bigint;
+  issuerDid: string;
+  /** The holder's DID (credentialSubject.id) when there is one, else the issuer's: the `from` of agent requests. */
+  holderDid: string;
+}
+
+export interface StatusIo {
+  fetch: FetchLike;
+  timeoutMs: number;
+  maxBytes: number;
+  stateResolver: StateResolver;
+}
+
+/** Resolves one status: true when revoked. Throws StatusFailure (or anything) when it cannot be told. */
+export type StatusResolverFn = (request: RevocationRequest, io: StatusIo) => Promise<boolean>;
+
+const HASH_HEX = /^[0-9a-f]{64}$/;
+
+function hashHex(x: unknown): x is string {
+  return typeof x === 'string' && HASH_HEX.test(x);
+}
+
+/** Verifies a `{ mtp, issuer }` revocation status answer for the nonce: true when revoked. */
+export async function verifyStatusAnswer(answer: unknown, nonce: bigint): Promise<boolean> {
+  if (!isRecord(answer) || !isRecord(answer.issuer) || !isRecord(answer.mtp)) {
+    throw new StatusFailure('the answer is not a revocation status ({ mtp, issuer })');
+  }
+  const issuer = answer.issuer;
+  const { state, claimsTreeRoot, revocationTreeRoot, rootOfRoots } = issuer;
+  if (!hashHex(state) || !hashHex(revocationTreeRoot) || (claimsTreeRoot !== undefined && !hashHex(claimsTreeRoot)) || (rootOfRoots !== undefined && !hashHex(rootOfRoots))) {
+    throw new StatusFailure("the answer's issuer state and tree roots are not 32-byte hex hashes");
+  }
+  if (!validateTreeState({ state, claimsTreeRoot: claimsTreeRoot as string | undefined, revocationTreeRoot, rootOfRoots: rootOfRoots as string | undefined })) {
+    throw new StatusFailure("the answer's issuer state is not the hash of its tree roots");
+  }
+  let mtp: ProofT;
+  try {
+    mtp = Proof.fromJSON(answer.mtp);
+  } catch {
+    throw new StatusFailure("the answer's Merkle proof is malformed");
+  }
+  let valid: boolean;
+  try {
+    valid = await verifyProof(Hash.fromHex(revocationTreeRoot), mtp, nonce, 0n);
+  } catch {
+    valid = false;
+  }
+  if (!valid) throw new StatusFailure("the answer's Merkle proof does not verify against its revocation tree root for this nonce");
+  return mtp.existence;
+}
+
+const smt: StatusResolverFn = async ({ status, nonce }, io) => {
+  const answer = await fetchJson(io.fetch, { url: status.id as string, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
+  return verifyStatusAnswer(answer, nonce);
+};
+
+const agent: StatusResolverFn = async ({ status, nonce, issuerDid, holderDid }, io) => {
+  const message = {
+    id: randomUUID(),
+    thid: randomUUID(),
+    typ: 'application/iden3comm-plain-json',
+    type: 'https://iden3-communication.io/revocation/1.0/request-status',
+    body: { revocation_nonce: Number(nonce) },
+    from: holderDid,
+    to: issuerDid,
+  };
+  const answer = await fetchJson(io.fetch, { url: status.id as string, method: 'POST', body: message, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
+  if (!isRecord(answer)) throw new StatusFailure('the agent answered something other than an iden3comm message');
+  return verifyStatusAnswer(answer.body, nonce);
+};
+
+interface RhsNode {
+  children: HashT[];
+}
+
+async function rhsNode(io: StatusIo, base: string, hash: HashT): Promise<RhsNode> {
+  const answer = await fetchJson(io.fetch, { url: `${base}/node/${hash.hex()}`, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
+  const node = isRecord(answer) ? answer.node : undefined;
+  if (!isRecord(node) || !Array.isArray(node.children) || !node.children.every(hashHex)) {
+    throw new StatusFailure('the reverse hash service answered a malformed node');
+  }
+  const children = (node.children as string[]).map((h) => Hash.fromHex(h));
+  // Each node must hash to the key it was asked by, so that no answer can be made up.
+  if (poseidon.hash(children.map((c) => c.bigInt())) !== hash.bigInt()) {
+    throw new StatusFailure('the reverse hash service answered a node that does not hash to the requested key');
+  }
+  return { children };
+}
+
+const ONE = Hash.fromBigInt(1n);
+
+async function rhsStatus(io: StatusIo, base: string, state: HashT, nonce: bigint): Promise<boolean> {
+  const stateNode = await rhsNode(io, base, state);
+  if (stateNode.children.length !== 3) throw new StatusFailure('the reverse hash service answered a state node without three roots');
+  const [claimsTreeRoot, revocationTreeRoot, rootOfRoots] = stateNode.children;
+  const key = Hash.fromBigInt(nonce);
+  const siblings: HashT[] = [];
+  let existence = false;
+  let nodeAux: { key: HashT; value: HashT } | undefined;
+  let next = revocationTreeRoot;
+  for (let depth = 0; ; depth++) {
+    if (depth >= 64) throw new StatusFailure('the revocation tree in the reverse hash service is deeper than 64 levels');
+    if (next.bigInt() === 0n) break;
+    const n = await rhsNode(io, base, next);
+    if (n.children.length === 3 && n.children[2].bigInt() === ONE.bigInt()) {
+      if (n.children[0].bigInt() === key.bigInt()) existence = true;
+      else nodeAux = { key: n.children[0], value: n.children[1] };
+      break;
+    }
+    if (n.children.length !== 2) throw new StatusFailure('the reverse hash service answered an unexpected node in the revocation tree');
+    if (testBit(key.bytes, depth)) {
+      siblings.push(n.children[0]);
+      next = n.children[1];
+    } else {
+      siblings.push(n.children[1]);
+      next = n.children[0];
+    }
+  }
+  return verifyStatusAnswer(
+    {
+      mtp: new Proof({ siblings, existence, nodeAux }).toJSON(),
+      issuer: { state: state.hex(), claimsTreeRoot: claimsTreeRoot.hex(), revocationTreeRoot: revocationTreeRoot.hex(), rootOfRoots: rootOfRoots.hex() },
+    },
+    nonce,
+  );
+}
+
+function stateParam(id: string): string | undefined {
+  try {
+    const s = new URL(id).searchParams.get('state');
+    return s !== null && HASH_HEX.test(s) ? s : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const rhs: StatusResolverFn = async (request, io) => {
+  const { status, nonce, issuerDid } = request;
+  const base = (status.id as string).split('/node')[0].replace(/\/+$/, '');
+  const viaRhs = async (): Promise<boolean> => {
+    let latest: string | undefined;
+    if (io.stateResolver.configured) latest = await io.stateResolver.latestState(issuerDid);
+    if (latest === undefined) {
+      // No published state known (or no resolver): only a genesis state named in the URL can stand for the latest
+      // one, and only when the resolver confirmed that nothing was published.
+      const param = stateParam(status.id as string);
+      let genesis = false;
+      try {
+        genesis = param !== undefined && isGenesisState(DID.parse(issuerDid), param);
+      } catch {
+        genesis = false;
+      }
+      if (!io.stateResolver.configured) {
+        throw new StatusFailure("the issuer's latest state is needed and no DID resolver is configured (DID_RESOLVER_URL)");
+      }
+      if (!genesis) throw new StatusFailure('the DID resolver knows no published state of the issuer and the status URL names no genesis state');
+      latest = param as string;
+    }
+    return rhsStatus(io, base, Hash.fromHex(latest), nonce);
+  };
+  try {
+    return await viaRhs();
+  } catch (e) {
+    const fallback = status.statusIssuer;
+    if (isRecord(fallback) && isHttpUrl(fallback.id)) {
+      if (fallback.type === STATUS_TYPES.SparseMerkleTreeProof) return smt({ ...request, status: fallback }, io);
+      if (fallback.type === STATUS_TYPES.Iden3commRevocationStatusV1) return agent({ ...request, status: fallback }, io);
+    }
+    throw e;
+  }
+};
+
+export const DEFAULT_STATUS_RESOLVERS: Readonly<Record<string, StatusResolverFn>> = Object.freeze({
+  [STATUS_TYPES.SparseMerkleTreeProof]: smt,
+  [STATUS_TYPES.Iden3commRevocationStatusV1]: agent,
+  [STATUS_TYPES.Iden3ReverseSparseMerkleTreeProof]: rhs,
+});
+
+export interface RevocationCheckerOptions {
+  io: StatusIo;
+  resolvers: Readonly<Record<string, StatusResolverFn>>;
+  revocationCacheMs: number;
+  cacheSize: number;
+  clock: () => number;
+}
+
+export type RevocationOutcome = { kind: 'revoked' } | { kind: 'active' } | { kind: 'unsupported' } | { kind: 'failed'; why: string };
+
+export interface RevocationChecker {
+  check(request: RevocationRequest): Promise<RevocationOutcome>;
+}
+
+export function createRevocationChecker(o: RevocationCheckerOptions): RevocationChecker {
+  const cache = new LruCache<string, boolean>(o.cacheSize, o.clock);
+  const pending = new Map<string, Promise<RevocationOutcome>>();
+  const hasOwn = Object.prototype.hasOwnProperty;
+  return {
+    check(request) {
+      const type = request.status.type as string;
+      const resolver = hasOwn.call(o.resolvers, type) ? o.resolvers[type] : undefined;
+      if (resolver === undefined) return Promise.resolve({ kind: 'unsupported' });
+      const key = `${type}\u0000${String(request.status.id)}\u0000${request.nonce}\u0000${request.issuerDid}`;
+      const hit = cache.get(key);
+      if (hit !== undefined) return Promise.resolve(hit ? { kind: 'revoked' } : { kind: 'active' });
+      let p = pending.get(key);
+      if (p === undefined) {
+        p = (async (): Promise<RevocationOutcome> => {
+          try {
+            const revoked = await resolver(request, o.io);
+            cache.set(key, revoked, revoked ? Infinity : o.revocationCacheMs);
+            return revoked ? { kind: 'revoked' } : { kind: 'active' };
+          } catch (e) {
+            const why = e instanceof StatusFailure || e instanceof FetchFailure || e instanceof ResolverFailure
+              ? e.message
+              : 'the answer could not be processed';
+            return { kind: 'failed', why };
+          } finally {
+            pending.delete(key);
+          }
+        })();
+        pending.set(key, p);
+      }
+      return p;
+    },
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Structure checks of a presented credential (seed 2.1 plus what the proof and revocation checks rely on), before
+ * any cryptography or network: cheap, and they keep malformed input away from the libraries. Reasons name fields,
+ * never credentialSubject values.
+ */
+import type { TrustVerdict } from '../engine/types.js';
+
+export const BJJ_SIGNATURE_2021 = 'BJJSignature2021';
+export const W3C_CREDENTIALS_V1 = 'https://www.w3.org/2018/credentials/v1';
+
+export const STATUS_TYPES = {
+  SparseMerkleTreeProof: 'SparseMerkleTreeProof',
+  Iden3ReverseSparseMerkleTreeProof: 'Iden3ReverseSparseMerkleTreeProof',
+  Iden3commRevocationStatusV1: 'Iden3commRevocationStatusV1.0',
+  Iden3OnchainSparseMerkleTreeProof2023: 'Iden3OnchainSparseMerkleTreeProof2023',
+} as const;
+
+export const KNOWN_STATUS_TYPES: ReadonlySet<string> = new Set(Object.values(STATUS_TYPES));
+const SCHEMA_TYPES: ReadonlySet<string> = new Set(['JsonSchema2023', 'JsonSchemaValidator2018']);
+const MAX_URI = 2048;
+const ABSOLUTE_URI = /^[a-z][a-z0-9+.-]*:\S+$/i;
+
+export type Json = Record<string, unknown>;
+
+export const isRecord = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+export function notValid(reason: string): TrustVerdict {
+  return { ok: false, status: 'not-valid', reason };
+}
+
+export function undecided(reason: string): TrustVerdict {
+  return { ok: false, status: 'error', reason };
+}
+
+export const OK: TrustVerdict = Object.freeze({ ok: true }) as TrustVerdict;
+
+export function isHttpUrl(s: unknown): s is string {
+  if (typeof s !== 'string' || s.length > MAX_URI) return false;
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.username === '' && u.password === '';
+  } catch {
+    return false;
+  }
+}
+
+/** A revocation nonce: a non-negative integer (uint64 in iden3; JSON numbers above 2^53 arrive rounded). */
+export function isNonce(x: unknown): x is number {
+  return typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 18446744073709551615;
+}
+
+/** Checks a credentialStatus object (the credential's own, or the issuer key's inside a BJJ proof). */
+export function checkStatus(status: unknown, where: string): TrustVerdict {
+  if (!isRecord(status)) return notValid(`${where} is missing or not an object`);
+  const { id, type, revocationNonce } = status;
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_URI) return notValid(`${where}.id must be a non-empty string of at most ${MAX_URI} characters`);
+  if (typeof type !== 'string' || type.length === 0) return notValid(`${where}.type must be a non-empty string`);
+  if (!isNonce(revocationNonce)) return notValid(`${where}.revocationNonce must be a non-negative integer`);
+  // An unknown type is well-formed as far as structure goes: the revocation step answers `error` for it, after the
+  // proof was checked (so that a forged credential is not-valid rather than undecided).
+  switch (type) {
+    case STATUS_TYPES.SparseMerkleTreeProof:
+    case STATUS_TYPES.Iden3commRevocationStatusV1:
+    case STATUS_TYPES.Iden3ReverseSparseMerkleTreeProof:
+      if (!isHttpUrl(id)) return notValid(`${where}.id must be an http(s) URL for ${type}`);
+      break;
+    case STATUS_TYPES.Iden3OnchainSparseMerkleTreeProof2023:
+      if (!/^did:[a-z0-9]+:\S+$/.test(id)) return notValid(`${where}.id must be a DID URL for ${type}`);
+      break;
+  }
+  return OK;
+}
+
+export function checkSchema(schema: unknown): TrustVerdict {
+  if (!isRecord(schema)) return notValid('credentialSchema is missing or not an object');
+  const { id, type } = schema;
+  if (typeof id !== 'string' || id.length > MAX_URI || !ABSOLUTE_URI.test(id)) return notValid('credentialSchema.id must be an absolute URI');
+  if (typeof type !== 'string' || !SCHEMA_TYPES.has(type)) {
+    return notValid(`credentialSchema.type must be JsonSchema2023 or JsonSchemaValidator2018`);
+  }
+  return OK;
+}
+
+/** The BJJSignature2021 entry of `proof` (an object or an array of them), or undefined. */
+export function findBjjProof(proof: unknown): Json | undefined {
+  if (Array.isArray(proof)) {
+    for (const p of proof) if (isRecord(p) && p.type === BJJ_SIGNATURE_2021) return p;
+    return undefined;
+  }
+  return isRecord(proof) && proof.type === BJJ_SIGNATURE_2021 ? proof : undefined;
+}
+
+/** Everything the later checks rely on, in one pass. */
+export function checkStructure(c: unknown): TrustVerdict {
+  if (!isRecord(c)) return notValid('is not a JSON object');
+  if (typeof c.id !== 'string' || c.id.length === 0) return notValid('id must be a non-empty string');
+  const context = c['@context'];
+  if (!Array.isArray(context) || context[0] !== W3C_CREDENTIALS_V1) return notValid(`@context must be an array starting with ${W3C_CREDENTIALS_V1}`);
+  if (!Array.isArray(c.type) || !c.type.includes('VerifiableCredential')) return notValid('type must be an array that includes VerifiableCredential');
+  if (typeof c.issuer !== 'string' || c.issuer.length > 512 || !/^did:[a-z0-9]+:\S+$/.test(c.issuer)) return notValid('issuer must be a DID of at most 512 characters');
+  if (!isRecord(c.credentialSubject)) return notValid('credentialSubject must be an object');
+  const schema = checkSchema(c.credentialSchema);
+  if (!schema.ok) return schema;
+  const proof = findBjjProof(c.proof);
+  if (proof === undefined) return notValid('has no BJJSignature2021 proof (the proof type this service verifies)');
+  const issuerData = proof.issuerData;
+  if (!isRecord(issuerData)) return notValid('BJJSignature2021 proof has no issuerData');
+  const status = checkStatus(c.credentialStatus, 'credentialStatus');
+  if (!status.ok) return status;
+  return checkStatus(issuerData.credentialStatus, 'the issuer key status in the proof (issuerData.credentialStatus)');
+}

@@ -1,0 +1,158 @@
+/**
+ * The credential verifier: for each presented credential, in this order (the first failure is the verdict):
+ * 1. structure (credentialStatus, credentialSchema, issuer, types, a BJJSignature2021 proof) — structure.ts;
+ * 2. trusted issuer — issuers.ts;
+ * 3. holder binding — holder.ts;
+ * 4. the proof (core claim match, signature, issuer key and state) — proof.ts, cached per content;
+ * 5. the issuer key's expiration (against the evaluation time);
+ * 6. revocation of the credential and of the issuer's key, in parallel — revocation.ts, cached for a short time.
+ * Cheap checks come first, so that untrusted or borrowed credentials cost no cryptography, and no URL named by a
+ * credential is fetched before its issuer is trusted and its signature verified.
+ */
+import type { TrustVerdict } from '../engine/types.js';
+import type { Credential } from '../schemas/credential.js';
+import { contentHash } from './canonical.js';
+import { createStateResolver } from './did-resolver.js';
+import { createDocumentLoader } from './documents.js';
+import { checkHolder } from './holder.js';
+import { checkIssuer } from './issuers.js';
+import { LruCache } from './lru.js';
+import { verifyBjjProof, type VerifiedProof } from './proof.js';
+import { createRevocationChecker, DEFAULT_STATUS_RESOLVERS, type RevocationOutcome } from './revocation.js';
+import { checkStructure, notValid, OK, undecided, type Json } from './structure.js';
+import type { CredentialVerifier, TrustDeps, TrustOptions, VerifyContext } from './types.js';
+
+export const DEFAULTS = Object.freeze({
+  timeoutMs: 3000,
+  revocationCacheMs: 60_000,
+  resolverCacheMs: 3_600_000,
+  cacheSize: 10_000,
+  maxResponseBytes: 1024 * 1024,
+});
+
+function describeRevocation(o: RevocationOutcome, status: Json, what: 'credential' | 'key'): TrustVerdict {
+  const type = String(status.type).slice(0, 100);
+  const where = what === 'credential' ? 'credentialStatus' : "the issuer key's credentialStatus";
+  switch (o.kind) {
+    case 'active':
+      return OK;
+    case 'revoked':
+      return what === 'credential'
+        ? notValid(`revoked by its issuer (${type})`)
+        : notValid('its issuer has revoked the key that signed it');
+    case 'unsupported':
+      return undecided(`${where} type ${JSON.stringify(type)} is not supported, so revocation cannot be checked`);
+    default:
+      return undecided(`${where} (${type} at ${String(status.id).slice(0, 300)}) cannot be resolved: ${o.why}`);
+  }
+}
+
+export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps = {}): CredentialVerifier {
+  const mode = options.mode;
+  if (mode === 'off') {
+    return {
+      mode,
+      async verify(credentials) {
+        return credentials.map(() => OK);
+      },
+    };
+  }
+  const fetchImpl = deps.fetch ?? ((input, init) => fetch(input, init));
+  const clock = deps.clock ?? Date.now;
+  const timeoutMs = options.timeoutMs > 0 ? options.timeoutMs : DEFAULTS.timeoutMs;
+  const maxBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
+  const revocationCacheMs = Math.max(0, options.revocationCacheMs);
+  const cacheSize = options.cacheSize ?? DEFAULTS.cacheSize;
+  const requireHolderBinding = options.requireHolderBinding === true;
+  const trusted = options.trustedIssuers;
+
+  const documentLoader = createDocumentLoader({
+    documents: options.documents,
+    remoteDocumentPrefixes: options.remoteDocumentPrefixes,
+    fetch: fetchImpl,
+    timeoutMs,
+    maxBytes,
+  });
+  const stateResolver = createStateResolver({
+    resolverUrl: options.resolverUrl || undefined,
+    fetch: fetchImpl,
+    timeoutMs,
+    publishedCacheMs: options.resolverCacheMs ?? DEFAULTS.resolverCacheMs,
+    shortCacheMs: revocationCacheMs,
+    clock,
+    maxBytes,
+  });
+  const revocation = createRevocationChecker({
+    io: { fetch: fetchImpl, timeoutMs, maxBytes, stateResolver },
+    resolvers: { ...DEFAULT_STATUS_RESOLVERS, ...(deps.statusResolvers ?? {}) },
+    revocationCacheMs,
+    cacheSize,
+    clock,
+  });
+  const proofs = new LruCache<string, VerifiedProof>(cacheSize, clock);
+  const pendingProofs = new Map<string, Promise<VerifiedProof>>();
+
+  const proofOf = (c: Json): Promise<VerifiedProof> => {
+    const key = `${String(c.id)}\u0000${contentHash(c)}`;
+    const hit = proofs.get(key);
+    if (hit !== undefined) return Promise.resolve(hit);
+    let p = pendingProofs.get(key);
+    if (p === undefined) {
+      p = verifyBjjProof(c, { documentLoader, stateResolver })
+        .catch((): VerifiedProof => ({ verdict: undecided('its proof could not be checked (unexpected failure)'), cacheable: false }))
+        .then((r) => {
+          if (r.cacheable && (r.verdict.ok || r.verdict.status === 'not-valid')) proofs.set(key, r);
+          return r;
+        })
+        .finally(() => pendingProofs.delete(key));
+      pendingProofs.set(key, p);
+    }
+    return p;
+  };
+
+  const verifyOne = async (credential: Credential, ctx: VerifyContext): Promise<TrustVerdict> => {
+    const structure = checkStructure(credential);
+    if (!structure.ok) return structure;
+    const c = credential as unknown as Json;
+    const issuer = checkIssuer(c.issuer as string, trusted, ctx.trustedIssuers);
+    if (!issuer.ok) return issuer;
+    const holder = checkHolder(c.credentialSubject as Json, ctx.address, requireHolderBinding);
+    if (!holder.ok) return holder;
+
+    const proof = await proofOf(c);
+    if (!proof.verdict.ok) return proof.verdict;
+    if (proof.keyExpiresAt !== undefined && !(proof.keyExpiresAt > ctx.now)) {
+      return notValid('the issuer key that signed it has expired');
+    }
+
+    const status = c.credentialStatus as Json;
+    const keyStatus = proof.keyStatus as Json;
+    const issuerDid = c.issuer as string;
+    const subjectId = (c.credentialSubject as Json).id;
+    const holderDid = typeof subjectId === 'string' ? subjectId : issuerDid;
+    const [own, key] = await Promise.all([
+      revocation.check({ status, nonce: proof.nonce as bigint, issuerDid, holderDid }),
+      revocation.check({ status: keyStatus, nonce: proof.keyNonce as bigint, issuerDid, holderDid: issuerDid }),
+    ]);
+    const ownVerdict = describeRevocation(own, status, 'credential');
+    const keyVerdict = describeRevocation(key, keyStatus, 'key');
+    // A definite answer wins over an undecided one.
+    if (!ownVerdict.ok && ownVerdict.status === 'not-valid') return ownVerdict;
+    if (!keyVerdict.ok && keyVerdict.status === 'not-valid') return keyVerdict;
+    if (!ownVerdict.ok) return ownVerdict;
+    return keyVerdict;
+  };
+
+  return {
+    mode,
+    async verify(credentials, ctx) {
+      if (!Array.isArray(credentials)) return [];
+      return Promise.all(
+        credentials.map((c) =>
+          verifyOne(c, ctx).catch((): TrustVerdict => undecided('its verification failed unexpectedly')),
+        ),
+      );
+    },
+  };
+}
+

@@ -1,0 +1,195 @@
+/** Unit tests of the pieces of src/trust that need no issuer: holder DIDs, issuer lists, caches, canonical JSON, env. */
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, contentHash } from '../../src/trust/canonical.js';
+import { createDocumentLoader, ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL } from '../../src/trust/documents.js';
+import { checkHolder, ethAddressOfPublicKey, holderAddressOf } from '../../src/trust/holder.js';
+import { checkIssuer } from '../../src/trust/issuers.js';
+import { LruCache } from '../../src/trust/lru.js';
+import { trustOptionsFromEnv, TrustConfigError } from '../../src/trust/index.js';
+import { iden3DidFromEthAddress } from './iden3-test.js';
+import { startServer } from './servers.js';
+
+const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+describe('holder DIDs', () => {
+  it('reads the address of did:pkh, any namespace', () => {
+    expect(holderAddressOf(`did:pkh:eip155:1:${ADDRESS}`)).toEqual({ kind: 'address', namespace: 'eip155', address: ADDRESS });
+    expect(holderAddressOf('did:pkh:tezos:NetXdQprcVkpaWU:tz1VSUr8wwNhLAzempoch5d6hLRiTh8Cjcjb')).toEqual({
+      kind: 'address', namespace: 'tezos', address: 'tz1VSUr8wwNhLAzempoch5d6hLRiTh8Cjcjb',
+    });
+    expect(holderAddressOf('did:pkh:eip155:1').kind).toBe('malformed');
+  });
+
+  it('reads did:ethr with an address or a secp256k1 public key', () => {
+    expect(holderAddressOf(`did:ethr:${ADDRESS}`)).toMatchObject({ kind: 'address', address: ADDRESS });
+    expect(holderAddressOf(`did:ethr:0x5:${ADDRESS}`)).toMatchObject({ kind: 'address', address: ADDRESS });
+    // The public key of private key 1 and its well-known address.
+    const g = '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
+    expect(ethAddressOfPublicKey(`0x${g}`)).toBe('0x7e5f4552091a69125d5dfcb7b8c2659029395bdf');
+    expect(holderAddressOf(`did:ethr:mainnet:0x${g}`)).toMatchObject({ kind: 'address', address: '0x7e5f4552091a69125d5dfcb7b8c2659029395bdf' });
+    const odd = '03' + g.slice(2); // the other point with the same x
+    expect(ethAddressOfPublicKey(odd)).not.toBe('0x7e5f4552091a69125d5dfcb7b8c2659029395bdf');
+    expect(holderAddressOf('did:ethr:0x1234').kind).toBe('malformed');
+  });
+
+  it('reads iden3 DIDs made from an Ethereum address, and no address from other DIDs', () => {
+    for (const method of ['iden3', 'polygonid'] as const) {
+      const did = iden3DidFromEthAddress(ADDRESS, method);
+      const h = holderAddressOf(did);
+      expect(h).toMatchObject({ kind: 'address', namespace: 'eip155' });
+      expect(h.kind === 'address' && h.address.toLowerCase()).toBe(ADDRESS.toLowerCase());
+    }
+    // A BabyJubJub-key iden3 identity (the demo issuer's DID form) encodes no address.
+    expect(holderAddressOf('did:iden3:polygon:amoy:xGaS2qAWCYcNf4bLz5nKAMTh9S6cHVwqCnFweEfCY')).toEqual({ kind: 'none' });
+    expect(holderAddressOf('did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK')).toEqual({ kind: 'none' });
+    expect(holderAddressOf(undefined)).toEqual({ kind: 'none' });
+    expect(holderAddressOf(42).kind).toBe('malformed');
+  });
+
+  it('binds EVM addresses case-insensitively and others exactly; requires binding only when asked', () => {
+    expect(checkHolder({ id: `did:pkh:eip155:1:${ADDRESS.toLowerCase()}` }, ADDRESS, false).ok).toBe(true);
+    expect(checkHolder({ id: iden3DidFromEthAddress(ADDRESS) }, ADDRESS.toLowerCase(), false).ok).toBe(true);
+    expect(checkHolder({ id: iden3DidFromEthAddress(ADDRESS) }, '0x8ba1f109551bD432803012645Ac136ddd64DBA72', false).ok).toBe(false);
+    expect(checkHolder({ id: 'did:pkh:tezos:x:tz1VSUr8wwNhLAzempoch5d6hLRiTh8Cjcjb' }, 'tz1VSUr8wwNhLAzempoch5d6hLRiTh8Cjcjb', false).ok).toBe(true);
+    expect(checkHolder({ id: 'did:pkh:tezos:x:tz1VSUr8wwNhLAzempoch5d6hLRiTh8Cjcjb' }, 'TZ1VSUR8WWNHLAZEMPOCH5D6HLRITH8CJCJB', false).ok).toBe(false);
+    expect(checkHolder({}, ADDRESS, false).ok).toBe(true);
+    expect(checkHolder({}, ADDRESS, true)).toEqual({ ok: false, status: 'not-valid', reason: expect.stringMatching(/holder binding is required/) });
+    const other = checkHolder({ id: `did:ethr:${ADDRESS}` }, '0x8ba1f109551bD432803012645Ac136ddd64DBA72', false);
+    expect(other.ok).toBe(false);
+    if (!other.ok) expect(other.reason).not.toContain(ADDRESS.slice(2, 10));
+  });
+});
+
+describe('trusted issuers', () => {
+  const A = 'did:iden3:polygon:amoy:xA';
+  const B = 'did:iden3:polygon:amoy:xB';
+  it('intersects the service and scenario lists, * meaning no restriction', () => {
+    expect(checkIssuer(A, [A], undefined).ok).toBe(true);
+    expect(checkIssuer(A, '*', undefined).ok).toBe(true);
+    expect(checkIssuer(A, '*', [A]).ok).toBe(true);
+    expect(checkIssuer(A, '*', [B]).ok).toBe(false);
+    expect(checkIssuer(A, [A, B], ['*']).ok).toBe(true);
+    expect(checkIssuer(A, [B], [A]).ok).toBe(false);
+    expect(checkIssuer(A, [A], []).ok).toBe(false);
+    expect(checkIssuer(A.toUpperCase(), [A], undefined).ok).toBe(false);
+  });
+});
+
+describe('caches and hashing', () => {
+  it('canonical JSON sorts keys at every level and hashes equal content equally', () => {
+    expect(canonicalJson({ b: 1, a: [{ d: 2, c: 'x' }, null], e: undefined })).toBe('{"a":[{"c":"x","d":2},null],"b":1}');
+    expect(contentHash({ x: 1, y: { a: true } })).toBe(contentHash({ y: { a: true }, x: 1 }));
+    expect(contentHash({ x: 1 })).not.toBe(contentHash({ x: 2 }));
+    expect(contentHash({ x: 1 })).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('LRU evicts the least recently used entry and expires entries by the clock', () => {
+    let now = 0;
+    const lru = new LruCache<string, number>(2, () => now);
+    lru.set('a', 1);
+    lru.set('b', 2);
+    expect(lru.get('a')).toBe(1);
+    lru.set('c', 3);
+    expect(lru.get('b')).toBeUndefined();
+    expect(lru.get('a')).toBe(1);
+    lru.set('t', 4, 100);
+    now = 99;
+    expect(lru.get('t')).toBe(4);
+    now = 100;
+    expect(lru.get('t')).toBeUndefined();
+    lru.set('z', 5, 0);
+    expect(lru.get('z')).toBeUndefined();
+  });
+});
+
+describe('document loader', () => {
+  it('serves bundled documents offline and refuses others', async () => {
+    const loader = createDocumentLoader({ fetch: () => Promise.reject(new Error('no network')), timeoutMs: 100 });
+    for (const url of [
+      'https://www.w3.org/2018/credentials/v1',
+      'https://schema.iden3.io/core/jsonld/iden3proofs.jsonld',
+      ID_INFORMATION_CONTEXT_URL,
+      ID_INFORMATION_SCHEMA_URL,
+      'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v4.jsonld',
+    ]) {
+      const doc = await loader(url);
+      expect(doc.documentUrl).toBe(url);
+      expect(typeof doc.document).toBe('object');
+    }
+    await expect(loader('https://example.org/other.jsonld')).rejects.toThrow(/is not available offline/);
+    // Each load is a fresh copy: a caller cannot alter what the next one reads.
+    const first = (await loader(ID_INFORMATION_CONTEXT_URL)).document as Record<string, unknown>;
+    first['@context'] = null;
+    expect((await loader(ID_INFORMATION_CONTEXT_URL)).document).not.toEqual(first);
+  });
+
+  it('fetches a document under an allowed prefix once, and serves documents handed in', async () => {
+    const server = await startServer(async () => ({ json: { '@context': { x: 'https://x.example/#x' } } }));
+    try {
+      const loader = createDocumentLoader({
+        fetch: (u, i) => fetch(u, i),
+        timeoutMs: 2000,
+        remoteDocumentPrefixes: [`${server.url}/ctx/`],
+        documents: { 'https://mine.example/ctx.jsonld': { '@context': {} } },
+      });
+      expect((await loader(`${server.url}/ctx/a.jsonld`)).document).toEqual({ '@context': { x: 'https://x.example/#x' } });
+      await loader(`${server.url}/ctx/a.jsonld`);
+      expect(server.hits).toEqual(['GET /ctx/a.jsonld']);
+      await expect(loader(`${server.url}/other/a.jsonld`)).rejects.toThrow(/not available offline/);
+      expect((await loader('https://mine.example/ctx.jsonld')).document).toEqual({ '@context': {} });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('options from the environment', () => {
+  it('has safe defaults', () => {
+    expect(trustOptionsFromEnv({})).toMatchObject({
+      mode: 'strict',
+      trustedIssuers: [],
+      resolverUrl: undefined,
+      timeoutMs: 3000,
+      revocationCacheMs: 60000,
+      resolverCacheMs: 3600000,
+      cacheSize: 10000,
+      requireHolderBinding: false,
+      remoteDocumentPrefixes: [],
+    });
+  });
+
+  it('reads every variable', () => {
+    const o = trustOptionsFromEnv({
+      CREDENTIAL_VERIFICATION: 'OFF',
+      TRUSTED_ISSUERS: 'did:iden3:a, did:iden3:b did:pkh:eip155:1:0x1',
+      DID_RESOLVER_URL: 'https://resolver.privado.id/1.0/identifiers',
+      TRUST_HTTP_TIMEOUT_MS: '1500',
+      REVOCATION_CACHE_MS: '0',
+      DID_RESOLVER_CACHE_MS: '10',
+      CREDENTIAL_CACHE_SIZE: '5',
+      REQUIRE_HOLDER_BINDING: 'true',
+      JSONLD_REMOTE_PREFIXES: 'https://schemas.example/ctx/',
+    });
+    expect(o).toMatchObject({
+      mode: 'off',
+      trustedIssuers: ['did:iden3:a', 'did:iden3:b', 'did:pkh:eip155:1:0x1'],
+      resolverUrl: 'https://resolver.privado.id/1.0/identifiers',
+      timeoutMs: 1500,
+      revocationCacheMs: 0,
+      resolverCacheMs: 10,
+      cacheSize: 5,
+      requireHolderBinding: true,
+      remoteDocumentPrefixes: ['https://schemas.example/ctx/'],
+    });
+    expect(trustOptionsFromEnv({ TRUSTED_ISSUERS: '*' }).trustedIssuers).toBe('*');
+  });
+
+  it('refuses bad values with the variable name', () => {
+    expect(() => trustOptionsFromEnv({ CREDENTIAL_VERIFICATION: 'lenient' })).toThrow(TrustConfigError);
+    expect(() => trustOptionsFromEnv({ TRUSTED_ISSUERS: 'issuer-a' })).toThrow(/TRUSTED_ISSUERS/);
+    expect(() => trustOptionsFromEnv({ DID_RESOLVER_URL: 'ftp://x' })).toThrow(/DID_RESOLVER_URL/);
+    expect(() => trustOptionsFromEnv({ TRUST_HTTP_TIMEOUT_MS: '0' })).toThrow(/TRUST_HTTP_TIMEOUT_MS/);
+    expect(() => trustOptionsFromEnv({ JSONLD_DOCUMENTS_FILE: '/nonexistent/x.json' })).toThrow(/JSONLD_DOCUMENTS_FILE/);
+    expect(() => trustOptionsFromEnv({ REQUIRE_HOLDER_BINDING: 'maybe' })).toThrow(/REQUIRE_HOLDER_BINDING/);
+  });
+});
