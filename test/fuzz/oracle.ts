@@ -1,0 +1,345 @@
+/**
+ * What the fuzz test expects of an answer. Two layers:
+ * - invariants for every request: never a 5xx; a 4xx is problem+json whose `status` is the HTTP status (and a valid
+ *   Problem); a 2xx is documented for its route and matches the documented schema; refused requests leave the store
+ *   as it was; accepted writes change exactly what they say;
+ * - a prediction of the status for clean requests (exact encodings of generated values), from the OpenAPI schemas
+ *   (validated by an independent Ajv), the store's state before the request, and the rules the generators followed.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { Api, Operation } from './openapi.js';
+import type { FuzzRequest } from './requests.js';
+
+export interface Row {
+  seq: number;
+  id: string;
+  input: unknown;
+  revision: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Snapshot {
+  rows: Map<string, Row>;
+  /** A stable text of every row, compared before and after. */
+  text: string;
+  /** The newest execution recorded for the request's scenario (null when none, undefined when not looked at). */
+  newestExecution?: string | null;
+}
+
+export interface Answer {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+}
+
+/** What the runner learnt while sending: the ETag current when an If-Match request was made. */
+export interface SendContext {
+  /** The sent If-Match value, placeholders resolved. */
+  ifMatch?: string;
+  /** The ETag of the target a GET answered just before (undefined: no such scenario). */
+  currentEtag?: string;
+  /** The cursor placeholder was replaced by a cursor the service issued. */
+  issuedCursor: boolean;
+}
+
+export class Violation extends Error {
+  constructor(readonly rule: string, message: string) {
+    super(`[${rule}] ${message}`);
+  }
+}
+
+const header = (a: Answer, name: string) => {
+  const v = a.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v === undefined ? undefined : String(v);
+};
+
+const mediaType = (ct: string | undefined) => (ct ?? '').split(';')[0].trim().toLowerCase();
+
+/** JSON with object keys sorted, to compare request bodies as the idempotency check does. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** RFC 7396. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as object) } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+/** RFC 9110 13.1.1: `*`, or a list containing the current strong tag. */
+export function ifMatchHolds(value: string | undefined, etag: string | undefined): boolean {
+  if (value === undefined) return true;
+  if (value.trim() === '*') return etag !== undefined;
+  return etag !== undefined && value.split(',').map((t) => t.trim()).includes(etag);
+}
+
+/** JSON.parse as Fastify's parser does it: prototype keys are refused. */
+function parseBody(payload: string): { ok: true; value: unknown } | { ok: false } {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    return { ok: false };
+  }
+  const stack = [value];
+  while (stack.length) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    if (!Array.isArray(node)) {
+      if (Object.prototype.hasOwnProperty.call(node, '__proto__')) return { ok: false };
+      const c = (node as Record<string, unknown>).constructor;
+      if (Object.prototype.hasOwnProperty.call(node, 'constructor') && typeof c === 'object' && c !== null && Object.prototype.hasOwnProperty.call(c, 'prototype')) {
+        return { ok: false };
+      }
+    }
+    stack.push(...Object.values(node as object));
+  }
+  return { ok: true, value };
+}
+
+function decodeParts(url: string): { path: string; query: Record<string, string | string[]> } | undefined {
+  const [rawPath, rawQuery = ''] = url.split('#')[0].split('?', 2);
+  const query: Record<string, string | string[]> = Object.create(null);
+  try {
+    for (const pair of rawQuery.split('&')) {
+      if (pair === '') continue;
+      const i = pair.indexOf('=');
+      const k = decodeURIComponent(i < 0 ? pair : pair.slice(0, i));
+      const v = decodeURIComponent(i < 0 ? '' : pair.slice(i + 1));
+      const prev = Object.prototype.hasOwnProperty.call(query, k) ? query[k] : undefined;
+      query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    }
+  } catch {
+    return undefined;
+  }
+  return { path: rawPath, query };
+}
+
+/**
+ * The statuses a clean request may get, or undefined when the oracle cannot tell.
+ * `url` has its placeholders resolved.
+ */
+export function predict(api: Api, req: FuzzRequest, url: string, headers: Record<string, string>, before: Snapshot, sent: SendContext, bodyLimit: number): number[] | undefined {
+  if (!req.clean) return undefined;
+  const parts = decodeParts(url);
+  if (!parts) return undefined;
+  const hit = api.match(req.method, parts.path);
+  if (!hit) return [404];
+  const { op } = hit;
+  if (op.secured && !req.authOk) return [401];
+
+  let body: unknown;
+  let bodyCt: string | undefined;
+  if (op.body && req.payload !== undefined) {
+    bodyCt = mediaType(headers['content-type']);
+    if (!(bodyCt in op.body)) return req.payload === '' ? [400, 415] : [415];
+    if (Buffer.byteLength(req.payload) > bodyLimit) return [413];
+    const parsed = parseBody(req.payload);
+    if (!parsed.ok) return [400];
+    body = parsed.value;
+  } else if (op.body && op.bodyRequired) {
+    return [400];
+  }
+
+  const params: Record<string, string> = {};
+  const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+  try {
+    names.forEach((n, i) => { params[n] = decodeURIComponent(hit.params[i]); });
+  } catch {
+    return undefined;
+  }
+  const lowerHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  const query = { ...parts.query };
+  if (!api.partValidator(op, 'path')(params)) return [400];
+  // A fresh parse for the validator (defaults may be filled in); structuredClone would recurse on deep nesting.
+  if (op.body && body !== undefined && !api.bodyValidator(op, bodyCt!)(JSON.parse(req.payload!))) return [400];
+  if (!api.partValidator(op, 'query')(query)) return [400];
+  if (!api.partValidator(op, 'header')(lowerHeaders)) return [400];
+
+  const exists = (id: unknown) => typeof id === 'string' && before.rows.has(id);
+  switch (op.operationId) {
+    case 'live':
+    case 'ready':
+      return [200];
+    case 'listScenarios':
+      return parts.query.cursor === undefined || sent.issuedCursor ? [200] : [200, 400];
+    case 'getScenario':
+      return exists(params.scenarioId) ? [200] : [404];
+    case 'deleteScenario':
+      return exists(params.scenarioId) ? [204] : [404];
+    case 'createScenario': {
+      // The rules are checked before the store is asked, so a taken id with broken rules is a 400.
+      const id = (body as { id?: string }).id;
+      if (req.semantic !== 'create') return id !== undefined && exists(id) ? [400, 409] : [201, 400];
+      return id !== undefined && exists(id) ? [409] : [201];
+    }
+    case 'updateScenario': {
+      if (!exists(params.scenarioId)) return [404];
+      if (!ifMatchHolds(sent.ifMatch, sent.currentEtag)) return [412];
+      return req.semantic === 'patch' ? [200] : [200, 400];
+    }
+    case 'executeScenario': {
+      const b = body as { scenarioId: string };
+      if (req.semantic === 'execute') {
+        if (!req.addressOk) return [400];
+        return exists(b.scenarioId) ? [200] : [404];
+      }
+      return exists(b.scenarioId) ? [200, 400] : [400, 404];
+    }
+    default:
+      return undefined;
+  }
+}
+
+const STACK = /\bat .*\.(ts|js|mjs|cjs):\d+|node_modules|\/work\//;
+
+/** The invariants every answer must hold; throws a Violation. */
+export function checkAnswer(api: Api, req: FuzzRequest, url: string, a: Answer): { op?: Operation; json?: unknown } {
+  const path = url.split('#')[0].split('?')[0];
+  const hit = api.match(req.method, path);
+  const s = a.statusCode;
+  const ct = header(a, 'content-type');
+  if (s >= 500) throw new Violation('no-5xx', `${s} ${a.body.slice(0, 500)}`);
+  if (s < 200 || (s >= 300 && s < 400)) throw new Violation('unexpected-status', `${s}`);
+  const rid = header(a, 'x-request-id');
+  if (!rid || !/^[A-Za-z0-9._:-]{1,128}$/.test(rid)) throw new Violation('request-id', `x-request-id ${JSON.stringify(rid)}`);
+
+  if (s >= 400) {
+    if (mediaType(ct) !== 'application/problem+json') {
+      throw new Violation('problem-json', `${s} with content-type ${ct}: ${a.body.slice(0, 300)}`);
+    }
+    if (req.method === 'HEAD') return { op: hit?.op };
+    let problem: { status?: unknown } & Record<string, unknown>;
+    try {
+      problem = JSON.parse(a.body);
+    } catch {
+      throw new Violation('problem-json', `${s} body is not JSON: ${a.body.slice(0, 300)}`);
+    }
+    if (problem.status !== s) throw new Violation('problem-status', `HTTP ${s} but problem.status ${JSON.stringify(problem.status)}`);
+    const v = api.componentValidator('Problem');
+    if (!v(problem)) throw new Violation('problem-schema', `${JSON.stringify(v.errors)} in ${a.body.slice(0, 300)}`);
+    if (STACK.test(a.body)) throw new Violation('no-stack', a.body.slice(0, 500));
+    if (s === 401 && !header(a, 'www-authenticate')?.startsWith('Bearer')) throw new Violation('www-authenticate', '401 without WWW-Authenticate: Bearer');
+    return { op: hit?.op, json: problem };
+  }
+
+  // 2xx
+  if (!hit) throw new Violation('2xx-undocumented', `${s} for ${req.method} ${path}, which is no documented operation`);
+  const documented = hit.op.responses[String(s)];
+  if (!(String(s) in hit.op.responses)) throw new Violation('2xx-undocumented', `${s} is not documented for ${hit.op.method} ${hit.op.path}`);
+  if (req.method === 'HEAD') {
+    if (a.body !== '') throw new Violation('head-body', 'HEAD answered with a body');
+    return { op: hit.op };
+  }
+  if (!documented) {
+    if (a.body !== '') throw new Violation('2xx-shape', `${s} documents no content but the body is ${a.body.slice(0, 200)}`);
+    return { op: hit.op };
+  }
+  const m = mediaType(ct);
+  if (!(m in documented)) throw new Violation('2xx-content-type', `${s} with ${ct}; documented: ${Object.keys(documented).join(', ')}`);
+  const v = api.responseValidator(hit.op, String(s), m);
+  if (m !== 'application/json' && !m.endsWith('+json')) {
+    // Text (e.g. Prometheus metrics): the body is the documented string.
+    if (!v(a.body)) throw new Violation('2xx-shape', `${JSON.stringify(v.errors)} for a ${m} body`);
+    return { op: hit.op };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(a.body);
+  } catch {
+    throw new Violation('2xx-shape', `body is not JSON: ${a.body.slice(0, 200)}`);
+  }
+  if (!v(structuredClone(json))) throw new Violation('2xx-shape', `${JSON.stringify(v.errors)} in ${a.body.slice(0, 400)}`);
+  return { op: hit.op, json };
+}
+
+/** Refused requests and reads leave the store as it was; accepted writes change exactly their scenario. */
+export function checkState(op: Operation | undefined, req: FuzzRequest, a: Answer, json: unknown, before: Snapshot, after: Snapshot, replayed = false): void {
+  const s = a.statusCode;
+  const unchanged = () => {
+    if (before.text !== after.text) {
+      throw new Violation('state-unchanged', `${req.method} ${req.url} answered ${s} but the scenarios changed:\nbefore ${before.text.slice(0, 1500)}\nafter  ${after.text.slice(0, 1500)}`);
+    }
+    if (before.newestExecution !== undefined && before.newestExecution !== after.newestExecution) {
+      throw new Violation('state-unchanged', `${req.method} ${req.url} answered ${s} but an execution was recorded (${after.newestExecution})`);
+    }
+  };
+  const others = (id: string, changed: boolean) => {
+    const ids = new Set([...before.rows.keys(), ...after.rows.keys()]);
+    for (const other of ids) {
+      if (other === id && changed) continue;
+      if (!isDeepStrictEqual(before.rows.get(other), after.rows.get(other))) {
+        throw new Violation('state-scope', `${req.method} ${req.url} (${s}) changed scenario ${other}`);
+      }
+    }
+  };
+  if (replayed || s < 200 || s >= 300 || ['GET', 'HEAD', 'OPTIONS'].includes(req.method) || !op) {
+    unchanged();
+    return;
+  }
+  const payload = req.payload === undefined ? undefined : JSON.parse(req.payload);
+  switch (op.operationId) {
+    case 'createScenario': {
+      const rec = json as Row;
+      const row = after.rows.get(rec.id);
+      if (!row || before.rows.has(rec.id)) throw new Violation('create-state', `201 for ${rec.id} but the store ${row ? 'had it already' : 'lacks it'}`);
+      if (!isDeepStrictEqual(row.input, payload.input)) throw new Violation('create-roundtrip', `stored ${JSON.stringify(row.input)}\nsent   ${JSON.stringify(payload.input)}`);
+      if (!isDeepStrictEqual(rec.input, payload.input) || rec.revision !== 1 || row.revision !== 1) throw new Violation('create-answer', JSON.stringify(rec));
+      others(rec.id, true);
+      return;
+    }
+    case 'updateScenario': {
+      const id = req.target!;
+      const old = before.rows.get(id);
+      const row = after.rows.get(id);
+      if (!old || !row) throw new Violation('patch-state', `200 for ${id} but it is missing before or after`);
+      const expected = mergePatch(old.input, payload.input);
+      if (!isDeepStrictEqual(row.input, expected)) throw new Violation('patch-merge', `stored ${JSON.stringify(row.input)}\nexpected ${JSON.stringify(expected)}`);
+      if (!isDeepStrictEqual((json as { input: unknown }).input, expected)) throw new Violation('patch-answer', JSON.stringify(json));
+      if (row.revision !== old.revision + 1 || row.createdAt !== old.createdAt || row.seq !== old.seq) {
+        throw new Violation('patch-revision', `before ${JSON.stringify({ ...old, input: undefined })} after ${JSON.stringify({ ...row, input: undefined })}`);
+      }
+      others(id, true);
+      return;
+    }
+    case 'deleteScenario': {
+      const id = req.target!;
+      if (!before.rows.has(id) || after.rows.has(id)) throw new Violation('delete-state', `204 for ${id}: before ${before.rows.has(id)}, after ${after.rows.has(id)}`);
+      others(id, true);
+      return;
+    }
+    case 'executeScenario': {
+      if (before.text !== after.text) throw new Violation('execute-state', 'execute changed the scenarios');
+      const results = json as { objectId: string; objectType: string; name: string; address: string; scenarioId: string; executionId: string; result: { executionId: string; query: unknown } }[];
+      const row = before.rows.get(payload.scenarioId);
+      if (!row) throw new Violation('execute-state', `200 for unknown scenario ${payload.scenarioId}`);
+      const input = row.input as { name: string; type: string; queryConfigurations: { id: string; query: unknown }[] };
+      const address = typeof payload.address === 'string' ? payload.address : payload.address.address;
+      if (results.map((r) => r.objectId).join('\n') !== input.queryConfigurations.map((q) => q.id).join('\n')) {
+        throw new Violation('execute-results', `objectIds ${JSON.stringify(results.map((r) => r.objectId))} for ${JSON.stringify(input.queryConfigurations.map((q) => q.id))}`);
+      }
+      results.forEach((r, i) => {
+        const bad = r.scenarioId !== payload.scenarioId || r.name !== input.name || r.objectType !== input.type || r.address !== address
+          || r.executionId !== results[0].executionId || r.result.executionId !== r.executionId
+          || !isDeepStrictEqual(r.result.query, input.queryConfigurations[i].query);
+        if (bad) throw new Violation('execute-results', `result ${i}: ${JSON.stringify(r).slice(0, 600)} for scenario ${JSON.stringify(input).slice(0, 600)}`);
+      });
+      if (results.length && after.newestExecution !== undefined && after.newestExecution !== results[0].executionId) {
+        throw new Violation('execute-audit', `answered executionId ${results[0].executionId}, newest recorded ${after.newestExecution}`);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
