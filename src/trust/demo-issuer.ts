@@ -12,6 +12,8 @@ import * as sdkNs from '@0xpolygonid/js-sdk';
 import * as coreNs from '@iden3/js-iden3-core';
 import { createDocumentLoader, ID_INFORMATION_SCHEMA_URL } from './documents.js';
 import type { Did, Hash, Proof } from './iden3.js';
+import { DEFAULT_STATUS_RESOLVERS, verifyStatusAnswer, type StatusResolverFn } from './revocation.js';
+import { STATUS_TYPES } from './structure.js';
 
 /** The public seed of the demo issuer (32 bytes). */
 export const DEMO_ISSUER_SEED = 'scenario-compliance-demo-issuer1';
@@ -217,4 +219,19 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
       };
     },
   };
+}
+
+/**
+ * A SparseMerkleTreeProof resolver that answers the demo issuer's statuses in process, from a demo issuer instance
+ * (same seed, so same DID and, as nothing is revoked in a fresh instance, the same answers as the one that issued),
+ * and hands every other issuer to `otherwise` (default: the HTTP resolver). The answer is verified like any other.
+ * For DEMO_ISSUER=1: `createCredentialVerifier(options, { statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(demo) } })`
+ * makes demo credentials verifiable with no status server at all.
+ */
+export function demoStatusResolver(
+  issuer: DemoIssuer,
+  otherwise: StatusResolverFn = DEFAULT_STATUS_RESOLVERS[STATUS_TYPES.SparseMerkleTreeProof],
+): StatusResolverFn {
+  return async (request, io) =>
+    request.issuerDid === issuer.did ? verifyStatusAnswer(await issuer.status(request.nonce), request.nonce) : otherwise(request, io);
 }

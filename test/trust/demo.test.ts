@@ -1,0 +1,52 @@
+/** The demo path: the deterministic demo issuer's credentials verify end to end, with or without a status server. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCredentialVerifier } from '../../src/trust/index.js';
+import { createDemoIssuer, demoStatusResolver, nonceFromStatusPath, type DemoIssuer } from '../../src/trust/demo-issuer.js';
+import type { Credential } from '../../src/schemas/credential.js';
+import { closedPortUrl, startServer, type TestServer } from './servers.js';
+
+/** Pinned: the README and the demo script print this DID; changing the seed or the issuer setup changes it. */
+const DEMO_DID = 'did:iden3:polygon:amoy:x9GjpMsjNkcHtSoWMdvhbhZrmXfH1tk9RxjSx8FXa';
+const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+let server: TestServer;
+let demo: DemoIssuer;
+let credential: Credential;
+
+beforeAll(async () => {
+  server = await startServer(async (req) => {
+    const nonce = nonceFromStatusPath(new URL(req.url ?? '/', 'http://x').pathname);
+    return nonce === undefined ? { status: 404 } : { json: await demo.status(nonce) };
+  });
+  demo = await createDemoIssuer({ statusUrl: `${server.url}/demo-issuer/status` });
+  credential = (await demo.issue({
+    subjectId: `did:pkh:eip155:1:${ADDRESS}`,
+    claims: { reviewAnswer: 'GREEN', personalData: { age: 30, citizenship: 'FRA' } },
+  })) as unknown as Credential;
+}, 30_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('demo issuer', () => {
+  it('has the same DID on every machine and run', () => {
+    expect(demo.did).toBe(DEMO_DID);
+    expect(credential.issuer).toBe(DEMO_DID);
+  });
+
+  it('issues credentials that verify against its status server', async () => {
+    const v = createCredentialVerifier({ mode: 'strict', trustedIssuers: [DEMO_DID], timeoutMs: 5000, revocationCacheMs: 0 });
+    expect(await v.verify([credential], { address: ADDRESS, now: Date.now() })).toEqual([{ ok: true }]);
+    expect(server.hits.length).toBe(2);
+  });
+
+  it('verifies with no status server at all through demoStatusResolver (the DEMO_ISSUER=1 proposal)', async () => {
+    const inProcess = await createDemoIssuer({ statusUrl: await closedPortUrl() });
+    const v = createCredentialVerifier(
+      { mode: 'strict', trustedIssuers: [DEMO_DID], timeoutMs: 5000, revocationCacheMs: 0 },
+      { statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(inProcess) }, fetch: () => Promise.reject(new Error('no network')) },
+    );
+    expect(await v.verify([credential], { address: ADDRESS, now: Date.now() })).toEqual([{ ok: true }]);
+  });
+});
