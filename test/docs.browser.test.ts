@@ -1,0 +1,191 @@
+/**
+ * The docs UI at /docs in a real headless browser: Debian's chromium (/usr/bin/chromium, installed with
+ * `apt-get install -y chromium`) driven by playwright-core. No browser is ever downloaded.
+ *
+ * The server is the real process (`npm run build`, then `node dist/server.js`, as the README starts it). The test
+ * checks that the page renders the two seed operations (execute and update), then authorizes with the bearer token in
+ * the UI and runs "Try it out" on execute with the example body the page offers: the answer must be 200, through the
+ * page. The scenario the example body names is created beforehand with fetch.
+ *
+ * Without /usr/bin/chromium the test is skipped with a message, unless REQUIRE_BROWSER=1 (CI), where that fails.
+ * Screenshots: /tmp/scs-docs-*.png (DOCS_SCREENSHOT_DIR to change).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { scenario, tempDir } from './helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const TOKEN = 'docs-browser-token-0123456789abcdef';
+const SHOTS = process.env.DOCS_SCREENSHOT_DIR ?? '/tmp';
+const haveBrowser = fs.existsSync(CHROMIUM);
+const required = process.env.REQUIRE_BROWSER === '1';
+
+if (!haveBrowser) {
+  const message = `docs.browser.test.ts: ${CHROMIUM} is absent, so the /docs browser test is ${required ? 'FAILING (REQUIRE_BROWSER=1)' : 'SKIPPED'}; ` +
+    'install it with: apt-get update && apt-get install -y chromium';
+  (required ? console.error : console.warn)(message);
+}
+
+interface Server {
+  proc: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+/** `node dist/server.js` on 127.0.0.1 and a free port; resolves with its URL once it listens. */
+function startServer(env: Record<string, string>): Promise<Server> {
+  const proc = spawn(process.execPath, ['dist/server.js'], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${out}`)), 20_000);
+    const onData = (d: Buffer) => {
+      out += d;
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1], output: () => out });
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+let server: Server | undefined;
+let browser: Browser | undefined;
+const knownCspReports = new Set<string>();
+
+describe.skipIf(!haveBrowser && !required)('the docs UI at /docs in headless chromium', () => {
+  beforeAll(async () => {
+    if (!haveBrowser) throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is absent: apt-get update && apt-get install -y chromium`);
+    execFileSync('npm', ['run', 'build'], { stdio: 'pipe' });
+    server = await startServer({ DATA_DIR: tempDir('scs-docs-'), API_TOKENS: TOKEN, LOG_LEVEL: 'info' });
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const report of knownCspReports) console.warn(`docs.browser.test.ts: known docs CSP issue (not failed): ${report}`);
+    await browser?.close();
+    if (server) {
+      server.proc.kill('SIGTERM');
+      await new Promise((resolve) => {
+        const t = setTimeout(() => { server!.proc.kill('SIGKILL'); resolve(undefined); }, 5000);
+        server!.proc.on('exit', () => { clearTimeout(t); resolve(undefined); });
+      });
+    }
+  });
+
+  /**
+   * A page on /docs that records the browser's console errors, page errors and failed requests. One console error is
+   * known and only reported: the docs' CSP (src/app.ts, swagger-ui `staticCSP: true`) has no hash for an inline
+   * style swagger-ui applies, so chromium logs a style-src violation on every load; the page works regardless.
+   */
+  async function openDocs(): Promise<{ page: Page; problems: string[] }> {
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() !== 'error') return;
+      if (/^Applying inline style violates the following Content Security Policy directive 'style-src /.test(m.text())) {
+        knownCspReports.add(m.text());
+        return;
+      }
+      problems.push(`console: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+    const res = await page.goto(`${server!.url}/docs`, { waitUntil: 'load' });
+    expect(res?.status()).toBe(200);
+    return { page, problems };
+  }
+
+  it('renders the two seed operations, execute and update', async () => {
+    const { page, problems } = await openDocs();
+    try {
+      const execute = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/compliance\/scenarios\/execute$/ }) })
+        .filter({ has: page.locator('.opblock-summary-method', { hasText: 'POST' }) });
+      const update = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/compliance\/scenarios\/\{scenarioId\}$/ }) })
+        .filter({ has: page.locator('.opblock-summary-method', { hasText: 'PATCH' }) });
+      await execute.first().waitFor({ state: 'visible', timeout: 20_000 });
+      await update.first().waitFor({ state: 'visible', timeout: 20_000 });
+      await expect(execute.count()).resolves.toBe(1);
+      await expect(update.count()).resolves.toBe(1);
+      await expect(page.locator('.info .title').innerText()).resolves.toMatch(/Scenario Compliance Service/);
+      await page.screenshot({ path: path.join(SHOTS, 'scs-docs-operations.png'), fullPage: false });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it('"Try it out" on execute with the example body answers 200 through the page, once authorized', async () => {
+    const { page, problems } = await openDocs();
+    try {
+      const execute = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/compliance\/scenarios\/execute$/ }) })
+        .filter({ has: page.locator('.opblock-summary-method', { hasText: 'POST' }) }).first();
+      await execute.waitFor({ state: 'visible', timeout: 20_000 });
+
+      // Authorize in the UI with the bearer token.
+      await page.locator('.auth-wrapper .authorize').first().click();
+      const dialog = page.locator('.dialog-ux .modal-ux');
+      await dialog.waitFor({ state: 'visible' });
+      await dialog.locator('input#auth-bearer-value, input[type="text"], input[type="password"]').first().fill(TOKEN);
+      await dialog.locator('button.authorize').first().click();
+      await dialog.getByRole('heading', { name: 'Authorized' }).waitFor({ state: 'visible' });
+      await dialog.getByRole('button', { name: 'Close' }).first().click();
+      await dialog.waitFor({ state: 'detached' });
+
+      // Open execute, press "Try it out", and read the example body the page offers.
+      await execute.locator('.opblock-summary').first().click();
+      await execute.locator('button.try-out__btn').click();
+      const editor = execute.locator('textarea.body-param__text');
+      await editor.waitFor({ state: 'visible' });
+      const example = JSON.parse(await editor.inputValue()) as { scenarioId: string; address: unknown; credentials: unknown[] };
+      expect(typeof example.scenarioId).toBe('string');
+
+      // The scenario the example names must exist: create it (idempotently) with fetch.
+      const created = await fetch(`${server!.url}/compliance/scenarios`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: example.scenarioId, input: scenario() }),
+      });
+      expect([201, 409], await created.text()).toContain(created.status);
+
+      // Execute through the page and wait for the browser's own request.
+      const answered = page.waitForResponse((r) => r.url().endsWith('/compliance/scenarios/execute') && r.request().method() === 'POST');
+      await execute.locator('button.execute').click();
+      const response = await answered;
+      const text = await response.text();
+      const sentAuth = await response.request().headerValue('authorization');
+      expect(sentAuth).toBe(`Bearer ${TOKEN}`);
+      expect(response.status(), `the example body ${JSON.stringify(example).slice(0, 600)} answered ${text.slice(0, 600)}`).toBe(200);
+
+      // The page shows the 200 and the results.
+      const live = execute.locator('.live-responses-table tbody .response-col_status').first();
+      await live.waitFor({ state: 'visible' });
+      await expect(live.innerText()).resolves.toMatch(/^200/);
+      const results = JSON.parse(text) as { scenarioId: string; objectId: string }[];
+      expect(results.map((r) => r.objectId)).toEqual(scenario().queryConfigurations.map((q) => q.id));
+      expect(results.every((r) => r.scenarioId === example.scenarioId)).toBe(true);
+      await execute.locator('.live-responses-table').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(SHOTS, 'scs-docs-execute.png'), fullPage: false });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
+});
