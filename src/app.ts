@@ -12,6 +12,7 @@ import { scenarioRoutes } from './http/scenarios.js';
 import { installValidators } from './http/validation.js';
 import { registerProtection } from './http/protection.js';
 import { Metrics } from './http/metrics.js';
+import { ChainReader, type ProofStatusReader } from './chain/index.js';
 import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
 import { openStore, type Store } from './store/index.js';
 import { executionRoutes } from './http/executions.js';
@@ -23,6 +24,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Clock, epoch ms. */
   now?: () => number;
+  /** Reads OnChainZKP verification; defaults to a ChainReader on config.chains. */
+  chain?: ProofStatusReader;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -137,7 +140,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     secured.addHook('preHandler', scopeHook());
     const idempotent = idempotency(store, now);
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent });
-    await secured.register(executeRoutes, { store, plans, now, idempotent, metrics });
+    const chain = deps.chain ?? ChainReader.fromSettings(config.chains);
+    await secured.register(executeRoutes, { store, plans, now, idempotent, metrics, chain });
     await secured.register(executionRoutes, { store });
   });
 

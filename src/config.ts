@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { JwtOptions, StaticToken } from './http/auth.js';
+import { ChainConfigError, chainSettingsFromEnv, type ChainSettings } from './chain/config.js';
 
 export type DatabaseConfig =
   | { kind: 'sqlite'; file: string; synchronous: 'NORMAL' | 'FULL' }
@@ -33,6 +34,8 @@ export interface Config {
   maxEventLoopDelayMs: number;
   /** A request that takes longer than this to arrive and be answered is cut off (0 = no limit). */
   requestTimeoutMs: number;
+  /** OnChainZKP: chains to read verifier contracts from (CHAIN_*). */
+  chains: ChainSettings;
   /** Execution audit records older than this many days are purged. */
   executionRetentionDays: number;
   /** How often the purge runs. */
@@ -153,6 +156,15 @@ function jwt(env: Env): Config['jwt'] {
   return { jwksUrl, issuer, audience, projectsClaim: env.AUTH_JWT_PROJECTS_CLAIM?.trim() || 'projects' };
 }
 
+function chains(env: Env): ChainSettings {
+  try {
+    return chainSettingsFromEnv(env);
+  } catch (err) {
+    if (err instanceof ChainConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -170,6 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    chains: chains(env),
     executionRetentionDays: integer(env, 'EXECUTION_RETENTION_DAYS', 90, 1, 36_500),
     executionPurgeIntervalMs: integer(env, 'EXECUTION_PURGE_INTERVAL_MS', 3_600_000, 10, 86_400_000),
   };

@@ -135,8 +135,8 @@ describe('POST /compliance/scenarios/execute', () => {
     expect(after[0].result.status).toBe('not-valid');
   });
 
-  it('answers status "error", never a pass, for ZKP scenarios until their verification lands', async () => {
-    for (const type of ['OffChainZKP', 'OnChainZKP']) {
+  it('answers status "error", never a pass, for an OnChainZKP scenario with no deployment to read', async () => {
+    for (const type of ['OnChainZKP']) {
       const id = `zkp-${type}`;
       const queryConfigurations = [
         { id: 'q-kyc', query: { type: 'IDInformation', requestId: 1, attribute: 'reviewAnswer', value: 'GREEN', operator: '$eq' } },
@@ -151,7 +151,7 @@ describe('POST /compliance/scenarios/execute', () => {
         expect(r.objectType).toBe(type);
         expect(r.result.status).toBe('error');
         expect(r.result.result.is_valid).toBe(false);
-        expect(r.result.result.reasons.join(' ')).toMatch(/not available/);
+        expect(r.result.result.reasons.join(' ')).toMatch(/no usable smart contract deployment/);
       }
     }
   });

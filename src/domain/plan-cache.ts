@@ -1,4 +1,5 @@
 import { compilePlan, type Plan } from '../engine/index.js';
+import type { Scenario } from '../schemas/scenario.js';
 import type { ScenarioRow } from '../store/types.js';
 
 /** A compiled scenario revision and what execute needs of the scenario besides its rules. */
@@ -7,6 +8,8 @@ export interface CachedPlan {
   seq: number;
   revision: number;
   projectId: string | null;
+  /** The scenario itself (read-only), for evaluators that need more than the compiled rules. */
+  scenario: Readonly<Scenario>;
 }
 
 /**
@@ -32,6 +35,7 @@ export class PlanCache {
       seq: row.seq,
       revision: row.revision,
       projectId: row.input.projectId ?? null,
+      scenario: row.input,
     };
     this.entries.delete(row.id);
     this.entries.set(row.id, entry);

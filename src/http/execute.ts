@@ -3,15 +3,53 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { parseAddress } from '../domain/address.js';
 import { canonicalJson, sha256Hex } from '../domain/canonical-json.js';
-import type { PlanCache } from '../domain/plan-cache.js';
+import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
+import { evaluateOnChainRules, type ProofStatusReader } from '../chain/index.js';
 import { runPlan } from '../engine/index.js';
-import type { AddressInput } from '../schemas/execution.js';
+import type { AddressInput, ExecutionResult } from '../schemas/execution.js';
 import type { Credential } from '../schemas/credential.js';
 import type { Store } from '../store/types.js';
 import { ScenarioNotFound, ValidationFailed } from './errors.js';
 import { canSee } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import type { Metrics } from './metrics.js';
+
+/** OnChainZKP: one result per rule from the verifier contract's view of the address. */
+async function onChainResults(
+  chain: ProofStatusReader, entry: CachedPlan, address: string, addressChain: string | undefined, executionId: string,
+): Promise<ExecutionResult[]> {
+  const { plan, scenario } = entry;
+  const outcomes = await evaluateOnChainRules(chain, {
+    queryConfigurations: scenario.queryConfigurations,
+    smartContractDeployments: scenario.smartContractDeployments,
+    address,
+    chain: addressChain,
+  });
+  return plan.rules.map((rule, i) => {
+    const o = outcomes[i];
+    return {
+      objectType: plan.type,
+      objectId: rule.id,
+      name: plan.name,
+      address,
+      scenarioId: plan.scenarioId,
+      executionId,
+      result: {
+        result: {
+          is_valid: o.is_valid,
+          reasons: o.reasons,
+          ...(o.txHash !== undefined && { txHash: o.txHash }),
+          scenarioVerifierAddress: o.scenarioVerifierAddress,
+          blockNumber: o.blockNumber,
+          chain: o.chain,
+        },
+        executionId,
+        status: o.status,
+        query: rule.query,
+      },
+    };
+  });
+}
 
 export interface ExecuteRoutesOptions {
   store: Store;
@@ -20,9 +58,11 @@ export interface ExecuteRoutesOptions {
   now: () => number;
   idempotent: Idempotency;
   metrics: Metrics;
+  /** Reads OnChainZKP verification from the chain. */
+  chain: ProofStatusReader;
 }
 
-export async function executeRoutes(app: FastifyInstance, { store, plans, now, idempotent, metrics }: ExecuteRoutesOptions) {
+export async function executeRoutes(app: FastifyInstance, { store, plans, now, idempotent, metrics, chain }: ExecuteRoutesOptions) {
   app.post('/compliance/scenarios/execute', {
     config: { scope: 'scenarios:execute' },
     preHandler: idempotent.preHandler,
@@ -62,7 +102,9 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
     if (!canSee(request.principal, entry.projectId)) throw new ScenarioNotFound(body.scenarioId);
     const at = now();
     const executionId = randomUUID();
-    const results = runPlan(entry.plan, { address: address.address, credentials: body.credentials, now: at, executionId });
+    const results = entry.plan.type === 'OnChainZKP'
+      ? await onChainResults(chain, entry, address.address, typeof body.address === 'object' ? body.address.chain : undefined, executionId)
+      : runPlan(entry.plan, { address: address.address, credentials: body.credentials, now: at, executionId });
     const timestamp = new Date(at).toISOString();
     // Answered only once the audit record is committed: no verdict leaves the service unrecorded.
     await store.recordExecution({

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { validateScenarioRules } from '../engine/index.js';
 import { mergePatch } from '../domain/merge-patch.js';
+import { checkDeploymentTransitions } from '../domain/deployments.js';
 import type { PlanCache } from '../domain/plan-cache.js';
 import { IdString } from '../schemas/common.js';
 import { Scenario as ScenarioSchema, type Scenario } from '../schemas/scenario.js';
@@ -31,9 +32,12 @@ const record = (row: ScenarioRow) => ({
   id: row.id, input: row.input, createdAt: row.createdAt, updatedAt: row.updatedAt, revision: row.revision,
 });
 
-/** The rules of a scenario the schema cannot express (operator/value fit, unique ids), as field errors under `/input`. */
-function checkRules(input: Scenario): void {
-  const problemsFound = validateScenarioRules(input);
+/**
+ * What the schema cannot express, as field errors under `/input`: operator/value fit and unique ids (the engine),
+ * and the deployment state machine (a status may not move backwards).
+ */
+function checkRules(input: Scenario, before: Scenario['smartContractDeployments'] = []): void {
+  const problemsFound = [...validateScenarioRules(input), ...checkDeploymentTransitions(before, input.smartContractDeployments)];
   if (problemsFound.length > 0) {
     throw new ValidationFailed(
       problemsFound.map((p) => ({ field: `body.input${p.pointer.replace(/\//g, '.')}`, pointer: `/input${p.pointer}`, message: p.message })),
@@ -195,7 +199,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
             ? 'Only an operator token may remove a scenario\'s projectId'
             : `This token does not hold project ${moved}: moving a scenario needs a token holding both projects`);
         }
-        checkRules(merged as Scenario);
+        checkRules(merged as Scenario, current.input.smartContractDeployments);
         const row = await store.update(scenarioId, merged as Scenario, current.revision, new Date().toISOString());
         if (row) {
           withEtag(reply, row);

@@ -47,6 +47,10 @@ export const RuleResult = Type.Object(
       {
         is_valid: Type.Boolean(),
         reasons: Type.Array(Type.String(), { description: 'Why the rule is not valid; empty when it is.' }),
+        txHash: Type.Optional(Type.String({ description: 'OnChainZKP: the transaction that submitted the proof, where known.' })),
+        scenarioVerifierAddress: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'OnChainZKP: the verifier contract read.' })),
+        blockNumber: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'OnChainZKP: the block the status was read at.' })),
+        chain: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'OnChainZKP: CAIP-2 chain of the verifier.' })),
       },
       { additionalProperties: false },
     ),
@@ -75,7 +79,12 @@ export type ExecutionResult = {
   objectId: string;
   name: string;
   address: string;
-  result: { result: { is_valid: boolean; reasons: string[] }; executionId: string; status: RuleStatus; query: unknown };
+  result: {
+    result: { is_valid: boolean; reasons: string[]; txHash?: string; scenarioVerifierAddress?: string | null; blockNumber?: number | null; chain?: string | null };
+    executionId: string;
+    status: RuleStatus;
+    query: unknown;
+  };
   executionId: string;
   scenarioId: string;
 };

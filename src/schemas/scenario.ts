@@ -56,7 +56,10 @@ export const Transaction = Type.Object(
   {
     id: RefString,
     actionName: Type.Optional(Type.String({ maxLength: 128, examples: ['ScenarioDeploy'] })),
-    status: Type.Optional(Type.String({ maxLength: 128, examples: ['TxPosted'] })),
+    status: Type.Optional(Type.String({
+      maxLength: 128, examples: ['TxPosted'],
+      description: 'TxPosted -> TxConfirmed (needs txHash) | TxFailed.',
+    })),
     smartContractDeploymentId: Type.Optional(RefString),
     txHash: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
     blockNumber: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
@@ -71,16 +74,28 @@ export const SmartContractDeployment = Type.Object(
   {
     id: RefString,
     contractName: Type.Optional(Type.String({ maxLength: 128, examples: ['ScenarioVerifier'] })),
-    status: Type.Optional(Type.String({ maxLength: 128, examples: ['DeploymentStarted'] })),
+    status: Type.Optional(Type.String({
+      maxLength: 128, examples: ['DeploymentStarted'],
+      description: 'DeploymentStarted -> Deployed | DeploymentFailed; Deployed -> Deprecated. Only Deployed with an address is used by execute; a PATCH that moves a status backwards is refused.',
+    })),
     version: Type.Optional(Type.String({ maxLength: 128 })),
     scenarioId: Type.Optional(RefString),
     projectId: Type.Optional(RefString),
     address: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
+    chain: Type.Optional(Nullable(Type.String({
+      pattern: '^eip155:[1-9][0-9]{0,18}$',
+      description: 'CAIP-2 chain of the deployment (e.g. eip155:80002); absent or null = CHAIN_DEFAULT. Not in the seed.',
+      examples: ['eip155:80002'],
+    }))),
     transactions: Type.Optional(Type.Array(Type.Ref('Transaction'), { maxItems: 256 })),
     errorMessage: Type.Optional(Nullable(Type.String({ maxLength: 4096 }))),
   },
   { $id: 'SmartContractDeployment', additionalProperties: false },
 );
+
+/** Static types of 2.5/2.6 (`transactions` is a $ref, so it is spelled out). */
+export type TransactionValue = Static<typeof Transaction>;
+export type DeploymentValue = Omit<Static<typeof SmartContractDeployment>, 'transactions'> & { transactions?: TransactionValue[] };
 
 /** Seed 2.3, field by field; the four required fields are listed in `requiredFields`. */
 const fieldSchemas = {
@@ -121,7 +136,7 @@ export type Scenario = {
   message?: string | null;
   isIdentityWidgetScenario?: boolean | null;
   queryConfigurations: QueryConfiguration[];
-  smartContractDeployments: Static<typeof SmartContractDeployment>[];
+  smartContractDeployments: DeploymentValue[];
   type: ScenarioType;
   projectId?: string | null;
   vcsIncluded?: string[] | null;
