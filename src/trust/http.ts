@@ -34,6 +34,9 @@ function describeNetworkError(e: unknown, timeoutMs: number): string {
   switch (code) {
     case 'ECONNREFUSED': return 'connection refused';
     case 'ECONNRESET': return 'connection reset';
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+    case 'EPIPE': return 'connection closed by the server';
     case 'ENOTFOUND':
     case 'EAI_AGAIN': return 'host name not resolved';
     case 'EHOSTUNREACH':
@@ -63,20 +66,35 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Sends the request and parses the JSON answer of a 2xx response. Throws FetchFailure on anything else. */
+/**
+ * A pooled keep-alive connection that the server closed just as it was reused fails before any answer: such a
+ * request never reached the application, so it is sent once more (within the same overall timeout).
+ */
+function isStaleConnection(e: unknown): boolean {
+  const code = (e as { cause?: { code?: string } })?.cause?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED';
+}
+
+/**
+ * Sends the request and parses the JSON answer of a 2xx response. Throws FetchFailure on anything else. The requests
+ * made here only read (status lookups, DID resolution, documents), so a stale-connection failure is retried once.
+ */
 export async function fetchJson(fetchImpl: FetchLike, req: JsonRequest): Promise<unknown> {
   const signal = AbortSignal.timeout(req.timeoutMs);
-  let res: Response;
-  try {
-    res = await fetchImpl(req.url, {
-      method: req.method ?? 'GET',
-      headers: req.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
-      body: req.body === undefined ? undefined : JSON.stringify(req.body),
-      redirect: 'manual',
-      signal,
-    });
-  } catch (e) {
-    throw new FetchFailure(describeNetworkError(e, req.timeoutMs));
+  let res: Response | undefined;
+  for (let attempt = 1; res === undefined; attempt++) {
+    try {
+      res = await fetchImpl(req.url, {
+        method: req.method ?? 'GET',
+        headers: req.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        redirect: 'manual',
+        signal,
+      });
+    } catch (e) {
+      if (attempt === 1 && isStaleConnection(e) && !signal.aborted) continue;
+      throw new FetchFailure(describeNetworkError(e, req.timeoutMs));
+    }
   }
   if (res.status >= 300 && res.status < 400) {
     await res.body?.cancel().catch(() => undefined);

@@ -5,6 +5,7 @@ import { createDocumentLoader, ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA
 import { checkHolder, ethAddressOfPublicKey, holderAddressOf } from '../../src/trust/holder.js';
 import { checkIssuer } from '../../src/trust/issuers.js';
 import { LruCache } from '../../src/trust/lru.js';
+import { fetchJson } from '../../src/trust/http.js';
 import { trustOptionsFromEnv, TrustConfigError } from '../../src/trust/index.js';
 import { iden3DidFromEthAddress } from './iden3-test.js';
 import { startServer } from './servers.js';
@@ -191,5 +192,47 @@ describe('options from the environment', () => {
     expect(() => trustOptionsFromEnv({ TRUST_HTTP_TIMEOUT_MS: '0' })).toThrow(/TRUST_HTTP_TIMEOUT_MS/);
     expect(() => trustOptionsFromEnv({ JSONLD_DOCUMENTS_FILE: '/nonexistent/x.json' })).toThrow(/JSONLD_DOCUMENTS_FILE/);
     expect(() => trustOptionsFromEnv({ REQUIRE_HOLDER_BINDING: 'maybe' })).toThrow(/REQUIRE_HOLDER_BINDING/);
+  });
+});
+
+describe('HTTP client', () => {
+  const get = (url: string, timeoutMs = 2000) => fetchJson((u, i) => fetch(u, i), { url, timeoutMs, maxBytes: 64 });
+
+  it('sends a request again once when the connection is closed before any answer', async () => {
+    let n = 0;
+    const server = await startServer(async (req) => {
+      if (n++ === 0) {
+        req.socket.destroy();
+        return { hang: true };
+      }
+      return { json: { ok: 1 } };
+    });
+    try {
+      expect(await get(`${server.url}/x`)).toEqual({ ok: 1 });
+      expect(server.hits).toEqual(['GET /x', 'GET /x']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fails with short, safe messages: closed connections, HTTP errors, redirects, size, not JSON', async () => {
+    const server = await startServer(async (req) => {
+      switch (req.url) {
+        case '/reset': req.socket.destroy(); return { hang: true };
+        case '/500': return { status: 500, json: {} };
+        case '/302': return { status: 302, json: {} };
+        case '/big': return { json: 'x'.repeat(100) };
+        default: return { json: undefined };
+      }
+    });
+    try {
+      await expect(get(`${server.url}/reset`)).rejects.toThrow(/^connection closed by the server$|^connection reset$/);
+      await expect(get(`${server.url}/500`)).rejects.toThrow(/^HTTP 500$/);
+      await expect(get(`${server.url}/302`)).rejects.toThrow(/redirect \(HTTP 302\) not followed/);
+      await expect(get(`${server.url}/big`)).rejects.toThrow(/answer larger than 64 bytes/);
+      expect(await get(`${server.url}/null`)).toBeNull();
+    } finally {
+      await server.close();
+    }
   });
 });
