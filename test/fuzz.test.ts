@@ -72,6 +72,8 @@ const stats = {
   requests: 0,
   started: 0,
   byKind: new Map<string, number>(),
+  /** family -> status -> count */
+  kindStatus: new Map<string, Map<number, number>>(),
   byStatus: new Map<number, number>(),
   known: new Map<string, { count: number; example: string }>(),
   undocumented: new Map<string, number>(),
@@ -157,7 +159,9 @@ function describeFailure(req: FuzzRequest, url: string, headers: Record<string, 
 }
 
 /** Sends one generated request and checks every property; throws on a violation that is not a known bug. */
-async function run(req: FuzzRequest): Promise<void> {
+async function run(generated: FuzzRequest): Promise<void> {
+  // What the server receives: the payload as UTF-8 (lone surrogates cannot travel and become U+FFFD).
+  const req = generated.payload === undefined ? generated : { ...generated, payload: Buffer.from(generated.payload, 'utf8').toString('utf8') };
   bump(stats.byKind, req.kind);
   const sent: SendContext = { issuedCursor: false };
   let url = req.url;
@@ -175,7 +179,7 @@ async function run(req: FuzzRequest): Promise<void> {
       // The ETag a client would hold: read the scenario first (that read is checked like any other request).
       const read = await inject('GET', `/compliance/scenarios/${segment(req.target ?? '').text}`, auth);
       a = read;
-      checkAnswer(api, { ...req, method: 'GET' }, '/compliance/scenarios/x', read);
+      checkAnswer(api, { ...req, method: 'GET', headers: auth, payload: undefined }, '/compliance/scenarios/x', read);
       sent.currentEtag = read.statusCode === 200 ? String(read.headers.etag) : undefined;
       rememberEtag(req.target, sent.currentEtag);
       const current = sent.currentEtag ?? '"none"';
@@ -203,6 +207,9 @@ async function run(req: FuzzRequest): Promise<void> {
     const before = await snapshot(req.target);
     a = await inject(req.method, url, headers, req.payload);
     bump(stats.byStatus, a.statusCode);
+    const perKind = stats.kindStatus.get(req.kind.replace(/:.*/, '')) ?? new Map<number, number>();
+    bump(perKind, a.statusCode);
+    stats.kindStatus.set(req.kind.replace(/:.*/, ''), perKind);
     const after = await snapshot(req.target);
     latest = after;
     const { op, json } = checkAnswer(api, req, url, a);
@@ -315,7 +322,8 @@ afterAll(async () => {
     `fuzz: seed ${SEED}: ${stats.requests} requests in ${seconds} s (${stats.predicted} with a predicted status; ` +
       `${(stats.injectMs / 1000).toFixed(1)} s answering, ${(stats.snapshotMs / 1000).toFixed(1)} s snapshotting the store)`,
     `  statuses: ${sorted(stats.byStatus)}`,
-    `  families: ${sorted(stats.byKind).slice(0, 2000)}`,
+    `  operations: ${sorted(stats.byKind).slice(0, 2000)}`,
+    ...[...stats.kindStatus.entries()].map(([k, m]) => `  ${k}: ${sorted(m)}`),
     `  statuses not in the OpenAPI document: ${sorted(stats.undocumented) || 'none'}`,
     ...[...stats.known.entries()].map(([id, k]) => `  KNOWN BUG ${id} (${k.count}x), e.g. ${k.example}: ${KNOWN_BUGS.find((b) => b.id === id)!.where}`),
   ].join('\n'));

@@ -185,19 +185,49 @@ function buildRuleQueryConfigurations(ctx: GeneratorContext, type: (typeof SCENA
     });
 }
 
+/**
+ * Deployments the life-cycle rules (src/domain/deployments.ts) accept whatever was stored before: fresh ids (a new
+ * deployment may start in any status), statuses that need no address or txHash, transactions that name their own
+ * deployment.
+ */
+function ruleValidDeployments(ctx: GeneratorContext): fc.Arbitrary<Record<string, unknown>[]> {
+  const deployment = ctx.arbs.valid(ctx.api.doc.components.schemas.SmartContractDeployment) as fc.Arbitrary<Record<string, unknown>>;
+  return fc.array(
+    fc.tuple(deployment, fc.uuid(), fc.constantFrom('DeploymentStarted', 'DeploymentFailed', undefined), fc.constantFrom('TxPosted', 'TxFailed', undefined)),
+    { maxLength: 2 },
+  ).map((list) => list.map(([d, uuid, status, txStatus]) => {
+    const id = `dep-${uuid}`;
+    const { address: _address, status: _status, transactions, ...rest } = d;
+    return {
+      ...rest,
+      id,
+      ...(status !== undefined && { status }),
+      ...(Array.isArray(transactions) && {
+        transactions: (transactions as Record<string, unknown>[]).map((t, j) => {
+          const { status: _s, smartContractDeploymentId: _d, ...tx } = t;
+          return { ...tx, id: `${id}-tx-${j}`, smartContractDeploymentId: id, ...(txStatus !== undefined && { status: txStatus }) };
+        }),
+      }),
+    };
+  }));
+}
+
 export function ruleValidScenario(ctx: GeneratorContext): fc.Arbitrary<Record<string, unknown>> {
   const base = ctx.arbs.valid(ctx.api.doc.components.schemas.Scenario) as fc.Arbitrary<Record<string, unknown>>;
-  return fc.tuple(base, fc.constantFrom(...SCENARIO_TYPES)).chain(([scenario, type]) =>
-    ruleQueryConfigurations(ctx, type).map((queryConfigurations) => ({ ...scenario, type, queryConfigurations })));
+  return fc.tuple(base, fc.constantFrom(...SCENARIO_TYPES), ruleValidDeployments(ctx)).chain(([scenario, type, smartContractDeployments]) =>
+    ruleQueryConfigurations(ctx, type).map((queryConfigurations) => ({ ...scenario, type, queryConfigurations, smartContractDeployments })));
 }
 
 /** A merge patch whose result passes the rules whatever scenario it lands on (type only ever changes with queries). */
 function ruleValidPatch(ctx: GeneratorContext): fc.Arbitrary<Record<string, unknown>> {
   const base = ctx.arbs.valid(ctx.api.doc.components.schemas.ScenarioPatch) as fc.Arbitrary<Record<string, unknown>>;
   const required = ['name', 'queryConfigurations', 'smartContractDeployments', 'type'];
-  return fc.tuple(base, fc.constantFrom('neither', 'queries', 'both'), fc.constantFrom(...SCENARIO_TYPES)).chain(([patch, change, type]) => {
+  return fc.tuple(base, fc.constantFrom('neither', 'queries', 'both'), fc.constantFrom(...SCENARIO_TYPES), fc.option(ruleValidDeployments(ctx), { nil: undefined }))
+    .chain(([patch, change, type, deployments]) => {
     const p: Record<string, unknown> = { ...patch };
     for (const k of required) if (p[k] === null) delete p[k];
+    delete p.smartContractDeployments;
+    if (deployments !== undefined) p.smartContractDeployments = deployments;
     delete p.type;
     delete p.queryConfigurations;
     if (change === 'neither') return fc.constant(p);
@@ -423,7 +453,7 @@ function operationRequest(ctx: GeneratorContext, op: Operation, mode: 'valid' | 
           }
           const text = asText(v);
           // Header values must be latin1 without control characters; others cannot be sent.
-          h[p.name.toLowerCase()] = /^[\t\x20-\x7e\x80-\xff]*$/.test(text) ? text : encodeURIComponent(text);
+          h[p.name.toLowerCase()] = /^[\t\x20-\x7e\x80-\xff]*$/.test(text) ? text : segment(text).text;
         });
         if (ct !== undefined) h['content-type'] = ct;
         return {

@@ -43,10 +43,18 @@ function plainString(minLength: number, maxLength: number): fc.Arbitrary<string>
   const key = `${minLength}:${maxLength}`;
   let arb = plainStrings.get(key);
   if (!arb) {
+    const ascii = fc.string({ unit: 'grapheme-ascii', minLength, maxLength });
     arb = fc.oneof(
-      { arbitrary: fc.string({ unit: 'grapheme-ascii', minLength, maxLength }), weight: 12 },
+      { arbitrary: ascii, weight: 12 },
       { arbitrary: fc.string({ unit: 'grapheme', minLength, maxLength }), weight: 5 },
       { arbitrary: fc.string({ unit: 'binary', minLength, maxLength }), weight: 3 },
+      // Lone surrogates and NUL: valid JSON strings (escaped) that UTF-8 cannot carry as they are.
+      {
+        arbitrary: fc.tuple(ascii, fc.constantFrom('\ud800', '\udfff', '\udbff\udbff', '\u0000', '\ufeff'), fc.nat())
+          .map(([str, odd, at]) => { const i = at % (str.length + 1); return str.slice(0, i) + odd + str.slice(i); })
+          .filter((x) => [...x].length >= minLength && [...x].length <= maxLength),
+        weight: 1,
+      },
     );
     plainStrings.set(key, arb);
   }
