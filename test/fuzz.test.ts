@@ -15,8 +15,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config.js';
+import { handleFrameworkError, registerErrorHandling } from '../src/http/errors.js';
 import { openStore } from '../src/store/index.js';
 import { TOKEN, auth, makeApp, scenario, tempDir } from './helpers.js';
 import { Api, type OpenApiDoc } from './fuzz/openapi.js';
@@ -40,12 +41,14 @@ const MAX_ROWS = 16;
 const KNOWN_BUGS: { id: string; where: string; matches: (v: Violation, req: FuzzRequest, a: Answer) => boolean }[] = [
   {
     id: 'max-param-length',
-    where: 'src/app.ts: the router keeps maxParamLength 100 while ids may have 128 characters; FST_ERR_MAX_PARAM_LENGTH bypasses the error handler (414, not problem+json)',
+    where: 'src/app.ts: the router keeps maxParamLength 100 while ids may have 128 characters; FST_ERR_MAX_PARAM_LENGTH bypasses the error handler (414, not problem+json) ' +
+      '(fix: a router maxParamLength of at least 128, checked on the decoded value, and frameworkErrors: handleFrameworkError)',
     matches: (_v, _r, a) => a.statusCode === 414 && a.headers['content-type'] === 'application/json' && a.headers['x-request-id'] === undefined,
   },
   {
     id: 'bad-url',
-    where: 'src/app.ts: no frameworkErrors option, so FST_ERR_BAD_URL (malformed percent-encoding in the path) answers application/json, not problem+json',
+    where: 'src/app.ts: no frameworkErrors option, so FST_ERR_BAD_URL (malformed percent-encoding in the path) answers application/json, not problem+json ' +
+      '(fix: Fastify({ frameworkErrors: handleFrameworkError }) from src/http/errors.ts)',
     // Fastify's own answer: plain application/json, no x-request-id (and no body at all for HEAD).
     matches: (_v, _r, a) => a.statusCode === 400 && a.headers['content-type'] === 'application/json' && a.headers['x-request-id'] === undefined,
   },
@@ -363,6 +366,23 @@ describe('known bugs outside the fuzzer\'s files (see KNOWN_BUGS)', () => {
     expect((await pinned.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id, input: scenario() } })).statusCode).toBe(201);
     const res = await pinned.inject({ method: 'GET', url: `/compliance/scenarios/${id}`, headers: auth });
     expect(res.statusCode).toBe(200);
+  });
+
+  it('the fix for bad-url in src/http/errors.ts: handleFrameworkError answers router errors as problem+json (to wire in src/app.ts)', async () => {
+    const bare = Fastify({ logger: false, frameworkErrors: handleFrameworkError, genReqId: () => 'req-1' });
+    registerErrorHandling(bare);
+    bare.get('/x/:id', async () => ({ ok: true }));
+    try {
+      for (const [url, status] of [['/x/%zz', 400], ['/%', 400], [`/x/${'a'.repeat(101)}`, 414]] as const) {
+        const res = await bare.inject({ method: 'GET', url });
+        expect(res.statusCode).toBe(status);
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(res.headers['x-request-id']).toBe('req-1');
+        expect(res.json()).toMatchObject({ status, instance: url.split('?')[0] });
+      }
+    } finally {
+      await bare.close();
+    }
   });
 
   it.fails('bad-url: a malformed percent-encoding answers problem+json', async () => {

@@ -24,7 +24,7 @@ export class ValidationFailed extends Error {
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  406: 'Not Acceptable', 409: 'Conflict', 412: 'Precondition Failed', 413: 'Content Too Large',
+  406: 'Not Acceptable', 409: 'Conflict', 412: 'Precondition Failed', 413: 'Content Too Large', 414: 'URI Too Long',
   415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };
@@ -134,4 +134,25 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, 404, { code: 'SCS_ROUTE_NOT_FOUND', detail: `No route ${request.method} ${request.url.split('?')[0]}` }),
   );
+}
+
+/**
+ * For Fastify's `frameworkErrors` option: the errors the router raises before any route, hook or error handler runs
+ * (FST_ERR_BAD_URL for a malformed percent-encoding in the path, FST_ERR_MAX_PARAM_LENGTH for a path parameter over
+ * the router's maxParamLength, FST_ERR_ASYNC_CONSTRAINT) answered as problem+json like every other error. Without it
+ * Fastify writes its own application/json body, without the x-request-id header. Wire it in the Fastify options:
+ * `Fastify({ frameworkErrors: handleFrameworkError, ... })`.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const path = request.url.split('?')[0];
+  // No hook runs for these replies: set the request id header here.
+  reply.header('x-request-id', request.id);
+  if (error.code === 'FST_ERR_BAD_URL') {
+    sendProblem(reply, 400, { code: 'SCS_BAD_URL', detail: 'The request path is not a valid URL: a percent-encoding is malformed' });
+  } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    sendProblem(reply, 414, { code: 'SCS_PATH_PARAMETER_TOO_LONG', detail: 'A path parameter is longer than this service accepts' });
+  } else {
+    request.log.error({ err: error, path }, 'router error');
+    sendProblem(reply, 500, { code: 'SCS_INTERNAL', detail: 'An unexpected error occurred; it has been logged with the request id' });
+  }
 }
