@@ -13,6 +13,12 @@ import { installValidators } from './http/validation.js';
 import { registerProtection } from './http/protection.js';
 import { Metrics } from './http/metrics.js';
 import { ChainReader, type ProofStatusReader } from './chain/index.js';
+import { OffChain } from './http/offchain.js';
+import { WebhookDispatcher } from './domain/webhooks.js';
+import type { StateResolvers } from './zkp/index.js';
+
+/** How often pending OffChainZKP executions whose request expired are failed. */
+const EXPIRY_SWEEP_MS = 5000;
 import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
 import { openStore, type Store } from './store/index.js';
 import { executionRoutes } from './http/executions.js';
@@ -26,6 +32,8 @@ export interface AppDeps {
   now?: () => number;
   /** Reads OnChainZKP verification; defaults to a ChainReader on config.chains. */
   chain?: ProofStatusReader;
+  /** OffChainZKP issuer-state resolvers; default: ZKP_STATE_RESOLVERS over RPC. */
+  zkpStateResolvers?: StateResolvers;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -56,9 +64,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
 
   const metrics = new Metrics();
+  const now = deps.now ?? Date.now;
   const store = metrics.timeStore(deps.store ?? (await openStore(config.database, (err) => app.log.warn({ err }, 'database connection error'))));
   app.addHook('onClose', async () => store.close());
-  const now = deps.now ?? Date.now;
 
   // Audit retention: purge at start and then periodically; the timer never keeps the process alive.
   const purge = async () => {
@@ -72,12 +80,20 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       app.log.warn({ err }, 'execution purge failed; will retry');
     }
   };
-  let purgeTimer: NodeJS.Timeout | undefined;
+  const offChain = await OffChain.create(config, { store, now, log: app.log, metrics, stateResolvers: deps.zkpStateResolvers });
+  const sweep = () => offChain.sweep().catch((err) => app.log.warn({ err }, 'expiring pending executions failed; will retry'));
+  const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, app.log, now) : undefined;
+  const timers: NodeJS.Timeout[] = [];
   app.addHook('onReady', async () => {
     await purge();
-    purgeTimer = setInterval(purge, config.executionPurgeIntervalMs).unref();
+    timers.push(setInterval(purge, config.executionPurgeIntervalMs).unref());
+    timers.push(setInterval(sweep, EXPIRY_SWEEP_MS).unref());
+    webhooks?.start();
   });
-  app.addHook('preClose', async () => clearInterval(purgeTimer));
+  app.addHook('preClose', async () => {
+    for (const t of timers) clearInterval(t);
+    await webhooks?.stop();
+  });
   // While shutting down, responses to requests still in flight close their connection, so that close() need not
   // wait for the client's keep-alive to end.
   let closing = false;
@@ -135,13 +151,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const plans = new PlanCache();
   await app.register(healthRoutes, { store });
   metrics.register(app);
+  offChain.routes(app);
   await app.register(async (secured) => {
     secured.addHook('onRequest', authHook(createAuthenticator(config.apiTokens, config.jwt)));
     secured.addHook('preHandler', scopeHook());
     const idempotent = idempotency(store, now);
-    await secured.register(scenarioRoutes, { store, plans, validators, idempotent });
+    await secured.register(scenarioRoutes, { store, plans, validators, idempotent, validate: (s) => offChain.validate(s) });
     const chain = deps.chain ?? ChainReader.fromSettings(config.chains);
-    await secured.register(executeRoutes, { store, plans, now, idempotent, metrics, chain });
+    await secured.register(executeRoutes, { store, plans, now, idempotent, metrics, chain, offChain, publicBaseUrl: config.publicBaseUrl });
     await secured.register(executionRoutes, { store });
   });
 

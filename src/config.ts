@@ -1,6 +1,9 @@
 import path from 'node:path';
 import type { JwtOptions, StaticToken } from './http/auth.js';
 import { ChainConfigError, chainSettingsFromEnv, type ChainSettings } from './chain/config.js';
+import type { WebhookConfig } from './domain/webhooks.js';
+import { readZkpEnv, type ZkpEnvConfig } from './zkp/env.js';
+import { ZkpOptionsError } from './zkp/errors.js';
 
 export type DatabaseConfig =
   | { kind: 'sqlite'; file: string; synchronous: 'NORMAL' | 'FULL' }
@@ -36,6 +39,12 @@ export interface Config {
   requestTimeoutMs: number;
   /** OnChainZKP: chains to read verifier contracts from (CHAIN_*). */
   chains: ChainSettings;
+  /** OffChainZKP: authorization requests and proof verification (ZKP_*). */
+  zkp: ZkpEnvConfig;
+  /** The URL wallets reach this service at (callback URLs); unset = derived from each request's Host. */
+  publicBaseUrl?: string;
+  /** Execution webhooks (WEBHOOK_*), when WEBHOOK_URL is set. */
+  webhook?: WebhookConfig;
   /** Execution audit records older than this many days are purged. */
   executionRetentionDays: number;
   /** How often the purge runs. */
@@ -156,6 +165,44 @@ function jwt(env: Env): Config['jwt'] {
   return { jwksUrl, issuer, audience, projectsClaim: env.AUTH_JWT_PROJECTS_CLAIM?.trim() || 'projects' };
 }
 
+function zkp(env: Env): ZkpEnvConfig {
+  try {
+    return readZkpEnv(env);
+  } catch (err) {
+    if (err instanceof ZkpOptionsError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  try {
+    const u = new URL(raw);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return raw.replace(/\/+$/, '');
+  } catch { /* below */ }
+  throw new ConfigError(`${name} must be an http(s) URL`);
+}
+
+function publicBaseUrl(env: Env): string | undefined {
+  return httpUrl(env, 'PUBLIC_BASE_URL');
+}
+
+function webhook(env: Env): WebhookConfig | undefined {
+  const url = httpUrl(env, 'WEBHOOK_URL');
+  if (!url) return undefined;
+  const secret = env.WEBHOOK_SECRET ?? '';
+  if (secret.length < 16) throw new ConfigError('WEBHOOK_SECRET (at least 16 characters) is required when WEBHOOK_URL is set');
+  return {
+    url,
+    secret,
+    maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 100),
+    retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 1000, 10, 3_600_000),
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 5000, 100, 120_000),
+    pollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
+  };
+}
+
 function chains(env: Env): ChainSettings {
   try {
     return chainSettingsFromEnv(env);
@@ -183,6 +230,9 @@ export function loadConfig(env: Env = process.env): Config {
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 0, 3_600_000),
     chains: chains(env),
+    zkp: zkp(env),
+    publicBaseUrl: publicBaseUrl(env),
+    webhook: webhook(env),
     executionRetentionDays: integer(env, 'EXECUTION_RETENTION_DAYS', 90, 1, 36_500),
     executionPurgeIntervalMs: integer(env, 'EXECUTION_PURGE_INTERVAL_MS', 3_600_000, 10, 86_400_000),
   };

@@ -156,6 +156,19 @@ describe('POST /compliance/scenarios/execute', () => {
     }
   });
 
+  it('answers status "error", never a pass, for an OffChainZKP scenario when no verifier DID is configured', async () => {
+    const input = scenario({
+      type: 'OffChainZKP',
+      queryConfigurations: [{ id: 'q', query: { type: 'KYCAgeCredential', requestId: 1, attribute: 'birthday', value: 20000101, operator: '$lt', context: 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld' } }],
+    });
+    const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'offchain', input } });
+    expect(created.statusCode, created.body).toBe(201);
+    const [r] = (await execute({ address: ADDRESS, credentials: [credential()], scenarioId: 'offchain' })).json();
+    expect(r.result.status).toBe('error');
+    expect(r.result.result.is_valid).toBe(false);
+    expect(r.result.result.reasons.join(' ')).toMatch(/ZKP_VERIFIER_DID/);
+  });
+
   it('honours x-request-id and makes one when it is missing or unsafe', async () => {
     const res = await execute({ address: ADDRESS, credentials: [], scenarioId: 'adult' }, { ...auth, 'x-request-id': 'req-123' });
     expect(res.headers['x-request-id']).toBe('req-123');

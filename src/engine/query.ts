@@ -12,6 +12,8 @@ export function frozenQuery(q: Query): Query {
   if (q.attribute !== undefined) copy.attribute = q.attribute;
   if (q.value !== undefined) copy.value = Array.isArray(q.value) ? Object.freeze(q.value.slice()) as Query['value'] : q.value;
   copy.operator = q.operator;
+  if (q.context !== undefined) copy.context = q.context;
+  if (q.circuitId !== undefined) copy.circuitId = q.circuitId;
   return Object.freeze(copy);
 }
 

@@ -8,7 +8,8 @@ import { evaluateOnChainRules, type ProofStatusReader } from '../chain/index.js'
 import { runPlan } from '../engine/index.js';
 import type { AddressInput, ExecutionResult } from '../schemas/execution.js';
 import type { Credential } from '../schemas/credential.js';
-import type { Store } from '../store/types.js';
+import type { PendingZkp, Store } from '../store/types.js';
+import type { OffChain } from './offchain.js';
 import { ScenarioNotFound, ValidationFailed } from './errors.js';
 import { canSee } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
@@ -60,9 +61,12 @@ export interface ExecuteRoutesOptions {
   metrics: Metrics;
   /** Reads OnChainZKP verification from the chain. */
   chain: ProofStatusReader;
+  offChain: OffChain;
+  /** Base of callback URLs; unset = from the request's Host. */
+  publicBaseUrl?: string;
 }
 
-export async function executeRoutes(app: FastifyInstance, { store, plans, now, idempotent, metrics, chain }: ExecuteRoutesOptions) {
+export async function executeRoutes(app: FastifyInstance, { store, plans, now, idempotent, metrics, chain, offChain, publicBaseUrl }: ExecuteRoutesOptions) {
   app.post('/compliance/scenarios/execute', {
     config: { scope: 'scenarios:execute' },
     preHandler: idempotent.preHandler,
@@ -102,9 +106,17 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
     if (!canSee(request.principal, entry.projectId)) throw new ScenarioNotFound(body.scenarioId);
     const at = now();
     const executionId = randomUUID();
-    const results = entry.plan.type === 'OnChainZKP'
-      ? await onChainResults(chain, entry, address.address, typeof body.address === 'object' ? body.address.chain : undefined, executionId)
-      : runPlan(entry.plan, { address: address.address, credentials: body.credentials, now: at, executionId });
+    let results: ExecutionResult[];
+    let zkp: PendingZkp | null = null;
+    let expiresAt: string | null = null;
+    if (entry.plan.type === 'OnChainZKP') {
+      results = await onChainResults(chain, entry, address.address, typeof body.address === 'object' ? body.address.chain : undefined, executionId);
+    } else if (entry.plan.type === 'OffChainZKP') {
+      // Credentials in the body are not needed here: the wallet proves each rule itself.
+      ({ results, zkp, expiresAt } = offChain.start(entry, address.address, executionId, publicBaseUrl ?? `${request.protocol}://${request.host}`, at));
+    } else {
+      results = runPlan(entry.plan, { address: address.address, credentials: body.credentials, now: at, executionId });
+    }
     const timestamp = new Date(at).toISOString();
     // Answered only once the audit record is committed: no verdict leaves the service unrecorded.
     await store.recordExecution({
@@ -113,13 +125,15 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       scenarioRevision: entry.revision,
       projectId: entry.projectId,
       address: address.address,
-      state: 'completed',
+      state: zkp ? 'pending' : 'completed',
       results,
+      zkp,
+      expiresAt,
       credentials: body.credentials.map((c) => ({ id: c.id, sha256: sha256Hex(canonicalJson(c)) })),
       createdAt: timestamp,
       updatedAt: timestamp,
     });
-    metrics.countVerdicts(results);
+    if (!zkp) metrics.countVerdicts(results);
     return results;
   });
 }

@@ -1,25 +1,35 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { IdString } from '../schemas/common.js';
-import type { ExecutionRecord, Store } from '../store/types.js';
+import type { ExecutionRecord, Store, WebhookDelivery } from '../store/types.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { ExecutionNotFound, ScenarioNotFound } from './errors.js';
 import { canSee, projectFilter } from './tenancy.js';
 
 const problems = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Type.Ref('Problem')]));
 
-const view = (r: ExecutionRecord): ExecutionRecord => ({
-  executionId: r.executionId,
-  scenarioId: r.scenarioId,
-  scenarioRevision: r.scenarioRevision,
-  projectId: r.projectId,
-  address: r.address,
-  state: r.state,
-  createdAt: r.createdAt,
-  updatedAt: r.updatedAt,
-  credentials: r.credentials,
-  results: r.results,
-});
+/** An execution as the API shows it (see the Execution schema). */
+export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) {
+  return {
+    executionId: r.executionId,
+    scenarioId: r.scenarioId,
+    scenarioRevision: r.scenarioRevision,
+    projectId: r.projectId,
+    address: r.address,
+    state: r.state,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    credentials: r.credentials,
+    results: r.results,
+    ...(r.state === 'pending' && r.expiresAt && { expiresAt: r.expiresAt }),
+    ...(r.state === 'pending' && r.zkp && { authorizationRequest: r.zkp.request }),
+    ...(webhooks && webhooks.length > 0 && {
+      webhooks: webhooks.map((w) => ({
+        id: w.id, event: w.event, state: w.state, attempts: w.attempts, lastStatus: w.lastStatus, lastError: w.lastError, updatedAt: w.updatedAt,
+      })),
+    }),
+  };
+}
 
 /** The execution audit log, read-only. */
 export async function executionRoutes(app: FastifyInstance, { store }: { store: Store }) {
@@ -39,7 +49,7 @@ export async function executionRoutes(app: FastifyInstance, { store }: { store: 
     const record = await store.getExecution(executionId);
     // Executions follow their scenario's project.
     if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
-    return view(record);
+    return executionView(record, await store.webhooksOf(executionId));
   });
 
   app.get('/compliance/scenarios/:scenarioId/executions', {
@@ -71,6 +81,6 @@ export async function executionRoutes(app: FastifyInstance, { store }: { store: 
     const scenario = await store.get(scenarioId);
     if (scenario && !canSee(request.principal, scenario.input.projectId)) throw new ScenarioNotFound(scenarioId);
     const page = await store.listExecutions(scenarioId, limit, cursor === undefined ? undefined : decodeCursor(cursor), projectFilter(request));
-    return { items: page.items.map(view), nextCursor: page.next === undefined ? null : encodeCursor(page.next) };
+    return { items: page.items.map((r) => executionView(r)), nextCursor: page.next === undefined ? null : encodeCursor(page.next) };
   });
 }

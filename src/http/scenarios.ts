@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { validateScenarioRules } from '../engine/index.js';
+import { validateScenarioRules, type FieldProblem } from '../engine/index.js';
 import { mergePatch } from '../domain/merge-patch.js';
 import { checkDeploymentTransitions } from '../domain/deployments.js';
 import type { PlanCache } from '../domain/plan-cache.js';
@@ -36,8 +36,16 @@ const record = (row: ScenarioRow) => ({
  * What the schema cannot express, as field errors under `/input`: operator/value fit and unique ids (the engine),
  * and the deployment state machine (a status may not move backwards).
  */
-function checkRules(input: Scenario, before: Scenario['smartContractDeployments'] = []): void {
-  const problemsFound = [...validateScenarioRules(input), ...checkDeploymentTransitions(before, input.smartContractDeployments)];
+async function checkRules(
+  input: Scenario, validate: ScenarioRoutesOptions['validate'], before: Scenario['smartContractDeployments'] = [],
+): Promise<void> {
+  const seen = new Set<string>();
+  // The engine, the deployment states, and the scenario type's own checks (OffChainZKP circuits); one problem per field.
+  const problemsFound = [
+    ...validateScenarioRules(input),
+    ...checkDeploymentTransitions(before, input.smartContractDeployments),
+    ...(await validate(input)),
+  ].filter((p) => !seen.has(p.pointer) && seen.add(p.pointer));
   if (problemsFound.length > 0) {
     throw new ValidationFailed(
       problemsFound.map((p) => ({ field: `body.input${p.pointer.replace(/\//g, '.')}`, pointer: `/input${p.pointer}`, message: p.message })),
@@ -51,9 +59,11 @@ export interface ScenarioRoutesOptions {
   plans: PlanCache;
   validators: Validators;
   idempotent: Idempotency;
+  /** Checks of the scenario type beyond the engine's (OffChainZKP: what the circuits and contexts allow). */
+  validate: (scenario: Scenario) => Promise<FieldProblem[]>;
 }
 
-export async function scenarioRoutes(app: FastifyInstance, { store, plans, validators, idempotent }: ScenarioRoutesOptions) {
+export async function scenarioRoutes(app: FastifyInstance, { store, plans, validators, idempotent, validate }: ScenarioRoutesOptions) {
   const tags = ['scenarios'];
   const withEtag = (reply: FastifyReply, row: ScenarioRow) => reply.header('ETag', etagOf(row));
 
@@ -80,7 +90,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
         ? 'Only an operator token may create a scenario without a projectId; set input.projectId to one of your projects'
         : `This token does not hold project ${body.input.projectId}`);
     }
-    checkRules(body.input);
+    await checkRules(body.input, validate);
     const id = body.id ?? randomUUID();
     const row = await store.create(id, body.input, new Date().toISOString());
     if (!row) throw new ScenarioExists(id);
@@ -199,7 +209,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
             ? 'Only an operator token may remove a scenario\'s projectId'
             : `This token does not hold project ${moved}: moving a scenario needs a token holding both projects`);
         }
-        checkRules(merged as Scenario, current.input.smartContractDeployments);
+        await checkRules(merged as Scenario, validate, current.input.smartContractDeployments);
         const row = await store.update(scenarioId, merged as Scenario, current.revision, new Date().toISOString());
         if (row) {
           withEtag(reply, row);

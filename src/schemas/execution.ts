@@ -57,6 +57,10 @@ export const RuleResult = Type.Object(
     executionId: Type.String({ format: 'uuid' }),
     status: Type.Ref('RuleStatus'),
     query: Type.Ref('Query'),
+    authorizationRequest: Type.Optional(Type.Object({}, {
+      additionalProperties: true,
+      description: 'OffChainZKP, while pending: the iden3comm authorization request to hand to the wallet (the same for every rule of the execution).',
+    })),
   },
   { $id: 'RuleResult', additionalProperties: false },
 );
@@ -84,6 +88,7 @@ export type ExecutionResult = {
     executionId: string;
     status: RuleStatus;
     query: unknown;
+    authorizationRequest?: unknown;
   };
   executionId: string;
   scenarioId: string;
@@ -113,6 +118,23 @@ export const Execution = Type.Object(
       { description: 'The presented credentials: id and digest only.' },
     ),
     results: Type.Array(Type.Ref('ExecutionResult')),
+    expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'OffChainZKP, while pending: when the authorization request expires.' })),
+    authorizationRequest: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'OffChainZKP, while pending: the request for the wallet.' })),
+    webhooks: Type.Optional(Type.Array(
+      Type.Object(
+        {
+          id: Type.String(),
+          event: Type.String({ examples: ['execution.completed'] }),
+          state: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+          attempts: Type.Integer(),
+          lastStatus: Type.Union([Type.Integer(), Type.Null()]),
+          lastError: Type.Union([Type.String(), Type.Null()]),
+          updatedAt: Type.String({ format: 'date-time' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Webhook deliveries announcing this execution\'s end, when WEBHOOK_URL is set.' },
+    )),
   },
   { $id: 'Execution', additionalProperties: false },
 );

@@ -39,6 +39,15 @@ export const Query = Type.Object(
     })),
     value: Type.Optional(QueryValue),
     operator: Type.Union(Operators.map((o) => Type.Literal(o)), { description: 'Query operator.' }),
+    context: Type.Optional(Type.String({
+      minLength: 1, maxLength: 2048,
+      description: 'OffChainZKP: absolute URL of the JSON-LD context defining `type` (else ZKP_CONTEXTS maps the type). Not in the seed.',
+      examples: ['https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld'],
+    })),
+    circuitId: Type.Optional(Type.Union(
+      [Type.Literal('credentialAtomicQuerySigV2'), Type.Literal('credentialAtomicQueryMTPV2')],
+      { description: 'OffChainZKP: the circuit the wallet proves with (default ZKP_DEFAULT_CIRCUIT_ID). Not in the seed.' },
+    )),
   },
   { $id: 'Query', additionalProperties: false },
 );

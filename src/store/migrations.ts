@@ -54,6 +54,30 @@ export const sqliteMigrations: Migration[] = [
       CREATE INDEX idempotency_created ON idempotency_keys (created_at);
     `,
   },
+  {
+    version: 4,
+    sql: `
+      ALTER TABLE executions ADD COLUMN zkp TEXT;
+      ALTER TABLE executions ADD COLUMN expires_at TEXT;
+      CREATE INDEX executions_pending ON executions (state, expires_at);
+      CREATE TABLE webhook_deliveries (
+        id TEXT PRIMARY KEY,
+        execution_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        next_attempt_at TEXT NOT NULL,
+        lease_until TEXT,
+        last_status INTEGER,
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX webhook_due ON webhook_deliveries (state, next_attempt_at);
+      CREATE INDEX webhook_execution ON webhook_deliveries (execution_id);
+    `,
+  },
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -104,6 +128,30 @@ export const postgresMigrations: Migration[] = [
         created_at TIMESTAMPTZ NOT NULL
       );
       CREATE INDEX idempotency_created ON idempotency_keys (created_at);
+    `,
+  },
+  {
+    version: 4,
+    sql: `
+      ALTER TABLE executions ADD COLUMN zkp JSONB;
+      ALTER TABLE executions ADD COLUMN expires_at TIMESTAMPTZ;
+      CREATE INDEX executions_pending ON executions (state, expires_at);
+      CREATE TABLE webhook_deliveries (
+        id UUID PRIMARY KEY,
+        execution_id UUID NOT NULL,
+        event TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        next_attempt_at TIMESTAMPTZ NOT NULL,
+        lease_until TIMESTAMPTZ,
+        last_status INTEGER,
+        last_error TEXT,
+        created_at TIMESTAMPTZ NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL
+      );
+      CREATE INDEX webhook_due ON webhook_deliveries (state, next_attempt_at);
+      CREATE INDEX webhook_execution ON webhook_deliveries (execution_id);
     `,
   },
 ];

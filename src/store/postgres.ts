@@ -3,7 +3,7 @@ import type { Scenario } from '../schemas/scenario.js';
 import { postgresMigrations } from './migrations.js';
 import { guard } from './errors.js';
 import { GroupCommit } from './group-commit.js';
-import type { ExecutionPage, ExecutionRecord, ScenarioPage, ScenarioRow, Store } from './types.js';
+import type { ExecutionPage, ExecutionRecord, ScenarioPage, ScenarioRow, Store, WebhookDelivery } from './types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -50,7 +50,38 @@ interface ExecutionRow {
   credentials: ExecutionRecord['credentials'];
   created_at: Date;
   updated_at: Date;
+  zkp: ExecutionRecord['zkp'];
+  expires_at: Date | null;
 }
+
+interface WebhookRow {
+  id: string;
+  execution_id: string;
+  event: WebhookDelivery['event'];
+  payload: string;
+  state: WebhookDelivery['state'];
+  attempts: number;
+  next_attempt_at: Date;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toWebhook = (r: WebhookRow): WebhookDelivery => ({
+  id: r.id,
+  executionId: r.execution_id,
+  event: r.event,
+  payload: r.payload,
+  state: r.state,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at.toISOString(),
+  lastStatus: r.last_status,
+  lastError: r.last_error,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
+});
+const WCOLS = 'id, execution_id, event, payload, state, attempts, next_attempt_at, last_status, last_error, created_at, updated_at';
 
 const toExecution = (r: ExecutionRow): ExecutionRecord & { seq: number } => ({
   seq: r.seq,
@@ -64,11 +95,13 @@ const toExecution = (r: ExecutionRow): ExecutionRecord & { seq: number } => ({
   credentials: r.credentials,
   createdAt: r.created_at.toISOString(),
   updatedAt: r.updated_at.toISOString(),
+  zkp: r.zkp,
+  expiresAt: r.expires_at === null ? null : r.expires_at.toISOString(),
 });
 
 const COLS = 'seq, id, input, revision, created_at, updated_at';
-const ECOLS = 'seq, execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at';
-const EXECUTION_FIELDS = 10;
+const ECOLS = 'seq, execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at';
+const EXECUTION_FIELDS = 12;
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
 const MIGRATION_LOCK = 0x5c5_0001;
 
@@ -95,12 +128,13 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     const values: unknown[] = [];
     const rows = records.map((r, i) => {
       values.push(r.executionId, r.scenarioId, r.scenarioRevision, r.projectId, r.address, r.state,
-        JSON.stringify(r.results), JSON.stringify(r.credentials), r.createdAt, r.updatedAt);
+        JSON.stringify(r.results), JSON.stringify(r.credentials), r.createdAt, r.updatedAt,
+        r.zkp == null ? null : JSON.stringify(r.zkp), r.expiresAt ?? null);
       const b = i * EXECUTION_FIELDS;
       return `(${Array.from({ length: EXECUTION_FIELDS }, (_, k) => `$${b + k + 1}`).join(', ')})`;
     });
     await query(
-      `INSERT INTO executions (execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at)
+      `INSERT INTO executions (execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at)
        VALUES ${rows.join(', ')}`,
       values,
     );
@@ -167,6 +201,67 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     async purgeExecutions(createdBefore) {
       const { rowCount } = await query('DELETE FROM executions WHERE created_at < $1', [createdBefore]);
       return rowCount ?? 0;
+    },
+    async completeExecution(executionId, c) {
+      return guard(async () => {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          const updated = await client.query(
+            "UPDATE executions SET state = $1, results = $2, updated_at = $3 WHERE execution_id = $4 AND state = 'pending'",
+            [c.state, JSON.stringify(c.results), c.updatedAt, executionId],
+          );
+          if (!updated.rowCount) {
+            await client.query('ROLLBACK');
+            return false;
+          }
+          if (c.webhook) {
+            const w = c.webhook;
+            await client.query(
+              `INSERT INTO webhook_deliveries (${WCOLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+              [w.id, w.executionId, w.event, w.payload, w.state, w.attempts, w.nextAttemptAt, w.lastStatus, w.lastError, w.createdAt, w.updatedAt],
+            );
+          }
+          await client.query('COMMIT');
+          return true;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw err;
+        } finally {
+          client.release();
+        }
+      });
+    },
+    async expiredPendingExecutions(before, limit) {
+      const { rows } = await query<ExecutionRow>(
+        `SELECT ${ECOLS} FROM executions WHERE state = 'pending' AND expires_at < $1 ORDER BY expires_at LIMIT $2`,
+        [before, limit],
+      );
+      return rows.map(toExecution);
+    },
+    async claimWebhooks(now, limit, leaseUntil) {
+      // SKIP LOCKED: instances polling at once take different deliveries.
+      const { rows } = await query<WebhookRow>(
+        `UPDATE webhook_deliveries SET lease_until = $3 WHERE id IN (
+           SELECT id FROM webhook_deliveries
+           WHERE state = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+           ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED
+         ) RETURNING ${WCOLS}`,
+        [now, limit, leaseUntil],
+      );
+      return rows.map(toWebhook);
+    },
+    async updateWebhook(d) {
+      await query(
+        `UPDATE webhook_deliveries SET state = $2, attempts = $3, next_attempt_at = $4, last_status = $5, last_error = $6,
+         updated_at = $7, lease_until = NULL WHERE id = $1`,
+        [d.id, d.state, d.attempts, d.nextAttemptAt, d.lastStatus, d.lastError, d.updatedAt],
+      );
+    },
+    async webhooksOf(executionId) {
+      if (!UUID.test(executionId)) return [];
+      const { rows } = await query<WebhookRow>(`SELECT ${WCOLS} FROM webhook_deliveries WHERE execution_id = $1 ORDER BY created_at, id`, [executionId]);
+      return rows.map(toWebhook);
     },
     async claimIdempotencyKey(key, requestHash, now, expiredBefore) {
       // Insert-or-read; a row deleted between the two (released, expired) makes us try again.

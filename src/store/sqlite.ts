@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Scenario } from '../schemas/scenario.js';
-import type { ExecutionRecord, ExecutionPage, ScenarioPage, ScenarioRow, Store } from './types.js';
+import type { ExecutionRecord, ExecutionPage, ScenarioPage, ScenarioRow, Store, WebhookDelivery } from './types.js';
 import { sqliteMigrations } from './migrations.js';
 import { GroupCommit } from './group-commit.js';
 
@@ -36,7 +36,37 @@ interface ExecutionRow {
   credentials: string;
   created_at: string;
   updated_at: string;
+  zkp: string | null;
+  expires_at: string | null;
 }
+
+interface WebhookRow {
+  id: string;
+  execution_id: string;
+  event: WebhookDelivery['event'];
+  payload: string;
+  state: WebhookDelivery['state'];
+  attempts: number;
+  next_attempt_at: string;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const toWebhook = (r: WebhookRow): WebhookDelivery => ({
+  id: r.id,
+  executionId: r.execution_id,
+  event: r.event,
+  payload: r.payload,
+  state: r.state,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  lastStatus: r.last_status,
+  lastError: r.last_error,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
 const toExecution = (r: ExecutionRow): ExecutionRecord & { seq: number } => ({
   seq: r.seq,
@@ -50,6 +80,8 @@ const toExecution = (r: ExecutionRow): ExecutionRecord & { seq: number } => ({
   credentials: JSON.parse(r.credentials),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  zkp: r.zkp === null ? null : JSON.parse(r.zkp),
+  expiresAt: r.expires_at,
 });
 
 export interface SqliteOptions {
@@ -88,10 +120,10 @@ export function openSqliteStore(options: SqliteOptions): Store {
   );
   const remove = db.prepare<[string]>('DELETE FROM scenarios WHERE id = ?');
 
-  const ecols = 'seq, execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at';
+  const ecols = 'seq, execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at';
   const insertExecution = db.prepare(
-    `INSERT INTO executions (execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at)
-     VALUES (@executionId, @scenarioId, @scenarioRevision, @projectId, @address, @state, @results, @credentials, @createdAt, @updatedAt)`,
+    `INSERT INTO executions (execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at)
+     VALUES (@executionId, @scenarioId, @scenarioRevision, @projectId, @address, @state, @results, @credentials, @createdAt, @updatedAt, @zkp, @expiresAt)`,
   );
   const selectExecution = db.prepare<[string], ExecutionRow>(`SELECT ${ecols} FROM executions WHERE execution_id = ?`);
   const pageExecutions = db.prepare<[string, number, number], ExecutionRow>(
@@ -104,10 +136,48 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const purge = db.prepare<[string]>('DELETE FROM executions WHERE created_at < ?');
   const insertMany = db.transaction((records: ExecutionRecord[]) => {
     for (const r of records) {
-      insertExecution.run({ ...r, results: JSON.stringify(r.results), credentials: JSON.stringify(r.credentials) });
+      insertExecution.run({
+        ...r,
+        results: JSON.stringify(r.results),
+        credentials: JSON.stringify(r.credentials),
+        zkp: r.zkp == null ? null : JSON.stringify(r.zkp),
+        expiresAt: r.expiresAt ?? null,
+      });
     }
   });
   const audit = new GroupCommit<ExecutionRecord>((records) => insertMany(records));
+
+  const finish = db.prepare<[string, string, string, string]>(
+    "UPDATE executions SET state = ?, results = ?, updated_at = ? WHERE execution_id = ? AND state = 'pending'",
+  );
+  const wcols = 'id, execution_id, event, payload, state, attempts, next_attempt_at, last_status, last_error, created_at, updated_at';
+  const insertWebhook = db.prepare(
+    `INSERT INTO webhook_deliveries (${wcols})
+     VALUES (@id, @executionId, @event, @payload, @state, @attempts, @nextAttemptAt, @lastStatus, @lastError, @createdAt, @updatedAt)`,
+  );
+  const completeTx = db.transaction((executionId: string, c: Parameters<Store['completeExecution']>[1]): boolean => {
+    if (finish.run(c.state, JSON.stringify(c.results), c.updatedAt, executionId).changes === 0) return false;
+    if (c.webhook) insertWebhook.run(c.webhook);
+    return true;
+  });
+  const expiredPending = db.prepare<[string, number], ExecutionRow>(
+    `SELECT ${ecols} FROM executions WHERE state = 'pending' AND expires_at < ? ORDER BY expires_at LIMIT ?`,
+  );
+  const dueWebhooks = db.prepare<[string, string, number], WebhookRow>(
+    `SELECT ${wcols} FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
+     ORDER BY next_attempt_at LIMIT ?`,
+  );
+  const lease = db.prepare<[string, string]>('UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?');
+  const claimTx = db.transaction((now: string, limit: number, leaseUntil: string) => {
+    const rows = dueWebhooks.all(now, now, limit);
+    for (const r of rows) lease.run(leaseUntil, r.id);
+    return rows.map(toWebhook);
+  });
+  const updateWebhookRow = db.prepare(
+    `UPDATE webhook_deliveries SET state = @state, attempts = @attempts, next_attempt_at = @nextAttemptAt, last_status = @lastStatus,
+     last_error = @lastError, updated_at = @updatedAt, lease_until = NULL WHERE id = @id`,
+  );
+  const webhooksOfExecution = db.prepare<[string], WebhookRow>(`SELECT ${wcols} FROM webhook_deliveries WHERE execution_id = ? ORDER BY created_at, id`);
 
   const freeExpiredKey = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE key = ? AND created_at < ?');
   const claimKey = db.prepare<[string, string, string]>(
@@ -171,6 +241,21 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
     async purgeExecutions(createdBefore) {
       return purge.run(createdBefore).changes;
+    },
+    async completeExecution(executionId, completion) {
+      return completeTx.immediate(executionId, completion);
+    },
+    async expiredPendingExecutions(before, limit) {
+      return expiredPending.all(before, limit).map(toExecution);
+    },
+    async claimWebhooks(now, limit, leaseUntil) {
+      return claimTx.immediate(now, limit, leaseUntil);
+    },
+    async updateWebhook(delivery) {
+      updateWebhookRow.run(delivery);
+    },
+    async webhooksOf(executionId) {
+      return webhooksOfExecution.all(executionId).map(toWebhook);
     },
     async claimIdempotencyKey(key, requestHash, now, expiredBefore) {
       return claim.immediate(key, requestHash, now, expiredBefore);

@@ -59,6 +59,38 @@ export interface ExecutionRecord {
   credentials: CredentialDigest[];
   createdAt: string;
   updatedAt: string;
+  /** OffChainZKP: what the proof verification needs (the authorization request and its binding). */
+  zkp?: PendingZkp | null;
+  /** OffChainZKP: when the authorization request expires (a pending execution then fails). */
+  expiresAt?: string | null;
+}
+
+/** The OffChainZKP state of a pending execution: plain JSON made by src/zkp (PendingAuthorization). */
+export type PendingZkp = Record<string, unknown> & { thid: string; expiresAt: number };
+
+/** A webhook to deliver (transactional outbox: written with the state change it announces). */
+export interface WebhookDelivery {
+  id: string;
+  executionId: string;
+  event: 'execution.completed' | 'execution.failed';
+  /** The exact body to send. */
+  payload: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  nextAttemptAt: string;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What the end of an OffChainZKP execution writes, atomically. */
+export interface ExecutionCompletion {
+  state: 'completed' | 'failed';
+  results: ExecutionResult[];
+  updatedAt: string;
+  /** Announced by webhook when one is configured. */
+  webhook?: WebhookDelivery;
 }
 
 export interface ExecutionPage {
@@ -76,6 +108,18 @@ export interface ExecutionStore {
   listExecutions(scenarioId: string, limit: number, before?: number, projects?: string[]): Promise<ExecutionPage>;
   /** Deletes executions created before the instant; answers how many. */
   purgeExecutions(createdBefore: string): Promise<number>;
+  /**
+   * Moves a pending execution to its end state (compare-and-set on state = pending) and queues its webhook in the
+   * same transaction. False when it was no longer pending (another answer or the expiry got there first).
+   */
+  completeExecution(executionId: string, completion: ExecutionCompletion): Promise<boolean>;
+  /** Pending executions whose authorization request expired before the instant. */
+  expiredPendingExecutions(before: string, limit: number): Promise<ExecutionRecord[]>;
+  /** Due webhook deliveries, leased to this caller for leaseMs so that instances do not send one twice. */
+  claimWebhooks(now: string, limit: number, leaseUntil: string): Promise<WebhookDelivery[]>;
+  /** Records an attempt's outcome. */
+  updateWebhook(delivery: Pick<WebhookDelivery, 'id' | 'state' | 'attempts' | 'nextAttemptAt' | 'lastStatus' | 'lastError' | 'updatedAt'>): Promise<void>;
+  webhooksOf(executionId: string): Promise<WebhookDelivery[]>;
 }
 
 /** A stored response to a request carrying an Idempotency-Key. */

@@ -1,0 +1,185 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FieldProblem } from '../engine/index.js';
+import type { CachedPlan } from '../domain/plan-cache.js';
+import { newDelivery } from '../domain/webhooks.js';
+import type { Config } from '../config.js';
+import type { ExecutionResult } from '../schemas/execution.js';
+import type { Scenario } from '../schemas/scenario.js';
+import type { ExecutionRecord, PendingZkp, Store } from '../store/types.js';
+import {
+  buildAuthorizationRequest, checkZkpQuerySchemas, createDocumentLoader, createRpcStateResolvers, createZkpVerifier,
+  isZkpError, readDocumentsFile, validateZkpQueries, type PendingAuthorization, type StateResolvers, type ZkpVerifier,
+} from '../zkp/index.js';
+import { ExecutionNotFound, sendProblem } from './errors.js';
+import type { Metrics } from './metrics.js';
+import { executionView } from './executions.js';
+
+export interface OffChainDeps {
+  store: Store;
+  now: () => number;
+  log: FastifyBaseLogger;
+  metrics: Metrics;
+  /** Issuer-state resolvers by chain; defaults to ZKP_STATE_RESOLVERS (RPC). Tests hand in their own. */
+  stateResolvers?: StateResolvers;
+}
+
+/** `/compliance/executions/{id}/zkp-response`: where the wallet POSTs its answer. */
+export const callbackPath = (executionId: string) => `/compliance/executions/${executionId}/zkp-response`;
+
+/**
+ * OffChainZKP: the wallet proves each rule with a zero-knowledge proof and the service verifies it. Execute answers
+ * `pending` results carrying an iden3comm authorization request; the wallet's answer to the callback completes the
+ * execution (CAS on its state), announced by webhook. Requests expire; an expired execution fails.
+ */
+export class OffChain {
+  private constructor(
+    private readonly config: Config,
+    private readonly deps: OffChainDeps,
+    private readonly verifier: ZkpVerifier,
+    private readonly documents: ReturnType<typeof createDocumentLoader>,
+  ) {}
+
+  static async create(config: Config, deps: OffChainDeps): Promise<OffChain> {
+    const z = config.zkp;
+    const documents = createDocumentLoader({ documents: z.documentsFile ? readDocumentsFile(z.documentsFile) : undefined });
+    const verifier = await createZkpVerifier({
+      stateResolvers: deps.stateResolvers ?? createRpcStateResolvers(z.stateResolvers),
+      documentLoader: documents,
+      circuitsDir: z.circuitsDir,
+      proofMaxAgeMs: z.proofMaxAgeMs,
+      clockSkewMs: z.clockSkewMs,
+      stateTransitionDelayMs: z.stateTransitionDelayMs,
+      allowPlainMessages: z.allowPlainMessages,
+    });
+    return new OffChain(config, deps, verifier, documents);
+  }
+
+  /** Create/patch-time checks of an OffChainZKP scenario's queries: what the circuits and the contexts allow. */
+  async validate(scenario: Scenario): Promise<FieldProblem[]> {
+    if (scenario.type !== 'OffChainZKP') return [];
+    const options = { contexts: this.config.zkp.contexts, documents: this.documents };
+    const problems = validateZkpQueries(scenario.queryConfigurations, options);
+    if (problems.length > 0) return problems;
+    return checkZkpQuerySchemas(scenario.queryConfigurations, { documentLoader: this.documents, contexts: this.config.zkp.contexts });
+  }
+
+  /** Execute: pending results and the authorization request, or error results when the verifier is not configured. */
+  start(entry: CachedPlan, address: string, executionId: string, callbackBase: string, at: number):
+    { results: ExecutionResult[]; zkp: PendingZkp | null; expiresAt: string | null } {
+    const { plan, scenario } = entry;
+    const z = this.config.zkp;
+    const result = (rule: CachedPlan['plan']['rules'][number], status: 'pending' | 'error', reasons: string[], authorizationRequest?: unknown): ExecutionResult => ({
+      objectType: plan.type, objectId: rule.id, name: plan.name, address, scenarioId: plan.scenarioId, executionId,
+      result: { result: { is_valid: false, reasons }, executionId, status, query: rule.query, ...(authorizationRequest !== undefined && { authorizationRequest }) },
+    });
+    if (!z.verifierDid) {
+      const reason = 'off-chain zero-knowledge proof verification is not configured on this service (ZKP_VERIFIER_DID is unset)';
+      return { results: plan.rules.map((r) => result(r, 'error', [reason])), zkp: null, expiresAt: null };
+    }
+    const { request, pending } = buildAuthorizationRequest(scenario.queryConfigurations, {
+      callbackUrl: `${callbackBase}${callbackPath(executionId)}`,
+      verifierDid: z.verifierDid,
+      reason: scenario.name,
+      message: scenario.message ?? undefined,
+      contexts: z.contexts,
+      allowedIssuers: z.allowedIssuers,
+      defaultCircuitId: z.defaultCircuitId,
+      ttlMs: z.requestTtlMs,
+      now: at,
+    });
+    const results = plan.rules.map((rule, i) => result(rule, 'pending', [
+      `awaiting the wallet's zero-knowledge proof for request ${pending.rules[i]?.requestId}: send it the authorizationRequest`,
+    ], request));
+    return { results, zkp: pending as unknown as PendingZkp, expiresAt: new Date(pending.expiresAt * 1000).toISOString() };
+  }
+
+  /** Ends a pending execution (answer verified, or expired) and queues its webhook, atomically. */
+  private async finish(record: ExecutionRecord, state: 'completed' | 'failed', results: ExecutionResult[]): Promise<boolean> {
+    const updatedAt = new Date(this.deps.now()).toISOString();
+    const ended: ExecutionRecord = { ...record, state, results, updatedAt, zkp: null };
+    const webhook = this.config.webhook
+      ? newDelivery(record.executionId, state === 'completed' ? 'execution.completed' : 'execution.failed', executionView(ended), updatedAt)
+      : undefined;
+    const done = await this.deps.store.completeExecution(record.executionId, { state, results, updatedAt, webhook });
+    if (done) this.deps.metrics.countVerdicts(results);
+    return done;
+  }
+
+  private expire(record: ExecutionRecord): Promise<boolean> {
+    const reason = 'the authorization request expired before the wallet answered';
+    return this.finish(record, 'failed', record.results.map((r) => ({
+      ...r, result: { ...r.result, result: { is_valid: false, reasons: [reason] }, status: 'error', authorizationRequest: undefined },
+    })));
+  }
+
+  /** Fails pending executions whose request expired (run periodically). */
+  async sweep(): Promise<void> {
+    const now = this.deps.now();
+    const expired = await this.deps.store.expiredPendingExecutions(new Date(now).toISOString(), 100);
+    for (const record of expired) await this.expire(record);
+  }
+
+  /** The wallet's callback: outside bearer auth (the wallet has no token; the proof and the thread id bind it). */
+  routes(app: FastifyInstance): void {
+    app.register(async (child) => {
+      // Wallets POST the token as text; a plain JSON message may come as application/json.
+      child.addContentTypeParser(['text/plain', 'application/octet-stream'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
+      child.post('/compliance/executions/:executionId/zkp-response', {
+        bodyLimit: 256 * 1024,
+        schema: {
+          operationId: 'answerZkpRequest',
+          summary: 'The wallet\'s answer to an OffChainZKP authorization request',
+          description:
+            'iden3comm callback, no bearer token: the body is the JWZ token (text/plain), or a plain iden3comm message where ' +
+            'ZKP_ALLOW_PLAIN_RESPONSES is on. The proofs are verified (Groth16 against the circuit keys, query match, issuer ' +
+            'state, proof age, thread id of this execution) and the execution completes with a verdict per rule. Nothing ' +
+            'changes on a refused answer.',
+          tags: ['executions'],
+          consumes: ['text/plain', 'application/json'],
+          params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
+          body: Type.Union([Type.String({ minLength: 1, maxLength: 200_000 }), Type.Object({}, { additionalProperties: true })]),
+          response: {
+            200: Type.Ref('Execution'),
+            ...Object.fromEntries([400, 404, 409, 410, 413, 415, 422, 503].map((c) => [c, Type.Ref('Problem')])),
+          },
+        },
+      }, async (request, reply) => {
+        const { executionId } = request.params as { executionId: string };
+        const body = request.body;
+        const token = typeof body === 'string' ? body.trim() : JSON.stringify(body);
+        const record = await this.deps.store.getExecution(executionId);
+        if (!record || !record.zkp) throw new ExecutionNotFound(executionId);
+        if (record.state !== 'pending') {
+          return sendProblem(reply, 409, { code: 'SCS_EXECUTION_NOT_PENDING', detail: `This execution is ${record.state}: it takes no further answer` });
+        }
+        const now = this.deps.now();
+        if (now > record.zkp.expiresAt * 1000) {
+          await this.expire(record);
+          return sendProblem(reply, 410, { code: 'SCS_REQUEST_EXPIRED', detail: 'The authorization request expired; start a new execution' });
+        }
+        let verification;
+        try {
+          verification = await this.verifier.verify(token, record.zkp as unknown as PendingAuthorization, { now });
+        } catch (err) {
+          if (!isZkpError(err)) throw err;
+          if (err.statusCode === 410) await this.expire(record);
+          if (err.statusCode === 503) reply.header('Retry-After', '5');
+          request.log.info({ code: err.code }, 'zkp answer refused');
+          return sendProblem(reply, err.statusCode >= 500 && err.statusCode !== 503 ? 500 : err.statusCode, { code: `SCS_${err.code}`, detail: err.message });
+        }
+        const results = record.results.map((r, i) => {
+          const v = verification.verdicts.find((x) => x.objectId === r.objectId) ?? verification.verdicts[i];
+          const status = v ? v.status : 'error';
+          const reasons = v ? v.reasons : ['the answer holds no proof for this rule'];
+          return { ...r, result: { result: { is_valid: status === 'valid', reasons }, executionId: r.executionId, status, query: r.result.query } } as ExecutionResult;
+        });
+        if (!(await this.finish(record, 'completed', results))) {
+          return sendProblem(reply, 409, { code: 'SCS_EXECUTION_NOT_PENDING', detail: 'This execution was completed by another answer or expired meanwhile' });
+        }
+        const ended = await this.deps.store.getExecution(executionId);
+        return executionView(ended!, await this.deps.store.webhooksOf(executionId));
+      });
+    });
+  }
+}
