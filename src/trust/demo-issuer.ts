@@ -54,6 +54,7 @@ interface SdkSubset {
   CredentialWallet: new (storage: unknown) => unknown;
   IdentityWallet: new (kms: unknown, storage: unknown, credentialWallet: unknown) => IdentityWallet;
   VerifiableConstants: { ERRORS: { IDENTITY_DOES_NOT_EXIST: string } };
+  getNodesRepresentation(revokedNonces: number[] | undefined, trees: TreeModel, state: Hash): Promise<{ toJSON(): ReverseHashNode }[]>;
 }
 const sdk = sdkNs as unknown as SdkSubset;
 const core = coreNs as unknown as { DidMethod: { Iden3: string }; Blockchain: { Polygon: string }; NetworkId: { Amoy: string } };
@@ -85,6 +86,12 @@ export interface DemoIssueRequest {
   revocation?: { type: string; id: string };
 }
 
+/** A node as a reverse hash service stores it: its hash and its children, hex. */
+export interface ReverseHashNode {
+  hash: string;
+  children: string[];
+}
+
 /** An issuer state in the hex form of BJJSignature2021 proofs, with the key's inclusion proof at that state. */
 export interface KeyAtState {
   state: { value: string; claimsTreeRoot: string; revocationTreeRoot: string; rootOfRoots: string };
@@ -106,6 +113,13 @@ export interface DemoIssuer {
    * `issuerData.state` / `issuerData.mtp` a proof made at that state carries). Nothing is published anywhere.
    */
   advanceState(): Promise<KeyAtState>;
+  /**
+   * The nodes an issuer publishes to a reverse hash service (Iden3ReverseSparseMerkleTreeProof) for its current
+   * state: the state node, the roots tree path and the revocation tree paths of the nonces revoked since.
+   */
+  reverseHashNodes(revokedNonces?: number[]): Promise<ReverseHashNode[]>;
+  /** The issuer's current state, hex. */
+  currentState(): Promise<string>;
 }
 
 /** The nonce of a status URL `${statusUrl}/${nonce}`, or undefined. */
@@ -205,6 +219,14 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
         },
         mtp: proof.toJSON(),
       };
+    },
+    async reverseHashNodes(revokedNonces) {
+      const trees = await wallet.getDIDTreeModel(did);
+      const nodes = await sdk.getNodesRepresentation(revokedNonces, trees, trees.state);
+      return nodes.map((n) => n.toJSON());
+    },
+    async currentState() {
+      return (await wallet.getDIDTreeModel(did)).state.hex();
     },
     async status(nonce) {
       const { proof, treeState } = await wallet.generateNonRevocationMtpWithNonce(did, BigInt(nonce));
