@@ -168,4 +168,52 @@ describe.each(backends)('%s store', (_name, open, available) => {
     expect(await store.getExecution(old.executionId)).toBeUndefined();
     expect(await store.getExecution(recent.executionId)).toBeDefined();
   });
+
+  it.skipIf(!available)('completes a pending execution once (compare-and-set) and queues its webhook in the same step', async () => {
+    const e = execution({ state: 'pending', zkp: { thid: 't', expiresAt: 1 }, expiresAt: '2000-01-01T00:00:00.000Z' });
+    await store.recordExecution(e);
+    expect((await store.getExecution(e.executionId))!.zkp).toEqual({ thid: 't', expiresAt: 1 });
+    const now = new Date().toISOString();
+    const webhook = {
+      id: crypto.randomUUID(), executionId: e.executionId, event: 'execution.completed' as const, payload: '{"x":1}', state: 'pending' as const,
+      attempts: 0, nextAttemptAt: now, lastStatus: null, lastError: null, createdAt: now, updatedAt: now,
+    };
+    const results = e.results.map((r) => ({ ...r, result: { ...r.result, status: 'valid' as const } }));
+    const [a, b] = await Promise.all([
+      store.completeExecution(e.executionId, { state: 'completed', results, updatedAt: now, webhook }),
+      store.completeExecution(e.executionId, { state: 'failed', results, updatedAt: now, webhook: { ...webhook, id: crypto.randomUUID() } }),
+    ]);
+    expect([a, b].filter(Boolean)).toHaveLength(1);
+    const read = await store.getExecution(e.executionId);
+    expect(read!.state).toBe(a ? 'completed' : 'failed');
+    expect(await store.webhooksOf(e.executionId)).toHaveLength(1);
+  });
+
+  it.skipIf(!available)('lists expired pending executions only', async () => {
+    const expired = execution({ state: 'pending', zkp: { thid: 'a', expiresAt: 1 }, expiresAt: '2001-01-01T00:00:00.000Z' });
+    const later = execution({ state: 'pending', zkp: { thid: 'b', expiresAt: 2 }, expiresAt: '2999-01-01T00:00:00.000Z' });
+    await store.recordExecution(expired);
+    await store.recordExecution(later);
+    const ids = (await store.expiredPendingExecutions('2500-01-01T00:00:00.000Z', 1000)).map((r) => r.executionId);
+    expect(ids).toContain(expired.executionId);
+    expect(ids).not.toContain(later.executionId);
+  });
+
+  it.skipIf(!available)('leases due webhooks so that two pollers never take the same one, and records attempts', async () => {
+    const e = execution({ state: 'pending', zkp: { thid: 'w', expiresAt: 1 } });
+    await store.recordExecution(e);
+    const now = new Date().toISOString();
+    const id = crypto.randomUUID();
+    await store.completeExecution(e.executionId, {
+      state: 'completed', results: e.results, updatedAt: now,
+      webhook: { id, executionId: e.executionId, event: 'execution.completed', payload: '{}', state: 'pending', attempts: 0, nextAttemptAt: now, lastStatus: null, lastError: null, createdAt: now, updatedAt: now },
+    });
+    const far = new Date(Date.now() + 60_000).toISOString();
+    const [first, second] = await Promise.all([store.claimWebhooks(far, 100, far), store.claimWebhooks(far, 100, far)]);
+    const taken = [...first, ...second].filter((d) => d.id === id);
+    expect(taken).toHaveLength(1);
+    await store.updateWebhook({ id, state: 'delivered', attempts: 1, nextAttemptAt: now, lastStatus: 200, lastError: null, updatedAt: now });
+    expect((await store.webhooksOf(e.executionId))[0]).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
+    expect((await store.claimWebhooks(far, 100, far)).filter((d) => d.id === id)).toHaveLength(0);
+  });
 });
