@@ -18,6 +18,10 @@
  * 5. The auth claim's revocation nonce equals the one in issuerData.credentialStatus (the key's own revocation is
  *    checked by the revocation step, with a short cache, not here).
  *
+ * Order of work: 1, then the local checks of 3 and 4 (cheap), then 2 (JSON-LD merklization: about as costly as all the
+ * rest together), then the DID resolver when the state is not a genesis state. A forged signature thus costs no
+ * JSON-LD processing and no request.
+ *
  * The result of steps 1-4 does not depend on time or on the request, so the verifier caches it per credential content.
  */
 import { poseidon, PublicKey } from '@iden3/js-crypto';
@@ -155,8 +159,43 @@ export async function verifyBjjProof(credential: Json, ctx: ProofContext): Promi
     return { verdict: notValid('its BJJSignature2021 proof was made by another issuer than the credential names'), cacheable: true };
   }
 
-  // 2. Core claim match.
   const signed = proof.coreClaim;
+
+  // 3. Signature with the key of the auth claim.
+  const auth = proof.issuerData.authCoreClaim;
+  if (auth.getSchemaHash().bigInt() !== SchemaHash.authSchemaHash.bigInt()) {
+    return { verdict: notValid("the key claim in its proof (issuerData.authCoreClaim) is not an AuthBJJCredential claim"), cacheable: true };
+  }
+  let signatureValid = false;
+  try {
+    const slots = auth.rawSlotsAsInts();
+    const key = new PublicKey([slots[2], slots[3]]);
+    const { hi, hv } = signed.hiHv();
+    signatureValid = key.verifyPoseidon(poseidon.hash([hi, hv]), proof.signature);
+  } catch {
+    signatureValid = false;
+  }
+  if (!signatureValid) return { verdict: notValid("its signature does not verify against the issuer key named in its proof"), cacheable: true };
+
+  // 4. The key belongs to the issuer at a genesis or published state.
+  const st = proof.issuerData.state;
+  const treeOk = validateTreeState({
+    state: st.value.hex(),
+    claimsTreeRoot: st.claimsTreeRoot.hex(),
+    revocationTreeRoot: st.revocationTreeRoot.hex(),
+    rootOfRoots: st.rootOfRoots.hex(),
+  });
+  if (!treeOk) return { verdict: notValid('the issuer state in its proof is not the hash of its tree roots'), cacheable: true };
+  let included = false;
+  try {
+    const { hi, hv } = auth.hiHv();
+    included = proof.issuerData.mtp.existence && (await verifyProof(st.claimsTreeRoot, proof.issuerData.mtp, hi, hv));
+  } catch {
+    included = false;
+  }
+  if (!included) return { verdict: notValid("the signing key is not in the issuer's claims tree at the state its proof names"), cacheable: true };
+
+  // 2. Core claim match: the expensive step (JSON-LD processing), after every cheap local check.
   const doc: Json = { ...credential };
   delete doc.proof;
   let recomputed: ClaimT;
@@ -194,40 +233,6 @@ export async function verifyBjjProof(credential: Json, ctx: ProofContext): Promi
   if (!sameNonce(status.revocationNonce, signed.getRevocationNonce())) {
     return { verdict: notValid('credentialStatus.revocationNonce is not the revocation nonce the issuer signed'), cacheable: true };
   }
-
-  // 3. Signature with the key of the auth claim.
-  const auth = proof.issuerData.authCoreClaim;
-  if (auth.getSchemaHash().bigInt() !== SchemaHash.authSchemaHash.bigInt()) {
-    return { verdict: notValid("the key claim in its proof (issuerData.authCoreClaim) is not an AuthBJJCredential claim"), cacheable: true };
-  }
-  let signatureValid = false;
-  try {
-    const slots = auth.rawSlotsAsInts();
-    const key = new PublicKey([slots[2], slots[3]]);
-    const { hi, hv } = signed.hiHv();
-    signatureValid = key.verifyPoseidon(poseidon.hash([hi, hv]), proof.signature);
-  } catch {
-    signatureValid = false;
-  }
-  if (!signatureValid) return { verdict: notValid("its signature does not verify against the issuer key named in its proof"), cacheable: true };
-
-  // 4. The key belongs to the issuer at a genesis or published state.
-  const st = proof.issuerData.state;
-  const treeOk = validateTreeState({
-    state: st.value.hex(),
-    claimsTreeRoot: st.claimsTreeRoot.hex(),
-    revocationTreeRoot: st.revocationTreeRoot.hex(),
-    rootOfRoots: st.rootOfRoots.hex(),
-  });
-  if (!treeOk) return { verdict: notValid('the issuer state in its proof is not the hash of its tree roots'), cacheable: true };
-  let included = false;
-  try {
-    const { hi, hv } = auth.hiHv();
-    included = proof.issuerData.mtp.existence && (await verifyProof(st.claimsTreeRoot, proof.issuerData.mtp, hi, hv));
-  } catch {
-    included = false;
-  }
-  if (!included) return { verdict: notValid("the signing key is not in the issuer's claims tree at the state its proof names"), cacheable: true };
 
   let genesis = false;
   try {
