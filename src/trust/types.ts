@@ -51,6 +51,12 @@ export interface VerifyContext {
   trustedIssuers?: IssuerList;
   /** Evaluation time, epoch ms (used for the expiration of the issuer's key). */
   now: number;
+  /**
+   * The credential types the rules read (e.g. the plan's `credentialSlots`). When given, a credential with none of
+   * these types is not verified at all (no cost: wallets also send image credentials no rule reads) and gets a
+   * not-valid verdict saying so, which no rule ever shows since no rule reads it.
+   */
+  relevantTypes?: { has(type: string): boolean };
 }
 
 export interface CredentialVerifier {

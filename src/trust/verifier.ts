@@ -47,6 +47,13 @@ function describeRevocation(o: RevocationOutcome, status: Json, what: 'credentia
   }
 }
 
+const NOT_READ = notValid('not verified: no rule of this scenario reads its type');
+
+function isRelevant(c: unknown, types: { has(type: string): boolean }): boolean {
+  const t = (c as { type?: unknown } | null)?.type;
+  return Array.isArray(t) && t.some((x) => typeof x === 'string' && types.has(x));
+}
+
 export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps = {}): CredentialVerifier {
   const mode = options.mode;
   if (mode === 'off') {
@@ -111,6 +118,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   };
 
   const verifyOne = async (credential: Credential, ctx: VerifyContext): Promise<TrustVerdict> => {
+    if (ctx.relevantTypes !== undefined && !isRelevant(credential, ctx.relevantTypes)) return NOT_READ;
     const structure = checkStructure(credential);
     if (!structure.ok) return structure;
     const c = credential as unknown as Json;

@@ -163,6 +163,15 @@ describe('a valid credential', () => {
     expect(mine.hex()).toBe(creds.valid.proof[0].coreClaim);
   });
 
+  it('skips credentials of types no rule reads when told which types are read', async () => {
+    const v = shared();
+    const image = { ...clone(creds.valid), id: 'urn:image', type: ['VerifiableCredential', 'SelfieImage'] };
+    const verdicts = await v.verify([asCredential(image), asCredential(creds.valid)], {
+      address: ADDRESS, now: NOW, relevantTypes: new Map([['IDInformation', 0]]),
+    });
+    expect(verdicts).toEqual([{ ok: false, status: 'not-valid', reason: 'not verified: no rule of this scenario reads its type' }, { ok: true }]);
+  });
+
   it('off mode answers ok for everything without looking', async () => {
     const v = verifier({ mode: 'off', trustedIssuers: [] });
     const junk = { id: 'x' };
