@@ -14,6 +14,7 @@ import { Claim as ClaimNs, W3CCredential } from './iden3-test.js';
 import { computeCoreClaim } from '../../src/trust/proof.js';
 import { createDocumentLoader } from '../../src/trust/documents.js';
 import { IdPosition, MerklizedRootPosition } from '../../src/trust/iden3.js';
+import { compilePlan, runPlan } from '../../src/engine/index.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const OTHER = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
@@ -394,5 +395,35 @@ describe('issuer states', () => {
     expect(await one(v, creds.fromB)).toEqual({ ok: true });
     await b.revoke(0); // the auth claim of a new identity has revocation nonce 0
     expectFail(await one(v, creds.fromB), 'not-valid', /its issuer has revoked the key that signed it/);
+  });
+});
+
+describe('with the engine', () => {
+  it('turns verdicts into rule results: valid, not-valid with the reason, error when undecided', async () => {
+    const plan = compilePlan('scn', 1, {
+      name: 'Adult KYC',
+      type: 'ChallengeQuery',
+      smartContractDeployments: [],
+      queryConfigurations: [{ id: 'age', query: { type: 'IDInformation', attribute: 'personalData.age', operator: '$gte', value: 18 } }],
+    });
+    const run = async (credentials: Json[], v = shared()) => {
+      const list = credentials.map(asCredential);
+      const trust = await v.verify(list, { address: ADDRESS, now: NOW, relevantTypes: plan.credentialSlots });
+      return runPlan(plan, { address: ADDRESS, credentials: list, now: NOW, executionId: '00000000-0000-4000-8000-000000000000', trust })[0].result;
+    };
+    expect((await run([creds.valid])).status).toBe('valid');
+
+    const forged = clone(creds.valid);
+    forged.credentialSubject.personalData.age = 45;
+    const r = await run([forged]);
+    expect(r.status).toBe('not-valid');
+    expect(r.result.reasons[1]).toMatch(/^credential #1 \(urn:uuid:[0-9a-f-]+\): its content does not match its BJJSignature2021 proof/);
+    expect(JSON.stringify(r.result.reasons)).not.toContain('45');
+
+    const closed = await closedPortUrl();
+    const down = verifier({}, { fetch: (url, init) => fetch(url.replace(status.url, closed), init) });
+    expect((await run([creds.valid], down)).status).toBe('error');
+    expect((await run([creds.otherHolder, creds.valid], down)).status).toBe('error');
+    expect((await run([forged, creds.valid])).status).toBe('valid');
   });
 });
