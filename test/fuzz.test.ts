@@ -59,6 +59,13 @@ const KNOWN_BUGS: { id: string; where: string; matches: (v: Violation, req: Fuzz
     matches: (_v, req, a) => a.statusCode === 503 && (a.body.includes('SCS_OVERLOADED') || (req.method === 'HEAD' && a.headers['retry-after'] === '1')),
   },
   {
+    id: 'zkp-response-octet-stream',
+    where: 'src/http/offchain.ts: POST /compliance/executions/{executionId}/zkp-response parses application/octet-stream but documents ' +
+      'only text/plain and application/json (consumes), so the document says 415 where the route answers',
+    matches: (v, req) => v.rule === 'status' && /expected 415,/.test(v.message) && /\/zkp-response$/.test(req.url.split('?')[0])
+      && /^application\/octet-stream/i.test(req.headers['content-type'] ?? ''),
+  },
+  {
     id: 'dot-ids',
     where: 'src/schemas/common.ts: IdString accepts "." and "..", whose URL /compliance/scenarios/.. normalises to /compliance/ (unreachable scenario)',
     matches: (v, req) => v.rule === 'location-readable' && /"id":"\.{1,2}"/.test(req.payload ?? ''),
