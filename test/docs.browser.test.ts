@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { scenario, tempDir } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+/** Debian's chromium; CHROMIUM_PATH only exists to exercise the skip (e.g. CHROMIUM_PATH=/nonexistent). */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TOKEN = 'docs-browser-token-0123456789abcdef';
 const SHOTS = process.env.DOCS_SCREENSHOT_DIR ?? '/tmp';
 const haveBrowser = fs.existsSync(CHROMIUM);
