@@ -30,6 +30,7 @@ import { canonical, checkAnswer, checkState, predict, Violation, type Answer, ty
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20_261_122;
 const RUNS = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : 10_400;
+const PROJECT_TOKEN = { token: 'fz-project-token-0123456789abcdef', project: 'fz-proj' };
 const POOL = ['fz-0', 'fz-1', 'fz-2', 'fz-3', 'fz-4', 'fz-5', 'adult-kyc', 'kyc-over-18'] as const;
 const MAX_ROWS = 16;
 
@@ -162,7 +163,7 @@ function describeFailure(req: FuzzRequest, url: string, headers: Record<string, 
   return new Error(
     `${err instanceof Violation ? err.message : (err as Error).stack}\n` +
     `request: ${req.method} ${clip(url)}\nheaders: ${JSON.stringify(shownHeaders)}\npayload: ${clip(req.payload)}\n` +
-    `kind: ${req.kind}, clean: ${req.clean}, authOk: ${req.authOk}, semantic: ${req.semantic}\n` +
+    `kind: ${req.kind}, clean: ${req.clean}, authOk: ${req.authOk}, limited: ${Boolean(req.limited)}, semantic: ${req.semantic}\n` +
     (a ? `answer: ${a.statusCode} ${JSON.stringify(a.headers['content-type'])} ${clip(a.body)}\n` : '') +
     `replay: FUZZ_SEED=${SEED} npx vitest run test/fuzz.test.ts`,
   );
@@ -301,11 +302,12 @@ const t0 = performance.now();
 
 beforeAll(async () => {
   const dir = tempDir('scs-fuzz-');
-  store = await openStore(loadConfig({ DATA_DIR: dir, API_TOKENS: TOKEN }).database);
+  const tokens = `${TOKEN},${PROJECT_TOKEN.token}:${PROJECT_TOKEN.project}`;
+  store = await openStore(loadConfig({ DATA_DIR: dir, API_TOKENS: tokens }).database);
   // The rate limit stays installed but out of reach (429s for volume would hide what the fuzzer looks for). Load
   // shedding is off: this process's event loop also runs the generators, so its delay says nothing about the
   // service, and the sampler sheds spuriously (KNOWN_BUGS spurious-overload).
-  app = await makeApp({ DATA_DIR: dir, RATE_LIMIT_MAX: '100000000', MAX_EVENT_LOOP_DELAY_MS: '0' }, { store });
+  app = await makeApp({ DATA_DIR: dir, API_TOKENS: tokens, RATE_LIMIT_MAX: '100000000', MAX_EVENT_LOOP_DELAY_MS: '0' }, { store });
   bodyLimit = (app as FastifyInstance & { config: { bodyLimit: number } }).config.bodyLimit;
   const doc = app.swagger() as unknown as OpenApiDoc;
   api = new Api(doc);
@@ -317,7 +319,7 @@ beforeAll(async () => {
       return s;
     },
   });
-  ctx = { api, arbs, token: TOKEN, pool: POOL };
+  ctx = { api, arbs, token: TOKEN, projectToken: PROJECT_TOKEN, pool: POOL };
   for (const id of POOL.slice(0, 5)) {
     const res = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id, input: scenario() } });
     expect(res.statusCode, res.body).toBe(201);

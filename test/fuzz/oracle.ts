@@ -131,6 +131,7 @@ function decodeParts(url: string): { path: string; query: Record<string, string 
  * `url` has its placeholders resolved.
  */
 export function predict(api: Api, req: FuzzRequest, url: string, headers: Record<string, string>, before: Snapshot, sent: SendContext, bodyLimit: number): number[] | undefined {
+  if (req.limited) return undefined; // tenancy decides; only the invariants are checked
   const statuses = predictStatuses(api, req, url, headers, before, sent, bodyLimit);
   // A route may set a smaller bodyLimit of its own (the document does not say): big bodies may also be 413.
   if (statuses && req.payload !== undefined && Buffer.byteLength(req.payload) > 64 * 1024 && !statuses.includes(413)) return [...statuses, 413];

@@ -24,6 +24,8 @@ export interface FuzzRequest {
   clean: boolean;
   /** The Authorization header carries the token in a form the service documents as accepted. */
   authOk: boolean;
+  /** The token holds one project only (tenancy): the oracle does not predict the status, the invariants still hold. */
+  limited?: boolean;
   /** The scenario the request reads, writes or executes. */
   target?: string;
   ifMatch?: IfMatchKind;
@@ -39,6 +41,8 @@ export interface GeneratorContext {
   api: Api;
   arbs: SchemaArbitraries;
   token: string;
+  /** A token that holds only `project` (API_TOKENS token:project). */
+  projectToken?: { token: string; project: string };
   /** Scenario ids most requests use, so that they meet existing scenarios. */
   pool: readonly string[];
 }
@@ -82,21 +86,28 @@ function queryString(pairs: [string, unknown][]): { text: string; clean: boolean
 export interface AuthChoice {
   header?: string;
   ok: boolean;
+  /** The project-limited token. */
+  limited?: boolean;
 }
 
 const authArbs = new Map<string, fc.Arbitrary<AuthChoice>>();
 
-/** Mostly the right token (in the forms the service accepts), sometimes wrong, missing, malformed or huge. */
-export function authArb(token: string): fc.Arbitrary<AuthChoice> {
-  let arb = authArbs.get(token);
-  if (!arb) authArbs.set(token, (arb = buildAuthArb(token)));
+/**
+ * Mostly the operator token (in the forms the service accepts), sometimes the project-limited one, sometimes wrong,
+ * missing, malformed or huge.
+ */
+export function authArb(token: string, projectToken?: string): fc.Arbitrary<AuthChoice> {
+  const key = `${token} ${projectToken}`;
+  let arb = authArbs.get(key);
+  if (!arb) authArbs.set(key, (arb = buildAuthArb(token, projectToken)));
   return arb;
 }
 
-function buildAuthArb(token: string): fc.Arbitrary<AuthChoice> {
+function buildAuthArb(token: string, projectToken?: string): fc.Arbitrary<AuthChoice> {
   const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 64 });
   return fc.oneof(
     { weight: 30, arbitrary: fc.constantFrom(`Bearer ${token}`, `bearer ${token}`, `BEARER  ${token}`).map((header) => ({ header, ok: true })) },
+    ...(projectToken ? [{ weight: 4, arbitrary: fc.constant({ header: `Bearer ${projectToken}`, ok: true, limited: true }) }] : []),
     {
       weight: 2,
       arbitrary: fc.constantFrom(
@@ -109,6 +120,8 @@ function buildAuthArb(token: string): fc.Arbitrary<AuthChoice> {
     { weight: 1, arbitrary: printable.map((s) => ({ header: s, ok: false })) },
   );
 }
+
+const auth = (ctx: GeneratorContext) => authArb(ctx.token, ctx.projectToken?.token);
 
 function withAuth(headers: Record<string, string>, auth: AuthChoice): Record<string, string> {
   return auth.header === undefined ? headers : { ...headers, authorization: auth.header };
@@ -318,15 +331,18 @@ function urlFor(op: Operation, id: string): { url: string; clean: boolean } {
 function jsonRequest(kind: string, method: string, url: string, body: unknown, auth: AuthChoice, extra: Partial<FuzzRequest> = {}, contentType = JSON_CT): FuzzRequest {
   return {
     kind, method, url, headers: withAuth({ 'content-type': contentType }, auth), payload: JSON.stringify(body),
-    clean: true, authOk: auth.ok, ...extra,
+    clean: true, authOk: auth.ok, limited: auth.limited, ...extra,
   };
 }
 
 /** POST /compliance/scenarios with a scenario that passes the schema and the rules. */
 export function createRequests(ctx: GeneratorContext): fc.Arbitrary<FuzzRequest> {
   const idChoice = fc.oneof({ weight: 4, arbitrary: idArb(ctx) }, { weight: 1, arbitrary: fc.constant(undefined) });
-  return fc.tuple(idChoice, ruleValidScenario(ctx), authArb(ctx.token)).map(([id, input, auth]) =>
-    jsonRequest('create', 'POST', '/compliance/scenarios', id === undefined ? { input } : { id, input }, auth, { target: id, semantic: 'create' }));
+  return fc.tuple(idChoice, ruleValidScenario(ctx), auth(ctx), fc.boolean()).map(([id, scenario, auth, own]) => {
+    // The project token mostly creates in its own project.
+    const input = auth.limited && own && ctx.projectToken ? { ...scenario, projectId: ctx.projectToken.project } : scenario;
+    return jsonRequest('create', 'POST', '/compliance/scenarios', id === undefined ? { input } : { id, input }, auth, { target: id, semantic: 'create' });
+  });
 }
 
 const garbageIfMatch = fc.oneof(
@@ -345,7 +361,7 @@ function ifMatchArb(): fc.Arbitrary<{ kind?: IfMatchKind; value?: string }> {
 
 /** PATCH with a merge patch that keeps the scenario valid, and every kind of If-Match. */
 export function patchRequests(ctx: GeneratorContext): fc.Arbitrary<FuzzRequest> {
-  return fc.tuple(idArb(ctx), ruleValidPatch(ctx), ifMatchArb(), fc.constantFrom(JSON_CT, 'application/merge-patch+json'), authArb(ctx.token))
+  return fc.tuple(idArb(ctx), ruleValidPatch(ctx), ifMatchArb(), fc.constantFrom(JSON_CT, 'application/merge-patch+json'), auth(ctx))
     .map(([id, patch, ifMatch, ct, auth]) => {
       const seg = segment(id);
       return jsonRequest('patch', 'PATCH', `/compliance/scenarios/${seg.text}`, { input: patch }, auth, {
@@ -364,7 +380,7 @@ export function executeRequests(ctx: GeneratorContext): fc.Arbitrary<FuzzRequest
     { weight: 3, arbitrary: credentialArb as fc.Arbitrary<unknown> },
     { weight: 1, arbitrary: ctx.arbs.valid(ctx.api.doc.components.schemas.Credential) },
   );
-  return fc.tuple(idArb(ctx), address, fc.array(credential, { maxLength: 4 }), authArb(ctx.token)).map(([scenarioId, addr, credentials, auth]) =>
+  return fc.tuple(idArb(ctx), address, fc.array(credential, { maxLength: 4 }), auth(ctx)).map(([scenarioId, addr, credentials, auth]) =>
     jsonRequest('execute', 'POST', '/compliance/scenarios/execute', { address: addr.a, credentials, scenarioId }, auth, {
       target: scenarioId, semantic: 'execute', addressOk: addr.ok,
     }));
@@ -418,7 +434,7 @@ function operationRequest(ctx: GeneratorContext, op: Operation, mode: 'valid' | 
     const extraQuery = mutated.part === 'unknown-query'
       ? fc.tuple(fc.constantFrom('extra', 'limit ', 'Limit', '__proto__', 'constructor', 'scenarioId'), fc.string({ maxLength: 8 })).map((kv) => [kv])
       : fc.constant([] as [string, string][]);
-    return fc.tuple(pathArb, queryArb, headerArb, ctArb, extraQuery, authArb(ctx.token)).chain(([pv, qv, hv, ct, extra, auth]) => {
+    return fc.tuple(pathArb, queryArb, headerArb, ctArb, extraQuery, auth(ctx)).chain(([pv, qv, hv, ct, extra, auth]) => {
       const bodyArb: fc.Arbitrary<unknown> = ct === undefined
         ? fc.constant(undefined)
         : mutated.part === 'body' ? ctx.arbs.mutant(op.body![ct]) : ctx.arbs.valid(op.body![ct]);
@@ -468,6 +484,7 @@ function operationRequest(ctx: GeneratorContext, op: Operation, mode: 'valid' | 
           ...(body !== undefined && { payload: JSON.stringify(body) }),
           clean,
           authOk: auth.ok,
+          limited: auth.limited,
           target,
           ifMatch,
           ifMatchValue,
@@ -479,7 +496,7 @@ function operationRequest(ctx: GeneratorContext, op: Operation, mode: 'valid' | 
 
 /** Arbitrary JSON documents sent to every operation that takes a body (and some that do not). */
 export function arbitraryJsonRequests(ctx: GeneratorContext): fc.Arbitrary<FuzzRequest> {
-  return fc.tuple(fc.constantFrom(...ctx.api.operations), fc.jsonValue({ maxDepth: 4 }), idArb(ctx), authArb(ctx.token))
+  return fc.tuple(fc.constantFrom(...ctx.api.operations), fc.jsonValue({ maxDepth: 4 }), idArb(ctx), auth(ctx))
     .map(([op, body, id, auth]) => {
       const { url, clean } = urlFor(op, id);
       return jsonRequest('arbitrary-json', op.method, url, body, auth, { target: id, clean });
@@ -496,7 +513,7 @@ const CONTENT_TYPES = [
 /** Valid bodies with other content types. */
 export function contentTypeRequests(ctx: GeneratorContext): fc.Arbitrary<FuzzRequest> {
   const withBody = ctx.api.operations.filter((o) => o.body);
-  return fc.tuple(fc.constantFrom(...withBody), fc.constantFrom(...CONTENT_TYPES), idArb(ctx), authArb(ctx.token)).chain(([op, ct, id, auth]) =>
+  return fc.tuple(fc.constantFrom(...withBody), fc.constantFrom(...CONTENT_TYPES), idArb(ctx), auth(ctx)).chain(([op, ct, id, auth]) =>
     ctx.arbs.valid(Object.values(op.body!)[0]).map((body) => {
       const { url, clean } = urlFor(op, id);
       return jsonRequest('content-type', op.method, url, body, auth, { target: id, clean }, ct);
@@ -517,7 +534,7 @@ export function brokenJsonRequests(ctx: GeneratorContext): fc.Arbitrary<FuzzRequ
     '['.repeat(5000) + ']'.repeat(5000), '{"a":'.repeat(3000) + '1' + '}'.repeat(3000), '[' + '1,'.repeat(20000) + '1]',
     `{"input":${'{"name":'.repeat(200)}"x"${'}'.repeat(200)}}`,
   );
-  return fc.tuple(fc.constantFrom(...withBody), idArb(ctx), authArb(ctx.token), fc.oneof(breakers, fc.constant(null)), special)
+  return fc.tuple(fc.constantFrom(...withBody), idArb(ctx), auth(ctx), fc.oneof(breakers, fc.constant(null)), special)
     .chain(([op, id, auth, breaker, sp]) => ctx.arbs.valid(Object.values(op.body!)[0]).map((body) => {
       let payload = JSON.stringify(body);
       if (breaker === null) payload = sp;
@@ -528,21 +545,21 @@ export function brokenJsonRequests(ctx: GeneratorContext): fc.Arbitrary<FuzzRequ
       const { url, clean } = urlFor(op, id);
       return {
         kind: 'broken-json', method: op.method, url,
-        headers: withAuth({ 'content-type': Object.keys(op.body!)[0] }, auth), payload, clean, authOk: auth.ok, target: id,
+        headers: withAuth({ 'content-type': Object.keys(op.body!)[0] }, auth), payload, clean, authOk: auth.ok, limited: auth.limited, target: id,
       };
     }));
 }
 
 /** Bodies over BODY_LIMIT (the runner's app keeps the default 1 MiB). */
 export function oversizeRequests(ctx: GeneratorContext, bodyLimit: number): fc.Arbitrary<FuzzRequest> {
-  return fc.tuple(fc.constantFrom(...ctx.api.operations.filter((o) => o.body)), fc.integer({ min: bodyLimit + 1, max: bodyLimit + 4096 }), authArb(ctx.token), idArb(ctx))
+  return fc.tuple(fc.constantFrom(...ctx.api.operations.filter((o) => o.body)), fc.integer({ min: bodyLimit + 1, max: bodyLimit + 4096 }), auth(ctx), idArb(ctx))
     .map(([op, size, auth, id]) => {
       const head = '{"input":{"name":"';
       const payload = `${head}${'x'.repeat(size - head.length - 4)}"}}`;
       const { url, clean } = urlFor(op, id);
       return {
         kind: 'oversize', method: op.method, url,
-        headers: withAuth({ 'content-type': Object.keys(op.body!)[0] }, auth), payload, clean, authOk: auth.ok, target: id,
+        headers: withAuth({ 'content-type': Object.keys(op.body!)[0] }, auth), payload, clean, authOk: auth.ok, limited: auth.limited, target: id,
       };
     });
 }
@@ -568,12 +585,12 @@ export function oddPathRequests(ctx: GeneratorContext): fc.Arbitrary<FuzzRequest
     fc.constantFrom(...ctx.api.operations.map((o) => o.path)).map((p) => p.replace(/\{[^}]+\}/g, 'fz-0')).chain((p) =>
       fc.constantFrom(`${p}/`, `/${p}`, p.toUpperCase(), p.replace('/compliance', '/compliance/'), `${p}/.`, `${p}/..`, `${p}%2F`, `${p};x`)),
   );
-  return fc.tuple(path, fc.constantFrom(...QUERIES), fc.constantFrom(...METHODS), authArb(ctx.token), fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }))
+  return fc.tuple(path, fc.constantFrom(...QUERIES), fc.constantFrom(...METHODS), auth(ctx), fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }))
     .map(([p, q, method, auth, body]) => ({
       kind: 'odd-path', method, url: p + q,
       headers: withAuth(body === undefined ? {} : { 'content-type': JSON_CT }, auth),
       ...(body !== undefined && method !== 'GET' && method !== 'HEAD' && { payload: JSON.stringify(body) }),
-      clean: false, authOk: auth.ok,
+      clean: false, authOk: auth.ok, limited: auth.limited,
     }));
 }
 
