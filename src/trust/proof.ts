@@ -62,6 +62,11 @@ export interface VerifiedProof {
   keyNonce?: bigint;
   /** The issuer key's expiration (epoch ms), when its auth claim has one. */
   keyExpiresAt?: number;
+  /**
+   * Whether credentialStatus is covered by the signature (merklized credentials: the whole credential is in the
+   * signed merklized root). The issuer key's status in the proof never is.
+   */
+  statusSigned?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -267,5 +272,6 @@ export async function verifyBjjProof(credential: Json, ctx: ProofContext): Promi
     keyStatus,
     keyNonce,
     keyExpiresAt: exp ? exp.getTime() : undefined,
+    statusSigned: signed.getMerklizedPosition() !== MerklizedRootPosition.None,
   };
 }

@@ -30,7 +30,12 @@ export const DEFAULTS = Object.freeze({
   maxResponseBytes: 1024 * 1024,
 });
 
-function describeRevocation(o: RevocationOutcome, status: Json, what: 'credential' | 'key'): TrustVerdict {
+/**
+ * `signed`: whether the status object is covered by the issuer's signature. When it is not (the issuer key's status in
+ * the proof; a non-merklized credential's status), anyone holding a genuine credential could point it anywhere, so a
+ * failure is reported without its network detail: the reason must not tell what answers at an arbitrary URL.
+ */
+function describeRevocation(o: RevocationOutcome, status: Json, what: 'credential' | 'key', signed: boolean): TrustVerdict {
   const type = String(status.type).slice(0, 100);
   const where = what === 'credential' ? 'credentialStatus' : "the issuer key's credentialStatus";
   switch (o.kind) {
@@ -43,7 +48,9 @@ function describeRevocation(o: RevocationOutcome, status: Json, what: 'credentia
     case 'unsupported':
       return undecided(`${where} type ${JSON.stringify(type)} is not supported, so revocation cannot be checked`);
     default:
-      return undecided(`${where} (${type} at ${String(status.id).slice(0, 300)}) cannot be resolved: ${o.why}`);
+      return signed
+        ? undecided(`${where} (${type} at ${String(status.id).slice(0, 300)}) cannot be resolved: ${o.why}`)
+        : undecided(`${where} (${type}, not covered by the signature) cannot be resolved`);
   }
 }
 
@@ -142,8 +149,8 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       revocation.check({ status, nonce: proof.nonce as bigint, issuerDid, holderDid }),
       revocation.check({ status: keyStatus, nonce: proof.keyNonce as bigint, issuerDid, holderDid: issuerDid }),
     ]);
-    const ownVerdict = describeRevocation(own, status, 'credential');
-    const keyVerdict = describeRevocation(key, keyStatus, 'key');
+    const ownVerdict = describeRevocation(own, status, 'credential', proof.statusSigned === true);
+    const keyVerdict = describeRevocation(key, keyStatus, 'key', false);
     // A definite answer wins over an undecided one.
     if (!ownVerdict.ok && ownVerdict.status === 'not-valid') return ownVerdict;
     if (!keyVerdict.ok && keyVerdict.status === 'not-valid') return keyVerdict;

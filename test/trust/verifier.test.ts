@@ -360,13 +360,18 @@ describe('revocation', () => {
   });
 
   it('refuses an answer that is not a valid proof for the nonce', async () => {
-    const liar = await startServer(async () => ({ json: await a.status(1001) }));
+    let answerFor = 0;
+    const liar = await startServer(async () => ({ json: await a.status(answerFor) }));
     try {
       const v = verifier({ revocationCacheMs: 0 }, {
         fetch: (url, init) => fetch(url.replace(status.url, liar.url), init),
       });
-      // The liar answers the proof of nonce 1001 for every nonce: it does not verify for the issuer key's nonce 0.
-      expectFail(await one(v, creds.valid), 'error', /Merkle proof does not verify against its revocation tree root for this nonce/);
+      // The liar answers the proof of nonce 0 (the issuer key's) for every nonce: wrong for the credential's 1001.
+      expectFail(await one(v, creds.valid), 'error', /^credentialStatus \(SparseMerkleTreeProof at .*\/a\/status\/1001\) cannot be resolved: the answer's Merkle proof does not verify against its revocation tree root for this nonce$/);
+      // Now the proof of 1001 for every nonce: wrong for the issuer key's status, which no signature covers, so the
+      // reason gives no detail of what answered there.
+      answerFor = 1001;
+      expectFail(await one(v, creds.valid), 'error', /^the issuer key's credentialStatus \(SparseMerkleTreeProof, not covered by the signature\) cannot be resolved$/);
     } finally {
       await liar.close();
     }
