@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
 import { PlanCache } from './domain/plan-cache.js';
 import { authHook, createAuthenticator, scopeHook } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
 import { healthRoutes } from './http/health.js';
 import { scenarioRoutes } from './http/scenarios.js';
@@ -16,6 +16,9 @@ import { ChainReader, type ProofStatusReader } from './chain/index.js';
 import { OffChain } from './http/offchain.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import type { StateResolvers } from './zkp/index.js';
+
+/** Hash of the inline style Swagger UI's page carries. */
+const DOCS_INLINE_STYLE = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
 
 /** How often pending OffChainZKP executions whose request expired are failed. */
 const EXPIRY_SWEEP_MS = 5000;
@@ -60,6 +63,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
     return503OnClosing: true,
+    // Ids are up to 128 characters, and a client may percent-encode each (":" as %3A): room for that.
+    routerOptions: { maxParamLength: 512 },
+    // Router errors (malformed percent-encoding, over-long parameters) as problem+json too.
+    frameworkErrors: handleFrameworkError,
     requestTimeout: config.requestTimeoutMs,
   });
 
@@ -143,7 +150,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     },
   });
   if (config.docs) {
-    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
+    await app.register(swaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: { deepLinking: true },
+      staticCSP: true,
+      // Swagger UI's one inline style, by its hash (else the browser reports a CSP violation on every load).
+      transformStaticCSP: (header) => header.replace("style-src 'self' https:", `style-src 'self' https: '${DOCS_INLINE_STYLE}'`),
+    });
   }
 
   await registerProtection(app, config);

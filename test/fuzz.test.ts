@@ -41,35 +41,10 @@ const MAX_ROWS = 16;
  */
 const KNOWN_BUGS: { id: string; where: string; matches: (v: Violation, req: FuzzRequest, a: Answer) => boolean }[] = [
   {
-    id: 'max-param-length',
-    where: 'src/app.ts: the router keeps maxParamLength 100 while ids may have 128 characters; FST_ERR_MAX_PARAM_LENGTH bypasses the error handler (414, not problem+json) ' +
-      '(fix: a router maxParamLength of at least 128, checked on the decoded value, and frameworkErrors: handleFrameworkError)',
-    matches: (_v, _r, a) => a.statusCode === 414 && a.headers['content-type'] === 'application/json' && a.headers['x-request-id'] === undefined,
-  },
-  {
-    id: 'bad-url',
-    where: 'src/app.ts: no frameworkErrors option, so FST_ERR_BAD_URL (malformed percent-encoding in the path) answers application/json, not problem+json ' +
-      '(fix: Fastify({ frameworkErrors: handleFrameworkError }) from src/http/errors.ts)',
-    // Fastify's own answer: plain application/json, no x-request-id (and no body at all for HEAD).
-    matches: (_v, _r, a) => a.statusCode === 400 && a.headers['content-type'] === 'application/json' && a.headers['x-request-id'] === undefined,
-  },
-  {
     id: 'spurious-overload',
     where: 'src/http/protection.ts: @fastify/under-pressure reads a sample window without event-loop samples as an infinite delay (NaN -> Infinity), ' +
       'so after a stall a request can get 503 SCS_OVERLOADED whatever MAX_EVENT_LOOP_DELAY_MS is (intermittent, not pinned; load shedding is off here)',
     matches: (_v, req, a) => a.statusCode === 503 && (a.body.includes('SCS_OVERLOADED') || (req.method === 'HEAD' && a.headers['retry-after'] === '1')),
-  },
-  {
-    id: 'zkp-response-octet-stream',
-    where: 'src/http/offchain.ts: POST /compliance/executions/{executionId}/zkp-response parses application/octet-stream but documents ' +
-      'only text/plain and application/json (consumes), so the document says 415 where the route answers',
-    matches: (v, req) => v.rule === 'status' && /expected 415,/.test(v.message) && /\/zkp-response$/.test(req.url.split('?')[0])
-      && /^application\/octet-stream/i.test(req.headers['content-type'] ?? ''),
-  },
-  {
-    id: 'dot-ids',
-    where: 'src/schemas/common.ts: IdString accepts "." and "..", whose URL /compliance/scenarios/.. normalises to /compliance/ (unreachable scenario)',
-    matches: (v, req) => v.rule === 'location-readable' && /"id":"\.{1,2}"/.test(req.payload ?? ''),
   },
 ];
 
@@ -360,8 +335,8 @@ describe('fuzzing every route through app.inject', () => {
   });
 });
 
-/** Each known bug, pinned with its smallest input: these pass while the bug is there and fail once it is fixed. */
-describe('known bugs outside the fuzzer\'s files (see KNOWN_BUGS)', () => {
+/** Bugs the fuzzer found (now fixed), each kept with its smallest input. */
+describe('regressions found by the fuzzer', () => {
   let pinned: FastifyInstance;
   beforeAll(async () => {
     pinned = await makeApp();
@@ -370,14 +345,14 @@ describe('known bugs outside the fuzzer\'s files (see KNOWN_BUGS)', () => {
     await pinned?.close();
   });
 
-  it.fails('max-param-length: a scenario whose id has 101 to 128 characters can be read back', async () => {
+  it('max-param-length: a scenario whose id has 101 to 128 characters can be read back', async () => {
     const id = 'a'.repeat(101);
     expect((await pinned.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id, input: scenario() } })).statusCode).toBe(201);
     const res = await pinned.inject({ method: 'GET', url: `/compliance/scenarios/${id}`, headers: auth });
     expect(res.statusCode).toBe(200);
   });
 
-  it('the fix for bad-url in src/http/errors.ts: handleFrameworkError answers router errors as problem+json (to wire in src/app.ts)', async () => {
+  it('handleFrameworkError answers router errors as problem+json with the request id', async () => {
     const bare = Fastify({ logger: false, frameworkErrors: handleFrameworkError, genReqId: () => 'req-1' });
     registerErrorHandling(bare);
     bare.get('/x/:id', async () => ({ ok: true }));
@@ -394,12 +369,12 @@ describe('known bugs outside the fuzzer\'s files (see KNOWN_BUGS)', () => {
     }
   });
 
-  it.fails('bad-url: a malformed percent-encoding answers problem+json', async () => {
+  it('bad-url: a malformed percent-encoding answers problem+json', async () => {
     const res = await pinned.inject({ method: 'GET', url: '/compliance/scenarios/%zz', headers: auth });
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 
-  it.fails('dot-ids: the Location of a created scenario is reachable for every accepted id', async () => {
+  it('dot-ids: the Location of a created scenario is reachable for every accepted id', async () => {
     const res = await pinned.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: '..', input: scenario() } });
     // Either refused, or reachable at its Location as a client resolves it.
     if (res.statusCode === 201) {

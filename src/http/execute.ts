@@ -10,7 +10,7 @@ import type { AddressInput, ExecutionResult } from '../schemas/execution.js';
 import type { Credential } from '../schemas/credential.js';
 import type { PendingZkp, Store } from '../store/types.js';
 import type { OffChain } from './offchain.js';
-import { ScenarioNotFound, ValidationFailed } from './errors.js';
+import { ScenarioNotFound, ValidationFailed, problemResponses } from './errors.js';
 import { canSee } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import type { Metrics } from './metrics.js';
@@ -85,7 +85,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       headers: IdempotencyHeaders,
       response: {
         200: Type.Array(Type.Ref('ExecutionResult'), { description: 'One execution result per rule of the scenario' }),
-        ...Object.fromEntries([400, 401, 403, 404, 409, 413, 415, 422, 503].map((c) => [c, Type.Ref('Problem')])),
+        ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422, 503),
       },
     },
   }, async (request) => {

@@ -3,10 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { IdString } from '../schemas/common.js';
 import type { ExecutionRecord, Store, WebhookDelivery } from '../store/types.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { ExecutionNotFound, ScenarioNotFound } from './errors.js';
+import { ExecutionNotFound, ScenarioNotFound, problemResponses } from './errors.js';
 import { canSee, projectFilter } from './tenancy.js';
 
-const problems = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, Type.Ref('Problem')]));
 
 /** An execution as the API shows it (see the Execution schema). */
 export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) {
@@ -42,7 +41,7 @@ export async function executionRoutes(app: FastifyInstance, { store }: { store: 
       summary: 'Read one execution from the audit log',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
-      response: { 200: Type.Ref('Execution'), ...problems(400, 401, 403, 404, 503) },
+      response: { 200: Type.Ref('Execution'), ...problemResponses(400, 401, 403, 404, 503) },
     },
   }, async (request) => {
     const { executionId } = request.params as { executionId: string };
@@ -62,7 +61,7 @@ export async function executionRoutes(app: FastifyInstance, { store }: { store: 
       params: Type.Object({ scenarioId: IdString }, { additionalProperties: false }),
       querystring: Type.Object(
         {
-          limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
           cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
         },
         { additionalProperties: false },
@@ -72,7 +71,7 @@ export async function executionRoutes(app: FastifyInstance, { store }: { store: 
           { items: Type.Array(Type.Ref('Execution')), nextCursor: Type.Union([Type.String(), Type.Null()]) },
           { additionalProperties: false },
         ),
-        ...problems(400, 401, 403, 404, 503),
+        ...problemResponses(400, 401, 403, 404, 503),
       },
     },
   }, async (request) => {

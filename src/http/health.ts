@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ScenarioStore } from '../store/types.js';
-import { sendProblem } from './errors.js';
+import { problemResponses, sendProblem } from './errors.js';
 
 const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
 
@@ -14,7 +14,7 @@ export async function healthRoutes(app: FastifyInstance, { store }: { store: Sce
   app.get('/health/ready', {
     schema: {
       operationId: 'ready', summary: 'The database answers', tags: ['health'],
-      response: { 200: Health, 503: Type.Ref('Problem') },
+      response: { 200: Health, ...problemResponses(503) },
     },
     logLevel: 'warn',
   }, async (request, reply) => {

@@ -11,7 +11,7 @@ import {
   buildAuthorizationRequest, checkZkpQuerySchemas, createDocumentLoader, createRpcStateResolvers, createZkpVerifier,
   isZkpError, readDocumentsFile, validateZkpQueries, type PendingAuthorization, type StateResolvers, type ZkpVerifier,
 } from '../zkp/index.js';
-import { ExecutionNotFound, sendProblem } from './errors.js';
+import { ExecutionNotFound, problemResponses, sendProblem } from './errors.js';
 import type { Metrics } from './metrics.js';
 import { executionView } from './executions.js';
 
@@ -136,12 +136,12 @@ export class OffChain {
             'state, proof age, thread id of this execution) and the execution completes with a verdict per rule. Nothing ' +
             'changes on a refused answer.',
           tags: ['executions'],
-          consumes: ['text/plain', 'application/json'],
+          consumes: ['text/plain', 'application/octet-stream', 'application/json'],
           params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
           body: Type.Union([Type.String({ minLength: 1, maxLength: 200_000 }), Type.Object({}, { additionalProperties: true })]),
           response: {
             200: Type.Ref('Execution'),
-            ...Object.fromEntries([400, 404, 409, 410, 413, 415, 422, 503].map((c) => [c, Type.Ref('Problem')])),
+            ...problemResponses(400, 404, 409, 410, 413, 415, 422, 503),
           },
         },
       }, async (request, reply) => {

@@ -8,14 +8,15 @@ import type { PlanCache } from '../domain/plan-cache.js';
 import { IdString } from '../schemas/common.js';
 import { Scenario as ScenarioSchema, type Scenario } from '../schemas/scenario.js';
 import type { ScenarioRow, ScenarioStore } from '../store/types.js';
-import { Conflict, ForbiddenProject, PreconditionFailed, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, type FieldError } from './errors.js';
+import {
+  Conflict, ForbiddenProject, PreconditionFailed, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, problemResponses, type FieldError,
+} from './errors.js';
 import type { Validators } from './validation.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { canSee, projectFilter } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 
 const ref = (id: string) => Type.Ref(id);
-const problems = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ref('Problem')]));
 const ScenarioParams = Type.Object({ scenarioId: IdString }, { additionalProperties: false });
 
 export const etagOf = (row: Pick<ScenarioRow, 'seq' | 'revision'>) => `"${row.seq}.${row.revision}"`;
@@ -81,7 +82,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
         { additionalProperties: false, examples: [{ id: 'adult-kyc', input: ScenarioSchema.examples[0] }] },
       ),
       headers: IdempotencyHeaders,
-      response: { 201: ref('ScenarioRecord'), ...problems(400, 401, 403, 409, 413, 415, 422, 503) },
+      response: { 201: ref('ScenarioRecord'), ...problemResponses(400, 401, 403, 409, 413, 415, 422, 503) },
     },
   }, async (request, reply) => {
     const body = request.body as { id?: string; input: Scenario };
@@ -107,7 +108,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       querystring: Type.Object(
         {
-          limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
           cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
         },
         { additionalProperties: false },
@@ -117,7 +118,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
           { items: Type.Array(ref('ScenarioRecord')), nextCursor: Type.Union([Type.String(), Type.Null()]) },
           { additionalProperties: false },
         ),
-        ...problems(400, 401, 403, 503),
+        ...problemResponses(400, 401, 403, 503),
       },
     },
   }, async (request) => {
@@ -133,7 +134,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       summary: 'Read a scenario',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: ScenarioParams,
-      response: { 200: ref('ScenarioRecord'), ...problems(400, 401, 403, 404, 503) },
+      response: { 200: ref('ScenarioRecord'), ...problemResponses(400, 401, 403, 404, 503) },
     },
   }, async (request, reply) => {
     const { scenarioId } = request.params as { scenarioId: string };
@@ -151,7 +152,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       summary: 'Delete a scenario',
       tags, security: [{ bearerAuth: ['scenarios:write'] }],
       params: ScenarioParams,
-      response: { 204: Type.Null({ description: 'Deleted' }), ...problems(400, 401, 403, 404, 503) },
+      response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(400, 401, 403, 404, 415, 503) },
     },
   }, async (request, reply) => {
     const { scenarioId } = request.params as { scenarioId: string };
@@ -184,7 +185,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
         }),
         response: {
           200: Type.Object({ input: ref('Scenario') }, { additionalProperties: false, description: 'The full updated scenario' }),
-          ...problems(400, 401, 403, 404, 409, 412, 413, 415, 503),
+          ...problemResponses(400, 401, 403, 404, 409, 412, 413, 415, 503),
         },
       },
     }, async (request, reply) => {

@@ -7,8 +7,9 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 export const IdString = Type.String({
   minLength: 1,
   maxLength: 128,
-  pattern: '^[A-Za-z0-9_.:-]+$',
-  description: '1 to 128 characters of A-Z a-z 0-9 _ . : -',
+  // Not dots only: URLs normalise "." and ".." away, so such a scenario could never be read again.
+  pattern: '^[A-Za-z0-9_.:-]*[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$',
+  description: '1 to 128 characters of A-Z a-z 0-9 _ . : -, not dots only',
   examples: ['kyc-over-18'],
 });
 
