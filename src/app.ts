@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.js';
@@ -16,6 +16,8 @@ import { ChainReader, type ProofStatusReader } from './chain/index.js';
 import { OffChain } from './http/offchain.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import type { StateResolvers } from './zkp/index.js';
+import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
+import { createDemoIssuer, demoStatusResolver } from './trust/demo-issuer.js';
 
 /** Hash of the inline style Swagger UI's page carries. */
 const DOCS_INLINE_STYLE = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
@@ -37,6 +39,8 @@ export interface AppDeps {
   chain?: ProofStatusReader;
   /** OffChainZKP issuer-state resolvers; default: ZKP_STATE_RESOLVERS over RPC. */
   zkpStateResolvers?: StateResolvers;
+  /** Credential trust I/O (HTTP client, status resolvers), for tests on local servers. */
+  trust?: TrustDeps;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -50,6 +54,24 @@ export const REDACT = [
   '*.credentials',
   '*.credentialSubject',
 ];
+
+/**
+ * The credential verifier of the configuration. With DEMO_ISSUER=1 the deterministic demo issuer is trusted too and
+ * its revocation statuses are answered in process, so demo credentials verify with no other server.
+ */
+async function credentialVerifier(config: Config, deps: TrustDeps, log: FastifyBaseLogger): Promise<CredentialVerifier> {
+  if (config.trust.mode === 'off') {
+    log.warn('CREDENTIAL_VERIFICATION=off: credentials are believed without checks; every result says verification "off". Development only.');
+  }
+  if (!config.demoIssuer) return createCredentialVerifier(config.trust, deps);
+  const demo = await createDemoIssuer({ statusUrl: `http://127.0.0.1:${config.port}/demo-issuer/status` });
+  log.warn({ issuer: demo.did }, 'DEMO_ISSUER=1: the demo issuer, whose key is public, is trusted. Never in production.');
+  const trusted = config.trust.trustedIssuers;
+  return createCredentialVerifier(
+    { ...config.trust, trustedIssuers: trusted === '*' ? '*' : [...trusted, demo.did] },
+    { ...deps, statusResolvers: { ...deps.statusResolvers, SparseMerkleTreeProof: demoStatusResolver(demo) } },
+  );
+}
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -171,7 +193,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     const idempotent = idempotency(store, now);
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, validate: (s) => offChain.validate(s) });
     const chain = deps.chain ?? ChainReader.fromSettings(config.chains);
-    await secured.register(executeRoutes, { store, plans, now, idempotent, metrics, chain, offChain, publicBaseUrl: config.publicBaseUrl });
+    const verifier = await credentialVerifier(config, deps.trust ?? {}, app.log);
+    await secured.register(executeRoutes, { store, plans, now, idempotent, metrics, chain, offChain, verifier, publicBaseUrl: config.publicBaseUrl });
     await secured.register(executionRoutes, { store });
   });
 

@@ -4,6 +4,8 @@ import { ChainConfigError, chainSettingsFromEnv, type ChainSettings } from './ch
 import type { WebhookConfig } from './domain/webhooks.js';
 import { readZkpEnv, type ZkpEnvConfig } from './zkp/env.js';
 import { ZkpOptionsError } from './zkp/errors.js';
+import { TrustConfigError, trustOptionsFromEnv } from './trust/env.js';
+import type { TrustOptions } from './trust/types.js';
 
 export type DatabaseConfig =
   | { kind: 'sqlite'; file: string; synchronous: 'NORMAL' | 'FULL' }
@@ -37,6 +39,10 @@ export interface Config {
   maxEventLoopDelayMs: number;
   /** A request that takes longer than this to arrive and be answered is cut off (0 = no limit). */
   requestTimeoutMs: number;
+  /** Credential trust: proofs, trusted issuers, revocation, holder binding (CREDENTIAL_VERIFICATION, TRUSTED_ISSUERS, ...). */
+  trust: TrustOptions;
+  /** Trust the deterministic demo issuer and answer its revocation statuses in process (a demo, never production). */
+  demoIssuer: boolean;
   /** OnChainZKP: chains to read verifier contracts from (CHAIN_*). */
   chains: ChainSettings;
   /** OffChainZKP: authorization requests and proof verification (ZKP_*). */
@@ -165,6 +171,15 @@ function jwt(env: Env): Config['jwt'] {
   return { jwksUrl, issuer, audience, projectsClaim: env.AUTH_JWT_PROJECTS_CLAIM?.trim() || 'projects' };
 }
 
+function trust(env: Env): TrustOptions {
+  try {
+    return trustOptionsFromEnv(env);
+  } catch (err) {
+    if (err instanceof TrustConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
 function zkp(env: Env): ZkpEnvConfig {
   try {
     return readZkpEnv(env);
@@ -229,6 +244,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    trust: trust(env),
+    demoIssuer: bool(env, 'DEMO_ISSUER', false),
     chains: chains(env),
     zkp: zkp(env),
     publicBaseUrl: publicBaseUrl(env),

@@ -1,10 +1,10 @@
 /**
  * End to end: the server started the way the README starts it (built, then `node dist/server.js`), driven over HTTP.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADDRESS, credential, scenario, tempDir } from './helpers.js';
+import { scenario, tempDir } from './helpers.js';
 import { build, call, killAll, start } from './server-process.js';
 
 beforeAll(() => {
@@ -14,10 +14,10 @@ beforeAll(() => {
 afterAll(killAll);
 
 describe('the server process', () => {
-  it('starts with no configuration, prints a token once, and serves create, execute, patch, execute again', async () => {
+  it('starts as the README says (DEMO_ISSUER=1), prints a token once, and serves create, execute with demo credentials, patch, execute again', async () => {
     const dataDir = tempDir();
     const t0 = Date.now();
-    const server = await start({ DATA_DIR: dataDir });
+    const server = await start({ DATA_DIR: dataDir, DEMO_ISSUER: '1' });
     const ready = await fetch(`${server.url}/health/ready`);
     expect(ready.status).toBe(200);
     expect(Date.now() - t0).toBeLessThan(3000);
@@ -30,8 +30,10 @@ describe('the server process', () => {
 
     const created = await call(server, token, 'POST', '/compliance/scenarios', { id: 'adult', input: scenario() });
     expect(created.status).toBe(201);
-    const cred = credential();
-    let results = await call(server, token, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [cred], scenarioId: 'adult' });
+    // The README's demo credentials: signed by the demo issuer, verified in strict mode.
+    const body = JSON.parse(execFileSync(process.execPath, ['dist/scripts/demo-credentials.js', '--scenario-id', 'adult', '--body'], { encoding: 'utf8' }));
+    const cred = body.credentials[0];
+    let results = await call(server, token, 'POST', '/compliance/scenarios/execute', body);
     expect(results.status).toBe(200);
     expect(results.body.map((r: any) => r.result.status)).toEqual(['valid', 'valid']);
 
@@ -39,7 +41,13 @@ describe('the server process', () => {
       input: { queryConfigurations: [{ id: 'q-age', query: { type: 'IDInformation', attribute: 'personalData.age', value: 40, operator: '$gte' } }] },
     }, { 'if-match': created.headers.get('etag')! });
     expect(patched.status).toBe(200);
-    results = await call(server, token, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [cred], scenarioId: 'adult' });
+    results = await call(server, token, 'POST', '/compliance/scenarios/execute', body);
+    expect(results.body.map((r: any) => r.result.status)).toEqual(['not-valid']);
+
+    // Without a signature that verifies, the same claims do not pass.
+    const forged = structuredClone(body);
+    forged.credentials[0].credentialSubject.personalData.age = 99;
+    results = await call(server, token, 'POST', '/compliance/scenarios/execute', forged);
     expect(results.body.map((r: any) => r.result.status)).toEqual(['not-valid']);
 
     server.proc.kill('SIGTERM');

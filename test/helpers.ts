@@ -15,7 +15,9 @@ export function tempDir(prefix = 'scs-'): string {
 /** An app on a real SQLite file in a fresh temporary directory. */
 export async function makeApp(env: Record<string, string> = {}, deps: AppDeps = {}): Promise<FastifyInstance & { config: Config }> {
   // Load shedding off unless a test asks for it: a busy test machine must not turn requests into 503s.
-  const config = loadConfig({ DATA_DIR: tempDir(), API_TOKENS: TOKEN, MAX_EVENT_LOOP_DELAY_MS: '0', ...env });
+  // Credential verification off unless a test asks for it: these tests' credentials are synthetic (unsigned), and
+  // they test the rules; test/trust.routes.test.ts and test/trust/ test verification with real signed credentials.
+  const config = loadConfig({ DATA_DIR: tempDir(), API_TOKENS: TOKEN, MAX_EVENT_LOOP_DELAY_MS: '0', CREDENTIAL_VERIFICATION: 'off', ...env });
   const app = await buildApp(config, { logger: false, ...deps });
   await app.ready();
   return Object.assign(app, { config });

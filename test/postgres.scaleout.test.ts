@@ -8,7 +8,8 @@ import { build, call, killAll, start, type Server } from './server-process.js';
 
 const TOKEN = 'scaleout-token-0123456789';
 const schema = freshSchema('scaleout');
-const env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, API_TOKENS: TOKEN };
+// Synthetic credentials: verification off (test/trust.routes.test.ts covers it).
+const env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, API_TOKENS: TOKEN, CREDENTIAL_VERIFICATION: 'off' };
 let a: Server;
 let b: Server;
 

@@ -10,6 +10,7 @@ import type { AddressInput, ExecutionResult } from '../schemas/execution.js';
 import type { Credential } from '../schemas/credential.js';
 import type { PendingZkp, Store } from '../store/types.js';
 import type { OffChain } from './offchain.js';
+import type { CredentialVerifier } from '../trust/index.js';
 import { ScenarioNotFound, ValidationFailed, problemResponses } from './errors.js';
 import { canSee } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
@@ -62,11 +63,13 @@ export interface ExecuteRoutesOptions {
   /** Reads OnChainZKP verification from the chain. */
   chain: ProofStatusReader;
   offChain: OffChain;
+  /** Credential trust checks, run before the rules. */
+  verifier: CredentialVerifier;
   /** Base of callback URLs; unset = from the request's Host. */
   publicBaseUrl?: string;
 }
 
-export async function executeRoutes(app: FastifyInstance, { store, plans, now, idempotent, metrics, chain, offChain, publicBaseUrl }: ExecuteRoutesOptions) {
+export async function executeRoutes(app: FastifyInstance, { store, plans, now, idempotent, metrics, chain, offChain, verifier, publicBaseUrl }: ExecuteRoutesOptions) {
   app.post('/compliance/scenarios/execute', {
     config: { scope: 'scenarios:execute' },
     preHandler: idempotent.preHandler,
@@ -115,7 +118,15 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       // Credentials in the body are not needed here: the wallet proves each rule itself.
       ({ results, zkp, expiresAt } = offChain.start(entry, address.address, executionId, publicBaseUrl ?? `${request.protocol}://${request.host}`, at));
     } else {
-      results = runPlan(entry.plan, { address: address.address, credentials: body.credentials, now: at, executionId });
+      // Trust first (proof, issuer, revocation, holder; cached per credential content), then the pure rules.
+      const trust = await verifier.verify(body.credentials, {
+        address: address.address,
+        now: at,
+        trustedIssuers: entry.scenario.trustedIssuers ?? undefined,
+        relevantTypes: entry.plan.credentialSlots,
+      });
+      results = runPlan(entry.plan, { address: address.address, credentials: body.credentials, now: at, executionId, trust });
+      if (verifier.mode === 'off') for (const r of results) r.result.verification = 'off';
     }
     const timestamp = new Date(at).toISOString();
     // Answered only once the audit record is committed: no verdict leaves the service unrecorded.

@@ -61,6 +61,9 @@ export const RuleResult = Type.Object(
       additionalProperties: true,
       description: 'OffChainZKP, while pending: the iden3comm authorization request to hand to the wallet (the same for every rule of the execution).',
     })),
+    verification: Type.Optional(Type.Literal('off', {
+      description: 'Present when CREDENTIAL_VERIFICATION=off: credentials were believed without checking proofs, issuers or revocation (development only).',
+    })),
   },
   { $id: 'RuleResult', additionalProperties: false },
 );
@@ -89,6 +92,7 @@ export type ExecutionResult = {
     status: RuleStatus;
     query: unknown;
     authorizationRequest?: unknown;
+    verification?: 'off';
   };
   executionId: string;
   scenarioId: string;

@@ -119,6 +119,12 @@ const fieldSchemas = {
   vcsIncluded: Nullable(Type.Array(Type.String({ maxLength: 256 }), {
     maxItems: 64, description: 'Verifiable credentials included in the scenario.',
   })),
+  trustedIssuers: Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 512, pattern: '^(\\*|did:[a-z0-9]+:\\S+)$' }), {
+    maxItems: 64,
+    description: 'Not in the seed: issuer DIDs this scenario accepts credentials from. It narrows the service-wide TRUSTED_ISSUERS ' +
+      '(an issuer must be in both); absent or null = the service list alone; "*" = no narrowing.',
+    examples: [['did:iden3:polygon:amoy:x9GjpMsjNkcHtSoWMdvhbhZrmXfH1tk9RxjSx8FXa']],
+  })),
 };
 const requiredFields = new Set(['name', 'queryConfigurations', 'smartContractDeployments', 'type']);
 const mapFields = (f: (name: string, schema: TSchema) => TSchema) =>
@@ -149,6 +155,7 @@ export type Scenario = {
   type: ScenarioType;
   projectId?: string | null;
   vcsIncluded?: string[] | null;
+  trustedIssuers?: string[] | null;
 };
 
 /**

@@ -10,7 +10,7 @@
  *   itself with DEMO_ISSUER=1 (a proposal; see the report of the trust work).
  *
  * Options: --address 0x... (default a fixed demo address), --scenario-id <id>, --status-url <url>, --serve, --port <n>,
- *          --expires-in-days <n> (default 365).
+ *          --expires-in-days <n> (default 365), --body (print only the execute request body, for curl -d @-).
  * The demo issuer's seed is public: never trust its DID outside a demo.
  */
 import http from 'node:http';
@@ -20,17 +20,18 @@ import { createDemoIssuer, nonceFromStatusPath } from '../trust/demo-issuer.js';
 const DEMO_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: node dist/scripts/demo-credentials.js [--address 0x...] [--scenario-id id] [--status-url url] [--serve] [--port n] [--expires-in-days n]\n`);
+  process.stderr.write(`${message}\nusage: node dist/scripts/demo-credentials.js [--address 0x...] [--scenario-id id] [--status-url url] [--serve] [--port n] [--expires-in-days n] [--body]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv: string[]) {
-  const out: { address: string; scenarioId: string; statusUrl?: string; serve: boolean; port: number; days: number } = {
+  const out: { address: string; scenarioId: string; statusUrl?: string; serve: boolean; port: number; days: number; body: boolean } = {
     address: DEMO_ADDRESS,
     scenarioId: '<your scenario id>',
     serve: false,
     port: 3999,
     days: 365,
+    body: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -44,6 +45,7 @@ function parseArgs(argv: string[]) {
       case '--scenario-id': out.scenarioId = value(); break;
       case '--status-url': out.statusUrl = value(); break;
       case '--serve': out.serve = true; break;
+      case '--body': out.body = true; break;
       case '--port': out.port = Number(value()); break;
       case '--expires-in-days': out.days = Number(value()); break;
       case '--help': case '-h': usage('Issues demo credentials signed by the demo issuer.'); break;
@@ -106,11 +108,12 @@ if (args.serve) {
   });
 }
 
-process.stdout.write(`${JSON.stringify({
+const executeBody = { scenarioId: args.scenarioId, address: args.address, credentials: [credential] };
+process.stdout.write(args.body ? `${JSON.stringify(executeBody)}\n` : `${JSON.stringify({
   issuer: issuer.did,
   env: { TRUSTED_ISSUERS: issuer.did, CREDENTIAL_VERIFICATION: 'strict' },
   statusUrl: issuer.statusUrl,
-  executeBody: { scenarioId: args.scenarioId, address: args.address, credentials: [credential] },
+  executeBody,
 }, null, 2)}\n`);
 
 if (server) {
