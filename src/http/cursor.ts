@@ -1,3 +1,4 @@
+import { Type, type TSchema } from '@sinclair/typebox';
 import { ValidationFailed } from './errors.js';
 
 /** Opaque page cursors: the seq to continue from, base64url-wrapped so clients do not build them. */
@@ -9,4 +10,28 @@ export function decodeCursor(cursor: string): number {
     throw new ValidationFailed([{ field: 'querystring.cursor', pointer: '/cursor', message: 'is not a cursor this service issued' }]);
   }
   return Number(m[1]);
+}
+
+/** The query string of every paged listing. */
+export const PageQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The nextCursor of the previous page.' })),
+  },
+  { additionalProperties: false },
+);
+
+/** A page of items; nextCursor is null on the last page. */
+export const Page = (item: TSchema) =>
+  Type.Object({ items: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false });
+
+/** Reads a PageQuery: the limit (defaulted by the schema) and the seq the cursor names, if any. */
+export function pageOf(query: unknown): { limit: number; from?: number } {
+  const { limit, cursor } = query as { limit: number; cursor?: string };
+  return { limit, from: cursor === undefined ? undefined : decodeCursor(cursor) };
+}
+
+/** The response of a page the store answered. */
+export function pageResponse<T, U>(page: { items: T[]; next?: number }, view: (item: T) => U) {
+  return { items: page.items.map(view), nextCursor: page.next === undefined ? null : encodeCursor(page.next) };
 }

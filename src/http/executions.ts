@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { IdString } from '../schemas/common.js';
 import type { ExecutionRecord, Store, WebhookDelivery } from '../store/types.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
 import { ExecutionNotFound, ScenarioNotFound, problemResponses } from './errors.js';
 import { canSee, projectFilter } from './tenancy.js';
 
@@ -59,27 +59,14 @@ export async function executionRoutes(app: FastifyInstance, { store }: { store: 
       description: 'Kept for EXECUTION_RETENTION_DAYS. Records outlive a deleted scenario until they are purged.',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: Type.Object({ scenarioId: IdString }, { additionalProperties: false }),
-      querystring: Type.Object(
-        {
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-          cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-        },
-        { additionalProperties: false },
-      ),
-      response: {
-        200: Type.Object(
-          { items: Type.Array(Type.Ref('Execution')), nextCursor: Type.Union([Type.String(), Type.Null()]) },
-          { additionalProperties: false },
-        ),
-        ...problemResponses(400, 401, 403, 404, 503),
-      },
+      querystring: PageQuery,
+      response: { 200: Page(Type.Ref('Execution')), ...problemResponses(400, 401, 403, 404, 503) },
     },
   }, async (request) => {
     const { scenarioId } = request.params as { scenarioId: string };
-    const { limit, cursor } = request.query as { limit: number; cursor?: string };
+    const { limit, from } = pageOf(request.query);
     const scenario = await store.get(scenarioId);
     if (scenario && !canSee(request.principal, scenario.input.projectId)) throw new ScenarioNotFound(scenarioId);
-    const page = await store.listExecutions(scenarioId, limit, cursor === undefined ? undefined : decodeCursor(cursor), projectFilter(request));
-    return { items: page.items.map((r) => executionView(r)), nextCursor: page.next === undefined ? null : encodeCursor(page.next) };
+    return pageResponse(await store.listExecutions(scenarioId, limit, from, projectFilter(request)), (r) => executionView(r));
   });
 }

@@ -12,7 +12,7 @@ import {
   Conflict, ForbiddenProject, PreconditionFailed, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, problemResponses, type FieldError,
 } from './errors.js';
 import type { Validators } from './validation.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
 import { canSee, projectFilter } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 
@@ -106,25 +106,12 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       summary: 'List scenarios',
       description: 'In creation order. Pass `nextCursor` back as `cursor` for the next page; it is null on the last page.',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
-      querystring: Type.Object(
-        {
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-          cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-        },
-        { additionalProperties: false },
-      ),
-      response: {
-        200: Type.Object(
-          { items: Type.Array(ref('ScenarioRecord')), nextCursor: Type.Union([Type.String(), Type.Null()]) },
-          { additionalProperties: false },
-        ),
-        ...problemResponses(400, 401, 403, 503),
-      },
+      querystring: PageQuery,
+      response: { 200: Page(ref('ScenarioRecord')), ...problemResponses(400, 401, 403, 503) },
     },
   }, async (request) => {
-    const { limit, cursor } = request.query as { limit: number; cursor?: string };
-    const page = await store.list(limit, cursor === undefined ? undefined : decodeCursor(cursor), projectFilter(request));
-    return { items: page.items.map(record), nextCursor: page.next === undefined ? null : encodeCursor(page.next) };
+    const { limit, from } = pageOf(request.query);
+    return pageResponse(await store.list(limit, from, projectFilter(request)), record);
   });
 
   app.get('/compliance/scenarios/:scenarioId', {
