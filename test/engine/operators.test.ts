@@ -1,26 +1,14 @@
 import { describe, it, expect } from 'vitest';
 import { compilePlan, runPlan } from '../../src/engine/index.js';
 import type { Credential } from '../../src/schemas/credential.js';
+import { NOW, credential as base } from './factories.js';
 import type { Operator, Query, QueryValue } from '../../src/schemas/scenario.js';
 
-const NOW = Date.parse('2025-06-01T12:00:00Z');
 
 let seq = 0;
 function credential(credentialSubject: Record<string, unknown>, over: Partial<Credential> = {}): Credential {
   seq += 1;
-  return {
-    id: `urn:uuid:00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
-    '@context': ['https://www.w3.org/2018/credentials/v1'],
-    type: ['VerifiableCredential', 'IDInformation'],
-    issuanceDate: '2024-01-01T00:00:00Z',
-    expirationDate: '2030-01-01T00:00:00Z',
-    credentialSubject,
-    credentialStatus: { id: 'https://issuer.example/status/1', type: 'SparseMerkleTreeProof', revocationNonce: 1 },
-    issuer: 'did:example:issuer',
-    credentialSchema: { id: 'https://schemas.example/kyc.json', type: 'JsonSchema2023' },
-    proof: { type: 'BJJSignature2021' },
-    ...over,
-  };
+  return base(`urn:uuid:00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`, credentialSubject, over);
 }
 
 /** Runs one ChallengeQuery rule against one credential holding `subject`. */

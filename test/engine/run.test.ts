@@ -1,28 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import { compilePlan, runPlan, type Plan } from '../../src/engine/index.js';
 import type { Credential } from '../../src/schemas/credential.js';
+import { ADDRESS, EXECUTION_ID, NOW, credential } from './factories.js';
 import type { ExecutionResult } from '../../src/schemas/execution.js';
 import type { Query, QueryConfiguration, Scenario, ScenarioType } from '../../src/schemas/scenario.js';
 
-const NOW = Date.parse('2025-06-01T12:00:00Z');
-const EXECUTION_ID = '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
-const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
-function credential(id: string, credentialSubject: Record<string, unknown>, over: Partial<Credential> = {}): Credential {
-  return {
-    id,
-    '@context': ['https://www.w3.org/2018/credentials/v1'],
-    type: ['VerifiableCredential', 'IDInformation'],
-    issuanceDate: '2024-01-01T00:00:00Z',
-    expirationDate: '2030-01-01T00:00:00Z',
-    credentialSubject,
-    credentialStatus: { id: 'https://issuer.example/status/1', type: 'SparseMerkleTreeProof', revocationNonce: 1 },
-    issuer: 'did:example:issuer',
-    credentialSchema: { id: 'https://schemas.example/kyc.json', type: 'JsonSchema2023' },
-    proof: { type: 'BJJSignature2021' },
-    ...over,
-  };
-}
 
 function scenario(queries: (Query | QueryConfiguration)[], type: ScenarioType = 'ChallengeQuery'): Scenario {
   return {
