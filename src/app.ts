@@ -19,14 +19,15 @@ import type { StateResolvers } from './zkp/index.js';
 import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
 import { createDemoIssuer, demoStatusResolver } from './trust/demo-issuer.js';
 
+import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
+import { openStore, type Store } from './store/index.js';
+import { executionRoutes } from './http/executions.js';
+
 /** Hash of the inline style Swagger UI's page carries. */
 const DOCS_INLINE_STYLE = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
 
 /** How often pending OffChainZKP executions whose request expired are failed. */
 const EXPIRY_SWEEP_MS = 5000;
-import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
-import { openStore, type Store } from './store/index.js';
-import { executionRoutes } from './http/executions.js';
 
 export interface AppDeps {
   /** A store to use instead of opening the configured one; the app closes it on close either way. */
@@ -119,15 +120,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     timers.push(setInterval(sweep, EXPIRY_SWEEP_MS).unref());
     webhooks?.start();
   });
-  app.addHook('preClose', async () => {
-    for (const t of timers) clearInterval(t);
-    await webhooks?.stop();
-  });
   // While shutting down, responses to requests still in flight close their connection, so that close() need not
   // wait for the client's keep-alive to end.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    for (const t of timers) clearInterval(t);
+    await webhooks?.stop();
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
