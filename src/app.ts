@@ -18,6 +18,7 @@ import { WebhookDispatcher } from './domain/webhooks.js';
 import type { StateResolvers } from './zkp/index.js';
 import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
 import { createDemoIssuer, demoStatusResolver } from './trust/demo-issuer.js';
+import { onchainStatusResolver } from './trust/onchain-status.js';
 
 import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
 import { openStore, type Store } from './store/index.js';
@@ -60,10 +61,15 @@ export const REDACT = [
  * The credential verifier of the configuration. With DEMO_ISSUER=1 the deterministic demo issuer is trusted too and
  * its revocation statuses are answered in process, so demo credentials verify with no other server.
  */
-async function credentialVerifier(config: Config, deps: TrustDeps, log: FastifyBaseLogger): Promise<CredentialVerifier> {
+async function credentialVerifier(config: Config, given: TrustDeps, log: FastifyBaseLogger): Promise<CredentialVerifier> {
   if (config.trust.mode === 'off') {
     log.warn('CREDENTIAL_VERIFICATION=off: credentials are believed without checks; every result says verification "off". Development only.');
   }
+  // On-chain revocation statuses are read from the chains of CHAIN_RPC_URLS.
+  const deps: TrustDeps = config.chains.chains.size === 0 ? given : {
+    ...given,
+    statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: onchainStatusResolver(config.chains), ...given.statusResolvers },
+  };
   if (!config.demoIssuer) return createCredentialVerifier(config.trust, deps);
   const demo = await createDemoIssuer({ statusUrl: `http://127.0.0.1:${config.port}/demo-issuer/status` });
   log.warn({ issuer: demo.did }, 'DEMO_ISSUER=1: the demo issuer, whose key is public, is trusted. Never in production.');
