@@ -9,7 +9,10 @@ import { build, call, killAll, start, type Server } from './server-process.js';
 const TOKEN = 'scaleout-token-0123456789';
 const schema = freshSchema('scaleout');
 // Synthetic credentials: verification off (test/trust.routes.test.ts covers it).
-const env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, API_TOKENS: TOKEN, CREDENTIAL_VERIFICATION: 'off' };
+// A generous connect timeout: on a loaded test machine a new connection can take seconds.
+const env = {
+  DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, API_TOKENS: TOKEN, CREDENTIAL_VERIFICATION: 'off', DATABASE_CONNECT_TIMEOUT_MS: '10000',
+};
 let a: Server;
 let b: Server;
 
