@@ -1,0 +1,310 @@
+/** Helpers shared by the HTTP and memory benchmarks: the server child process, the stores, autocannon. */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { demoIdCredentials, syntheticIdCredentials, TOKEN } from './fixtures.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.resolve(here, '..');
+
+/**
+ * The credentials of the HTTP and memory benchmarks and the server settings that go with them.
+ * BENCH_VERIFICATION=strict (default): credential trust verification as in production, on three IDInformation
+ * credentials of the demo issuer (DEMO_ISSUER=1 makes the server trust it and answer its revocation statuses in
+ * process). BENCH_VERIFICATION=off: CREDENTIAL_VERIFICATION=off and made-up proofs.
+ */
+export async function benchCredentials() {
+  const mode = (process.env.BENCH_VERIFICATION ?? 'strict').trim().toLowerCase();
+  if (mode === 'off') return { mode, credentials: syntheticIdCredentials(), env: { CREDENTIAL_VERIFICATION: 'off' } };
+  if (mode !== 'strict') throw new Error('BENCH_VERIFICATION must be strict or off');
+  const { issuer, credentials } = await demoIdCredentials();
+  return { mode, issuer, credentials, env: { CREDENTIAL_VERIFICATION: 'strict', DEMO_ISSUER: '1' } };
+}
+
+export const AUTH = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+export function envNumber(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number (got ${raw})`);
+  return n;
+}
+
+/** The stores to run on: SQLite in a temp DATA_DIR always, PostgreSQL in a fresh schema when DATABASE_URL is set. */
+export function targets() {
+  const list = [{ kind: 'sqlite' }];
+  const url = process.env.DATABASE_URL?.trim();
+  if (url && /^postgres(ql)?:\/\//i.test(url)) list.push({ kind: 'postgres', url });
+  else if (url) console.warn(`DATABASE_URL=${url} is not postgres://: running on SQLite only`);
+  // BENCH_STORES=postgres (or sqlite) runs on one of them only.
+  const only = process.env.BENCH_STORES?.split(',').map((s) => s.trim()).filter(Boolean);
+  return only ? list.filter((t) => only.includes(t.kind)) : list;
+}
+
+/**
+ * Starts bench/server.mjs on a store of its own. Answers {port, pid, child, target, stop()}. `nodeArgs` go to node
+ * (e.g. --cpu-prof); BENCH_SERVER_NODE_ARGS adds more.
+ */
+export async function startServer(target, { nodeArgs = [], env = {} } = {}) {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'scs-bench-'));
+  const serverEnv = {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    API_TOKENS: TOKEN,
+    LOG_LEVEL: 'warn',
+    DATA_DIR: scratch,
+    // The per-token rate limit stays on (its cost is part of every request) but must not answer the bench 429.
+    RATE_LIMIT_MAX: '100000000',
+    ...env,
+  };
+  delete serverEnv.DATABASE_URL;
+  delete serverEnv.DATABASE_SCHEMA;
+  let schema;
+  if (target.kind === 'postgres') {
+    schema = `bench_${process.pid}_${Date.now().toString(36)}`;
+    serverEnv.DATABASE_URL = target.url;
+    serverEnv.DATABASE_SCHEMA = schema;
+  }
+  const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...extra, path.join(here, 'server.mjs')], {
+    cwd: root,
+    env: serverEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    if (stderr.length > 20_000) stderr = stderr.slice(-10_000);
+    process.stderr.write(`[server] ${d}`);
+  });
+  const ready = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start within 30 s\n${stderr}`)), 30_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /BENCH_READY (\{.*\})/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(JSON.parse(m[1]));
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code ?? signal}) before it was ready\n${stderr}`));
+    });
+  });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    ...ready,
+    child,
+    target,
+    schema,
+    dataDir: scratch,
+    sqliteFile: path.join(scratch, 'scenarios.db'),
+    base: `http://127.0.0.1:${ready.port}`,
+    /** SIGTERM, wait for a graceful exit (so that in-flight requests finish and profiles are written). */
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const r = await exited;
+      clearTimeout(timer);
+      return r;
+    },
+  };
+}
+
+/** Removes what a server left behind: its temp DATA_DIR, and its PostgreSQL schema. */
+export async function cleanup(server) {
+  fs.rmSync(server.dataDir, { recursive: true, force: true });
+  if (server.schema) {
+    await withPg(server.target.url, (c) => c.query(`DROP SCHEMA IF EXISTS ${server.schema} CASCADE`));
+  }
+}
+
+export async function withPg(url, fn) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Audit rows of one scenario, counted in the database itself (call after the server stopped). */
+export async function countExecutions(server, scenarioId) {
+  if (server.schema) {
+    return withPg(server.target.url, async (c) => {
+      const { rows } = await c.query(`SELECT count(*)::int AS n FROM ${server.schema}.executions WHERE scenario_id = $1`, [scenarioId]);
+      return rows[0].n;
+    });
+  }
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(server.sqliteFile, { readonly: true });
+  try {
+    return db.prepare('SELECT count(*) AS n FROM executions WHERE scenario_id = ?').get(scenarioId).n;
+  } finally {
+    db.close();
+  }
+}
+
+/** One request with fetch. A 503 (load shedding while the server warms up on a busy machine) is retried. */
+export async function request(server, method, url, body, headers = {}) {
+  let res;
+  for (let attempt = 1; ; attempt++) {
+    res = await fetch(server.base + url, {
+      method,
+      headers: { ...AUTH, ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    if (res.status !== 503 || attempt >= 20) break;
+    await res.arrayBuffer();
+    await sleep(1000);
+  }
+  const text = await res.text();
+  let json;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = text;
+  }
+  return { status: res.status, headers: res.headers, body: json };
+}
+
+export async function createScenario(server, id, input) {
+  const r = await request(server, 'POST', '/compliance/scenarios', { id, input });
+  if (r.status !== 201) throw new Error(`creating scenario ${id}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+const TICK_US = 1e6 / 100; // USER_HZ: /proc times are in 1/100 s on Linux
+
+/** CPU time (utime + stime, all threads) of a process from /proc/<pid>/stat, in microseconds; NaN off Linux. */
+export function processCpuUs(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Busy CPU time of the whole machine (all cores) from /proc/stat, in microseconds; NaN off Linux. */
+export function machineBusyUs() {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line;
+    return (user + nice + system + irq + softirq + (steal ?? 0)) * TICK_US;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU time of every PostgreSQL server process on this machine (the database's share of the work), in microseconds. */
+export function postgresCpuUs() {
+  let total = 0;
+  try {
+    for (const pid of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      } catch {
+        continue;
+      }
+      const t = processCpuUs(pid);
+      if (!Number.isNaN(t)) total += t;
+    }
+  } catch {
+    return NaN;
+  }
+  return total;
+}
+
+/** Snapshot for cpuSince: the server's, this process's, PostgreSQL's and the whole machine's CPU time. */
+export function cpuSnapshot(serverPid) {
+  return { at: process.hrtime.bigint(), server: processCpuUs(serverPid), self: processCpuUs(process.pid), pg: postgresCpuUs(), busy: machineBusyUs() };
+}
+
+/** Cores used since the snapshot by the server, by this process (the load generator) and by everything else. */
+export function cpuSince(snap, serverPid) {
+  const now = cpuSnapshot(serverPid);
+  const wallUs = Number(now.at - snap.at) / 1000;
+  const server = now.server - snap.server;
+  const self = now.self - snap.self;
+  const busy = now.busy - snap.busy;
+  // A PostgreSQL process that ended meanwhile takes its CPU time with it: never below zero.
+  const pg = Math.max(0, now.pg - snap.pg);
+  return {
+    serverUs: server,
+    serverCores: server / wallUs,
+    loadgenCores: self / wallUs,
+    postgresCores: pg / wallUs,
+    postgresUs: pg,
+    otherCores: Math.max(0, busy - server - self - pg) / wallUs,
+  };
+}
+
+/**
+ * One autocannon run; answers the figures the benchmarks print. With `serverPid`, also the server's CPU time per
+ * completed request (a cost figure that other processes on the machine disturb much less than req/s), PostgreSQL's
+ * (all its processes on this machine), and how many cores the server, the load generator, PostgreSQL and everything
+ * else used meanwhile.
+ */
+export async function load({ serverPid, ...opts }) {
+  const snap = serverPid ? cpuSnapshot(serverPid) : undefined;
+  const result = await autocannon({ pipelining: 1, timeout: 10, ...opts });
+  const cpu = snap ? cpuSince(snap, serverPid) : undefined;
+  const codes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]));
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    sent: result.requests.sent,
+    completed: result.requests.total,
+    duration: result.duration,
+    codes,
+    cpuUsPerReq: cpu ? cpu.serverUs / Math.max(1, result.requests.total) : NaN,
+    postgresUsPerReq: cpu ? cpu.postgresUs / Math.max(1, result.requests.total) : NaN,
+    postgresCores: cpu?.postgresCores ?? NaN,
+    serverCores: cpu?.serverCores ?? NaN,
+    loadgenCores: cpu?.loadgenCores ?? NaN,
+    otherCores: cpu?.otherCores ?? NaN,
+  };
+}
+
+export const fmt = (n, digits = 0) => (n === undefined || Number.isNaN(n) ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+
+/** A Markdown table. */
+export function table(header, rows) {
+  const widths = header.map((h, i) => Math.max(String(h).length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** One line saying what was measured and where: node, CPUs, load average, the commit of the working tree. */
+export function describeRun() {
+  const cpus = os.cpus();
+  let commit = 'unknown commit';
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    commit = `commit ${head}${dirty ? ' + uncommitted changes in src/' : ''}`;
+  } catch {
+    // not a git checkout
+  }
+  return `node ${process.version}, ${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}, ${commit} (dist/ built from it)`;
+}
