@@ -357,7 +357,27 @@ function parseUnsafe(input: AddressInputValue): ParsedAddress {
 }
 
 /** Validates an address and tells which family it belongs to. Never throws. */
+/** Parsed addresses by input: the EIP-55 check hashes with keccak (~10 µs), and frontends send the same addresses again. */
+const parsed = new Map<string, ParsedAddress>();
+const PARSED_MAX = 10_000;
+
 export function parseAddress(input: AddressInputValue): ParsedAddress {
+  const key = typeof input === 'string' ? input
+    : typeof input === 'object' && input !== null && typeof input.address === 'string'
+      ? JSON.stringify([input.address, input.namespace ?? null, input.chain ?? null]) : undefined;
+  if (key !== undefined) {
+    const hit = parsed.get(key);
+    if (hit !== undefined) return hit;
+  }
+  const result = parseUncached(input);
+  if (key !== undefined) {
+    if (parsed.size >= PARSED_MAX) parsed.clear();
+    parsed.set(key, Object.freeze(result));
+  }
+  return result;
+}
+
+function parseUncached(input: AddressInputValue): ParsedAddress {
   try {
     return parseUnsafe(input);
   } catch {

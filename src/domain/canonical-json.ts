@@ -1,4 +1,7 @@
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
+
+/** Keys JSON.stringify writes as "key" unchanged (no escaping needed): the common case, written without it. */
+const PLAIN_KEY = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /**
  * Canonical JSON (RFC 8785 JCS for JSON-parsed values): object keys sorted by UTF-16 code units, no white space,
@@ -8,7 +11,10 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i]);
+    for (let i = 0; i < value.length; i++) {
+      const v = value[i];
+      out += (i ? ',' : '') + (v === undefined || typeof v === 'function' ? 'null' : canonicalJson(v));
+    }
     return `${out}]`;
   }
   const keys = Object.keys(value).sort();
@@ -16,11 +22,18 @@ export function canonicalJson(value: unknown): string {
   let first = true;
   for (const k of keys) {
     const v = (value as Record<string, unknown>)[k];
-    if (v === undefined) continue;
-    out += `${first ? '' : ','}${JSON.stringify(k)}:${canonicalJson(v)}`;
+    if (v === undefined || typeof v === 'function') continue;
+    out += `${first ? '' : ','}${PLAIN_KEY.test(k) ? `"${k}"` : JSON.stringify(k)}:${canonicalJson(v)}`;
     first = false;
   }
   return `${out}}`;
 }
 
-export const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+// crypto.hash (Node 20.12+) hashes a string in one call, without a Hash object.
+const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
+export const sha256Hex = oneShot
+  ? (text: string) => oneShot('sha256', text, 'hex')
+  : (text: string) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** SHA-256 of a document's canonical JSON, hex. */
+export const contentDigest = (value: unknown): string => sha256Hex(canonicalJson(value));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { parseAddress } from '../domain/address.js';
-import { canonicalJson, sha256Hex } from '../domain/canonical-json.js';
+import { contentDigest } from '../domain/canonical-json.js';
 import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
 import { evaluateOnChainRules, type ProofStatusReader } from '../chain/index.js';
 import { runPlan } from '../engine/index.js';
@@ -109,6 +109,8 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
     if (!canSee(request.principal, entry.projectId)) throw new ScenarioNotFound(body.scenarioId);
     const at = now();
     const executionId = randomUUID();
+    // Each credential's digest, once: the audit record keeps it, and the trust checks key their cache on it.
+    const digests = body.credentials.map((c) => contentDigest(c));
     let results: ExecutionResult[];
     let zkp: PendingZkp | null = null;
     let expiresAt: string | null = null;
@@ -124,6 +126,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
         now: at,
         trustedIssuers: entry.scenario.trustedIssuers ?? undefined,
         relevantTypes: entry.plan.credentialSlots,
+        digests,
       });
       results = runPlan(entry.plan, { address: address.address, credentials: body.credentials, now: at, executionId, trust });
       if (verifier.mode === 'off') for (const r of results) r.result.verification = 'off';
@@ -140,7 +143,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       results,
       zkp,
       expiresAt,
-      credentials: body.credentials.map((c) => ({ id: c.id, sha256: sha256Hex(canonicalJson(c)) })),
+      credentials: body.credentials.map((c, i) => ({ id: c.id, sha256: digests[i] })),
       createdAt: timestamp,
       updatedAt: timestamp,
     });

@@ -57,6 +57,8 @@ export interface VerifyContext {
    * not-valid verdict saying so, which no rule ever shows since no rule reads it.
    */
   relevantTypes?: { has(type: string): boolean };
+  /** The credentials' content digests (contentHash), by position, when the caller has them already (the audit log does). */
+  digests?: readonly string[];
 }
 
 export interface CredentialVerifier {

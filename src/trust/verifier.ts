@@ -106,8 +106,8 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   const proofs = new LruCache<string, VerifiedProof>(cacheSize, clock);
   const pendingProofs = new Map<string, Promise<VerifiedProof>>();
 
-  const proofOf = (c: Json): Promise<VerifiedProof> => {
-    const key = `${String(c.id)}\u0000${contentHash(c)}`;
+  const proofOf = (c: Json, digest: string | undefined): Promise<VerifiedProof> => {
+    const key = `${String(c.id)}\u0000${digest ?? contentHash(c)}`;
     const hit = proofs.get(key);
     if (hit !== undefined) return Promise.resolve(hit);
     let p = pendingProofs.get(key);
@@ -124,7 +124,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return p;
   };
 
-  const verifyOne = async (credential: Credential, ctx: VerifyContext): Promise<TrustVerdict> => {
+  const verifyOne = async (credential: Credential, ctx: VerifyContext, digest: string | undefined): Promise<TrustVerdict> => {
     if (ctx.relevantTypes !== undefined && !isRelevant(credential, ctx.relevantTypes)) return NOT_READ;
     const structure = checkStructure(credential);
     if (!structure.ok) return structure;
@@ -134,7 +134,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     const holder = checkHolder(c.credentialSubject as Json, ctx.address, requireHolderBinding);
     if (!holder.ok) return holder;
 
-    const proof = await proofOf(c);
+    const proof = await proofOf(c, digest);
     if (!proof.verdict.ok) return proof.verdict;
     if (proof.keyExpiresAt !== undefined && !(proof.keyExpiresAt > ctx.now)) {
       return notValid('the issuer key that signed it has expired');
@@ -163,8 +163,8 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     async verify(credentials, ctx) {
       if (!Array.isArray(credentials)) return [];
       return Promise.all(
-        credentials.map((c) =>
-          verifyOne(c, ctx).catch((): TrustVerdict => undecided('its verification failed unexpectedly')),
+        credentials.map((c, i) =>
+          verifyOne(c, ctx, ctx.digests?.[i]).catch((): TrustVerdict => undecided('its verification failed unexpectedly')),
         ),
       );
     },
