@@ -362,9 +362,9 @@ const parsed = new Map<string, ParsedAddress>();
 const PARSED_MAX = 10_000;
 
 export function parseAddress(input: AddressInputValue): ParsedAddress {
-  const key = typeof input === 'string' ? input
+  const key = typeof input === 'string' ? `s${input}`
     : typeof input === 'object' && input !== null && typeof input.address === 'string'
-      ? JSON.stringify([input.address, input.namespace ?? null, input.chain ?? null]) : undefined;
+      ? `o${JSON.stringify([input.address, input.namespace ?? null, input.chain ?? null])}` : undefined;
   if (key !== undefined) {
     const hit = parsed.get(key);
     if (hit !== undefined) return hit;
