@@ -77,17 +77,26 @@ export class OffChain {
       const reason = 'off-chain zero-knowledge proof verification is not configured on this service (ZKP_VERIFIER_DID is unset)';
       return { results: plan.rules.map((r) => result(r, 'error', [reason])), zkp: null, expiresAt: null };
     }
-    const { request, pending } = buildAuthorizationRequest(scenario.queryConfigurations, {
-      callbackUrl: `${callbackBase}${callbackPath(executionId)}`,
-      verifierDid: z.verifierDid,
-      reason: scenario.name,
-      message: scenario.message ?? undefined,
-      contexts: z.contexts,
-      allowedIssuers: z.allowedIssuers,
-      defaultCircuitId: z.defaultCircuitId,
-      ttlMs: z.requestTtlMs,
-      now: at,
-    });
+    let built: ReturnType<typeof buildAuthorizationRequest>;
+    try {
+      built = buildAuthorizationRequest(scenario.queryConfigurations, {
+        callbackUrl: `${callbackBase}${callbackPath(executionId)}`,
+        verifierDid: z.verifierDid,
+        reason: scenario.name,
+        message: scenario.message ?? undefined,
+        contexts: z.contexts,
+        allowedIssuers: z.allowedIssuers,
+        defaultCircuitId: z.defaultCircuitId,
+        ttlMs: z.requestTtlMs,
+        now: at,
+      });
+    } catch (err) {
+      // The scenario was valid when stored; the configuration (ZKP_CONTEXTS, documents) may have changed since.
+      if (!isZkpError(err)) throw err;
+      const reason = `the authorization request cannot be built with the current configuration: ${err.message}`;
+      return { results: plan.rules.map((r) => result(r, 'error', [reason])), zkp: null, expiresAt: null };
+    }
+    const { request, pending } = built;
     const results = plan.rules.map((rule, i) => result(rule, 'pending', [
       `awaiting the wallet's zero-knowledge proof for request ${pending.rules[i]?.requestId}: send it the authorizationRequest`,
     ], request));
