@@ -16,6 +16,9 @@ export const evaluators: Readonly<Record<ScenarioType, Evaluator>> = Object.free
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
+/** The inner result of every valid rule: one frozen object, nothing to allocate on the passing path. */
+const VALID = Object.freeze({ is_valid: true as const, reasons: Object.freeze([]) as unknown as string[] });
+
 /** Compile once per scenario revision (the caller caches it by id+revision). Assumes validateScenarioRules passed. */
 export function compilePlan(scenarioId: string, revision: number, scenario: Scenario): Plan {
   const type = scenario.type;
@@ -58,7 +61,7 @@ export function runPlan(plan: Plan, input: RunInput): ExecutionResult[] {
       executionId,
       result: {
         result: failure === null
-          ? { is_valid: true, reasons: [] }
+          ? VALID
           : { is_valid: false, reasons: failure.reasons },
         executionId,
         status: failure === null ? 'valid' : failure.status,

@@ -65,10 +65,13 @@ describe('result shape and order', () => {
     expect(run(compilePlan('s', 1, scenario([])), [adult('urn:uuid:a')])).toEqual([]);
   });
 
-  it('gives each valid result its own empty reasons array', () => {
+  it('answers valid rules with one frozen inner result that no consumer can change', () => {
     const results = run(compilePlan('s', 1, scenario([age18, age18])), [adult('urn:uuid:a')]);
-    expect(results[0].result.result.reasons).toEqual([]);
-    expect(results[0].result.result.reasons).not.toBe(results[1].result.result.reasons);
+    expect(results[0].result.result).toEqual({ is_valid: true, reasons: [] });
+    expect(Object.isFrozen(results[0].result.result)).toBe(true);
+    expect(() => results[0].result.result.reasons.push('x')).toThrow(TypeError);
+    expect(() => { (results[1].result.result as { is_valid: boolean }).is_valid = false; }).toThrow(TypeError);
+    expect(run(compilePlan('s', 1, scenario([age18])), [adult('urn:uuid:b')])[0].result.result.reasons).toEqual([]);
   });
 
   it('echoes a frozen copy of the query, unaffected by later changes to the scenario', () => {
