@@ -1,9 +1,11 @@
 import pg from 'pg';
-import type { Scenario } from '../schemas/scenario.js';
 import { postgresMigrations } from './migrations.js';
 import { guard } from './errors.js';
 import { GroupCommit } from './group-commit.js';
-import type { ExecutionPage, ExecutionRecord, ScenarioPage, ScenarioRow, Store, WebhookDelivery } from './types.js';
+import type { ExecutionPage, ExecutionRecord, ScenarioPage, Store } from './types.js';
+import {
+  EXECUTION_COLUMNS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
+} from './rows.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -20,88 +22,16 @@ export interface PostgresOptions {
   onError?: (err: Error) => void;
 }
 
-interface Row {
-  seq: number;
-  id: string;
-  input: Scenario;
-  revision: number;
-  created_at: Date;
-  updated_at: Date;
-}
+type Row = ScenarioColumns<unknown, Date>;
+type ExecutionRow = ExecutionColumns<unknown, Date>;
+type WebhookRow = WebhookColumns<Date>;
+const read = readers<unknown, Date>({ json: (v) => v, time: (v) => v.toISOString() });
 
-const toRow = (r: Row): ScenarioRow => ({
-  seq: r.seq,
-  id: r.id,
-  input: r.input,
-  revision: r.revision,
-  createdAt: r.created_at.toISOString(),
-  updatedAt: r.updated_at.toISOString(),
-});
-
-interface ExecutionRow {
-  seq: number;
-  execution_id: string;
-  scenario_id: string;
-  scenario_revision: number;
-  project_id: string | null;
-  address: string;
-  state: ExecutionRecord['state'];
-  results: ExecutionRecord['results'];
-  credentials: ExecutionRecord['credentials'];
-  created_at: Date;
-  updated_at: Date;
-  zkp: ExecutionRecord['zkp'];
-  expires_at: Date | null;
-}
-
-interface WebhookRow {
-  id: string;
-  execution_id: string;
-  event: WebhookDelivery['event'];
-  payload: string;
-  state: WebhookDelivery['state'];
-  attempts: number;
-  next_attempt_at: Date;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const toWebhook = (r: WebhookRow): WebhookDelivery => ({
-  id: r.id,
-  executionId: r.execution_id,
-  event: r.event,
-  payload: r.payload,
-  state: r.state,
-  attempts: r.attempts,
-  nextAttemptAt: r.next_attempt_at.toISOString(),
-  lastStatus: r.last_status,
-  lastError: r.last_error,
-  createdAt: r.created_at.toISOString(),
-  updatedAt: r.updated_at.toISOString(),
-});
-const WCOLS = 'id, execution_id, event, payload, state, attempts, next_attempt_at, last_status, last_error, created_at, updated_at';
-
-const toExecution = (r: ExecutionRow): ExecutionRecord & { seq: number } => ({
-  seq: r.seq,
-  executionId: r.execution_id,
-  scenarioId: r.scenario_id,
-  scenarioRevision: r.scenario_revision,
-  projectId: r.project_id,
-  address: r.address,
-  state: r.state,
-  results: r.results,
-  credentials: r.credentials,
-  createdAt: r.created_at.toISOString(),
-  updatedAt: r.updated_at.toISOString(),
-  zkp: r.zkp,
-  expiresAt: r.expires_at === null ? null : r.expires_at.toISOString(),
-});
-
-const COLS = 'seq, id, input, revision, created_at, updated_at';
-const ECOLS = 'seq, execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at';
+const COLS = SCENARIO_COLUMNS;
+const ECOLS = EXECUTION_COLUMNS;
+const WCOLS = WEBHOOK_COLUMNS;
 const EXECUTION_FIELDS = 12;
+
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
 const MIGRATION_LOCK = 0x5c5_0001;
 
@@ -148,11 +78,11 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
          VALUES ($1, $2, $3, 1, $4, $4) ON CONFLICT (id) DO NOTHING RETURNING ${COLS}`,
         [id, JSON.stringify(input), input.projectId ?? null, now],
       );
-      return rows[0] ? toRow(rows[0]) : null;
+      return rows[0] ? read.scenario(rows[0]) : null;
     },
     async get(id) {
       const { rows } = await query<Row>(`SELECT ${COLS} FROM scenarios WHERE id = $1`, [id]);
-      return rows[0] ? toRow(rows[0]) : undefined;
+      return rows[0] ? read.scenario(rows[0]) : undefined;
     },
     async head(id) {
       const { rows } = await query<{ seq: number; revision: number }>('SELECT seq, revision FROM scenarios WHERE id = $1', [id]);
@@ -162,7 +92,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const { rows } = projects
         ? await query<Row>(`SELECT ${COLS} FROM scenarios WHERE seq > $1 AND project_id = ANY($3) ORDER BY seq LIMIT $2`, [after, limit + 1, projects])
         : await query<Row>(`SELECT ${COLS} FROM scenarios WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit + 1]);
-      const items = rows.slice(0, limit).map(toRow);
+      const items = rows.slice(0, limit).map(read.scenario);
       return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
     },
     async update(id, input, expectedRevision, now) {
@@ -171,7 +101,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
          WHERE id = $4 AND revision = $5 RETURNING ${COLS}`,
         [JSON.stringify(input), input.projectId ?? null, now, id, expectedRevision],
       );
-      return rows[0] ? toRow(rows[0]) : null;
+      return rows[0] ? read.scenario(rows[0]) : null;
     },
     async delete(id) {
       const { rowCount } = await query('DELETE FROM scenarios WHERE id = $1', [id]);
@@ -183,7 +113,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     async getExecution(executionId) {
       if (!UUID.test(executionId)) return undefined; // the column is a uuid: anything else cannot match
       const { rows } = await query<ExecutionRow>(`SELECT ${ECOLS} FROM executions WHERE execution_id = $1`, [executionId]);
-      return rows[0] ? toExecution(rows[0]) : undefined;
+      return rows[0] ? read.execution(rows[0]) : undefined;
     },
     async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER, projects): Promise<ExecutionPage> {
       const { rows } = projects
@@ -195,7 +125,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
           `SELECT ${ECOLS} FROM executions WHERE scenario_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`,
           [scenarioId, before, limit + 1],
         );
-      const items = rows.slice(0, limit).map(toExecution);
+      const items = rows.slice(0, limit).map(read.execution);
       return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
     },
     async purgeExecutions(createdBefore) {
@@ -237,7 +167,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         `SELECT ${ECOLS} FROM executions WHERE state = 'pending' AND expires_at < $1 ORDER BY expires_at LIMIT $2`,
         [before, limit],
       );
-      return rows.map(toExecution);
+      return rows.map(read.execution);
     },
     async claimWebhooks(now, limit, leaseUntil) {
       // SKIP LOCKED: instances polling at once take different deliveries.
@@ -249,7 +179,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
          ) RETURNING ${WCOLS}`,
         [now, limit, leaseUntil],
       );
-      return rows.map(toWebhook);
+      return rows.map(read.webhook);
     },
     async updateWebhook(d) {
       await query(
@@ -261,7 +191,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     async webhooksOf(executionId) {
       if (!UUID.test(executionId)) return [];
       const { rows } = await query<WebhookRow>(`SELECT ${WCOLS} FROM webhook_deliveries WHERE execution_id = $1 ORDER BY created_at, id`, [executionId]);
-      return rows.map(toWebhook);
+      return rows.map(read.webhook);
     },
     async claimIdempotencyKey(key, requestHash, now, expiredBefore) {
       // Insert-or-read; a row deleted between the two (released, expired) makes us try again.

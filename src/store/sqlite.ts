@@ -1,88 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Scenario } from '../schemas/scenario.js';
-import type { ExecutionRecord, ExecutionPage, ScenarioPage, ScenarioRow, Store, WebhookDelivery } from './types.js';
+import type { ExecutionRecord, ExecutionPage, ScenarioPage, Store } from './types.js';
+import {
+  EXECUTION_COLUMNS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
+} from './rows.js';
 import { sqliteMigrations } from './migrations.js';
 import { GroupCommit } from './group-commit.js';
 
-interface Row {
-  seq: number;
-  id: string;
-  input: string;
-  revision: number;
-  created_at: string;
-  updated_at: string;
-}
-
-const toRow = (r: Row): ScenarioRow => ({
-  seq: r.seq,
-  id: r.id,
-  input: JSON.parse(r.input) as Scenario,
-  revision: r.revision,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-
-interface ExecutionRow {
-  seq: number;
-  execution_id: string;
-  scenario_id: string;
-  scenario_revision: number;
-  project_id: string | null;
-  address: string;
-  state: ExecutionRecord['state'];
-  results: string;
-  credentials: string;
-  created_at: string;
-  updated_at: string;
-  zkp: string | null;
-  expires_at: string | null;
-}
-
-interface WebhookRow {
-  id: string;
-  execution_id: string;
-  event: WebhookDelivery['event'];
-  payload: string;
-  state: WebhookDelivery['state'];
-  attempts: number;
-  next_attempt_at: string;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-const toWebhook = (r: WebhookRow): WebhookDelivery => ({
-  id: r.id,
-  executionId: r.execution_id,
-  event: r.event,
-  payload: r.payload,
-  state: r.state,
-  attempts: r.attempts,
-  nextAttemptAt: r.next_attempt_at,
-  lastStatus: r.last_status,
-  lastError: r.last_error,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-
-const toExecution = (r: ExecutionRow): ExecutionRecord & { seq: number } => ({
-  seq: r.seq,
-  executionId: r.execution_id,
-  scenarioId: r.scenario_id,
-  scenarioRevision: r.scenario_revision,
-  projectId: r.project_id,
-  address: r.address,
-  state: r.state,
-  results: JSON.parse(r.results),
-  credentials: JSON.parse(r.credentials),
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  zkp: r.zkp === null ? null : JSON.parse(r.zkp),
-  expiresAt: r.expires_at,
-});
+type Row = ScenarioColumns<string, string>;
+type ExecutionRow = ExecutionColumns<string, string>;
+type WebhookRow = WebhookColumns<string>;
+const read = readers<string, string>({ json: (v) => JSON.parse(v), time: (v) => v });
 
 export interface SqliteOptions {
   file: string;
@@ -103,7 +32,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   db.pragma('foreign_keys = ON');
   migrate(db);
 
-  const cols = 'seq, id, input, revision, created_at, updated_at';
+  const cols = SCENARIO_COLUMNS;
   const insert = db.prepare<[string, string, string | null, string, string], Row>(
     `INSERT INTO scenarios (id, input, project_id, revision, created_at, updated_at)
      VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING ${cols}`,
@@ -120,7 +49,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   );
   const remove = db.prepare<[string]>('DELETE FROM scenarios WHERE id = ?');
 
-  const ecols = 'seq, execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at';
+  const ecols = EXECUTION_COLUMNS;
   const insertExecution = db.prepare(
     `INSERT INTO executions (execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at)
      VALUES (@executionId, @scenarioId, @scenarioRevision, @projectId, @address, @state, @results, @credentials, @createdAt, @updatedAt, @zkp, @expiresAt)`,
@@ -150,7 +79,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const finish = db.prepare<[string, string, string, string]>(
     "UPDATE executions SET state = ?, results = ?, updated_at = ? WHERE execution_id = ? AND state = 'pending'",
   );
-  const wcols = 'id, execution_id, event, payload, state, attempts, next_attempt_at, last_status, last_error, created_at, updated_at';
+  const wcols = WEBHOOK_COLUMNS;
   const insertWebhook = db.prepare(
     `INSERT INTO webhook_deliveries (${wcols})
      VALUES (@id, @executionId, @event, @payload, @state, @attempts, @nextAttemptAt, @lastStatus, @lastError, @createdAt, @updatedAt)`,
@@ -171,7 +100,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const claimTx = db.transaction((now: string, limit: number, leaseUntil: string) => {
     const rows = dueWebhooks.all(now, now, limit);
     for (const r of rows) lease.run(leaseUntil, r.id);
-    return rows.map(toWebhook);
+    return rows.map(read.webhook);
   });
   const updateWebhookRow = db.prepare(
     `UPDATE webhook_deliveries SET state = @state, attempts = @attempts, next_attempt_at = @nextAttemptAt, last_status = @lastStatus,
@@ -204,23 +133,23 @@ export function openSqliteStore(options: SqliteOptions): Store {
     kind: 'sqlite',
     async create(id, input, now) {
       const row = insert.get(id, JSON.stringify(input), input.projectId ?? null, now, now);
-      return row ? toRow(row) : null;
+      return row ? read.scenario(row) : null;
     },
     async get(id) {
       const row = select.get(id);
-      return row ? toRow(row) : undefined;
+      return row ? read.scenario(row) : undefined;
     },
     async head(id) {
       return selectHead.get(id);
     },
     async list(limit, after = 0, projects): Promise<ScenarioPage> {
       const rows = projects ? pageIn.all(after, JSON.stringify(projects), limit + 1) : page.all(after, limit + 1);
-      const items = rows.slice(0, limit).map(toRow);
+      const items = rows.slice(0, limit).map(read.scenario);
       return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
     },
     async update(id, input, expectedRevision, now) {
       const row = cas.get(JSON.stringify(input), input.projectId ?? null, now, id, expectedRevision);
-      return row ? toRow(row) : null;
+      return row ? read.scenario(row) : null;
     },
     async delete(id) {
       return remove.run(id).changes > 0;
@@ -230,13 +159,13 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
     async getExecution(executionId) {
       const row = selectExecution.get(executionId);
-      return row ? toExecution(row) : undefined;
+      return row ? read.execution(row) : undefined;
     },
     async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER, projects): Promise<ExecutionPage> {
       const rows = projects
         ? pageExecutionsIn.all(scenarioId, before, JSON.stringify(projects), limit + 1)
         : pageExecutions.all(scenarioId, before, limit + 1);
-      const items = rows.slice(0, limit).map(toExecution);
+      const items = rows.slice(0, limit).map(read.execution);
       return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
     },
     async purgeExecutions(createdBefore) {
@@ -246,7 +175,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
       return completeTx.immediate(executionId, completion);
     },
     async expiredPendingExecutions(before, limit) {
-      return expiredPending.all(before, limit).map(toExecution);
+      return expiredPending.all(before, limit).map(read.execution);
     },
     async claimWebhooks(now, limit, leaseUntil) {
       return claimTx.immediate(now, limit, leaseUntil);
@@ -255,7 +184,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
       updateWebhookRow.run(delivery);
     },
     async webhooksOf(executionId) {
-      return webhooksOfExecution.all(executionId).map(toWebhook);
+      return webhooksOfExecution.all(executionId).map(read.webhook);
     },
     async claimIdempotencyKey(key, requestHash, now, expiredBefore) {
       return claim.immediate(key, requestHash, now, expiredBefore);

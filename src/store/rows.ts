@@ -1,0 +1,97 @@
+/**
+ * Rows as both databases return them, and their mapping to records. The column names and meanings are the same;
+ * only the physical types differ: SQLite gives JSON as text and instants as ISO strings, PostgreSQL gives JSONB as
+ * values and timestamptz as Date. `J` and `T` are those types, and each store hands in how to read them.
+ */
+import type { Scenario } from '../schemas/scenario.js';
+import type { ExecutionRecord, ScenarioRow, WebhookDelivery } from './types.js';
+
+export interface Columns<J, T> {
+  json: (v: J) => unknown;
+  time: (v: T) => string;
+}
+
+export interface ScenarioColumns<J, T> {
+  seq: number;
+  id: string;
+  input: J;
+  revision: number;
+  created_at: T;
+  updated_at: T;
+}
+
+export interface ExecutionColumns<J, T> {
+  seq: number;
+  execution_id: string;
+  scenario_id: string;
+  scenario_revision: number;
+  project_id: string | null;
+  address: string;
+  state: ExecutionRecord['state'];
+  results: J;
+  credentials: J;
+  created_at: T;
+  updated_at: T;
+  zkp: J | null;
+  expires_at: T | null;
+}
+
+export interface WebhookColumns<T> {
+  id: string;
+  execution_id: string;
+  event: WebhookDelivery['event'];
+  payload: string;
+  state: WebhookDelivery['state'];
+  attempts: number;
+  next_attempt_at: T;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: T;
+  updated_at: T;
+}
+
+export const SCENARIO_COLUMNS = 'seq, id, input, revision, created_at, updated_at';
+export const EXECUTION_COLUMNS =
+  'seq, execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at';
+export const WEBHOOK_COLUMNS = 'id, execution_id, event, payload, state, attempts, next_attempt_at, last_status, last_error, created_at, updated_at';
+
+export function readers<J, T>({ json, time }: Columns<J, T>) {
+  return {
+    scenario: (r: ScenarioColumns<J, T>): ScenarioRow => ({
+      seq: r.seq,
+      id: r.id,
+      input: json(r.input) as Scenario,
+      revision: r.revision,
+      createdAt: time(r.created_at),
+      updatedAt: time(r.updated_at),
+    }),
+    execution: (r: ExecutionColumns<J, T>): ExecutionRecord & { seq: number } => ({
+      seq: r.seq,
+      executionId: r.execution_id,
+      scenarioId: r.scenario_id,
+      scenarioRevision: r.scenario_revision,
+      projectId: r.project_id,
+      address: r.address,
+      state: r.state,
+      results: json(r.results) as ExecutionRecord['results'],
+      credentials: json(r.credentials) as ExecutionRecord['credentials'],
+      createdAt: time(r.created_at),
+      updatedAt: time(r.updated_at),
+      zkp: r.zkp === null ? null : (json(r.zkp) as ExecutionRecord['zkp']),
+      expiresAt: r.expires_at === null ? null : time(r.expires_at),
+    }),
+    webhook: (r: WebhookColumns<T>): WebhookDelivery => ({
+      id: r.id,
+      executionId: r.execution_id,
+      event: r.event,
+      payload: r.payload,
+      state: r.state,
+      attempts: r.attempts,
+      nextAttemptAt: time(r.next_attempt_at),
+      lastStatus: r.last_status,
+      lastError: r.last_error,
+      createdAt: time(r.created_at),
+      updatedAt: time(r.updated_at),
+    }),
+  };
+}
