@@ -103,19 +103,22 @@ export class OffChain {
     return { results, zkp: pending as unknown as PendingZkp, expiresAt: new Date(pending.expiresAt * 1000).toISOString() };
   }
 
-  /** Ends a pending execution (answer verified, or expired) and queues its webhook, atomically. */
-  private async finish(record: ExecutionRecord, state: 'completed' | 'failed', results: ExecutionResult[]): Promise<boolean> {
+  /**
+   * Ends a pending execution (answer verified, or expired) and queues its webhook, atomically. Answers the execution
+   * as it now stands (the API view), or undefined when it was no longer pending.
+   */
+  private async finish(record: ExecutionRecord, state: 'completed' | 'failed', results: ExecutionResult[]) {
     const updatedAt = new Date(this.deps.now()).toISOString();
     const ended: ExecutionRecord = { ...record, state, results, updatedAt, zkp: null };
     const webhook = this.config.webhook
       ? newDelivery(record.executionId, state === 'completed' ? 'execution.completed' : 'execution.failed', executionView(ended), updatedAt)
       : undefined;
-    const done = await this.deps.store.completeExecution(record.executionId, { state, results, updatedAt, webhook });
-    if (done) this.deps.metrics.countVerdicts(results);
-    return done;
+    if (!(await this.deps.store.completeExecution(record.executionId, { state, results, updatedAt, webhook }))) return undefined;
+    this.deps.metrics.countVerdicts(results);
+    return executionView(ended, webhook && [webhook]);
   }
 
-  private expire(record: ExecutionRecord): Promise<boolean> {
+  private expire(record: ExecutionRecord) {
     const reason = 'the authorization request expired before the wallet answered';
     return this.finish(record, 'failed', record.results.map((r) => ({
       ...r, result: { ...r.result, result: { is_valid: false, reasons: [reason] }, status: 'error', authorizationRequest: undefined },
@@ -183,11 +186,11 @@ export class OffChain {
           const reasons = v ? v.reasons : ['the answer holds no proof for this rule'];
           return { ...r, result: { result: { is_valid: status === 'valid', reasons }, executionId: r.executionId, status, query: r.result.query } } as ExecutionResult;
         });
-        if (!(await this.finish(record, 'completed', results))) {
+        const ended = await this.finish(record, 'completed', results);
+        if (!ended) {
           return sendProblem(reply, 409, { code: 'SCS_EXECUTION_NOT_PENDING', detail: 'This execution was completed by another answer or expired meanwhile' });
         }
-        const ended = await this.deps.store.getExecution(executionId);
-        return executionView(ended!, await this.deps.store.webhooksOf(executionId));
+        return ended;
       });
     });
   }
