@@ -23,6 +23,7 @@ export function isUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && (PG_UNAVAILABLE_CODES.has(code) || NET_CODES.has(code))) return true;
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return true;
+  if (code === 'SCS_WRITER_GONE') return true;
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Cannot use a pool after calling end/i.test(err.message);
 }
 

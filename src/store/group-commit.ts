@@ -7,6 +7,7 @@ export class GroupCommit<T> {
   private queue: Array<{ item: T; resolve: () => void; reject: (err: unknown) => void }> = [];
   private flushing = false;
   private scheduled = false;
+  private idle: Array<() => void> = [];
 
   constructor(
     private readonly flush: (items: T[]) => Promise<void> | void,
@@ -18,6 +19,12 @@ export class GroupCommit<T> {
       this.queue.push({ item, resolve, reject });
       this.schedule();
     });
+  }
+
+  /** Resolves once every item added so far has been flushed (committed or failed). */
+  drain(): Promise<void> {
+    if (!this.flushing && !this.scheduled && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
   }
 
   private schedule(): void {
@@ -42,6 +49,7 @@ export class GroupCommit<T> {
     } finally {
       this.flushing = false;
       if (this.queue.length > 0) this.schedule();
+      else for (const resolve of this.idle.splice(0)) resolve();
     }
   }
 }

@@ -6,7 +6,9 @@ import {
   EXECUTION_COLUMNS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 import { sqliteMigrations } from './migrations.js';
+import { isUnavailable, StoreUnavailable } from './errors.js';
 import { GroupCommit } from './group-commit.js';
+import { inlineWriter, threadWriter, type Params } from './sqlite-writer.js';
 
 type Row = ScenarioColumns<string, string>;
 type ExecutionRow = ExecutionColumns<string, string>;
@@ -50,10 +52,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const remove = db.prepare<[string]>('DELETE FROM scenarios WHERE id = ?');
 
   const ecols = EXECUTION_COLUMNS;
-  const insertExecution = db.prepare(
+  const insertExecutionSql =
     `INSERT INTO executions (execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at)
-     VALUES (@executionId, @scenarioId, @scenarioRevision, @projectId, @address, @state, @results, @credentials, @createdAt, @updatedAt, @zkp, @expiresAt)`,
-  );
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
   const selectExecution = db.prepare<[string], ExecutionRow>(`SELECT ${ecols} FROM executions WHERE execution_id = ?`);
   const pageExecutions = db.prepare<[string, number, number], ExecutionRow>(
     `SELECT ${ecols} FROM executions WHERE scenario_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
@@ -63,18 +64,14 @@ export function openSqliteStore(options: SqliteOptions): Store {
      ORDER BY seq DESC LIMIT ?`,
   );
   const purge = db.prepare<[string]>('DELETE FROM executions WHERE created_at < ?');
-  const insertMany = db.transaction((records: ExecutionRecord[]) => {
-    for (const r of records) {
-      insertExecution.run({
-        ...r,
-        results: JSON.stringify(r.results),
-        credentials: JSON.stringify(r.credentials),
-        zkp: r.zkp == null ? null : JSON.stringify(r.zkp),
-        expiresAt: r.expiresAt ?? null,
-      });
-    }
-  });
-  const audit = new GroupCommit<ExecutionRecord>((records) => insertMany(records));
+  // Audit records are inserted by a writer thread (its own connection), in group commits: the request thread only
+  // serialises them. A `:memory:` database has one connection, so it inserts in place.
+  const writer = options.file === ':memory:' ? inlineWriter(db, insertExecutionSql) : threadWriter(options.file, options.synchronous, insertExecutionSql);
+  const audit = new GroupCommit<ExecutionRecord>((records) =>
+    writer.write(records.map(executionParams)).catch((err: unknown) => {
+      throw isUnavailable(err) ? new StoreUnavailable(err) : err;
+    }),
+  );
 
   const finish = db.prepare<[string, string, string, string]>(
     "UPDATE executions SET state = ?, results = ?, updated_at = ? WHERE execution_id = ? AND state = 'pending'",
@@ -202,9 +199,18 @@ export function openSqliteStore(options: SqliteOptions): Store {
       db.prepare('SELECT 1').get();
     },
     async close() {
+      await audit.drain();
+      await writer.close();
       if (db.open) db.close();
     },
   };
+}
+
+function executionParams(r: ExecutionRecord): Params {
+  return [
+    r.executionId, r.scenarioId, r.scenarioRevision, r.projectId ?? null, r.address, r.state, r.resultsJson ?? JSON.stringify(r.results),
+    JSON.stringify(r.credentials), r.createdAt, r.updatedAt, r.zkp == null ? null : JSON.stringify(r.zkp), r.expiresAt ?? null,
+  ];
 }
 
 function migrate(db: Database.Database): void {

@@ -1,0 +1,113 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+
+/** One statement's parameters, positional: what crosses to the writer thread (strings and numbers, cheap to copy). */
+export type Params = Array<string | number | null>;
+
+export interface BatchWriter {
+  /** Runs the statement once per row in one transaction; resolves once it is committed. */
+  write(rows: Params[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The writer thread's program (CommonJS, run with `eval`, so that it works the same from `src/` under the test
+ * runner and from `dist/`): its own connection to the database file, one prepared statement, one transaction per
+ * message. better-sqlite3 is synchronous, so these inserts would otherwise run on the event loop of the requests.
+ */
+const PROGRAM = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = ' + workerData.synchronous);
+db.pragma('busy_timeout = 5000');
+const statement = db.prepare(workerData.sql);
+const writeAll = db.transaction((rows) => { for (const row of rows) statement.run(row); });
+parentPort.on('message', (m) => {
+  if (m.close) { db.close(); parentPort.close(); return; }
+  try {
+    writeAll(m.rows);
+    parentPort.postMessage({ id: m.id });
+  } catch (err) {
+    parentPort.postMessage({ id: m.id, error: { message: String(err && err.message), code: err && err.code } });
+  }
+});
+`;
+
+const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+
+/**
+ * A statement run in batches on a writer thread with its own connection (WAL: the request thread's connection keeps
+ * reading meanwhile and sees each batch once it is committed). One batch is in flight at a time; the thread is
+ * started on the first write and again after it failed, and does not keep the process alive while idle.
+ */
+export function threadWriter(file: string, synchronous: string, sql: string): BatchWriter {
+  let worker: Worker | undefined;
+  let nextId = 0;
+  const waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  const inFlight = new Set<Promise<void>>();
+
+  const failAll = (err: Error) => {
+    for (const w of waiting.values()) w.reject(err);
+    waiting.clear();
+  };
+  const start = (): Worker => {
+    const w = new Worker(PROGRAM, { eval: true, workerData: { driver, file, synchronous, sql } });
+    w.unref();
+    w.on('message', (m: { id: number; error?: { message: string; code?: string } }) => {
+      const entry = waiting.get(m.id);
+      if (!entry) return;
+      waiting.delete(m.id);
+      if (waiting.size === 0) w.unref();
+      if (m.error) entry.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
+      else entry.resolve();
+    });
+    const gone = (err: Error) => {
+      if (worker === w) worker = undefined;
+      failAll(err);
+    };
+    w.on('error', (err) => gone(Object.assign(err, { code: 'SCS_WRITER_GONE' })));
+    w.on('exit', (code) => gone(Object.assign(new Error(`the SQLite writer thread exited (code ${code})`), { code: 'SCS_WRITER_GONE' })));
+    return w;
+  };
+
+  return {
+    write(rows) {
+      const w = (worker ??= start());
+      const id = ++nextId;
+      const done = new Promise<void>((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        w.ref();
+        w.postMessage({ id, rows });
+      });
+      inFlight.add(done);
+      void done.catch(() => {}).finally(() => inFlight.delete(done));
+      return done;
+    },
+    async close() {
+      await Promise.allSettled([...inFlight]);
+      const w = worker;
+      worker = undefined;
+      if (!w) return;
+      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+      w.postMessage({ close: true });
+      await exited;
+    },
+  };
+}
+
+/** The same on the request thread's own connection: for `:memory:` databases, which a second connection cannot open. */
+export function inlineWriter(db: Database.Database, sql: string): BatchWriter {
+  const statement = db.prepare(sql);
+  const writeAll = db.transaction((rows: Params[]) => {
+    for (const row of rows) statement.run(row);
+  });
+  return {
+    async write(rows) {
+      writeAll(rows);
+    },
+    async close() {},
+  };
+}
