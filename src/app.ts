@@ -10,6 +10,7 @@ import { executeRoutes } from './http/execute.js';
 import { healthRoutes } from './http/health.js';
 import { scenarioRoutes } from './http/scenarios.js';
 import { installValidators } from './http/validation.js';
+import { useJsonParser } from './http/json.js';
 import { registerProtection } from './http/protection.js';
 import { Metrics } from './http/metrics.js';
 import { ChainReader, type ProofStatusReader } from './chain/index.js';
@@ -141,6 +142,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   // JSON only: Fastify also parses text/plain by default, which would turn a wrong Content-Type into a 400.
   app.removeContentTypeParser('text/plain');
+  useJsonParser(app);
   const validators = installValidators(app);
   registerErrorHandling(app);
 

@@ -15,6 +15,7 @@ import type { Validators } from './validation.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
 import { canSee, projectFilter } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
+import { jsonParser } from './json.js';
 
 const ref = (id: string) => Type.Ref(id);
 const ScenarioParams = Type.Object({ scenarioId: IdString }, { additionalProperties: false });
@@ -152,7 +153,8 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
 
   // PATCH lives in a child context of its own so that only it accepts application/merge-patch+json.
   await app.register(async (child) => {
-    child.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, child.getDefaultJsonParser('error', 'error'));
+    const parseJson = jsonParser(child);
+    child.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (request, text, done) => parseJson(request, text as string, done));
     child.patch('/compliance/scenarios/:scenarioId', {
       config: { scope: 'scenarios:write' },
       schema: {
