@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { parseAddress } from '../domain/address.js';
-import { contentDigest } from '../domain/canonical-json.js';
+import { contentDigest, sha256Hex } from '../domain/canonical-json.js';
+import { LruCache } from '../trust/lru.js';
+import { useJsonParser } from './json.js';
 import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
 import { evaluateOnChainRules, type ProofStatusReader } from '../chain/index.js';
 import { runPlan } from '../engine/index.js';
@@ -69,7 +71,25 @@ export interface ExecuteRoutesOptions {
   publicBaseUrl?: string;
 }
 
+/** Bodies whose credentials' digests are remembered, by the SHA-256 of the body's text (hashes only, no content). */
+const DIGEST_MEMO_SIZE = 4096;
+
 export async function executeRoutes(app: FastifyInstance, { store, plans, now, idempotent, metrics, chain, offChain, verifier, publicBaseUrl }: ExecuteRoutesOptions) {
+  // A body's text is hashed as it is parsed (~6 µs for 8 KB; the text itself is not kept). The same body sent again,
+  // as a frontend re-checking a wallet does, then gets its credentials' digests from a small cache instead of
+  // canonicalising every credential anew (~15 µs each). Sound: equal texts parse to equal credentials.
+  const bodyHashes = new WeakMap<object, string>();
+  const digestMemo = new LruCache<string, string[]>(DIGEST_MEMO_SIZE);
+  useJsonParser(app, (request, text) => bodyHashes.set(request, sha256Hex(text)));
+  const digestsOf = (request: object, credentials: Credential[]): string[] => {
+    const key = bodyHashes.get(request);
+    const known = key === undefined ? undefined : digestMemo.get(key);
+    if (known !== undefined) return known;
+    const digests = Object.freeze(credentials.map((c) => contentDigest(c))) as string[];
+    if (key !== undefined) digestMemo.set(key, digests);
+    return digests;
+  };
+
   app.post('/compliance/scenarios/execute', {
     config: { scope: 'scenarios:execute' },
     preHandler: idempotent.preHandler,
@@ -91,7 +111,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
         ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422, 503),
       },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const body = request.body as { address: AddressInput; credentials: Credential[]; scenarioId: string };
     const address = parseAddress(body.address);
     if (!address.ok) {
@@ -110,7 +130,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
     const at = now();
     const executionId = randomUUID();
     // Each credential's digest, once: the audit record keeps it, and the trust checks key their cache on it.
-    const digests = body.credentials.map((c) => contentDigest(c));
+    const digests = digestsOf(request, body.credentials);
     let results: ExecutionResult[];
     let zkp: PendingZkp | null = null;
     let expiresAt: string | null = null;
@@ -132,6 +152,8 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       if (verifier.mode === 'off') for (const r of results) r.result.verification = 'off';
     }
     const timestamp = new Date(at).toISOString();
+    // Serialised once, with the response schema: the audit record keeps the very text that is answered.
+    const text = reply.serialize(results) as string;
     // Answered only once the audit record is committed: no verdict leaves the service unrecorded.
     await store.recordExecution({
       executionId,
@@ -141,6 +163,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       address: address.address,
       state: zkp ? 'pending' : 'completed',
       results,
+      resultsJson: text,
       zkp,
       expiresAt,
       credentials: body.credentials.map((c, i) => ({ id: c.id, sha256: digests[i] })),
@@ -148,6 +171,6 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       updatedAt: timestamp,
     });
     if (!zkp) metrics.countVerdicts(results);
-    return results;
+    return reply.type('application/json; charset=utf-8').send(text);
   });
 }

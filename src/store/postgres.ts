@@ -58,7 +58,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     const values: unknown[] = [];
     const rows = records.map((r, i) => {
       values.push(r.executionId, r.scenarioId, r.scenarioRevision, r.projectId, r.address, r.state,
-        JSON.stringify(r.results), JSON.stringify(r.credentials), r.createdAt, r.updatedAt,
+        r.resultsJson ?? JSON.stringify(r.results), JSON.stringify(r.credentials), r.createdAt, r.updatedAt,
         r.zkp == null ? null : JSON.stringify(r.zkp), r.expiresAt ?? null);
       const b = i * EXECUTION_FIELDS;
       return `(${Array.from({ length: EXECUTION_FIELDS }, (_, k) => `$${b + k + 1}`).join(', ')})`;

@@ -56,6 +56,8 @@ export interface ExecutionRecord {
   address: string;
   state: ExecutionState;
   results: ExecutionResult[];
+  /** `results` as JSON text, when the caller has it already (execute records the very text it answers). */
+  resultsJson?: string;
   credentials: CredentialDigest[];
   createdAt: string;
   updatedAt: string;
