@@ -54,6 +54,12 @@ function describeRevocation(o: RevocationOutcome, status: Json, what: 'credentia
   }
 }
 
+/** The checks that depend on content and address only, in the order they are reported. */
+interface Shape {
+  structure: TrustVerdict;
+  holder: TrustVerdict;
+}
+
 const NOT_READ = notValid('not verified: no rule of this scenario reads its type');
 
 function isRelevant(c: unknown, types: { has(type: string): boolean }): boolean {
@@ -124,15 +130,31 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return p;
   };
 
+  // Structure and holder binding depend only on the content and the request's address: remembered per (digest,
+  // address) when the caller hands in digests, as the proof is per content.
+  const shapes = new LruCache<string, Shape>(cacheSize, clock);
+  const shapeOf = (credential: Credential, address: string): Shape => {
+    const structure = checkStructure(credential);
+    return structure.ok
+      ? { structure, holder: checkHolder((credential as unknown as Json).credentialSubject as Json, address, requireHolderBinding) }
+      : { structure, holder: structure };
+  };
+
   const verifyOne = async (credential: Credential, ctx: VerifyContext, digest: string | undefined): Promise<TrustVerdict> => {
     if (ctx.relevantTypes !== undefined && !isRelevant(credential, ctx.relevantTypes)) return NOT_READ;
-    const structure = checkStructure(credential);
-    if (!structure.ok) return structure;
+    let shape: Shape | undefined;
+    if (digest === undefined) {
+      shape = shapeOf(credential, ctx.address);
+    } else {
+      const key = `${digest}\u0000${ctx.address}`;
+      shape = shapes.get(key);
+      if (shape === undefined) shapes.set(key, (shape = shapeOf(credential, ctx.address)));
+    }
+    if (!shape.structure.ok) return shape.structure;
     const c = credential as unknown as Json;
     const issuer = checkIssuer(c.issuer as string, trusted, ctx.trustedIssuers);
     if (!issuer.ok) return issuer;
-    const holder = checkHolder(c.credentialSubject as Json, ctx.address, requireHolderBinding);
-    if (!holder.ok) return holder;
+    if (!shape.holder.ok) return shape.holder;
 
     const proof = await proofOf(c, digest);
     if (!proof.verdict.ok) return proof.verdict;
