@@ -53,6 +53,24 @@ describe('the execution audit log', () => {
     expect(await digest(c)).not.toBe(await digest(a));
   });
 
+  it('records each credential\'s canonical digest for a body sent again (remembered by its text) and for a changed body', async () => {
+    const first = credential({ id: 'urn:uuid:11111111-1111-4111-8111-111111111111' });
+    const second = credential({ id: 'urn:uuid:22222222-2222-4222-8222-222222222222' }, { personalData: { age: 40 } });
+    const changed = { ...second, issuanceDate: new Date(Date.now() - 3 * DAY).toISOString() };
+    const send = (credentials: unknown[]) => app.inject({
+      method: 'POST', url: '/compliance/scenarios/execute', headers: { ...auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ address: ADDRESS, credentials, scenarioId: 'adult' }),
+    });
+    const recorded = async (res: { json(): any }) => (await app.inject({
+      method: 'GET', url: `/compliance/executions/${res.json()[0].executionId}`, headers: auth,
+    })).json().credentials.map((c: { sha256: string }) => c.sha256);
+    const digest = (c: unknown) => sha256Hex(canonicalJson(c));
+    expect(await recorded(await send([first, second]))).toEqual([digest(first), digest(second)]);
+    expect(await recorded(await send([first, second]))).toEqual([digest(first), digest(second)]);
+    expect(await recorded(await send([first, changed]))).toEqual([digest(first), digest(changed)]);
+    expect(digest(changed)).not.toBe(digest(second));
+  });
+
   it('records the revision the rules came from', async () => {
     await app.inject({ method: 'PATCH', url: '/compliance/scenarios/adult', headers: auth, payload: { input: { name: 'Renamed' } } });
     const id = (await execute([credential()])).json()[0].executionId;

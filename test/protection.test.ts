@@ -21,6 +21,46 @@ describe('rate limiting per token', () => {
   });
 });
 
+describe('JSON bodies', () => {
+  const send = (app: Awaited<ReturnType<typeof makeApp>>, url: string, payload: string) =>
+    app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json' }, payload });
+  const execute = (extra: string) => `{"address": "${ADDRESS}", "scenarioId": "s", "credentials": []${extra}}`;
+
+  it('refuses __proto__ and constructor.prototype keys, spelled plainly or with \\u escapes, on every route', async () => {
+    const app = await makeApp();
+    try {
+      for (const url of ['/compliance/scenarios', '/compliance/scenarios/execute']) {
+        for (const extra of [', "__proto__": {"x": 1}', ', "\\u005f_proto__": {"x": 1}', ', "a": {"constructor": {"prototype": {"x": 1}}}', ', "a": {"\\u0063onstructor": {"prototype": {}}}']) {
+          const res = await send(app, url, execute(extra));
+          expect(res.statusCode, `${url} ${extra}`).toBe(400);
+          expect(res.json().code, `${url} ${extra}`).toBe('FST_ERR_CTP_INVALID_JSON_BODY');
+        }
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('parses texts that only mention the names in values, with escapes, or a byte order mark, as JSON.parse does', async () => {
+    const app = await makeApp();
+    try {
+      await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 's', input: scenario() } });
+      const description = 'a prototype and its constructor, caf\\u00e9';
+      const created = await send(app, '/compliance/scenarios', `\ufeff{"id": "t", "input": ${JSON.stringify(scenario({ description: 'DESCRIPTION' })).replace('"DESCRIPTION"', `"${description}"`)}}`);
+      expect(created.statusCode).toBe(201);
+      expect(created.json().input.description).toBe('a prototype and its constructor, café');
+      expect((await send(app, '/compliance/scenarios/execute', execute(''))).statusCode).toBe(200);
+      for (const bad of ['', '{"address": ', '{"a": 1} x']) {
+        const res = await send(app, '/compliance/scenarios/execute', bad);
+        expect(res.statusCode, JSON.stringify(bad)).toBe(400);
+        expect(res.json().code).toMatch(/^FST_ERR_CTP_(EMPTY|INVALID)_JSON_BODY$/);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('limits', () => {
   it('refuses a body nested deeper than 32 levels with 400, not a crash', async () => {
     const app = await makeApp();

@@ -15,6 +15,7 @@ import { computeCoreClaim } from '../../src/trust/proof.js';
 import { createDocumentLoader } from '../../src/trust/documents.js';
 import { IdPosition, MerklizedRootPosition } from '../../src/trust/iden3.js';
 import { compilePlan, runPlan } from '../../src/engine/index.js';
+import { contentHash } from '../../src/trust/canonical.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const OTHER = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
@@ -309,6 +310,18 @@ describe('holder binding', () => {
     expectFail(v, 'not-valid', /belongs to another holder/);
     if (!v.ok) expect(v.reason.toLowerCase()).not.toContain(OTHER.toLowerCase().slice(2));
     expect(await one(shared(), creds.otherHolder, OTHER)).toEqual({ ok: true });
+  });
+
+  it('remembers structure and holder per (digest, address): the same content from another address is refused', async () => {
+    const v = verifier();
+    const digests = [contentHash(creds.otherHolder)];
+    const at = (address: string) => v.verify([asCredential(creds.otherHolder)], { address, now: NOW, digests }).then((r) => r[0]);
+    expect(await at(OTHER)).toEqual({ ok: true });
+    expectFail(await at(ADDRESS), 'not-valid', /belongs to another holder/);
+    expect(await at(OTHER)).toEqual({ ok: true });
+    // The issuer is checked on every call (it depends on the scenario), after the remembered structure check.
+    expectFail(await v.verify([asCredential(creds.otherHolder)], { address: OTHER, now: NOW, digests, trustedIssuers: [b.did] }).then((r) => r[0]),
+      'not-valid', /not trusted by this scenario/);
   });
 
   it('refuses a non-EVM request address against an EVM holder', async () => {
