@@ -90,6 +90,8 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
     return digests;
   };
 
+  const readHead = (id: string) => store.head(id);
+
   app.post('/compliance/scenarios/execute', {
     config: { scope: 'scenarios:execute' },
     preHandler: idempotent.preHandler,
@@ -118,7 +120,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       const pointer = typeof body.address === 'string' ? '/address' : '/address/address';
       throw new ValidationFailed([{ field: `body${pointer.replace(/\//g, '.')}`, pointer, message: address.message }]);
     }
-    const head = await store.head(body.scenarioId);
+    const head = await plans.head(body.scenarioId, readHead);
     if (!head) throw new ScenarioNotFound(body.scenarioId);
     let entry = plans.current(body.scenarioId, head);
     if (!entry) {

@@ -96,6 +96,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
     const id = body.id ?? randomUUID();
     const row = await store.create(id, body.input, new Date().toISOString());
     if (!row) throw new ScenarioExists(id);
+    plans.forget(id);
     withEtag(reply, row).header('Location', `/compliance/scenarios/${encodeURIComponent(id)}`).code(201);
     return record(row);
   });
@@ -202,6 +203,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
         await checkRules(merged as Scenario, validate, current.input.smartContractDeployments);
         const row = await store.update(scenarioId, merged as Scenario, current.revision, new Date().toISOString());
         if (row) {
+          plans.forget(scenarioId);
           withEtag(reply, row);
           return { input: row.input };
         }
