@@ -1,17 +1,20 @@
 /**
- * Group commit: callers add items and wait until the batch holding theirs is committed. At most one flush runs at a
- * time; what arrives meanwhile goes into the next one, so under load many callers share one transaction, and
- * nobody is answered before their item is durable.
+ * Group commit: callers add items and wait until the batch holding theirs is committed. At most `maxInFlight`
+ * flushes run at a time (one by default); what arrives meanwhile goes into the next one, so under load many callers
+ * share one transaction, and nobody is answered before their item is durable. A flush that commits in order behind
+ * the one before it (a writer thread's queue) may allow more than one in flight: a batch then need not wait for the
+ * acknowledgement of the one before it to be sent.
  */
 export class GroupCommit<T> {
   private queue: Array<{ item: T; resolve: () => void; reject: (err: unknown) => void }> = [];
-  private flushing = false;
+  private inFlight = 0;
   private scheduled = false;
   private idle: Array<() => void> = [];
 
   constructor(
     private readonly flush: (items: T[]) => Promise<void> | void,
     private readonly maxBatch = 256,
+    private readonly maxInFlight = 1,
   ) {}
 
   add(item: T): Promise<void> {
@@ -23,12 +26,12 @@ export class GroupCommit<T> {
 
   /** Resolves once every item added so far has been flushed (committed or failed). */
   drain(): Promise<void> {
-    if (!this.flushing && !this.scheduled && this.queue.length === 0) return Promise.resolve();
+    if (this.inFlight === 0 && !this.scheduled && this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
   private schedule(): void {
-    if (this.flushing || this.scheduled) return;
+    if (this.inFlight >= this.maxInFlight || this.scheduled) return;
     this.scheduled = true;
     // Let the requests of this turn of the event loop join the batch.
     setImmediate(() => {
@@ -38,18 +41,20 @@ export class GroupCommit<T> {
   }
 
   private async run(): Promise<void> {
-    if (this.flushing || this.queue.length === 0) return;
-    this.flushing = true;
+    if (this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
+    this.inFlight += 1;
     const batch = this.queue.splice(0, this.maxBatch);
+    // More waiting than one batch holds: the next batch need not wait for this one when more may be in flight.
+    if (this.queue.length > 0) this.schedule();
     try {
       await this.flush(batch.map((b) => b.item));
       for (const b of batch) b.resolve();
     } catch (err) {
       for (const b of batch) b.reject(err);
     } finally {
-      this.flushing = false;
+      this.inFlight -= 1;
       if (this.queue.length > 0) this.schedule();
-      else for (const resolve of this.idle.splice(0)) resolve();
+      else if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
     }
   }
 }

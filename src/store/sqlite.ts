@@ -15,6 +15,8 @@ type ExecutionRow = ExecutionColumns<string, string>;
 type WebhookRow = WebhookColumns<string>;
 const read = readers<string, string>({ json: (v) => JSON.parse(v), time: (v) => v });
 
+const WRITER_BATCHES_IN_FLIGHT = 4;
+
 export interface SqliteOptions {
   file: string;
   /** NORMAL survives a crash of the process; FULL also a power loss (an fsync per commit). */
@@ -71,6 +73,10 @@ export function openSqliteStore(options: SqliteOptions): Store {
     writer.write(records.map(executionParams)).catch((err: unknown) => {
       throw isUnavailable(err) ? new StoreUnavailable(err) : err;
     }),
+    256,
+    // The writer thread commits its messages in order: a batch is sent as soon as it is formed (each turn of the
+    // event loop), without waiting for the one before it to be acknowledged.
+    WRITER_BATCHES_IN_FLIGHT,
   );
 
   const finish = db.prepare<[string, string, string, string]>(
