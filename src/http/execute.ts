@@ -10,7 +10,7 @@ import { evaluateOnChainRules, type ProofStatusReader } from '../chain/index.js'
 import { runPlan } from '../engine/index.js';
 import type { AddressInput, ExecutionResult } from '../schemas/execution.js';
 import type { Credential } from '../schemas/credential.js';
-import type { PendingZkp, Store } from '../store/types.js';
+import type { ExecutionRecord, PendingZkp, Store } from '../store/types.js';
 import type { OffChain } from './offchain.js';
 import type { CredentialVerifier } from '../trust/index.js';
 import { ScenarioNotFound, ValidationFailed, problemResponses } from './errors.js';
@@ -156,8 +156,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
     const timestamp = new Date(at).toISOString();
     // Serialised once, with the response schema: the audit record keeps the very text that is answered.
     const text = reply.serialize(results) as string;
-    // Answered only once the audit record is committed: no verdict leaves the service unrecorded.
-    await store.recordExecution({
+    const record: ExecutionRecord = {
       executionId,
       scenarioId: body.scenarioId,
       scenarioRevision: entry.revision,
@@ -171,7 +170,9 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       credentials: body.credentials.map((c, i) => ({ id: c.id, sha256: digests[i] })),
       createdAt: timestamp,
       updatedAt: timestamp,
-    });
+    };
+    // Answered only once the audit record is committed: no verdict leaves the service unrecorded.
+    await store.recordExecution(record);
     if (!zkp) metrics.countVerdicts(results);
     return reply.type('application/json; charset=utf-8').send(text);
   });

@@ -226,27 +226,41 @@ export type RevocationOutcome = { kind: 'revoked' } | { kind: 'active' } | { kin
 
 export interface RevocationChecker {
   check(request: RevocationRequest): Promise<RevocationOutcome>;
+  /** The answer when it is known without asking (cached, or an unsupported type), else undefined. */
+  known(request: RevocationRequest): RevocationOutcome | undefined;
 }
+
+const REVOKED: RevocationOutcome = Object.freeze({ kind: 'revoked' });
+const ACTIVE: RevocationOutcome = Object.freeze({ kind: 'active' });
+const UNSUPPORTED: RevocationOutcome = Object.freeze({ kind: 'unsupported' });
 
 export function createRevocationChecker(o: RevocationCheckerOptions): RevocationChecker {
   const cache = new LruCache<string, boolean>(o.cacheSize, o.clock);
   const pending = new Map<string, Promise<RevocationOutcome>>();
   const hasOwn = Object.prototype.hasOwnProperty;
+  const resolverOf = (type: string) => (hasOwn.call(o.resolvers, type) ? o.resolvers[type] : undefined);
+  const keyOf = (request: RevocationRequest) =>
+    `${String(request.status.type)}\u0000${String(request.status.id)}\u0000${request.nonce}\u0000${request.issuerDid}`;
   return {
+    known(request) {
+      if (resolverOf(request.status.type as string) === undefined) return UNSUPPORTED;
+      const hit = cache.get(keyOf(request));
+      return hit === undefined ? undefined : hit ? REVOKED : ACTIVE;
+    },
     check(request) {
       const type = request.status.type as string;
-      const resolver = hasOwn.call(o.resolvers, type) ? o.resolvers[type] : undefined;
-      if (resolver === undefined) return Promise.resolve({ kind: 'unsupported' });
-      const key = `${type}\u0000${String(request.status.id)}\u0000${request.nonce}\u0000${request.issuerDid}`;
+      const resolver = resolverOf(type);
+      if (resolver === undefined) return Promise.resolve(UNSUPPORTED);
+      const key = keyOf(request);
       const hit = cache.get(key);
-      if (hit !== undefined) return Promise.resolve(hit ? { kind: 'revoked' } : { kind: 'active' });
+      if (hit !== undefined) return Promise.resolve(hit ? REVOKED : ACTIVE);
       let p = pending.get(key);
       if (p === undefined) {
         p = (async (): Promise<RevocationOutcome> => {
           try {
             const revoked = await resolver(request, o.io);
             cache.set(key, revoked, revoked ? Infinity : o.revocationCacheMs);
-            return revoked ? { kind: 'revoked' } : { kind: 'active' };
+            return revoked ? REVOKED : ACTIVE;
           } catch (e) {
             const why = e instanceof StatusFailure || e instanceof FetchFailure || e instanceof ResolverFailure
               ? e.message

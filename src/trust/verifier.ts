@@ -18,7 +18,7 @@ import { checkHolder } from './holder.js';
 import { checkIssuer } from './issuers.js';
 import { LruCache } from './lru.js';
 import { verifyBjjProof, type VerifiedProof } from './proof.js';
-import { createRevocationChecker, DEFAULT_STATUS_RESOLVERS, type RevocationOutcome } from './revocation.js';
+import { createRevocationChecker, DEFAULT_STATUS_RESOLVERS, type RevocationOutcome, type RevocationRequest } from './revocation.js';
 import { checkStructure, notValid, OK, undecided, type Json } from './structure.js';
 import type { CredentialVerifier, TrustDeps, TrustOptions, VerifyContext } from './types.js';
 
@@ -112,8 +112,9 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   const proofs = new LruCache<string, VerifiedProof>(cacheSize, clock);
   const pendingProofs = new Map<string, Promise<VerifiedProof>>();
 
+  const proofKey = (c: Json, digest: string) => `${String(c.id)}\u0000${digest}`;
   const proofOf = (c: Json, digest: string | undefined): Promise<VerifiedProof> => {
-    const key = `${String(c.id)}\u0000${digest ?? contentHash(c)}`;
+    const key = proofKey(c, digest ?? contentHash(c));
     const hit = proofs.get(key);
     if (hit !== undefined) return Promise.resolve(hit);
     let p = pendingProofs.get(key);
@@ -140,7 +141,8 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       : { structure, holder: structure };
   };
 
-  const verifyOne = async (credential: Credential, ctx: VerifyContext, digest: string | undefined): Promise<TrustVerdict> => {
+  /** The checks before the proof (relevance, structure, issuer, holder), in order: the first failure, or undefined. */
+  const precheck = (credential: Credential, ctx: VerifyContext, digest: string | undefined): TrustVerdict | undefined => {
     if (ctx.relevantTypes !== undefined && !isRelevant(credential, ctx.relevantTypes)) return NOT_READ;
     let shape: Shape | undefined;
     if (digest === undefined) {
@@ -151,28 +153,26 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       if (shape === undefined) shapes.set(key, (shape = shapeOf(credential, ctx.address)));
     }
     if (!shape.structure.ok) return shape.structure;
-    const c = credential as unknown as Json;
-    const issuer = checkIssuer(c.issuer as string, trusted, ctx.trustedIssuers);
+    const issuer = checkIssuer((credential as unknown as Json).issuer as string, trusted, ctx.trustedIssuers);
     if (!issuer.ok) return issuer;
     if (!shape.holder.ok) return shape.holder;
+    return undefined;
+  };
 
-    const proof = await proofOf(c, digest);
-    if (!proof.verdict.ok) return proof.verdict;
-    if (proof.keyExpiresAt !== undefined && !(proof.keyExpiresAt > ctx.now)) {
-      return notValid('the issuer key that signed it has expired');
-    }
-
-    const status = c.credentialStatus as Json;
-    const keyStatus = proof.keyStatus as Json;
+  /** The two revocation questions of a credential whose proof verified: its own status, and its issuer key's. */
+  const revocationRequests = (c: Json, proof: VerifiedProof): [RevocationRequest, RevocationRequest] => {
     const issuerDid = c.issuer as string;
     const subjectId = (c.credentialSubject as Json).id;
-    const holderDid = typeof subjectId === 'string' ? subjectId : issuerDid;
-    const [own, key] = await Promise.all([
-      revocation.check({ status, nonce: proof.nonce as bigint, issuerDid, holderDid }),
-      revocation.check({ status: keyStatus, nonce: proof.keyNonce as bigint, issuerDid, holderDid: issuerDid }),
-    ]);
-    const ownVerdict = describeRevocation(own, status, 'credential', proof.statusSigned === true);
-    const keyVerdict = describeRevocation(key, keyStatus, 'key', false);
+    return [
+      { status: c.credentialStatus as Json, nonce: proof.nonce as bigint, issuerDid, holderDid: typeof subjectId === 'string' ? subjectId : issuerDid },
+      { status: proof.keyStatus as Json, nonce: proof.keyNonce as bigint, issuerDid, holderDid: issuerDid },
+    ];
+  };
+
+  /** The verdict once the proof and both revocation answers are known. */
+  const conclude = (c: Json, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome): TrustVerdict => {
+    const ownVerdict = describeRevocation(own, c.credentialStatus as Json, 'credential', proof.statusSigned === true);
+    const keyVerdict = describeRevocation(key, proof.keyStatus as Json, 'key', false);
     // A definite answer wins over an undecided one.
     if (!ownVerdict.ok && ownVerdict.status === 'not-valid') return ownVerdict;
     if (!keyVerdict.ok && keyVerdict.status === 'not-valid') return keyVerdict;
@@ -180,10 +180,62 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return keyVerdict;
   };
 
+  /** An invalid proof, or an expired issuer key: the verdict before revocation, or undefined to go on. */
+  const proofFailure = (proof: VerifiedProof, now: number): TrustVerdict | undefined => {
+    if (!proof.verdict.ok) return proof.verdict;
+    if (proof.keyExpiresAt !== undefined && !(proof.keyExpiresAt > now)) return notValid('the issuer key that signed it has expired');
+    return undefined;
+  };
+
+  const verifyOne = async (credential: Credential, ctx: VerifyContext, digest: string | undefined): Promise<TrustVerdict> => {
+    const early = precheck(credential, ctx, digest);
+    if (early !== undefined) return early;
+    const c = credential as unknown as Json;
+    const proof = await proofOf(c, digest);
+    const failed = proofFailure(proof, ctx.now);
+    if (failed !== undefined) return failed;
+    const [ownRequest, keyRequest] = revocationRequests(c, proof);
+    const [own, key] = await Promise.all([revocation.check(ownRequest), revocation.check(keyRequest)]);
+    return conclude(c, proof, own, key);
+  };
+
+  /**
+   * The same verdict without waiting, when everything it needs is at hand (a credential seen before: its proof and
+   * revocation answers are cached), else undefined. Only with the caller's digest, which keys the proof cache.
+   */
+  const verifyKnown = (credential: Credential, ctx: VerifyContext, digest: string | undefined): TrustVerdict | undefined => {
+    if (digest === undefined) return undefined;
+    const early = precheck(credential, ctx, digest);
+    if (early !== undefined) return early;
+    const c = credential as unknown as Json;
+    const proof = proofs.get(proofKey(c, digest));
+    if (proof === undefined) return undefined;
+    const failed = proofFailure(proof, ctx.now);
+    if (failed !== undefined) return failed;
+    const [ownRequest, keyRequest] = revocationRequests(c, proof);
+    const own = revocation.known(ownRequest);
+    const key = own === undefined ? undefined : revocation.known(keyRequest);
+    return key === undefined ? undefined : conclude(c, proof, own!, key);
+  };
+
   return {
     mode,
     async verify(credentials, ctx) {
       if (!Array.isArray(credentials)) return [];
+      // Credentials seen before are decided without a promise each; the first one that needs I/O sends all the
+      // way round (each is cheap to decide again).
+      const known: TrustVerdict[] = new Array(credentials.length);
+      let i = 0;
+      try {
+        for (; i < credentials.length; i++) {
+          const v = verifyKnown(credentials[i], ctx, ctx.digests?.[i]);
+          if (v === undefined) break;
+          known[i] = v;
+        }
+      } catch {
+        i = -1; // decided below, where a failure becomes an undecided verdict
+      }
+      if (i === credentials.length) return known;
       return Promise.all(
         credentials.map((c, i) =>
           verifyOne(c, ctx, ctx.digests?.[i]).catch((): TrustVerdict => undecided('its verification failed unexpectedly')),

@@ -333,13 +333,19 @@ describe('revocation', () => {
   it('answers ok through the status server, then not-valid once the issuer revoked it (after the cache time)', async () => {
     const v = verifier();
     const before = status.hits.length;
-    expect(await one(v, creds.revocable)).toEqual({ ok: true });
+    // With the digest, as execute calls it: a credential seen before is decided from the caches without waiting.
+    const digests = [contentHash(creds.revocable)];
+    const check = () => v.verify([asCredential(creds.revocable)], { address: ADDRESS, now: NOW, digests }).then((r) => r[0]);
+    expect(await check()).toEqual({ ok: true });
     expect(status.hits.length).toBe(before + 2); // the credential's status and the issuer key's
     await a.revoke(1002);
-    expect(await one(v, creds.revocable)).toEqual({ ok: true }); // "not revoked" is reused for revocationCacheMs
+    expect(await check()).toEqual({ ok: true }); // "not revoked" is reused for revocationCacheMs
+    expect(await one(v, creds.revocable)).toEqual({ ok: true }); // also without the digest
     expect(status.hits.length).toBe(before + 2);
     clockNow += 30_001;
-    expectFail(await one(v, creds.revocable), 'not-valid', /^revoked by its issuer \(SparseMerkleTreeProof\)$/);
+    expectFail(await check(), 'not-valid', /^revoked by its issuer \(SparseMerkleTreeProof\)$/);
+    expect(status.hits.length).toBe(before + 4); // both asked again after the cache time
+    expectFail(await check(), 'not-valid', /^revoked by its issuer \(SparseMerkleTreeProof\)$/); // "revoked" is kept
     expect(await one(v, creds.valid)).toEqual({ ok: true }); // another nonce of the same issuer is untouched
   });
 
