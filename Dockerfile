@@ -23,4 +23,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/server.js"]
+# A young generation large enough for the requests in flight (see the README, Performance).
+CMD ["node", "--max-semi-space-size=32", "dist/server.js"]

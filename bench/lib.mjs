@@ -45,9 +45,12 @@ export function targets() {
   return only ? list.filter((t) => only.includes(t.kind)) : list;
 }
 
+/** The node options the service runs with (`npm start`, the Dockerfile): the bench server runs with them too. */
+export const SERVICE_NODE_ARGS = ['--max-semi-space-size=32'];
+
 /**
- * Starts bench/server.mjs on a store of its own. Answers {port, pid, child, target, stop()}. `nodeArgs` go to node
- * (e.g. --cpu-prof); BENCH_SERVER_NODE_ARGS adds more.
+ * Starts bench/server.mjs on a store of its own. Answers {port, pid, child, target, stop()}. Node runs with
+ * SERVICE_NODE_ARGS, then `nodeArgs` (e.g. --cpu-prof), then BENCH_SERVER_NODE_ARGS (a later flag wins).
  */
 export async function startServer(target, { nodeArgs = [], env = {} } = {}) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'scs-bench-'));
@@ -71,7 +74,7 @@ export async function startServer(target, { nodeArgs = [], env = {} } = {}) {
     serverEnv.DATABASE_SCHEMA = schema;
   }
   const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, ...extra, path.join(here, 'server.mjs')], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_ARGS, ...nodeArgs, ...extra, path.join(here, 'server.mjs')], {
     cwd: root,
     env: serverEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
