@@ -15,7 +15,7 @@ type ExecutionRow = ExecutionColumns<string, string>;
 type WebhookRow = WebhookColumns<string>;
 const read = readers<string, string>({ json: (v) => JSON.parse(v), time: (v) => v });
 
-const WRITER_BATCHES_IN_FLIGHT = 4;
+const WRITER_BATCHES_IN_FLIGHT = 16;
 
 export interface SqliteOptions {
   file: string;

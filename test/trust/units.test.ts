@@ -101,6 +101,18 @@ describe('caches and hashing', () => {
     lru.set('z', 5, 0);
     expect(lru.get('z')).toBeUndefined();
   });
+
+  it('keeps an entry read all the time while many others come and go, and stays bounded', () => {
+    const lru = new LruCache<string, number>(10);
+    lru.set('hot', 0);
+    for (let i = 0; i < 1000; i++) {
+      lru.set(`k${i}`, i);
+      expect(lru.get('hot'), `after ${i} insertions`).toBe(0);
+      expect(lru.size).toBeLessThanOrEqual(10);
+    }
+    expect(lru.get('k999')).toBe(999);
+    expect(lru.get('k0')).toBeUndefined(); // the least recently used went first
+  });
 });
 
 describe('document loader', () => {
