@@ -60,6 +60,19 @@ describe.skipIf(!pgAvailable)('two instances on one PostgreSQL', () => {
     expect(replies.every((r) => r.status === 200 || r.status === 409)).toBe(true);
   });
 
+  it('lets every one of many concurrent PATCHes without If-Match through one instance succeed: they queue per scenario', async () => {
+    await call(a, TOKEN, 'POST', '/compliance/scenarios', { id: 'queue', input: scenario() });
+    const replies = await Promise.all(Array.from({ length: 24 }, (_, i) =>
+      call(a, TOKEN, 'PATCH', '/compliance/scenarios/queue', { input: { description: `d${i}` } })));
+    expect(replies.map((r) => r.status)).toEqual(Array.from({ length: 24 }, () => 200));
+    // ETags are "seq.revision": each PATCH got its own revision, 2..25.
+    const revisions = replies.map((r) => Number(/\.(\d+)"$/.exec(r.headers.get('etag') ?? '')?.[1] ?? NaN));
+    expect([...revisions].sort((x, y) => x - y)).toEqual(Array.from({ length: 24 }, (_, i) => i + 2));
+    const read = await call(b, TOKEN, 'GET', '/compliance/scenarios/queue');
+    expect(read.body.revision).toBe(25);
+    expect(read.body.input.description).toBe(`d${revisions.indexOf(25)}`);
+  });
+
   it('gives every concurrent execute its own executionId, each recorded and readable from the other instance', async () => {
     await call(a, TOKEN, 'POST', '/compliance/scenarios', { id: 'exec', input: scenario() });
     const replies = await Promise.all(Array.from({ length: 40 }, (_, i) =>

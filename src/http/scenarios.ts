@@ -16,6 +16,7 @@ import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
 import { canSee, projectFilter } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { jsonParser } from './json.js';
+import { KeyedQueue } from '../domain/keyed-queue.js';
 
 const ref = (id: string) => Type.Ref(id);
 const ScenarioParams = Type.Object({ scenarioId: IdString }, { additionalProperties: false });
@@ -153,6 +154,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
   });
 
   // PATCH lives in a child context of its own so that only it accepts application/merge-patch+json.
+  const patches = new KeyedQueue();
   await app.register(async (child) => {
     const parseJson = jsonParser(child);
     child.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (request, text, done) => parseJson(request, text as string, done));
@@ -182,34 +184,37 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       const { scenarioId } = request.params as { scenarioId: string };
       const ifMatch = request.headers['if-match'] as string | undefined;
       const patch = (request.body as { input: Record<string, unknown> }).input;
-      // Compare-and-set on the revision; without If-Match a concurrent writer makes us merge again onto its result.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const current = await store.get(scenarioId);
-        if (!current || !canSee(request.principal, current.input.projectId)) throw new ScenarioNotFound(scenarioId);
-        if (!ifMatchHolds(ifMatch, etagOf(current))) throw new PreconditionFailed();
-        const merged = mergePatch(current.input, patch);
-        if (!validators.scenario(merged)) {
-          throw new ValidationFailed(
-            fieldErrors('body.input', validators.scenario.errors ?? []).map((e): FieldError => ({ ...e, pointer: `/input${e.pointer}` })),
-            'The scenario after the patch is not valid',
-          );
+      // PATCHes of one scenario through this instance run one after the other; compare-and-set on the revision guards
+      // against writers elsewhere: without If-Match, a concurrent writer makes us merge again onto its result.
+      return patches.run(scenarioId, async () => {
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const current = await store.get(scenarioId);
+          if (!current || !canSee(request.principal, current.input.projectId)) throw new ScenarioNotFound(scenarioId);
+          if (!ifMatchHolds(ifMatch, etagOf(current))) throw new PreconditionFailed();
+          const merged = mergePatch(current.input, patch);
+          if (!validators.scenario(merged)) {
+            throw new ValidationFailed(
+              fieldErrors('body.input', validators.scenario.errors ?? []).map((e): FieldError => ({ ...e, pointer: `/input${e.pointer}` })),
+              'The scenario after the patch is not valid',
+            );
+          }
+          const moved = (merged as Scenario).projectId;
+          if (!canSee(request.principal, moved)) {
+            throw new ForbiddenProject(moved == null
+              ? 'Only an operator token may remove a scenario\'s projectId'
+              : `This token does not hold project ${moved}: moving a scenario needs a token holding both projects`);
+          }
+          await checkRules(merged as Scenario, validate, current.input.smartContractDeployments);
+          const row = await store.update(scenarioId, merged as Scenario, current.revision, new Date().toISOString());
+          if (row) {
+            plans.forget(scenarioId);
+            withEtag(reply, row);
+            return { input: row.input };
+          }
+          if (ifMatch !== undefined) throw new PreconditionFailed();
         }
-        const moved = (merged as Scenario).projectId;
-        if (!canSee(request.principal, moved)) {
-          throw new ForbiddenProject(moved == null
-            ? 'Only an operator token may remove a scenario\'s projectId'
-            : `This token does not hold project ${moved}: moving a scenario needs a token holding both projects`);
-        }
-        await checkRules(merged as Scenario, validate, current.input.smartContractDeployments);
-        const row = await store.update(scenarioId, merged as Scenario, current.revision, new Date().toISOString());
-        if (row) {
-          plans.forget(scenarioId);
-          withEtag(reply, row);
-          return { input: row.input };
-        }
-        if (ifMatch !== undefined) throw new PreconditionFailed();
-      }
-      throw new Conflict('The scenario kept changing under concurrent writes; send the PATCH again');
+        throw new Conflict('The scenario kept changing under concurrent writes; send the PATCH again');
+      });
     });
   });
 }

@@ -1,0 +1,24 @@
+/**
+ * Runs tasks one at a time per key, in arrival order; tasks of different keys run concurrently. For read-modify-write
+ * sequences of one record that await in between: through one process they no longer race each other (the store's
+ * compare-and-set still guards against other processes).
+ */
+export class KeyedQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const before = this.tails.get(key) ?? Promise.resolve();
+    const result = before.then(task, task);
+    const tail = result.then(() => undefined, () => undefined);
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+
+  /** Keys with a task queued or running (for tests). */
+  get size(): number {
+    return this.tails.size;
+  }
+}
