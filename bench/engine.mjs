@@ -275,25 +275,31 @@ try {
 try {
   const { createCredentialVerifier, trustOptionsFromEnv } = await import('../dist/trust/index.js');
   const { createDemoIssuer, demoStatusResolver } = await import('../dist/trust/demo-issuer.js');
+  const { canonicalJson, sha256Hex } = await import('../dist/domain/canonical-json.js');
   const { issuer, credentials: demo } = await demoIdCredentials();
   const demoIssuer = await createDemoIssuer({ statusUrl: 'http://127.0.0.1:3000/demo-issuer/status' });
   const base = trustOptionsFromEnv({ CREDENTIAL_VERIFICATION: 'strict', TRUSTED_ISSUERS: issuer });
   const deps = { statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(demoIssuer) } };
-  const ctx = { address: ADDRESS, now: Date.now(), relevantTypes: new Set(['IDInformation']) };
+  // With the digests, as execute hands them in (it computes them once for the audit record).
+  const ctx = { address: ADDRESS, now: Date.now(), relevantTypes: new Set(['IDInformation']), digests: demo.map((c) => sha256Hex(canonicalJson(c))) };
   const warm = createCredentialVerifier(base, deps);
   const cold = createCredentialVerifier({ ...base, cacheSize: 0, revocationCacheMs: 0 }, deps);
   const verdicts = await cold.verify(demo, ctx);
   if (!verdicts.every((v) => v.ok)) throw new Error(`demo credentials not verified: ${JSON.stringify(verdicts)}`);
   await warm.verify(demo, ctx);
-  other.push(['trust verification of the 3 demo credentials, warm (cached per content)', await measureAsync(async () => { sink += (await warm.verify(demo, ctx)).length; })]);
+  other.push(['trust verification of the 3 demo credentials, warm (cached per content digest)', await measureAsync(async () => { sink += (await warm.verify(demo, ctx)).length; })]);
   other.push(['trust verification of the 3 demo credentials, cold (caches off)', await measureAsync(async () => { sink += (await cold.verify(demo, ctx)).length; })]);
 } catch (err) {
   other.push([`trust verification: not measured (${String(err.message ?? err).slice(0, 100)})`, NaN]);
 }
 const results = ours(validCreds);
-other.push([`JSON.stringify of the 5 results for the audit row (${JSON.stringify(results).length} bytes)`, measure(() => { sink += JSON.stringify(results).length; })]);
+other.push([`JSON.stringify of the 5 results (${JSON.stringify(results).length} bytes; execute now records its response text instead)`, measure(() => { sink += JSON.stringify(results).length; })]);
 const bodyText = JSON.stringify(executeBody('bench-exec'));
 other.push([`JSON.parse of the execute body (${bodyText.length} bytes)`, measure(() => { sink += JSON.parse(bodyText).credentials.length; })]);
+{
+  const { sha256Hex } = await import('../dist/domain/canonical-json.js');
+  other.push([`SHA-256 of the execute body text (${bodyText.length} bytes; keys the memo of the credentials' digests)`, measure(() => { sink += sha256Hex(bodyText).length; })]);
+}
 other.push(['randomUUID', measure(() => { sink += randomUUID().length; })]);
 
 // ---------------------------------------------------------------------------------------------------------------
