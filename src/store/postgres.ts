@@ -54,7 +54,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   await guard(() => migrate(pool, schema));
 
   // One multi-row INSERT per batch of concurrent executions.
-  const audit = new GroupCommit<ExecutionRecord>(async (records) => {
+  const insertBatch = async (records: ExecutionRecord[]) => {
     const values: unknown[] = [];
     const rows = records.map((r, i) => {
       values.push(r.executionId, r.scenarioId, r.scenarioRevision, r.projectId, r.address, r.state,
@@ -68,7 +68,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
        VALUES ${rows.join(', ')}`,
       values,
     );
-  });
+  };
+  // Batches are independent INSERTs on pooled connections, so a few may commit at once: a batch need not wait for
+  // the round trip of the one before it. Half the pool at most, so that reads always find a connection.
+  const audit = new GroupCommit<ExecutionRecord>(insertBatch, 256, Math.max(1, Math.min(4, Math.floor((options.poolSize ?? 10) / 2))));
 
   return {
     kind: 'postgres',
@@ -230,6 +233,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       await query('SELECT 1');
     },
     async close() {
+      await audit.drain();
       await pool.end();
     },
   };
