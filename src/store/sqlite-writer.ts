@@ -40,8 +40,9 @@ const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
 /**
  * A statement run in batches on a writer thread with its own connection (WAL: the request thread's connection keeps
- * reading meanwhile and sees each batch once it is committed). One batch is in flight at a time; the thread is
- * started on the first write and again after it failed, and does not keep the process alive while idle.
+ * reading meanwhile and sees each batch once it is committed). Batches are committed one after the other, in the
+ * order they were written; the thread is started on the first write and again after it failed (a batch in flight
+ * then fails as unavailable: it may or may not have been committed), and does not keep the process alive while idle.
  */
 export function threadWriter(file: string, synchronous: string, sql: string): BatchWriter {
   let worker: Worker | undefined;
