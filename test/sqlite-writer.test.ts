@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -36,6 +37,20 @@ describe('the SQLite writer thread', () => {
     expect(rows()).toEqual([{ id: 'a', n: 1 }]);
     await writer.write([['b', 2]]);
     expect(rows()).toEqual([{ id: 'a', n: 1 }, { id: 'b', n: 2 }]);
+  });
+
+  it('copies the WAL into the database file from a checkpointer thread, without the writer checkpointing', async () => {
+    const { file, db, rows } = database();
+    db.pragma('wal_autocheckpoint = 0'); // this test connection never checkpoints
+    writer = threadWriter(file, 'NORMAL', 'INSERT INTO t (id, n) VALUES (?, ?)');
+    const before = fs.statSync(file).size;
+    const pad = 'x'.repeat(2000);
+    await writer.write(Array.from({ length: 300 }, (_, i) => [`${pad}${i}`, i]));
+    // 300 rows of 2 KB: ~600 KB of WAL, far below the writer's backstop (~40 MB), so only the checkpointer moves it.
+    const deadline = Date.now() + 5000;
+    while (fs.statSync(file).size < before + 500_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(fs.statSync(file).size).toBeGreaterThan(before + 500_000);
+    expect(rows()).toHaveLength(300);
   });
 
   it('close() waits for the writes in flight, then ends the thread', async () => {

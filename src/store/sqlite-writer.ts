@@ -23,29 +23,50 @@ const db = new Database(workerData.file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = ' + workerData.synchronous);
 db.pragma('busy_timeout = 5000');
-const statement = db.prepare(workerData.sql);
-const writeAll = db.transaction((rows) => { for (const row of rows) statement.run(row); });
-parentPort.on('message', (m) => {
-  if (m.close) { db.close(); parentPort.close(); return; }
-  try {
-    writeAll(m.rows);
-    parentPort.postMessage({ id: m.id });
-  } catch (err) {
-    parentPort.postMessage({ id: m.id, error: { message: String(err && err.message), code: err && err.code } });
-  }
-});
+if (workerData.checkpointMs) {
+  // The checkpointer: copies the WAL into the database beside the writer (a passive checkpoint blocks no writer).
+  const timer = setInterval(() => {
+    try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
+  }, workerData.checkpointMs);
+  parentPort.on('message', (m) => {
+    if (m.close) { clearInterval(timer); db.close(); parentPort.close(); }
+  });
+} else {
+  // The writer: checkpoints are the checkpointer's; its own only past a large WAL, in case that one is gone.
+  db.pragma('wal_autocheckpoint = ' + workerData.autocheckpointPages);
+  const statement = db.prepare(workerData.sql);
+  const writeAll = db.transaction((rows) => { for (const row of rows) statement.run(row); });
+  parentPort.on('message', (m) => {
+    if (m.close) { db.close(); parentPort.close(); return; }
+    try {
+      writeAll(m.rows);
+      parentPort.postMessage({ id: m.id });
+    } catch (err) {
+      parentPort.postMessage({ id: m.id, error: { message: String(err && err.message), code: err && err.code } });
+    }
+  });
+}
 `;
 
 const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
+/** How often the checkpointer thread copies the WAL into the database. */
+const CHECKPOINT_MS = 200;
+/**
+ * Connections other than the checkpointer checkpoint only past this many WAL pages (~40 MB; SQLite's default is
+ * 1000): a checkpoint in the writer would hold up every commit behind it, one on the request thread its event loop.
+ */
+export const BACKSTOP_CHECKPOINT_PAGES = 10_000;
+
 /**
  * A statement run in batches on a writer thread with its own connection (WAL: the request thread's connection keeps
- * reading meanwhile and sees each batch once it is committed). Batches are committed one after the other, in the
+ * reading meanwhile and sees each batch once it is committed), and a checkpointer thread beside it. Batches are committed one after the other, in the
  * order they were written; the thread is started on the first write and again after it failed (a batch in flight
  * then fails as unavailable: it may or may not have been committed), and does not keep the process alive while idle.
  */
 export function threadWriter(file: string, synchronous: string, sql: string): BatchWriter {
   let worker: Worker | undefined;
+  let checkpointer: Worker | undefined;
   let nextId = 0;
   const waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   const inFlight = new Set<Promise<void>>();
@@ -55,8 +76,19 @@ export function threadWriter(file: string, synchronous: string, sql: string): Ba
     waiting.clear();
   };
   const start = (): Worker => {
-    const w = new Worker(PROGRAM, { eval: true, workerData: { driver, file, synchronous, sql } });
+    const w = new Worker(PROGRAM, { eval: true, workerData: { driver, file, synchronous, sql, autocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } });
     w.unref();
+    if (checkpointer === undefined) {
+      const c = new Worker(PROGRAM, { eval: true, workerData: { driver, file, synchronous, checkpointMs: CHECKPOINT_MS } });
+      c.unref();
+      // Without it the writer's backstop checkpoints still bound the WAL; it is started again with the next writer.
+      const lost = () => {
+        if (checkpointer === c) checkpointer = undefined;
+      };
+      c.on('error', lost);
+      c.on('exit', lost);
+      checkpointer = c;
+    }
     w.on('message', (m: { id: number; error?: { message: string; code?: string } }) => {
       const entry = waiting.get(m.id);
       if (!entry) return;
@@ -89,12 +121,14 @@ export function threadWriter(file: string, synchronous: string, sql: string): Ba
     },
     async close() {
       await Promise.allSettled([...inFlight]);
-      const w = worker;
+      const threads = [worker, checkpointer].filter((t): t is Worker => t !== undefined);
       worker = undefined;
-      if (!w) return;
-      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
-      w.postMessage({ close: true });
-      await exited;
+      checkpointer = undefined;
+      await Promise.all(threads.map((t) => {
+        const exited = new Promise<void>((resolve) => t.once('exit', () => resolve()));
+        t.postMessage({ close: true });
+        return exited;
+      }));
     },
   };
 }

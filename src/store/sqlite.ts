@@ -8,7 +8,7 @@ import {
 import { sqliteMigrations } from './migrations.js';
 import { isUnavailable, StoreUnavailable } from './errors.js';
 import { GroupCommit } from './group-commit.js';
-import { inlineWriter, threadWriter, type Params } from './sqlite-writer.js';
+import { BACKSTOP_CHECKPOINT_PAGES, inlineWriter, threadWriter, type Params } from './sqlite-writer.js';
 
 type Row = ScenarioColumns<string, string>;
 type ExecutionRow = ExecutionColumns<string, string>;
@@ -69,6 +69,8 @@ export function openSqliteStore(options: SqliteOptions): Store {
   // Audit records are inserted by a writer thread (its own connection), in group commits: the request thread only
   // serialises them. A `:memory:` database has one connection, so it inserts in place.
   const writer = options.file === ':memory:' ? inlineWriter(db, insertExecutionSql) : threadWriter(options.file, options.synchronous, insertExecutionSql);
+  // The writer's checkpointer thread keeps the WAL short; this connection checkpoints only as a backstop.
+  if (options.file !== ':memory:') db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   const audit = new GroupCommit<ExecutionRecord>((records) =>
     writer.write(records.map(executionParams)).catch((err: unknown) => {
       throw isUnavailable(err) ? new StoreUnavailable(err) : err;
