@@ -171,20 +171,15 @@ function jwt(env: Env): Config['jwt'] {
   return { jwksUrl, issuer, audience, projectsClaim: env.AUTH_JWT_PROJECTS_CLAIM?.trim() || 'projects' };
 }
 
-function trust(env: Env): TrustOptions {
+/**
+ * A module's own settings reader (trust, chains, ZKP), its settings errors turned into ConfigError: one line at start
+ * naming the variable, like every other bad variable.
+ */
+function moduleSettings<T>(read: (env: Env) => T, env: Env, settingsError: abstract new (...args: never[]) => Error): T {
   try {
-    return trustOptionsFromEnv(env);
+    return read(env);
   } catch (err) {
-    if (err instanceof TrustConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
-}
-
-function zkp(env: Env): ZkpEnvConfig {
-  try {
-    return readZkpEnv(env);
-  } catch (err) {
-    if (err instanceof ZkpOptionsError) throw new ConfigError(err.message);
+    if (err instanceof settingsError) throw new ConfigError(err.message);
     throw err;
   }
 }
@@ -218,14 +213,6 @@ function webhook(env: Env): WebhookConfig | undefined {
   };
 }
 
-function chains(env: Env): ChainSettings {
-  try {
-    return chainSettingsFromEnv(env);
-  } catch (err) {
-    if (err instanceof ChainConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
-}
 
 export function loadConfig(env: Env = process.env): Config {
   return {
@@ -244,10 +231,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 0, 3_600_000),
-    trust: trust(env),
+    trust: moduleSettings(trustOptionsFromEnv, env, TrustConfigError),
     demoIssuer: bool(env, 'DEMO_ISSUER', false),
-    chains: chains(env),
-    zkp: zkp(env),
+    chains: moduleSettings(chainSettingsFromEnv, env, ChainConfigError),
+    zkp: moduleSettings(readZkpEnv, env, ZkpOptionsError),
     publicBaseUrl: publicBaseUrl(env),
     webhook: webhook(env),
     executionRetentionDays: integer(env, 'EXECUTION_RETENTION_DAYS', 90, 1, 36_500),
