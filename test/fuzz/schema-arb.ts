@@ -82,25 +82,24 @@ export class SchemaArbitraries {
 
   /** Values the schema accepts. */
   valid(schema: Schema): fc.Arbitrary<unknown> {
-    const s = this.deref(schema);
-    let arb = this.validCache.get(s);
-    if (!arb) {
-      // Lazy so that recursive schemas terminate; fc.constant(...).chain keeps the cache entry usable at once.
-      let built: fc.Arbitrary<unknown> | undefined;
-      arb = fc.constant(null).chain(() => (built ??= this.buildValid(s)));
-      this.validCache.set(s, arb);
-    }
-    return arb;
+    return this.cached(this.validCache, this.deref(schema), (s) => this.buildValid(s));
   }
 
   /** Values with (at least) one broken place, probably refused. */
   mutant(schema: Schema): fc.Arbitrary<unknown> {
-    const s = this.deref(schema);
-    let arb = this.mutantCache.get(s);
+    return this.cached(this.mutantCache, this.deref(schema), (s) => this.buildMutant(s));
+  }
+
+  /**
+   * The arbitrary of a schema, built on first use. Lazy so that recursive schemas terminate; fc.constant(...).chain
+   * keeps the cache entry usable at once.
+   */
+  private cached(cache: Map<Schema, fc.Arbitrary<unknown>>, s: Schema, build: (s: Schema) => fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
+    let arb = cache.get(s);
     if (!arb) {
       let built: fc.Arbitrary<unknown> | undefined;
-      arb = fc.constant(null).chain(() => (built ??= this.buildMutant(s)));
-      this.mutantCache.set(s, arb);
+      arb = fc.constant(null).chain(() => (built ??= build(s)));
+      cache.set(s, arb);
     }
     return arb;
   }
