@@ -92,9 +92,7 @@ export function executeBody(scenarioId, creds = credentials()) {
 // -----------------------------------------------------------------------------------------------------------------
 
 export const HTTP_RULES = [
-  { id: 'q-kyc', query: { type: 'IDInformation', requestId: 1, attribute: 'reviewAnswer', value: 'GREEN', operator: '$eq' } },
-  { id: 'q-age', query: { type: 'IDInformation', requestId: 2, attribute: 'personalData.age', value: 18, operator: '$gte' } },
-  { id: 'q-country', query: { type: 'IDInformation', requestId: 3, attribute: 'personalData.citizenship', value: ['PRK', 'IRN', 'SYR', 'CUB'], operator: '$nin' } },
+  ...RULES.slice(0, 3), // q-kyc, q-age, q-country: IDInformation already
   { id: 'q-birth', query: { type: 'IDInformation', requestId: 4, attribute: 'personalData.birthDate', value: [19000101, 20080101], operator: '$between' } },
   { id: 'q-entry', query: { type: 'IDInformation', requestId: 5, attribute: 'entryTime', value: '2026-01-01T00:00:00Z', operator: '$lt' } },
 ];
