@@ -4,7 +4,7 @@ import { guard } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import type { ExecutionPage, ExecutionRecord, ScenarioPage, Store } from './types.js';
 import {
-  EXECUTION_COLUMNS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
+  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -30,7 +30,7 @@ const read = readers<unknown, Date>({ json: (v) => v, time: (v) => v.toISOString
 const COLS = SCENARIO_COLUMNS;
 const ECOLS = EXECUTION_COLUMNS;
 const WCOLS = WEBHOOK_COLUMNS;
-const EXECUTION_FIELDS = 12;
+const EXECUTION_FIELDS = EXECUTION_INSERT_COLUMNS.split(',').length;
 
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
 const MIGRATION_LOCK = 0x5c5_0001;
@@ -57,15 +57,12 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const insertBatch = async (records: ExecutionRecord[]) => {
     const values: unknown[] = [];
     const rows = records.map((r, i) => {
-      values.push(r.executionId, r.scenarioId, r.scenarioRevision, r.projectId, r.address, r.state,
-        r.resultsJson ?? JSON.stringify(r.results), JSON.stringify(r.credentials), r.createdAt, r.updatedAt,
-        r.zkp == null ? null : JSON.stringify(r.zkp), r.expiresAt ?? null);
+      values.push(...executionValues(r));
       const b = i * EXECUTION_FIELDS;
       return `(${Array.from({ length: EXECUTION_FIELDS }, (_, k) => `$${b + k + 1}`).join(', ')})`;
     });
     await query(
-      `INSERT INTO executions (execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at)
-       VALUES ${rows.join(', ')}`,
+      `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS}) VALUES ${rows.join(', ')}`,
       values,
     );
   };

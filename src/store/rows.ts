@@ -53,6 +53,18 @@ export interface WebhookColumns<T> {
 export const SCENARIO_COLUMNS = 'seq, id, input, revision, created_at, updated_at';
 export const EXECUTION_COLUMNS =
   'seq, execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at';
+/** The columns an execution record is inserted with, in the order of executionValues. */
+export const EXECUTION_INSERT_COLUMNS =
+  'execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at';
+
+/** An execution record as the values of one INSERT row (JSON as text: both databases take it so). */
+export function executionValues(r: ExecutionRecord): Array<string | number | null> {
+  return [
+    r.executionId, r.scenarioId, r.scenarioRevision, r.projectId ?? null, r.address, r.state, r.resultsJson ?? JSON.stringify(r.results),
+    JSON.stringify(r.credentials), r.createdAt, r.updatedAt, r.zkp == null ? null : JSON.stringify(r.zkp), r.expiresAt ?? null,
+  ];
+}
+
 export const WEBHOOK_COLUMNS = 'id, execution_id, event, payload, state, attempts, next_attempt_at, last_status, last_error, created_at, updated_at';
 
 export function readers<J, T>({ json, time }: Columns<J, T>) {

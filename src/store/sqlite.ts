@@ -3,12 +3,13 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ExecutionRecord, ExecutionPage, ScenarioPage, Store } from './types.js';
 import {
-  EXECUTION_COLUMNS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
+  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, readers,
+  type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 import { sqliteMigrations } from './migrations.js';
 import { isUnavailable, StoreUnavailable } from './errors.js';
 import { GroupCommit } from './group-commit.js';
-import { BACKSTOP_CHECKPOINT_PAGES, inlineWriter, threadWriter, type Params } from './sqlite-writer.js';
+import { BACKSTOP_CHECKPOINT_PAGES, inlineWriter, threadWriter } from './sqlite-writer.js';
 
 type Row = ScenarioColumns<string, string>;
 type ExecutionRow = ExecutionColumns<string, string>;
@@ -55,8 +56,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
 
   const ecols = EXECUTION_COLUMNS;
   const insertExecutionSql =
-    `INSERT INTO executions (execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS}) VALUES (${EXECUTION_INSERT_COLUMNS.split(',').map(() => '?').join(', ')})`;
   const selectExecution = db.prepare<[string], ExecutionRow>(`SELECT ${ecols} FROM executions WHERE execution_id = ?`);
   const pageExecutions = db.prepare<[string, number, number], ExecutionRow>(
     `SELECT ${ecols} FROM executions WHERE scenario_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
@@ -72,7 +72,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   // The writer's checkpointer thread keeps the WAL short; this connection checkpoints only as a backstop.
   if (options.file !== ':memory:') db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   const audit = new GroupCommit<ExecutionRecord>((records) =>
-    writer.write(records.map(executionParams)).catch((err: unknown) => {
+    writer.write(records.map(executionValues)).catch((err: unknown) => {
       throw isUnavailable(err) ? new StoreUnavailable(err) : err;
     }),
     256,
@@ -212,13 +212,6 @@ export function openSqliteStore(options: SqliteOptions): Store {
       if (db.open) db.close();
     },
   };
-}
-
-function executionParams(r: ExecutionRecord): Params {
-  return [
-    r.executionId, r.scenarioId, r.scenarioRevision, r.projectId ?? null, r.address, r.state, r.resultsJson ?? JSON.stringify(r.results),
-    JSON.stringify(r.credentials), r.createdAt, r.updatedAt, r.zkp == null ? null : JSON.stringify(r.zkp), r.expiresAt ?? null,
-  ];
 }
 
 function migrate(db: Database.Database): void {
