@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { parseAddress } from '../domain/address.js';
 import { contentDigest, sha256Hex } from '../domain/canonical-json.js';
-import { LruCache } from '../trust/lru.js';
+import { LruCache } from '../domain/lru.js';
 import { useJsonParser } from './json.js';
 import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
 import { evaluateOnChainRules, type ProofStatusReader } from '../chain/index.js';

@@ -6,7 +6,7 @@
  * @0xpolygonid/js-sdk's W3CCredential.verifyProof, with a timeout, a size limit and a cache.
  */
 import { fetchJson, FetchFailure, type FetchLike } from './http.js';
-import { LruCache } from './lru.js';
+import { LruCache } from '../domain/lru.js';
 import { isRecord } from './structure.js';
 
 export class ResolverFailure extends Error {

@@ -17,7 +17,7 @@ import idInformationContext from './documents/IDInformation-v1.jsonld.json' with
 import idInformationSchema from './documents/IDInformation-v1.schema.json' with { type: 'json' };
 import iden3Kyc from './documents/iden3-kyc-test-documents.json' with { type: 'json' };
 import { fetchJson, type FetchLike } from './http.js';
-import { LruCache } from './lru.js';
+import { LruCache } from '../domain/lru.js';
 
 /** The URL of the IDInformation JSON-LD context this service ships (used by the demo issuer). */
 export const ID_INFORMATION_CONTEXT_URL = 'https://compliance.example/schemas/IDInformation-v1.jsonld';

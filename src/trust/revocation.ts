@@ -24,7 +24,7 @@ import { poseidon } from '@iden3/js-crypto';
 import { ResolverFailure, type StateResolver } from './did-resolver.js';
 import { DID, Hash, isGenesisState, Proof, testBit, validateTreeState, verifyProof, type Hash as HashT, type Proof as ProofT } from './iden3.js';
 import { fetchJson, FetchFailure, type FetchLike } from './http.js';
-import { LruCache } from './lru.js';
+import { LruCache } from '../domain/lru.js';
 import { isHttpUrl, isRecord, STATUS_TYPES, type Json } from './structure.js';
 
 /** A status that cannot be resolved (`error`) or whose answer is unusable. */

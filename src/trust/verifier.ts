@@ -16,7 +16,7 @@ import { createStateResolver } from './did-resolver.js';
 import { createDocumentLoader } from './documents.js';
 import { checkHolder } from './holder.js';
 import { checkIssuer } from './issuers.js';
-import { LruCache } from './lru.js';
+import { LruCache } from '../domain/lru.js';
 import { verifyBjjProof, type VerifiedProof } from './proof.js';
 import { createRevocationChecker, DEFAULT_STATUS_RESOLVERS, type RevocationOutcome, type RevocationRequest } from './revocation.js';
 import { checkStructure, notValid, OK, undecided, type Json } from './structure.js';

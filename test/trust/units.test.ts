@@ -4,7 +4,7 @@ import { canonicalJson, contentHash } from '../../src/trust/canonical.js';
 import { createDocumentLoader, ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL } from '../../src/trust/documents.js';
 import { checkHolder, ethAddressOfPublicKey, holderAddressOf } from '../../src/trust/holder.js';
 import { checkIssuer } from '../../src/trust/issuers.js';
-import { LruCache } from '../../src/trust/lru.js';
+import { LruCache } from '../../src/domain/lru.js';
 import { fetchJson } from '../../src/trust/http.js';
 import { trustOptionsFromEnv, TrustConfigError } from '../../src/trust/index.js';
 import { iden3DidFromEthAddress } from './iden3-test.js';
