@@ -6,7 +6,7 @@
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import { isUndecided, isUsable, label, unusableReason } from './credentials.js';
 import { compileOperator, describeKind, FALSE, MISMATCH, MISSING, PASS, type CompiledOperator } from './operators.js';
-import { compilePath, type Getter } from './path.js';
+import { compilePath, pathSource, type Getter } from './path.js';
 import { describeQuery, frozenQuery, invalidRule } from './query.js';
 import type { CompileContext, CompiledRule, Evaluator, PreparedCredential, RuleFailure, RunContext } from './types.js';
 import { checkQuery } from './validate.js';
@@ -59,23 +59,47 @@ function compileRule(configuration: QueryConfiguration, context: CompileContext)
     }
   };
 
-  return {
-    id,
-    query,
-    evaluate(run: RunContext): RuleFailure | null {
-      const list = run.bySlot[slot];
-      if (list !== undefined) {
-        const now = run.now;
-        for (let i = 0; i < list.length; i++) {
-          const c = list[i];
-          if (!isUsable(c, now)) continue;
-          const v = get(c.credential.credentialSubject);
-          if ((v === undefined || v === null ? onMissing : test(v)) === PASS) return null;
-        }
-      }
-      return fail(list, run.now, header, noCredential, why);
-    },
-  };
+  const onFail = (run: RunContext): RuleFailure => fail(run.bySlot[slot], run.now, header, noCredential, why);
+  return { id, query, evaluate: specialisedEvaluate(slot, attribute, test, onMissing, onFail) };
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+let specialised = 0;
+
+/**
+ * A rule's evaluate as JavaScript of its own: for each usable credential of the slot, read the attribute (the path
+ * walk of ./path.ts, unrolled with its keys as literals) and pass when `test` answers PASS; otherwise `onFail` builds
+ * the reasons. It is what a closure shared by every rule would do, but code of its own gets its own type feedback:
+ * its calls of isUsable and of this rule's `test` are monomorphic (the compiler inlines them) and each property read
+ * has its own inline cache, where one shared closure would see every rule's operator and keys (megamorphic). The
+ * source holds nothing from the scenario but the path keys, as JSON string literals, and the slot, a small integer;
+ * the serial number keeps two rules with the same path from sharing compiled code.
+ */
+function specialisedEvaluate(
+  slot: number,
+  attribute: string,
+  test: (v: unknown) => number,
+  onMissing: number,
+  onFail: (run: RunContext) => RuleFailure,
+): (run: RunContext) => RuleFailure | null {
+  const source = `"use strict";
+return function evaluate(run) { // specialised rule ${++specialised}
+  const list = run.bySlot[${slot}];
+  if (list !== undefined) {
+    const now = run.now;
+    for (let i = 0; i < list.length; i++) {
+      const c = list[i];
+      if (!isUsable(c, now)) continue;
+      let v = c.credential.credentialSubject;
+      ${pathSource(attribute)}
+      if ((v === undefined || v === null ? onMissing : test(v)) === ${PASS}) return null;
+    }
+  }
+  return onFail(run);
+};`;
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from the literals above only
+  const make = new Function('isUsable', 'test', 'onMissing', 'onFail', 'hasOwn', 'isArray', source) as (...deps: unknown[]) => (run: RunContext) => RuleFailure | null;
+  return make(isUsable, test, onMissing, onFail, hasOwn, Array.isArray);
 }
 
 function fail(

@@ -31,6 +31,23 @@ function step(cur: unknown, seg: Segment): unknown {
   return hasOwn.call(cur, seg.key) ? (cur as Record<string, unknown>)[seg.key] : undefined;
 }
 
+/**
+ * The same walk as compilePath's getter, as JavaScript statements for generated code (see ./specialise.ts): they
+ * replace the value of the variable `v` by the value at the path. Keys are embedded as string literals, so each read
+ * is a property access of its own (a monomorphic inline cache) instead of one shared keyed lookup; `hasOwn` and
+ * `isArray` must be in scope. Keys come from scenarios: JSON.stringify makes any of them a safe string literal.
+ */
+export function pathSource(attribute: string): string {
+  return splitPath(attribute)
+    .map(segment)
+    .map(({ key, index }) => {
+      const arrayStep = index >= 0 ? `(${index} < v.length ? v[${index}] : undefined)` : 'undefined';
+      const k = JSON.stringify(key);
+      return `v = typeof v !== 'object' || v === null ? undefined : isArray(v) ? ${arrayStep} : hasOwn.call(v, ${k}) ? v[${k}] : undefined;`;
+    })
+    .join('\n');
+}
+
 export function splitPath(attribute: string): string[] {
   return attribute.split('.');
 }

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { compilePlan, runPlan, type Plan } from '../../src/engine/index.js';
 import type { Credential } from '../../src/schemas/credential.js';
+import { compilePath, pathSource } from '../../src/engine/path.js';
 import { ADDRESS, EXECUTION_ID, NOW, credential } from './factories.js';
 import type { ExecutionResult } from '../../src/schemas/execution.js';
 import type { Query, QueryConfiguration, Scenario, ScenarioType } from '../../src/schemas/scenario.js';
@@ -305,6 +306,39 @@ describe('attribute paths', () => {
     expect(({} as Record<string, unknown>).age).toBeUndefined();
   });
 
+  it('reads keys that are JavaScript syntax as plain keys (rules run as generated code that embeds them)', () => {
+    // No dots: a dot separates path segments.
+    const keys = ['a"b', "a'b", 'a\\b', '`${globalThis}`', "'); globalThis['injected'] = 1; ('", '"); globalThis["injected"] = 1; ("', '*/ x /*', 'line\u2028sep', 'nl\nkey'];
+    const odd: Record<string, unknown> = {};
+    keys.forEach((k, i) => { odd[k] = { n: i }; });
+    for (const [i, k] of keys.entries()) {
+      const q: Query = { type: 'IDInformation', attribute: `${k}.n`, operator: '$eq', value: i };
+      expect(one(q, [credential('urn:uuid:k', odd)]).result.status, k).toBe('valid');
+      expect(one({ ...q, value: i + 1 }, [credential('urn:uuid:k', odd)]).result.status, k).toBe('not-valid');
+    }
+    expect((globalThis as Record<string, unknown>).injected).toBeUndefined();
+  });
+
+  it('walks a path in generated code exactly as compilePath does, on arbitrary JSON', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const KEYS = ['a', 'b', '0', '1', '01', 'length', 'constructor', '__proto__', 'toString'];
+    const json = (depth: number): unknown => {
+      if (depth <= 0 || rand() < 0.25) return [null, true, 0, 18, '', 'GREEN', [], {}][Math.floor(rand() * 8)];
+      if (rand() < 0.4) return Array.from({ length: Math.floor(rand() * 3) }, () => json(depth - 1));
+      const o: Record<string, unknown> = rand() < 0.1 ? Object.create(null) as Record<string, unknown> : {};
+      for (const k of KEYS) if (rand() < 0.3) Object.defineProperty(o, k, { value: json(depth - 1), enumerable: true, writable: true, configurable: true });
+      return o;
+    };
+    for (let i = 0; i < 2000; i++) {
+      const path = Array.from({ length: 1 + Math.floor(rand() * 4) }, () => KEYS[Math.floor(rand() * KEYS.length)]).join('.');
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval
+      const walk = new Function('hasOwn', 'isArray', 'v', `${pathSource(path)}\nreturn v;`) as (h: unknown, a: unknown, v: unknown) => unknown;
+      const subject = json(4);
+      expect(walk(Object.prototype.hasOwnProperty, Array.isArray, subject), path).toBe(compilePath(path)(subject));
+    }
+  });
+
   it('reads a subject with a null prototype', () => {
     const bare = Object.assign(Object.create(null) as Record<string, unknown>, { personalData: { age: 30 } });
     expect(one(age18, [credential('urn:uuid:n', bare)]).result.status).toBe('valid');
@@ -446,6 +480,8 @@ describe('robustness', () => {
         expect(['valid', 'not-valid']).toContain(r.result.status);
         expect(r.result.result.is_valid).toBe(r.result.status === 'valid');
         expect(r.result.result.reasons.length === 0).toBe(r.result.status === 'valid');
+        // The failure path (closures) would say this of a credential the fast path (generated code) had failed.
+        expect(r.result.result.reasons.filter((x) => x.endsWith('satisfies the query'))).toEqual([]);
       }
     }
   });
