@@ -17,7 +17,7 @@
  */
 import { ZkpOptionsError } from './errors.js';
 import { DEFAULT_ZKP_CIRCUIT_ID, ZKP_CIRCUIT_IDS, type ZkpCircuitId } from './queries.js';
-import { isCanonicalDid, isCanonicalIden3Did } from './request.js';
+import { isCanonicalDid, isCanonicalIden3Did } from './did.js';
 import { parseStateResolversConfig, type RpcChainConfig } from './state.js';
 
 export interface ZkpEnvConfig {

@@ -9,11 +9,12 @@
  *                     -> verdicts per rule, or a ZkpError (statusCode) and the execution stays unchanged
  */
 export {
-  buildAuthorizationRequest, isCanonicalIden3Did, isCanonicalDid, AUTHORIZATION_REQUEST_TYPE, AUTHORIZATION_RESPONSE_TYPE,
+  buildAuthorizationRequest, AUTHORIZATION_REQUEST_TYPE, AUTHORIZATION_RESPONSE_TYPE,
   DEFAULT_ACCEPT, DEFAULT_REQUEST_TTL_MS, PLAIN_MEDIA_TYPE, ZKP_MEDIA_TYPE,
   type AuthorizationRequest, type AuthorizationRequestOptions, type BuiltAuthorizationRequest, type PendingAuthorization,
   type PendingRule, type ZkpScopeEntry,
 } from './request.js';
+export { isCanonicalIden3Did, isCanonicalDid } from './did.js';
 export {
   validateZkpQueries, contextOf, circuitOf, toIden3Query, ZKP_CIRCUIT_IDS, DEFAULT_ZKP_CIRCUIT_ID, ZKP_V2_OPERATORS,
   ZKP_V2_MAX_VALUES, ZKP_MAX_REQUEST_ID,
@@ -27,9 +28,10 @@ export {
 } from './verify.js';
 export { createDocumentLoader, readDocumentsFile, bundledDocuments, type OfflineDocumentLoader, type DocumentLoaderOptions } from './documents.js';
 export {
-  alwaysLatestStateResolvers, createRpcStateResolvers, parseStateResolversConfig,
-  type StateResolver, type StateResolvers, type ResolvedState, type RpcChainConfig, type RpcStateCacheOptions,
+  alwaysLatestStateResolvers, parseStateResolversConfig,
+  type StateResolver, type StateResolvers, type ResolvedState, type RpcChainConfig,
 } from './state.js';
+export { createRpcStateResolvers, type RpcStateCacheOptions } from './rpc-state.js';
 export { InMemoryReplayGuard, proofFingerprint, type ProofReplayGuard } from './replay.js';
 export {
   ZkpError, ZkpQueryError, ZkpOptionsError, MalformedResponseError, UnsupportedResponseError, InvalidTokenError,

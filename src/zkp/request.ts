@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { auth } from '@iden3/js-iden3-auth';
-import { DID } from './sdk.js';
+import { isCanonicalDid, isCanonicalIden3Did } from './did.js';
 import { ZkpOptionsError, ZkpQueryError } from './errors.js';
 import {
   DEFAULT_ZKP_CIRCUIT_ID, ZKP_CIRCUIT_IDS, circuitOf, contextOf, toIden3Query, validateZkpQueries,
@@ -105,27 +105,6 @@ export interface BuiltAuthorizationRequest {
   request: AuthorizationRequest;
   /** Keep with the execution (contains `request`). */
   pending: PendingAuthorization;
-}
-
-/**
- * True when `did` is an iden3 identity DID (did:iden3, did:polygonid, ...: it round-trips through its iden3 id)
- * written canonically (the verifier compares DID strings).
- */
-export function isCanonicalIden3Did(did: string): boolean {
-  try {
-    return DID.parseFromId(DID.idFromDID(DID.parse(did))).string() === did;
-  } catch {
-    return false;
-  }
-}
-
-/** True when `did` parses as a DID and is written canonically (the verifier's own DID: any method iden3 parses). */
-export function isCanonicalDid(did: string): boolean {
-  try {
-    return DID.parse(did).string() === did;
-  } catch {
-    return false;
-  }
 }
 
 function checkIssuers(issuers: readonly string[], where: string): string[] {

@@ -3,8 +3,11 @@
  * whether the state is known and still the latest; and for GIST roots (user states, in the JWZ auth proof).
  * Resolvers are keyed by the chain named inside the DID: "<blockchain>:<network>", e.g. "polygon:amoy",
  * "polygon:main", "privado:main".
+ *
+ * Types and configuration only: this module must not load @iden3/js-iden3-auth (the configuration reads
+ * ZKP_STATE_RESOLVERS at start). The RPC resolvers, which need it, are in rpc-state.ts.
  */
-import { resolver } from '@iden3/js-iden3-auth';
+import type { resolver } from '@iden3/js-iden3-auth';
 import { ZkpOptionsError } from './errors.js';
 
 export type StateResolver = resolver.IStateResolver;
@@ -37,43 +40,11 @@ export interface RpcChainConfig {
   contractAddress: string;
 }
 
-export interface RpcStateCacheOptions {
-  /** How long a "latest" answer is trusted, ms (default 30 min: a state can be replaced at any time). */
-  latestTtlMs?: number;
-  /** How long a "replaced" answer is kept, ms (default 1 h). */
-  replacedTtlMs?: number;
-  /** Entries per cache (default 10 000). */
-  maxSize?: number;
-}
-
 const CHAIN_KEY = /^[a-z0-9_-]+:[a-z0-9_-]+$/;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/**
- * Production resolvers: one js-iden3-auth EthStateResolver per chain (reads the State contract over JSON-RPC, with
- * an in-memory cache; "latest" answers expire sooner than "replaced" ones).
- */
-export function createRpcStateResolvers(
-  chains: Readonly<Record<string, RpcChainConfig>>,
-  cache: RpcStateCacheOptions = {},
-): StateResolvers {
-  const out: StateResolvers = {};
-  for (const [chain, cfg] of Object.entries(chains)) {
-    checkChain(chain, cfg);
-    const ttl = {
-      notReplacedTtl: cache.latestTtlMs ?? 30 * 60_000,
-      replacedTtl: cache.replacedTtlMs ?? 60 * 60_000,
-      maxSize: cache.maxSize ?? 10_000,
-    };
-    out[chain] = new resolver.EthStateResolver(cfg.rpcUrl, cfg.contractAddress, {
-      stateCacheOptions: ttl,
-      rootCacheOptions: ttl,
-    });
-  }
-  return out;
-}
-
-function checkChain(chain: string, cfg: RpcChainConfig | undefined): void {
+/** Throws ZkpOptionsError unless `chain` and `cfg` make a valid ZKP_STATE_RESOLVERS entry. */
+export function checkChain(chain: string, cfg: RpcChainConfig | undefined): void {
   if (!CHAIN_KEY.test(chain)) throw new ZkpOptionsError(`state resolver chain ${JSON.stringify(chain)} must look like "polygon:amoy"`);
   if (typeof cfg !== 'object' || cfg === null) throw new ZkpOptionsError(`state resolver ${chain}: expected {"rpcUrl", "contractAddress"}`);
   let url: URL;

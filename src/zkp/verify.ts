@@ -16,7 +16,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { auth } from '@iden3/js-iden3-auth';
-import { AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, DID } from './sdk.js';
+import { AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals } from './sdk.js';
+import { DID, isCanonicalIden3Did } from './did.js';
 import { createDocumentLoader, type OfflineDocumentLoader } from './documents.js';
 import {
   InvalidTokenError, MalformedResponseError, ProofReplayedError, RequestExpiredError, ResponseMismatchError,
@@ -24,7 +25,7 @@ import {
 } from './errors.js';
 import { InMemoryReplayGuard, proofFingerprint, type ProofReplayGuard } from './replay.js';
 import {
-  AUTHORIZATION_RESPONSE_TYPE, PLAIN_MEDIA_TYPE, isCanonicalIden3Did, type AuthorizationRequest, type PendingAuthorization, type PendingRule,
+  AUTHORIZATION_RESPONSE_TYPE, PLAIN_MEDIA_TYPE, type AuthorizationRequest, type PendingAuthorization, type PendingRule,
 } from './request.js';
 import type { StateResolver, StateResolvers } from './state.js';
 
