@@ -16,7 +16,7 @@ import { Metrics } from './http/metrics.js';
 import { ChainReader, type ProofStatusReader } from './chain/index.js';
 import { OffChain } from './http/offchain.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
-import type { StateResolvers } from './zkp/index.js';
+import type { StateResolvers } from './zkp/state.js';
 import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
 import { createDemoIssuer, demoStatusResolver } from './trust/demo-issuer.js';
 import { onchainStatusResolver } from './trust/onchain-status.js';
@@ -117,7 +117,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       app.log.warn({ err }, 'execution purge failed; will retry');
     }
   };
-  const offChain = await OffChain.create(config, { store, now, log: app.log, metrics, stateResolvers: deps.zkpStateResolvers });
+  const offChain = new OffChain(config, { store, now, log: app.log, metrics, stateResolvers: deps.zkpStateResolvers });
   const sweep = () => offChain.sweep().catch((err) => app.log.warn({ err }, 'expiring pending executions failed; will retry'));
   const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, app.log, now) : undefined;
   const timers: NodeJS.Timeout[] = [];

@@ -140,7 +140,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       results = await onChainResults(chain, entry, address.address, typeof body.address === 'object' ? body.address.chain : undefined, executionId);
     } else if (entry.plan.type === 'OffChainZKP') {
       // Credentials in the body are not needed here: the wallet proves each rule itself.
-      ({ results, zkp, expiresAt } = offChain.start(entry, address.address, executionId, publicBaseUrl ?? `${request.protocol}://${request.host}`, at));
+      ({ results, zkp, expiresAt } = await offChain.start(entry, address.address, executionId, publicBaseUrl ?? `${request.protocol}://${request.host}`, at));
     } else {
       // Trust first (proof, issuer, revocation, holder; cached per credential content), then the pure rules.
       const trust = await verifier.verify(body.credentials, {

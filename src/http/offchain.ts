@@ -7,10 +7,15 @@ import type { Config } from '../config.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ExecutionRecord, PendingZkp, Store } from '../store/types.js';
-import {
-  buildAuthorizationRequest, checkZkpQuerySchemas, createDocumentLoader, createRpcStateResolvers, createZkpVerifier,
-  isZkpError, readDocumentsFile, validateZkpQueries, type PendingAuthorization, type StateResolvers, type ZkpVerifier,
-} from '../zkp/index.js';
+// Not ../zkp/index.js: what needs @iden3/js-iden3-auth comes through loadIden3Auth, at first use.
+import { createDocumentLoader, readDocumentsFile, type OfflineDocumentLoader } from '../zkp/documents.js';
+import { isZkpError } from '../zkp/errors.js';
+import { loadIden3Auth } from '../zkp/lazy.js';
+import { validateZkpQueries } from '../zkp/queries.js';
+import type { BuiltAuthorizationRequest, PendingAuthorization } from '../zkp/request.js';
+import { checkZkpQuerySchemas } from '../zkp/schema-check.js';
+import type { StateResolvers } from '../zkp/state.js';
+import type { ZkpVerifier } from '../zkp/verify.js';
 import { ExecutionNotFound, problemResponses, sendProblem } from './errors.js';
 import type { Metrics } from './metrics.js';
 import { executionView } from './executions.js';
@@ -31,28 +36,35 @@ export const callbackPath = (executionId: string) => `/compliance/executions/${e
  * OffChainZKP: the wallet proves each rule with a zero-knowledge proof and the service verifies it. Execute answers
  * `pending` results carrying an iden3comm authorization request; the wallet's answer to the callback completes the
  * execution (CAS on its state), announced by webhook. Requests expire; an expired execution fails.
+ * @iden3/js-iden3-auth (request building, proof verification) loads at the first execute or answer, not at start.
  */
 export class OffChain {
-  private constructor(
-    private readonly config: Config,
-    private readonly deps: OffChainDeps,
-    private readonly verifier: ZkpVerifier,
-    private readonly documents: ReturnType<typeof createDocumentLoader>,
-  ) {}
+  private readonly documents: OfflineDocumentLoader;
+  /** Made at the first answer, then reused (it reads the verification keys). */
+  private verifier?: Promise<ZkpVerifier>;
 
-  static async create(config: Config, deps: OffChainDeps): Promise<OffChain> {
+  constructor(private readonly config: Config, private readonly deps: OffChainDeps) {
     const z = config.zkp;
-    const documents = createDocumentLoader({ documents: z.documentsFile ? readDocumentsFile(z.documentsFile) : undefined });
-    const verifier = await createZkpVerifier({
-      stateResolvers: deps.stateResolvers ?? createRpcStateResolvers(z.stateResolvers),
-      documentLoader: documents,
-      circuitsDir: z.circuitsDir,
-      proofMaxAgeMs: z.proofMaxAgeMs,
-      clockSkewMs: z.clockSkewMs,
-      stateTransitionDelayMs: z.stateTransitionDelayMs,
-      allowPlainMessages: z.allowPlainMessages,
+    this.documents = createDocumentLoader({ documents: z.documentsFile ? readDocumentsFile(z.documentsFile) : undefined });
+  }
+
+  private loadVerifier(): Promise<ZkpVerifier> {
+    this.verifier ??= loadIden3Auth().then(({ createZkpVerifier, createRpcStateResolvers }) => {
+      const z = this.config.zkp;
+      return createZkpVerifier({
+        stateResolvers: this.deps.stateResolvers ?? createRpcStateResolvers(z.stateResolvers),
+        documentLoader: this.documents,
+        circuitsDir: z.circuitsDir,
+        proofMaxAgeMs: z.proofMaxAgeMs,
+        clockSkewMs: z.clockSkewMs,
+        stateTransitionDelayMs: z.stateTransitionDelayMs,
+        allowPlainMessages: z.allowPlainMessages,
+      });
+    }).catch((err: unknown) => {
+      this.verifier = undefined;
+      throw err;
     });
-    return new OffChain(config, deps, verifier, documents);
+    return this.verifier;
   }
 
   /** Create/patch-time checks of an OffChainZKP scenario's queries: what the circuits and the contexts allow. */
@@ -65,8 +77,8 @@ export class OffChain {
   }
 
   /** Execute: pending results and the authorization request, or error results when the verifier is not configured. */
-  start(entry: CachedPlan, address: string, executionId: string, callbackBase: string, at: number):
-    { results: ExecutionResult[]; zkp: PendingZkp | null; expiresAt: string | null } {
+  async start(entry: CachedPlan, address: string, executionId: string, callbackBase: string, at: number):
+    Promise<{ results: ExecutionResult[]; zkp: PendingZkp | null; expiresAt: string | null }> {
     const { plan, scenario } = entry;
     const z = this.config.zkp;
     const result = (rule: CachedPlan['plan']['rules'][number], status: 'pending' | 'error', reasons: string[], authorizationRequest?: unknown): ExecutionResult => ({
@@ -77,7 +89,8 @@ export class OffChain {
       const reason = 'off-chain zero-knowledge proof verification is not configured on this service (ZKP_VERIFIER_DID is unset)';
       return { results: plan.rules.map((r) => result(r, 'error', [reason])), zkp: null, expiresAt: null };
     }
-    let built: ReturnType<typeof buildAuthorizationRequest>;
+    const { buildAuthorizationRequest } = await loadIden3Auth();
+    let built: BuiltAuthorizationRequest;
     try {
       built = buildAuthorizationRequest(scenario.queryConfigurations, {
         callbackUrl: `${callbackBase}${callbackPath(executionId)}`,
@@ -170,9 +183,10 @@ export class OffChain {
           await this.expire(record);
           return sendProblem(reply, 410, { code: 'SCS_REQUEST_EXPIRED', detail: 'The authorization request expired; start a new execution' });
         }
+        const verifier = await this.loadVerifier();
         let verification;
         try {
-          verification = await this.verifier.verify(token, record.zkp as unknown as PendingAuthorization, { now });
+          verification = await verifier.verify(token, record.zkp as unknown as PendingAuthorization, { now });
         } catch (err) {
           if (!isZkpError(err)) throw err;
           if (err.statusCode === 410) await this.expire(record);

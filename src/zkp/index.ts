@@ -2,11 +2,14 @@
  * OffChainZKP: iden3comm authorization requests and verification of the wallet's zero-knowledge proofs.
  *
  *   at create/patch:  validateZkpQueries(configs, {contexts, documents})  (+ checkZkpQuerySchemas, async)
- *   at startup:       verifier = await createZkpVerifier({stateResolvers, documentLoader, ...})
+ *   once:             verifier = await createZkpVerifier({stateResolvers, documentLoader, ...})
  *   at execute:       {request, pending} = buildAuthorizationRequest(configs, {callbackUrl, verifierDid, ...})
  *                     -> answer `pending` results, send `request` to the wallet, persist `pending`
  *   at callback:      verification = await verifyAuthorizationResponse(token, pending, {verifier, now})
  *                     -> verdicts per rule, or a ZkpError (statusCode) and the execution stays unchanged
+ *
+ * Importing this barrel loads @iden3/js-iden3-auth (~26 MB). The service does not: it imports the modules it needs
+ * at start directly, and request.ts, verify.ts and rpc-state.ts through lazy.ts at first use.
  */
 export {
   buildAuthorizationRequest, AUTHORIZATION_REQUEST_TYPE, AUTHORIZATION_RESPONSE_TYPE,
@@ -32,6 +35,7 @@ export {
   type StateResolver, type StateResolvers, type ResolvedState, type RpcChainConfig,
 } from './state.js';
 export { createRpcStateResolvers, type RpcStateCacheOptions } from './rpc-state.js';
+export { loadIden3Auth, type Iden3Auth } from './lazy.js';
 export { InMemoryReplayGuard, proofFingerprint, type ProofReplayGuard } from './replay.js';
 export {
   ZkpError, ZkpQueryError, ZkpOptionsError, MalformedResponseError, UnsupportedResponseError, InvalidTokenError,
