@@ -118,6 +118,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     }
   };
   const offChain = new OffChain(config, { store, now, log: app.log, metrics, stateResolvers: deps.zkpStateResolvers });
+  await offChain.ready();
   const sweep = () => offChain.sweep().catch((err) => app.log.warn({ err }, 'expiring pending executions failed; will retry'));
   const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, app.log, now) : undefined;
   const timers: NodeJS.Timeout[] = [];

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ExecutionRecord, PendingZkp, Store } from '../store/types.js';
-// Not ../zkp/index.js: what needs @iden3/js-iden3-auth comes through loadIden3Auth, at first use.
+// Not ../zkp/index.js: what needs @iden3/js-iden3-auth comes through loadIden3Auth (see ready()).
 import { createDocumentLoader, readDocumentsFile, type OfflineDocumentLoader } from '../zkp/documents.js';
 import { isZkpError } from '../zkp/errors.js';
 import { loadIden3Auth } from '../zkp/lazy.js';
@@ -36,16 +36,23 @@ export const callbackPath = (executionId: string) => `/compliance/executions/${e
  * OffChainZKP: the wallet proves each rule with a zero-knowledge proof and the service verifies it. Execute answers
  * `pending` results carrying an iden3comm authorization request; the wallet's answer to the callback completes the
  * execution (CAS on its state), announced by webhook. Requests expire; an expired execution fails.
- * @iden3/js-iden3-auth (request building, proof verification) loads at the first execute or answer, not at start.
+ * @iden3/js-iden3-auth (request building, proof verification, ~26 MB) loads only where OffChainZKP is configured
+ * (ZKP_VERIFIER_DID set): then at start, through ready(), so that a bad setting (e.g. ZKP_CIRCUITS_DIR without the
+ * verification keys) stops the start as before; without it never, since every OffChainZKP execute answers error.
  */
 export class OffChain {
   private readonly documents: OfflineDocumentLoader;
-  /** Made at the first answer, then reused (it reads the verification keys). */
+  /** Made by ready() (or the first answer), then reused (it reads the verification keys). */
   private verifier?: Promise<ZkpVerifier>;
 
   constructor(private readonly config: Config, private readonly deps: OffChainDeps) {
     const z = config.zkp;
     this.documents = createDocumentLoader({ documents: z.documentsFile ? readDocumentsFile(z.documentsFile) : undefined });
+  }
+
+  /** Where OffChainZKP is configured, loads the library and makes the verifier now (it throws on a bad setting). */
+  async ready(): Promise<void> {
+    if (this.config.zkp.verifierDid) await this.loadVerifier();
   }
 
   private loadVerifier(): Promise<ZkpVerifier> {

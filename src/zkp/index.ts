@@ -9,7 +9,7 @@
  *                     -> verdicts per rule, or a ZkpError (statusCode) and the execution stays unchanged
  *
  * Importing this barrel loads @iden3/js-iden3-auth (~26 MB). The service does not: it imports the modules it needs
- * at start directly, and request.ts, verify.ts and rpc-state.ts through lazy.ts at first use.
+ * at start directly, and request.ts, verify.ts and rpc-state.ts through lazy.ts, only where OffChainZKP is configured.
  */
 export {
   buildAuthorizationRequest, AUTHORIZATION_REQUEST_TYPE, AUTHORIZATION_RESPONSE_TYPE,

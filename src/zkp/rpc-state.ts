@@ -1,6 +1,6 @@
 /**
  * Production issuer/user state resolvers over JSON-RPC, made with @iden3/js-iden3-auth (and its ethers): loaded
- * through lazy.ts at the first OffChainZKP use, never at start.
+ * through lazy.ts where OffChainZKP is configured (ZKP_VERIFIER_DID).
  */
 import { resolver } from '@iden3/js-iden3-auth';
 import { checkChain, type RpcChainConfig, type StateResolvers } from './state.js';
