@@ -45,8 +45,12 @@ export function targets() {
   return only ? list.filter((t) => only.includes(t.kind)) : list;
 }
 
-/** The node options the service runs with (`npm start`, the Dockerfile): the bench server runs with them too. */
-export const SERVICE_NODE_ARGS = ['--max-semi-space-size=32'];
+/**
+ * The node options and the environment the service runs with (`npm start`, the Dockerfile): the bench server runs with
+ * them too (an environment variable already set wins).
+ */
+export const SERVICE_NODE_ARGS = ['--max-semi-space-size=16'];
+export const SERVICE_ENV = { MALLOC_ARENA_MAX: '2' };
 
 /**
  * Starts bench/server.mjs on a store of its own. Answers {port, pid, child, target, stop()}. Node runs with
@@ -55,6 +59,7 @@ export const SERVICE_NODE_ARGS = ['--max-semi-space-size=32'];
 export async function startServer(target, { nodeArgs = [], env = {} } = {}) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'scs-bench-'));
   const serverEnv = {
+    ...SERVICE_ENV,
     ...process.env,
     PORT: '0',
     HOST: '127.0.0.1',

@@ -23,6 +23,7 @@ const db = new Database(workerData.file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = ' + workerData.synchronous);
 db.pragma('busy_timeout = 5000');
+db.pragma('cache_size = -' + workerData.cacheKib);
 if (workerData.checkpointMs) {
   // The checkpointer: copies the WAL into the database beside the writer (a passive checkpoint blocks no writer).
   const timer = setInterval(() => {
@@ -50,6 +51,13 @@ if (workerData.checkpointMs) {
 
 const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
+/**
+ * Page cache of the writer's and the checkpointer's connections, KiB (SQLite's default is 2000 per connection). The
+ * writer appends: it needs the right edge of the table and its indexes, a few pages; the checkpointer copies WAL frames
+ * without the cache. With the default, the two caches and the allocator's slack held ~13 MB more RSS under load.
+ */
+const THREAD_CACHE_KIB = 512;
+
 /** How often the checkpointer thread copies the WAL into the database. */
 const CHECKPOINT_MS = 200;
 /**
@@ -76,10 +84,10 @@ export function threadWriter(file: string, synchronous: string, sql: string): Ba
     waiting.clear();
   };
   const start = (): Worker => {
-    const w = new Worker(PROGRAM, { eval: true, workerData: { driver, file, synchronous, sql, autocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } });
+    const w = new Worker(PROGRAM, { eval: true, workerData: { driver, file, synchronous, cacheKib: THREAD_CACHE_KIB, sql, autocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } });
     w.unref();
     if (checkpointer === undefined) {
-      const c = new Worker(PROGRAM, { eval: true, workerData: { driver, file, synchronous, checkpointMs: CHECKPOINT_MS } });
+      const c = new Worker(PROGRAM, { eval: true, workerData: { driver, file, synchronous, cacheKib: THREAD_CACHE_KIB, checkpointMs: CHECKPOINT_MS } });
       c.unref();
       // Without it the writer's backstop checkpoints still bound the WAL; it is started again with the next writer.
       const lost = () => {
