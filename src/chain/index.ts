@@ -14,10 +14,11 @@ export {
   type ChainEndpoint, type ChainSettings, type MulticallMode,
 } from './config.js';
 export {
-  ChainReader, isProofStatusError,
-  type ChainReaderOptions, type ChainReaderStats, type ChainErrorCode, type ProofStatusEntry, type ProofStatusError,
-  type ProofStatusRead, type ProofStatusReader, type ReadProofStatusesRequest, type RequestId,
-} from './reader.js';
+  isProofStatusError,
+  type ChainErrorCode, type ProofStatusEntry, type ProofStatusError, type ProofStatusRead, type ProofStatusReader,
+  type ReadProofStatusesRequest, type RequestId,
+} from './proof-status.js';
+export { ChainReader, type ChainReaderOptions, type ChainReaderStats } from './reader.js';
 export {
   resolveVerifierTarget, ruleOutcomes, requestIdsOf, deploymentChain,
   type OnChainRuleOutcome, type OnChainStatus, type VerifierTarget, type TargetOptions,
