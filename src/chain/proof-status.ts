@@ -1,7 +1,7 @@
 /**
  * What a chain read answers, and the interface execute reads through: types and pure helpers only, no viem, so that
  * the modules the app loads at start (outcomes, evaluate, execute) need not load it. reader.ts (ChainReader, viem)
- * implements ProofStatusReader.
+ * implements ProofStatusReader and is loaded through lazy.ts.
  */
 import type { Hex } from 'viem';
 import type { VerifierMethod } from './abi.js';
