@@ -13,7 +13,7 @@ import { installValidators } from './http/validation.js';
 import { useJsonParser } from './http/json.js';
 import { registerProtection } from './http/protection.js';
 import { Metrics } from './http/metrics.js';
-import { ChainReader, type ProofStatusReader } from './chain/index.js';
+import { chainReaderFor, type ProofStatusReader } from './chain/index.js';
 import { OffChain } from './http/offchain.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import type { StateResolvers } from './zkp/state.js';
@@ -38,7 +38,7 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Clock, epoch ms. */
   now?: () => number;
-  /** Reads OnChainZKP verification; defaults to a ChainReader on config.chains. */
+  /** Reads OnChainZKP verification; defaults to a ChainReader on config.chains (none configured: reads nothing). */
   chain?: ProofStatusReader;
   /** OffChainZKP issuer-state resolvers; default: ZKP_STATE_RESOLVERS over RPC. */
   zkpStateResolvers?: StateResolvers;
@@ -69,7 +69,7 @@ async function credentialVerifier(config: Config, given: TrustDeps, log: Fastify
   // On-chain revocation statuses are read from the chains of CHAIN_RPC_URLS.
   const deps: TrustDeps = config.chains.chains.size === 0 ? given : {
     ...given,
-    statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: onchainStatusResolver(config.chains), ...given.statusResolvers },
+    statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: await onchainStatusResolver(config.chains), ...given.statusResolvers },
   };
   if (!config.demoIssuer) return createCredentialVerifier(config.trust, deps);
   const demo = await createDemoIssuer({ statusUrl: `http://127.0.0.1:${config.port}/demo-issuer/status` });
@@ -200,7 +200,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     secured.addHook('preHandler', scopeHook());
     const idempotent = idempotency(store, now);
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, validate: (s) => offChain.validate(s) });
-    const chain = deps.chain ?? ChainReader.fromSettings(config.chains);
+    const chain = deps.chain ?? (await chainReaderFor(config.chains));
     const verifier = await credentialVerifier(config, deps.trust ?? {}, app.log);
     await secured.register(executeRoutes, { store, plans, now, idempotent, metrics, chain, offChain, verifier, publicBaseUrl: config.publicBaseUrl });
     await secured.register(executionRoutes, { store });

@@ -5,7 +5,7 @@
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import type { SmartContractDeployment } from '../domain/deployments.js';
 import { requestIdsOf, resolveVerifierTarget, ruleOutcomes, type OnChainRuleOutcome } from './outcomes.js';
-import type { ProofStatusEntry, ProofStatusReader } from './reader.js';
+import type { ProofStatusEntry, ProofStatusReader } from './proof-status.js';
 
 export interface OnChainInput {
   queryConfigurations: readonly QueryConfiguration[];

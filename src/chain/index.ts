@@ -1,9 +1,10 @@
 /**
- * Reading OnChainZKP verification from the chain. Wire-up sketch:
+ * Reading OnChainZKP verification from the chain. Nothing exported here loads viem: the ChainReader (reader.ts) comes
+ * through loadViem / chainReaderFor (lazy.ts); only a module that may load viem imports reader.ts itself. Wire-up sketch:
  *
  * ```ts
  * const settings = chainSettingsFromEnv(process.env);          // throws ChainConfigError
- * const reader = ChainReader.fromSettings(settings);            // one per process; hand it to buildApp
+ * const reader = await chainReaderFor(settings);                // one per process; hand it to buildApp
  * const outcomes = await evaluateOnChainRules(reader, {         // in execute, for OnChainZKP scenarios
  *   queryConfigurations, smartContractDeployments, address, chain: addressObject?.chain,
  * });
@@ -14,10 +15,12 @@ export {
   type ChainEndpoint, type ChainSettings, type MulticallMode,
 } from './config.js';
 export {
-  ChainReader, isProofStatusError,
-  type ChainReaderOptions, type ChainReaderStats, type ChainErrorCode, type ProofStatusEntry, type ProofStatusError,
-  type ProofStatusRead, type ProofStatusReader, type ReadProofStatusesRequest, type RequestId,
-} from './reader.js';
+  isProofStatusError,
+  type ChainErrorCode, type ProofStatusEntry, type ProofStatusError, type ProofStatusRead, type ProofStatusReader,
+  type ReadProofStatusesRequest, type RequestId,
+} from './proof-status.js';
+export { chainReaderFor, loadViem, noChains, type Viem } from './lazy.js';
+export type { ChainReader, ChainReaderOptions, ChainReaderStats } from './reader.js';
 export {
   resolveVerifierTarget, ruleOutcomes, requestIdsOf, deploymentChain,
   type OnChainRuleOutcome, type OnChainStatus, type VerifierTarget, type TargetOptions,

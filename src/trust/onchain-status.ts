@@ -20,8 +20,10 @@
  * Failures (unknown chain, RPC down or too slow, revert, malformed answer) throw StatusFailure, which the verifier
  * maps to `error`; messages never quote an RPC URL (they may carry API keys).
  */
-import { BaseError, ContractFunctionRevertedError, createPublicClient, getAddress, http, isAddress, type Address, type PublicClient } from 'viem';
+import type { Address, PublicClient } from 'viem';
 import type { ChainEndpoint, ChainSettings } from '../chain/config.js';
+import { loadViem } from '../chain/lazy.js';
+import { toChecksumAddress } from '../domain/address.js';
 import { ResolverFailure } from './did-resolver.js';
 import { DID, Hash, isGenesisState } from './iden3.js';
 import { StatusFailure, verifyStatusAnswer, type StatusResolverFn } from './revocation.js';
@@ -124,12 +126,12 @@ export function parseOnchainStatusId(id: unknown): OnchainStatusLocation {
   const contractParam = params.get('contractAddress');
   if (contractParam === null) throw new StatusFailure('credentialStatus.id has no contractAddress parameter');
   const m = /^([1-9][0-9]{0,15}):(0x[0-9a-fA-F]{40})$/.exec(contractParam.trim());
-  if (!m || !isAddress(m[2], { strict: false })) {
+  if (!m) {
     throw new StatusFailure('credentialStatus.id: contractAddress must be <chain id>:<0x address>');
   }
   const chainId = Number(m[1]);
   if (!Number.isSafeInteger(chainId)) throw new StatusFailure('credentialStatus.id: the chain id is out of range');
-  const location: OnchainStatusLocation = { chain: `eip155:${chainId}`, chainId, contract: getAddress(m[2]) };
+  const location: OnchainStatusLocation = { chain: `eip155:${chainId}`, chainId, contract: toChecksumAddress(m[2]) as Address };
   const state = params.get('state');
   if (state !== null && state !== '') {
     if (!HASH_HEX.test(state)) throw new StatusFailure('credentialStatus.id: state must be a 32-byte hex hash');
@@ -174,10 +176,10 @@ export function statusDocumentFromContract(answer: OnchainCredentialStatus): {
   };
 }
 
-function describe(e: unknown, chain: string): string {
+function describe({ BaseError, ContractFunctionRevertedError }: typeof import('viem'), e: unknown, chain: string): string {
   if (e instanceof BaseError) {
     if (e.walk((x) => x instanceof ContractFunctionRevertedError)) return `the status contract on ${chain} reverted`;
-    const name = e.walk((x) => x instanceof BaseError && /Timeout/.test((x as BaseError).name))
+    const name = e.walk((x) => x instanceof BaseError && /Timeout/.test(x.name))
       ? 'did not answer in time'
       : 'could not be read';
     return `the status contract on ${chain} ${name}`;
@@ -185,22 +187,24 @@ function describe(e: unknown, chain: string): string {
   return `the status contract on ${chain} could not be read`;
 }
 
-function reverted(e: unknown): boolean {
+function reverted({ BaseError, ContractFunctionRevertedError }: typeof import('viem'), e: unknown): boolean {
   return e instanceof BaseError && e.walk((x) => x instanceof ContractFunctionRevertedError) !== null;
 }
 
 /**
  * A StatusResolverFn for Iden3OnchainSparseMerkleTreeProof2023 reading the chains of `chains` (one viem public
- * client per chain, created at once; no chain configured: every status is an error).
- * `createCredentialVerifier(options, { statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: onchainStatusResolver(settings) } })`.
+ * client per chain, created at once; no chain configured: every status is an error, and viem is not loaded).
+ * `createCredentialVerifier(options, { statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: await onchainStatusResolver(settings) } })`.
  */
-export function onchainStatusResolver(chains: Pick<ChainSettings, 'chains' | 'timeoutMs'>, options: OnchainStatusOptions = {}): StatusResolverFn {
+export async function onchainStatusResolver(chains: Pick<ChainSettings, 'chains' | 'timeoutMs'>, options: OnchainStatusOptions = {}): Promise<StatusResolverFn> {
   const timeoutMs = options.timeoutMs ?? chains.timeoutMs;
+  // viem only where a chain is configured: without one, every status fails below before anything is read.
+  const viem = chains.chains.size === 0 ? undefined : (await loadViem()).viem;
   const clients = new Map<string, PublicClient>();
   for (const endpoint of chains.chains.values()) {
     const client = options.clientFor
       ? options.clientFor(endpoint, timeoutMs)
-      : (createPublicClient({ transport: http(endpoint.url, { timeout: timeoutMs, retryCount: options.retryCount ?? 0 }) }) as PublicClient);
+      : (viem!.createPublicClient({ transport: viem!.http(endpoint.url, { timeout: timeoutMs, retryCount: options.retryCount ?? 0 }) }) as PublicClient);
     clients.set(endpoint.chain, client);
   }
 
@@ -211,7 +215,9 @@ export function onchainStatusResolver(chains: Pick<ChainSettings, 'chains' | 'ti
     }
     if (nonce > UINT64_MAX) throw new StatusFailure('the revocation nonce is not a uint64');
     const client = clients.get(where.chain);
-    if (client === undefined) throw new StatusFailure(`the status contract is on ${where.chain}, which is not configured (CHAIN_RPC_URLS)`);
+    if (client === undefined || viem === undefined) {
+      throw new StatusFailure(`the status contract is on ${where.chain}, which is not configured (CHAIN_RPC_URLS)`);
+    }
 
     let did: ReturnType<typeof DID.parse>;
     let id: bigint;
@@ -254,12 +260,12 @@ export function onchainStatusResolver(chains: Pick<ChainSettings, 'chains' | 'ti
       } catch {
         genesis = false;
       }
-      if (!(genesis && reverted(e))) throw new StatusFailure(describe(e, where.chain));
+      if (!(genesis && reverted(viem, e))) throw new StatusFailure(describe(viem, e, where.chain));
       asked = where.state;
       try {
         answer = await read(asked);
       } catch (e2) {
-        throw new StatusFailure(describe(e2, where.chain));
+        throw new StatusFailure(describe(viem, e2, where.chain));
       }
     }
 

@@ -10,7 +10,8 @@ import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import {
   encodeAbiParameters, hexToBigInt, keccak256, pad, toEventSelector, toFunctionSelector, toHex, type Abi, type AbiFunction, type Address, type Hex,
 } from 'viem';
-import { ChainReader, isProofStatusError, verifierAbi, type ProofStatusRead } from '../../src/chain/index.js';
+import { isProofStatusError, verifierAbi, type ProofStatusRead } from '../../src/chain/index.js';
+import { ChainReader } from '../../src/chain/reader.js';
 import { startLocalChain, type Artifact, type LocalChain } from './evm.js';
 
 const require = createRequire(import.meta.url);

@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
-import { ChainReader, evaluateOnChainRules, type OnChainInput } from '../../src/chain/index.js';
+import { evaluateOnChainRules, type OnChainInput } from '../../src/chain/index.js';
+import { ChainReader } from '../../src/chain/reader.js';
 import type { SmartContractDeployment } from '../../src/domain/deployments.js';
 import type { QueryConfiguration } from '../../src/schemas/scenario.js';
 import { startLocalChain, type LocalChain } from './evm.js';

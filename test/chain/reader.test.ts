@@ -5,7 +5,10 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
-import { ChainReader, isProofStatusError, type ProofStatusEntry, type ProofStatusRead } from '../../src/chain/index.js';
+import {
+  chainReaderFor, chainSettingsFromEnv, isProofStatusError, noChains, type ProofStatusEntry, type ProofStatusRead, type ReadProofStatusesRequest,
+} from '../../src/chain/index.js';
+import { ChainReader } from '../../src/chain/reader.js';
 import { startLocalChain, type LocalChain } from './evm.js';
 
 let chain: LocalChain;
@@ -251,6 +254,20 @@ describe('failures answer error entries, never hang or reject', () => {
     expect(d).toMatchObject({ code: 'bad-request' });
     expect(await r.readProofStatuses({ chain: chain.chain, verifierAddress: current, sender: alice, requestIds: [] })).toEqual([]);
     expect(r.stats().ethCalls).toBe(0);
+  });
+
+  it('where no chain is configured: noChains, answering as a ChainReader over no chains does, without viem', async () => {
+    expect(await chainReaderFor(chainSettingsFromEnv({}))).toBe(noChains);
+    expect(await chainReaderFor(chainSettingsFromEnv({ CHAIN_RPC_URLS: `${chain.chain}=${chain.url}` }))).toBeInstanceOf(ChainReader);
+    const none = new ChainReader({ chains: [] });
+    for (const r of [none, noChains]) expect([r.defaultChain, r.hasChain(chain.chain), r.hasChain('eip155:1')]).toEqual([undefined, false, false]);
+    const requests: ReadProofStatusesRequest[] = [
+      { chain: chain.chain, verifierAddress: current, sender: alice, requestIds: [1, 2n, 1] },
+      { chain: 'EIP155:1', verifierAddress: 'nope', sender: 'tz1abc', requestIds: [-1] },
+      { chain: 'solana:x', verifierAddress: current, sender: alice, requestIds: [1] },
+      { chain: chain.chain, verifierAddress: current, sender: alice, requestIds: [] },
+    ];
+    for (const q of requests) expect(await noChains.readProofStatuses(q)).toEqual(await none.readProofStatuses(q));
   });
 
   it('connection refused on 127.0.0.1: unreachable, at once, without the URL in the message', async () => {

@@ -165,7 +165,7 @@ describe('parseOnchainStatusId', () => {
 describe('onchainStatusResolver (resolver level, real local EVM)', () => {
   it('not revoked: false; revoked: true (contract latest state, no DID resolver)', async () => {
     const contract = await deploy();
-    const resolve = onchainStatusResolver(settings);
+    const resolve = await onchainStatusResolver(settings);
     await publish(contract, 4001n);
     expect(await resolve(request(contract, 4001n), io())).toBe(false);
     await issuer.revoke(4001n);
@@ -178,7 +178,7 @@ describe('onchainStatusResolver (resolver level, real local EVM)', () => {
 
   it('asks about the latest state the DID resolver names, and refuses an answer about another state', async () => {
     const contract = await deploy();
-    const resolve = onchainStatusResolver(settings);
+    const resolve = await onchainStatusResolver(settings);
     const s = await publish(contract, 4003n);
     const state = Hash.fromBigInt(s.issuer.state).hex();
     expect(await resolve(request(contract, 4003n), io(resolverSaying(state)))).toBe(false);
@@ -190,7 +190,7 @@ describe('onchainStatusResolver (resolver level, real local EVM)', () => {
     const fresh = await createDemoIssuer({ seed: 'trust-tests-issuer-ONCHAIN-00005', statusUrl: 'http://127.0.0.1:9/status' });
     const genesis = await fresh.currentState();
     const contract = await chain.deployArtifact(artifact, [DID.idFromDID(DID.parse(fresh.did)).bigInt()]);
-    const resolve = onchainStatusResolver(settings);
+    const resolve = await onchainStatusResolver(settings);
     await store(contract, 5n, toStruct(await fresh.status(5n), 5n), false);
     const req = {
       status: { id: `${fresh.did}/credentialStatus?contractAddress=${AMOY}:${contract}&state=${genesis}`, type: TYPE, revocationNonce: 5 },
@@ -204,7 +204,7 @@ describe('onchainStatusResolver (resolver level, real local EVM)', () => {
 
   it('refuses tampered answers: roots that do not hash to the state, a proof that does not verify, a wrong root', async () => {
     const contract = await deploy();
-    const resolve = onchainStatusResolver(settings);
+    const resolve = await onchainStatusResolver(settings);
     const good = toStruct(await issuer.status(4004n), 4004n);
     await store(contract, 4004n, { ...good, issuer: { ...good.issuer, revocationTreeRoot: good.issuer.revocationTreeRoot ^ 1n }, mtp: { ...good.mtp, root: good.issuer.revocationTreeRoot ^ 1n } });
     await expect(resolve(request(contract, 4004n), io())).rejects.toThrow(/not the hash of its tree roots/);
@@ -219,7 +219,7 @@ describe('onchainStatusResolver (resolver level, real local EVM)', () => {
   it('fails (StatusFailure) on an unknown chain, a nonce mismatch, a stopped RPC, and never names the URL', async () => {
     const contract = await deploy();
     await publish(contract, 4005n);
-    const resolve = onchainStatusResolver(settings);
+    const resolve = await onchainStatusResolver(settings);
     const other = request(contract, 4005n);
     other.status = { ...other.status, id: (other.status.id as string).replace(`${AMOY}:`, '137:') };
     await expect(resolve(other, io())).rejects.toThrow(/eip155:137, which is not configured/);
@@ -239,7 +239,7 @@ describe('onchainStatusResolver (resolver level, real local EVM)', () => {
   it('fails (StatusFailure) when the RPC does not answer within the timeout', async () => {
     const hang = await startServer(async () => ({ hang: true }));
     try {
-      const resolve = onchainStatusResolver({ chains: parseChainRpcUrls(`eip155:${AMOY}=${hang.url}/key/secret`), timeoutMs: 200 });
+      const resolve = await onchainStatusResolver({ chains: parseChainRpcUrls(`eip155:${AMOY}=${hang.url}/key/secret`), timeoutMs: 200 });
       const started = Date.now();
       const e = await resolve(request('0x49b84b9Dd137de488924b18299De8bf46fD11469', 1n), io()).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(StatusFailure);
@@ -260,7 +260,7 @@ describe('createCredentialVerifier with the on-chain resolver', () => {
   const verify = async (): Promise<TrustVerdict> => {
     const v = createCredentialVerifier(
       { mode: 'strict', trustedIssuers: '*', timeoutMs: 3000, revocationCacheMs: 0 },
-      { statusResolvers: { [TYPE]: onchainStatusResolver(settings), SparseMerkleTreeProof: demoStatusResolver(issuer) } },
+      { statusResolvers: { [TYPE]: await onchainStatusResolver(settings), SparseMerkleTreeProof: demoStatusResolver(issuer) } },
     );
     const [verdict] = await v.verify([credential], { address: ADDRESS, now: Date.now() });
     return verdict;
@@ -304,7 +304,7 @@ describe('createCredentialVerifier with the on-chain resolver', () => {
   it('answers error for a chain that is not configured', async () => {
     const v = createCredentialVerifier(
       { mode: 'strict', trustedIssuers: '*', timeoutMs: 3000, revocationCacheMs: 0 },
-      { statusResolvers: { [TYPE]: onchainStatusResolver({ chains: new Map(), timeoutMs: 3000 }), SparseMerkleTreeProof: demoStatusResolver(issuer) } },
+      { statusResolvers: { [TYPE]: await onchainStatusResolver({ chains: new Map(), timeoutMs: 3000 }), SparseMerkleTreeProof: demoStatusResolver(issuer) } },
     );
     const [verdict] = await v.verify([credential], { address: ADDRESS, now: Date.now() });
     expect(verdict).toMatchObject({ ok: false, status: 'error', reason: expect.stringMatching(/not configured/) });
