@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
+import type { ExecutionResult } from '../src/schemas/execution.js';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 export const auth = { authorization: `Bearer ${TOKEN}` };
@@ -61,4 +62,11 @@ export function scenario(overrides: Record<string, unknown> = {}) {
     type: 'ChallengeQuery',
     ...overrides,
   };
+}
+
+/** Executes a scenario for ADDRESS with one synthetic credential, expects 200 and answers the results. */
+export async function executeOnce(app: FastifyInstance, scenarioId: string): Promise<ExecutionResult[]> {
+  const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: { address: ADDRESS, credentials: [credential()], scenarioId } });
+  if (res.statusCode !== 200) throw new Error(`execute ${scenarioId}: ${res.statusCode} ${res.body}`);
+  return res.json() as ExecutionResult[];
 }

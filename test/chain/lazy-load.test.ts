@@ -20,7 +20,7 @@ fs.writeFileSync(loaded, '');
 register('./viem-probe.mjs', import.meta.url, { data: { out: loaded } });
 const viemModules = () => fs.readFileSync(loaded, 'utf8').split('\n').filter(Boolean);
 
-const { ADDRESS, auth, credential, makeApp, scenario } = await import('../helpers.js');
+const { auth, executeOnce, makeApp, scenario } = await import('../helpers.js');
 const { onchainStatusResolver } = await import('../../src/trust/onchain-status.js');
 
 let app: FastifyInstance | undefined;
@@ -29,11 +29,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-const execute = async (scenarioId: string) => {
-  const res = await app!.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: { address: ADDRESS, credentials: [credential()], scenarioId } });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json() as { result: { status: string; result: { is_valid: boolean; reasons: string[] } } }[];
-};
+const execute = (scenarioId: string) => executeOnce(app!, scenarioId);
 const create = async (id: string, input: unknown) => {
   const res = await app!.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id, input } });
   expect(res.statusCode, res.body).toBe(201);

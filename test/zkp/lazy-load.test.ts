@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { alwaysLatestStateResolvers } from '../../src/zkp/state.js';
-import { ADDRESS, auth, credential, makeApp, scenario } from '../helpers.js';
+import { auth, executeOnce, makeApp, scenario } from '../helpers.js';
 import { fixtureConfiguration, fixtureRequest, plainResponse } from './fixtures.js';
 
 const require = createRequire(import.meta.url);
@@ -21,11 +21,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-const execute = async (scenarioId: string) => {
-  const res = await app!.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: { address: ADDRESS, credentials: [credential()], scenarioId } });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-};
+const execute = (scenarioId: string) => executeOnce(app!, scenarioId);
 const create = (id: string | undefined, input: unknown) =>
   app!.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: id === undefined ? { input } : { id, input } });
 const zkpScenario = (configuration = fixtureConfiguration()) =>
@@ -62,11 +58,12 @@ describe('@iden3/js-iden3-auth loads only where OffChainZKP is configured (ZKP_V
     expect((await create('zk', zkpScenario())).statusCode).toBe(201);
     const [result] = await execute('zk');
     expect(result.result.status).toBe('pending');
-    expect(result.result.authorizationRequest.body.scope).toEqual(fixtureRequest.scope);
+    const request = result.result.authorizationRequest as { thid: string; body: { scope: unknown } };
+    expect(request.body.scope).toEqual(fixtureRequest.scope);
 
     const answered = await app.inject({
       method: 'POST', url: `/compliance/executions/${result.executionId}/zkp-response`, headers: { 'content-type': 'text/plain' },
-      payload: plainResponse({ thid: result.result.authorizationRequest.thid }),
+      payload: plainResponse({ thid: request.thid }),
     });
     expect(answered.statusCode, answered.body).toBe(200);
     expect(answered.json().results[0].result).toMatchObject({ status: 'valid', result: { is_valid: true } });
