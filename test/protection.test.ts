@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ADDRESS, TOKEN, auth, credential, makeApp, scenario } from './helpers.js';
+import { deeperThan, MAX_JSON_DEPTH } from '../src/http/protection.js';
 
 describe('rate limiting per token', () => {
   it('answers 429 problem+json with Retry-After past the limit, per token, and leaves other tokens alone', async () => {
@@ -74,6 +75,30 @@ describe('limits', () => {
       expect(res.json().code).toBe('SCS_TOO_DEEP');
     } finally {
       await app.close();
+    }
+  });
+
+  it('counts depth exactly at the limit: 32 levels pass, 33 do not, in objects and arrays alike', () => {
+    const nest = (levels: number, array: boolean): unknown => {
+      let v: unknown = 'leaf';
+      for (let i = 0; i < levels; i++) v = array ? [1, v] : { a: 1, [`k${i}`]: v };
+      return v;
+    };
+    for (const array of [false, true]) {
+      expect(deeperThan(nest(MAX_JSON_DEPTH, array), MAX_JSON_DEPTH)).toBe(false);
+      expect(deeperThan(nest(MAX_JSON_DEPTH + 1, array), MAX_JSON_DEPTH)).toBe(true);
+    }
+    expect(deeperThan('x', 0)).toBe(false);
+    expect(deeperThan({}, 0)).toBe(true);
+    expect(deeperThan({}, 1)).toBe(false);
+    expect(deeperThan(JSON.parse('{"__proto__": {"a": {}}}'), 2)).toBe(true);
+    // Inherited enumerable keys are not the document's.
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = { a: { b: {} } };
+    try {
+      expect(deeperThan({ x: 1 }, 1)).toBe(false);
+    } finally {
+      delete proto.polluted;
     }
   });
 

@@ -10,22 +10,23 @@ import { sendProblem } from './errors.js';
 /** The deepest JSON nesting a request body may have (credentialSubject included). */
 export const MAX_JSON_DEPTH = 32;
 
-/** Depth of a parsed JSON value, iteratively (a deep document must not overflow the stack here). */
-export function jsonDepth(value: unknown, limit: number): number {
-  let max = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth > max) {
-      max = depth;
-      if (max > limit) return max;
-    }
-    for (const child of Array.isArray(v) ? v : Object.values(v)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
-    }
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * Whether a parsed JSON value nests deeper than `limit` levels (a scalar is 0 deep, `{}` 1). Recursive, but never more
+ * than `limit` calls deep, so a deep document cannot overflow the stack here; it allocates nothing (run on every body).
+ */
+export function deeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (limit <= 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (deeperThan(value[i], limit - 1)) return true;
+    return false;
   }
-  return max;
+  for (const key in value) {
+    if (hasOwn.call(value, key) && deeperThan((value as Record<string, unknown>)[key], limit - 1)) return true;
+  }
+  return false;
 }
 
 /**
@@ -92,7 +93,7 @@ export async function registerProtection(app: FastifyInstance, config: Config): 
   }
 
   app.addHook('preValidation', async (request, reply) => {
-    if (request.body !== undefined && typeof request.body === 'object' && jsonDepth(request.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    if (deeperThan(request.body, MAX_JSON_DEPTH)) {
       return sendProblem(reply, 400, {
         code: 'SCS_TOO_DEEP',
         detail: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels`,
