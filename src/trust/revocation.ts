@@ -239,8 +239,17 @@ export function createRevocationChecker(o: RevocationCheckerOptions): Revocation
   const pending = new Map<string, Promise<RevocationOutcome>>();
   const hasOwn = Object.prototype.hasOwnProperty;
   const resolverOf = (type: string) => (hasOwn.call(o.resolvers, type) ? o.resolvers[type] : undefined);
-  const keyOf = (request: RevocationRequest) =>
-    `${String(request.status.type)}\u0000${String(request.status.id)}\u0000${request.nonce}\u0000${request.issuerDid}`;
+  // The cache key of a request, remembered per request object (the verifier hands in the same objects for a known
+  // credential), so that a hit neither rebuilds nor rehashes it.
+  const keys = new WeakMap<RevocationRequest, string>();
+  const keyOf = (request: RevocationRequest) => {
+    let key = keys.get(request);
+    if (key === undefined) {
+      key = `${String(request.status.type)}\u0000${String(request.status.id)}\u0000${request.nonce}\u0000${request.issuerDid}`;
+      keys.set(request, key);
+    }
+    return key;
+  };
   return {
     known(request) {
       if (resolverOf(request.status.type as string) === undefined) return UNSUPPORTED;

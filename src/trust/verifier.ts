@@ -112,9 +112,10 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   const proofs = new LruCache<string, VerifiedProof>(cacheSize, clock);
   const pendingProofs = new Map<string, Promise<VerifiedProof>>();
 
-  const proofKey = (c: Json, digest: string) => `${String(c.id)}\u0000${digest}`;
+  // Keyed by the content digest alone: it covers the whole credential, id included. The caller's digests are the same
+  // string objects request after request (execute remembers them per body), so a lookup hashes nothing new.
   const proofOf = (c: Json, digest: string | undefined): Promise<VerifiedProof> => {
-    const key = proofKey(c, digest ?? contentHash(c));
+    const key = digest ?? contentHash(c);
     const hit = proofs.get(key);
     if (hit !== undefined) return Promise.resolve(hit);
     let p = pendingProofs.get(key);
@@ -131,9 +132,10 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return p;
   };
 
-  // Structure and holder binding depend only on the content and the request's address: remembered per (digest,
-  // address) when the caller hands in digests, as the proof is per content.
-  const shapes = new LruCache<string, Shape>(cacheSize, clock);
+  // Structure and holder binding depend only on the content and the request's address: remembered per digest, for the
+  // address it was last presented with (a credential comes back with its holder's address), when the caller hands in
+  // digests, as the proof is per content.
+  const shapes = new LruCache<string, { address: string; shape: Shape }>(cacheSize, clock);
   const shapeOf = (credential: Credential, address: string): Shape => {
     const structure = checkStructure(credential);
     return structure.ok
@@ -148,9 +150,13 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     if (digest === undefined) {
       shape = shapeOf(credential, ctx.address);
     } else {
-      const key = `${digest}\u0000${ctx.address}`;
-      shape = shapes.get(key);
-      if (shape === undefined) shapes.set(key, (shape = shapeOf(credential, ctx.address)));
+      const known = shapes.get(digest);
+      if (known !== undefined && known.address === ctx.address) {
+        shape = known.shape;
+      } else {
+        shape = shapeOf(credential, ctx.address);
+        shapes.set(digest, { address: ctx.address, shape });
+      }
     }
     if (!shape.structure.ok) return shape.structure;
     const issuer = checkIssuer((credential as unknown as Json).issuer as string, trusted, ctx.trustedIssuers);
@@ -160,13 +166,21 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   };
 
   /** The two revocation questions of a credential whose proof verified: its own status, and its issuer key's. */
+  // A credential's two revocation requests, made once per verified proof: the proof is per content digest, and the
+  // requests depend only on that content (so the revocation cache keys them without rebuilding its key each time).
+  const requestsByProof = new WeakMap<VerifiedProof, [RevocationRequest, RevocationRequest]>();
   const revocationRequests = (c: Json, proof: VerifiedProof): [RevocationRequest, RevocationRequest] => {
-    const issuerDid = c.issuer as string;
-    const subjectId = (c.credentialSubject as Json).id;
-    return [
-      { status: c.credentialStatus as Json, nonce: proof.nonce as bigint, issuerDid, holderDid: typeof subjectId === 'string' ? subjectId : issuerDid },
-      { status: proof.keyStatus as Json, nonce: proof.keyNonce as bigint, issuerDid, holderDid: issuerDid },
-    ];
+    let requests = requestsByProof.get(proof);
+    if (requests === undefined) {
+      const issuerDid = c.issuer as string;
+      const subjectId = (c.credentialSubject as Json).id;
+      requests = [
+        { status: c.credentialStatus as Json, nonce: proof.nonce as bigint, issuerDid, holderDid: typeof subjectId === 'string' ? subjectId : issuerDid },
+        { status: proof.keyStatus as Json, nonce: proof.keyNonce as bigint, issuerDid, holderDid: issuerDid },
+      ];
+      requestsByProof.set(proof, requests);
+    }
+    return requests;
   };
 
   /** The verdict once the proof and both revocation answers are known. */
@@ -208,7 +222,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     const early = precheck(credential, ctx, digest);
     if (early !== undefined) return early;
     const c = credential as unknown as Json;
-    const proof = proofs.get(proofKey(c, digest));
+    const proof = proofs.get(digest);
     if (proof === undefined) return undefined;
     const failed = proofFailure(proof, ctx.now);
     if (failed !== undefined) return failed;
