@@ -165,10 +165,10 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return undefined;
   };
 
-  /** The two revocation questions of a credential whose proof verified: its own status, and its issuer key's. */
-  // A credential's two revocation requests, made once per verified proof: the proof is per content digest, and the
-  // requests depend only on that content (so the revocation cache keys them without rebuilding its key each time).
+  // Made once per verified proof: the proof is per content digest, and the requests depend only on that content (so
+  // the revocation cache keys them without rebuilding its key each time).
   const requestsByProof = new WeakMap<VerifiedProof, [RevocationRequest, RevocationRequest]>();
+  /** The two revocation questions of a credential whose proof verified: its own status, and its issuer key's. */
   const revocationRequests = (c: Json, proof: VerifiedProof): [RevocationRequest, RevocationRequest] => {
     let requests = requestsByProof.get(proof);
     if (requests === undefined) {
