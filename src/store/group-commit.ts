@@ -1,9 +1,10 @@
 /**
  * Group commit: callers add items and wait until the batch holding theirs is committed. At most `maxInFlight`
  * flushes run at a time (one by default); what arrives meanwhile goes into the next one, so under load many callers
- * share one transaction, and nobody is answered before their item is durable. A flush that commits in order behind
- * the one before it (a writer thread's queue) may allow more than one in flight: a batch then need not wait for the
- * acknowledgement of the one before it to be sent.
+ * share one transaction, and nobody is answered before their item is durable. More than one flush may be in flight
+ * where that is safe: a writer thread's queue, which commits in order, or independent INSERTs on pooled connections
+ * (PostgreSQL), whose batches may then commit in either order. A batch then need not wait for the acknowledgement of
+ * the one before it to be sent.
  */
 export class GroupCommit<T> {
   private queue: Array<{ item: T; resolve: () => void; reject: (err: unknown) => void }> = [];

@@ -4,7 +4,7 @@ import { guard } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import type { ExecutionPage, ExecutionRecord, ScenarioPage, Store } from './types.js';
 import {
-  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
+  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -30,7 +30,6 @@ const read = readers<unknown, Date>({ json: (v) => v, time: (v) => v.toISOString
 const COLS = SCENARIO_COLUMNS;
 const ECOLS = EXECUTION_COLUMNS;
 const WCOLS = WEBHOOK_COLUMNS;
-const EXECUTION_FIELDS = EXECUTION_INSERT_COLUMNS.split(',').length;
 
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
 const MIGRATION_LOCK = 0x5c5_0001;
@@ -38,9 +37,10 @@ const MIGRATION_LOCK = 0x5c5_0001;
 export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error('invalid schema name');
+  const poolSize = options.poolSize ?? 10;
   const pool = new pg.Pool({
     connectionString: options.url,
-    max: options.poolSize ?? 10,
+    max: poolSize,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 2000,
     statement_timeout: options.statementTimeoutMs ?? 2000,
     query_timeout: (options.statementTimeoutMs ?? 2000) + 500,
@@ -58,8 +58,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     const values: unknown[] = [];
     const rows = records.map((r, i) => {
       values.push(...executionValues(r));
-      const b = i * EXECUTION_FIELDS;
-      return `(${Array.from({ length: EXECUTION_FIELDS }, (_, k) => `$${b + k + 1}`).join(', ')})`;
+      const b = i * EXECUTION_INSERT_FIELDS;
+      return `(${Array.from({ length: EXECUTION_INSERT_FIELDS }, (_, k) => `$${b + k + 1}`).join(', ')})`;
     });
     await query(
       `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS}) VALUES ${rows.join(', ')}`,
@@ -68,7 +68,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   };
   // Batches are independent INSERTs on pooled connections, so a few may commit at once: a batch need not wait for
   // the round trip of the one before it. Half the pool at most, so that reads always find a connection.
-  const audit = new GroupCommit<ExecutionRecord>(insertBatch, 256, Math.max(1, Math.min(4, Math.floor((options.poolSize ?? 10) / 2))));
+  const audit = new GroupCommit<ExecutionRecord>(insertBatch, 256, Math.max(1, Math.min(4, Math.floor(poolSize / 2))));
 
   return {
     kind: 'postgres',

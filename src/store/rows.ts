@@ -51,11 +51,12 @@ export interface WebhookColumns<T> {
 }
 
 export const SCENARIO_COLUMNS = 'seq, id, input, revision, created_at, updated_at';
-export const EXECUTION_COLUMNS =
-  'seq, execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at';
 /** The columns an execution record is inserted with, in the order of executionValues. */
 export const EXECUTION_INSERT_COLUMNS =
   'execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at';
+/** How many: the placeholders of one inserted row. */
+export const EXECUTION_INSERT_FIELDS = EXECUTION_INSERT_COLUMNS.split(',').length;
+export const EXECUTION_COLUMNS = `seq, ${EXECUTION_INSERT_COLUMNS}`;
 
 /** An execution record as the values of one INSERT row (JSON as text: both databases take it so). */
 export function executionValues(r: ExecutionRecord): Array<string | number | null> {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ExecutionRecord, ExecutionPage, ScenarioPage, Store } from './types.js';
 import {
-  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, readers,
+  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, readers,
   type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 import { sqliteMigrations } from './migrations.js';
@@ -56,7 +56,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
 
   const ecols = EXECUTION_COLUMNS;
   const insertExecutionSql =
-    `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS}) VALUES (${EXECUTION_INSERT_COLUMNS.split(',').map(() => '?').join(', ')})`;
+    `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS}) VALUES (${Array(EXECUTION_INSERT_FIELDS).fill('?').join(', ')})`;
   const selectExecution = db.prepare<[string], ExecutionRow>(`SELECT ${ecols} FROM executions WHERE execution_id = ?`);
   const pageExecutions = db.prepare<[string, number, number], ExecutionRow>(
     `SELECT ${ecols} FROM executions WHERE scenario_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
@@ -68,9 +68,14 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const purge = db.prepare<[string]>('DELETE FROM executions WHERE created_at < ?');
   // Audit records are inserted by a writer thread (its own connection), in group commits: the request thread only
   // serialises them. A `:memory:` database has one connection, so it inserts in place.
-  const writer = options.file === ':memory:' ? inlineWriter(db, insertExecutionSql) : threadWriter(options.file, options.synchronous, insertExecutionSql);
-  // The writer's checkpointer thread keeps the WAL short; this connection checkpoints only as a backstop.
-  if (options.file !== ':memory:') db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  let writer;
+  if (options.file === ':memory:') {
+    writer = inlineWriter(db, insertExecutionSql);
+  } else {
+    writer = threadWriter(options.file, options.synchronous, insertExecutionSql);
+    // The writer's checkpointer thread keeps the WAL short; this connection checkpoints only as a backstop.
+    db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  }
   const audit = new GroupCommit<ExecutionRecord>((records) =>
     writer.write(records.map(executionValues)).catch((err: unknown) => {
       throw isUnavailable(err) ? new StoreUnavailable(err) : err;
