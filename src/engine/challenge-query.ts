@@ -6,7 +6,7 @@
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import { isUndecided, isUsable, label, unusableReason } from './credentials.js';
 import { compileOperator, describeKind, FALSE, MISMATCH, MISSING, PASS, type CompiledOperator } from './operators.js';
-import { compilePath, pathSource, type Getter } from './path.js';
+import { compilePath, pathScope, pathSource, type Getter } from './path.js';
 import { describeQuery, frozenQuery, invalidRule } from './query.js';
 import type { CompileContext, CompiledRule, Evaluator, PreparedCredential, RuleFailure, RunContext } from './types.js';
 import { checkQuery } from './validate.js';
@@ -63,7 +63,6 @@ function compileRule(configuration: QueryConfiguration, context: CompileContext)
   return { id, query, evaluate: specialisedEvaluate(slot, attribute, test, onMissing, onFail) };
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
 let specialised = 0;
 
 /**
@@ -98,8 +97,8 @@ return function evaluate(run) { // specialised rule ${++specialised}
   return onFail(run);
 };`;
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from the literals above only
-  const make = new Function('isUsable', 'test', 'onMissing', 'onFail', 'hasOwn', 'isArray', source) as (...deps: unknown[]) => (run: RunContext) => RuleFailure | null;
-  return make(isUsable, test, onMissing, onFail, hasOwn, Array.isArray);
+  const make = new Function('isUsable', 'test', 'onMissing', 'onFail', ...Object.keys(pathScope), source) as (...deps: unknown[]) => (run: RunContext) => RuleFailure | null;
+  return make(isUsable, test, onMissing, onFail, ...Object.values(pathScope));
 }
 
 function fail(

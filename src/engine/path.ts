@@ -32,11 +32,15 @@ function step(cur: unknown, seg: Segment): unknown {
 }
 
 /**
- * The same walk as compilePath's getter, as JavaScript statements for generated code (see ./specialise.ts): they
- * replace the value of the variable `v` by the value at the path. Keys are embedded as string literals, so each read
- * is a property access of its own (a monomorphic inline cache) instead of one shared keyed lookup; `hasOwn` and
- * `isArray` must be in scope. Keys come from scenarios: JSON.stringify makes any of them a safe string literal.
+ * The same walk as compilePath's getter, as JavaScript statements for generated code (see specialisedEvaluate in
+ * ./challenge-query.ts): they replace the value of the variable `v` by the value at the path. Keys are embedded as
+ * string literals, so each read is a property access of its own (a monomorphic inline cache) instead of one shared
+ * keyed lookup; the names of pathScope must be in scope. Keys come from scenarios: JSON.stringify makes any of them a
+ * safe string literal.
  */
+/** The names pathSource's statements use, and their values: a generated function takes them as parameters. */
+export const pathScope = { hasOwn, isArray: Array.isArray } as const;
+
 export function pathSource(attribute: string): string {
   return splitPath(attribute)
     .map(segment)

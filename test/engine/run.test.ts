@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { compilePlan, runPlan, type Plan } from '../../src/engine/index.js';
 import type { Credential } from '../../src/schemas/credential.js';
-import { compilePath, pathSource } from '../../src/engine/path.js';
+import { compilePath, pathScope, pathSource } from '../../src/engine/path.js';
 import { ADDRESS, EXECUTION_ID, NOW, credential } from './factories.js';
 import type { ExecutionResult } from '../../src/schemas/execution.js';
 import type { Query, QueryConfiguration, Scenario, ScenarioType } from '../../src/schemas/scenario.js';
@@ -333,9 +333,9 @@ describe('attribute paths', () => {
     for (let i = 0; i < 2000; i++) {
       const path = Array.from({ length: 1 + Math.floor(rand() * 4) }, () => KEYS[Math.floor(rand() * KEYS.length)]).join('.');
       // eslint-disable-next-line @typescript-eslint/no-implied-eval
-      const walk = new Function('hasOwn', 'isArray', 'v', `${pathSource(path)}\nreturn v;`) as (h: unknown, a: unknown, v: unknown) => unknown;
+      const walk = new Function(...Object.keys(pathScope), 'v', `${pathSource(path)}\nreturn v;`) as (...args: unknown[]) => unknown;
       const subject = json(4);
-      expect(walk(Object.prototype.hasOwnProperty, Array.isArray, subject), path).toBe(compilePath(path)(subject));
+      expect(walk(...Object.values(pathScope), subject), path).toBe(compilePath(path)(subject));
     }
   });
 
