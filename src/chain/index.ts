@@ -19,7 +19,7 @@ export {
   type ChainErrorCode, type ProofStatusEntry, type ProofStatusError, type ProofStatusRead, type ProofStatusReader,
   type ReadProofStatusesRequest, type RequestId,
 } from './proof-status.js';
-export { chainReaderFor, loadViem, noChains, type Viem } from './lazy.js';
+export { chainReaderFor, noChains } from './lazy.js';
 export type { ChainReader, ChainReaderOptions, ChainReaderStats } from './reader.js';
 export {
   resolveVerifierTarget, ruleOutcomes, requestIdsOf, deploymentChain,

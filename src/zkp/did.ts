@@ -1,19 +1,9 @@
 /**
- * DID syntax checks, on @iden3/js-iden3-core (ESM, the copy src/trust loads too; typed narrowly here for the reason
- * given in sdk.ts). They serve the configuration (ZKP_VERIFIER_DID, ZKP_ALLOWED_ISSUERS) as well as requests and
+ * DID syntax checks, on @iden3/js-iden3-core's DID as src/trust/iden3.ts types it (the ESM copy credential trust
+ * loads at start). They serve the configuration (ZKP_VERIFIER_DID, ZKP_ALLOWED_ISSUERS) as well as requests and
  * verification, so this module must not load @iden3/js-iden3-auth.
  */
-import * as coreNs from '@iden3/js-iden3-core';
-
-interface Did {
-  string(): string;
-}
-interface DidStatic {
-  parse(did: string): Did;
-  parseFromId(id: unknown): Did;
-  idFromDID(did: Did): unknown;
-}
-export const DID: DidStatic = (coreNs as unknown as { DID: DidStatic }).DID;
+import { DID } from '../trust/iden3.js';
 
 /**
  * True when `did` is an iden3 identity DID (did:iden3, did:polygonid, ...: it round-trips through its iden3 id)

@@ -35,7 +35,6 @@ export {
   type StateResolver, type StateResolvers, type ResolvedState, type RpcChainConfig,
 } from './state.js';
 export { createRpcStateResolvers, type RpcStateCacheOptions } from './rpc-state.js';
-export { loadIden3Auth, type Iden3Auth } from './lazy.js';
 export { InMemoryReplayGuard, proofFingerprint, type ProofReplayGuard } from './replay.js';
 export {
   ZkpError, ZkpQueryError, ZkpOptionsError, MalformedResponseError, UnsupportedResponseError, InvalidTokenError,

@@ -17,7 +17,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { auth } from '@iden3/js-iden3-auth';
 import { AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals } from './sdk.js';
-import { DID, isCanonicalIden3Did } from './did.js';
+import { isCanonicalIden3Did } from './did.js';
+import { DID, type Id } from '../trust/iden3.js';
 import { createDocumentLoader, type OfflineDocumentLoader } from './documents.js';
 import {
   InvalidTokenError, MalformedResponseError, ProofReplayedError, RequestExpiredError, ResponseMismatchError,
@@ -341,7 +342,7 @@ function readSignals(circuitId: string, signals: readonly string[]): ProofFacts 
       : new AtomicQuerySigV2PubSignals().pubSignalsUnmarshal(bytes);
     let issuer: string | undefined;
     try {
-      issuer = DID.parseFromId(s.issuerID).string();
+      issuer = DID.parseFromId(s.issuerID as Id).string();
     } catch {
       issuer = undefined;
     }
