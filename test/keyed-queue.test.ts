@@ -29,5 +29,7 @@ describe('KeyedQueue', () => {
     const next = q.run('a', async () => 'next');
     await expect(failing).rejects.toThrow('boom');
     await expect(next).resolves.toBe('next');
+    await tick();
+    expect(q.size).toBe(0); // a failed task leaves no key behind
   });
 });

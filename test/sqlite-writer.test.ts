@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { threadWriter, type BatchWriter } from '../src/store/sqlite-writer.js';
+import { BACKSTOP_CHECKPOINT_PAGES, threadWriter, type BatchWriter } from '../src/store/sqlite-writer.js';
 import { tempDir } from './helpers.js';
 
 let writer: BatchWriter | undefined;
@@ -47,6 +47,7 @@ describe('the SQLite writer thread', () => {
     const pad = 'x'.repeat(2000);
     await writer.write(Array.from({ length: 300 }, (_, i) => [`${pad}${i}`, i]));
     // 300 rows of 2 KB: ~600 KB of WAL, far below the writer's backstop (~40 MB), so only the checkpointer moves it.
+    expect((300 * 2000) / 4096).toBeLessThan(BACKSTOP_CHECKPOINT_PAGES / 10);
     const deadline = Date.now() + 5000;
     while (fs.statSync(file).size < before + 500_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(fs.statSync(file).size).toBeGreaterThan(before + 500_000);

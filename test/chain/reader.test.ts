@@ -256,7 +256,7 @@ describe('failures answer error entries, never hang or reject', () => {
     expect(r.stats().ethCalls).toBe(0);
   });
 
-  it('where no chain is configured: noChains, answering as a ChainReader over no chains does, without viem', async () => {
+  it('where no chain is configured: noChains, answering as a ChainReader over no chains does (test/chain/lazy-load.test.ts checks it loads no viem)', async () => {
     expect(await chainReaderFor(chainSettingsFromEnv({}))).toBe(noChains);
     expect(await chainReaderFor(chainSettingsFromEnv({ CHAIN_RPC_URLS: `${chain.chain}=${chain.url}` }))).toBeInstanceOf(ChainReader);
     const none = new ChainReader({ chains: [] });
