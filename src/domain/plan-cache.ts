@@ -1,3 +1,4 @@
+import { LruCache } from './lru.js';
 import { compilePlan, type Plan } from '../engine/index.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ScenarioRow } from '../store/types.js';
@@ -28,9 +29,11 @@ export interface Head {
  * into a read per turn.
  */
 export class PlanCache {
-  private readonly entries = new Map<string, CachedPlan>();
+  private readonly entries: LruCache<string, CachedPlan>;
   private readonly heads = new Map<string, Promise<Head | undefined>>();
-  constructor(private readonly max = 1000) {}
+  constructor(max = 1000) {
+    this.entries = new LruCache(max);
+  }
 
   /** The scenario's head, from `read` or from the read of it in flight (see above). */
   head(id: string, read: (id: string) => Promise<Head | undefined>): Promise<Head | undefined> {
@@ -53,8 +56,6 @@ export class PlanCache {
   current(id: string, head: { seq: number; revision: number }): CachedPlan | undefined {
     const entry = this.entries.get(id);
     if (!entry || entry.seq !== head.seq || entry.revision !== head.revision) return undefined;
-    this.entries.delete(id);
-    this.entries.set(id, entry);
     return entry;
   }
 
@@ -66,9 +67,7 @@ export class PlanCache {
       projectId: row.input.projectId ?? null,
       scenario: row.input,
     };
-    this.entries.delete(row.id);
     this.entries.set(row.id, entry);
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
     return entry;
   }
 
