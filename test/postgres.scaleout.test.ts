@@ -49,15 +49,16 @@ describe.skipIf(!pgAvailable)('two instances on one PostgreSQL', () => {
     expect(read.body.input.name).toBe(winner);
   });
 
-  it('loses no update among concurrent PATCHes without If-Match', async () => {
+  it('lets every one of many concurrent PATCHes without If-Match across both succeed, each its own revision', async () => {
     await call(a, TOKEN, 'POST', '/compliance/scenarios', { id: 'merge', input: scenario() });
-    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+    const n = 40;
+    const replies = await Promise.all(Array.from({ length: n }, (_, i) =>
       call(i % 2 ? a : b, TOKEN, 'PATCH', '/compliance/scenarios/merge', { input: { description: `d${i}` } })));
-    const ok = replies.filter((r) => r.status === 200).length;
+    // The two instances' compare-and-set retries back off at random, so neither gives up with 409.
+    expect(replies.map((r) => r.status)).toEqual(Array.from({ length: n }, () => 200));
     const read = await call(a, TOKEN, 'GET', '/compliance/scenarios/merge');
     // Every acknowledged PATCH produced its own revision.
-    expect(read.body.revision).toBe(1 + ok);
-    expect(replies.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+    expect(read.body.revision).toBe(1 + n);
   });
 
   it('lets every one of many concurrent PATCHes without If-Match through one instance succeed: they queue per scenario', async () => {
