@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { JwtOptions, StaticToken } from './http/auth.js';
 import { ChainConfigError, chainSettingsFromEnv, type ChainSettings } from './chain/config.js';
@@ -55,6 +56,8 @@ export interface Config {
   executionRetentionDays: number;
   /** How often the purge runs. */
   executionPurgeIntervalMs: number;
+  /** Server processes (node:cluster) sharing the port; 1 = this process serves alone. */
+  workers: number;
 }
 
 /** A configuration problem, with a one-line message naming the variable. */
@@ -184,6 +187,25 @@ function moduleSettings<T>(read: (env: Env) => T, env: Env, settingsError: abstr
   }
 }
 
+/** The most WORKERS may say: more processes than this only add memory on any machine we expect to run on. */
+const MAX_WORKERS = 64;
+
+/**
+ * WORKERS: how many server processes share the port (node:cluster); `auto` = one per core this process may use.
+ * Each has its own store connections, so an in-memory SQLite database (one per process) cannot be shared.
+ */
+function workers(env: Env, database: DatabaseConfig): number {
+  const raw = env.WORKERS?.trim().toLowerCase() ?? '';
+  let n: number;
+  if (raw === 'auto') n = Math.min(os.availableParallelism(), MAX_WORKERS);
+  else if (raw === '' || /^\d+$/.test(raw)) n = integer(env, 'WORKERS', 1, 1, MAX_WORKERS);
+  else throw new ConfigError(`WORKERS must be auto or an integer from 1 to ${MAX_WORKERS} (got ${JSON.stringify(env.WORKERS)})`);
+  if (n > 1 && database.kind === 'sqlite' && database.file === ':memory:') {
+    throw new ConfigError('WORKERS above 1 needs a database the processes share: an in-memory SQLite database is one per process');
+  }
+  return n;
+}
+
 function httpUrl(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
@@ -215,10 +237,11 @@ function webhook(env: Env): WebhookConfig | undefined {
 
 
 export function loadConfig(env: Env = process.env): Config {
+  const db = database(env);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST?.trim() || '0.0.0.0',
-    database: database(env),
+    database: db,
     apiTokens: tokens(env),
     jwt: jwt(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -239,5 +262,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhook: webhook(env),
     executionRetentionDays: integer(env, 'EXECUTION_RETENTION_DAYS', 90, 1, 36_500),
     executionPurgeIntervalMs: integer(env, 'EXECUTION_PURGE_INTERVAL_MS', 3_600_000, 10, 86_400_000),
+    workers: workers(env, db),
   };
 }

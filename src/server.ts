@@ -1,6 +1,10 @@
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import closeWithGrace from 'close-with-grace';
+import { pino } from 'pino';
 import { buildApp } from './app.js';
+import { ignoreGroupSignals, startPrimary, WORKER_IGNORED_SIGNALS } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 
 let config: Config;
@@ -14,20 +18,35 @@ try {
   throw err;
 }
 
-let generatedToken: string | undefined;
-if (config.apiTokens.length === 0 && !config.jwt) {
-  generatedToken = randomBytes(24).toString('base64url');
-  config.apiTokens = [{ token: generatedToken, projects: '*' }];
+/** With API_TOKENS unset: a random token for this run only, printed once to the terminal, never to the log stream. */
+function runToken(): string | undefined {
+  if (config.apiTokens.length > 0 || config.jwt) return undefined;
+  const token = randomBytes(24).toString('base64url');
+  process.stderr.write(`\nAPI token for this run (API_TOKENS unset): ${token}\n\n`);
+  return token;
 }
+const TOKEN_WARNING = 'API_TOKENS is unset: made a random token for this run only; set API_TOKENS to keep one';
+
+if (config.workers > 1 && cluster.isPrimary) {
+  // The primary of WORKERS processes (src/cluster.ts): it forks, watches and stops them, and serves nothing itself.
+  const log = pino({ level: config.logLevel, base: { pid: process.pid, hostname: os.hostname(), role: 'primary' } });
+  const token = runToken();
+  if (token) log.warn(TOKEN_WARNING);
+  // The workers share the token made here (they see it as their API_TOKENS).
+  const primary = startPrimary({ workers: config.workers, shutdownTimeoutMs: config.shutdownTimeoutMs, env: token ? { API_TOKENS: token } : {}, log });
+  process.exit(await primary.stopped);
+}
+
+const worker = cluster.isWorker;
+const generatedToken = worker ? undefined : runToken();
+if (generatedToken) config.apiTokens = [{ token: generatedToken, projects: '*' }];
 
 const app = await buildApp(config);
-if (generatedToken) {
-  app.log.warn('API_TOKENS is unset: made a random token for this run only; set API_TOKENS to keep one');
-  // Printed once, to the terminal, never to the log stream.
-  process.stderr.write(`\nAPI token for this run (API_TOKENS unset): ${generatedToken}\n\n`);
-}
+if (generatedToken) app.log.warn(TOKEN_WARNING);
 
-closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
+// A worker leaves the signals a terminal sends to the whole group to the primary, which stops it with SIGTERM.
+if (worker) ignoreGroupSignals();
+closeWithGrace({ delay: config.shutdownTimeoutMs, skip: worker ? [...WORKER_IGNORED_SIGNALS] : [] }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error');
   else app.log.info({ signal }, 'shutting down');
   await app.close();

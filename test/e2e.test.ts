@@ -5,13 +5,38 @@ import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenario, tempDir } from './helpers.js';
-import { build, call, killAll, start } from './server-process.js';
+import { build, call, killAll, start, type Server } from './server-process.js';
 
 beforeAll(() => {
   build();
 }, 120_000);
 
 afterAll(killAll);
+
+/**
+ * POSTs a scenario `late` in two parts: the first 20 bytes of the body, SIGTERM to the server 200 ms later, then
+ * (after `meanwhile`, 300 ms on) the rest. Answers the response: the request was in flight when the signal came.
+ */
+function createDuringShutdown(server: Server, token: string, meanwhile: () => Promise<void> = async () => {}): Promise<{ status: number; text: string }> {
+  const { port } = new URL(server.url);
+  const body = JSON.stringify({ id: 'late', input: scenario() });
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: '127.0.0.1', port, method: 'POST', path: '/compliance/scenarios',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, 20));
+    setTimeout(() => {
+      server.proc.kill('SIGTERM');
+      setTimeout(() => meanwhile().then(() => req.end(body.slice(20)), reject), 300);
+    }, 200);
+  });
+}
 
 describe('the server process', () => {
   it('starts as the README says (DEMO_ISSUER=1), prints a token once, and serves create, execute with demo credentials, patch, execute again', async () => {
@@ -87,30 +112,10 @@ describe('the server process', () => {
   it('finishes an in-flight request on SIGTERM, refuses new connections, and exits 0', async () => {
     const token = 'graceful-token-0123456789';
     const server = await start({ DATA_DIR: tempDir(), API_TOKENS: token });
-    const { port } = new URL(server.url);
-    const body = JSON.stringify({ id: 'late', input: scenario() });
-    const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request({
-        host: '127.0.0.1', port, method: 'POST', path: '/compliance/scenarios',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      }, (res) => {
-        let text = '';
-        res.on('data', (d) => { text += d; });
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
-      });
-      req.on('error', reject);
-      // Half the body now, SIGTERM, then the rest.
-      req.write(body.slice(0, 20));
-      setTimeout(() => {
-        server.proc.kill('SIGTERM');
-        setTimeout(async () => {
-          // The listener is closed by now: a new connection gets no answer but an error.
-          await expect(fetch(`${server.url}/health/live`)).rejects.toThrow();
-          req.end(body.slice(20));
-        }, 300);
-      }, 200);
+    const res = await createDuringShutdown(server, token, async () => {
+      // The listener is closed by now: a new connection gets no answer but an error.
+      await expect(fetch(`${server.url}/health/live`)).rejects.toThrow();
     });
-    const res = await response;
     expect(res.status).toBe(201);
     expect(JSON.parse(res.text).id).toBe('late');
     // The finished request's connection is closed, so the exit does not wait for a keep-alive timeout.
@@ -120,14 +125,154 @@ describe('the server process', () => {
   });
 
   it('refuses to start on a bad variable with a one-line error naming it', async () => {
-    for (const [name, value] of [['PORT', 'abc'], ['LOG_LEVEL', 'loud'], ['DATABASE_URL', 'mysql://x'], ['BODY_LIMIT', '-1']]) {
-      const proc = spawn(process.execPath, ['dist/server.js'], { env: { PATH: process.env.PATH ?? '', [name]: value }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const bad: Array<[string, Record<string, string>]> = [
+      ['PORT', { PORT: 'abc' }], ['LOG_LEVEL', { LOG_LEVEL: 'loud' }], ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }], ['BODY_LIMIT', { BODY_LIMIT: '-1' }],
+      ['WORKERS', { WORKERS: 'many' }], ['WORKERS', { WORKERS: '0' }],
+      // One in-memory database per process cannot be shared by workers.
+      ['WORKERS', { WORKERS: '2', DATABASE_URL: 'sqlite://:memory:' }],
+    ];
+    for (const [name, vars] of bad) {
+      const proc = spawn(process.execPath, ['dist/server.js'], { env: { PATH: process.env.PATH ?? '', ...vars }, stdio: ['ignore', 'pipe', 'pipe'] });
       let err = '';
       proc.stderr.on('data', (d) => { err += d; });
       const code = await new Promise((r) => proc.on('exit', r));
       expect(code).toBe(1);
       expect(err.trim().split('\n')).toHaveLength(1);
       expect(err).toContain(name);
+    }
+  });
+});
+
+/** The pids of the processes that logged `msg` (JSON log lines on stdout). */
+function pidsLogging(stdout: string, msg: RegExp): number[] {
+  const pids = stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { pid: number; msg?: string })
+    .filter((l) => msg.test(l.msg ?? '')).map((l) => l.pid);
+  return [...new Set(pids)];
+}
+
+async function until<T>(what: string, probe: () => T | undefined | false, ms = 15_000): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** One request on a connection of its own, so that the cluster's primary hands it to the next worker; its status. */
+function fresh(url: string, token: string, path: string, method = 'GET', body?: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(`${url}${path}`, {
+      method,
+      agent: false,
+      headers: { authorization: `Bearer ${token}`, connection: 'close', ...(text !== undefined && { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }) },
+    }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('the server process with WORKERS=2 (node:cluster)', () => {
+  it('serves one port from two worker processes that share the token made for the run, the store, and /metrics', async () => {
+    const server = await start({ DATA_DIR: tempDir(), WORKERS: '2', LOG_LEVEL: 'info' });
+    await until('both workers', () => /every worker is listening/.test(server.stdout()));
+    const workers = pidsLogging(server.stdout(), /^Server listening/);
+    expect(workers).toHaveLength(2);
+    expect(workers).not.toContain(server.proc.pid);
+
+    // The token is made once, by the primary, and printed once; both workers accept it.
+    const m = /API token for this run \(API_TOKENS unset\): (\S+)/.exec(server.stderr());
+    expect(m).not.toBeNull();
+    const token = m![1];
+    expect(server.stderr().split(token).length - 1).toBe(1);
+    expect((await call(server, token, 'POST', '/compliance/scenarios', { id: 'shared', input: scenario() })).status).toBe(201);
+    const N = 20;
+    const statuses = [];
+    for (let i = 0; i < N; i++) statuses.push(await fresh(server.url, token, '/compliance/scenarios/shared'));
+    expect(statuses).toEqual(Array(N).fill(200));
+    // Each worker answered some of them (the request log lines carry the pid of the process that served).
+    const served = pidsLogging(server.stdout(), /^request completed/);
+    expect(served.sort()).toEqual([...workers].sort());
+
+    // /metrics sums the workers: every one of the N reads is counted, whichever worker served it.
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const line = metrics.split('\n').find((l) => l.startsWith('http_requests_total{') && l.includes('route="/compliance/scenarios/:scenarioId"') && l.includes('method="GET"'));
+    expect(line).toBeDefined();
+    expect(Number(line!.split(' ').pop())).toBe(N);
+
+    // PATCHes without If-Match from both workers at once: each succeeds with its own revision (no 409, no lost update).
+    const patches = await Promise.all(Array.from({ length: 40 }, (_, i) =>
+      fresh(server.url, token, '/compliance/scenarios/shared', 'PATCH', { input: { description: `d${i}` } })));
+    expect(patches).toEqual(Array(40).fill(200));
+    expect((await call(server, token, 'GET', '/compliance/scenarios/shared')).body.revision).toBe(41);
+
+
+    server.proc.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    for (const pid of workers) expect(alive(pid)).toBe(false);
+  });
+
+  it('replaces a worker that dies; the other worker answers meanwhile', async () => {
+    const token = 'cluster-token-0123456789';
+    const server = await start({ DATA_DIR: tempDir(), WORKERS: '2', API_TOKENS: token });
+    await until('both workers', () => /every worker is listening/.test(server.stdout()));
+    const [victim, survivor] = pidsLogging(server.stdout(), /^Server listening/);
+    process.kill(victim, 'SIGKILL');
+    await until('the primary to see the exit', () =>
+      server.stdout().includes(`"worker":${victim},"code":null,"signal":"SIGKILL","msg":"a worker stopped; starting another"`));
+    // From then on the other worker serves every request while the replacement starts (which takes ~1 s or more).
+    // (A connection handed to the worker in the instant it died gets no answer: Node's cluster does not hand it on.)
+    for (let i = 0; i < 10; i++) expect(await fresh(server.url, token, '/health/ready')).toBe(200);
+    const replacement = await until('a replacement worker', () =>
+      pidsLogging(server.stdout(), /^Server listening/).find((p) => p !== victim && p !== survivor));
+    expect(alive(replacement)).toBe(true);
+    expect(alive(survivor)).toBe(true);
+    server.proc.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('on SIGTERM finishes the request in flight in its worker, then the primary exits 0 after every worker', async () => {
+    const token = 'graceful-cluster-0123456789';
+    const server = await start({ DATA_DIR: tempDir(), WORKERS: '2', API_TOKENS: token });
+    await until('both workers', () => /every worker is listening/.test(server.stdout()));
+    const workers = pidsLogging(server.stdout(), /^Server listening/);
+    const res = await createDuringShutdown(server, token);
+    expect(res.status).toBe(201);
+    expect(await server.exited).toBe(0);
+    for (const pid of workers) expect(alive(pid)).toBe(false);
+  });
+
+  it('stops with exit 1 when a worker cannot start (the port is taken)', async () => {
+    const taken = http.createServer(() => {});
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const { port } = taken.address() as { port: number };
+    try {
+      const proc = spawn(process.execPath, ['dist/server.js'], {
+        env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), WORKERS: '2', DATA_DIR: tempDir(), API_TOKENS: 'taken-port-0123456789' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      proc.stdout.on('data', (d) => { out += d; });
+      const code = await new Promise((r) => proc.on('exit', r));
+      expect(code).toBe(1);
+      expect(out).toContain('a worker stopped before it listened; stopping the service');
+      expect(out).toContain('EADDRINUSE');
+    } finally {
+      taken.close();
     }
   });
 });

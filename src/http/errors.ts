@@ -12,6 +12,7 @@ export const ScenarioExists = createError<[string]>('SCS_SCENARIO_EXISTS', 'A sc
 export const PreconditionFailed = createError('SCS_PRECONDITION_FAILED', 'If-Match does not match the current ETag of the scenario', 412);
 export const ForbiddenProject = createError<[string]>('SCS_FORBIDDEN_PROJECT', '%s', 403);
 export const Conflict = createError<[string]>('SCS_CONFLICT', '%s', 409);
+export const MetricsUnavailable = createError<[string]>('SCS_METRICS_UNAVAILABLE', 'The metrics of the workers could not be gathered: %s', 503);
 
 /** A 400 naming every failing field. */
 export class ValidationFailed extends Error {

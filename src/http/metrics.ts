@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Store } from '../store/types.js';
+import { clusterMetrics, isClusterWorker } from '../cluster.js';
+import { MetricsUnavailable, problemResponses } from './errors.js';
 
 /**
  * Prometheus metrics. Labels are route patterns, methods, statuses, scenario types, verdict statuses and store
@@ -28,8 +30,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** The text /metrics answers: this process's registry, or in a cluster worker every worker's, summed. */
+  private readonly exposition: () => Promise<string>;
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    if (isClusterWorker()) {
+      const gather = clusterMetrics(this.registry);
+      this.exposition = () => gather().catch((err: Error) => { throw new MetricsUnavailable(err.message); });
+    } else {
+      this.exposition = () => this.registry.metrics();
+    }
   }
 
   countVerdicts(results: readonly ExecutionResult[]): void {
@@ -70,15 +81,17 @@ export class Metrics {
       schema: {
         operationId: 'metrics',
         summary: 'Prometheus metrics',
-        description: 'Open like the health checks; expose it to your scraper only. No label carries personal data.',
+        description: 'Open like the health checks; expose it to your scraper only. No label carries personal data. ' +
+          'With WORKERS above 1, the figures of every worker process, summed (503 if they cannot be gathered).',
         tags: ['health'],
         produces: ['text/plain'],
-        response: { 200: Type.String({ description: 'Prometheus text exposition format' }) },
+        response: { 200: Type.String({ description: 'Prometheus text exposition format' }), ...problemResponses(503) },
       },
       logLevel: 'warn',
     }, async (_request, reply) => {
+      const text = await this.exposition();
       reply.type(this.registry.contentType);
-      return this.registry.metrics();
+      return text;
     });
   }
 }
