@@ -275,7 +275,7 @@ async function runTarget(target) {
 }
 
 console.log(describeRun());
-console.log('load generator (autocannon) in this process, the server in a child process; both share the machine');
+console.log(`load generator (autocannon) in this process, the server in a child process (WORKERS=${process.env.WORKERS?.trim() || '1'}); both share the machine`);
 console.log(`BENCH_SECONDS=${SECONDS} BENCH_ROUNDS=${ROUNDS} BENCH_WARMUP_SECONDS=${WARMUP} BENCH_CONNECTIONS=${CONNECTIONS} BENCH_PATCH_CONNECTIONS=${PATCH_CONNECTIONS}${ONLY ? ` BENCH_ONLY=${[...ONLY]}` : ''}`);
 const results = [];
 let failed = false;

@@ -204,6 +204,37 @@ export function processCpuUs(pid) {
   }
 }
 
+/**
+ * CPU time of a process and all its descendants (with WORKERS, the cluster's primary and its workers), in
+ * microseconds; NaN off Linux. A descendant that exited meanwhile takes its CPU time with it.
+ */
+export function processTreeCpuUs(pid) {
+  const children = new Map(); // ppid -> pids
+  try {
+    for (const p of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(p)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+        const ppid = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+        (children.get(ppid) ?? children.set(ppid, []).get(ppid)).push(p);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  } catch {
+    return NaN;
+  }
+  let total = 0;
+  const todo = [String(pid)];
+  while (todo.length > 0) {
+    const p = todo.pop();
+    const t = processCpuUs(p);
+    if (!Number.isNaN(t)) total += t;
+    todo.push(...(children.get(p) ?? []));
+  }
+  return total;
+}
+
 /** Busy CPU time of the whole machine (all cores) from /proc/stat, in microseconds; NaN off Linux. */
 export function machineBusyUs() {
   try {
@@ -237,7 +268,7 @@ export function postgresCpuUs() {
 
 /** Snapshot for cpuSince: the server's, this process's, PostgreSQL's and the whole machine's CPU time. */
 export function cpuSnapshot(serverPid) {
-  return { at: process.hrtime.bigint(), server: processCpuUs(serverPid), self: processCpuUs(process.pid), pg: postgresCpuUs(), busy: machineBusyUs() };
+  return { at: process.hrtime.bigint(), server: processTreeCpuUs(serverPid), self: processCpuUs(process.pid), pg: postgresCpuUs(), busy: machineBusyUs() };
 }
 
 /** Cores used since the snapshot by the server, by this process (the load generator) and by everything else. */

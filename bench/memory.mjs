@@ -17,6 +17,13 @@ import fs from 'node:fs';
 import { ADDRESS, httpScenario } from './fixtures.mjs';
 import { AUTH, benchCredentials, cleanup, countExecutions, createScenario, describeRun, envNumber, fmt, load, request, sleep, startServer, table, targets } from './lib.mjs';
 
+// The memory goal is one server process's RSS, and /bench/gc reaches one process: a cluster is measured per worker
+// by running one.
+if (process.env.WORKERS && process.env.WORKERS.trim() !== '1') {
+  console.error('bench/memory.mjs measures one server process: unset WORKERS (each worker of a cluster is such a process)');
+  process.exit(2);
+}
+
 const SECONDS = envNumber('MEM_SECONDS', 60);
 const RUNS = envNumber('MEM_RUNS', 3);
 const WARMUP = envNumber('MEM_WARMUP_SECONDS', 5);

@@ -16,10 +16,16 @@
  *
  * Prints one line `BENCH_READY {"port":…,"pid":…}` on stdout once listening. SIGTERM/SIGINT: app.close(), exit 0
  * (so that --cpu-prof profiles are written).
+ *
+ * With WORKERS above 1, as the service does (src/cluster.ts): this process is the primary of WORKERS workers that each
+ * run this file (and its bench routes), and prints BENCH_READY with its own pid once every worker listens; SIGTERM
+ * stops the workers, then the primary. The CPU profile routes need one process (no WORKERS).
  */
+import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { buildApp } from '../dist/app.js';
+import { startPrimary } from '../dist/cluster.js';
 import { loadConfig } from '../dist/config.js';
 import * as auth from '../dist/http/auth.js';
 import { compilePlan, runPlan } from '../dist/engine/index.js';
@@ -27,6 +33,21 @@ import { openStore } from '../dist/store/index.js';
 import { httpScenario, syntheticIdCredentials } from './fixtures.mjs';
 
 const config = loadConfig(process.env);
+
+if (config.workers > 1 && cluster.isPrimary) {
+  if (process.env.BENCH_PROFILE === '1') throw new Error('bench server: CPU profiles need a single process (unset WORKERS)');
+  const primary = startPrimary({
+    workers: config.workers,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    log: { info() {}, error: (obj, msg) => console.error(`bench primary: ${msg} ${JSON.stringify(obj)}`) },
+  });
+  const address = await primary.listening.catch(async (err) => {
+    console.error(`bench primary: ${err.message}`);
+    process.exit(await primary.stopped);
+  });
+  process.stdout.write(`BENCH_READY ${JSON.stringify({ port: address.port, pid: process.pid, store: config.database.kind, workers: config.workers })}\n`);
+  process.exit(await primary.stopped);
+}
 
 /**
  * The same authentication (and scope check) as the service's /compliance routes, whichever shape dist/http/auth.js
@@ -120,4 +141,5 @@ process.on('SIGINT', shutdown);
 
 await app.listen({ port: config.port, host: config.host });
 const { port } = app.server.address();
-process.stdout.write(`BENCH_READY ${JSON.stringify({ port, pid: process.pid, store: store.kind })}\n`);
+// A worker of a cluster stays quiet: its primary says when the service is ready.
+if (!cluster.isWorker) process.stdout.write(`BENCH_READY ${JSON.stringify({ port, pid: process.pid, store: store.kind })}\n`);
