@@ -196,10 +196,10 @@ const MAX_WORKERS = 64;
  */
 function workers(env: Env, database: DatabaseConfig): number {
   const raw = env.WORKERS?.trim().toLowerCase() ?? '';
-  let n: number;
-  if (raw === 'auto') n = Math.min(os.availableParallelism(), MAX_WORKERS);
-  else if (raw === '' || /^\d+$/.test(raw)) n = integer(env, 'WORKERS', 1, 1, MAX_WORKERS);
-  else throw new ConfigError(`WORKERS must be auto or an integer from 1 to ${MAX_WORKERS} (got ${JSON.stringify(env.WORKERS)})`);
+  const n = raw === 'auto' ? Math.min(os.availableParallelism(), MAX_WORKERS) : raw === '' ? 1 : /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1 && n <= MAX_WORKERS)) {
+    throw new ConfigError(`WORKERS must be auto or an integer from 1 to ${MAX_WORKERS} (got ${JSON.stringify(env.WORKERS)})`);
+  }
   if (n > 1 && database.kind === 'sqlite' && database.file === ':memory:') {
     throw new ConfigError('WORKERS above 1 needs a database the processes share: an in-memory SQLite database is one per process');
   }
