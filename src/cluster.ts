@@ -4,27 +4,37 @@
  * across processes as they are across instances), and the workers share the listening port (the primary hands each
  * new connection to the next worker).
  *
- * - Start: resolves `listening` once every worker listens. A worker that exits before it listened is a start
- *   failure (bad database, port taken): the primary stops the others and exits 1, as a single process would.
- * - A worker that exits after it served (a crash, an out-of-memory kill, an operator's kill) is replaced at once.
+ * - Start: resolves `listening` once every worker listens. A worker of the first start that exits before it
+ *   listened is a start failure (bad database, port taken): the primary stops the others and exits 1, as a single
+ *   process would.
+ * - A worker that exits later (a crash, an out-of-memory kill, an operator's kill), or a replacement that cannot
+ *   start, is replaced: at once, then after a growing pause while they keep dying (more than 3 in a minute), so
+ *   that a crash loop does not take the cores from the workers that serve.
  * - SIGTERM, SIGINT or SIGHUP: each worker gets SIGTERM, finishes its requests in flight and exits (close-with-grace,
  *   SHUTDOWN_TIMEOUT_MS); then the primary exits 0, or 1 when a worker did not exit cleanly. A second signal kills
- *   the workers at once. Workers ignore SIGINT and SIGHUP themselves: a terminal sends those to the whole process
- *   group, and a second signal would make a worker drop its requests in flight.
- * - Metrics: a worker asked for /metrics asks the primary, which gathers every worker's registry (prom-client's
- *   AggregatorRegistry: counters and histograms summed) and answers; so a scrape sees the service, not one worker.
+ *   the workers at once. A worker takes SIGTERM once and ignores SIGINT and SIGHUP: a terminal, systemd or a container
+ *   runtime may signal the whole process group, so a worker can get the signal both directly and from the primary.
+ * - Metrics: a worker asked for /metrics asks the primary, which asks every worker that listens for its registry and
+ *   sums them (prom-client's AggregatorRegistry.aggregate); so a scrape sees the service, not one worker.
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 
-/** A worker's request for the metrics of every worker, and the primary's answer. */
-const METRICS_REQUEST = 'scs:metrics-request';
-const METRICS_REPLY = 'scs:metrics-reply';
-/** How long a worker waits for the primary's metrics answer. */
-const METRICS_TIMEOUT_MS = 5000;
+/** IPC messages: a worker's request for the cluster's metrics and the answer; the primary's request for a worker's. */
+const CLUSTER_METRICS_REQUEST = 'scs:cluster-metrics-request';
+const CLUSTER_METRICS_REPLY = 'scs:cluster-metrics-reply';
+const WORKER_METRICS_REQUEST = 'scs:worker-metrics-request';
+const WORKER_METRICS_REPLY = 'scs:worker-metrics-reply';
+/** How long the primary waits for the workers' figures; a worker waits a little longer for the primary's answer. */
+const GATHER_TIMEOUT_MS = 3000;
+const ASK_TIMEOUT_MS = GATHER_TIMEOUT_MS + 1000;
 /** Beyond SHUTDOWN_TIMEOUT_MS, how long the primary waits for a worker before it kills it. */
 const KILL_MARGIN_MS = 2000;
+/** Replacements within this window beyond the first few wait 1 s, 2 s, 4 s ... (at most 30 s) before the fork. */
+const RESTART_WINDOW_MS = 60_000;
+const RESTARTS_AT_ONCE = 3;
+const RESTART_PAUSE_MAX_MS = 30_000;
 
 export interface PrimaryLog {
   info(obj: object, msg: string): void;
@@ -41,7 +51,7 @@ export interface PrimaryOptions {
 }
 
 export interface Primary {
-  /** Resolves with the address once every worker of the first start listens; rejects when one of them failed. */
+  /** Resolves with the address once every worker of the first start listens; rejects when the start failed. */
   listening: Promise<AddressInfo>;
   /** Resolves with the exit code once the cluster has stopped (every worker exited). */
   stopped: Promise<number>;
@@ -49,9 +59,18 @@ export interface Primary {
   stop(): void;
 }
 
+type Message = { type: string; id: number; text?: unknown; metrics?: unknown; error?: unknown };
+
 export function startPrimary(options: PrimaryOptions): Primary {
   const { log } = options;
-  const served = new WeakSet<Worker>();
+  /** Workers whose process has not exited (cluster.workers may still hold one at its exit event). */
+  const live = new Set<Worker>();
+  /** Workers that listen: the ones /metrics asks. */
+  const serving = new Set<Worker>();
+  /** The workers of the first start: one that fails before it listens fails the start. */
+  const firstStart = new WeakSet<Worker>();
+  const restarts: number[] = [];
+  const restartTimers = new Set<NodeJS.Timeout>();
   let stopping = false;
   let exitCode = 0;
   let startPending = options.workers;
@@ -67,20 +86,29 @@ export function startPrimary(options: PrimaryOptions): Primary {
   let resolveStopped!: (code: number) => void;
   const stopped = new Promise<number>((resolve) => { resolveStopped = resolve; });
 
-  const alive = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
-  const fork = () => cluster.fork(options.env ?? {});
+  const fork = () => {
+    const worker = cluster.fork(options.env ?? {});
+    live.add(worker);
+    return worker;
+  };
+  const send = (worker: Worker, message: object) => {
+    // A worker may have died since it asked: the answer is dropped, never thrown.
+    if (worker.isConnected()) worker.send(message, undefined, () => {});
+  };
 
   const stop = (code = 0) => {
     if (code !== 0) exitCode = code;
     if (stopping) return;
     stopping = true;
-    for (const w of alive()) w.process.kill('SIGTERM');
+    for (const t of restartTimers) clearTimeout(t);
+    restartTimers.clear();
+    for (const w of live) w.process.kill('SIGTERM');
     killTimer = setTimeout(() => {
-      log.error({ workers: alive().map((w) => w.process.pid) }, 'workers did not stop in time; killing them');
+      log.error({ workers: [...live].map((w) => w.process.pid) }, 'workers did not stop in time; killing them');
       exitCode = 1;
-      for (const w of alive()) w.process.kill('SIGKILL');
+      for (const w of live) w.process.kill('SIGKILL');
     }, options.shutdownTimeoutMs + KILL_MARGIN_MS);
-    if (alive().length === 0) finish();
+    if (live.size === 0) finish();
   };
   const finish = () => {
     clearTimeout(killTimer);
@@ -88,41 +116,78 @@ export function startPrimary(options: PrimaryOptions): Primary {
     cluster.removeListener('listening', onListening);
     cluster.removeListener('exit', onExit);
     cluster.removeListener('message', onMessage);
+    rejectListening(new Error('the cluster stopped before every worker listened'));
     resolveStopped(exitCode);
   };
 
   const onListening = (worker: Worker, address: AddressInfo) => {
-    if (served.has(worker)) return;
-    served.add(worker);
+    if (serving.has(worker) || !live.has(worker)) return;
+    serving.add(worker);
     if (startPending > 0 && --startPending === 0) {
       log.info({ workers: options.workers, port: address.port }, 'every worker is listening');
       resolveListening(address);
     }
   };
   const onExit = (worker: Worker, code: number | null, signal: string | null) => {
+    live.delete(worker);
+    const served = serving.delete(worker);
     const pid = worker.process.pid; // logged as `worker`: the primary's own log lines carry its pid
     if (stopping) {
       if (code !== 0) exitCode = 1;
-      if (alive().length === 0) finish();
+      if (live.size === 0) finish();
       return;
     }
-    if (!served.has(worker)) {
+    if (!served && firstStart.has(worker)) {
       log.error({ worker: pid, code, signal }, 'a worker stopped before it listened; stopping the service');
       rejectListening(new Error(`worker ${pid} exited (${code ?? signal}) before it listened`));
       stop(1);
       return;
     }
-    log.error({ worker: pid, code, signal }, 'a worker stopped; starting another');
-    fork();
+    const now = Date.now();
+    while (restarts.length > 0 && restarts[0] < now - RESTART_WINDOW_MS) restarts.shift();
+    restarts.push(now);
+    const pause = restarts.length <= RESTARTS_AT_ONCE ? 0 : Math.min(RESTART_PAUSE_MAX_MS, 1000 * 2 ** (restarts.length - RESTARTS_AT_ONCE - 1));
+    log.error({ worker: pid, code, signal, listened: served, restartInMs: pause }, 'a worker stopped; starting another');
+    const timer = setTimeout(() => {
+      restartTimers.delete(timer);
+      if (!stopping) fork();
+    }, pause);
+    restartTimers.add(timer);
   };
 
-  // Metrics of the whole cluster, for the worker that was asked.
-  const aggregator = new AggregatorRegistry();
+  // /metrics of the whole cluster: the registries of every serving worker, summed.
+  let nextGather = 0;
+  const gathering = new Map<number, { pending: Set<Worker>; parts: object[]; done: (err: Error | null, text?: string) => void }>();
+  const gather = (done: (err: Error | null, text?: string) => void) => {
+    const id = nextGather++;
+    const pending = new Set(serving);
+    if (pending.size === 0) return done(new Error('no worker is serving'));
+    const timer = setTimeout(() => finishGather(new Error(`${pending.size} worker(s) did not answer within ${GATHER_TIMEOUT_MS} ms`)), GATHER_TIMEOUT_MS);
+    const finishGather = (err: Error | null, text?: string) => {
+      clearTimeout(timer);
+      gathering.delete(id);
+      done(err, text);
+    };
+    gathering.set(id, { pending, parts: [], done: finishGather });
+    for (const w of pending) send(w, { type: WORKER_METRICS_REQUEST, id });
+  };
   const onMessage = (worker: Worker, message: unknown) => {
-    if (!isMessage(message, METRICS_REQUEST)) return;
-    aggregator.clusterMetrics().then(
-      (text) => worker.send({ type: METRICS_REPLY, id: message.id, text }),
-      (err: Error) => worker.send({ type: METRICS_REPLY, id: message.id, error: err.message }),
+    if (isMessage(message, CLUSTER_METRICS_REQUEST)) {
+      gather((err, text) => send(worker, { type: CLUSTER_METRICS_REPLY, id: message.id, ...(err ? { error: err.message } : { text }) }));
+      return;
+    }
+    if (!isMessage(message, WORKER_METRICS_REPLY)) return;
+    const g = gathering.get(message.id);
+    if (!g || !g.pending.delete(worker)) return;
+    if (!Array.isArray(message.metrics)) {
+      g.done(new Error(`worker ${worker.process.pid}: ${String(message.error)}`));
+      return;
+    }
+    g.parts.push(message.metrics);
+    if (g.pending.size > 0) return;
+    Promise.resolve(AggregatorRegistry.aggregate(g.parts).metrics()).then(
+      (text) => g.done(null, text),
+      (err: Error) => g.done(err),
     );
   };
 
@@ -131,11 +196,11 @@ export function startPrimary(options: PrimaryOptions): Primary {
     if (signalled) {
       log.error({ signal }, 'second signal: killing the workers');
       exitCode = 1;
-      for (const w of alive()) w.process.kill('SIGKILL');
+      for (const w of live) w.process.kill('SIGKILL');
       return;
     }
     signalled = true;
-    log.info({ signal, workers: alive().length }, 'shutting down');
+    log.info({ signal, workers: live.size }, 'shutting down');
     stop();
   };
 
@@ -143,17 +208,29 @@ export function startPrimary(options: PrimaryOptions): Primary {
   cluster.on('exit', onExit);
   cluster.on('message', onMessage);
   for (const signal of SIGNALS) process.on(signal, onSignal);
-  for (let i = 0; i < options.workers; i++) fork();
+  for (let i = 0; i < options.workers; i++) firstStart.add(fork());
   return { listening, stopped, stop: () => stop() };
 }
 
-/** The signals that stop the cluster; workers ignore those a terminal sends to the whole group. */
+/** The signals that stop the cluster. */
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
-export const WORKER_IGNORED_SIGNALS = ['SIGINT', 'SIGHUP'] as const;
+/** Signals a worker handles itself (see onceOnStopSignals) rather than through close-with-grace. */
+export const WORKER_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
-/** In a worker: ignore the signals the primary handles for the group (call before close-with-grace is set up). */
-export function ignoreGroupSignals(): void {
-  for (const signal of WORKER_IGNORED_SIGNALS) process.on(signal, () => {});
+/**
+ * In a worker: SIGTERM calls `stop` once (a second SIGTERM, as when both the primary and a signal to the whole group
+ * reach the worker, changes nothing); SIGINT and SIGHUP, which a terminal sends to the whole group, are the primary's
+ * to act on. Call with close-with-grace's manual close, and set close-with-grace up to skip WORKER_SIGNALS.
+ */
+export function onceOnStopSignals(stop: () => void): void {
+  let called = false;
+  process.on('SIGTERM', () => {
+    if (called) return;
+    called = true;
+    stop();
+  });
+  process.on('SIGINT', () => {});
+  process.on('SIGHUP', () => {});
 }
 
 /** True in a worker of a cluster started by startPrimary. */
@@ -162,39 +239,50 @@ export function isClusterWorker(): boolean {
 }
 
 /**
- * In a worker: lets the primary gather this registry, and answers the metrics of every worker, in the Prometheus
- * text format.
+ * In a worker: answers the primary's requests for this registry, and returns what /metrics serves: the metrics of
+ * every serving worker, summed, in the Prometheus text format.
  */
 export function clusterMetrics(registry: Registry): () => Promise<string> {
-  AggregatorRegistry.setRegistries([registry]);
-  new AggregatorRegistry(); // installs the worker's answer to the primary's requests
   let next = 0;
   const waiting = new Map<number, { resolve: (text: string) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }>();
   process.on('message', (message: unknown) => {
-    if (!isMessage(message, METRICS_REPLY)) return;
+    if (isMessage(message, WORKER_METRICS_REQUEST)) {
+      const id = message.id;
+      registry.getMetricsAsJSON().then(
+        (metrics) => process.send?.({ type: WORKER_METRICS_REPLY, id, metrics }, undefined, undefined, () => {}),
+        (err: Error) => process.send?.({ type: WORKER_METRICS_REPLY, id, error: err.message }, undefined, undefined, () => {}),
+      );
+      return;
+    }
+    if (!isMessage(message, CLUSTER_METRICS_REPLY)) return;
     const w = waiting.get(message.id);
     if (!w) return;
     waiting.delete(message.id);
     clearTimeout(w.timer);
     if (typeof message.text === 'string') w.resolve(message.text);
-    else w.reject(new Error(`metrics of the cluster: ${String(message.error)}`));
+    else w.reject(new Error(String(message.error)));
   });
   return () => new Promise((resolve, reject) => {
     const id = next++;
     const timer = setTimeout(() => {
       waiting.delete(id);
-      reject(new Error('metrics of the cluster: the primary did not answer'));
-    }, METRICS_TIMEOUT_MS);
+      reject(new Error('the primary did not answer'));
+    }, ASK_TIMEOUT_MS);
     waiting.set(id, { resolve, reject, timer });
-    process.send!({ type: METRICS_REQUEST, id }, undefined, undefined, (err) => {
+    const sent = process.send?.({ type: CLUSTER_METRICS_REQUEST, id }, undefined, undefined, (err) => {
       if (!err) return;
       waiting.delete(id);
       clearTimeout(timer);
       reject(err);
     });
+    if (sent === undefined) {
+      waiting.delete(id);
+      clearTimeout(timer);
+      reject(new Error('no primary to ask'));
+    }
   });
 }
 
-function isMessage(m: unknown, type: string): m is { type: string; id: number; text?: unknown; error?: unknown } {
+function isMessage(m: unknown, type: string): m is Message {
   return typeof m === 'object' && m !== null && (m as { type?: unknown }).type === type && typeof (m as { id?: unknown }).id === 'number';
 }

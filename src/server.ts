@@ -4,7 +4,7 @@ import os from 'node:os';
 import closeWithGrace from 'close-with-grace';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
-import { ignoreGroupSignals, startPrimary, WORKER_IGNORED_SIGNALS } from './cluster.js';
+import { onceOnStopSignals, startPrimary, WORKER_SIGNALS } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 
 let config: Config;
@@ -44,13 +44,15 @@ if (generatedToken) config.apiTokens = [{ token: generatedToken, projects: '*' }
 const app = await buildApp(config);
 if (generatedToken) app.log.warn(TOKEN_WARNING);
 
-// A worker leaves the signals a terminal sends to the whole group to the primary, which stops it with SIGTERM.
-if (worker) ignoreGroupSignals();
-closeWithGrace({ delay: config.shutdownTimeoutMs, skip: worker ? [...WORKER_IGNORED_SIGNALS] : [] }, async ({ signal, err }) => {
+// A worker stops on its first SIGTERM, whether from the primary or sent to the whole process group (systemd, a
+// container runtime): close-with-grace would take a second one as a reason to exit 1 mid-request. SIGINT and SIGHUP
+// (a terminal's, to the group) are the primary's to act on.
+const closer = closeWithGrace({ delay: config.shutdownTimeoutMs, skip: worker ? [...WORKER_SIGNALS] : [] }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error');
-  else app.log.info({ signal }, 'shutting down');
+  else app.log.info({ signal: signal ?? 'SIGTERM' }, 'shutting down');
   await app.close();
 });
+if (worker) onceOnStopSignals(() => void closer.close());
 
 try {
   await app.listen({ port: config.port, host: config.host });

@@ -14,10 +14,15 @@ beforeAll(() => {
 afterAll(killAll);
 
 /**
- * POSTs a scenario `late` in two parts: the first 20 bytes of the body, SIGTERM to the server 200 ms later, then
+ * POSTs a scenario `late` in two parts: the first 20 bytes of the body, SIGTERM to the server 200 ms later (or `signal`), then
  * (after `meanwhile`, 300 ms on) the rest. Answers the response: the request was in flight when the signal came.
  */
-function createDuringShutdown(server: Server, token: string, meanwhile: () => Promise<void> = async () => {}): Promise<{ status: number; text: string }> {
+function createDuringShutdown(
+  server: Server,
+  token: string,
+  meanwhile: () => Promise<void> = async () => {},
+  signal: () => void = () => server.proc.kill('SIGTERM'),
+): Promise<{ status: number; text: string }> {
   const { port } = new URL(server.url);
   const body = JSON.stringify({ id: 'late', input: scenario() });
   return new Promise((resolve, reject) => {
@@ -32,7 +37,7 @@ function createDuringShutdown(server: Server, token: string, meanwhile: () => Pr
     req.on('error', reject);
     req.write(body.slice(0, 20));
     setTimeout(() => {
-      server.proc.kill('SIGTERM');
+      signal();
       setTimeout(() => meanwhile().then(() => req.end(body.slice(20)), reject), 300);
     }, 200);
   });
@@ -143,11 +148,14 @@ describe('the server process', () => {
   });
 });
 
-/** The pids of the processes that logged `msg` (JSON log lines on stdout). */
+/** The JSON log lines on stdout. */
+function logLines(stdout: string): Array<Record<string, unknown> & { pid: number; msg?: string }> {
+  return stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
+/** The pids of the processes that logged `msg`. */
 function pidsLogging(stdout: string, msg: RegExp): number[] {
-  const pids = stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { pid: number; msg?: string })
-    .filter((l) => msg.test(l.msg ?? '')).map((l) => l.pid);
-  return [...new Set(pids)];
+  return [...new Set(logLines(stdout).filter((l) => msg.test(l.msg ?? '')).map((l) => l.pid))];
 }
 
 async function until<T>(what: string, probe: () => T | undefined | false, ms = 15_000): Promise<T> {
@@ -232,11 +240,16 @@ describe('the server process with WORKERS=2 (node:cluster)', () => {
     await until('both workers', () => /every worker is listening/.test(server.stdout()));
     const [victim, survivor] = pidsLogging(server.stdout(), /^Server listening/);
     process.kill(victim, 'SIGKILL');
-    await until('the primary to see the exit', () =>
-      server.stdout().includes(`"worker":${victim},"code":null,"signal":"SIGKILL","msg":"a worker stopped; starting another"`));
+    await until('the primary to see the exit', () => logLines(server.stdout()).some((l) =>
+      l.msg === 'a worker stopped; starting another' && l.worker === victim && l.signal === 'SIGKILL' && l.listened === true));
     // From then on the other worker serves every request while the replacement starts (which takes ~1 s or more).
     // (A connection handed to the worker in the instant it died gets no answer: Node's cluster does not hand it on.)
     for (let i = 0; i < 10; i++) expect(await fresh(server.url, token, '/health/ready')).toBe(200);
+    // /metrics too, at once: the primary asks only the workers that listen, not the replacement still starting.
+    const t0 = Date.now();
+    const metrics = await fetch(`${server.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(Date.now() - t0).toBeLessThan(2000);
     const replacement = await until('a replacement worker', () =>
       pidsLogging(server.stdout(), /^Server listening/).find((p) => p !== victim && p !== survivor));
     expect(alive(replacement)).toBe(true);
@@ -245,12 +258,43 @@ describe('the server process with WORKERS=2 (node:cluster)', () => {
     expect(await server.exited).toBe(0);
   });
 
+  it('replaces the first 3 workers that die within a minute at once, the 4th after a pause of 1 s', async () => {
+    const server = await start({ DATA_DIR: tempDir(), WORKERS: '2', API_TOKENS: 'crash-loop-0123456789' });
+    await until('both workers', () => /every worker is listening/.test(server.stdout()));
+    const killed: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const victim = await until('a serving worker not killed yet', () =>
+        pidsLogging(server.stdout(), /^Server listening/).find((p) => !killed.includes(p) && alive(p)));
+      killed.push(victim);
+      process.kill(victim, 'SIGKILL');
+      await until('the primary to see the exit', () => logLines(server.stdout()).some((l) => l.msg === 'a worker stopped; starting another' && l.worker === victim));
+    }
+    const pauses = logLines(server.stdout()).filter((l) => l.msg === 'a worker stopped; starting another').map((l) => l.restartInMs);
+    expect(pauses).toEqual([0, 0, 0, 1000]);
+    // The last replacement comes after its pause, and the service stops cleanly.
+    await until('the last replacement', () => pidsLogging(server.stdout(), /^Server listening/).length === 6);
+    server.proc.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  }, 60_000);
+
   it('on SIGTERM finishes the request in flight in its worker, then the primary exits 0 after every worker', async () => {
     const token = 'graceful-cluster-0123456789';
     const server = await start({ DATA_DIR: tempDir(), WORKERS: '2', API_TOKENS: token });
     await until('both workers', () => /every worker is listening/.test(server.stdout()));
     const workers = pidsLogging(server.stdout(), /^Server listening/);
     const res = await createDuringShutdown(server, token);
+    expect(res.status).toBe(201);
+    expect(await server.exited).toBe(0);
+    for (const pid of workers) expect(alive(pid)).toBe(false);
+  });
+
+  it('on SIGTERM to its whole process group (systemd, a container runtime) also finishes the request in flight and exits 0', async () => {
+    const token = 'group-signal-0123456789';
+    const server = await start({ DATA_DIR: tempDir(), WORKERS: '2', API_TOKENS: token }, { detached: true });
+    await until('both workers', () => /every worker is listening/.test(server.stdout()));
+    const workers = pidsLogging(server.stdout(), /^Server listening/);
+    // Each worker gets the signal twice: from the group signal and from the primary. The second changes nothing.
+    const res = await createDuringShutdown(server, token, async () => {}, () => process.kill(-server.proc.pid!, 'SIGTERM'));
     expect(res.status).toBe(201);
     expect(await server.exited).toBe(0);
     for (const pid of workers) expect(alive(pid)).toBe(false);

@@ -16,9 +16,13 @@ export function killAll(): void {
   for (const p of running) p.kill('SIGKILL');
 }
 
-/** Starts dist/server.js on 127.0.0.1 and a free port; resolves once it listens (the port comes from its log line). */
-export function start(env: Record<string, string>): Promise<Server> {
+/**
+ * Starts dist/server.js on 127.0.0.1 and a free port; resolves once it listens (the port comes from its log line).
+ * `detached`: in a process group of its own (whose id is its pid), as a service manager starts it.
+ */
+export function start(env: Record<string, string>, { detached = false } = {}): Promise<Server> {
   const proc = spawn(process.execPath, ['dist/server.js'], {
+    detached,
     // Load shedding off unless a test asks for it (as in makeApp): a busy test machine is not an overloaded service.
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
