@@ -24,6 +24,30 @@ export interface SqliteOptions {
   synchronous: 'NORMAL' | 'FULL';
 }
 
+/** How long a statement waits for another connection's lock (processes of WORKERS, or instances, on one file). */
+const BUSY_TIMEOUT_MS = 5000;
+const WAL_SWITCH_PAUSE_MS = 10;
+
+/**
+ * journal_mode = WAL, tried again while another connection holds the file's write lock: two processes opening a new
+ * (rollback-journal) file at once each read it, then want to write it, and SQLite answers SQLITE_BUSY at once to the
+ * one holding a read lock, without calling its busy handler, since waiting could deadlock. It runs at start only, so
+ * it may block.
+ */
+function switchToWal(db: Database.Database): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+      Atomics.wait(pause, 0, 0, WAL_SWITCH_PAUSE_MS);
+    }
+  }
+}
+
 /**
  * The embedded store. better-sqlite3 is synchronous: each statement runs to completion on the event loop, so
  * a read-compare-write inside one call cannot interleave with another request of this process.
@@ -31,9 +55,9 @@ export interface SqliteOptions {
 export function openSqliteStore(options: SqliteOptions): Store {
   if (options.file !== ':memory:') fs.mkdirSync(path.dirname(options.file), { recursive: true });
   const db = new Database(options.file);
-  db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  switchToWal(db);
   db.pragma(`synchronous = ${options.synchronous}`);
-  db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   migrate(db);
 
