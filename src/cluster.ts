@@ -55,8 +55,6 @@ export interface Primary {
   listening: Promise<AddressInfo>;
   /** Resolves with the exit code once the cluster has stopped (every worker exited). */
   stopped: Promise<number>;
-  /** Stops the cluster (as SIGTERM does). */
-  stop(): void;
 }
 
 type Message = { type: string; id: number; text?: unknown; metrics?: unknown; error?: unknown };
@@ -112,7 +110,7 @@ export function startPrimary(options: PrimaryOptions): Primary {
   };
   const finish = () => {
     clearTimeout(killTimer);
-    for (const signal of SIGNALS) process.removeListener(signal, onSignal);
+    for (const signal of STOP_SIGNALS) process.removeListener(signal, onSignal);
     cluster.removeListener('listening', onListening);
     cluster.removeListener('exit', onExit);
     cluster.removeListener('message', onMessage);
@@ -207,35 +205,31 @@ export function startPrimary(options: PrimaryOptions): Primary {
   cluster.on('listening', onListening);
   cluster.on('exit', onExit);
   cluster.on('message', onMessage);
-  for (const signal of SIGNALS) process.on(signal, onSignal);
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
   for (let i = 0; i < options.workers; i++) firstStart.add(fork());
-  return { listening, stopped, stop: () => stop() };
+  return { listening, stopped };
 }
 
-/** The signals that stop the cluster. */
-const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
-/** Signals a worker handles itself (see onceOnStopSignals) rather than through close-with-grace. */
-export const WORKER_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+/**
+ * The signals that stop the cluster, sent to the primary. A worker handles them itself (onceOnStopSignals), so
+ * close-with-grace must skip them there.
+ */
+export const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 /**
- * In a worker: SIGTERM calls `stop` once (a second SIGTERM, as when both the primary and a signal to the whole group
+ * In a worker: the first SIGTERM calls `stop` (a second one, as when both the primary and a signal to the whole group
  * reach the worker, changes nothing); SIGINT and SIGHUP, which a terminal sends to the whole group, are the primary's
- * to act on. Call with close-with-grace's manual close, and set close-with-grace up to skip WORKER_SIGNALS.
+ * to act on. Call with close-with-grace's manual close.
  */
 export function onceOnStopSignals(stop: () => void): void {
   let called = false;
-  process.on('SIGTERM', () => {
-    if (called) return;
-    called = true;
-    stop();
-  });
-  process.on('SIGINT', () => {});
-  process.on('SIGHUP', () => {});
-}
-
-/** True in a worker of a cluster started by startPrimary. */
-export function isClusterWorker(): boolean {
-  return cluster.isWorker;
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => {
+      if (signal !== 'SIGTERM' || called) return;
+      called = true;
+      stop();
+    });
+  }
 }
 
 /**
@@ -269,17 +263,13 @@ export function clusterMetrics(registry: Registry): () => Promise<string> {
       reject(new Error('the primary did not answer'));
     }, ASK_TIMEOUT_MS);
     waiting.set(id, { resolve, reject, timer });
-    const sent = process.send?.({ type: CLUSTER_METRICS_REQUEST, id }, undefined, undefined, (err) => {
+    // A cluster worker always has its IPC channel to the primary.
+    process.send!({ type: CLUSTER_METRICS_REQUEST, id }, undefined, undefined, (err) => {
       if (!err) return;
       waiting.delete(id);
       clearTimeout(timer);
       reject(err);
     });
-    if (sent === undefined) {
-      waiting.delete(id);
-      clearTimeout(timer);
-      reject(new Error('no primary to ask'));
-    }
   });
 }
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import closeWithGrace from 'close-with-grace';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
-import { onceOnStopSignals, startPrimary, WORKER_SIGNALS } from './cluster.js';
+import { onceOnStopSignals, startPrimary, STOP_SIGNALS } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 
 let config: Config;
@@ -47,12 +47,18 @@ if (generatedToken) app.log.warn(TOKEN_WARNING);
 // A worker stops on its first SIGTERM, whether from the primary or sent to the whole process group (systemd, a
 // container runtime): close-with-grace would take a second one as a reason to exit 1 mid-request. SIGINT and SIGHUP
 // (a terminal's, to the group) are the primary's to act on.
-const closer = closeWithGrace({ delay: config.shutdownTimeoutMs, skip: worker ? [...WORKER_SIGNALS] : [] }, async ({ signal, err }) => {
+let workerStop: 'SIGTERM' | undefined; // a worker's SIGTERM closes through close-with-grace's manual close
+const closer = closeWithGrace({ delay: config.shutdownTimeoutMs, skip: worker ? [...STOP_SIGNALS] : [] }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error');
-  else app.log.info({ signal: signal ?? 'SIGTERM' }, 'shutting down');
+  else app.log.info({ signal: signal ?? workerStop }, 'shutting down');
   await app.close();
 });
-if (worker) onceOnStopSignals(() => void closer.close());
+if (worker) {
+  onceOnStopSignals(() => {
+    workerStop = 'SIGTERM';
+    void closer.close();
+  });
+}
 
 try {
   await app.listen({ port: config.port, host: config.host });

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Store } from '../store/types.js';
-import { clusterMetrics, isClusterWorker } from '../cluster.js';
+import cluster from 'node:cluster';
+import { clusterMetrics } from '../cluster.js';
 import { MetricsUnavailable, problemResponses } from './errors.js';
 
 /**
@@ -35,7 +36,7 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    if (isClusterWorker()) {
+    if (cluster.isWorker) {
       const gather = clusterMetrics(this.registry);
       this.exposition = () => gather().catch((err: Error) => { throw new MetricsUnavailable(err.message); });
     } else {
