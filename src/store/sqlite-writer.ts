@@ -22,7 +22,7 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = ' + workerData.synchronous);
-db.pragma('busy_timeout = 5000');
+db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 db.pragma('cache_size = -' + workerData.cacheKib);
 if (workerData.checkpointMs) {
   // The checkpointer: copies the WAL into the database beside the writer (a passive checkpoint blocks no writer).
@@ -58,6 +58,9 @@ const driver = createRequire(import.meta.url).resolve('better-sqlite3');
  */
 const THREAD_CACHE_KIB = 512;
 
+/** How long a statement of any connection to the file waits for another connection's lock (other threads, processes). */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /** How often the checkpointer thread copies the WAL into the database. */
 const CHECKPOINT_MS = 200;
 /**
@@ -83,11 +86,12 @@ export function threadWriter(file: string, synchronous: string, sql: string): Ba
     for (const w of waiting.values()) w.reject(err);
     waiting.clear();
   };
+  const connection = { driver, file, synchronous, cacheKib: THREAD_CACHE_KIB, busyTimeoutMs: BUSY_TIMEOUT_MS };
   const start = (): Worker => {
-    const w = new Worker(PROGRAM, { eval: true, workerData: { driver, file, synchronous, cacheKib: THREAD_CACHE_KIB, sql, autocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } });
+    const w = new Worker(PROGRAM, { eval: true, workerData: { ...connection, sql, autocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } });
     w.unref();
     if (checkpointer === undefined) {
-      const c = new Worker(PROGRAM, { eval: true, workerData: { driver, file, synchronous, cacheKib: THREAD_CACHE_KIB, checkpointMs: CHECKPOINT_MS } });
+      const c = new Worker(PROGRAM, { eval: true, workerData: { ...connection, checkpointMs: CHECKPOINT_MS } });
       c.unref();
       // Without it the writer's backstop checkpoints still bound the WAL; it is started again with the next writer.
       const lost = () => {

@@ -9,7 +9,7 @@ import {
 import { sqliteMigrations } from './migrations.js';
 import { isUnavailable, StoreUnavailable } from './errors.js';
 import { GroupCommit } from './group-commit.js';
-import { BACKSTOP_CHECKPOINT_PAGES, inlineWriter, threadWriter } from './sqlite-writer.js';
+import { BACKSTOP_CHECKPOINT_PAGES, BUSY_TIMEOUT_MS, inlineWriter, threadWriter } from './sqlite-writer.js';
 
 type Row = ScenarioColumns<string, string>;
 type ExecutionRow = ExecutionColumns<string, string>;
@@ -24,8 +24,6 @@ export interface SqliteOptions {
   synchronous: 'NORMAL' | 'FULL';
 }
 
-/** How long a statement waits for another connection's lock (processes of WORKERS, or instances, on one file). */
-const BUSY_TIMEOUT_MS = 5000;
 const WAL_SWITCH_PAUSE_MS = 10;
 
 /**
