@@ -44,6 +44,8 @@ export interface AppDeps {
   zkpStateResolvers?: StateResolvers;
   /** Credential trust I/O (HTTP client, status resolvers), for tests on local servers. */
   trust?: TrustDeps;
+  /** Start the cold verification threads when the app is ready instead of at the first new credential (the server does). */
+  warmVerification?: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -202,6 +204,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, validate: (s) => offChain.validate(s) });
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
     const verifier = await credentialVerifier(config, deps.trust ?? {}, app.log);
+    app.addHook('onClose', () => verifier.close());
+    if (deps.warmVerification) app.addHook('onReady', async () => verifier.warm());
     await secured.register(executeRoutes, { store, plans, now, idempotent, metrics, chain, offChain, verifier, publicBaseUrl: config.publicBaseUrl });
     await secured.register(executionRoutes, { store });
   });

@@ -41,7 +41,7 @@ const worker = cluster.isWorker;
 const generatedToken = worker ? undefined : runToken();
 if (generatedToken) config.apiTokens = [{ token: generatedToken, projects: '*' }];
 
-const app = await buildApp(config);
+const app = await buildApp(config, { warmVerification: true });
 if (generatedToken) app.log.warn(TOKEN_WARNING);
 
 // A worker stops on its first SIGTERM, whether from the primary or sent to the whole process group (systemd, a

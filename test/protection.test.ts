@@ -151,6 +151,9 @@ describe('load shedding', () => {
       expect(res.statusCode).toBe(503);
       expect(res.json()).toMatchObject({ status: 503, code: 'SCS_OVERLOADED' });
       expect(res.headers['retry-after']).toBe('1');
+      // Liveness is never shed (an orchestrator would restart a busy, healthy process); readiness is.
+      expect((await app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+      expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(503);
       // And it recovers.
       await new Promise((r) => setTimeout(r, 2500));
       expect((await app.inject({ method: 'GET', url: '/compliance/scenarios', headers: auth })).statusCode).toBe(200);

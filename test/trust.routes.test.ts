@@ -102,3 +102,56 @@ describe('trust configuration', () => {
     }
   });
 });
+
+describe('the cold path on execute', () => {
+  const many = (n: number) => Array.from({ length: n }, (_, i) => {
+    const c = structuredClone(demoCredential);
+    c.id = `${c.id}-copy-${i}`;
+    return c;
+  });
+  const executeAll = (app: FastifyInstance, credentials: unknown[]) =>
+    app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: { address: HOLDER, credentials, scenarioId: 'adult' } });
+
+  it('a credential over a size limit is a 400 naming it and the limit, and nothing is recorded', async () => {
+    const app = await appWith({ DEMO_ISSUER: '1', MAX_CREDENTIAL_LEAVES: '64' });
+    try {
+      const wide = structuredClone(demoCredential);
+      wide.credentialSubject.personalData.list = Array.from({ length: 4000 }, (_, i) => i);
+      const res = await executeAll(app, [demoCredential, wide]);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.json()).toMatchObject({ status: 400, code: 'SCS_VALIDATION', detail: expect.stringMatching(/Credential 1 .* too large/) });
+      expect(res.json().errors).toEqual([
+        { field: 'body.credentials[1]', pointer: '/credentials/1', message: expect.stringMatching(/at most 64 values .*MAX_CREDENTIAL_LEAVES/) },
+      ]);
+      const list = await app.inject({ method: 'GET', url: '/compliance/scenarios/adult/executions', headers: auth });
+      expect(list.json().items ?? list.json()).toHaveLength(0);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("over the token's budget of new credentials: 429 with Retry-After; over the service's queue: 503 with Retry-After", async () => {
+    const app = await appWith({ DEMO_ISSUER: '1', COLD_QUEUE_PER_TOKEN: '2', COLD_QUEUE_MAX: '3' });
+    try {
+      const budget = await executeAll(app, many(3));
+      expect(budget.statusCode).toBe(429);
+      expect(budget.json()).toMatchObject({ status: 429, code: 'SCS_VERIFICATION_BUDGET' });
+      expect(Number(budget.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      // Within the budget it is answered, and known credentials need no budget afterwards.
+      expect((await executeAll(app, many(2))).statusCode).toBe(200);
+      expect((await executeAll(app, many(2))).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+    const small = await appWith({ DEMO_ISSUER: '1', COLD_QUEUE_PER_TOKEN: '10', COLD_QUEUE_MAX: '2' });
+    try {
+      const full = await executeAll(small, many(3));
+      expect(full.statusCode).toBe(503);
+      expect(full.json()).toMatchObject({ status: 503, code: 'SCS_VERIFICATION_QUEUE_FULL' });
+      expect(Number(full.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -132,7 +132,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(reply, status, { code: error.code, detail: error.message });
     }
     if (status === 503) {
-      reply.header('Retry-After', '1');
+      const retry = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
+      reply.header('Retry-After', String(retry ?? 1));
       request.log.warn({ err: error }, 'service unavailable');
       return sendProblem(reply, 503, { code: error.code, detail: error.message });
     }

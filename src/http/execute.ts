@@ -12,7 +12,7 @@ import type { AddressInput, ExecutionResult } from '../schemas/execution.js';
 import type { Credential } from '../schemas/credential.js';
 import type { ExecutionRecord, PendingZkp, Store } from '../store/types.js';
 import type { OffChain } from './offchain.js';
-import type { CredentialVerifier } from '../trust/index.js';
+import { CredentialTooLarge, type CredentialVerifier } from '../trust/index.js';
 import { ScenarioNotFound, ValidationFailed, problemResponses } from './errors.js';
 import { canSee } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
@@ -110,7 +110,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       headers: IdempotencyHeaders,
       response: {
         200: Type.Array(Type.Ref('ExecutionResult'), { description: 'One execution result per rule of the scenario' }),
-        ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422, 503),
+        ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
       },
     },
   }, async (request, reply) => {
@@ -142,14 +142,29 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       // Credentials in the body are not needed here: the wallet proves each rule itself.
       ({ results, zkp, expiresAt } = await offChain.start(entry, address.address, executionId, publicBaseUrl ?? `${request.protocol}://${request.host}`, at));
     } else {
-      // Trust first (proof, issuer, revocation, holder; cached per credential content), then the pure rules.
-      const trust = await verifier.verify(body.credentials, {
-        address: address.address,
-        now: at,
-        trustedIssuers: entry.scenario.trustedIssuers ?? undefined,
-        relevantTypes: entry.plan.credentialSlots,
-        digests,
-      });
+      // Trust first (proof, issuer, revocation, holder; cached per credential content), then the pure rules. A
+      // credential over a size limit is a 400; no room for new credentials' checks a 429 (this token's budget) or a
+      // 503 (the service's queue), with Retry-After (ColdWorkRefused carries its status): nothing is recorded then.
+      let trust;
+      try {
+        trust = await verifier.verify(body.credentials, {
+          address: address.address,
+          now: at,
+          trustedIssuers: entry.scenario.trustedIssuers ?? undefined,
+          relevantTypes: entry.plan.credentialSlots,
+          digests,
+          tenant: request.principal?.subject ?? `ip:${request.ip}`,
+        });
+      } catch (e) {
+        if (e instanceof CredentialTooLarge) {
+          const id = String(body.credentials[e.index]?.id ?? '').slice(0, 200);
+          throw new ValidationFailed(
+            [{ field: `body.credentials[${e.index}]`, pointer: `/credentials/${e.index}`, message: e.message }],
+            `Credential ${e.index} (${JSON.stringify(id)}) is too large to be verified`,
+          );
+        }
+        throw e;
+      }
       results = runPlan(entry.plan, { address: address.address, credentials: body.credentials, now: at, executionId, trust });
       if (verifier.mode === 'off') for (const r of results) r.result.verification = 'off';
     }

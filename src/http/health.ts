@@ -7,7 +7,15 @@ const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { addi
 
 export async function healthRoutes(app: FastifyInstance, { store }: { store: ScenarioStore }) {
   app.get('/health/live', {
-    schema: { operationId: 'live', summary: 'The process is up', tags: ['health'], response: { 200: Health } },
+    schema: {
+      operationId: 'live',
+      summary: 'The process is up',
+      description: 'Never shed under load (an orchestrator would restart a busy but healthy process); /health/ready is.',
+      tags: ['health'],
+      response: { 200: Health },
+    },
+    // Load shedding (@fastify/under-pressure) lets the request through when the route's handler returns nothing.
+    config: { pressureHandler: () => undefined },
     logLevel: 'warn',
   }, async () => ({ status: 'ok' }));
 

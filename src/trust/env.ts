@@ -14,10 +14,17 @@
  * | REQUIRE_HOLDER_BINDING    | false    | refuse credentials whose subject DID encodes no address                   |
  * | JSONLD_DOCUMENTS_FILE     | (unset)  | JSON file URL -> JSON-LD context / JSON schema, served offline            |
  * | JSONLD_REMOTE_PREFIXES    | (unset)  | URL prefixes of documents that may be fetched once and kept in memory     |
+ * | VERIFY_THREADS            | CPUs     | worker threads checking credentials seen for the first time; 0 = inline    |
+ * | COLD_QUEUE_MAX            | 256      | credentials waiting for or in their first check, in all (else 503)         |
+ * | COLD_QUEUE_PER_TOKEN      | 100      | the same per token or JWT subject (else 429)                               |
+ * | TRUST_REFUSAL_CACHE_MS    | 30000    | how long an undecidable proof (issuer state unresolvable) is remembered    |
+ * | MAX_CREDENTIAL_BYTES      | 65536    | largest credential verified, bytes of JSON (else 400)                      |
+ * | MAX_CREDENTIAL_LEAVES     | 256      | most scalar values outside its proof of a credential verified (else 400)   |
  */
 import { readFileSync } from 'node:fs';
 import type { TrustOptions } from './types.js';
 import { DEFAULTS } from './verifier.js';
+import { defaultThreads } from './pool.js';
 
 export class TrustConfigError extends Error {
   override name = 'TrustConfigError';
@@ -84,5 +91,11 @@ export function trustOptionsFromEnv(env: Env = process.env): TrustOptions {
     requireHolderBinding: /^(1|true|yes|on)$/.test(holder),
     documents,
     remoteDocumentPrefixes: prefixes,
+    threads: integer(env, 'VERIFY_THREADS', defaultThreads(), 0, 64),
+    coldQueue: integer(env, 'COLD_QUEUE_MAX', DEFAULTS.coldQueue, 1, 100_000),
+    coldPerTenant: integer(env, 'COLD_QUEUE_PER_TOKEN', DEFAULTS.coldPerTenant, 1, 100_000),
+    refusalCacheMs: integer(env, 'TRUST_REFUSAL_CACHE_MS', DEFAULTS.refusalCacheMs, 0, 86_400_000),
+    maxCredentialBytes: integer(env, 'MAX_CREDENTIAL_BYTES', DEFAULTS.maxCredentialBytes, 1024, 100 * 1024 * 1024),
+    maxCredentialLeaves: integer(env, 'MAX_CREDENTIAL_LEAVES', DEFAULTS.maxCredentialLeaves, 16, 1_000_000),
   };
 }

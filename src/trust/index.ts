@@ -10,3 +10,5 @@ export { StatusFailure, verifyStatusAnswer } from './revocation.js';
 export type { FetchLike } from './http.js';
 export { ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL } from './documents.js';
 export { holderAddressOf } from './holder.js';
+export { ColdWorkRefused, defaultThreads } from './pool.js';
+export { CredentialTooLarge } from './limits.js';

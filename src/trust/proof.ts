@@ -18,13 +18,19 @@
  * 5. The auth claim's revocation nonce equals the one in issuerData.credentialStatus (the key's own revocation is
  *    checked by the revocation step, with a short cache, not here).
  *
- * Order of work: 1, then the local checks of 3 and 4 (cheap), then 2 (JSON-LD merklization: about as costly as all the
- * rest together), then the DID resolver when the state is not a genesis state. A forged signature thus costs no
- * JSON-LD processing and no request.
+ * Order of work (coldCheck below): 1, then 3 and the local part of 4 (the signature, the key in the issuer's claims
+ * tree, the state as the hash of its roots), then whether that state is the issuer's genesis state, or else a state the
+ * DID resolver says was published (asked of the request thread: coldCheck does no I/O), and only then 2 (JSON-LD
+ * merklization, about as costly as all the rest together, and the only step that may need a document from the
+ * network). A forged signature or a key self-signed under a trusted issuer's name thus costs no JSON-LD processing, and
+ * no document is fetched for a credential whose signing key is not shown to be its issuer's.
  *
- * The result of steps 1-4 does not depend on time or on the request, so the verifier caches it per credential content.
+ * The checks run in a worker thread (pool.ts) with the fast Poseidon of poseidon.ts and the fast BabyJubJub
+ * verification of babyjub.ts; their results are equal to @iden3/js-crypto's (see their tests).
+ *
+ * The result of steps 1-5 does not depend on time or on the request, so the verifier caches it per credential content.
  */
-import { poseidon, PublicKey } from '@iden3/js-crypto';
+import { poseidon } from '@iden3/js-crypto';
 import { Merklizer } from '@iden3/js-jsonld-merklization';
 import {
   BJJSignatureProof2021,
@@ -45,7 +51,7 @@ import {
   type BjjProof,
   type Claim as ClaimT,
 } from './iden3.js';
-import { ResolverFailure, type StateResolver } from './did-resolver.js';
+import { verifyPoseidonSignature } from './babyjub.js';
 import { DocumentUnavailable, type DocumentLoader } from './documents.js';
 import { findBjjProof, isRecord, notValid, OK, undecided, type Json } from './structure.js';
 import type { TrustVerdict } from '../engine/types.js';
@@ -145,23 +151,52 @@ function sameNonce(given: unknown, signed: bigint): boolean {
   return Number.isSafeInteger(given) ? BigInt(given) === signed : Number(signed) === given;
 }
 
-export interface ProofContext {
+/** What a cold check needs besides the credential: the offline JSON-LD documents (run anywhere, no I/O). */
+export interface ColdContext {
   documentLoader: DocumentLoader;
-  stateResolver: StateResolver;
 }
 
-/** Steps 1-5 above for one credential that passed the structure checks. Never throws. */
-export async function verifyBjjProof(credential: Json, ctx: ProofContext): Promise<VerifiedProof> {
+/**
+ * One cold check, as it crosses to a worker thread: the credential (without anything the service added), whether the
+ * issuer state its proof names was already found published by the DID resolver (so the check goes on past it), and the
+ * remote JSON-LD documents fetched for it so far (URL -> JSON text).
+ */
+export interface ColdTask {
+  credential: Json;
+  statePublished?: boolean;
+  documents?: Record<string, string>;
+  /** Whose remote documents these are, in a thread that serves several verifiers (set by the pool). */
+  scope?: string;
+}
+
+/**
+ * The answer of a cold check: a verdict, or the one thing it needs from the request thread's I/O before it can go on:
+ * whether an issuer state is published (the DID resolver), or a JSON-LD document that is not available offline.
+ */
+export type ColdResult =
+  | { kind: 'done'; proof: VerifiedProof }
+  | { kind: 'state'; issuerDid: string; state: string }
+  | { kind: 'document'; url: string };
+
+/**
+ * Steps 1-5 above for one credential that passed the structure checks, without I/O: what needs I/O is asked for in the
+ * result. Never throws. The order is the cheapest refusal first, and nothing is merklized (so no JSON-LD document is
+ * asked for) before the signing key is shown to be the issuer's: in its claims tree at a state that is the issuer's
+ * genesis state or was found published.
+ */
+export async function coldCheck(task: ColdTask, ctx: ColdContext): Promise<ColdResult> {
+  const done = (proof: VerifiedProof): ColdResult => ({ kind: 'done', proof });
+  const credential = task.credential;
   const raw = findBjjProof(credential.proof) as Json;
   let proof: BjjProof;
   try {
     proof = BJJSignatureProof2021.fromJSON(raw);
   } catch {
-    return { verdict: notValid('its BJJSignature2021 proof is malformed (issuerData, coreClaim or signature cannot be read)'), cacheable: true };
+    return done({ verdict: notValid('its BJJSignature2021 proof is malformed (issuerData, coreClaim or signature cannot be read)'), cacheable: true });
   }
   const issuerDid = proof.issuerData.id.string();
   if (issuerDid !== credential.issuer) {
-    return { verdict: notValid('its BJJSignature2021 proof was made by another issuer than the credential names'), cacheable: true };
+    return done({ verdict: notValid('its BJJSignature2021 proof was made by another issuer than the credential names'), cacheable: true });
   }
 
   const signed = proof.coreClaim;
@@ -169,18 +204,17 @@ export async function verifyBjjProof(credential: Json, ctx: ProofContext): Promi
   // 3. Signature with the key of the auth claim.
   const auth = proof.issuerData.authCoreClaim;
   if (auth.getSchemaHash().bigInt() !== SchemaHash.authSchemaHash.bigInt()) {
-    return { verdict: notValid("the key claim in its proof (issuerData.authCoreClaim) is not an AuthBJJCredential claim"), cacheable: true };
+    return done({ verdict: notValid("the key claim in its proof (issuerData.authCoreClaim) is not an AuthBJJCredential claim"), cacheable: true });
   }
   let signatureValid = false;
   try {
     const slots = auth.rawSlotsAsInts();
-    const key = new PublicKey([slots[2], slots[3]]);
     const { hi, hv } = signed.hiHv();
-    signatureValid = key.verifyPoseidon(poseidon.hash([hi, hv]), proof.signature);
+    signatureValid = verifyPoseidonSignature([slots[2], slots[3]], poseidon.hash([hi, hv]), proof.signature);
   } catch {
     signatureValid = false;
   }
-  if (!signatureValid) return { verdict: notValid("its signature does not verify against the issuer key named in its proof"), cacheable: true };
+  if (!signatureValid) return done({ verdict: notValid("its signature does not verify against the issuer key named in its proof"), cacheable: true });
 
   // 4. The key belongs to the issuer at a genesis or published state.
   const st = proof.issuerData.state;
@@ -190,7 +224,7 @@ export async function verifyBjjProof(credential: Json, ctx: ProofContext): Promi
     revocationTreeRoot: st.revocationTreeRoot.hex(),
     rootOfRoots: st.rootOfRoots.hex(),
   });
-  if (!treeOk) return { verdict: notValid('the issuer state in its proof is not the hash of its tree roots'), cacheable: true };
+  if (!treeOk) return done({ verdict: notValid('the issuer state in its proof is not the hash of its tree roots'), cacheable: true });
   let included = false;
   try {
     const { hi, hv } = auth.hiHv();
@@ -198,9 +232,16 @@ export async function verifyBjjProof(credential: Json, ctx: ProofContext): Promi
   } catch {
     included = false;
   }
-  if (!included) return { verdict: notValid("the signing key is not in the issuer's claims tree at the state its proof names"), cacheable: true };
+  if (!included) return done({ verdict: notValid("the signing key is not in the issuer's claims tree at the state its proof names"), cacheable: true });
+  let genesis = false;
+  try {
+    genesis = isGenesisState(proof.issuerData.id, st.value.bigInt());
+  } catch {
+    genesis = false;
+  }
+  if (!genesis && task.statePublished !== true) return { kind: 'state', issuerDid, state: st.value.hex() };
 
-  // 2. Core claim match: the expensive step (JSON-LD processing), after every cheap local check.
+  // 2. Core claim match: the expensive step (JSON-LD processing), after every cheap check.
   const doc: Json = { ...credential };
   delete doc.proof;
   let recomputed: ClaimT;
@@ -218,60 +259,41 @@ export async function verifyBjjProof(credential: Json, ctx: ProofContext): Promi
     );
   } catch (e) {
     const missing = findCause(e, DocumentUnavailable);
-    if (missing) return { verdict: undecided(`its proof cannot be checked: ${missing.message}`), cacheable: false };
+    if (missing) return { kind: 'document', url: missing.url };
     const code = jsonLdCode(e);
-    return {
+    return done({
       verdict: notValid(
         `its content cannot be verified against its JSON-LD @context${code ? ` (${code})` : ''}: ` +
           'a field or type it uses is undefined there or has a value of the wrong type',
       ),
       cacheable: true,
-    };
+    });
   }
   if (recomputed.hex() !== signed.hex()) {
-    return {
+    return done({
       verdict: notValid('its content does not match its BJJSignature2021 proof: credentialSubject, dates, types, status or schema were changed after signing'),
       cacheable: true,
-    };
+    });
   }
   const status = credential.credentialStatus as Json;
   if (!sameNonce(status.revocationNonce, signed.getRevocationNonce())) {
-    return { verdict: notValid('credentialStatus.revocationNonce is not the revocation nonce the issuer signed'), cacheable: true };
-  }
-
-  let genesis = false;
-  try {
-    genesis = isGenesisState(proof.issuerData.id, st.value.bigInt());
-  } catch {
-    genesis = false;
-  }
-  let cacheable = true;
-  if (!genesis) {
-    try {
-      const published = await ctx.stateResolver.isPublished(issuerDid, st.value.hex());
-      if (!published) {
-        return { verdict: notValid("the issuer state in its proof is neither the issuer's genesis state nor a published one"), cacheable: false };
-      }
-    } catch (e) {
-      const why = e instanceof ResolverFailure ? e.message : 'the DID resolver answer could not be read';
-      return { verdict: undecided(`the issuer state in its proof cannot be checked: ${why}`), cacheable: false };
-    }
+    return done({ verdict: notValid('credentialStatus.revocationNonce is not the revocation nonce the issuer signed'), cacheable: true });
   }
 
   // 5. The key's own status, checked later.
   const keyStatus = proof.issuerData.credentialStatus as unknown as Json;
   const keyNonce = auth.getRevocationNonce();
   if (!sameNonce(keyStatus.revocationNonce, keyNonce)) {
-    return { verdict: notValid("the issuer key's credentialStatus in its proof does not carry the key's revocation nonce"), cacheable };
+    return done({ verdict: notValid("the issuer key's credentialStatus in its proof does not carry the key's revocation nonce"), cacheable: true });
   }
   const exp = auth.getExpirationDate();
-  return {
+  return done({
     verdict: OK,
-    cacheable,
+    cacheable: true,
     nonce: signed.getRevocationNonce(),
     keyStatus,
     keyNonce,
     keyExpiresAt: exp ? exp.getTime() : undefined,
     statusSigned: signed.getMerklizedPosition() !== MerklizedRootPosition.None,
-  };
+  });
 }

@@ -33,6 +33,19 @@ export interface TrustOptions {
   remoteDocumentPrefixes?: readonly string[];
   /** Largest answer accepted from any outgoing request, bytes (default 1 MiB). */
   maxResponseBytes?: number;
+  /**
+   * Worker threads that check credentials seen for the first time (signature, issuer key, merklization); 0 (the
+   * default here; the service's VERIFY_THREADS defaults to one per CPU) checks them on the calling thread.
+   */
+  threads?: number;
+  /** Credentials waiting for or in their first check at once: in all (default 256), and per tenant (default 100). */
+  coldQueue?: number;
+  coldPerTenant?: number;
+  /** How long a refusal that hangs on a changeable fact (an issuer state the resolver cannot answer for) is kept, ms. */
+  refusalCacheMs?: number;
+  /** Largest credential verified: bytes of its JSON (default 64 KiB), scalar values outside its proof (default 256). */
+  maxCredentialBytes?: number;
+  maxCredentialLeaves?: number;
 }
 
 export interface TrustDeps {
@@ -59,10 +72,33 @@ export interface VerifyContext {
   relevantTypes?: { has(type: string): boolean };
   /** The credentials' content digests (contentHash), by position, when the caller has them already (the audit log does). */
   digests?: readonly string[];
+  /** Who asks (a token fingerprint or JWT subject): cold checks are budgeted and shared fairly per tenant. */
+  tenant?: string;
 }
 
 export interface CredentialVerifier {
   readonly mode: 'strict' | 'off';
-  /** One verdict per credential, same order. Never rejects. */
+  /**
+   * One verdict per credential, same order. Rejects only with CredentialTooLarge (a credential to be checked is over a
+   * size limit) or ColdWorkRefused (no room in the cold verification pool for this tenant or at all): nothing was
+   * checked then. Every other failure is a verdict.
+   */
   verify(credentials: readonly Credential[], ctx: VerifyContext): Promise<TrustVerdict[]>;
+  /** Counters for metrics and tests: cold checks started, the pool's load, and the two proof caches' sizes. */
+  stats(): VerifierStats;
+  /** Starts the cold verification threads now instead of at the first credential (a server calls it at start). */
+  warm(): void;
+  /** Stops the cold verification threads. */
+  close(): Promise<void>;
+}
+
+export interface VerifierStats {
+  /** Cold checks started (one per credential content whose proof was neither cached nor being checked). */
+  coldChecks: number;
+  /** Credentials admitted to the cold pool and not finished, and how many the pool takes at most. */
+  coldReserved: number;
+  coldCapacity: number;
+  /** Entries of the verified-proof cache and of the refusal cache. */
+  verified: number;
+  refused: number;
 }

@@ -3,21 +3,27 @@
  * 1. structure (credentialStatus, credentialSchema, issuer, types, a BJJSignature2021 proof) — structure.ts;
  * 2. trusted issuer — issuers.ts;
  * 3. holder binding — holder.ts;
- * 4. the proof (core claim match, signature, issuer key and state) — proof.ts, cached per content;
+ * 4. the proof (signature, issuer key and state, core claim match) — proof.ts, run in the cold verification pool
+ *    (pool.ts: worker threads, bounded per tenant and in all) and cached per content: verified proofs in one cache,
+ *    refusals in another (so that refusals, which anyone can make in any number, never evict a verified credential),
+ *    refusals that hang on a changeable fact (an issuer state the resolver cannot answer for) for a short time;
  * 5. the issuer key's expiration (against the evaluation time);
  * 6. revocation of the credential and of the issuer's key, in parallel — revocation.ts, cached for a short time.
- * Cheap checks come first, so that untrusted or borrowed credentials cost no cryptography, and no URL named by a
- * credential is fetched before its issuer is trusted and its signature verified.
+ * Cheap checks come first, so that untrusted, borrowed or oversized credentials cost no cryptography, and no URL named
+ * by a credential is fetched before its issuer is trusted and its signing key shown to be that issuer's.
  */
 import type { TrustVerdict } from '../engine/types.js';
 import type { Credential } from '../schemas/credential.js';
 import { contentHash } from './canonical.js';
-import { createStateResolver } from './did-resolver.js';
-import { createDocumentLoader } from './documents.js';
+import { createStateResolver, ResolverFailure } from './did-resolver.js';
+import { createDocumentLoader, DocumentUnavailable } from './documents.js';
 import { checkHolder } from './holder.js';
 import { checkIssuer } from './issuers.js';
 import { LruCache } from '../domain/lru.js';
-import { verifyBjjProof, type VerifiedProof } from './proof.js';
+import { CredentialTooLarge, measureCredential } from './limits.js';
+import { ColdPool, type Reservation } from './pool.js';
+import { installFastPoseidon } from './poseidon.js';
+import { coldCheck, type ColdTask, type VerifiedProof } from './proof.js';
 import { createRevocationChecker, DEFAULT_STATUS_RESOLVERS, type RevocationOutcome, type RevocationRequest } from './revocation.js';
 import { checkStructure, notValid, OK, undecided, type Json } from './structure.js';
 import type { CredentialVerifier, TrustDeps, TrustOptions, VerifyContext } from './types.js';
@@ -28,7 +34,18 @@ export const DEFAULTS = Object.freeze({
   resolverCacheMs: 3_600_000,
   cacheSize: 10_000,
   maxResponseBytes: 1024 * 1024,
+  /** How long a refusal that hangs on a changeable fact (issuer state unresolvable) is remembered, ms. */
+  refusalCacheMs: 30_000,
+  /** Credentials waiting for or in their first verification, in all and per tenant. */
+  coldQueue: 256,
+  coldPerTenant: 100,
+  /** A credential to be verified may hold at most this many JSON bytes and scalar values (outside its proof). */
+  maxCredentialBytes: 64 * 1024,
+  maxCredentialLeaves: 256,
 });
+
+/** Round trips of one cold check to the request thread's I/O (an issuer state, JSON-LD documents) at most. */
+const MAX_COLD_ROUNDS = 8;
 
 /**
  * `signed`: whether the status object is covered by the issuer's signature. When it is not (the issuer key's status in
@@ -75,6 +92,9 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       async verify(credentials) {
         return credentials.map(() => OK);
       },
+      stats: () => ({ coldChecks: 0, coldReserved: 0, coldCapacity: 0, verified: 0, refused: 0 }),
+      warm() {},
+      async close() {},
     };
   }
   const fetchImpl = deps.fetch ?? ((input, init) => fetch(input, init));
@@ -109,21 +129,82 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     cacheSize,
     clock,
   });
-  const proofs = new LruCache<string, VerifiedProof>(cacheSize, clock);
+  const refusalCacheMs = Math.max(0, options.refusalCacheMs ?? DEFAULTS.refusalCacheMs);
+  const limits = {
+    bytes: options.maxCredentialBytes ?? DEFAULTS.maxCredentialBytes,
+    leaves: options.maxCredentialLeaves ?? DEFAULTS.maxCredentialLeaves,
+  };
+  // Verified proofs and refusals apart: a refusal never evicts a verified credential.
+  const verified = new LruCache<string, VerifiedProof>(cacheSize, clock);
+  const refused = new LruCache<string, VerifiedProof>(cacheSize, clock);
+  const cachedProof = (key: string): VerifiedProof | undefined => verified.get(key) ?? refused.get(key);
+  const remember = (key: string, r: VerifiedProof): void => {
+    if (r.verdict.ok) {
+      if (r.cacheable) verified.set(key, r);
+    } else {
+      refused.set(key, r, r.cacheable ? Infinity : refusalCacheMs);
+    }
+  };
   const pendingProofs = new Map<string, Promise<VerifiedProof>>();
+  let coldChecks = 0;
+
+  const pool = new ColdPool({
+    threads: options.threads ?? 0,
+    maxQueued: options.coldQueue ?? DEFAULTS.coldQueue,
+    perTenant: options.coldPerTenant ?? DEFAULTS.coldPerTenant,
+    documents: options.documents,
+    inline: (task) => {
+      installFastPoseidon();
+      return coldCheck(task, { documentLoader });
+    },
+  });
+
+  /** The cold check of one credential through the pool, with the I/O it asks for done here, between its rounds. */
+  const coldProof = async (c: Json, reservation: Reservation): Promise<VerifiedProof> => {
+    let task: ColdTask = { credential: c };
+    for (let round = 0; round < MAX_COLD_ROUNDS; round++) {
+      const r = await reservation.run(task);
+      if (r.kind === 'done') return r.proof;
+      if (r.kind === 'state') {
+        let published: boolean;
+        try {
+          published = await stateResolver.isPublished(r.issuerDid, r.state);
+        } catch (e) {
+          const why = e instanceof ResolverFailure ? e.message : 'the DID resolver answer could not be read';
+          return { verdict: undecided(`the issuer state in its proof cannot be checked: ${why}`), cacheable: false };
+        }
+        if (!published) {
+          return { verdict: notValid("the issuer state in its proof is neither the issuer's genesis state nor a published one"), cacheable: false };
+        }
+        task = { ...task, statePublished: true };
+        continue;
+      }
+      if (task.documents?.[r.url] !== undefined) break; // handed in already: the thread cannot use it
+      try {
+        const doc = await documentLoader(r.url);
+        task = { ...task, documents: { ...task.documents, [r.url]: JSON.stringify(doc.document) } };
+      } catch (e) {
+        const message = e instanceof DocumentUnavailable ? e.message : `JSON-LD document ${r.url} could not be loaded`;
+        return { verdict: undecided(`its proof cannot be checked: ${message}`), cacheable: false };
+      }
+    }
+    return { verdict: undecided('its proof cannot be checked: it needs more JSON-LD documents than one verification loads'), cacheable: false };
+  };
 
   // Keyed by the content digest alone: it covers the whole credential, id included. The caller's digests are the same
   // string objects request after request (execute remembers them per body), so a lookup hashes nothing new.
-  const proofOf = (c: Json, digest: string | undefined): Promise<VerifiedProof> => {
-    const key = digest ?? contentHash(c);
-    const hit = proofs.get(key);
+  const proofOf = (c: Json, key: string, reservation: Reservation | undefined): Promise<VerifiedProof> => {
+    const hit = cachedProof(key);
     if (hit !== undefined) return Promise.resolve(hit);
     let p = pendingProofs.get(key);
     if (p === undefined) {
-      p = verifyBjjProof(c, { documentLoader, stateResolver })
+      // Admitted with the request (verify reserves a slot for each credential it finds neither cached nor pending).
+      if (reservation === undefined) return Promise.resolve({ verdict: undecided('its verification failed unexpectedly'), cacheable: false });
+      coldChecks++;
+      p = coldProof(c, reservation)
         .catch((): VerifiedProof => ({ verdict: undecided('its proof could not be checked (unexpected failure)'), cacheable: false }))
         .then((r) => {
-          if (r.cacheable && (r.verdict.ok || r.verdict.status === 'not-valid')) proofs.set(key, r);
+          remember(key, r);
           return r;
         })
         .finally(() => pendingProofs.delete(key));
@@ -201,16 +282,13 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return undefined;
   };
 
-  const verifyOne = async (credential: Credential, ctx: VerifyContext, digest: string | undefined): Promise<TrustVerdict> => {
-    const early = precheck(credential, ctx, digest);
-    if (early !== undefined) return early;
-    const c = credential as unknown as Json;
-    const proof = await proofOf(c, digest);
+  const verifyOne = async (c: Json, ctx: VerifyContext, key: string, reservation: Reservation | undefined): Promise<TrustVerdict> => {
+    const proof = await proofOf(c, key, reservation);
     const failed = proofFailure(proof, ctx.now);
     if (failed !== undefined) return failed;
     const [ownRequest, keyRequest] = revocationRequests(c, proof);
-    const [own, key] = await Promise.all([revocation.check(ownRequest), revocation.check(keyRequest)]);
-    return conclude(c, proof, own, key);
+    const [own, key2] = await Promise.all([revocation.check(ownRequest), revocation.check(keyRequest)]);
+    return conclude(c, proof, own, key2);
   };
 
   /**
@@ -222,7 +300,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     const early = precheck(credential, ctx, digest);
     if (early !== undefined) return early;
     const c = credential as unknown as Json;
-    const proof = proofs.get(digest);
+    const proof = cachedProof(digest);
     if (proof === undefined) return undefined;
     const failed = proofFailure(proof, ctx.now);
     if (failed !== undefined) return failed;
@@ -230,6 +308,51 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     const own = revocation.known(ownRequest);
     const key = own === undefined ? undefined : revocation.known(keyRequest);
     return key === undefined ? undefined : conclude(c, proof, own!, key);
+  };
+
+  /**
+   * Every credential in order: the checks before the proof, then the size limits of those whose proof is neither
+   * cached nor being checked (a CredentialTooLarge names the first one over a limit), then one reservation in the cold
+   * pool for all of them (ColdWorkRefused when the tenant or the service has no room: nothing was started), then the
+   * proofs and revocation answers.
+   */
+  const verifySlow = async (credentials: readonly Credential[], ctx: VerifyContext): Promise<TrustVerdict[]> => {
+    const verdicts: TrustVerdict[] = new Array(credentials.length);
+    const keys: string[] = new Array(credentials.length);
+    const cold = new Set<string>();
+    for (let i = 0; i < credentials.length; i++) {
+      const credential = credentials[i];
+      try {
+        const early = precheck(credential, ctx, ctx.digests?.[i]);
+        if (early !== undefined) {
+          verdicts[i] = early;
+          continue;
+        }
+        const key = ctx.digests?.[i] ?? contentHash(credential);
+        keys[i] = key;
+        if (cold.has(key) || cachedProof(key) !== undefined || pendingProofs.has(key)) continue;
+        const size = measureCredential(credential, limits);
+        if (size !== undefined) throw new CredentialTooLarge(i, size, limits);
+        cold.add(key);
+      } catch (e) {
+        if (e instanceof CredentialTooLarge) throw e;
+        verdicts[i] = undecided('its verification failed unexpectedly');
+      }
+    }
+    const reservation = cold.size > 0 ? pool.reserve(ctx.tenant ?? '', cold.size) : undefined;
+    try {
+      await Promise.all(
+        credentials.map(async (credential, i) => {
+          if (verdicts[i] !== undefined) return;
+          verdicts[i] = await verifyOne(credential as unknown as Json, ctx, keys[i], reservation).catch(
+            (): TrustVerdict => undecided('its verification failed unexpectedly'),
+          );
+        }),
+      );
+    } finally {
+      reservation?.release();
+    }
+    return verdicts;
   };
 
   return {
@@ -250,11 +373,17 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
         i = -1; // decided below, where a failure becomes an undecided verdict
       }
       if (i === credentials.length) return known;
-      return Promise.all(
-        credentials.map((c, i) =>
-          verifyOne(c, ctx, ctx.digests?.[i]).catch((): TrustVerdict => undecided('its verification failed unexpectedly')),
-        ),
-      );
+      return verifySlow(credentials, ctx);
+    },
+    stats() {
+      const load = pool.load;
+      return { coldChecks, coldReserved: load.reserved, coldCapacity: load.capacity, verified: verified.size, refused: refused.size };
+    },
+    warm() {
+      pool.warm();
+    },
+    close() {
+      return pool.close();
     },
   };
 }

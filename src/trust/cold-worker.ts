@@ -1,0 +1,50 @@
+/**
+ * The worker thread of the cold verification pool (pool.ts, piscina): runs coldCheck, the CPU-heavy part of verifying a
+ * credential seen for the first time, off the request thread. No I/O here: what needs the network (the DID resolver, a
+ * remote JSON-LD document) is asked back of the request thread in the result.
+ *
+ * workerData: { documents?: URL -> document } (the operator's JSON-LD documents, TrustOptions.documents), plus the
+ * `mod` and `name` of WEB_WORKER_DATA (pool.ts). Remote documents the request thread fetched come with a task and are
+ * kept per thread (bounded).
+ */
+import { workerData } from 'node:worker_threads';
+import { LruCache } from '../domain/lru.js';
+import { createDocumentLoader, type DocumentLoader } from './documents.js';
+import { installFastPoseidon } from './poseidon.js';
+import { coldCheck, type ColdResult, type ColdTask } from './proof.js';
+
+installFastPoseidon();
+
+const REMOTE_DOCUMENTS = 256;
+
+/** The loader of one thread: the operator's and the bundled documents, then the remote ones received with tasks. */
+export function workerDocumentLoader(documents: Readonly<Record<string, unknown>> | undefined): {
+  loader(scope: string): DocumentLoader;
+  receive(scope: string, texts: Readonly<Record<string, string>> | undefined): void;
+} {
+  // Keyed by the verifier's scope and the URL: a thread may serve several verifiers (tests), each with its own prefixes.
+  const received = new LruCache<string, string>(REMOTE_DOCUMENTS);
+  const offline = createDocumentLoader({
+    documents,
+    fetch: () => Promise.reject(new Error('no network in a verification thread')),
+    timeoutMs: 1,
+  });
+  return {
+    loader: (scope) => async (url) => {
+      const text = received.get(`${scope}\n${url}`);
+      return text === undefined ? offline(url) : { contextUrl: null, documentUrl: url, document: JSON.parse(text) as unknown };
+    },
+    receive(scope, texts) {
+      for (const [url, text] of Object.entries(texts ?? {})) received.set(`${scope}\n${url}`, text);
+    },
+  };
+}
+
+const data = (workerData ?? {}) as { documents?: Record<string, unknown> };
+const thread = workerDocumentLoader(data.documents);
+
+export default async function run(task: ColdTask): Promise<ColdResult> {
+  const scope = task.scope ?? '';
+  thread.receive(scope, task.documents);
+  return coldCheck(task, { documentLoader: thread.loader(scope) });
+}

@@ -1,0 +1,238 @@
+/**
+ * The cold verification pool: where credentials seen for the first time are checked (coldCheck: signature, issuer key,
+ * merklization), bounded and shared fairly.
+ *
+ * - Off the request thread: `threads` worker threads (piscina), one per CPU by default, each at a lower scheduling
+ *   priority (nice +10) than the request thread, so that a cold check never holds up a warm execute, /health/live or
+ *   the rest of the service for more than the moment the operating system needs to switch. `threads: 0` runs the checks
+ *   on the calling thread (library default: tests and the CPU benchmark of one credential).
+ * - Bounded: at most `maxQueued` credentials wait or run at once in all, and at most `perTenant` for one tenant (a token
+ *   or a JWT subject). A request is admitted whole or not at all (`reserve`): over its tenant's budget it gets
+ *   ColdWorkRefused('tenant') (429 + Retry-After), over the service's queue ColdWorkRefused('service') (503 +
+ *   Retry-After). A reservation is kept until the request's checks have all ended, follow-up rounds included.
+ * - Fair: each tenant has its own FIFO, and the threads take tasks from the tenants in turn (round robin), so a tenant
+ *   with a hundred credentials waiting delays another tenant's one credential by at most one task per thread.
+ */
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { ColdResult, ColdTask } from './proof.js';
+
+/** No room for a request's cold checks: 429 for its tenant's budget, 503 for the service's queue (with Retry-After). */
+export class ColdWorkRefused extends Error {
+  override name = 'ColdWorkRefused';
+  readonly statusCode: 429 | 503;
+  readonly code: string;
+  constructor(
+    readonly scope: 'tenant' | 'service',
+    readonly retryAfterSeconds: number,
+    message: string,
+  ) {
+    super(message);
+    this.statusCode = scope === 'tenant' ? 429 : 503;
+    this.code = scope === 'tenant' ? 'SCS_VERIFICATION_BUDGET' : 'SCS_VERIFICATION_QUEUE_FULL';
+  }
+}
+
+export interface ColdPoolOptions {
+  /** Worker threads; 0 runs every check on the calling thread. */
+  threads: number;
+  /** Credentials waiting or running at once, for all tenants together. */
+  maxQueued: number;
+  /** Credentials waiting or running at once for one tenant. */
+  perTenant: number;
+  /** The operator's JSON-LD documents (TrustOptions.documents), handed to each thread once. */
+  documents?: Readonly<Record<string, unknown>>;
+  /** The check itself when threads is 0 (the verifier hands in coldCheck with its loader). */
+  inline: (task: ColdTask) => Promise<ColdResult>;
+}
+
+export interface Reservation {
+  readonly tenant: string;
+  /** Runs one check of this reservation's request (in its tenant's turn). */
+  run(task: ColdTask): Promise<ColdResult>;
+  /** Gives the reservation's slots back; idempotent. */
+  release(): void;
+}
+
+/** The threads a pool gets by default: one per CPU this process may run on. */
+export function defaultThreads(): number {
+  return Math.max(1, Math.min(64, os.availableParallelism()));
+}
+
+/** The compiled worker: next to this module in dist/, or dist/trust/ when this module runs from src/ (vitest). */
+function workerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  const beside = path.join(path.dirname(here), 'cold-worker.js');
+  if (here.endsWith('.js')) return beside;
+  const built = path.resolve(path.dirname(here), '../../dist/trust/cold-worker.js');
+  if (!fs.existsSync(built)) throw new Error(`the cold verification worker ${built} is missing: run npm run build first`);
+  return built;
+}
+
+/**
+ * @0xpolygonid/js-sdk loads ffjavascript, which loads the `web-worker` package, which decides when it is loaded off the
+ * main thread that the thread is one of its own web workers and runs the script named by workerData.mod (with none, it
+ * prints a TypeError in every thread). The verification threads start no web worker; this gives it an empty script.
+ */
+const WEB_WORKER_DATA = { mod: 'data:text/javascript,', name: 'credential-verification' };
+
+/**
+ * The thread pools of this process, shared by the verifiers with the same threads and documents (one in a server; many
+ * in a test run, where each would otherwise start its own threads), counted by their users and destroyed with the last.
+ */
+const shared = new Map<string, { piscina: Piscina; users: number }>();
+
+function acquire(threads: number, documents: Readonly<Record<string, unknown>> | undefined): { key: string; piscina: Piscina } {
+  const key = `${threads}:${documents === undefined ? '' : JSON.stringify(documents)}`;
+  let entry = shared.get(key);
+  if (entry === undefined) {
+    entry = {
+      piscina: new Piscina({
+        filename: workerFile(),
+        minThreads: threads,
+        maxThreads: threads,
+        // Threads stay (loading the iden3 libraries costs ~1 s of CPU per thread); idle ones do not keep the process up.
+        idleTimeout: Infinity,
+        // Below the request thread: a cold check gives way to the requests the service is answering.
+        niceIncrement: 10,
+        workerData: { documents, ...WEB_WORKER_DATA },
+      }),
+      users: 0,
+    };
+    shared.set(key, entry);
+  }
+  entry.users++;
+  return { key, piscina: entry.piscina };
+}
+
+async function releaseShared(key: string): Promise<void> {
+  const entry = shared.get(key);
+  if (entry === undefined || --entry.users > 0) return;
+  shared.delete(key);
+  await entry.piscina.destroy();
+}
+
+let nextScope = 0;
+
+interface Job {
+  task: ColdTask;
+  resolve(r: ColdResult): void;
+  reject(e: unknown): void;
+}
+
+/** Mean seconds of one check, for Retry-After (a conservative figure: a genuine credential's full check). */
+const SECONDS_PER_CHECK = 0.03;
+
+export class ColdPool {
+  private threads: { key: string; piscina: Piscina } | undefined;
+  /** Names this pool's remote documents in the threads it shares with other pools. */
+  private readonly scope = `pool-${++nextScope}`;
+  /** Slots reserved per tenant (waiting or running credentials of admitted requests). */
+  private readonly reserved = new Map<string, number>();
+  private reservedTotal = 0;
+  /** Waiting jobs per tenant, and the tenants with waiting jobs in turn order. */
+  private readonly waiting = new Map<string, Job[]>();
+  private readonly turns: string[] = [];
+  private running = 0;
+  private closed = false;
+  private readonly concurrency: number;
+
+  constructor(private readonly options: ColdPoolOptions) {
+    this.concurrency = options.threads > 0 ? options.threads : 1;
+  }
+
+  /** How much is waiting or running, for readiness and metrics. */
+  get load(): { reserved: number; running: number; capacity: number } {
+    return { reserved: this.reservedTotal, running: this.running, capacity: this.options.maxQueued };
+  }
+
+  /** Admits `n` cold checks for `tenant`, or throws ColdWorkRefused. */
+  reserve(tenant: string, n: number): Reservation {
+    const mine = this.reserved.get(tenant) ?? 0;
+    const retryAfter = (queued: number) => Math.max(1, Math.ceil((queued * SECONDS_PER_CHECK) / this.concurrency));
+    if (mine + n > this.options.perTenant) {
+      throw new ColdWorkRefused(
+        'tenant',
+        retryAfter(mine),
+        `This token has ${mine} credential(s) waiting for their first verification and may have at most ${this.options.perTenant} ` +
+          `at once; this request would add ${n}`,
+      );
+    }
+    if (this.reservedTotal + n > this.options.maxQueued) {
+      throw new ColdWorkRefused('service', retryAfter(this.reservedTotal), 'The service is verifying as many new credentials as it queues; retry shortly');
+    }
+    this.reserved.set(tenant, mine + n);
+    this.reservedTotal += n;
+    let released = false;
+    return {
+      tenant,
+      run: (task) => this.enqueue(tenant, task),
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = (this.reserved.get(tenant) ?? n) - n;
+        if (left > 0) this.reserved.set(tenant, left);
+        else this.reserved.delete(tenant);
+        this.reservedTotal -= n;
+      },
+    };
+  }
+
+  private enqueue(tenant: string, task: ColdTask): Promise<ColdResult> {
+    if (this.closed) return Promise.reject(new Error('the cold verification pool is closed'));
+    return new Promise<ColdResult>((resolve, reject) => {
+      let queue = this.waiting.get(tenant);
+      if (queue === undefined) {
+        queue = [];
+        this.waiting.set(tenant, queue);
+        this.turns.push(tenant);
+      }
+      queue.push({ task, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Starts waiting jobs while threads are free, taking the tenants in turn. */
+  private dispatch(): void {
+    while (this.running < this.concurrency && this.turns.length > 0) {
+      const tenant = this.turns.shift() as string;
+      const queue = this.waiting.get(tenant) as Job[];
+      const job = queue.shift() as Job;
+      if (queue.length > 0) this.turns.push(tenant);
+      else this.waiting.delete(tenant);
+      this.running++;
+      this.execute(job.task).then(job.resolve, job.reject).finally(() => {
+        this.running--;
+        this.dispatch();
+      });
+    }
+  }
+
+  /** Starts the threads now (each loads the iden3 libraries, ~1 s of CPU, off the request thread). */
+  warm(): void {
+    if (this.options.threads > 0 && !this.closed) this.threadsPool();
+  }
+
+  private execute(task: ColdTask): Promise<ColdResult> {
+    if (this.options.threads === 0) return this.options.inline(task);
+    return this.threadsPool().run({ ...task, scope: this.scope }) as Promise<ColdResult>;
+  }
+
+  private threadsPool(): Piscina {
+    this.threads ??= acquire(this.options.threads, this.options.documents);
+    return this.threads.piscina;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const queue of this.waiting.values()) for (const job of queue) job.reject(new Error('the cold verification pool is closed'));
+    this.waiting.clear();
+    this.turns.length = 0;
+    const t = this.threads;
+    this.threads = undefined;
+    if (t) await releaseShared(t.key);
+  }
+}
