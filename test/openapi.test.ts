@@ -12,7 +12,7 @@ describe('openapi.yaml', () => {
     const doc = parse(fs.readFileSync('openapi.yaml', 'utf8'));
     expect(doc.openapi).toBe('3.1.0');
     const execute = doc.paths['/compliance/scenarios/execute'].post;
-    expect(Object.keys(execute.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '422', '503']);
+    expect(Object.keys(execute.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '503']);
     expect(execute.security).toEqual([{ bearerAuth: ['scenarios:execute'] }]);
     const patch = doc.paths['/compliance/scenarios/{scenarioId}'].patch;
     expect(Object.keys(patch.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '503']);

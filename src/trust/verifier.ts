@@ -97,6 +97,8 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       async close() {},
     };
   }
+  // The revocation answers (Merkle proofs) are checked on this thread: with the same fast Poseidon as the cold checks.
+  installFastPoseidon();
   const fetchImpl = deps.fetch ?? ((input, init) => fetch(input, init));
   const clock = deps.clock ?? Date.now;
   const timeoutMs = options.timeoutMs > 0 ? options.timeoutMs : DEFAULTS.timeoutMs;
@@ -153,10 +155,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     maxQueued: options.coldQueue ?? DEFAULTS.coldQueue,
     perTenant: options.coldPerTenant ?? DEFAULTS.coldPerTenant,
     documents: options.documents,
-    inline: (task) => {
-      installFastPoseidon();
-      return coldCheck(task, { documentLoader });
-    },
+    inline: (task) => coldCheck(task, { documentLoader }),
   });
 
   /** The cold check of one credential through the pool, with the I/O it asks for done here, between its rounds. */
