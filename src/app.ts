@@ -205,6 +205,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
     const verifier = await credentialVerifier(config, deps.trust ?? {}, app.log);
     app.addHook('onClose', () => verifier.close());
+    metrics.watchVerifier(() => verifier.stats());
     if (deps.warmVerification) app.addHook('onReady', async () => verifier.warm());
     await secured.register(executeRoutes, { store, plans, now, idempotent, metrics, chain, offChain, verifier, publicBaseUrl: config.publicBaseUrl });
     await secured.register(executionRoutes, { store });

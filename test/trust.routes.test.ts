@@ -141,6 +141,10 @@ describe('the cold path on execute', () => {
       // Within the budget it is answered, and known credentials need no budget afterwards.
       expect((await executeAll(app, many(2))).statusCode).toBe(200);
       expect((await executeAll(app, many(2))).statusCode).toBe(200);
+      // Two first checks, none waiting: what /metrics says.
+      const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metrics).toMatch(/^credential_cold_checks_total 2$/m);
+      expect(metrics).toMatch(/^credential_cold_queue 0$/m);
     } finally {
       await app.close();
     }

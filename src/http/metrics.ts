@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Store } from '../store/types.js';
+import type { VerifierStats } from '../trust/types.js';
 import cluster from 'node:cluster';
 import { clusterMetrics } from '../cluster.js';
 import { MetricsUnavailable, problemResponses } from './errors.js';
@@ -42,6 +43,29 @@ export class Metrics {
     } else {
       this.exposition = () => this.registry.metrics();
     }
+  }
+
+  /** The cold verification path's figures, read from the credential verifier at each scrape. */
+  watchVerifier(stats: () => VerifierStats): void {
+    let counted = 0;
+    new Counter({
+      name: 'credential_cold_checks_total',
+      help: 'First checks of credentials (signature, issuer key, merklization) started in the verification threads',
+      registers: [this.registry],
+      collect() {
+        const now = stats().coldChecks;
+        this.inc(now - counted);
+        counted = now;
+      },
+    });
+    new Gauge({
+      name: 'credential_cold_queue',
+      help: 'Credentials admitted for a first check and not finished (COLD_QUEUE_MAX bounds it)',
+      registers: [this.registry],
+      collect() {
+        this.set(stats().coldReserved);
+      },
+    });
   }
 
   countVerdicts(results: readonly ExecutionResult[]): void {
