@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ColdResult, ColdTask } from './proof.js';
+import warmupCredential from './documents/warmup-credential.json' with { type: 'json' };
 
 /** No room for a request's cold checks: 429 for its tenant's budget, 503 for the service's queue (with Retry-After). */
 export class ColdWorkRefused extends Error {
@@ -211,9 +212,18 @@ export class ColdPool {
     }
   }
 
-  /** Starts the threads now (each loads the iden3 libraries, ~1 s of CPU, off the request thread). */
+  /**
+   * Starts the threads now, and has each check a bundled demo credential once (src/trust/documents/
+   * warmup-credential.json, a public sample): the iden3 libraries load (~1 s of CPU a thread), the code gets compiled,
+   * and the Poseidon hashes shared by every credential (the W3C and iden3 paths and types) are remembered, so that
+   * the first credential a holder presents costs what the next ones do. Off the request thread; results ignored.
+   */
   warm(): void {
-    if (this.options.threads > 0 && !this.closed) this.threadsPool();
+    if (this.options.threads === 0 || this.closed) return;
+    const piscina = this.threadsPool();
+    for (let i = 0; i < this.options.threads; i++) {
+      piscina.run({ credential: warmupCredential, scope: this.scope } satisfies ColdTask).catch(() => {});
+    }
   }
 
   private execute(task: ColdTask): Promise<ColdResult> {
