@@ -25,13 +25,13 @@
  * network). A forged signature or a key self-signed under a trusted issuer's name thus costs no JSON-LD processing, and
  * no document is fetched for a credential whose signing key is not shown to be its issuer's.
  *
- * The checks run in a worker thread (pool.ts) with the fast Poseidon of poseidon.ts and the fast BabyJubJub
- * verification of babyjub.ts; their results are equal to @iden3/js-crypto's (see their tests).
+ * The checks run in a worker thread (pool.ts) with the fast Poseidon of poseidon.ts, the fast BabyJubJub
+ * verification of babyjub.ts and the one-pass tree root of merklize.ts; their results are equal to the iden3
+ * libraries' (see their tests).
  *
  * The result of steps 1-5 does not depend on time or on the request, so the verifier caches it per credential content.
  */
 import { poseidon } from '@iden3/js-crypto';
-import { Merklizer } from '@iden3/js-jsonld-merklization';
 import {
   BJJSignatureProof2021,
   calculateCoreSchemaHash,
@@ -53,6 +53,7 @@ import {
 } from './iden3.js';
 import { verifyPoseidonSignature } from './babyjub.js';
 import { DocumentUnavailable, type DocumentLoader } from './documents.js';
+import { merklizeForRoot } from './merklize.js';
 import { findBjjProof, isRecord, notValid, OK, undecided, type Json } from './structure.js';
 import type { TrustVerdict } from '../engine/types.js';
 
@@ -103,7 +104,7 @@ export async function computeCoreClaim(
   opts: { revNonce: bigint; version: number; subjectPosition: number; merklizedRootPosition: number; updatable: boolean },
   documentLoader: DocumentLoader,
 ): Promise<ClaimT> {
-  const mz = await Merklizer.merklizeJSONLD(JSON.stringify(doc), { documentLoader: documentLoader as never });
+  const mz = await merklizeForRoot(JSON.stringify(doc), { documentLoader });
   const credentialType = findCredentialType(mz);
   const serAttr = await getSerializationAttrFromContext(doc['@context'] as object, mz.options, credentialType);
   const slots = { indexA: new Uint8Array(32), indexB: new Uint8Array(32), valueA: new Uint8Array(32), valueB: new Uint8Array(32) };
