@@ -1,6 +1,7 @@
 /** Helpers shared by the HTTP and memory benchmarks: the server child process, the stores, autocannon. */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -317,6 +318,92 @@ export async function load({ serverPid, ...opts }) {
     cpuUsPerReq: cpu ? cpu.serverUs / Math.max(1, result.requests.total) : NaN,
     postgresUsPerReq: cpu ? cpu.postgresUs / Math.max(1, result.requests.total) : NaN,
     postgresCores: cpu?.postgresCores ?? NaN,
+    serverCores: cpu?.serverCores ?? NaN,
+    loadgenCores: cpu?.loadgenCores ?? NaN,
+    otherCores: cpu?.otherCores ?? NaN,
+  };
+}
+
+/**
+ * An open loop: `rate` requests a second for `seconds`, request i sent at start + i / rate whatever the answers take
+ * (node:http over up to `maxSockets` keep-alive connections; a request finding every connection busy waits for one, and
+ * that wait counts). Latency is measured from the time a request was due, not from when it could be sent, so a server
+ * that falls behind shows it (no coordinated omission). Answers {rps, p50, p99, max, ok, non2xx, errors, codes, sent,
+ * completed, lateMs (how far behind schedule the sender ever was), server CPU like load()}.
+ */
+export async function openLoop({ url, method = 'GET', headers = {}, body, rate, seconds, maxSockets = 100, serverPid, timeoutMs = 10_000 }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  const u = new URL(url);
+  const payload = body === undefined ? undefined : Buffer.from(body);
+  const hdrs = { ...headers, ...(payload ? { 'content-length': String(payload.length) } : {}) };
+  const total = Math.max(1, Math.round(rate * seconds));
+  const latencies = [];
+  const serviceTimes = [];
+  const codes = {};
+  let errors = 0;
+  let lateMs = 0;
+  const one = (due) => new Promise((resolve) => {
+    const sent = performance.now();
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers: hdrs, agent, timeout: timeoutMs }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => {
+        const end = performance.now();
+        latencies.push(end - due);
+        serviceTimes.push(end - sent);
+        codes[res.statusCode] = (codes[res.statusCode] ?? 0) + 1;
+        resolve();
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => {
+      errors++;
+      resolve();
+    });
+    req.end(payload);
+  });
+  const snap = serverPid ? cpuSnapshot(serverPid) : undefined;
+  const start = performance.now();
+  const pending = [];
+  let i = 0;
+  await new Promise((done) => {
+    const tick = () => {
+      const now = performance.now();
+      while (i < total && start + (i * 1000) / rate <= now) {
+        const due = start + (i * 1000) / rate;
+        lateMs = Math.max(lateMs, now - due);
+        pending.push(one(due));
+        i++;
+      }
+      if (i >= total) return done();
+      setTimeout(tick, Math.max(0, start + (i * 1000) / rate - performance.now()));
+    };
+    tick();
+  });
+  await Promise.all(pending);
+  const elapsed = (performance.now() - start) / 1000;
+  const cpu = snap ? cpuSince(snap, serverPid) : undefined;
+  agent.destroy();
+  const sorted = latencies.sort((a, b) => a - b);
+  const q = (x) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(x * sorted.length) - 1)]);
+  const ok = Object.entries(codes).reduce((a, [k, v]) => a + (k.startsWith('2') ? v : 0), 0);
+  const service = serviceTimes.sort((a, b) => a - b);
+  return {
+    serviceP50: service[Math.floor(service.length * 0.5)] ?? NaN,
+    serviceP99: service[Math.min(service.length - 1, Math.ceil(service.length * 0.99) - 1)] ?? NaN,
+    rps: sorted.length / elapsed,
+    p50: q(0.5),
+    p99: q(0.99),
+    max: sorted.at(-1) ?? NaN,
+    ok,
+    non2xx: sorted.length - ok,
+    errors,
+    timeouts: 0,
+    codes,
+    sent: total,
+    completed: sorted.length,
+    duration: elapsed,
+    lateMs,
+    cpuUsPerReq: cpu ? cpu.serverUs / Math.max(1, sorted.length) : NaN,
     serverCores: cpu?.serverCores ?? NaN,
     loadgenCores: cpu?.loadgenCores ?? NaN,
     otherCores: cpu?.otherCores ?? NaN,
