@@ -69,4 +69,15 @@ describe('GroupCommit', () => {
     fail = false;
     await expect(gc.add(3)).resolves.toBeUndefined();
   });
+
+  it('fails only the item the database refuses: a failed batch is flushed again item by item', async () => {
+    const committed: number[] = [];
+    const gc = new GroupCommit<number>((items) => {
+      if (items.includes(13)) throw new Error('refused row');
+      committed.push(...items);
+    });
+    const results = await Promise.allSettled([1, 2, 13, 4].map((n) => gc.add(n)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(committed).toEqual([1, 2, 4]);
+  });
 });

@@ -313,3 +313,38 @@ describe('PATCH /compliance/scenarios/{scenarioId}', () => {
     expectProblem(await patch('s', 'name=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415);
   });
 });
+
+describe('numbers JSON cannot carry exactly', () => {
+  const body = (value: string) =>
+    `{"id":"n","input":{"name":"N","description":"d","type":"ChallengeQuery","smartContractDeployments":[],"queryConfigurations":[` +
+    `{"id":"q","query":{"type":"IDInformation","requestId":1,"attribute":"personalData.age","operator":"$gte","value":${value}}}]}}`;
+  const post = (text: string) => app.inject({ method: 'POST', url: '/compliance/scenarios', headers: { ...auth, 'content-type': 'application/json' }, payload: text });
+
+  it('refuses 2^64, 1e-400, -0, 1e400 and a 17-digit integer with a 400 naming the field, and stores nothing', async () => {
+    for (const value of ['18446744073709551616', '1e-400', '-0', '-0.0', '1e400', '12345678901234567', '0.10000000000000000001']) {
+      const res = await post(body(value));
+      const problem = expectProblem(res, 400);
+      expect(problem.errors, value).toEqual([expect.objectContaining({ field: 'body.input.queryConfigurations.0.query.value', pointer: '/input/queryConfigurations/0/query/value' })]);
+      expect((await get('n')).statusCode, value).toBe(404);
+    }
+  });
+
+  it('keeps numbers a double holds as written: 18, 0.1, 1.50, 1e2, -5, 9007199254740991', async () => {
+    for (const [i, value] of ['18', '0.1', '1.50', '1e2', '-5', '9007199254740991'].entries()) {
+      const res = await post(body(value).replace('"id":"n"', `"id":"n${i}"`));
+      expect(res.statusCode, `${value}: ${res.body}`).toBe(201);
+      expect((await get(`n${i}`)).json().input.queryConfigurations[0].query.value).toBe(Number(value));
+    }
+  });
+
+  it('refuses such a number in a PATCH too (JSON and merge-patch), leaving the scenario as it was', async () => {
+    expect((await post(body('18'))).statusCode).toBe(201);
+    for (const type of ['application/json', 'application/merge-patch+json']) {
+      const res = await patch('n', '{"input":{"queryConfigurations":[{"id":"q","query":{"type":"IDInformation","requestId":1,"attribute":"personalData.age","operator":"$gte","value":18446744073709551616}}]}}', { 'content-type': type });
+      expect(expectProblem(res, 400).errors[0].field).toBe('body.input.queryConfigurations.0.query.value');
+    }
+    const after = (await get('n')).json();
+    expect(after.revision).toBe(1);
+    expect(after.input.queryConfigurations[0].query.value).toBe(18);
+  });
+});

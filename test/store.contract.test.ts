@@ -136,6 +136,18 @@ describe.each(backends)('%s store', (_name, open, available) => {
     expect(new Set(all.map((r) => r.executionId)).size).toBe(300);
   });
 
+  it.skipIf(!available)('fails only the record the database refuses: the others of its batch commit', async () => {
+    const first = execution();
+    await store.recordExecution(first);
+    const scenarioId = `batch-${Math.random()}`;
+    const others = Array.from({ length: 6 }, () => execution({ scenarioId }));
+    // Sent together, so that they share a batch: one repeats an executionId already stored.
+    const results = await Promise.allSettled([...others.slice(0, 3), { ...first, scenarioId }, ...others.slice(3)].map((r) => store.recordExecution(r)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    const page = await store.listExecutions(scenarioId, 100);
+    expect(page.items.map((r) => r.executionId).sort()).toEqual(others.map((r) => r.executionId).sort());
+  });
+
   it.skipIf(!available)('refuses a second record with the same executionId and keeps the first', async () => {
     const e = execution();
     await store.recordExecution(e);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { fieldError, storableText } from '../domain/storable-text.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { parseAddress } from '../domain/address.js';
@@ -120,6 +121,10 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       const pointer = typeof body.address === 'string' ? '/address' : '/address/address';
       throw new ValidationFailed([{ field: `body${pointer.replace(/\//g, '.')}`, pointer, message: address.message }]);
     }
+    // Credential ids are stored in the audit record: text a database cannot store is refused here, on every store.
+    const badIds = body.credentials.flatMap((c, i) => (typeof c.id === 'string' && !storableText(c.id)
+      ? [fieldError(['credentials', i, 'id'], 'must not contain U+0000 or an unpaired UTF-16 surrogate')] : []));
+    if (badIds.length > 0) throw new ValidationFailed(badIds, 'A credential id holds text the service cannot store');
     const head = await plans.head(body.scenarioId, readHead);
     if (!head) throw new ScenarioNotFound(body.scenarioId);
     let entry = plans.current(body.scenarioId, head);

@@ -1,4 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ValidationFailed } from './errors.js';
+import { inexactNumbers } from './exact-numbers.js';
+import { unstorableText } from '../domain/storable-text.js';
 
 type Done = (err: Error | null, body?: unknown) => void;
 export type JsonParser = (request: FastifyRequest, text: string, done: Done) => void;
@@ -35,4 +38,21 @@ export function useJsonParser(app: FastifyInstance, onText?: (request: FastifyRe
     onText?.(request, text as string);
     parse(request, text as string, done);
   });
+}
+
+/**
+ * jsonParser for the routes that store what they are sent (scenarios): a body is refused (400, each field named) when
+ * it states a number JSON.parse would change (exact-numbers.ts) or text a database cannot store (storable-text.ts).
+ */
+export function storedJsonParser(app: FastifyInstance): JsonParser {
+  const parse = jsonParser(app);
+  return (request, text, done) =>
+    parse(request, text, (err, body) => {
+      if (err) return done(err);
+      const inexact = inexactNumbers(text);
+      if (inexact.length > 0) return done(new ValidationFailed(inexact, 'The body states a number the service cannot keep exactly'));
+      const unstorable = unstorableText(body);
+      if (unstorable.length > 0) return done(new ValidationFailed(unstorable, 'The body holds text the service cannot store'));
+      done(null, body);
+    });
 }

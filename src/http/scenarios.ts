@@ -16,7 +16,7 @@ import type { Validators } from './validation.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
 import { canSee, projectFilter } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
-import { jsonParser } from './json.js';
+import { storedJsonParser } from './json.js';
 import { KeyedQueue } from '../domain/keyed-queue.js';
 
 const ref = (id: string) => Type.Ref(id);
@@ -77,6 +77,10 @@ export interface ScenarioRoutesOptions {
 
 export async function scenarioRoutes(app: FastifyInstance, { store, plans, validators, idempotent, validate }: ScenarioRoutesOptions) {
   const tags = ['scenarios'];
+  // Scenarios are stored as sent: a number JSON.parse would change, or text a database cannot store, is refused (400).
+  const parseExact = storedJsonParser(app);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => parseExact(request, text as string, done));
   const withEtag = (reply: FastifyReply, row: ScenarioRow) => reply.header('ETag', etagOf(row));
 
   app.post('/compliance/scenarios', {
@@ -165,7 +169,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
   // PATCH lives in a child context of its own so that only it accepts application/merge-patch+json.
   const patches = new KeyedQueue();
   await app.register(async (child) => {
-    const parseJson = jsonParser(child);
+    const parseJson = storedJsonParser(child);
     child.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (request, text, done) => parseJson(request, text as string, done));
     child.patch('/compliance/scenarios/:scenarioId', {
       config: { scope: 'scenarios:write' },

@@ -5,6 +5,9 @@
  * where that is safe: a writer thread's queue, which commits in order, or independent INSERTs on pooled connections
  * (PostgreSQL), whose batches may then commit in either order. A batch then need not wait for the acknowledgement of
  * the one before it to be sent.
+ *
+ * `flush` must commit all of its items or none. When it fails for a batch of several, each item is flushed again on
+ * its own: one bad item (a row the database refuses) fails its own caller, not the batch.
  */
 export class GroupCommit<T> {
   private queue: Array<{ item: T; resolve: () => void; reject: (err: unknown) => void }> = [];
@@ -51,7 +54,19 @@ export class GroupCommit<T> {
       await this.flush(batch.map((b) => b.item));
       for (const b of batch) b.resolve();
     } catch (err) {
-      for (const b of batch) b.reject(err);
+      if (batch.length === 1) batch[0].reject(err);
+      // The batch committed nothing (one transaction, or one multi-row INSERT): each item again on its own, so that
+      // one item the database refuses fails its own caller only, never the others who happened to share its batch.
+      else {
+        for (const b of batch) {
+          try {
+            await this.flush([b.item]);
+            b.resolve();
+          } catch (alone) {
+            b.reject(alone);
+          }
+        }
+      }
     } finally {
       this.inFlight -= 1;
       if (this.queue.length > 0) this.schedule();

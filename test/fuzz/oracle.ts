@@ -108,6 +108,52 @@ function parseBody(payload: string): { ok: true; value: unknown } | { ok: false 
   return { ok: true, value };
 }
 
+/**
+ * Whether a parsed body holds text a database cannot store as sent (U+0000 or an unpaired UTF-16 surrogate, in a
+ * string or a key), or `path` names such a field: the routes that store it answer 400.
+ */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+function holdsUnstorableText(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length) {
+    const node = stack.pop();
+    if (typeof node === 'string') {
+      if (UNSTORABLE.test(node)) return true;
+    } else if (typeof node === 'object' && node !== null) {
+      if (!Array.isArray(node) && Object.keys(node).some((k) => UNSTORABLE.test(k))) return true;
+      stack.push(...Object.values(node as object));
+    }
+  }
+  return false;
+}
+
+/** A decimal literal as a sign, an integer of its digits and a power of ten. */
+function decimal(literal: string): { neg: boolean; digits: bigint; exp: number } {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal)!;
+  return { neg: m[1] === '-', digits: BigInt(m[2] + (m[3] ?? '')), exp: Number(m[4] ?? 0) - (m[3]?.length ?? 0) };
+}
+
+/**
+ * Whether a JSON text states a number JSON.parse does not keep (its decimal value differs from the double's, or it is
+ * -0 or out of range): the scenario routes answer 400. Compared as exact rationals, independently of the service.
+ */
+function statesInexactNumber(payload: string): boolean {
+  for (const [token] of payload.matchAll(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) {
+    if (token.startsWith('"')) continue;
+    const v = Number(token);
+    if (!Number.isFinite(v) || Object.is(v, -0)) return true;
+    const a = decimal(token);
+    const b = decimal(String(v).replace('e+', 'e'));
+    if (a.digits === 0n || b.digits === 0n) {
+      if (a.digits !== b.digits) return true;
+      continue;
+    }
+    const m = Math.min(a.exp, b.exp);
+    if (a.neg !== b.neg || a.digits * 10n ** BigInt(a.exp - m) !== b.digits * 10n ** BigInt(b.exp - m)) return true;
+  }
+  return false;
+}
+
 function decodeParts(url: string): { path: string; query: Record<string, string | string[]> } | undefined {
   const [rawPath, rawQuery = ''] = url.split('#')[0].split('?', 2);
   const query: Record<string, string | string[]> = Object.create(null);
@@ -157,6 +203,8 @@ function predictStatuses(api: Api, req: FuzzRequest, url: string, headers: Recor
       const parsed = parseBody(req.payload);
       if (!parsed.ok) return [400];
       body = parsed.value;
+      // The scenario routes refuse, before anything else, what they could not store as sent.
+      if ((op.operationId === 'createScenario' || op.operationId === 'updateScenario') && (holdsUnstorableText(body) || statesInexactNumber(req.payload))) return [400];
     } else {
       body = req.payload; // text bodies reach the route as they are
     }
@@ -202,7 +250,9 @@ function predictStatuses(api: Api, req: FuzzRequest, url: string, headers: Recor
       return req.semantic === 'patch' ? [200] : [200, 400];
     }
     case 'executeScenario': {
-      const b = body as { scenarioId: string };
+      const b = body as { scenarioId: string; credentials: Array<{ id?: unknown }> };
+      // A credential id goes into the audit record: one that cannot be stored is a 400, before the scenario is looked up.
+      if (b.credentials.some((c) => holdsUnstorableText(c.id))) return [400];
       if (req.semantic === 'execute') {
         if (!req.addressOk) return [400];
         return exists(b.scenarioId) ? [200] : [404];

@@ -1,0 +1,52 @@
+/**
+ * Text a database cannot store as it was sent: U+0000 (PostgreSQL's text and jsonb refuse it) and a lone UTF-16
+ * surrogate (not Unicode: PostgreSQL refuses it, SQLite would store bytes that read back as something else). The
+ * routes that store text refuse it with a 400 naming the field, on every database alike.
+ */
+import type { FieldError } from '../http/errors.js';
+
+/** U+0000, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export const storableText = (s: string): boolean => !UNSTORABLE.test(s);
+
+/** The fields (strings and keys) of a parsed JSON value holding such text; `path` is where the value sits. */
+export function unstorableText(value: unknown, path: ReadonlyArray<string | number> = []): FieldError[] {
+  const found: FieldError[] = [];
+  // An explicit stack, not recursion: a deeply nested body must not overflow the call stack. Each entry keeps its
+  // parent so a path is only built for a field that is reported.
+  interface Entry { v: unknown; at?: string | number; parent?: Entry }
+  const pathOf = (e: Entry | undefined): Array<string | number> => {
+    const out: Array<string | number> = [];
+    for (let x = e; x && x.at !== undefined; x = x.parent) out.unshift(x.at);
+    return [...path, ...out];
+  };
+  const stack: Entry[] = [{ v: value }];
+  while (stack.length > 0) {
+    const e = stack.pop()!;
+    const v = e.v;
+    if (typeof e.at === 'string' && !storableText(e.at)) found.push(fieldError(pathOf(e), 'this key must not contain U+0000 or an unpaired UTF-16 surrogate'));
+    if (typeof v === 'string') {
+      if (!storableText(v)) found.push(fieldError(pathOf(e), 'must not contain U+0000 or an unpaired UTF-16 surrogate'));
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], at: i, parent: e });
+    } else if (typeof v === 'object' && v !== null) {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, x] = entries[i]!;
+        stack.push({ v: x, at: k, parent: e });
+      }
+    }
+  }
+  return found;
+}
+
+/** A field error for a path, named as Ajv's are (`body.a.b.2`, pointer `/a/b/2`); a key is shown escaped, never raw. */
+export function fieldError(path: ReadonlyArray<string | number>, message: string): FieldError {
+  const show = (p: string) => JSON.stringify(p).slice(1, -1);
+  return {
+    field: `body${path.map((p) => `.${typeof p === 'number' ? p : show(p)}`).join('')}`,
+    pointer: path.map((p) => `/${show(String(p)).replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
+    message,
+  };
+}
