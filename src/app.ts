@@ -191,14 +191,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     });
   }
 
-  await registerProtection(app, config);
+  const authenticate = createAuthenticator(config.apiTokens, config.jwt);
+  await registerProtection(app, config, authenticate.identify);
 
   const plans = new PlanCache();
   await app.register(healthRoutes, { store });
   metrics.register(app);
   offChain.routes(app);
   await app.register(async (secured) => {
-    secured.addHook('onRequest', authHook(createAuthenticator(config.apiTokens, config.jwt)));
+    secured.addHook('onRequest', authHook(authenticate));
     secured.addHook('preHandler', scopeHook());
     const idempotent = idempotency(store, now);
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, validate: (s) => offChain.validate(s) });

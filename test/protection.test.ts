@@ -22,6 +22,50 @@ describe('rate limiting per token', () => {
   });
 });
 
+describe('rate-limit identity', () => {
+  it('gives one token one budget however its Authorization header is spelled (scheme case, spaces)', async () => {
+    const app = await makeApp({ RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_MS: '60000' });
+    try {
+      const spellings = [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `BEARER ${TOKEN}`, `Bearer   ${TOKEN}  `, `bEaReR ${TOKEN}`, `Bearer ${TOKEN}`];
+      const statuses: number[] = [];
+      for (const authorization of spellings) statuses.push((await app.inject({ method: 'GET', url: '/compliance/scenarios', headers: { authorization } })).statusCode);
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('keys a route without a token on the client address, whatever Authorization header comes with it', async () => {
+    const app = await makeApp({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' });
+    try {
+      const url = `/compliance/executions/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/zkp-response`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await app.inject({ method: 'POST', url, headers: { authorization: `Bearer made-up-${i}`, 'content-type': 'text/plain' }, payload: 'x' });
+        statuses.push(res.statusCode);
+      }
+      expect(statuses.slice(0, 3).every((s) => s !== 429)).toBe(true);
+      expect(statuses.slice(3)).toEqual([429, 429]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('lets unknown tokens share their address budget instead of each getting one, and leaves a known token its own', async () => {
+    const app = await makeApp({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        statuses.push((await app.inject({ method: 'GET', url: '/compliance/scenarios', headers: { authorization: `Bearer unknown-token-${i}-0123456789` } })).statusCode);
+      }
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      expect((await app.inject({ method: 'GET', url: '/compliance/scenarios', headers: auth })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('JSON bodies', () => {
   const send = (app: Awaited<ReturnType<typeof makeApp>>, url: string, payload: string) =>
     app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json' }, payload });

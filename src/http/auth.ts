@@ -43,6 +43,11 @@ const digest = (token: string) => createHash('sha256').update(token, 'utf8').dig
 const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPES);
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
+/** The token of an `Authorization: Bearer <token>` header (scheme in any case, spaces around), or undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header ? /^[ ]*Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(header)?.[1] : undefined;
+}
+
 export class AuthError extends Error {
   constructor(readonly status: 401 | 503, message: string, readonly bearerError?: string) {
     super(message);
@@ -93,20 +98,36 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
     return { kind: 'jwt', subject: `jwt:${String(payload.iss)}:${String(payload.sub ?? '')}`, scopes, projects };
   }
 
-  return async function authenticate(request: FastifyRequest): Promise<Principal> {
+  const bySubject = new Map(statics.map((s) => [s.digest.toString('hex'), s.principal.subject]));
+
+  async function authenticate(request: FastifyRequest): Promise<Principal> {
     const header = request.headers.authorization;
-    const match = header ? /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(header) : null;
-    if (!match) {
+    const token = bearerToken(header);
+    if (token === undefined) {
       throw new AuthError(401, header ? 'The Authorization header must be "Bearer <token>"' : 'Send Authorization: Bearer <token>');
     }
-    const token = match[1];
     if (keys && JWT_SHAPE.test(token)) return fromJwt(token);
     const given = digest(token);
     let found: Principal | undefined;
     for (const s of statics) if (timingSafeEqual(s.digest, given)) found = s.principal;
     if (!found) throw new AuthError(401, 'The bearer token is not valid', 'invalid_token');
     return found;
-  };
+  }
+
+  /**
+   * Whose budget a request to an authenticated route spends, known before authentication runs (the rate limit runs
+   * first, so that refused requests cost little): a configured token's subject, however its header is spelled
+   * (`bearer`, `BEARER`, extra spaces: one token, one budget); a JWT-shaped token (with AUTH_JWKS_URL) by the digest of
+   * the token; anything else (no header, another scheme, an unknown token) undefined: the client address's budget.
+   */
+  function identify(header: string | undefined): string | undefined {
+    const token = bearerToken(header);
+    if (token === undefined) return undefined;
+    if (keys && JWT_SHAPE.test(token)) return `jwt:${digest(token).toString('base64url').slice(0, 22)}`;
+    return bySubject.get(digest(token).toString('hex'));
+  }
+
+  return Object.assign(authenticate, { identify });
 }
 
 /** onRequest hook: authenticates, or answers 401 problem+json with WWW-Authenticate. */

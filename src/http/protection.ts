@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { type HelmetOptions } from 'helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -43,17 +42,29 @@ export function securityHeaders(options: HelmetOptions): Record<string, string> 
   return headers;
 }
 
-/** Rate limits key on the presented token (hashed; never logged in clear), or on the client address without one. */
-function rateKey(request: FastifyRequest): string {
-  const auth = request.headers.authorization;
-  return auth ? `t:${createHash('sha256').update(auth).digest('base64url').slice(0, 22)}` : `ip:${request.ip}`;
+/**
+ * The rate limit's key: on a route that takes a token, the caller's identity (`identify`: a configured token's subject
+ * however the header is spelled, or a JWT's digest); everywhere else, and for a missing, malformed or unknown token,
+ * the client address. So neither respelling a token nor adding an Authorization header to a route without one buys a
+ * fresh budget, and unknown tokens share their address's.
+ */
+export function rateKey(identify: (header: string | undefined) => string | undefined) {
+  return (request: FastifyRequest): string => {
+    const secured = request.routeOptions.config?.scope !== undefined;
+    const id = secured ? identify(request.headers.authorization) : undefined;
+    return id === undefined ? `ip:${request.ip}` : `id:${id}`;
+  };
 }
 
 /**
  * Abuse protection: security headers, a per-token rate limit (429 + Retry-After), load shedding when the event
  * loop lags (503 + Retry-After), and a JSON depth limit (400).
  */
-export async function registerProtection(app: FastifyInstance, config: Config): Promise<void> {
+export async function registerProtection(
+  app: FastifyInstance,
+  config: Config,
+  identify: (header: string | undefined) => string | undefined,
+): Promise<void> {
   // The Swagger UI at /docs sets its own CSP for its static files; the API answers JSON only.
   const headers = securityHeaders({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } });
   app.addHook('onRequest', (_request, reply, done) => {
@@ -62,13 +73,16 @@ export async function registerProtection(app: FastifyInstance, config: Config): 
   });
 
   if (config.rateLimit.max > 0) {
+    // One app-level onRequest hook instead of the plugin's per-route ones: those run after the routes' own onRequest
+    // hooks, authentication included, so a request refused 401 (an unknown token, sprayed) was never counted.
     await app.register(rateLimit, {
+      global: false,
       max: config.rateLimit.max,
       timeWindow: config.rateLimit.windowMs,
-      keyGenerator: rateKey,
+      keyGenerator: rateKey(identify),
       allowList: (request) => request.url.startsWith('/health/') || request.url === '/metrics',
       errorResponseBuilder: (_request, context) => {
-        const err = new Error(`Rate limit exceeded: at most ${context.max} requests per window for this token; retry in ${context.after}`) as Error & {
+        const err = new Error(`Rate limit exceeded: at most ${context.max} requests per window for this token (or, without one, this client address); retry in ${context.after}`) as Error & {
           statusCode: number; code: string; retryAfterSeconds: number;
         };
         err.statusCode = context.statusCode;
@@ -77,6 +91,7 @@ export async function registerProtection(app: FastifyInstance, config: Config): 
         return err;
       },
     });
+    app.addHook('onRequest', app.rateLimit());
   }
 
   if (config.maxEventLoopDelayMs > 0) {
