@@ -238,6 +238,13 @@ function webhook(env: Env): WebhookConfig | undefined {
 
 export function loadConfig(env: Env = process.env): Config {
   const db = database(env);
+  const zkp = moduleSettings(readZkpEnv, env, ZkpOptionsError);
+  const base = publicBaseUrl(env);
+  // Wallets get OffChainZKP callback URLs from PUBLIC_BASE_URL, never from a request's Host header (which any caller
+  // sets: `Host: evil.example` would send the wallet's proof elsewhere).
+  if (zkp.verifierDid !== undefined && base === undefined) {
+    throw new ConfigError('PUBLIC_BASE_URL is required where OffChainZKP is configured (ZKP_VERIFIER_DID is set): the URL wallets send their proofs to');
+  }
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST?.trim() || '0.0.0.0',
@@ -257,8 +264,8 @@ export function loadConfig(env: Env = process.env): Config {
     trust: moduleSettings(trustOptionsFromEnv, env, TrustConfigError),
     demoIssuer: bool(env, 'DEMO_ISSUER', false),
     chains: moduleSettings(chainSettingsFromEnv, env, ChainConfigError),
-    zkp: moduleSettings(readZkpEnv, env, ZkpOptionsError),
-    publicBaseUrl: publicBaseUrl(env),
+    zkp,
+    publicBaseUrl: base,
     webhook: webhook(env),
     executionRetentionDays: integer(env, 'EXECUTION_RETENTION_DAYS', 90, 1, 36_500),
     executionPurgeIntervalMs: integer(env, 'EXECUTION_PURGE_INTERVAL_MS', 3_600_000, 10, 86_400_000),

@@ -68,6 +68,19 @@ const answer = (executionId: string, token: string, type = 'text/plain') =>
 const read = async (executionId: string) =>
   (await app.inject({ method: 'GET', url: `/compliance/executions/${executionId}`, headers: auth })).json();
 
+describe('OffChainZKP callback URLs', () => {
+  it('come from PUBLIC_BASE_URL whatever Host header the execute carries', async () => {
+    const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: { ...auth, host: 'evil.example:666' }, payload: { address: ADDRESS, credentials: [], scenarioId: 'zk' } });
+    expect(res.statusCode).toBe(200);
+    const [result] = res.json();
+    expect(result.result.authorizationRequest.body.callbackUrl).toBe(`https://compliance.example/compliance/executions/${result.executionId}/zkp-response`);
+  });
+
+  it('refuse to start without PUBLIC_BASE_URL where OffChainZKP is configured, naming the variable', async () => {
+    await expect(makeApp({ ZKP_VERIFIER_DID: fixtureRequest.sender })).rejects.toThrow(/PUBLIC_BASE_URL is required where OffChainZKP is configured/);
+  });
+});
+
 describe('OffChainZKP', () => {
   it('answers pending with an authorization request built from the query configuration', async () => {
     const { executionId, result, request } = await start();

@@ -68,7 +68,7 @@ export interface ExecuteRoutesOptions {
   offChain: OffChain;
   /** Credential trust checks, run before the rules. */
   verifier: CredentialVerifier;
-  /** Base of callback URLs; unset = from the request's Host. */
+  /** Base of OffChainZKP callback URLs (PUBLIC_BASE_URL; set wherever OffChainZKP is configured). */
   publicBaseUrl?: string;
 }
 
@@ -145,7 +145,8 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       results = await onChainResults(chain, entry, address.address, typeof body.address === 'object' ? body.address.chain : undefined, executionId);
     } else if (entry.plan.type === 'OffChainZKP') {
       // Credentials in the body are not needed here: the wallet proves each rule itself.
-      ({ results, zkp, expiresAt } = await offChain.start(entry, address.address, executionId, publicBaseUrl ?? `${request.protocol}://${request.host}`, at));
+      // The callback base is PUBLIC_BASE_URL (required where OffChainZKP is configured: config.ts), never the Host header.
+      ({ results, zkp, expiresAt } = await offChain.start(entry, address.address, executionId, publicBaseUrl ?? '', at));
     } else {
       // Trust first (proof, issuer, revocation, holder; cached per credential content), then the pure rules. A
       // credential over a size limit is a 400; no room for new credentials' checks a 429 (this token's budget) or a

@@ -52,7 +52,7 @@ describe('@iden3/js-iden3-auth loads only where OffChainZKP is configured (ZKP_V
   });
 
   it('loads at start where ZKP_VERIFIER_DID is set; the authorization request and the wallet\'s answer work', async () => {
-    app = await makeApp({ ZKP_VERIFIER_DID: fixtureRequest.sender, ZKP_ALLOW_PLAIN_RESPONSES: 'true', ZKP_PROOF_MAX_AGE_SECONDS: '999999999' },
+    app = await makeApp({ ZKP_VERIFIER_DID: fixtureRequest.sender, PUBLIC_BASE_URL: 'https://compliance.example', ZKP_ALLOW_PLAIN_RESPONSES: 'true', ZKP_PROOF_MAX_AGE_SECONDS: '999999999' },
       { zkpStateResolvers: alwaysLatestStateResolvers() });
     expect(iden3AuthModules().length).toBeGreaterThan(0);
     expect((await create('zk', zkpScenario())).statusCode).toBe(201);
