@@ -72,6 +72,37 @@ export interface TrustDocumentLoader extends DocumentLoader {
   has(url: string): boolean;
 }
 
+/**
+ * The URL to fetch for a document URL, if it lies under one of the allowed prefixes, compared as parsed and normalised
+ * URLs: same scheme, host and port; no user or password; a path under the prefix's (`..`, `%2e%2e` and the like
+ * resolved first; a prefix without a final `/` matches itself or what follows a `/`); no encoded slash or backslash
+ * (`%2f`, `%5c`), which a server may decode into another path. Else undefined. The answer is the normalised URL: it is
+ * what gets fetched, never the raw text.
+ */
+export function remoteDocumentUrl(url: unknown, prefixes: readonly string[]): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (u.username || u.password || /%2f|%5c|\\/i.test(u.pathname)) return undefined;
+  for (const prefix of prefixes) {
+    let p: URL;
+    try {
+      p = new URL(prefix);
+    } catch {
+      continue;
+    }
+    if (p.protocol !== u.protocol || p.host !== u.host) continue;
+    const base = p.pathname;
+    const under = base.endsWith('/') ? u.pathname.startsWith(base) : u.pathname === base || u.pathname.startsWith(`${base}/`);
+    if (under) return u.href;
+  }
+  return undefined;
+}
+
 export function createDocumentLoader(options: DocumentLoaderOptions): TrustDocumentLoader {
   const texts = bundled();
   for (const [url, doc] of Object.entries(options.documents ?? {})) {
@@ -96,13 +127,14 @@ export function createDocumentLoader(options: DocumentLoaderOptions): TrustDocum
   const loader = (async (url: string): Promise<RemoteDocument> => {
     let text = texts.get(url);
     if (text === undefined) {
-      if (typeof url !== 'string' || !prefixes.some((p) => url.startsWith(p))) {
+      const target = remoteDocumentUrl(url, prefixes);
+      if (target === undefined) {
         throw new DocumentUnavailable(String(url), 'is not available offline (not bundled and not under an allowed remote prefix)');
       }
-      let pending = remote.get(url);
+      let pending = remote.get(target);
       if (pending === undefined) {
-        pending = fetchRemote(url);
-        remote.set(url, pending);
+        pending = fetchRemote(target);
+        remote.set(target, pending);
       }
       text = await pending;
     }

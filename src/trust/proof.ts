@@ -64,8 +64,11 @@ export interface VerifiedProof {
   cacheable: boolean;
   /** The signed revocation nonce of the credential (from the core claim). */
   nonce?: bigint;
-  /** The issuer key's credentialStatus and revocation nonce (from the auth claim). */
-  keyStatus?: Json;
+  /**
+   * The issuer key's revocation nonce (from the auth claim). Its status is asked of the credential's own, signed
+   * credentialStatus (revocation.ts keyStatusFrom), never of the proof's issuerData.credentialStatus, which no
+   * signature covers.
+   */
   keyNonce?: bigint;
   /** The issuer key's expiration (epoch ms), when its auth claim has one. */
   keyExpiresAt?: number;
@@ -281,10 +284,10 @@ export async function coldCheck(task: ColdTask, ctx: ColdContext): Promise<ColdR
     return done({ verdict: notValid('credentialStatus.revocationNonce is not the revocation nonce the issuer signed'), cacheable: true });
   }
 
-  // 5. The key's own status, checked later.
-  const keyStatus = proof.issuerData.credentialStatus as unknown as Json;
+  // 5. The key's revocation nonce, whose status is checked later (of the credential's own signed status source; the
+  // unsigned issuerData.credentialStatus must still state the nonce, as js-sdk requires).
   const keyNonce = auth.getRevocationNonce();
-  if (!sameNonce(keyStatus.revocationNonce, keyNonce)) {
+  if (!sameNonce((proof.issuerData.credentialStatus as unknown as Json).revocationNonce, keyNonce)) {
     return done({ verdict: notValid("the issuer key's credentialStatus in its proof does not carry the key's revocation nonce"), cacheable: true });
   }
   const exp = auth.getExpirationDate();
@@ -292,7 +295,6 @@ export async function coldCheck(task: ColdTask, ctx: ColdContext): Promise<ColdR
     verdict: OK,
     cacheable: true,
     nonce: signed.getRevocationNonce(),
-    keyStatus,
     keyNonce,
     keyExpiresAt: exp ? exp.getTime() : undefined,
     statusSigned: signed.getMerklizedPosition() !== MerklizedRootPosition.None,

@@ -208,6 +208,33 @@ const rhs: StatusResolverFn = async (request, io) => {
   }
 };
 
+/**
+ * Where to ask whether the issuer key that signed a credential is revoked: the credential's own status source, which
+ * the issuer signed, asked for the key's revocation nonce (an issuer keeps its auth claims and its credentials in one
+ * revocation tree, behind one status service). Never the key status in the proof's issuerData: the signature does
+ * not cover it, so a holder could point it at any server answering "not revoked", or at any URL to make the service
+ * call it. The source is the same status with the nonce in its id changed where the id names it: a `revocationNonce`
+ * query parameter, or (SparseMerkleTreeProof) a path ending in `/<nonce>`; an agent, a reverse hash service or a
+ * contract is asked as it is, with the key's nonce. Undefined when an id that must name the nonce does not.
+ */
+export function keyStatusFrom(own: Json, ownNonce: bigint, keyNonce: bigint): Json | undefined {
+  const id = own.id;
+  if (typeof id !== 'string') return undefined;
+  const param = /([?&]revocationNonce=)(\d+)(?=&|#|$)/.exec(id);
+  if (param) return BigInt(param[2]) === ownNonce ? { ...own, id: `${id.slice(0, param.index)}${param[1]}${keyNonce}${id.slice(param.index + param[0].length)}` } : undefined;
+  if (own.type === STATUS_TYPES.SparseMerkleTreeProof) {
+    const suffix = `/${ownNonce}`;
+    return id.endsWith(suffix) ? { ...own, id: `${id.slice(0, -suffix.length)}/${keyNonce}` } : undefined;
+  }
+  if (isRecord(own.statusIssuer) && own.statusIssuer.type === STATUS_TYPES.SparseMerkleTreeProof) {
+    // A reverse hash service with an issuer fallback: the fallback's URL names the nonce too.
+    const fallback = keyStatusFrom(own.statusIssuer, ownNonce, keyNonce);
+    const { statusIssuer: _dropped, ...rest } = own;
+    return fallback ? { ...own, statusIssuer: fallback } : rest;
+  }
+  return { ...own };
+}
+
 export const DEFAULT_STATUS_RESOLVERS: Readonly<Record<string, StatusResolverFn>> = Object.freeze({
   [STATUS_TYPES.SparseMerkleTreeProof]: smt,
   [STATUS_TYPES.Iden3commRevocationStatusV1]: agent,
@@ -222,7 +249,7 @@ export interface RevocationCheckerOptions {
   clock: () => number;
 }
 
-export type RevocationOutcome = { kind: 'revoked' } | { kind: 'active' } | { kind: 'unsupported' } | { kind: 'failed'; why: string };
+export type RevocationOutcome = { kind: 'revoked' } | { kind: 'active' } | { kind: 'unsupported' } | { kind: 'unsigned' } | { kind: 'failed'; why: string };
 
 export interface RevocationChecker {
   check(request: RevocationRequest): Promise<RevocationOutcome>;

@@ -24,7 +24,7 @@ import { CredentialTooLarge, measureCredential } from './limits.js';
 import { ColdPool, type Reservation } from './pool.js';
 import { installFastPoseidon } from './poseidon.js';
 import { coldCheck, type ColdTask, type VerifiedProof } from './proof.js';
-import { createRevocationChecker, DEFAULT_STATUS_RESOLVERS, type RevocationOutcome, type RevocationRequest } from './revocation.js';
+import { createRevocationChecker, DEFAULT_STATUS_RESOLVERS, keyStatusFrom, type RevocationOutcome, type RevocationRequest } from './revocation.js';
 import { checkStructure, notValid, OK, undecided, type Json } from './structure.js';
 import type { CredentialVerifier, TrustDeps, TrustOptions, VerifyContext } from './types.js';
 
@@ -47,15 +47,22 @@ export const DEFAULTS = Object.freeze({
 /** Round trips of one cold check to the request thread's I/O (an issuer state, JSON-LD documents) at most. */
 const MAX_COLD_ROUNDS = 8;
 
+/** A revocation question no status source the issuer signed can answer: nothing is requested. */
+const UNSIGNED: RevocationOutcome = Object.freeze({ kind: 'unsigned' });
+
 /**
- * `signed`: whether the status object is covered by the issuer's signature. When it is not (the issuer key's status in
- * the proof; a non-merklized credential's status), anyone holding a genuine credential could point it anywhere, so a
- * failure is reported without its network detail: the reason must not tell what answers at an arbitrary URL.
+ * The verdict of one revocation answer. `status` is the source that was asked (for the key: the credential's own,
+ * signed status with the key's nonce, see keyStatusFrom); only a source the issuer signed is ever asked, so a failure
+ * may name it. `ownSigned`: whether the credential's own status is covered by the signature.
  */
-function describeRevocation(o: RevocationOutcome, status: Json, what: 'credential' | 'key', signed: boolean): TrustVerdict {
+function describeRevocation(o: RevocationOutcome, status: Json, what: 'credential' | 'key', ownSigned: boolean): TrustVerdict {
   const type = String(status.type).slice(0, 100);
-  const where = what === 'credential' ? 'credentialStatus' : "the issuer key's credentialStatus";
+  const where = what === 'credential' ? 'credentialStatus' : "the issuer key's status (asked of the credential's credentialStatus)";
   switch (o.kind) {
+    case 'unsigned':
+      return what === 'credential' || !ownSigned
+        ? undecided("its credentialStatus is not covered by the issuer's signature, so revocation cannot be checked (no unsigned status URL is used)")
+        : undecided(`its credentialStatus (${type}) does not name the revocation nonce in a way that lets the signing key's status be asked of it, so the key's revocation cannot be checked`);
     case 'active':
       return OK;
     case 'revoked':
@@ -65,9 +72,7 @@ function describeRevocation(o: RevocationOutcome, status: Json, what: 'credentia
     case 'unsupported':
       return undecided(`${where} type ${JSON.stringify(type)} is not supported, so revocation cannot be checked`);
     default:
-      return signed
-        ? undecided(`${where} (${type} at ${String(status.id).slice(0, 300)}) cannot be resolved: ${o.why}`)
-        : undecided(`${where} (${type}, not covered by the signature) cannot be resolved`);
+      return undecided(`${where} (${type} at ${String(status.id).slice(0, 300)}) cannot be resolved: ${o.why}`);
   }
 }
 
@@ -247,26 +252,38 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
 
   // Made once per verified proof: the proof is per content digest, and the requests depend only on that content (so
   // the revocation cache keys them without rebuilding its key each time).
-  const requestsByProof = new WeakMap<VerifiedProof, [RevocationRequest, RevocationRequest]>();
-  /** The two revocation questions of a credential whose proof verified: its own status, and its issuer key's. */
-  const revocationRequests = (c: Json, proof: VerifiedProof): [RevocationRequest, RevocationRequest] => {
+  const requestsByProof = new WeakMap<VerifiedProof, [RevocationRequest | undefined, RevocationRequest | undefined]>();
+  /**
+   * The two revocation questions of a credential whose proof verified: its own status, and its issuer key's, both put
+   * to the status source the issuer signed (keyStatusFrom). Undefined for a question no signed source can be asked:
+   * the service then requests nothing, and the answer is undecided (never valid).
+   */
+  const revocationRequests = (c: Json, proof: VerifiedProof): [RevocationRequest | undefined, RevocationRequest | undefined] => {
     let requests = requestsByProof.get(proof);
     if (requests === undefined) {
       const issuerDid = c.issuer as string;
       const subjectId = (c.credentialSubject as Json).id;
+      const own = c.credentialStatus as Json;
+      const keyStatus = proof.statusSigned === true ? keyStatusFrom(own, proof.nonce as bigint, proof.keyNonce as bigint) : undefined;
       requests = [
-        { status: c.credentialStatus as Json, nonce: proof.nonce as bigint, issuerDid, holderDid: typeof subjectId === 'string' ? subjectId : issuerDid },
-        { status: proof.keyStatus as Json, nonce: proof.keyNonce as bigint, issuerDid, holderDid: issuerDid },
+        proof.statusSigned === true
+          ? { status: own, nonce: proof.nonce as bigint, issuerDid, holderDid: typeof subjectId === 'string' ? subjectId : issuerDid }
+          : undefined,
+        keyStatus === undefined ? undefined : { status: keyStatus, nonce: proof.keyNonce as bigint, issuerDid, holderDid: issuerDid },
       ];
       requestsByProof.set(proof, requests);
     }
     return requests;
   };
+  const check = (r: RevocationRequest | undefined): Promise<RevocationOutcome> => (r === undefined ? Promise.resolve(UNSIGNED) : revocation.check(r));
+  const known = (r: RevocationRequest | undefined): RevocationOutcome | undefined => (r === undefined ? UNSIGNED : revocation.known(r));
 
   /** The verdict once the proof and both revocation answers are known. */
   const conclude = (c: Json, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome): TrustVerdict => {
-    const ownVerdict = describeRevocation(own, c.credentialStatus as Json, 'credential', proof.statusSigned === true);
-    const keyVerdict = describeRevocation(key, proof.keyStatus as Json, 'key', false);
+    const signed = proof.statusSigned === true;
+    const ownStatus = c.credentialStatus as Json;
+    const ownVerdict = describeRevocation(own, ownStatus, 'credential', signed);
+    const keyVerdict = describeRevocation(key, revocationRequests(c, proof)[1]?.status ?? ownStatus, 'key', signed);
     // A definite answer wins over an undecided one.
     if (!ownVerdict.ok && ownVerdict.status === 'not-valid') return ownVerdict;
     if (!keyVerdict.ok && keyVerdict.status === 'not-valid') return keyVerdict;
@@ -286,7 +303,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     const failed = proofFailure(proof, ctx.now);
     if (failed !== undefined) return failed;
     const [ownRequest, keyRequest] = revocationRequests(c, proof);
-    const [own, key2] = await Promise.all([revocation.check(ownRequest), revocation.check(keyRequest)]);
+    const [own, key2] = await Promise.all([check(ownRequest), check(keyRequest)]);
     return conclude(c, proof, own, key2);
   };
 
@@ -304,8 +321,8 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     const failed = proofFailure(proof, ctx.now);
     if (failed !== undefined) return failed;
     const [ownRequest, keyRequest] = revocationRequests(c, proof);
-    const own = revocation.known(ownRequest);
-    const key = own === undefined ? undefined : revocation.known(keyRequest);
+    const own = known(ownRequest);
+    const key = own === undefined ? undefined : known(keyRequest);
     return key === undefined ? undefined : conclude(c, proof, own!, key);
   };
 

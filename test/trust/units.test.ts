@@ -1,11 +1,12 @@
 /** Unit tests of the pieces of src/trust that need no issuer: holder DIDs, issuer lists, caches, canonical JSON, env. */
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, contentHash } from '../../src/trust/canonical.js';
-import { createDocumentLoader, ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL } from '../../src/trust/documents.js';
+import { createDocumentLoader, ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL, remoteDocumentUrl } from '../../src/trust/documents.js';
 import { checkHolder, ethAddressOfPublicKey, holderAddressOf } from '../../src/trust/holder.js';
 import { checkIssuer } from '../../src/trust/issuers.js';
 import { LruCache } from '../../src/domain/lru.js';
 import { fetchJson } from '../../src/trust/http.js';
+import { keyStatusFrom } from '../../src/trust/revocation.js';
 import { trustOptionsFromEnv, TrustConfigError } from '../../src/trust/index.js';
 import { iden3DidFromEthAddress } from './iden3-test.js';
 import { startServer } from './servers.js';
@@ -154,6 +155,41 @@ describe('document loader', () => {
       await server.close();
     }
   });
+
+  it('fetches nothing outside the allowed prefix, however the URL is spelled (dot segments, encoded dots or slashes)', async () => {
+    const server = await startServer(async () => ({ json: { '@context': {} } }));
+    try {
+      const loader = createDocumentLoader({ fetch: (u, i) => fetch(u, i), timeoutMs: 2000, remoteDocumentPrefixes: [`${server.url}/ctx/`] });
+      const host = server.url.replace(/^http:\/\//, '');
+      for (const url of [
+        `${server.url}/ctx/../admin`,
+        `${server.url}/ctx/%2e%2e/admin`,
+        `${server.url}/ctx/%2E%2e/admin`,
+        `${server.url}/ctx/.%2e/admin`,
+        `${server.url}/ctx/..%2fadmin`,
+        `${server.url}/ctx/..%5cadmin`,
+        `${server.url}/ctx-evil/a.jsonld`,
+        `http://user:pw@${host}/ctx/a.jsonld`,
+        `${server.url.replace('127.0.0.1', 'localhost')}/ctx/a.jsonld`,
+      ]) {
+        await expect(loader(url), url).rejects.toThrow(/not available offline/);
+      }
+      expect(server.hits).toEqual([]);
+      // A harmless spelling under the prefix is fetched at its normalised URL.
+      await loader(`${server.url}/ctx/sub/../a.jsonld`);
+      expect(server.hits).toEqual(['GET /ctx/a.jsonld']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('matches a prefix without a final slash only as a whole path segment', () => {
+    expect(remoteDocumentUrl('https://s.example/ctx/a.jsonld', ['https://s.example/ctx'])).toBe('https://s.example/ctx/a.jsonld');
+    expect(remoteDocumentUrl('https://s.example/ctx', ['https://s.example/ctx'])).toBe('https://s.example/ctx');
+    expect(remoteDocumentUrl('https://s.example/ctxevil/a', ['https://s.example/ctx'])).toBeUndefined();
+    expect(remoteDocumentUrl('https://s.example:8443/ctx/a', ['https://s.example/ctx/'])).toBeUndefined();
+    expect(remoteDocumentUrl('http://s.example/ctx/a', ['https://s.example/ctx/'])).toBeUndefined();
+  });
 });
 
 describe('options from the environment', () => {
@@ -246,5 +282,37 @@ describe('HTTP client', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("the issuer key's status source", () => {
+  const smt = (id: string) => ({ type: 'SparseMerkleTreeProof', id, revocationNonce: 1001 });
+
+  it("asks the credential's own signed source for the key's nonce: path suffix, revocationNonce parameter", () => {
+    expect(keyStatusFrom(smt('https://issuer.example/v1/status/1001'), 1001n, 0n)).toEqual(smt('https://issuer.example/v1/status/0'));
+    const param = { type: 'Iden3commRevocationStatusV1.0', id: 'https://issuer.example/agent?revocationNonce=1001&x=1', revocationNonce: 1001 };
+    expect(keyStatusFrom(param, 1001n, 7n)).toEqual({ ...param, id: 'https://issuer.example/agent?revocationNonce=7&x=1' });
+  });
+
+  it('asks an agent, a contract or a reverse hash service as it is (the nonce travels in the question)', () => {
+    for (const own of [
+      { type: 'Iden3commRevocationStatusV1.0', id: 'https://issuer.example/agent', revocationNonce: 1001 },
+      { type: 'Iden3OnchainSparseMerkleTreeProof2023', id: 'did:iden3:x?contractAddress=80001:0x49b8&state=1', revocationNonce: 1001 },
+      { type: 'Iden3ReverseSparseMerkleTreeProof', id: 'https://rhs.example', revocationNonce: 1001 },
+    ]) expect(keyStatusFrom(own, 1001n, 0n)).toEqual(own);
+  });
+
+  it("rewrites a reverse hash service's issuer fallback, or drops one that does not name the nonce", () => {
+    const rhs = { type: 'Iden3ReverseSparseMerkleTreeProof', id: 'https://rhs.example', revocationNonce: 1001 };
+    expect(keyStatusFrom({ ...rhs, statusIssuer: smt('https://issuer.example/status/1001') }, 1001n, 0n))
+      .toEqual({ ...rhs, statusIssuer: smt('https://issuer.example/status/0') });
+    expect(keyStatusFrom({ ...rhs, statusIssuer: smt('https://elsewhere.example/status') }, 1001n, 0n)).toEqual(rhs);
+  });
+
+  it('gives no source when the signed id does not name the credential\'s nonce where it must', () => {
+    expect(keyStatusFrom(smt('https://issuer.example/status'), 1001n, 0n)).toBeUndefined();
+    expect(keyStatusFrom(smt('https://issuer.example/status/1002'), 1001n, 0n)).toBeUndefined();
+    expect(keyStatusFrom({ ...smt('https://issuer.example/s?revocationNonce=5'), type: 'Iden3commRevocationStatusV1.0' }, 1001n, 0n)).toBeUndefined();
+    expect(keyStatusFrom({ type: 'SparseMerkleTreeProof', revocationNonce: 1001 }, 1001n, 0n)).toBeUndefined();
   });
 });

@@ -259,6 +259,26 @@ describe('tampering and forgery', () => {
     expectFail(await one(shared(), c), 'not-valid', /made by another issuer than the credential names/);
   });
 
+  it("fetches no JSON-LD document for a credential whose signing key is not shown to be its issuer's", async () => {
+    const contexts = await startServer(async () => ({ json: { '@context': {} } }));
+    try {
+      const c = clone(creds.valid);
+      const proof = c.proof[0];
+      const fromB = creds.fromB.proof[0];
+      const { hi, hv } = ClaimNs.fromHex(proof.coreClaim).hiHv();
+      proof.signature = Hex.encodeString(new PrivateKey(new TextEncoder().encode(SEED_B)).signPoseidon(poseidon.hash([hi, hv])).compress());
+      proof.issuerData.authCoreClaim = fromB.issuerData.authCoreClaim;
+      proof.issuerData.state = fromB.issuerData.state;
+      proof.issuerData.mtp = fromB.issuerData.mtp;
+      c['@context'] = [...c['@context'], `${contexts.url}/ctx/extra.jsonld`];
+      const v = verifier({ remoteDocumentPrefixes: [`${contexts.url}/ctx/`] });
+      expectFail(await one(v, c), 'not-valid', /neither the issuer's genesis state nor a published one/);
+      expect(contexts.hits).toEqual([]);
+    } finally {
+      await contexts.close();
+    }
+  });
+
   it('answers error when a JSON-LD context is not available offline', async () => {
     const c = clone(creds.valid);
     c['@context'] = [...c['@context'].slice(0, 2), 'https://schemas.unknown.example/IDInformation.jsonld'];
@@ -387,10 +407,9 @@ describe('revocation', () => {
       });
       // The liar answers the proof of nonce 0 (the issuer key's) for every nonce: wrong for the credential's 1001.
       expectFail(await one(v, creds.valid), 'error', /^credentialStatus \(SparseMerkleTreeProof at .*\/a\/status\/1001\) cannot be resolved: the answer's Merkle proof does not verify against its revocation tree root for this nonce$/);
-      // Now the proof of 1001 for every nonce: wrong for the issuer key's status, which no signature covers, so the
-      // reason gives no detail of what answered there.
+      // Now the proof of 1001 for every nonce: wrong for the issuer key's status, asked of the same signed source.
       answerFor = 1001;
-      expectFail(await one(v, creds.valid), 'error', /^the issuer key's credentialStatus \(SparseMerkleTreeProof, not covered by the signature\) cannot be resolved$/);
+      expectFail(await one(v, creds.valid), 'error', /^the issuer key's status \(asked of the credential's credentialStatus\) \(SparseMerkleTreeProof at .*\/a\/status\/0\) cannot be resolved: the answer's Merkle proof does not verify/);
     } finally {
       await liar.close();
     }
@@ -419,6 +438,33 @@ describe('issuer states', () => {
     expect(await one(v, creds.fromB)).toEqual({ ok: true });
     await b.revoke(0); // the auth claim of a new identity has revocation nonce 0
     expectFail(await one(v, creds.fromB), 'not-valid', /its issuer has revoked the key that signed it/);
+  });
+
+  it("keeps a revoked signing key revoked wherever the proof's unsigned key status points, and asks nothing there", async () => {
+    if (!((await b.status(0)).mtp as { existence: boolean }).existence) await b.revoke(0);
+    // A server of the holder's choosing that answers a self-consistent "not revoked" for every nonce (issuer A's tree,
+    // where nonce 0 is not revoked), however it is asked: GET by path, POST as an agent.
+    const liar = await startServer(async (req) => {
+      const nonce = nonceFromStatusPath(new URL(req.url ?? '/', 'http://x').pathname) ?? 0n;
+      const doc = await a.status(nonce);
+      return { json: req.method === 'POST' ? { type: 'https://iden3-communication.io/revocation/1.0/status', body: doc } : doc };
+    });
+    try {
+      const v = verifier({ revocationCacheMs: 0 });
+      const redirects = [
+        { type: 'SparseMerkleTreeProof', id: `${liar.url}/status/0`, revocationNonce: 0 },
+        { type: 'Iden3commRevocationStatusV1.0', id: `${liar.url}/agent`, revocationNonce: 0 },
+        { type: 'Iden3ReverseSparseMerkleTreeProof', id: `${liar.url}/rhs`, revocationNonce: 0, statusIssuer: { type: 'SparseMerkleTreeProof', id: `${liar.url}/status/0`, revocationNonce: 0 } },
+      ];
+      for (const redirect of redirects) {
+        const c = clone(creds.fromB);
+        c.proof[0].issuerData.credentialStatus = redirect;
+        expectFail(await one(v, c), 'not-valid', /^its issuer has revoked the key that signed it$/);
+      }
+      expect(liar.hits).toEqual([]);
+    } finally {
+      await liar.close();
+    }
   });
 });
 
