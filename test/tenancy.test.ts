@@ -59,8 +59,10 @@ describe('every route crossed with every token', () => {
         expect(exec.statusCode).toBe(ok ? 200 : 404);
         const one = await req(token, 'GET', `/compliance/executions/${w.executions[target]}`);
         expect(one.statusCode).toBe(ok ? 200 : 404);
+        // The list answers as for an id never used: an empty page, not the other project's records, not 404.
         const list = await req(token, 'GET', `/compliance/scenarios/${id}/executions`);
-        expect(list.statusCode).toBe(ok ? 200 : 404);
+        expect(list.statusCode).toBe(200);
+        expect(list.json().items.length).toBe(ok ? 2 : 0);
         const patch = await req(token, 'PATCH', `/compliance/scenarios/${id}`, { input: { description: 'changed' } });
         expect(patch.statusCode).toBe(ok ? 200 : 404);
         const del = await req(token, 'DELETE', `/compliance/scenarios/${id}`);
@@ -87,6 +89,19 @@ describe('every route crossed with every token', () => {
       else expect(projects).toEqual(new Set([token === A ? 'projA' : 'projB']));
     });
   }
+
+  it("an id deleted and re-created by another project keeps the first project's execution history, shown to it only", async () => {
+    const id = `reused-${++seq}`;
+    expect((await req(A, 'POST', '/compliance/scenarios', { id, input: scenario({ projectId: 'projA' }) })).statusCode).toBe(201);
+    const first = (await req(A, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [credential()], scenarioId: id })).json()[0].executionId;
+    expect((await req(A, 'DELETE', `/compliance/scenarios/${id}`)).statusCode).toBe(204);
+    expect((await req(B, 'POST', '/compliance/scenarios', { id, input: scenario({ projectId: 'projB' }) })).statusCode).toBe(201);
+    const second = (await req(B, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [credential()], scenarioId: id })).json()[0].executionId;
+    const listed = async (token: string) => (await req(token, 'GET', `/compliance/scenarios/${id}/executions`)).json().items.map((e: { executionId: string }) => e.executionId);
+    expect(await listed(A)).toEqual([first]);
+    expect(await listed(B)).toEqual([second]);
+    expect(await listed(OP)).toEqual([second, first]);
+  });
 
   it('creating in a project the token does not hold, or without a project, is 403', async () => {
     expect((await req(A, 'POST', '/compliance/scenarios', { input: scenario({ projectId: 'projB' }) })).statusCode).toBe(403);
@@ -135,7 +150,8 @@ describe('property: token A never sees project B', () => {
           if (res.statusCode < 300) {
             // Refusals may echo what A itself sent; a success must hold nothing of B.
             expect(res.body).not.toContain('projB');
-            for (const id of bIds) expect(res.body).not.toContain(id);
+            // As JSON strings: a short id such as b-17 may occur inside a random UUID ("…db-17e4…").
+            for (const id of bIds) expect(res.body).not.toContain(JSON.stringify(id));
           }
         }
         // B's scenario is untouched by anything A did.
