@@ -282,7 +282,7 @@ beforeAll(async () => {
   // The rate limit stays installed but out of reach (429s for volume would hide what the fuzzer looks for). Load
   // shedding is off: this process's event loop also runs the generators, so its delay says nothing about the
   // service, and the sampler sheds spuriously (KNOWN_BUGS spurious-overload).
-  app = await makeApp({ DATA_DIR: dir, API_TOKENS: tokens, RATE_LIMIT_MAX: '100000000', MAX_EVENT_LOOP_DELAY_MS: '0' }, { store });
+  app = await makeApp({ DATA_DIR: dir, API_TOKENS: tokens, RATE_LIMIT_MAX: '100000000', ZKP_RESPONSES_PER_MINUTE: '999999', MAX_EVENT_LOOP_DELAY_MS: '0' }, { store });
   bodyLimit = (app as FastifyInstance & { config: { bodyLimit: number } }).config.bodyLimit;
   const doc = app.swagger() as unknown as OpenApiDoc;
   api = new Api(doc);

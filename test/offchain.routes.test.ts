@@ -9,9 +9,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { alwaysLatestStateResolvers } from '../src/zkp/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { alwaysLatestStateResolvers, type StateResolvers } from '../src/zkp/index.js';
+import { MAX_WAITING_CHECKS } from '../src/http/offchain.js';
 import { ADDRESS, auth, makeApp, scenario } from './helpers.js';
 import { cloneProof, fixtureConfiguration, fixtureRequest, plainResponse } from './zkp/fixtures.js';
+import { iden3DidFromEthAddress } from './trust/iden3-test.js';
 
 const SECRET = 'webhook-secret-0123456789';
 let app: FastifyInstance;
@@ -44,6 +47,7 @@ beforeAll(async () => {
     WEBHOOK_SECRET: SECRET,
     WEBHOOK_POLL_MS: '50',
     WEBHOOK_RETRY_BASE_MS: '100',
+    ZKP_RESPONSES_PER_MINUTE: '1000', // the per-address limit has its own test below
   }, { zkpStateResolvers: alwaysLatestStateResolvers(), now: clock });
   const created = await app.inject({
     method: 'POST', url: '/compliance/scenarios', headers: auth,
@@ -182,4 +186,101 @@ describe('OffChainZKP', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().errors.map((e: any) => e.field)).toContain('body.input.queryConfigurations.0.query.operator');
   });
+
+  it("refuses, before any proof check, an identity made from another Ethereum address than the execution's", async () => {
+    const { executionId, request } = await start();
+    const other = await answer(executionId, plainResponse({ thid: request.thid, from: iden3DidFromEthAddress('0x8ba1f109551bD432803012645Ac136ddd64DBA72') }));
+    expect(other.statusCode).toBe(422);
+    expect(other.json().detail).toMatch(/^the proving identity is made from another Ethereum address than the execution's address/);
+    expect((await read(executionId)).state).toBe('pending');
+    // Made from the execution's own address: past this check, and the proof (made for another identity) is not valid.
+    const own = await answer(executionId, plainResponse({ thid: request.thid, from: iden3DidFromEthAddress(ADDRESS) }));
+    expect(own.statusCode, own.body).toBe(200);
+    expect(own.json().results[0].result.status).toBe('not-valid');
+  });
+
+  it('takes ZKP_ANSWERS_PER_EXECUTION answers per execution, then 429 with Retry-After; others are not touched', async () => {
+    const a = await start();
+    const b = await start();
+    for (let i = 0; i < 5; i++) expect((await answer(a.executionId, plainResponse({ thid: b.request.thid }))).statusCode).toBe(409);
+    const sixth = await answer(a.executionId, plainResponse({ thid: a.request.thid }));
+    expect(sixth.statusCode).toBe(429);
+    expect(sixth.json().code).toBe('SCS_TOO_MANY_ANSWERS');
+    expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await read(a.executionId)).state).toBe('pending');
+    const other = await answer(b.executionId, plainResponse({ thid: b.request.thid, proof: cloneProof() }));
+    expect(other.statusCode).not.toBe(429);
+  });
+
+});
+
+describe('OffChainZKP proof checks', () => {
+  it('run one at a time with MAX_WAITING_CHECKS waiting; answers beyond get 503 with Retry-After and are not counted', async () => {
+    // Issuer states resolved as over a slow RPC (300 ms each), as a chain node would: the checks overlap in time.
+    const latest = alwaysLatestStateResolvers();
+    const slow = new Proxy({} as StateResolvers, {
+      get: (_t, key) => (typeof key === 'string'
+        ? {
+          resolve: async (...args: unknown[]) => { await sleep(300); return (latest[key].resolve as (...a: unknown[]) => Promise<unknown>)(...args); },
+          rootResolve: async (...args: unknown[]) => { await sleep(300); return (latest[key].rootResolve as (...a: unknown[]) => Promise<unknown>)(...args); },
+        }
+        : undefined),
+      has: () => true,
+    });
+    const busyApp = await makeApp({
+      ZKP_VERIFIER_DID: fixtureRequest.sender, ZKP_ALLOW_PLAIN_RESPONSES: 'true', ZKP_PROOF_MAX_AGE_SECONDS: '999999999',
+      PUBLIC_BASE_URL: 'https://compliance.example', ZKP_RESPONSES_PER_MINUTE: '1000',
+    }, { zkpStateResolvers: slow });
+    try {
+      const created = await busyApp.inject({
+        method: 'POST', url: '/compliance/scenarios', headers: auth,
+        payload: { id: 'zk', input: scenario({ type: 'OffChainZKP', message: fixtureRequest.message, queryConfigurations: [fixtureConfiguration()] }) },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const n = MAX_WAITING_CHECKS + 6;
+      const started = [];
+      for (let i = 0; i < n; i++) {
+        const [r] = (await busyApp.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: { address: ADDRESS, credentials: [], scenarioId: 'zk' } })).json();
+        started.push({ executionId: r.executionId as string, thid: r.result.authorizationRequest.thid as string });
+      }
+      // The genuine proof for every execution: each check waits for the (slow) issuer state, so the answers overlap;
+      // the first completes its execution, the others checked are refused as replays (409), the rest are not checked.
+      const answers = await Promise.all(started.map((x) => busyApp.inject({
+        method: 'POST', url: `/compliance/executions/${x.executionId}/zkp-response`, headers: { 'content-type': 'text/plain' },
+        payload: plainResponse({ thid: x.thid }),
+      })));
+      const busy = answers.filter((r) => r.statusCode === 503);
+      expect(answers.map((r) => r.statusCode).filter((s) => s !== 503).sort()).toEqual([200, ...Array(MAX_WAITING_CHECKS).fill(409)]);
+      expect(busy.length).toBe(n - 1 - MAX_WAITING_CHECKS);
+      for (const r of busy) {
+        expect(r.json().code).toBe('SCS_OVERLOADED');
+        expect(r.headers['retry-after']).toBe('1');
+      }
+    } finally {
+      await busyApp.close();
+    }
+  }, 120_000);
+});
+
+describe('OffChainZKP answers per client address', () => {
+  it('are limited by ZKP_RESPONSES_PER_MINUTE (429 with Retry-After), besides the service-wide limit', async () => {
+    const limited = await makeApp({
+      ZKP_VERIFIER_DID: fixtureRequest.sender, ZKP_ALLOW_PLAIN_RESPONSES: 'true', PUBLIC_BASE_URL: 'https://compliance.example',
+      ZKP_RESPONSES_PER_MINUTE: '3',
+    }, { zkpStateResolvers: alwaysLatestStateResolvers() });
+    try {
+      const send = () => limited.inject({ method: 'POST', url: '/compliance/executions/00000000-0000-4000-8000-000000000000/zkp-response', headers: { 'content-type': 'text/plain' }, payload: 'x' });
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await send()).statusCode);
+      expect(statuses).toEqual([404, 404, 404, 429]);
+      const refused = await send();
+      expect(refused.json()).toMatchObject({ code: 'SCS_RATE_LIMITED', status: 429 });
+      expect(refused.json().detail).toMatch(/at most 3 answers a minute from this client address/);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      // Other routes from the same address are not limited by it.
+      expect((await limited.inject({ method: 'GET', url: '/compliance/scenarios', headers: auth })).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  }, 60_000);
 });

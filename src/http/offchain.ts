@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { FieldProblem } from '../engine/index.js';
 import type { CachedPlan } from '../domain/plan-cache.js';
 import { newDelivery } from '../domain/webhooks.js';
@@ -19,6 +19,7 @@ import type { ZkpVerifier } from '../zkp/verify.js';
 import { ExecutionNotFound, problemResponses, sendProblem } from './errors.js';
 import type { Metrics } from './metrics.js';
 import { executionView } from './executions.js';
+import { LruCache } from '../domain/lru.js';
 
 export interface OffChainDeps {
   store: Store;
@@ -30,6 +31,9 @@ export interface OffChainDeps {
 }
 
 /** `/compliance/executions/{id}/zkp-response`: where the wallet POSTs its answer. */
+/** Answers waiting for the proof check running in this process before more get 503. */
+export const MAX_WAITING_CHECKS = 16;
+
 export const callbackPath = (executionId: string) => `/compliance/executions/${executionId}/zkp-response`;
 
 /**
@@ -44,6 +48,11 @@ export class OffChain {
   private readonly documents: OfflineDocumentLoader;
   /** Made by ready() (or the first answer), then reused (it reads the verification keys). */
   private verifier?: Promise<ZkpVerifier>;
+  /** Answers that reached the proof check, per pending execution (this process), kept until it expires. */
+  private readonly answers = new LruCache<string, number>(10_000);
+  /** The proof checks waiting for the one running (see checkOneAtATime). */
+  private readonly waiting: Array<() => void> = [];
+  private checking = false;
 
   constructor(private readonly config: Config, private readonly deps: OffChainDeps) {
     const z = config.zkp;
@@ -152,12 +161,46 @@ export class OffChain {
     for (const record of expired) await this.expire(record);
   }
 
+  /**
+   * Runs one proof check at a time in this process, with at most MAX_WAITING_CHECKS waiting (else undefined: the
+   * caller answers 503). A check is ~50 ms of CPU on the event loop (Groth16, in the library): one at a time keeps
+   * what every other request waits for to one check, however many answers arrive together.
+   */
+  private async checkOneAtATime<T>(check: () => Promise<T>): Promise<{ value: T } | undefined> {
+    if (this.checking) {
+      if (this.waiting.length >= MAX_WAITING_CHECKS) return undefined;
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    this.checking = true;
+    try {
+      return { value: await check() };
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.checking = false;
+    }
+  }
+
   /** The wallet's callback: outside bearer auth (the wallet has no token; the proof and the thread id bind it). */
   routes(app: FastifyInstance): void {
     app.register(async (child) => {
       // Wallets POST the token as text; a plain JSON message may come as application/json.
       child.addContentTypeParser(['text/plain', 'application/octet-stream'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
+      // Anyone may answer (no token), and an answer whose cheap checks pass costs a proof check: a limit per client
+      // address (besides the service-wide one), a budget per execution and one check at a time bound that cost.
+      const perMinute = this.config.zkp.responsesPerMinute;
+      const perAddress = perMinute > 0 && {
+        max: perMinute,
+        timeWindow: 60_000,
+        keyGenerator: (request: FastifyRequest) => `zkp-response:${request.ip}`,
+        errorResponseBuilder: (_request: FastifyRequest, context: { max: number; after: string; ttl: number }) => Object.assign(
+          new Error(`Rate limit exceeded: at most ${context.max} answers a minute from this client address; retry in ${context.after}`),
+          { statusCode: 429, code: 'SCS_RATE_LIMITED', retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)) },
+        ),
+      };
       child.post('/compliance/executions/:executionId/zkp-response', {
+        // Instead of the service-wide limit (protection.ts); off with RATE_LIMIT_MAX=0, like every rate limit.
+        ...(perAddress && { config: { rateLimit: perAddress } }),
         bodyLimit: 256 * 1024,
         schema: {
           operationId: 'answerZkpRequest',
@@ -166,14 +209,18 @@ export class OffChain {
             'iden3comm callback, no bearer token: the body is the JWZ token (text/plain), or a plain iden3comm message where ' +
             'ZKP_ALLOW_PLAIN_RESPONSES is on. The proofs are verified (Groth16 against the circuit keys, query match, issuer ' +
             'state, proof age, thread id of this execution) and the execution completes with a verdict per rule. Nothing ' +
-            'changes on a refused answer.',
+            'changes on a refused answer. Where the proving identity is made from an Ethereum address, it must be the ' +
+            "execution's address (422 otherwise); a BabyJubJub identity encodes no address, and only the delivery of the " +
+            "authorization request to the holder's wallet binds it to the address. Limits: ZKP_RESPONSES_PER_MINUTE " +
+            'answers per client address (429), ZKP_ANSWERS_PER_EXECUTION answers per execution (429), one proof check at ' +
+            'a time per process with 16 waiting (503 beyond, with Retry-After).',
           tags: ['executions'],
           consumes: ['text/plain', 'application/octet-stream', 'application/json'],
           params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
           body: Type.Union([Type.String({ minLength: 1, maxLength: 200_000 }), Type.Object({}, { additionalProperties: true })]),
           response: {
             200: Type.Ref('Execution'),
-            ...problemResponses(400, 404, 409, 410, 413, 415, 422, 503),
+            ...problemResponses(400, 404, 409, 410, 413, 415, 422, 429, 503),
           },
         },
       }, async (request, reply) => {
@@ -190,10 +237,26 @@ export class OffChain {
           await this.expire(record);
           return sendProblem(reply, 410, { code: 'SCS_REQUEST_EXPIRED', detail: 'The authorization request expired; start a new execution' });
         }
+        const answered = this.answers.get(executionId) ?? 0;
+        const leftSeconds = Math.max(1, Math.ceil((record.zkp.expiresAt * 1000 - now) / 1000));
+        if (answered >= this.config.zkp.answersPerExecution) {
+          reply.header('Retry-After', String(leftSeconds));
+          return sendProblem(reply, 429, {
+            code: 'SCS_TOO_MANY_ANSWERS',
+            detail: `This execution has taken ${answered} answers, the most it takes (ZKP_ANSWERS_PER_EXECUTION); start a new execution`,
+          });
+        }
+        this.answers.set(executionId, answered + 1, leftSeconds * 1000);
         const verifier = await this.loadVerifier();
         let verification;
         try {
-          verification = await verifier.verify(token, record.zkp as unknown as PendingAuthorization, { now });
+          const checked = await this.checkOneAtATime(() => verifier.verify(token, record.zkp as unknown as PendingAuthorization, { now, address: record.address }));
+          if (checked === undefined) {
+            this.answers.set(executionId, Math.max(0, (this.answers.get(executionId) ?? 1) - 1), leftSeconds * 1000); // not checked: not counted
+            reply.header('Retry-After', '1');
+            return sendProblem(reply, 503, { code: 'SCS_OVERLOADED', detail: 'Too many answers are waiting for their proof check; send it again shortly' });
+          }
+          verification = checked.value;
         } catch (err) {
           if (!isZkpError(err)) throw err;
           if (err.statusCode === 410) await this.expire(record);

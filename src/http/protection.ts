@@ -91,7 +91,13 @@ export async function registerProtection(
         return err;
       },
     });
-    app.addHook('onRequest', app.rateLimit());
+    // A route with a limit of its own (config.rateLimit, e.g. the OffChainZKP callback per client address) gets the
+    // plugin's hook for it instead: the plugin runs one limit per request.
+    const limit = app.rateLimit();
+    app.addHook('onRequest', async (request, reply) => {
+      if (typeof (request.routeOptions.config as { rateLimit?: unknown }).rateLimit === 'object') return;
+      await limit.call(app, request, reply);
+    });
   }
 
   if (config.maxEventLoopDelayMs > 0) {

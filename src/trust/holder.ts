@@ -111,6 +111,12 @@ function sameAddress(namespace: string, a: string, b: string): boolean {
   return a === b;
 }
 
+/** Whether a DID encodes this address: undefined when it encodes none (or is malformed). Never throws. */
+export function didAddressMatches(did: unknown, address: string): boolean | undefined {
+  const h = holderAddressOf(did);
+  return h.kind === 'address' ? sameAddress(h.namespace, h.address, address) : undefined;
+}
+
 /**
  * The holder binding check. Reasons never quote the subject DID or its address (credentialSubject values).
  */

@@ -14,6 +14,8 @@
  *   ZKP_CLOCK_SKEW_SECONDS              how far in the future a proof timestamp may be               300
  *   ZKP_STATE_TRANSITION_DELAY_SECONDS  grace period of a replaced issuer state                       3600
  *   ZKP_ALLOW_PLAIN_RESPONSES           accept unsigned plain JSON answers (tests only)              false
+ *   ZKP_RESPONSES_PER_MINUTE            answers to the callback per client address and minute (0: off) 30
+ *   ZKP_ANSWERS_PER_EXECUTION           answers one pending execution takes before 429               5
  */
 import { ZkpOptionsError } from './errors.js';
 import { DEFAULT_ZKP_CIRCUIT_ID, ZKP_CIRCUIT_IDS, type ZkpCircuitId } from './queries.js';
@@ -33,6 +35,17 @@ export interface ZkpEnvConfig {
   clockSkewMs: number;
   stateTransitionDelayMs: number;
   allowPlainMessages: boolean;
+  /** Callback answers per client address per minute (429 beyond; 0 = no such limit). */
+  responsesPerMinute: number;
+  /** Answers a pending execution takes (each costs a proof check); 429 beyond. */
+  answersPerExecution: number;
+}
+
+function count(env: Record<string, string | undefined>, name: string, dflt: number, min: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return dflt;
+  if (!/^[0-9]{1,6}$/.test(raw) || Number(raw) < min) throw new ZkpOptionsError(`${name} must be a whole number, at least ${min}`);
+  return Number(raw);
 }
 
 function seconds(env: Record<string, string | undefined>, name: string, dflt: number): number {
@@ -84,5 +97,7 @@ export function readZkpEnv(env: Record<string, string | undefined> = process.env
     clockSkewMs: seconds(env, 'ZKP_CLOCK_SKEW_SECONDS', 300),
     stateTransitionDelayMs: seconds(env, 'ZKP_STATE_TRANSITION_DELAY_SECONDS', 3600),
     allowPlainMessages: plain === 'true' || plain === '1',
+    responsesPerMinute: count(env, 'ZKP_RESPONSES_PER_MINUTE', 30, 0),
+    answersPerExecution: count(env, 'ZKP_ANSWERS_PER_EXECUTION', 5, 1),
   };
 }

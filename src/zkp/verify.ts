@@ -19,6 +19,7 @@ import { auth } from '@iden3/js-iden3-auth';
 import { AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals } from './sdk.js';
 import { isCanonicalIden3Did } from './did.js';
 import { DID, type Id } from '../trust/iden3.js';
+import { didAddressMatches } from '../trust/holder.js';
 import { createDocumentLoader, type OfflineDocumentLoader } from './documents.js';
 import {
   InvalidTokenError, MalformedResponseError, ProofReplayedError, RequestExpiredError, ResponseMismatchError,
@@ -93,6 +94,12 @@ export interface ZkpVerification {
 export interface VerifyCallOptions {
   /** Epoch ms (default Date.now()): request expiry and proof age are judged at this instant. */
   now?: number;
+  /**
+   * The execute request's address. Where the proving identity (`from`) is made from an Ethereum address (an
+   * Ethereum-controlled iden3 identity), it must be this address: the answer is refused (422) otherwise, before any
+   * proof is checked. Other identities (BabyJubJub keys) encode no address: nothing in the answer binds them to it.
+   */
+  address?: string;
 }
 
 /** A loaded verifier: create once per process with createZkpVerifier, then call verify for each answer. */
@@ -405,6 +412,10 @@ export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<Zk
     if (message.to !== pending.verifierDid) {
       throw new ResponseMismatchError(`the answer is addressed to ${JSON.stringify(String(message.to ?? '(nobody)').slice(0, 200))}, ` +
         `not to this verifier (${pending.verifierDid})`);
+    }
+    if (call.address !== undefined && didAddressMatches(message.from, call.address) === false) {
+      throw new ResponseMismatchError("the proving identity is made from another Ethereum address than the execution's address: " +
+        'the answer must come from the holder of that address');
     }
     if ((pending.request.body.message ?? '') !== (message.body.message ?? '')) {
       throw new ResponseMismatchError('the answer does not carry the message the request asked to sign');

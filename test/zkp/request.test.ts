@@ -223,7 +223,7 @@ describe('readZkpEnv', () => {
     expect(readZkpEnv({})).toEqual({
       verifierDid: undefined, requestTtlMs: 600_000, defaultCircuitId: 'credentialAtomicQuerySigV2', contexts: {}, allowedIssuers: ['*'],
       documentsFile: undefined, circuitsDir: undefined, stateResolvers: {}, proofMaxAgeMs: 3_600_000, clockSkewMs: 300_000,
-      stateTransitionDelayMs: 3_600_000, allowPlainMessages: false,
+      stateTransitionDelayMs: 3_600_000, allowPlainMessages: false, responsesPerMinute: 30, answersPerExecution: 5,
     });
   });
 
@@ -232,15 +232,15 @@ describe('readZkpEnv', () => {
       ZKP_VERIFIER_DID: VERIFIER_DID, ZKP_REQUEST_TTL_SECONDS: '120', ZKP_DEFAULT_CIRCUIT_ID: 'credentialAtomicQueryMTPV2',
       ZKP_CONTEXTS: JSON.stringify({ IDInformation: KYC_V3 }), ZKP_ALLOWED_ISSUERS: `${ISSUER}, ${USER_DID}`,
       ZKP_STATE_RESOLVERS: JSON.stringify({ 'polygon:amoy': { rpcUrl: 'https://rpc.example', contractAddress: `0x${'1a'.repeat(20)}` } }),
-      ZKP_PROOF_MAX_AGE_SECONDS: '60', ZKP_ALLOW_PLAIN_RESPONSES: 'true',
+      ZKP_PROOF_MAX_AGE_SECONDS: '60', ZKP_ALLOW_PLAIN_RESPONSES: 'true', ZKP_RESPONSES_PER_MINUTE: '0', ZKP_ANSWERS_PER_EXECUTION: '2',
     });
-    expect(cfg).toMatchObject({ verifierDid: VERIFIER_DID, requestTtlMs: 120_000, defaultCircuitId: 'credentialAtomicQueryMTPV2', allowedIssuers: [ISSUER, USER_DID], proofMaxAgeMs: 60_000, allowPlainMessages: true });
+    expect(cfg).toMatchObject({ verifierDid: VERIFIER_DID, requestTtlMs: 120_000, defaultCircuitId: 'credentialAtomicQueryMTPV2', allowedIssuers: [ISSUER, USER_DID], proofMaxAgeMs: 60_000, allowPlainMessages: true, responsesPerMinute: 0, answersPerExecution: 2 });
     expect(Object.keys(cfg.stateResolvers)).toEqual(['polygon:amoy']);
     for (const env of [
       { ZKP_VERIFIER_DID: 'did:x' }, { ZKP_REQUEST_TTL_SECONDS: '0' }, { ZKP_REQUEST_TTL_SECONDS: '1.5' },
       { ZKP_DEFAULT_CIRCUIT_ID: 'x' }, { ZKP_CONTEXTS: '[]' }, { ZKP_CONTEXTS: '{"a":1}' }, { ZKP_ALLOWED_ISSUERS: 'me' },
       { ZKP_STATE_RESOLVERS: '{"polygon":{}}' }, { ZKP_STATE_RESOLVERS: '{"polygon:amoy":{"rpcUrl":"x","contractAddress":"0x1"}}' },
-      { ZKP_ALLOW_PLAIN_RESPONSES: 'yes' },
+      { ZKP_ALLOW_PLAIN_RESPONSES: 'yes' }, { ZKP_RESPONSES_PER_MINUTE: '-1' }, { ZKP_ANSWERS_PER_EXECUTION: '0' }, { ZKP_ANSWERS_PER_EXECUTION: 'many' },
     ]) expect(() => readZkpEnv(env), JSON.stringify(env)).toThrow(ZkpOptionsError);
   });
 });
