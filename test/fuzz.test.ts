@@ -26,11 +26,11 @@ import {
   arbitraryJsonRequests, brokenJsonRequests, contentTypeRequests, createRequests, executeRequests, oddHeaderRequests,
   oddPathRequests, operationRequests, oversizeRequests, patchRequests, segment, type FuzzRequest, type GeneratorContext,
 } from './fuzz/requests.js';
-import { canonical, checkAnswer, checkState, predict, Violation, type Answer, type Row, type SendContext, type Snapshot } from './fuzz/oracle.js';
+import { LIMITED_PROJECT, canonical, checkAnswer, checkState, predict, Violation, type Answer, type Row, type SendContext, type Snapshot } from './fuzz/oracle.js';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20_261_122;
 const RUNS = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : 10_400;
-const PROJECT_TOKEN = { token: 'fz-project-token-0123456789abcdef', project: 'fz-proj' };
+const PROJECT_TOKEN = { token: 'fz-project-token-0123456789abcdef', project: LIMITED_PROJECT };
 const POOL = ['fz-0', 'fz-1', 'fz-2', 'fz-3', 'fz-4', 'fz-5', 'adult-kyc', 'kyc-over-18'] as const;
 const MAX_ROWS = 16;
 
@@ -102,7 +102,7 @@ async function takeSnapshot(target?: string): Promise<Snapshot> {
     rows.push(...(page.items as Row[]));
     after = page.next;
   } while (after !== undefined);
-  const snap: Snapshot = { rows: new Map(rows.map((r) => [r.id, r])), text: JSON.stringify(rows) };
+  const snap: Snapshot = { rows: new Map(rows.map((r) => [r.seq, r])), text: JSON.stringify(rows) };
   if (target !== undefined && typeof (store as { listExecutions?: unknown }).listExecutions === 'function') {
     snap.newestExecution = (await store.listExecutions(target, 1)).items[0]?.executionId ?? null;
   }
@@ -163,7 +163,9 @@ async function run(generated: FuzzRequest): Promise<void> {
   try {
     if (req.ifMatch) {
       // The ETag a client would hold: read the scenario first (that read is checked like any other request).
-      const read = await inject('GET', `/compliance/scenarios/${segment(req.target ?? '').text}`, auth);
+      // The same query (?projectId=) as the request, so that the read names the scenario the write will.
+      const query = url.split('#')[0].includes('?') ? url.split('#')[0].slice(url.indexOf('?')) : '';
+      const read = await inject('GET', `/compliance/scenarios/${segment(req.target ?? '').text}${query}`, auth);
       a = read;
       checkAnswer(api, { ...req, method: 'GET', headers: auth, payload: undefined }, '/compliance/scenarios/x', read);
       sent.currentEtag = read.statusCode === 200 ? String(read.headers.etag) : undefined;
@@ -228,9 +230,9 @@ async function run(generated: FuzzRequest): Promise<void> {
     }
     if (a.statusCode < 300 && a.headers.etag) rememberEtag(req.target ?? (json as { id?: string } | undefined)?.id, a.headers.etag);
     if (a.statusCode === 201 && op?.operationId === 'createScenario') {
-      // The Location must lead to the scenario just made.
+      // The Location must lead the token that made the scenario to it.
       const location = String(a.headers.location);
-      const read = await inject('GET', location, auth);
+      const read = await inject('GET', location, req.limited ? { authorization: `Bearer ${PROJECT_TOKEN.token}` } : auth);
       a = read;
       if (read.statusCode !== 200 || JSON.stringify(JSON.parse(read.body)) !== JSON.stringify(json)) {
         throw new Violation('location-readable', `Location ${location} answered ${read.statusCode} ${read.body.slice(0, 300)}`);
@@ -255,8 +257,8 @@ async function run(generated: FuzzRequest): Promise<void> {
 /** Keeps the store small (so that full snapshots stay cheap), straight through the store: no request is checked here. */
 async function trim(snap: Snapshot) {
   if (snap.rows.size <= MAX_ROWS) return;
-  const extra = [...snap.rows.keys()].filter((id) => !(POOL as readonly string[]).includes(id));
-  for (const id of extra.slice(0, snap.rows.size - MAX_ROWS / 2)) await store.delete(id);
+  const extra = [...snap.rows.values()].filter((r) => !(POOL as readonly string[]).includes(r.id));
+  for (const row of extra.slice(0, snap.rows.size - MAX_ROWS / 2)) await store.delete(row.seq);
 }
 
 const families: { name: string; share: number; arb: () => fc.Arbitrary<FuzzRequest> }[] = [

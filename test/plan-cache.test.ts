@@ -1,16 +1,17 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { PlanCache, type Head } from '../src/domain/plan-cache.js';
+import { PlanCache } from '../src/domain/plan-cache.js';
+import type { ScenarioHead } from '../src/store/types.js';
 
-function counter(head: Head = { seq: 1, revision: 1 }) {
+function counter(head: ScenarioHead[] = [{ seq: 1, revision: 1 }]) {
   let reads = 0;
-  let current: Head | undefined = head;
+  let current: ScenarioHead[] = head;
   return {
     read: async () => {
       reads += 1;
       return current;
     },
-    set: (h: Head | undefined) => { current = h; },
+    set: (h: ScenarioHead[]) => { current = h; },
     get reads() { return reads; },
   };
 }
@@ -19,45 +20,66 @@ describe('PlanCache.head (single-flight reads of a scenario\'s head)', () => {
   it('shares one read among the executes of one turn of the event loop, and reads again in the next turn', async () => {
     const plans = new PlanCache();
     const store = counter();
-    const [a, b, c] = await Promise.all([plans.head('s', store.read), plans.head('s', store.read), plans.head('s', store.read)]);
-    expect([a, b, c]).toEqual([{ seq: 1, revision: 1 }, { seq: 1, revision: 1 }, { seq: 1, revision: 1 }]);
+    const [a, b, c] = await Promise.all([plans.head('s', '*', store.read), plans.head('s', '*', store.read), plans.head('s', '*', store.read)]);
+    expect([a, b, c]).toEqual([[{ seq: 1, revision: 1 }], [{ seq: 1, revision: 1 }], [{ seq: 1, revision: 1 }]]);
     expect(store.reads).toBe(1);
     await nextTurn();
-    store.set({ seq: 1, revision: 2 });
-    expect(await plans.head('s', store.read)).toEqual({ seq: 1, revision: 2 });
+    store.set([{ seq: 1, revision: 2 }]);
+    expect(await plans.head('s', '*', store.read)).toEqual([{ seq: 1, revision: 2 }]);
     expect(store.reads).toBe(2);
   });
 
-  it('keys reads by scenario id', async () => {
+  it('keys reads by scenario id and by the projects they look in', async () => {
     const plans = new PlanCache();
     const store = counter();
-    await Promise.all([plans.head('s', store.read), plans.head('t', store.read)]);
+    await Promise.all([plans.head('s', '*', store.read), plans.head('t', '*', store.read)]);
     expect(store.reads).toBe(2);
+    await Promise.all([plans.head('u', '["a"]', store.read), plans.head('u', '["b"]', store.read), plans.head('u', '["a"]', store.read)]);
+    expect(store.reads).toBe(4);
   });
 
   it('reads again at once after forget (a write through this instance), even within the same turn', async () => {
     const plans = new PlanCache();
     const store = counter();
-    store.set(undefined);
-    expect(await plans.head('s', store.read)).toBeUndefined();
-    store.set({ seq: 7, revision: 1 });
-    plans.forget('s');
-    expect(await plans.head('s', store.read)).toEqual({ seq: 7, revision: 1 });
+    store.set([]);
+    expect(await plans.head('s', '*', store.read)).toEqual([]);
+    store.set([{ seq: 7, revision: 1 }]);
+    plans.forget('s', 7);
+    expect(await plans.head('s', '*', store.read)).toEqual([{ seq: 7, revision: 1 }]);
     expect(store.reads).toBe(2);
+  });
+
+  it('keeps compiled plans per seq: two scenarios with one id (two projects) are two entries', () => {
+    const plans = new PlanCache();
+    const row = (seq: number, projectId: string) => ({
+      seq, id: 'same', revision: 1, createdAt: '', updatedAt: '',
+      input: {
+        name: projectId, type: 'ChallengeQuery', projectId, smartContractDeployments: [],
+        queryConfigurations: [{ id: 'q', query: { type: 'T', requestId: 1, attribute: 'a', value: 1, operator: '$eq' } }],
+      },
+    }) as never;
+    plans.compile(row(1, 'pa'));
+    plans.compile(row(2, 'pb'));
+    expect(plans.current({ seq: 1, revision: 1 })?.projectId).toBe('pa');
+    expect(plans.current({ seq: 2, revision: 1 })?.projectId).toBe('pb');
+    expect(plans.current({ seq: 2, revision: 2 })).toBeUndefined();
+    plans.forget('same', 2);
+    expect(plans.current({ seq: 2, revision: 1 })).toBeUndefined();
+    expect(plans.current({ seq: 1, revision: 1 })?.projectId).toBe('pa');
   });
 
   it('shares a failed read with the executes waiting on it, and reads again in the next turn', async () => {
     const plans = new PlanCache();
     let reads = 0;
-    const failing = async () => {
+    const failing = async (): Promise<ScenarioHead[]> => {
       reads += 1;
       throw new Error('database down');
     };
-    const results = await Promise.allSettled([plans.head('s', failing), plans.head('s', failing)]);
+    const results = await Promise.allSettled([plans.head('s', '*', failing), plans.head('s', '*', failing)]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(reads).toBe(1);
     await nextTurn();
     await nextTurn();
-    expect(await plans.head('s', async () => ({ seq: 1, revision: 1 }))).toEqual({ seq: 1, revision: 1 });
+    expect(await plans.head('s', '*', async () => [{ seq: 1, revision: 1 }])).toEqual([{ seq: 1, revision: 1 }]);
   });
 });

@@ -29,7 +29,7 @@ describe('opening the SQLite store', () => {
       expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
       const created = await store.create('opened', scenario() as never, new Date().toISOString());
       expect(created?.revision).toBe(1);
-      expect((await store.get('opened'))?.revision).toBe(1);
+      expect((await store.find('opened', undefined))[0]?.revision).toBe(1);
     } finally {
       await store.close();
     }

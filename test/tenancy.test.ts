@@ -103,6 +103,72 @@ describe('every route crossed with every token', () => {
     expect(await listed(OP)).toEqual([second, first]);
   });
 
+  it('ids are unique per project: creating an id another project holds answers as for a free id, and each project keeps its own', async () => {
+    const id = `both-${++seq}`;
+    const exec = (token: string) => req(token, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [credential()], scenarioId: id });
+    expect((await req(A, 'POST', '/compliance/scenarios', { id, input: scenario({ projectId: 'projA', name: 'A' }) })).statusCode).toBe(201);
+    // What B meets is what it would meet for an id nobody holds: 404 on read, 201 on create; nothing of A's shows.
+    const unseen = await req(B, 'GET', `/compliance/scenarios/${id}`);
+    expect(unseen.statusCode).toBe(404);
+    expect(unseen.json().detail).toBe(`No scenario with id ${id}`);
+    const created = await req(B, 'POST', '/compliance/scenarios', { id, input: scenario({ projectId: 'projB', name: 'B' }) });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().input.name).toBe('B');
+    // Taken in its own project: 409, as before.
+    expect((await req(B, 'POST', '/compliance/scenarios', { id, input: scenario({ projectId: 'projB' }) })).statusCode).toBe(409);
+    expect((await req(A, 'GET', `/compliance/scenarios/${id}`)).json().input.name).toBe('A');
+    expect((await req(B, 'GET', `/compliance/scenarios/${id}`)).json().input.name).toBe('B');
+    expect((await req(B, 'PATCH', `/compliance/scenarios/${id}`, { input: { description: 'B only' } })).statusCode).toBe(200);
+    expect((await req(A, 'GET', `/compliance/scenarios/${id}`)).json().input.description).not.toBe('B only');
+    const [ea, eb] = [(await exec(A)).json(), (await exec(B)).json()];
+    expect([ea[0].scenarioId, eb[0].scenarioId]).toEqual([id, id]);
+    const listed = async (token: string) => (await req(token, 'GET', `/compliance/scenarios/${id}/executions`)).json().items.map((e: { executionId: string }) => e.executionId);
+    expect(await listed(A)).toEqual([ea[0].executionId]);
+    expect(await listed(B)).toEqual([eb[0].executionId]);
+    // A token holding both projects (or the operator) cannot tell which one it means: 409 naming both, nothing done.
+    for (const token of [AB, OP]) {
+      const get = await req(token, 'GET', `/compliance/scenarios/${id}`);
+      expect(get.statusCode).toBe(409);
+      expect(get.json()).toMatchObject({ code: 'SCS_SCENARIO_AMBIGUOUS' });
+      expect(get.json().detail).toContain('projA, projB');
+      expect((await exec(token)).statusCode).toBe(409);
+      expect((await req(token, 'DELETE', `/compliance/scenarios/${id}`)).statusCode).toBe(409);
+    }
+    // ?projectId= names the one meant; a project the token does not hold finds nothing.
+    expect((await req(OP, 'GET', `/compliance/scenarios/${id}?projectId=projA`)).json().input.name).toBe('A');
+    expect((await req(AB, 'GET', `/compliance/scenarios/${id}?projectId=projB`)).json().input.name).toBe('B');
+    expect((await req(A, 'GET', `/compliance/scenarios/${id}?projectId=projB`)).statusCode).toBe(404);
+    expect((await req(A, 'GET', `/compliance/scenarios/${id}?projectId=`)).statusCode).toBe(404);
+    const named = await req(OP, 'POST', `/compliance/scenarios/execute?projectId=projB`, { address: ADDRESS, credentials: [credential()], scenarioId: id });
+    expect(named.statusCode).toBe(200);
+    expect(await listed(B)).toContain(named.json()[0].executionId);
+    // A create that leaves the id ambiguous for its token says which one it made in its Location.
+    const other = `loc-${++seq}`;
+    await req(B, 'POST', '/compliance/scenarios', { id: other, input: scenario({ projectId: 'projB' }) });
+    const made = await req(AB, 'POST', '/compliance/scenarios', { id: other, input: scenario({ projectId: 'projA', name: 'made' }) });
+    expect(made.headers.location).toBe(`/compliance/scenarios/${other}?projectId=projA`);
+    expect((await req(AB, 'GET', String(made.headers.location))).json().input.name).toBe('made');
+    expect((await req(A, 'POST', '/compliance/scenarios', { id: `${other}-a`, input: scenario({ projectId: 'projA' }) })).headers.location)
+      .toBe(`/compliance/scenarios/${other}-a`);
+    // B deletes its own; A's stays, and B's history stays B's.
+    expect((await req(B, 'DELETE', `/compliance/scenarios/${id}`)).statusCode).toBe(204);
+    expect((await req(A, 'GET', `/compliance/scenarios/${id}`)).statusCode).toBe(200);
+    expect((await req(OP, 'GET', `/compliance/scenarios/${id}`)).json().input.name).toBe('A');
+    expect(await listed(B)).toEqual([named.json()[0].executionId, eb[0].executionId]);
+  });
+
+  it('moving a scenario into a project that holds its id is 409, and changes nothing', async () => {
+    const id = `mover-${++seq}`;
+    expect((await req(A, 'POST', '/compliance/scenarios', { id, input: scenario({ projectId: 'projA' }) })).statusCode).toBe(201);
+    expect((await req(B, 'POST', '/compliance/scenarios', { id, input: scenario({ projectId: 'projB' }) })).statusCode).toBe(201);
+    const move = await req(A, 'PATCH', `/compliance/scenarios/${id}`, { input: { projectId: 'projB' } });
+    expect(move.statusCode).toBe(403); // A does not hold B: it learns nothing of B's scenario
+    const wide = await app.inject({ method: 'PATCH', url: `/compliance/scenarios/${id}`, headers: as(AB), payload: { input: { projectId: 'projB' } } });
+    expect(wide.statusCode).toBe(409); // ambiguous for a token holding both
+    expect((await req(A, 'GET', `/compliance/scenarios/${id}`)).json().revision).toBe(1);
+    expect((await req(B, 'GET', `/compliance/scenarios/${id}`)).json().revision).toBe(1);
+  });
+
   it('creating in a project the token does not hold, or without a project, is 403', async () => {
     expect((await req(A, 'POST', '/compliance/scenarios', { input: scenario({ projectId: 'projB' }) })).statusCode).toBe(403);
     expect((await req(A, 'POST', '/compliance/scenarios', { input: scenario() })).statusCode).toBe(403);

@@ -1,7 +1,7 @@
 import { LruCache } from './lru.js';
 import { compilePlan, type Plan } from '../engine/index.js';
 import type { Scenario } from '../schemas/scenario.js';
-import type { ScenarioRow } from '../store/types.js';
+import type { ScenarioHead, ScenarioRow } from '../store/types.js';
 
 /** A compiled scenario revision and what execute needs of the scenario besides its rules. */
 export interface CachedPlan {
@@ -13,38 +13,39 @@ export interface CachedPlan {
   scenario: Readonly<Scenario>;
 }
 
-export interface Head {
-  seq: number;
-  revision: number;
-}
-
 /**
  * Compiled plans per scenario, keyed by (seq, revision): a cached plan is used only when the store says the
  * scenario is still at that revision. Bounded, least recently used out.
  *
- * The store's answer (the head) is read single-flight: executes of one scenario that start while a read of its head
- * is in flight, or in the same turn of the event loop, share that read. A write through this instance is seen at once
- * (forget); a write by another instance is seen by every execute that starts after the read in flight when it
- * committed (one round trip on PostgreSQL, one event-loop turn on SQLite). Under load this turns a read per execute
- * into a read per turn.
+ * The store's answer (the heads of the scenarios with an id in a token's projects) is read single-flight: executes
+ * naming one id with the same projects that start while a read of it is in flight, or in the same turn of the event
+ * loop, share that read. A write through this instance is seen at once (forget); a write by another instance is seen
+ * by every execute that starts after the read in flight when it committed (one round trip on PostgreSQL, one
+ * event-loop turn on SQLite). Under load this turns a read per execute into a read per turn.
  */
 export class PlanCache {
-  private readonly entries: LruCache<string, CachedPlan>;
-  private readonly heads = new Map<string, Promise<Head | undefined>>();
+  private readonly entries: LruCache<number, CachedPlan>;
+  /** Reads in flight: scenario id -> scope key (see scopeKey) -> read. */
+  private readonly heads = new Map<string, Map<string, Promise<ScenarioHead[]>>>();
   constructor(max = 1000) {
     this.entries = new LruCache(max);
   }
 
-  /** The scenario's head, from `read` or from the read of it in flight (see above). */
-  head(id: string, read: (id: string) => Promise<Head | undefined>): Promise<Head | undefined> {
-    let pending = this.heads.get(id);
+  /** The heads of the scenarios with this id in a scope, from `read` or from the read of them in flight (see above). */
+  head(id: string, scope: string, read: () => Promise<ScenarioHead[]>): Promise<ScenarioHead[]> {
+    let byScope = this.heads.get(id);
+    let pending = byScope?.get(scope);
     if (pending === undefined) {
-      const p = read(id);
+      const p = read();
       pending = p;
-      this.heads.set(id, p);
+      if (byScope === undefined) this.heads.set(id, (byScope = new Map()));
+      byScope.set(scope, p);
       const done = () => {
         setImmediate(() => {
-          if (this.heads.get(id) === p) this.heads.delete(id);
+          const now = this.heads.get(id);
+          if (now?.get(scope) !== p) return;
+          now.delete(scope);
+          if (now.size === 0) this.heads.delete(id);
         });
       };
       p.then(done, done);
@@ -53,9 +54,9 @@ export class PlanCache {
   }
 
   /** The cached entry when it is current, else undefined. */
-  current(id: string, head: { seq: number; revision: number }): CachedPlan | undefined {
-    const entry = this.entries.get(id);
-    if (!entry || entry.seq !== head.seq || entry.revision !== head.revision) return undefined;
+  current(head: ScenarioHead): CachedPlan | undefined {
+    const entry = this.entries.get(head.seq);
+    if (!entry || entry.revision !== head.revision) return undefined;
     return entry;
   }
 
@@ -67,13 +68,13 @@ export class PlanCache {
       projectId: row.input.projectId ?? null,
       scenario: row.input,
     };
-    this.entries.set(row.id, entry);
+    this.entries.set(row.seq, entry);
     return entry;
   }
 
   /** After a write of the scenario through this instance: its next execute reads the store again. */
-  forget(id: string): void {
-    this.entries.delete(id);
+  forget(id: string, seq?: number): void {
+    if (seq !== undefined) this.entries.delete(seq);
     this.heads.delete(id);
   }
 }

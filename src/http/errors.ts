@@ -9,6 +9,11 @@ export type FieldError = NonNullable<Problem['errors']>[number];
 export const ScenarioNotFound = createError<[string]>('SCS_SCENARIO_NOT_FOUND', 'No scenario with id %s', 404);
 export const ExecutionNotFound = createError<[string]>('SCS_EXECUTION_NOT_FOUND', 'No execution with id %s', 404);
 export const ScenarioExists = createError<[string]>('SCS_SCENARIO_EXISTS', 'A scenario with id %s exists already', 409);
+export const ScenarioAmbiguous = createError<[string, string]>(
+  'SCS_SCENARIO_AMBIGUOUS',
+  'Scenario id %s names a scenario in more than one project this token holds (%s); add ?projectId= to name one',
+  409,
+);
 export const PreconditionFailed = createError('SCS_PRECONDITION_FAILED', 'If-Match does not match the current ETag of the scenario', 412);
 export const ForbiddenProject = createError<[string]>('SCS_FORBIDDEN_PROJECT', '%s', 403);
 export const Conflict = createError<[string]>('SCS_CONFLICT', '%s', 409);

@@ -15,7 +15,8 @@ import type { ExecutionRecord, PendingZkp, Store } from '../store/types.js';
 import type { OffChain } from './offchain.js';
 import { CredentialTooLarge, type CredentialVerifier } from '../trust/index.js';
 import { ScenarioNotFound, ValidationFailed, problemResponses } from './errors.js';
-import { canSee } from './tenancy.js';
+import { canSee, narrowScope } from './tenancy.js';
+import { ProjectQuery, findScenario, projectQuery } from './scenarios.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import type { Metrics } from './metrics.js';
 
@@ -91,8 +92,6 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
     return digests;
   };
 
-  const readHead = (id: string) => store.head(id);
-
   app.post('/compliance/scenarios/execute', {
     config: { scope: 'scenarios:execute' },
     preHandler: idempotent.preHandler,
@@ -108,6 +107,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
       tags: ['execute'],
       security: [{ bearerAuth: ['scenarios:execute'] }],
       body: Type.Ref('ExecuteRequest'),
+      querystring: ProjectQuery,
       headers: IdempotencyHeaders,
       response: {
         200: Type.Array(Type.Ref('ExecutionResult'), { description: 'One execution result per rule of the scenario' }),
@@ -125,13 +125,13 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
     const badIds = body.credentials.flatMap((c, i) => (typeof c.id === 'string' && !storableText(c.id)
       ? [fieldError(['credentials', i, 'id'], 'must not contain U+0000 or an unpaired UTF-16 surrogate')] : []));
     if (badIds.length > 0) throw new ValidationFailed(badIds, 'A credential id holds text the service cannot store');
-    const head = await plans.head(body.scenarioId, readHead);
-    if (!head) throw new ScenarioNotFound(body.scenarioId);
-    let entry = plans.current(body.scenarioId, head);
+    // Ids are unique per project: the scenario is looked for in the token's projects only (404 elsewhere, 409 when
+    // the id is in two of them). The single-flight read is shared by executes of one id with the same projects.
+    const scope = narrowScope(request.principal, projectQuery(request));
+    const heads = await plans.head(body.scenarioId, scope.key, () => store.heads(body.scenarioId, scope.projects));
+    let entry = heads.length === 1 ? plans.current(heads[0]) : undefined;
     if (!entry) {
-      const row = await store.get(body.scenarioId);
-      if (!row) throw new ScenarioNotFound(body.scenarioId);
-      entry = plans.compile(row);
+      entry = plans.compile(await findScenario(store, request, body.scenarioId));
     }
     if (!canSee(request.principal, entry.projectId)) throw new ScenarioNotFound(body.scenarioId);
     const at = now();

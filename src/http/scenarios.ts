@@ -1,20 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { validateScenarioRules, type FieldProblem } from '../engine/index.js';
 import { mergePatch } from '../domain/merge-patch.js';
 import { checkDeploymentTransitions } from '../domain/deployments.js';
 import type { PlanCache } from '../domain/plan-cache.js';
 import { IdString } from '../schemas/common.js';
 import { Scenario as ScenarioSchema, type Scenario } from '../schemas/scenario.js';
+import { ScenarioIdTaken } from '../store/errors.js';
 import type { ScenarioRow, ScenarioStore } from '../store/types.js';
 import {
-  Conflict, ForbiddenProject, PreconditionFailed, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, problemResponses, type FieldError,
+  Conflict, ForbiddenProject, PreconditionFailed, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors,
+  problemResponses, type FieldError,
 } from './errors.js';
 import type { Validators } from './validation.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
-import { canSee, projectFilter } from './tenancy.js';
+import { canSee, narrowScope, projectFilter, scopeOf } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { storedJsonParser } from './json.js';
 import { KeyedQueue } from '../domain/keyed-queue.js';
@@ -29,6 +31,16 @@ const ref = (id: string) => Type.Ref(id);
 const PATCH_ATTEMPTS = 20;
 const PATCH_BACKOFF_MAX_MS = 5;
 const ScenarioParams = Type.Object({ scenarioId: IdString }, { additionalProperties: false });
+/** Ids are unique per project: a token holding several projects (or an operator) names the one it means. */
+export const ProjectQuery = Type.Object({
+  projectId: Type.Optional(Type.String({
+    maxLength: 128,
+    description:
+      'The project of the scenario, for a token that holds several projects where more than one has a scenario with ' +
+      'this id (409 SCS_SCENARIO_AMBIGUOUS otherwise). Empty: the scenario without a project (operator tokens). A ' +
+      'project the token does not hold finds nothing (404).',
+  })),
+}, { additionalProperties: false });
 
 export const etagOf = (row: Pick<ScenarioRow, 'seq' | 'revision'>) => `"${row.seq}.${row.revision}"`;
 
@@ -66,6 +78,20 @@ async function checkRules(
   }
 }
 
+/**
+ * The one scenario with this id in the request's projects. Ids are unique per project: another project's scenario is
+ * not found (404, its existence not revealed), and an id in two of the token's projects is a 409 naming them.
+ */
+export async function findScenario(store: ScenarioStore, request: FastifyRequest, id: string): Promise<ScenarioRow> {
+  const rows = await store.find(id, narrowScope(request.principal, projectQuery(request)).projects);
+  if (rows.length === 0 || !canSee(request.principal, rows[0].input.projectId)) throw new ScenarioNotFound(id);
+  if (rows.length > 1) throw new ScenarioAmbiguous(id, rows.map((r) => r.input.projectId ?? '(no project)').join(', '));
+  return rows[0];
+}
+
+/** The request's `?projectId=`, when its route declares it. */
+export const projectQuery = (request: FastifyRequest) => (request.query as { projectId?: string } | undefined)?.projectId;
+
 export interface ScenarioRoutesOptions {
   store: ScenarioStore;
   plans: PlanCache;
@@ -90,7 +116,10 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
     schema: {
       operationId: 'createScenario',
       summary: 'Create a scenario',
-      description: 'Not in the seed: a scenario must exist before it can be executed or patched. `id` is optional: client-chosen (409 when taken) or generated.',
+      description:
+        'Not in the seed: a scenario must exist before it can be executed or patched. `id` is optional: client-chosen or ' +
+        'generated. Ids are unique per project: 409 when the scenario\'s project has one with that id; another project\'s ' +
+        'scenarios are never revealed.',
       tags, security: [{ bearerAuth: ['scenarios:write'] }],
       body: Type.Object(
         { id: Type.Optional(IdString), input: ref('Scenario') },
@@ -110,8 +139,12 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
     const id = body.id ?? randomUUID();
     const row = await store.create(id, body.input, new Date().toISOString());
     if (!row) throw new ScenarioExists(id);
-    plans.forget(id);
-    withEtag(reply, row).header('Location', `/compliance/scenarios/${encodeURIComponent(id)}`).code(201);
+    plans.forget(id, row.seq);
+    // The Location names the project when the id alone would be ambiguous for this token (it holds another scenario
+    // with this id in another of its projects); a token of one project never needs it.
+    const ambiguous = (await store.heads(id, scopeOf(request.principal).projects)).length > 1;
+    const where = ambiguous ? `?projectId=${encodeURIComponent(body.input.projectId ?? '')}` : '';
+    withEtag(reply, row).header('Location', `/compliance/scenarios/${encodeURIComponent(id)}${where}`).code(201);
     return record(row);
   });
 
@@ -137,13 +170,12 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       summary: 'Read a scenario',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: ScenarioParams,
-      response: { 200: ref('ScenarioRecord'), ...problemResponses(400, 401, 403, 404, 503) },
+      querystring: ProjectQuery,
+      response: { 200: ref('ScenarioRecord'), ...problemResponses(400, 401, 403, 404, 409, 503) },
     },
   }, async (request, reply) => {
     const { scenarioId } = request.params as { scenarioId: string };
-    const row = await store.get(scenarioId);
-    // Another project's scenario is not found, not forbidden: its existence is not revealed.
-    if (!row || !canSee(request.principal, row.input.projectId)) throw new ScenarioNotFound(scenarioId);
+    const row = await findScenario(store, request, scenarioId);
     withEtag(reply, row);
     return record(row);
   });
@@ -155,14 +187,14 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       summary: 'Delete a scenario',
       tags, security: [{ bearerAuth: ['scenarios:write'] }],
       params: ScenarioParams,
-      response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(400, 401, 403, 404, 415, 503) },
+      querystring: ProjectQuery,
+      response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(400, 401, 403, 404, 409, 415, 503) },
     },
   }, async (request, reply) => {
     const { scenarioId } = request.params as { scenarioId: string };
-    const row = await store.get(scenarioId);
-    if (!row || !canSee(request.principal, row.input.projectId)) throw new ScenarioNotFound(scenarioId);
-    if (!(await store.delete(scenarioId))) throw new ScenarioNotFound(scenarioId);
-    plans.forget(scenarioId);
+    const row = await findScenario(store, request, scenarioId);
+    if (!(await store.delete(row.seq))) throw new ScenarioNotFound(scenarioId);
+    plans.forget(scenarioId, row.seq);
     return reply.code(204).send();
   });
 
@@ -183,6 +215,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
         tags, security: [{ bearerAuth: ['scenarios:write'] }],
         consumes: ['application/json', 'application/merge-patch+json'],
         params: ScenarioParams,
+        querystring: ProjectQuery,
         headers: Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 1024, description: 'ETag from a previous read or write' })) }),
         body: Type.Object({ input: ref('ScenarioPatch') }, {
           additionalProperties: false,
@@ -202,8 +235,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       return patches.run(scenarioId, async () => {
         for (let attempt = 0; attempt < PATCH_ATTEMPTS; attempt++) {
           if (attempt > 0) await sleep(Math.random() * Math.min(PATCH_BACKOFF_MAX_MS, 2 ** attempt));
-          const current = await store.get(scenarioId);
-          if (!current || !canSee(request.principal, current.input.projectId)) throw new ScenarioNotFound(scenarioId);
+          const current = await findScenario(store, request, scenarioId);
           if (!ifMatchHolds(ifMatch, etagOf(current))) throw new PreconditionFailed();
           const merged = mergePatch(current.input, patch);
           if (!validators.scenario(merged)) {
@@ -219,9 +251,15 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
               : `This token does not hold project ${moved}: moving a scenario needs a token holding both projects`);
           }
           await checkRules(merged as Scenario, validate, current.input.smartContractDeployments);
-          const row = await store.update(scenarioId, merged as Scenario, current.revision, new Date().toISOString());
+          let row;
+          try {
+            row = await store.update(current.seq, merged as Scenario, current.revision, new Date().toISOString());
+          } catch (err) {
+            if (!(err instanceof ScenarioIdTaken)) throw err;
+            throw new Conflict(`Project ${moved ?? '(none)'} has a scenario with id ${scenarioId} already: the scenario cannot move there`);
+          }
           if (row) {
-            plans.forget(scenarioId);
+            plans.forget(scenarioId, row.seq);
             withEtag(reply, row);
             return { input: row.input };
           }

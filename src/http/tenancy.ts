@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { ProjectScope } from '../store/types.js';
 import type { Principal } from './auth.js';
 
 /**
@@ -11,8 +12,34 @@ export function canSee(principal: Principal | undefined, projectId: string | nul
   return projectId != null && principal.projects.has(projectId);
 }
 
-/** The project filter for listings: undefined = every project (operator), else the token's projects. */
-export function projectFilter(request: FastifyRequest): string[] | undefined {
-  const projects = request.principal?.projects;
-  return projects === undefined ? [] : projects === '*' ? undefined : [...projects];
+/** The projects a request may see: undefined = every project (operator), else the token's projects (none without one). */
+export function projectFilter(request: FastifyRequest): ProjectScope {
+  return scopeOf(request.principal).projects;
 }
+
+/** A principal's projects as a store scope, and a key equal for equal scopes (remembered per principal). */
+export function scopeOf(principal: Principal | undefined): { projects: ProjectScope; key: string } {
+  if (!principal) return NO_SCOPE;
+  let scope = scopes.get(principal);
+  if (!scope) {
+    const projects = principal.projects === '*' ? undefined : [...principal.projects].sort();
+    scope = { projects, key: projects === undefined ? '*' : JSON.stringify(projects) };
+    scopes.set(principal, scope);
+  }
+  return scope;
+}
+
+/**
+ * The scope of a request that names a project (`?projectId=`): that project when the token holds it, else nothing
+ * (as for an unknown project). An empty value is the scenarios without a project, which only operator tokens see.
+ */
+export function narrowScope(principal: Principal | undefined, projectId: string | undefined): { projects: ProjectScope; key: string } {
+  const scope = scopeOf(principal);
+  if (projectId === undefined) return scope;
+  const held = scope.projects === undefined || (projectId !== '' && scope.projects.includes(projectId));
+  const projects = held ? [projectId] : [];
+  return { projects, key: JSON.stringify(projects) };
+}
+
+const NO_SCOPE = { projects: [] as string[], key: '[]' };
+const scopes = new WeakMap<Principal, { projects: ProjectScope; key: string }>();

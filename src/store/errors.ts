@@ -35,3 +35,16 @@ export async function guard<T>(call: () => Promise<T>): Promise<T> {
     throw isUnavailable(err) ? new StoreUnavailable(err) : err;
   }
 }
+
+/** An update would move a scenario into a project that has a scenario with its id (ids are unique per project). */
+export class ScenarioIdTaken extends Error {
+  constructor(readonly projectId: string | null) {
+    super('The target project has a scenario with this id already');
+  }
+}
+
+/** Whether a driver error is a unique-constraint violation (SQLite or PostgreSQL). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}

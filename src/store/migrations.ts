@@ -78,6 +78,33 @@ export const sqliteMigrations: Migration[] = [
       CREATE INDEX webhook_execution ON webhook_deliveries (execution_id);
     `,
   },
+  {
+    // Scenario ids unique per project, not across projects (an id taken in another project must not be revealed by
+    // a 409). SQLite cannot drop a column's UNIQUE: the table is rebuilt, seq values and the AUTOINCREMENT counter
+    // kept (a seq is never reused). Scenarios without a project count as one project ('' is no project id: ids have
+    // at least one character).
+    version: 5,
+    sql: `
+      CREATE TABLE scenarios_v5 (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL,
+        input TEXT NOT NULL,
+        project_id TEXT,
+        revision INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      INSERT INTO scenarios_v5 (seq, id, input, project_id, revision, created_at, updated_at)
+        SELECT seq, id, input, project_id, revision, created_at, updated_at FROM scenarios;
+      DELETE FROM sqlite_sequence WHERE name = 'scenarios_v5';
+      UPDATE sqlite_sequence SET name = 'scenarios_v5' WHERE name = 'scenarios';
+      DROP TABLE scenarios;
+      ALTER TABLE scenarios_v5 RENAME TO scenarios;
+      CREATE UNIQUE INDEX scenarios_project_id ON scenarios (COALESCE(project_id, ''), id);
+      CREATE INDEX scenarios_id ON scenarios (id);
+      CREATE INDEX scenarios_project ON scenarios (project_id, seq);
+    `,
+  },
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -152,6 +179,15 @@ export const postgresMigrations: Migration[] = [
       );
       CREATE INDEX webhook_due ON webhook_deliveries (state, next_attempt_at);
       CREATE INDEX webhook_execution ON webhook_deliveries (execution_id);
+    `,
+  },
+  {
+    // Scenario ids unique per project (see the SQLite migration 5).
+    version: 5,
+    sql: `
+      ALTER TABLE scenarios DROP CONSTRAINT scenarios_id_key;
+      CREATE UNIQUE INDEX scenarios_project_id ON scenarios ((COALESCE(project_id, '')), id);
+      CREATE INDEX scenarios_id ON scenarios (id);
     `,
   },
 ];

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { postgresMigrations } from './migrations.js';
-import { guard } from './errors.js';
+import { guard, isUniqueViolation, ScenarioIdTaken } from './errors.js';
 import { GroupCommit } from './group-commit.js';
-import type { ExecutionPage, ExecutionRecord, ScenarioPage, Store } from './types.js';
+import type { ExecutionPage, ExecutionRecord, ScenarioHead, ScenarioPage, Store } from './types.js';
 import {
   EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
@@ -75,18 +75,23 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     async create(id, input, now) {
       const { rows } = await query<Row>(
         `INSERT INTO scenarios (id, input, project_id, revision, created_at, updated_at)
-         VALUES ($1, $2, $3, 1, $4, $4) ON CONFLICT (id) DO NOTHING RETURNING ${COLS}`,
+         VALUES ($1, $2, $3, 1, $4, $4) ON CONFLICT DO NOTHING RETURNING ${COLS}`,
         [id, JSON.stringify(input), input.projectId ?? null, now],
       );
       return rows[0] ? read.scenario(rows[0]) : null;
     },
-    async get(id) {
-      const { rows } = await query<Row>(`SELECT ${COLS} FROM scenarios WHERE id = $1`, [id]);
-      return rows[0] ? read.scenario(rows[0]) : undefined;
+    // Lookups by id within a scope read at most two rows: enough to tell one scenario from an ambiguous id.
+    async find(id, scope) {
+      const { rows } = scope
+        ? await query<Row>(`SELECT ${COLS} FROM scenarios WHERE id = $1 AND COALESCE(project_id, '') = ANY($2) ORDER BY seq LIMIT 2`, [id, scope])
+        : await query<Row>(`SELECT ${COLS} FROM scenarios WHERE id = $1 ORDER BY seq LIMIT 2`, [id]);
+      return rows.map(read.scenario);
     },
-    async head(id) {
-      const { rows } = await query<{ seq: number; revision: number }>('SELECT seq, revision FROM scenarios WHERE id = $1', [id]);
-      return rows[0];
+    async heads(id, scope) {
+      const { rows } = scope
+        ? await query<ScenarioHead>("SELECT seq, revision FROM scenarios WHERE id = $1 AND COALESCE(project_id, '') = ANY($2) ORDER BY seq LIMIT 2", [id, scope])
+        : await query<ScenarioHead>('SELECT seq, revision FROM scenarios WHERE id = $1 ORDER BY seq LIMIT 2', [id]);
+      return rows;
     },
     async list(limit, after = 0, projects): Promise<ScenarioPage> {
       const { rows } = projects
@@ -95,16 +100,21 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const items = rows.slice(0, limit).map(read.scenario);
       return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
     },
-    async update(id, input, expectedRevision, now) {
-      const { rows } = await query<Row>(
-        `UPDATE scenarios SET input = $1, project_id = $2, revision = revision + 1, updated_at = $3
-         WHERE id = $4 AND revision = $5 RETURNING ${COLS}`,
-        [JSON.stringify(input), input.projectId ?? null, now, id, expectedRevision],
-      );
-      return rows[0] ? read.scenario(rows[0]) : null;
+    async update(seq, input, expectedRevision, now) {
+      try {
+        const { rows } = await query<Row>(
+          `UPDATE scenarios SET input = $1, project_id = $2, revision = revision + 1, updated_at = $3
+           WHERE seq = $4 AND revision = $5 RETURNING ${COLS}`,
+          [JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision],
+        );
+        return rows[0] ? read.scenario(rows[0]) : null;
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ScenarioIdTaken(input.projectId ?? null);
+        throw err;
+      }
     },
-    async delete(id) {
-      const { rowCount } = await query('DELETE FROM scenarios WHERE id = $1', [id]);
+    async delete(seq) {
+      const { rowCount } = await query('DELETE FROM scenarios WHERE seq = $1', [seq]);
       return (rowCount ?? 0) > 0;
     },
     recordExecution(record) {

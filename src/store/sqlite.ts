@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { ExecutionRecord, ExecutionPage, ScenarioPage, Store } from './types.js';
+import type { ExecutionRecord, ExecutionPage, ScenarioHead, ScenarioPage, Store } from './types.js';
 import {
   EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, readers,
   type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 import { sqliteMigrations } from './migrations.js';
-import { isUnavailable, StoreUnavailable } from './errors.js';
+import { isUniqueViolation, isUnavailable, ScenarioIdTaken, StoreUnavailable } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import { BACKSTOP_CHECKPOINT_PAGES, BUSY_TIMEOUT_MS, inlineWriter, threadWriter } from './sqlite-writer.js';
 
@@ -62,19 +62,26 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const cols = SCENARIO_COLUMNS;
   const insert = db.prepare<[string, string, string | null, string, string], Row>(
     `INSERT INTO scenarios (id, input, project_id, revision, created_at, updated_at)
-     VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING ${cols}`,
+     VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT DO NOTHING RETURNING ${cols}`,
   );
-  const select = db.prepare<[string], Row>(`SELECT ${cols} FROM scenarios WHERE id = ?`);
-  const selectHead = db.prepare<[string], { seq: number; revision: number }>('SELECT seq, revision FROM scenarios WHERE id = ?');
+  // Lookups by id within a scope read at most two rows: enough to tell one scenario from an ambiguous id.
+  const select = db.prepare<[string], Row>(`SELECT ${cols} FROM scenarios WHERE id = ? ORDER BY seq LIMIT 2`);
+  const selectIn = db.prepare<[string, string], Row>(
+    `SELECT ${cols} FROM scenarios WHERE id = ? AND COALESCE(project_id, '') IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT 2`,
+  );
+  const selectHeads = db.prepare<[string], ScenarioHead>('SELECT seq, revision FROM scenarios WHERE id = ? ORDER BY seq LIMIT 2');
+  const selectHeadsIn = db.prepare<[string, string], ScenarioHead>(
+    "SELECT seq, revision FROM scenarios WHERE id = ? AND COALESCE(project_id, '') IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT 2",
+  );
   const page = db.prepare<[number, number], Row>(`SELECT ${cols} FROM scenarios WHERE seq > ? ORDER BY seq LIMIT ?`);
   const pageIn = db.prepare<[number, string, number], Row>(
     `SELECT ${cols} FROM scenarios WHERE seq > ? AND project_id IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?`,
   );
-  const cas = db.prepare<[string, string | null, string, string, number], Row>(
+  const cas = db.prepare<[string, string | null, string, number, number], Row>(
     `UPDATE scenarios SET input = ?, project_id = ?, revision = revision + 1, updated_at = ?
-     WHERE id = ? AND revision = ? RETURNING ${cols}`,
+     WHERE seq = ? AND revision = ? RETURNING ${cols}`,
   );
-  const remove = db.prepare<[string]>('DELETE FROM scenarios WHERE id = ?');
+  const remove = db.prepare<[number]>('DELETE FROM scenarios WHERE seq = ?');
 
   const ecols = EXECUTION_COLUMNS;
   const insertExecutionSql =
@@ -167,24 +174,28 @@ export function openSqliteStore(options: SqliteOptions): Store {
       const row = insert.get(id, JSON.stringify(input), input.projectId ?? null, now, now);
       return row ? read.scenario(row) : null;
     },
-    async get(id) {
-      const row = select.get(id);
-      return row ? read.scenario(row) : undefined;
+    async find(id, scope) {
+      return (scope ? selectIn.all(id, JSON.stringify(scope)) : select.all(id)).map(read.scenario);
     },
-    async head(id) {
-      return selectHead.get(id);
+    async heads(id, scope) {
+      return scope ? selectHeadsIn.all(id, JSON.stringify(scope)) : selectHeads.all(id);
     },
     async list(limit, after = 0, projects): Promise<ScenarioPage> {
       const rows = projects ? pageIn.all(after, JSON.stringify(projects), limit + 1) : page.all(after, limit + 1);
       const items = rows.slice(0, limit).map(read.scenario);
       return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
     },
-    async update(id, input, expectedRevision, now) {
-      const row = cas.get(JSON.stringify(input), input.projectId ?? null, now, id, expectedRevision);
-      return row ? read.scenario(row) : null;
+    async update(seq, input, expectedRevision, now) {
+      try {
+        const row = cas.get(JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision);
+        return row ? read.scenario(row) : null;
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ScenarioIdTaken(input.projectId ?? null);
+        throw err;
+      }
     },
-    async delete(id) {
-      return remove.run(id).changes > 0;
+    async delete(seq) {
+      return remove.run(seq).changes > 0;
     },
     recordExecution(record) {
       return audit.add(record);

@@ -18,21 +18,40 @@ export interface ScenarioPage {
 }
 
 /**
- * Where scenarios live. Every method is atomic; `update` is a compare-and-set on the revision so that concurrent
- * writers (threads, processes or instances) never lose an update.
+ * The projects a request may see: a list of project ids, or undefined for every project (an operator token). In
+ * `find` and `heads`, '' in the list stands for the scenarios without a project.
+ */
+export type ProjectScope = readonly string[] | undefined;
+
+/** A scenario's current seq and revision: cheap to read, for checking a cached plan. */
+export interface ScenarioHead {
+  seq: number;
+  revision: number;
+}
+
+/**
+ * Where scenarios live. A scenario id is unique within its project (scenarios without a project form one more
+ * project), so two projects may each have a scenario `kyc` and neither can learn of the other's. A scenario is
+ * found by its id within the projects a request may see; it is then addressed by its `seq`. Every method is atomic;
+ * `update` is a compare-and-set on the revision so that concurrent writers (threads, processes or instances) never
+ * lose an update.
  */
 export interface ScenarioStore {
   readonly kind: 'sqlite' | 'postgres';
-  /** Inserts a scenario at revision 1; null when the id is taken. */
+  /** Inserts a scenario at revision 1; null when its project has a scenario with that id. */
   create(id: string, input: Scenario, now: string): Promise<ScenarioRow | null>;
-  get(id: string): Promise<ScenarioRow | undefined>;
-  /** The current seq and revision only: cheap, for checking a cached plan. */
-  head(id: string): Promise<{ seq: number; revision: number } | undefined>;
+  /** The scenarios with this id in the scope, in seq order: none, one, or two when the id is in several of its projects (never more). */
+  find(id: string, scope: ProjectScope): Promise<ScenarioRow[]>;
+  /** The heads of what `find` would answer. */
+  heads(id: string, scope: ProjectScope): Promise<ScenarioHead[]>;
   /** Scenarios in creation order, after the given seq; only those of `projects` when given (tenancy). */
-  list(limit: number, after?: number, projects?: string[]): Promise<ScenarioPage>;
-  /** Writes `input` as revision expectedRevision + 1; null when the row is gone or its revision moved. */
-  update(id: string, input: Scenario, expectedRevision: number, now: string): Promise<ScenarioRow | null>;
-  delete(id: string): Promise<boolean>;
+  list(limit: number, after?: number, projects?: ProjectScope): Promise<ScenarioPage>;
+  /**
+   * Writes `input` as revision expectedRevision + 1 of the scenario at `seq`; null when the row is gone or its
+   * revision moved. Throws ScenarioIdTaken when input moves it to a project that has a scenario with its id.
+   */
+  update(seq: number, input: Scenario, expectedRevision: number, now: string): Promise<ScenarioRow | null>;
+  delete(seq: number): Promise<boolean>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -107,7 +126,7 @@ export interface ExecutionStore {
   recordExecution(record: ExecutionRecord): Promise<void>;
   getExecution(executionId: string): Promise<ExecutionRecord | undefined>;
   /** A scenario's executions, newest first, before the given seq; only those of `projects` when given. */
-  listExecutions(scenarioId: string, limit: number, before?: number, projects?: string[]): Promise<ExecutionPage>;
+  listExecutions(scenarioId: string, limit: number, before?: number, projects?: ProjectScope): Promise<ExecutionPage>;
   /** Deletes executions created before the instant; answers how many. */
   purgeExecutions(createdBefore: string): Promise<number>;
   /**

@@ -20,7 +20,8 @@ export interface Row {
 }
 
 export interface Snapshot {
-  rows: Map<string, Row>;
+  /** By seq: ids are unique per project only, so one id may name several rows. */
+  rows: Map<number, Row>;
   /** A stable text of every row, compared before and after. */
   text: string;
   /** The newest execution recorded for the request's scenario (null when none, undefined when not looked at). */
@@ -56,6 +57,27 @@ const header = (a: Answer, name: string) => {
 
 const isJsonType = (m: string) => m === 'application/json' || m.endsWith('+json');
 const mediaType = (ct: string | undefined) => (ct ?? '').split(';')[0].trim().toLowerCase();
+
+const projectOf = (row: Row) => (row.input as { projectId?: string | null }).projectId ?? null;
+/** The rows with this id (an operator token sees every project). */
+export const rowsWithId = (snap: Snapshot, id: unknown): Row[] =>
+  typeof id === 'string' ? [...snap.rows.values()].filter((r) => r.id === id) : [];
+/** The request's `?projectId=` ('' names the scenarios without a project), when it has one. */
+const projectParam = (url: string): string | undefined => {
+  const q = decodeParts(url)?.query.projectId;
+  return typeof q === 'string' ? q : undefined;
+};
+/** The one project of the project-limited token (`limited` requests). */
+export const LIMITED_PROJECT = 'fz-proj';
+/** The rows a request naming this id (and maybe a project) looks at: every project's for the operator token. */
+const rowsFor = (snap: Snapshot, id: unknown, project: string | undefined, limited = false): Row[] =>
+  rowsWithId(snap, id).filter((r) => (project === undefined || projectOf(r) === (project === '' ? null : project))
+    && (!limited || projectOf(r) === LIMITED_PROJECT));
+/** The one row a request addresses, when there is exactly one. */
+const onlyRow = (snap: Snapshot, id: unknown, req: FuzzRequest): Row | undefined => {
+  const rows = rowsFor(snap, id, projectParam(req.url), req.limited);
+  return rows.length === 1 ? rows[0] : undefined;
+};
 
 /** JSON with object keys sorted, to compare request bodies as the idempotency check does. */
 export function canonical(value: unknown): string {
@@ -227,7 +249,11 @@ function predictStatuses(api: Api, req: FuzzRequest, url: string, headers: Recor
   if (!api.partValidator(op, 'query')(query)) return [400];
   if (!api.partValidator(op, 'header')(lowerHeaders)) return [400];
 
-  const exists = (id: unknown) => typeof id === 'string' && before.rows.has(id);
+  // Ids are unique per project; the operator token sees every project: one row is found, several are ambiguous (409).
+  const found = (id: unknown, yes: number) => {
+    const n = rowsFor(before, id, projectParam(url)).length;
+    return n === 0 ? 404 : n === 1 ? yes : 409;
+  };
   switch (op.operationId) {
     case 'live':
     case 'ready':
@@ -235,18 +261,27 @@ function predictStatuses(api: Api, req: FuzzRequest, url: string, headers: Recor
     case 'listScenarios':
       return parts.query.cursor === undefined || sent.issuedCursor ? [200] : [200, 400];
     case 'getScenario':
-      return exists(params.scenarioId) ? [200] : [404];
+      return [found(params.scenarioId, 200)];
     case 'deleteScenario':
-      return exists(params.scenarioId) ? [204] : [404];
+      return [found(params.scenarioId, 204)];
     case 'createScenario': {
       // The rules are checked before the store is asked, so a taken id with broken rules is a 400.
-      const id = (body as { id?: string }).id;
-      if (req.semantic !== 'create') return id !== undefined && exists(id) ? [400, 409] : [201, 400];
-      return id !== undefined && exists(id) ? [409] : [201];
+      const { id, input } = body as { id?: string; input?: { projectId?: unknown } };
+      const project = input?.projectId ?? null;
+      const taken = id !== undefined && rowsWithId(before, id).some((r) => projectOf(r) === project);
+      if (req.semantic !== 'create') return taken ? [400, 409] : [201, 400];
+      return taken ? [409] : [201];
     }
     case 'updateScenario': {
-      if (!exists(params.scenarioId)) return [404];
+      const status = found(params.scenarioId, 200);
+      if (status !== 200) return [status];
       if (!ifMatchHolds(sent.ifMatch, sent.currentEtag)) return [412];
+      // A patch that moves the scenario into a project having its id is a 409.
+      const row = onlyRow(before, params.scenarioId, { ...req, url })!;
+      const patch = (body as { input?: Record<string, unknown> } | undefined)?.input;
+      const target = patch && typeof patch === 'object' && 'projectId' in patch ? (patch.projectId ?? null) : projectOf(row);
+      const blocked = target !== projectOf(row) && rowsWithId(before, params.scenarioId).some((r) => projectOf(r) === target);
+      if (blocked) return req.semantic === 'patch' ? [409] : [400, 409];
       return req.semantic === 'patch' ? [200] : [200, 400];
     }
     case 'executeScenario': {
@@ -255,9 +290,9 @@ function predictStatuses(api: Api, req: FuzzRequest, url: string, headers: Recor
       if (b.credentials.some((c) => holdsUnstorableText(c.id))) return [400];
       if (req.semantic === 'execute') {
         if (!req.addressOk) return [400];
-        return exists(b.scenarioId) ? [200] : [404];
+        return [found(b.scenarioId, 200)];
       }
-      return exists(b.scenarioId) ? [200, 400] : [400, 404];
+      return [400, found(b.scenarioId, 200)];
     }
     default:
       return undefined;
@@ -352,12 +387,12 @@ export function checkState(op: Operation | undefined, req: FuzzRequest, a: Answe
       throw new Violation('state-unchanged', `${req.method} ${req.url} answered ${s} but an execution was recorded (${after.newestExecution})`);
     }
   };
-  const others = (id: string, changed: boolean) => {
-    const ids = new Set([...before.rows.keys(), ...after.rows.keys()]);
-    for (const other of ids) {
-      if (other === id && changed) continue;
+  const others = (seq: number) => {
+    const seqs = new Set([...before.rows.keys(), ...after.rows.keys()]);
+    for (const other of seqs) {
+      if (other === seq) continue;
       if (!isDeepStrictEqual(before.rows.get(other), after.rows.get(other))) {
-        throw new Violation('state-scope', `${req.method} ${req.url} (${s}) changed scenario ${other}`);
+        throw new Violation('state-scope', `${req.method} ${req.url} (${s}) changed scenario ${before.rows.get(other)?.id ?? after.rows.get(other)?.id} (seq ${other})`);
       }
     }
   };
@@ -369,38 +404,40 @@ export function checkState(op: Operation | undefined, req: FuzzRequest, a: Answe
   switch (op.operationId) {
     case 'createScenario': {
       const rec = json as Row;
-      const row = after.rows.get(rec.id);
-      if (!row || before.rows.has(rec.id)) throw new Violation('create-state', `201 for ${rec.id} but the store ${row ? 'had it already' : 'lacks it'}`);
+      const project = (payload.input as { projectId?: string | null }).projectId ?? null;
+      const row = rowsWithId(after, rec.id).find((r) => projectOf(r) === project);
+      if (!row || before.rows.has(row.seq)) throw new Violation('create-state', `201 for ${rec.id} but the store ${row ? 'had it already' : 'lacks it'}`);
       if (!isDeepStrictEqual(row.input, payload.input)) throw new Violation('create-roundtrip', `stored ${JSON.stringify(row.input)}\nsent   ${JSON.stringify(payload.input)}`);
       if (!isDeepStrictEqual(rec.input, payload.input) || rec.revision !== 1 || row.revision !== 1) throw new Violation('create-answer', JSON.stringify(rec));
-      others(rec.id, true);
+      others(row.seq);
       return;
     }
     case 'updateScenario': {
       const id = req.target!;
-      const old = before.rows.get(id);
-      const row = after.rows.get(id);
-      if (!old || !row) throw new Violation('patch-state', `200 for ${id} but it is missing before or after`);
+      const old = onlyRow(before, id, req);
+      const row = old && after.rows.get(old.seq);
+      if (!old || !row) throw new Violation('patch-state', `200 for ${id} but it is not one scenario before or is missing after`);
       const expected = mergePatch(old.input, payload.input);
       if (!isDeepStrictEqual(row.input, expected)) throw new Violation('patch-merge', `stored ${JSON.stringify(row.input)}\nexpected ${JSON.stringify(expected)}`);
       if (!isDeepStrictEqual((json as { input: unknown }).input, expected)) throw new Violation('patch-answer', JSON.stringify(json));
       if (row.revision !== old.revision + 1 || row.createdAt !== old.createdAt || row.seq !== old.seq) {
         throw new Violation('patch-revision', `before ${JSON.stringify({ ...old, input: undefined })} after ${JSON.stringify({ ...row, input: undefined })}`);
       }
-      others(id, true);
+      others(old.seq);
       return;
     }
     case 'deleteScenario': {
       const id = req.target!;
-      if (!before.rows.has(id) || after.rows.has(id)) throw new Violation('delete-state', `204 for ${id}: before ${before.rows.has(id)}, after ${after.rows.has(id)}`);
-      others(id, true);
+      const old = onlyRow(before, id, req);
+      if (!old || after.rows.has(old.seq)) throw new Violation('delete-state', `204 for ${id}: before ${rowsWithId(before, id).length} rows, after ${old ? 'still there' : '-'}`);
+      others(old.seq);
       return;
     }
     case 'executeScenario': {
       if (before.text !== after.text) throw new Violation('execute-state', 'execute changed the scenarios');
       const results = json as { objectId: string; objectType: string; name: string; address: string; scenarioId: string; executionId: string; result: { executionId: string; query: unknown } }[];
-      const row = before.rows.get(payload.scenarioId);
-      if (!row) throw new Violation('execute-state', `200 for unknown scenario ${payload.scenarioId}`);
+      const row = onlyRow(before, payload.scenarioId, req);
+      if (!row) throw new Violation('execute-state', `200 for scenario ${payload.scenarioId}, which is not one scenario`);
       const input = row.input as { name: string; type: string; queryConfigurations: { id: string; query: unknown }[] };
       const address = typeof payload.address === 'string' ? payload.address : payload.address.address;
       if (results.map((r) => r.objectId).join('\n') !== input.queryConfigurations.map((q) => q.id).join('\n')) {
