@@ -21,6 +21,7 @@ import { isCanonicalIden3Did } from './did.js';
 import { DID, type Id } from '../trust/iden3.js';
 import { didAddressMatches } from '../trust/holder.js';
 import { createDocumentLoader, type OfflineDocumentLoader } from './documents.js';
+import { offloadGroth16 } from './groth16.js';
 import {
   InvalidTokenError, MalformedResponseError, ProofReplayedError, RequestExpiredError, ResponseMismatchError,
   ThreadMismatchError, UnsupportedResponseError, VerifierUnavailableError, ZkpError, ZkpOptionsError,
@@ -392,6 +393,8 @@ export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<Zk
     circuitsDir: options.circuitsDir ?? defaultCircuitsDir(),
     documentLoader: loader as never,
   });
+  // The ~50–90 ms Groth16 checks of an answer run on a worker thread, not on the thread answering requests.
+  await offloadGroth16(lib);
   const libOpts = {
     acceptedProofGenerationDelay: proofMaxAgeMs,
     acceptedStateTransitionDelay: stateTransitionDelayMs,

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { groth16Checks } from '../../src/zkp/groth16.js';
 import {
   alwaysLatestStateResolvers, buildAuthorizationRequest, createZkpVerifier, peekThreadId, verifyAuthorizationResponse,
   InvalidTokenError, MalformedResponseError, ProofReplayedError, RequestExpiredError, ResponseMismatchError,
@@ -85,6 +86,19 @@ describe('the public credentialAtomicQueryMTPV2 vector', () => {
         reasons: [], issuer: ISSUER_DID, proofTimestamp: new Date(PROOF_TIME_MS).toISOString(),
       }],
     });
+  });
+
+  it('checks the proof on the Groth16 worker thread, not on the calling thread, with the same verdict', async () => {
+    const before = groth16Checks();
+    const result = await verifyAuthorizationResponse(plainResponse(), build(), { verifier });
+    expect(result.verdicts.map((v) => v.status)).toEqual(['valid']);
+    expect(groth16Checks()).toBe(before + 1);
+    // A proof element changed: one more check there, and not valid.
+    const proof = cloneProof();
+    proof.proof.pi_a[0] = (BigInt(proof.proof.pi_a[0]) + 1n).toString();
+    const { verdicts } = await verify(plainResponse({ proof }), build());
+    expect(verdicts[0]).toMatchObject({ is_valid: false, status: 'not-valid' });
+    expect(groth16Checks()).toBe(before + 2);
   });
 
   it('fails when any public signal changes', async () => {

@@ -1,0 +1,122 @@
+/**
+ * Groth16 proof checks off the request thread. @iden3/js-iden3-auth checks each proof of a wallet's answer
+ * synchronously (~50–90 ms of BN254 pairings on the thread that calls it): the JWZ envelope's auth proof through
+ * @iden3/js-jwz's proving methods, and each query proof through its prover's `verify`. `offloadGroth16` routes both
+ * to a worker thread (piscina) running the same `verifyGroth16Proof`, with the same checks before it and the same
+ * outcomes: the prover answers false on any failure, the JWZ method throws the library's own errors.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { Groth16Task } from './groth16-worker.js';
+
+/** See trust/pool.ts: ffjavascript's `web-worker` runs workerData.mod in any thread it is loaded in. */
+const WEB_WORKER_DATA = { mod: 'data:text/javascript,', name: 'groth16-verification' };
+
+function workerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  const beside = path.join(path.dirname(here), 'groth16-worker.js');
+  if (here.endsWith('.js')) return beside;
+  const built = path.resolve(path.dirname(here), '../../dist/zkp/groth16-worker.js');
+  if (!fs.existsSync(built)) throw new Error(`the Groth16 worker ${built} is missing: run npm run build first`);
+  return built;
+}
+
+let pool: Piscina | undefined;
+/** One thread per process (checks run one at a time: http/offchain.ts); it exits when idle, so it never holds the process up. */
+function threads(): Piscina {
+  pool ??= new Piscina({
+    filename: workerFile(),
+    minThreads: 0,
+    maxThreads: 1,
+    idleTimeout: 30_000,
+    niceIncrement: 10,
+    workerData: WEB_WORKER_DATA,
+  });
+  return pool;
+}
+
+/** Proof checks the worker thread has finished in this process. */
+export function groth16Checks(): number {
+  return pool?.completed ?? 0;
+}
+
+export function verifyOffThread(proof: Groth16Task['proof'], vk: string): Promise<boolean> {
+  return threads().run({ proof, vk } satisfies Groth16Task) as Promise<boolean>;
+}
+
+interface ProvingMethod {
+  readonly methodAlg: { alg: string; circuitId: string; toString(): string };
+  unmarshall(signals: string[]): { challenge: bigint };
+  verify(messageHash: Uint8Array, proof: Groth16Task['proof'], vk: Uint8Array): Promise<boolean>;
+}
+interface JwzModule {
+  ProvingMethodAlg: new (alg: string, circuitId: string) => ProvingMethod['methodAlg'];
+  proving: {
+    getProvingMethod(alg: ProvingMethod['methodAlg']): Promise<ProvingMethod>;
+    registerProvingMethod(alg: ProvingMethod['methodAlg'], f: () => ProvingMethod): Promise<void>;
+  };
+}
+
+/** A big-endian byte string as a number (js-iden3-core's fromBigEndian, without reversing its argument in place). */
+const bigEndian = (bytes: Uint8Array): bigint => (bytes.length === 0 ? 0n : BigInt(`0x${Buffer.from(bytes).toString('hex')}`));
+
+/** The auth circuits whose JWZ proofs the library checks (js-jwz registers these). */
+const AUTH_CIRCUITS = ['auth', 'authV2', 'authV3', 'authV3-8-32'];
+let installed = false;
+
+/**
+ * Makes js-jwz's Groth16 proving methods (the CommonJS copy @iden3/js-iden3-auth loads) check proofs off the thread,
+ * after the same challenge check, with the same error.
+ */
+async function installJwz(): Promise<void> {
+  if (installed) return;
+  const fromAuth = createRequire(createRequire(import.meta.url).resolve('@iden3/js-iden3-auth'));
+  const jwz = fromAuth('@iden3/js-jwz') as JwzModule;
+  const decoder = new TextDecoder();
+  for (const circuitId of AUTH_CIRCUITS) {
+    const alg = new jwz.ProvingMethodAlg('groth16', circuitId);
+    const original = await jwz.proving.getProvingMethod(alg).catch(() => undefined);
+    if (!original) continue;
+    const offloaded: ProvingMethod = Object.assign(Object.create(original) as ProvingMethod, {
+      async verify(messageHash: Uint8Array, proof: Groth16Task['proof'], vk: Uint8Array) {
+        if (original.unmarshall(proof.pub_signals).challenge !== bigEndian(messageHash)) {
+          throw new Error('challenge is not equal to message hash');
+        }
+        return verifyOffThread(proof, decoder.decode(vk));
+      },
+    });
+    await jwz.proving.registerProvingMethod(original.methodAlg, () => offloaded);
+  }
+  installed = true;
+}
+
+interface CircuitStorage {
+  loadCircuitData(circuitId: string, opts?: { mode: string }): Promise<{ verificationKey?: Uint8Array | null }>;
+}
+
+/**
+ * Routes a js-iden3-auth Verifier's proof checks to the worker thread: its prover's `verify` (query proofs) and the
+ * JWZ proving methods (the envelope's auth proof).
+ */
+export async function offloadGroth16(verifier: object): Promise<void> {
+  await installJwz();
+  const lib = verifier as { prover?: unknown; circuitStorage?: CircuitStorage };
+  const storage = lib.circuitStorage;
+  if (!storage) throw new Error('the verifier has no circuit storage: @iden3/js-iden3-auth changed');
+  const decoder = new TextDecoder();
+  lib.prover = {
+    // As js-sdk's NativeProver.verify, without its console.log: any failure is "not verified".
+    async verify(zkp: Groth16Task['proof'] & { circuitId?: string }, circuitId: string): Promise<boolean> {
+      try {
+        const data = await storage.loadCircuitData(circuitId, { mode: 'verification' });
+        if (!data.verificationKey) return false;
+        return await verifyOffThread(zkp, decoder.decode(data.verificationKey));
+      } catch {
+        return false;
+      }
+    },
+  };
+}
