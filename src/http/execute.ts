@@ -129,6 +129,7 @@ export async function executeRoutes(app: FastifyInstance, { store, plans, now, i
     // the id is in two of them). The single-flight read is shared by executes of one id with the same projects.
     const scope = narrowScope(request.principal, projectQuery(request));
     const heads = await plans.head(body.scenarioId, scope.key, () => store.heads(body.scenarioId, scope.projects));
+    if (heads.length === 0) throw new ScenarioNotFound(body.scenarioId);
     let entry = heads.length === 1 ? plans.current(heads[0]) : undefined;
     if (!entry) {
       entry = plans.compile(await findScenario(store, request, body.scenarioId));

@@ -30,10 +30,10 @@ export interface OffChainDeps {
   stateResolvers?: StateResolvers;
 }
 
-/** `/compliance/executions/{id}/zkp-response`: where the wallet POSTs its answer. */
 /** Answers waiting for the proof check running in this process before more get 503. */
 export const MAX_WAITING_CHECKS = 16;
 
+/** `/compliance/executions/{id}/zkp-response`: where the wallet POSTs its answer. */
 export const callbackPath = (executionId: string) => `/compliance/executions/${executionId}/zkp-response`;
 
 /**
@@ -163,8 +163,8 @@ export class OffChain {
 
   /**
    * Runs one proof check at a time in this process, with at most MAX_WAITING_CHECKS waiting (else undefined: the
-   * caller answers 503). A check is ~50 ms of CPU on the event loop (Groth16, in the library): one at a time keeps
-   * what every other request waits for to one check, however many answers arrive together.
+   * caller answers 503). A check is ~50–90 ms of Groth16 CPU on the one thread of zkp/groth16.ts: one at a time, and a
+   * short queue, keep a burst of answers from piling up behind it.
    */
   private async checkOneAtATime<T>(check: () => Promise<T>): Promise<{ value: T } | undefined> {
     if (this.checking) {

@@ -14,10 +14,8 @@
  *   with a hundred credentials waiting delays another tenant's one credential by at most one task per thread.
  */
 import os from 'node:os';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { compiledWorker, webWorkerData } from '../worker-file.js';
 import type { ColdResult, ColdTask } from './proof.js';
 import warmupCredential from './documents/warmup-credential.json' with { type: 'json' };
 
@@ -63,23 +61,6 @@ export function defaultThreads(): number {
   return Math.max(1, Math.min(64, os.availableParallelism()));
 }
 
-/** The compiled worker: next to this module in dist/, or dist/trust/ when this module runs from src/ (vitest). */
-function workerFile(): string {
-  const here = fileURLToPath(import.meta.url);
-  const beside = path.join(path.dirname(here), 'cold-worker.js');
-  if (here.endsWith('.js')) return beside;
-  const built = path.resolve(path.dirname(here), '../../dist/trust/cold-worker.js');
-  if (!fs.existsSync(built)) throw new Error(`the cold verification worker ${built} is missing: run npm run build first`);
-  return built;
-}
-
-/**
- * @0xpolygonid/js-sdk loads ffjavascript, which loads the `web-worker` package, which decides when it is loaded off the
- * main thread that the thread is one of its own web workers and runs the script named by workerData.mod (with none, it
- * prints a TypeError in every thread). The verification threads start no web worker; this gives it an empty script.
- */
-const WEB_WORKER_DATA = { mod: 'data:text/javascript,', name: 'credential-verification' };
-
 /**
  * The thread pools of this process, shared by the verifiers with the same threads and documents (one in a server; many
  * in a test run, where each would otherwise start its own threads), counted by their users and destroyed with the last.
@@ -92,14 +73,14 @@ function acquire(threads: number, documents: Readonly<Record<string, unknown>> |
   if (entry === undefined) {
     entry = {
       piscina: new Piscina({
-        filename: workerFile(),
+        filename: compiledWorker(import.meta.url, 'trust/cold-worker.js'),
         minThreads: threads,
         maxThreads: threads,
         // Threads stay (loading the iden3 libraries costs ~1 s of CPU per thread); idle ones do not keep the process up.
         idleTimeout: Infinity,
         // Below the request thread: a cold check gives way to the requests the service is answering.
         niceIncrement: 10,
-        workerData: { documents, ...WEB_WORKER_DATA },
+        workerData: { documents, ...webWorkerData('credential-verification') },
       }),
       users: 0,
     };

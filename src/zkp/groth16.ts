@@ -5,35 +5,21 @@
  * to a worker thread (piscina) running the same `verifyGroth16Proof`, with the same checks before it and the same
  * outcomes: the prover answers false on any failure, the JWZ method throws the library's own errors.
  */
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { compiledWorker, webWorkerData } from '../worker-file.js';
 import type { Groth16Task } from './groth16-worker.js';
-
-/** See trust/pool.ts: ffjavascript's `web-worker` runs workerData.mod in any thread it is loaded in. */
-const WEB_WORKER_DATA = { mod: 'data:text/javascript,', name: 'groth16-verification' };
-
-function workerFile(): string {
-  const here = fileURLToPath(import.meta.url);
-  const beside = path.join(path.dirname(here), 'groth16-worker.js');
-  if (here.endsWith('.js')) return beside;
-  const built = path.resolve(path.dirname(here), '../../dist/zkp/groth16-worker.js');
-  if (!fs.existsSync(built)) throw new Error(`the Groth16 worker ${built} is missing: run npm run build first`);
-  return built;
-}
 
 let pool: Piscina | undefined;
 /** One thread per process (checks run one at a time: http/offchain.ts); it exits when idle, so it never holds the process up. */
 function threads(): Piscina {
   pool ??= new Piscina({
-    filename: workerFile(),
+    filename: compiledWorker(import.meta.url, 'zkp/groth16-worker.js'),
     minThreads: 0,
     maxThreads: 1,
     idleTimeout: 30_000,
     niceIncrement: 10,
-    workerData: WEB_WORKER_DATA,
+    workerData: webWorkerData('groth16-verification'),
   });
   return pool;
 }

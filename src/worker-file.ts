@@ -1,0 +1,27 @@
+/**
+ * What the piscina pools (trust/pool.ts, zkp/groth16.ts) need to start their threads: the compiled worker, and the
+ * workerData that keeps the `web-worker` package quiet.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The compiled worker `name` (e.g. 'trust/cold-worker.js'): beside the calling module in dist/, or in dist/ when that
+ * module runs from src/ (vitest). `moduleUrl` is the caller's import.meta.url.
+ */
+export function compiledWorker(moduleUrl: string, name: string): string {
+  const here = fileURLToPath(moduleUrl);
+  if (here.endsWith('.js')) return path.join(path.dirname(here), path.basename(name));
+  const built = path.resolve(path.dirname(here), '..', '..', 'dist', name);
+  if (!fs.existsSync(built)) throw new Error(`the worker ${built} is missing: run npm run build first`);
+  return built;
+}
+
+/**
+ * @0xpolygonid/js-sdk and @iden3/js-jwz load ffjavascript, which loads the `web-worker` package, which decides when it
+ * is loaded off the main thread that the thread is one of its own web workers and runs the script named by
+ * workerData.mod (with none, it prints a TypeError in every thread). These threads start no web worker; this gives it
+ * an empty script.
+ */
+export const webWorkerData = (name: string) => ({ mod: 'data:text/javascript,', name });
