@@ -1,4 +1,4 @@
-import { LruCache } from './lru.js';
+import { LRUCache } from 'lru-cache';
 import { compilePlan, type Plan } from '../engine/index.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ScenarioHead, ScenarioRow } from '../store/types.js';
@@ -24,11 +24,11 @@ export interface CachedPlan {
  * event-loop turn on SQLite). Under load this turns a read per execute into a read per turn.
  */
 export class PlanCache {
-  private readonly entries: LruCache<number, CachedPlan>;
+  private readonly entries: LRUCache<number, CachedPlan>;
   /** Reads in flight: scenario id -> scope key (see scopeKey) -> read. */
   private readonly heads = new Map<string, Map<string, Promise<ScenarioHead[]>>>();
   constructor(max = 1000) {
-    this.entries = new LruCache(max);
+    this.entries = new LRUCache({ max });
   }
 
   /** The heads of the scenarios with this id in a scope, from `read` or from the read of them in flight (see above). */

@@ -8,7 +8,7 @@
  * kept per thread (bounded).
  */
 import { workerData } from 'node:worker_threads';
-import { LruCache } from '../domain/lru.js';
+import { LRUCache } from 'lru-cache';
 import { createDocumentLoader, type DocumentLoader } from './documents.js';
 import { installFastPoseidon } from './poseidon.js';
 import { coldCheck, type ColdResult, type ColdTask } from './proof.js';
@@ -23,7 +23,7 @@ export function workerDocumentLoader(documents: Readonly<Record<string, unknown>
   receive(scope: string, texts: Readonly<Record<string, string>> | undefined): void;
 } {
   // Keyed by the verifier's scope and the URL: a thread may serve several verifiers (tests), each with its own prefixes.
-  const received = new LruCache<string, string>(REMOTE_DOCUMENTS);
+  const received = new LRUCache<string, string>({ max: REMOTE_DOCUMENTS });
   const offline = createDocumentLoader({
     documents,
     fetch: () => Promise.reject(new Error('no network in a verification thread')),

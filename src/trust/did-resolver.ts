@@ -6,7 +6,7 @@
  * @0xpolygonid/js-sdk's W3CCredential.verifyProof, with a timeout, a size limit and a cache.
  */
 import { fetchJson, FetchFailure, type FetchLike } from './http.js';
-import { LruCache } from '../domain/lru.js';
+import { keep as keepFor, lruCache } from '../domain/cache.js';
 import { isRecord } from './structure.js';
 
 export class ResolverFailure extends Error {
@@ -50,7 +50,8 @@ function notFound(answer: unknown): boolean {
 
 export function createStateResolver(o: StateResolverOptions): StateResolver {
   const base = o.resolverUrl?.replace(/\/+$/, '');
-  const cache = new LruCache<string, { published: boolean } | { latest: string | undefined }>(4096, o.clock);
+  const cache = lruCache<string, { published: boolean } | { latest: string | undefined }>(4096, o.clock);
+  const keep = (key: string, value: { published: boolean } | { latest: string | undefined }, ttl: number) => keepFor(cache, key, value, ttl);
   const pending = new Map<string, Promise<unknown>>();
   const maxBytes = o.maxBytes ?? 256 * 1024;
 
@@ -78,7 +79,7 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
     configured: base !== undefined,
     async isPublished(did, stateHex) {
       const key = `p\u0000${did}\u0000${stateHex}`;
-      const hit = cache.get(key);
+      const hit = cache?.get(key);
       if (hit !== undefined && 'published' in hit) return hit.published;
       return once(key, async () => {
         const answer = await get(did, stateHex);
@@ -90,13 +91,13 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
           if (vm === undefined) throw new ResolverFailure('the DID resolver answered without Iden3StateInfo2023 state information');
           published = vm.published === true;
         }
-        cache.set(key, { published }, published ? o.publishedCacheMs : o.shortCacheMs);
+        keep(key, { published }, published ? o.publishedCacheMs : o.shortCacheMs);
         return published;
       });
     },
     async latestState(did) {
       const key = `l\u0000${did}`;
-      const hit = cache.get(key);
+      const hit = cache?.get(key);
       if (hit !== undefined && 'latest' in hit) return hit.latest;
       return once(key, async () => {
         const answer = await get(did);
@@ -112,7 +113,7 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
           else if (state !== undefined && HASH_HEX.test(state)) latest = state;
           else throw new ResolverFailure('the DID resolver answered without the latest state of the issuer');
         }
-        cache.set(key, { latest }, o.shortCacheMs);
+        keep(key, { latest }, o.shortCacheMs);
         return latest;
       });
     },

@@ -17,7 +17,7 @@ import idInformationContext from './documents/IDInformation-v1.jsonld.json' with
 import idInformationSchema from './documents/IDInformation-v1.schema.json' with { type: 'json' };
 import iden3Kyc from './documents/iden3-kyc-test-documents.json' with { type: 'json' };
 import { fetchJson, type FetchLike } from './http.js';
-import { LruCache } from '../domain/lru.js';
+import { LRUCache } from 'lru-cache';
 
 /** The URL of the IDInformation JSON-LD context this service ships (used by the demo issuer). */
 export const ID_INFORMATION_CONTEXT_URL = 'https://compliance.example/schemas/IDInformation-v1.jsonld';
@@ -110,7 +110,7 @@ export function createDocumentLoader(options: DocumentLoaderOptions): TrustDocum
     texts.set(url, JSON.stringify(doc));
   }
   const prefixes = (options.remoteDocumentPrefixes ?? []).filter((p) => /^https?:\/\/[^/]+\//i.test(p));
-  const remote = new LruCache<string, Promise<string>>(256);
+  const remote = new LRUCache<string, Promise<string>>({ max: 256 });
   const maxBytes = options.maxBytes ?? 1024 * 1024;
 
   const fetchRemote = async (url: string): Promise<string> => {

@@ -22,7 +22,7 @@
  */
 import { poseidon } from '@iden3/js-crypto';
 import { poseidon as wasmPoseidon } from '@railgun-community/poseidon-hash-wasm';
-import { LruCache } from '../domain/lru.js';
+import { LRUCache } from 'lru-cache';
 
 /** The BN254 scalar field: Poseidon's inputs must be below it. */
 export const FIELD = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
@@ -54,8 +54,8 @@ let installed = false;
 export function installFastPoseidon(): void {
   if (installed) return;
   installed = true;
-  const hashes = new LruCache<string, bigint>(HASH_MEMO);
-  const bytes = new LruCache<string, bigint>(BYTES_MEMO);
+  const hashes = new LRUCache<string, bigint>({ max: HASH_MEMO });
+  const bytes = new LRUCache<string, bigint>({ max: BYTES_MEMO });
   const reference = referencePoseidon.hashBytes;
   const target = poseidon as unknown as { hash: HashFn; hashBytes: HashBytesFn };
   target.hash = (inputs: bigint[]): bigint => {

@@ -24,7 +24,7 @@ import { poseidon } from '@iden3/js-crypto';
 import { ResolverFailure, type StateResolver } from './did-resolver.js';
 import { DID, Hash, isGenesisState, Proof, testBit, validateTreeState, verifyProof, type Hash as HashT, type Proof as ProofT } from './iden3.js';
 import { fetchJson, FetchFailure, type FetchLike } from './http.js';
-import { LruCache } from '../domain/lru.js';
+import { keep, lruCache } from '../domain/cache.js';
 import { isHttpUrl, isRecord, STATUS_TYPES, type Json } from './structure.js';
 
 /** A status that cannot be resolved (`error`) or whose answer is unusable. */
@@ -262,7 +262,7 @@ const ACTIVE: RevocationOutcome = Object.freeze({ kind: 'active' });
 const UNSUPPORTED: RevocationOutcome = Object.freeze({ kind: 'unsupported' });
 
 export function createRevocationChecker(o: RevocationCheckerOptions): RevocationChecker {
-  const cache = new LruCache<string, boolean>(o.cacheSize, o.clock);
+  const cache = lruCache<string, boolean>(o.cacheSize, o.clock);
   const pending = new Map<string, Promise<RevocationOutcome>>();
   const hasOwn = Object.prototype.hasOwnProperty;
   const resolverOf = (type: string) => (hasOwn.call(o.resolvers, type) ? o.resolvers[type] : undefined);
@@ -280,7 +280,7 @@ export function createRevocationChecker(o: RevocationCheckerOptions): Revocation
   return {
     known(request) {
       if (resolverOf(request.status.type as string) === undefined) return UNSUPPORTED;
-      const hit = cache.get(keyOf(request));
+      const hit = cache?.get(keyOf(request));
       return hit === undefined ? undefined : hit ? REVOKED : ACTIVE;
     },
     check(request) {
@@ -288,14 +288,14 @@ export function createRevocationChecker(o: RevocationCheckerOptions): Revocation
       const resolver = resolverOf(type);
       if (resolver === undefined) return Promise.resolve(UNSUPPORTED);
       const key = keyOf(request);
-      const hit = cache.get(key);
+      const hit = cache?.get(key);
       if (hit !== undefined) return Promise.resolve(hit ? REVOKED : ACTIVE);
       let p = pending.get(key);
       if (p === undefined) {
         p = (async (): Promise<RevocationOutcome> => {
           try {
             const revoked = await resolver(request, o.io);
-            cache.set(key, revoked, revoked ? Infinity : o.revocationCacheMs);
+            keep(cache, key, revoked, revoked ? Infinity : o.revocationCacheMs);
             return revoked ? REVOKED : ACTIVE;
           } catch (e) {
             const why = e instanceof StatusFailure || e instanceof FetchFailure || e instanceof ResolverFailure

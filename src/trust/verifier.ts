@@ -19,7 +19,7 @@ import { createStateResolver, ResolverFailure } from './did-resolver.js';
 import { createDocumentLoader, DocumentUnavailable } from './documents.js';
 import { checkHolder } from './holder.js';
 import { checkIssuer } from './issuers.js';
-import { LruCache } from '../domain/lru.js';
+import { keep, lruCache } from '../domain/cache.js';
 import { CredentialTooLarge, measureCredential } from './limits.js';
 import { ColdPool, type Reservation } from './pool.js';
 import { installFastPoseidon } from './poseidon.js';
@@ -142,14 +142,14 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     leaves: options.maxCredentialLeaves ?? DEFAULTS.maxCredentialLeaves,
   };
   // Verified proofs and refusals apart: a refusal never evicts a verified credential.
-  const verified = new LruCache<string, VerifiedProof>(cacheSize, clock);
-  const refused = new LruCache<string, VerifiedProof>(cacheSize, clock);
-  const cachedProof = (key: string): VerifiedProof | undefined => verified.get(key) ?? refused.get(key);
+  const verified = lruCache<string, VerifiedProof>(cacheSize, clock);
+  const refused = lruCache<string, VerifiedProof>(cacheSize, clock);
+  const cachedProof = (key: string): VerifiedProof | undefined => verified?.get(key) ?? refused?.get(key);
   const remember = (key: string, r: VerifiedProof): void => {
     if (r.verdict.ok) {
-      if (r.cacheable) verified.set(key, r);
+      if (r.cacheable) keep(verified, key, r);
     } else {
-      refused.set(key, r, r.cacheable ? Infinity : refusalCacheMs);
+      keep(refused, key, r, r.cacheable ? Infinity : refusalCacheMs);
     }
   };
   const pendingProofs = new Map<string, Promise<VerifiedProof>>();
@@ -220,7 +220,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   // Structure and holder binding depend only on the content and the request's address: remembered per digest, for the
   // address it was last presented with (a credential comes back with its holder's address), when the caller hands in
   // digests, as the proof is per content.
-  const shapes = new LruCache<string, { address: string; shape: Shape }>(cacheSize, clock);
+  const shapes = lruCache<string, { address: string; shape: Shape }>(cacheSize, clock);
   const shapeOf = (credential: Credential, address: string): Shape => {
     const structure = checkStructure(credential);
     return structure.ok
@@ -235,12 +235,12 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     if (digest === undefined) {
       shape = shapeOf(credential, ctx.address);
     } else {
-      const known = shapes.get(digest);
+      const known = shapes?.get(digest);
       if (known !== undefined && known.address === ctx.address) {
         shape = known.shape;
       } else {
         shape = shapeOf(credential, ctx.address);
-        shapes.set(digest, { address: ctx.address, shape });
+        keep(shapes, digest, { address: ctx.address, shape });
       }
     }
     if (!shape.structure.ok) return shape.structure;
@@ -393,7 +393,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     },
     stats() {
       const load = pool.load;
-      return { coldChecks, coldReserved: load.reserved, coldCapacity: load.capacity, verified: verified.size, refused: refused.size };
+      return { coldChecks, coldReserved: load.reserved, coldCapacity: load.capacity, verified: verified?.size ?? 0, refused: refused?.size ?? 0 };
     },
     warm() {
       pool.warm();

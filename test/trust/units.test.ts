@@ -4,7 +4,7 @@ import { canonicalJson, contentHash } from '../../src/trust/canonical.js';
 import { createDocumentLoader, ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL, remoteDocumentUrl } from '../../src/trust/documents.js';
 import { checkHolder, ethAddressOfPublicKey, holderAddressOf } from '../../src/trust/holder.js';
 import { checkIssuer } from '../../src/trust/issuers.js';
-import { LruCache } from '../../src/domain/lru.js';
+import { keep, lruCache } from '../../src/domain/cache.js';
 import { fetchJson } from '../../src/trust/http.js';
 import { keyStatusFrom } from '../../src/trust/revocation.js';
 import { trustOptionsFromEnv, TrustConfigError } from '../../src/trust/index.js';
@@ -85,26 +85,31 @@ describe('caches and hashing', () => {
     expect(contentHash({ x: 1 })).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('LRU evicts the least recently used entry and expires entries by the clock', () => {
-    let now = 0;
-    const lru = new LruCache<string, number>(2, () => now);
-    lru.set('a', 1);
-    lru.set('b', 2);
+  it('LRU evicts the least recently used entry and expires entries by the injected clock at once', () => {
+    let now = 1000; // lru-cache reads a start time of 0 as "not set": a real clock is never at 0
+    const lru = lruCache<string, number>(2, () => now)!;
+    keep(lru, 'a', 1);
+    keep(lru, 'b', 2);
     expect(lru.get('a')).toBe(1);
-    lru.set('c', 3);
+    keep(lru, 'c', 3);
     expect(lru.get('b')).toBeUndefined();
     expect(lru.get('a')).toBe(1);
-    lru.set('t', 4, 100);
-    now = 99;
+    keep(lru, 't', 4, 100);
+    now = 1099;
     expect(lru.get('t')).toBe(4);
-    now = 100;
+    now = 1100;
     expect(lru.get('t')).toBeUndefined();
-    lru.set('z', 5, 0);
+    keep(lru, 'z', 5, 0);
     expect(lru.get('z')).toBeUndefined();
   });
 
+  it('a cache of size 0 is no cache (CREDENTIAL_CACHE_SIZE=0)', () => {
+    expect(lruCache(0)).toBeUndefined();
+    expect(() => keep(lruCache<string, number>(0), 'a', 1)).not.toThrow();
+  });
+
   it('keeps an entry read all the time while many others come and go, and stays bounded', () => {
-    const lru = new LruCache<string, number>(10);
+    const lru = lruCache<string, number>(10)!;
     lru.set('hot', 0);
     for (let i = 0; i < 1000; i++) {
       lru.set(`k${i}`, i);
