@@ -1,52 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { composeAdapters, type AppDeps } from './adapters.js';
 import type { Config } from './config.js';
-import { PlanCache } from './domain/plan-cache.js';
 import { authHook, createAuthenticator, scopeHook } from './http/auth.js';
+import { openApiDocs } from './http/docs.js';
 import { handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
+import { executionRoutes } from './http/executions.js';
 import { healthRoutes } from './http/health.js';
+import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
+import { useJsonParser } from './http/json.js';
+import { protection } from './http/protection.js';
 import { scenarioRoutes } from './http/scenarios.js';
 import { installValidators } from './http/validation.js';
-import { useJsonParser } from './http/json.js';
-import { registerProtection } from './http/protection.js';
-import { Metrics } from './http/metrics.js';
-import { chainReaderFor, type ProofStatusReader } from './chain/index.js';
-import { OffChain } from './http/offchain.js';
-import { WebhookDispatcher } from './domain/webhooks.js';
-import type { StateResolvers } from './zkp/state.js';
-import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
-import { createDemoIssuer, demoStatusResolver } from './trust/demo-issuer.js';
-import { onchainStatusResolver } from './trust/onchain-status.js';
+import { zkpResponseRoutes } from './http/zkp-response.js';
 
-import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
-import { openStore, type Store } from './store/index.js';
-import { executionRoutes } from './http/executions.js';
-
-/** Hash of the inline style Swagger UI's page carries. */
-const DOCS_INLINE_STYLE = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
+export type { AppDeps } from './adapters.js';
 
 /** How often pending OffChainZKP executions whose request expired are failed. */
 const EXPIRY_SWEEP_MS = 5000;
-
-export interface AppDeps {
-  /** A store to use instead of opening the configured one; the app closes it on close either way. */
-  store?: Store;
-  /** Fastify logger option; defaults to pino at config.logLevel. Tests pass false or a stream. */
-  logger?: FastifyServerOptions['logger'];
-  /** Clock, epoch ms. */
-  now?: () => number;
-  /** Reads OnChainZKP verification; defaults to a ChainReader on config.chains (none configured: reads nothing). */
-  chain?: ProofStatusReader;
-  /** OffChainZKP issuer-state resolvers; default: ZKP_STATE_RESOLVERS over RPC. */
-  zkpStateResolvers?: StateResolvers;
-  /** Credential trust I/O (HTTP client, status resolvers), for tests on local servers. */
-  trust?: TrustDeps;
-  /** Start the cold verification threads when the app is ready instead of at the first new credential (the server does). */
-  warmVerification?: boolean;
-}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -61,28 +34,9 @@ export const REDACT = [
 ];
 
 /**
- * The credential verifier of the configuration. With DEMO_ISSUER=1 the deterministic demo issuer is trusted too and
- * its revocation statuses are answered in process, so demo credentials verify with no other server.
+ * The service as a Fastify instance: the adapters from the composition root (adapters.ts), the cross-cutting plugins
+ * (problem details, protection, docs, metrics) and the route plugins, each handed only what it uses.
  */
-async function credentialVerifier(config: Config, given: TrustDeps, log: FastifyBaseLogger): Promise<CredentialVerifier> {
-  if (config.trust.mode === 'off') {
-    log.warn('CREDENTIAL_VERIFICATION=off: credentials are believed without checks; every result says verification "off". Development only.');
-  }
-  // On-chain revocation statuses are read from the chains of CHAIN_RPC_URLS.
-  const deps: TrustDeps = config.chains.chains.size === 0 ? given : {
-    ...given,
-    statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: await onchainStatusResolver(config.chains), ...given.statusResolvers },
-  };
-  if (!config.demoIssuer) return createCredentialVerifier(config.trust, deps);
-  const demo = await createDemoIssuer({ statusUrl: `http://127.0.0.1:${config.port}/demo-issuer/status` });
-  log.warn({ issuer: demo.did }, 'DEMO_ISSUER=1: the demo issuer, whose key is public, is trusted. Never in production.');
-  const trusted = config.trust.trustedIssuers;
-  return createCredentialVerifier(
-    { ...config.trust, trustedIssuers: trusted === '*' ? '*' : [...trusted, demo.did] },
-    { ...deps, statusResolvers: { ...deps.statusResolvers, SparseMerkleTreeProof: demoStatusResolver(demo) } },
-  );
-}
-
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
@@ -100,12 +54,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // Router errors (malformed percent-encoding, over-long parameters) as problem+json too.
     frameworkErrors: handleFrameworkError,
     requestTimeout: config.requestTimeoutMs,
-  });
+  }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const metrics = new Metrics();
-  const now = deps.now ?? Date.now;
-  const store = metrics.timeStore(deps.store ?? (await openStore(config.database, (err) => app.log.warn({ err }, 'database connection error'))));
+  const { store, now, metrics, plans, verifier, offChain, executor, webhooks } = await composeAdapters(config, deps, app.log);
   app.addHook('onClose', async () => store.close());
+  app.addHook('onClose', () => verifier.close());
+  if (deps.warmVerification) app.addHook('onReady', async () => verifier.warm());
 
   // Audit retention: purge at start and then periodically; the timer never keeps the process alive.
   const purge = async () => {
@@ -119,10 +73,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       app.log.warn({ err }, 'execution purge failed; will retry');
     }
   };
-  const offChain = new OffChain(config, { store, now, log: app.log, metrics, stateResolvers: deps.zkpStateResolvers });
-  await offChain.ready();
   const sweep = () => offChain.sweep().catch((err) => app.log.warn({ err }, 'expiring pending executions failed; will retry'));
-  const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, app.log, now) : undefined;
   const timers: NodeJS.Timeout[] = [];
   app.addHook('onReady', async () => {
     await purge();
@@ -149,66 +100,22 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const validators = installValidators(app);
   registerErrorHandling(app);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Scenario Compliance Service',
-        version: '0.1.0',
-        description:
-          'Decides whether a blockchain address, holding a set of verifiable credentials, passes a compliance scenario. ' +
-          'Errors are RFC 9457 problem details (application/problem+json). See the README for the decisions taken where the seed is silent.',
-      },
-      tags: [
-        { name: 'execute', description: 'Run a scenario (seed 4.1)' },
-        { name: 'scenarios', description: 'Create, read, list, update (seed 4.2) and delete scenarios' },
-        { name: 'executions', description: 'The execution audit log' },
-        { name: 'health', description: 'Liveness and readiness' },
-      ],
-      components: {
-        securitySchemes: {
-          bearerAuth: {
-            type: 'http',
-            scheme: 'bearer',
-            description:
-              'A static token from API_TOKENS (every scope), or a JWT verified against AUTH_JWKS_URL whose `scope` claim ' +
-              'grants scenarios:read, scenarios:write and/or scenarios:execute. A missing scope answers 403.',
-          },
-        },
-      },
-    },
-    refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
-    },
-  });
-  if (config.docs) {
-    await app.register(swaggerUi, {
-      routePrefix: '/docs',
-      uiConfig: { deepLinking: true },
-      staticCSP: true,
-      // Swagger UI's one inline style, by its hash (else the browser reports a CSP violation on every load).
-      transformStaticCSP: (header) => header.replace("style-src 'self' https:", `style-src 'self' https: '${DOCS_INLINE_STYLE}'`),
-    });
-  }
+  await app.register(openApiDocs, { ui: config.docs });
 
   const authenticate = createAuthenticator(config.apiTokens, config.jwt);
-  await registerProtection(app, config, authenticate.identify);
+  await app.register(protection, { rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify });
 
-  const plans = new PlanCache();
+  // Open routes: health, metrics and the wallets' OffChainZKP callback (which the proof itself authenticates).
   await app.register(healthRoutes, { store });
   metrics.register(app);
-  offChain.routes(app);
+  await app.register(zkpResponseRoutes, { offChain, responsesPerMinute: config.zkp.responsesPerMinute });
+  // Everything else takes a bearer token with the route's scope.
   await app.register(async (secured) => {
     secured.addHook('onRequest', authHook(authenticate));
     secured.addHook('preHandler', scopeHook());
     const idempotent = idempotency(store, now);
-    await secured.register(scenarioRoutes, { store, plans, validators, idempotent, validate: (s) => offChain.validate(s) });
-    const chain = deps.chain ?? (await chainReaderFor(config.chains));
-    const verifier = await credentialVerifier(config, deps.trust ?? {}, app.log);
-    app.addHook('onClose', () => verifier.close());
-    metrics.watchVerifier(() => verifier.stats());
-    if (deps.warmVerification) app.addHook('onReady', async () => verifier.warm());
-    await secured.register(executeRoutes, { store, plans, now, idempotent, metrics, chain, offChain, verifier, publicBaseUrl: config.publicBaseUrl });
+    await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: (s) => executor.validate(s) });
+    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts: (results) => metrics.countVerdicts(results) });
     await secured.register(executionRoutes, { store });
   });
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { alwaysLatestStateResolvers, type StateResolvers } from '../src/zkp/index.js';
-import { MAX_WAITING_CHECKS } from '../src/http/offchain.js';
+import { MAX_WAITING_CHECKS } from '../src/execution/index.js';
 import { ADDRESS, auth, makeApp, scenario } from './helpers.js';
 import { cloneProof, fixtureConfiguration, fixtureRequest, plainResponse } from './zkp/fixtures.js';
 import { iden3DidFromEthAddress } from './trust/iden3-test.js';

@@ -51,6 +51,8 @@ export class WebhookDispatcher {
     private readonly config: WebhookConfig,
     private readonly log: FastifyBaseLogger,
     private readonly now: () => number = Date.now,
+    /** The HTTP client (the composition root hands in the service's; tests may hand in their own). */
+    private readonly fetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init),
   ) {}
 
   start(): void {
@@ -82,7 +84,7 @@ export class WebhookDispatcher {
     let status: number | null = null;
     let error: string | null = null;
     try {
-      const res = await fetch(this.config.url, {
+      const res = await this.fetch(this.config.url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',

@@ -2,16 +2,17 @@ import type { Scenario, ScenarioType } from '../schemas/scenario.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import { challengeQueryEvaluator } from './challenge-query.js';
 import { prepareRun } from './credentials.js';
-import { offChainZkpEvaluator } from './offchain-zkp.js';
-import { onChainZkpEvaluator } from './onchain-zkp.js';
 import { frozenQuery } from './query.js';
+import { executionResult, failed } from './result.js';
 import type { CompiledRule, Evaluator, Plan, RuleFailure, RunInput } from './types.js';
 
-/** One evaluator per objectType: replace an entry to change how that scenario type is verified. */
-export const evaluators: Readonly<Record<ScenarioType, Evaluator>> = Object.freeze({
+/**
+ * The scenario types whose rules the engine decides from presented credentials. The others (OnChainZKP, OffChainZKP)
+ * are decided by their execution strategy (src/execution): the engine compiles their rules (ids and frozen queries)
+ * and, should runPlan be asked, answers `error` for each.
+ */
+export const evaluators: Readonly<Partial<Record<ScenarioType, Evaluator>>> = Object.freeze({
   ChallengeQuery: challengeQueryEvaluator,
-  OffChainZKP: offChainZkpEvaluator,
-  OnChainZKP: onChainZkpEvaluator,
 });
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -36,7 +37,7 @@ export function compilePlan(scenarioId: string, revision: number, scenario: Scen
   const evaluator = hasOwn.call(evaluators, type) ? evaluators[type] : undefined;
   const rules: CompiledRule[] = scenario.queryConfigurations.map((qc) => {
     if (evaluator !== undefined) return evaluator.compileRule(qc, context);
-    const reasons = [`scenario type ${String(type)} has no evaluator, so this rule cannot be decided`];
+    const reasons = [`scenario type ${String(type)} is not decided by the rule engine, so this rule cannot be decided here`];
     return { id: qc.id, query: frozenQuery(qc.query), evaluate: (): RuleFailure => ({ status: 'error', reasons: reasons.slice() }) };
   });
   return { scenarioId, revision, name: scenario.name, type, rules, credentialSlots: slots };
@@ -47,27 +48,13 @@ export function runPlan(plan: Plan, input: RunInput): ExecutionResult[] {
   const run = prepareRun(plan.credentialSlots, input.credentials, input.now, input.trust);
   const rules = plan.rules;
   const results: ExecutionResult[] = new Array(rules.length);
-  const { type, name, scenarioId } = plan;
-  const { address, executionId } = input;
+  const head = { objectType: plan.type, name: plan.name, scenarioId: plan.scenarioId, address: input.address, executionId: input.executionId };
   for (let i = 0; i < rules.length; i++) {
     const rule = rules[i];
     const failure = rule.evaluate(run);
-    results[i] = {
-      objectType: type,
-      objectId: rule.id,
-      name,
-      address,
-      scenarioId,
-      executionId,
-      result: {
-        result: failure === null
-          ? VALID
-          : { is_valid: false, reasons: failure.reasons },
-        executionId,
-        status: failure === null ? 'valid' : failure.status,
-        query: rule.query,
-      },
-    };
+    results[i] = failure === null
+      ? executionResult(head, rule, 'valid', VALID)
+      : executionResult(head, rule, failure.status, failed(failure.reasons));
   }
   return results;
 }

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ValidationFailed } from './errors.js';
 
 /** Opaque page cursors: the seq to continue from, base64url-wrapped so clients do not build them. */
@@ -22,12 +22,11 @@ export const PageQuery = Type.Object(
 );
 
 /** A page of items; nextCursor is null on the last page. */
-export const Page = (item: TSchema) =>
+export const Page = <T extends TSchema>(item: T) =>
   Type.Object({ items: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false });
 
 /** Reads a PageQuery: the limit (defaulted by the schema) and the seq the cursor names, if any. */
-export function pageOf(query: unknown): { limit: number; from?: number } {
-  const { limit, cursor } = query as { limit: number; cursor?: string };
+export function pageOf({ limit = 20, cursor }: Static<typeof PageQuery>): { limit: number; from?: number } {
   return { limit, from: cursor === undefined ? undefined : decodeCursor(cursor) };
 }
 

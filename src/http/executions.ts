@@ -1,37 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import { IdString } from '../schemas/common.js';
-import type { ExecutionRecord, Store, WebhookDelivery } from '../store/types.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { IdString, refOf } from '../schemas/common.js';
+import { Execution } from '../schemas/execution.js';
+import type { Store } from '../store/types.js';
+import { executionView } from '../execution/view.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
 import { ExecutionNotFound, problemResponses } from './errors.js';
 import { canSee, projectFilter } from './tenancy.js';
 
-
-/** An execution as the API shows it (see the Execution schema). */
-export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) {
-  return {
-    executionId: r.executionId,
-    scenarioId: r.scenarioId,
-    scenarioRevision: r.scenarioRevision,
-    projectId: r.projectId,
-    address: r.address,
-    state: r.state,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-    credentials: r.credentials,
-    results: r.results,
-    ...(r.state === 'pending' && r.expiresAt && { expiresAt: r.expiresAt }),
-    ...(r.state === 'pending' && r.zkp && { authorizationRequest: r.zkp.request }),
-    ...(webhooks && webhooks.length > 0 && {
-      webhooks: webhooks.map((w) => ({
-        id: w.id, event: w.event, state: w.state, attempts: w.attempts, lastStatus: w.lastStatus, lastError: w.lastError, updatedAt: w.updatedAt,
-      })),
-    }),
-  };
-}
-
 /** The execution audit log, read-only. */
-export async function executionRoutes(app: FastifyInstance, { store }: { store: Store }) {
+export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   const tags = ['executions'];
 
   app.get('/compliance/executions/:executionId', {
@@ -41,10 +19,10 @@ export async function executionRoutes(app: FastifyInstance, { store }: { store: 
       summary: 'Read one execution from the audit log',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
-      response: { 200: Type.Ref('Execution'), ...problemResponses(400, 401, 403, 404, 503) },
+      response: { 200: refOf(Execution), ...problemResponses(400, 401, 403, 404, 503) },
     },
   }, async (request) => {
-    const { executionId } = request.params as { executionId: string };
+    const { executionId } = request.params;
     const record = await store.getExecution(executionId);
     // Executions follow their scenario's project.
     if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
@@ -60,14 +38,14 @@ export async function executionRoutes(app: FastifyInstance, { store }: { store: 
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: Type.Object({ scenarioId: IdString }, { additionalProperties: false }),
       querystring: PageQuery,
-      response: { 200: Page(Type.Ref('Execution')), ...problemResponses(400, 401, 403, 404, 503) },
+      response: { 200: Page(refOf(Execution)), ...problemResponses(400, 401, 403, 404, 503) },
     },
   }, async (request) => {
-    const { scenarioId } = request.params as { scenarioId: string };
+    const { scenarioId } = request.params;
     const { limit, from } = pageOf(request.query);
     // The records of the token's projects under this id, whoever holds the id now: a scenario deleted and its id
     // taken by another project keeps its history for its own project, and the answer for another project's id is
     // the same as for an id never used (the records are filtered by project, so nothing of the other is shown).
     return pageResponse(await store.listExecutions(scenarioId, limit, from, projectFilter(request)), (r) => executionView(r));
   });
-}
+};

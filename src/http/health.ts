@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ScenarioStore } from '../store/types.js';
 import { problemResponses, sendProblem } from './errors.js';
 
 const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
 
-export async function healthRoutes(app: FastifyInstance, { store }: { store: ScenarioStore }) {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ store: ScenarioStore }> = async (app, { store }) => {
   app.get('/health/live', {
     schema: {
       operationId: 'live',
@@ -35,4 +35,4 @@ export async function healthRoutes(app: FastifyInstance, { store }: { store: Sce
       return sendProblem(reply, 503, { code: 'SCS_DATABASE_UNAVAILABLE', detail: 'The database does not answer' });
     }
   });
-}
+};

@@ -4,8 +4,6 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Store } from '../store/types.js';
 import type { VerifierStats } from '../trust/types.js';
-import cluster from 'node:cluster';
-import { clusterMetrics } from '../cluster.js';
 import { MetricsUnavailable, problemResponses } from './errors.js';
 
 /**
@@ -35,11 +33,15 @@ export class Metrics {
   /** The text /metrics answers: this process's registry, or in a cluster worker every worker's, summed. */
   private readonly exposition: () => Promise<string>;
 
-  constructor() {
+  /**
+   * `gather`, in a cluster worker: makes the function that collects every worker's figures from this registry (the
+   * composition root hands in cluster.ts's clusterMetrics); without it, this process's registry alone.
+   */
+  constructor(gather?: (registry: Registry) => () => Promise<string>) {
     collectDefaultMetrics({ register: this.registry });
-    if (cluster.isWorker) {
-      const gather = clusterMetrics(this.registry);
-      this.exposition = () => gather().catch((err: Error) => { throw new MetricsUnavailable(err.message); });
+    if (gather) {
+      const all = gather(this.registry);
+      this.exposition = () => all().catch((err: Error) => { throw new MetricsUnavailable(err.message); });
     } else {
       this.exposition = () => this.registry.metrics();
     }

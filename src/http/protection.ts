@@ -3,7 +3,7 @@ import helmet, { type HelmetOptions } from 'helmet';
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
+import fp from 'fastify-plugin';
 import { sendProblem } from './errors.js';
 
 /** The deepest JSON nesting a request body may have (credentialSubject included). */
@@ -56,15 +56,20 @@ export function rateKey(identify: (header: string | undefined) => string | undef
   };
 }
 
+export interface ProtectionOptions {
+  /** Per-token rate limit: at most `max` requests per `windowMs` (max 0 = off). */
+  rateLimit: { max: number; windowMs: number };
+  /** Shed load with 503 when the event loop lags more than this (0 = off). */
+  maxEventLoopDelayMs: number;
+  /** The caller's identity from the Authorization header (see rateKey). */
+  identify: (header: string | undefined) => string | undefined;
+}
+
 /**
  * Abuse protection: security headers, a per-token rate limit (429 + Retry-After), load shedding when the event
- * loop lags (503 + Retry-After), and a JSON depth limit (400).
+ * loop lags (503 + Retry-After), and a JSON depth limit (400). Registered on the root: it applies to every route.
  */
-export async function registerProtection(
-  app: FastifyInstance,
-  config: Config,
-  identify: (header: string | undefined) => string | undefined,
-): Promise<void> {
+async function registerProtection(app: FastifyInstance, { rateLimit: limits, maxEventLoopDelayMs, identify }: ProtectionOptions): Promise<void> {
   // The Swagger UI at /docs sets its own CSP for its static files; the API answers JSON only.
   const headers = securityHeaders({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } });
   app.addHook('onRequest', (_request, reply, done) => {
@@ -72,13 +77,13 @@ export async function registerProtection(
     done();
   });
 
-  if (config.rateLimit.max > 0) {
+  if (limits.max > 0) {
     // One app-level onRequest hook instead of the plugin's per-route ones: those run after the routes' own onRequest
     // hooks, authentication included, so a request refused 401 (an unknown token, sprayed) was never counted.
     await app.register(rateLimit, {
       global: false,
-      max: config.rateLimit.max,
-      timeWindow: config.rateLimit.windowMs,
+      max: limits.max,
+      timeWindow: limits.windowMs,
       keyGenerator: rateKey(identify),
       allowList: (request) => request.url.startsWith('/health/') || request.url === '/metrics',
       errorResponseBuilder: (_request, context) => {
@@ -100,9 +105,9 @@ export async function registerProtection(
     });
   }
 
-  if (config.maxEventLoopDelayMs > 0) {
+  if (maxEventLoopDelayMs > 0) {
     await app.register(underPressure, {
-      maxEventLoopDelay: config.maxEventLoopDelayMs,
+      maxEventLoopDelay: maxEventLoopDelayMs,
       // The mean delay over each 1 s window is compared, so a short pause does not shed load; a sustained lag does.
       retryAfter: 1,
       exposeStatusRoute: false,
@@ -123,3 +128,5 @@ export async function registerProtection(
     }
   });
 }
+
+export const protection = fp(registerProtection, { name: 'protection', fastify: '5.x' });

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { validateScenarioRules, type FieldProblem } from '../engine/index.js';
 import { mergePatch } from '../domain/merge-patch.js';
 import { checkDeploymentTransitions } from '../domain/deployments.js';
 import type { PlanCache } from '../domain/plan-cache.js';
-import { IdString } from '../schemas/common.js';
-import { Scenario as ScenarioSchema, type Scenario } from '../schemas/scenario.js';
+import { IdString, refOf } from '../schemas/common.js';
+import { Scenario as ScenarioSchema, ScenarioPatch, ScenarioRecord, type Scenario } from '../schemas/scenario.js';
 import { ScenarioIdTaken } from '../store/errors.js';
 import type { ScenarioRow, ScenarioStore } from '../store/types.js';
 import {
@@ -17,11 +18,11 @@ import {
 import type { Validators } from './validation.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
 import { canSee, narrowScope, projectFilter, scopeOf } from './tenancy.js';
+import type { Principal } from './auth.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { storedJsonParser } from './json.js';
 import { KeyedQueue } from '../domain/keyed-queue.js';
 
-const ref = (id: string) => Type.Ref(id);
 
 /**
  * A PATCH without If-Match merges again onto a concurrent writer's result, at most this many times, each new try after
@@ -82,15 +83,14 @@ async function checkRules(
  * The one scenario with this id in the request's projects. Ids are unique per project: another project's scenario is
  * not found (404, its existence not revealed), and an id in two of the token's projects is a 409 naming them.
  */
-export async function findScenario(store: ScenarioStore, request: FastifyRequest, id: string): Promise<ScenarioRow> {
-  const rows = await store.find(id, narrowScope(request.principal, projectQuery(request)).projects);
-  if (rows.length === 0 || !canSee(request.principal, rows[0].input.projectId)) throw new ScenarioNotFound(id);
+export async function findScenario(
+  store: ScenarioStore, principal: Principal | undefined, projectId: string | undefined, id: string,
+): Promise<ScenarioRow> {
+  const rows = await store.find(id, narrowScope(principal, projectId).projects);
+  if (rows.length === 0 || !canSee(principal, rows[0].input.projectId)) throw new ScenarioNotFound(id);
   if (rows.length > 1) throw new ScenarioAmbiguous(id, rows.map((r) => r.input.projectId ?? '(no project)').join(', '));
   return rows[0];
 }
-
-/** The request's `?projectId=`, when its route declares it. */
-export const projectQuery = (request: FastifyRequest) => (request.query as { projectId?: string } | undefined)?.projectId;
 
 export interface ScenarioRoutesOptions {
   store: ScenarioStore;
@@ -99,9 +99,11 @@ export interface ScenarioRoutesOptions {
   idempotent: Idempotency;
   /** Checks of the scenario type beyond the engine's (OffChainZKP: what the circuits and contexts allow). */
   validate: (scenario: Scenario) => Promise<FieldProblem[]>;
+  /** The clock, epoch ms (createdAt, updatedAt). */
+  now: () => number;
 }
 
-export async function scenarioRoutes(app: FastifyInstance, { store, plans, validators, idempotent, validate }: ScenarioRoutesOptions) {
+export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = async (app, { store, plans, validators, idempotent, validate, now }) => {
   const tags = ['scenarios'];
   // Scenarios are stored as sent: a number JSON.parse would change, or text a database cannot store, is refused (400).
   const parseExact = storedJsonParser(app);
@@ -122,14 +124,14 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
         'scenarios are never revealed.',
       tags, security: [{ bearerAuth: ['scenarios:write'] }],
       body: Type.Object(
-        { id: Type.Optional(IdString), input: ref('Scenario') },
+        { id: Type.Optional(IdString), input: refOf(ScenarioSchema) },
         { additionalProperties: false, examples: [{ id: 'adult-kyc', input: ScenarioSchema.examples[0] }] },
       ),
       headers: IdempotencyHeaders,
-      response: { 201: ref('ScenarioRecord'), ...problemResponses(400, 401, 403, 409, 413, 415, 422, 503) },
+      response: { 201: refOf(ScenarioRecord), ...problemResponses(400, 401, 403, 409, 413, 415, 422, 503) },
     },
   }, async (request, reply) => {
-    const body = request.body as { id?: string; input: Scenario };
+    const body = request.body;
     if (!canSee(request.principal, body.input.projectId)) {
       throw new ForbiddenProject(body.input.projectId == null
         ? 'Only an operator token may create a scenario without a projectId; set input.projectId to one of your projects'
@@ -137,7 +139,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
     }
     await checkRules(body.input, validate);
     const id = body.id ?? randomUUID();
-    const row = await store.create(id, body.input, new Date().toISOString());
+    const row = await store.create(id, body.input, new Date(now()).toISOString());
     if (!row) throw new ScenarioExists(id);
     plans.forget(id, row.seq);
     // The Location names the project when the id alone would be ambiguous for this token (it holds another scenario
@@ -156,7 +158,7 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       description: 'In creation order. Pass `nextCursor` back as `cursor` for the next page; it is null on the last page.',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       querystring: PageQuery,
-      response: { 200: Page(ref('ScenarioRecord')), ...problemResponses(400, 401, 403, 503) },
+      response: { 200: Page(refOf(ScenarioRecord)), ...problemResponses(400, 401, 403, 503) },
     },
   }, async (request) => {
     const { limit, from } = pageOf(request.query);
@@ -171,11 +173,11 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: ScenarioParams,
       querystring: ProjectQuery,
-      response: { 200: ref('ScenarioRecord'), ...problemResponses(400, 401, 403, 404, 409, 503) },
+      response: { 200: refOf(ScenarioRecord), ...problemResponses(400, 401, 403, 404, 409, 503) },
     },
   }, async (request, reply) => {
-    const { scenarioId } = request.params as { scenarioId: string };
-    const row = await findScenario(store, request, scenarioId);
+    const { scenarioId } = request.params;
+    const row = await findScenario(store, request.principal, request.query.projectId, scenarioId);
     withEtag(reply, row);
     return record(row);
   });
@@ -191,16 +193,16 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(400, 401, 403, 404, 409, 415, 503) },
     },
   }, async (request, reply) => {
-    const { scenarioId } = request.params as { scenarioId: string };
-    const row = await findScenario(store, request, scenarioId);
+    const { scenarioId } = request.params;
+    const row = await findScenario(store, request.principal, request.query.projectId, scenarioId);
     if (!(await store.delete(row.seq))) throw new ScenarioNotFound(scenarioId);
     plans.forget(scenarioId, row.seq);
-    return reply.code(204).send();
+    return reply.code(204).send(null);
   });
 
   // PATCH lives in a child context of its own so that only it accepts application/merge-patch+json.
   const patches = new KeyedQueue();
-  await app.register(async (child) => {
+  await app.register(async (child: typeof app) => {
     const parseJson = storedJsonParser(child);
     child.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (request, text, done) => parseJson(request, text as string, done));
     child.patch('/compliance/scenarios/:scenarioId', {
@@ -217,25 +219,25 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
         params: ScenarioParams,
         querystring: ProjectQuery,
         headers: Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 1024, description: 'ETag from a previous read or write' })) }),
-        body: Type.Object({ input: ref('ScenarioPatch') }, {
+        body: Type.Object({ input: refOf(ScenarioPatch) }, {
           additionalProperties: false,
           examples: [{ input: { description: 'Adults with a green KYC review', message: null } }],
         }),
         response: {
-          200: Type.Object({ input: ref('Scenario') }, { additionalProperties: false, description: 'The full updated scenario' }),
+          200: Type.Object({ input: refOf(ScenarioSchema) }, { additionalProperties: false, description: 'The full updated scenario' }),
           ...problemResponses(400, 401, 403, 404, 409, 412, 413, 415, 503),
         },
       },
     }, async (request, reply) => {
-      const { scenarioId } = request.params as { scenarioId: string };
-      const ifMatch = request.headers['if-match'] as string | undefined;
-      const patch = (request.body as { input: Record<string, unknown> }).input;
+      const { scenarioId } = request.params;
+      const ifMatch = request.headers['if-match'];
+      const patch = request.body.input;
       // PATCHes of one scenario through this instance run one after the other; compare-and-set on the revision guards
       // against writers elsewhere: without If-Match, a concurrent writer makes us merge again onto its result.
       return patches.run(scenarioId, async () => {
         for (let attempt = 0; attempt < PATCH_ATTEMPTS; attempt++) {
           if (attempt > 0) await sleep(Math.random() * Math.min(PATCH_BACKOFF_MAX_MS, 2 ** attempt));
-          const current = await findScenario(store, request, scenarioId);
+          const current = await findScenario(store, request.principal, request.query.projectId, scenarioId);
           if (!ifMatchHolds(ifMatch, etagOf(current))) throw new PreconditionFailed();
           const merged = mergePatch(current.input, patch);
           if (!validators.scenario(merged)) {
@@ -244,16 +246,16 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
               'The scenario after the patch is not valid',
             );
           }
-          const moved = (merged as Scenario).projectId;
+          const moved = merged.projectId;
           if (!canSee(request.principal, moved)) {
             throw new ForbiddenProject(moved == null
               ? 'Only an operator token may remove a scenario\'s projectId'
               : `This token does not hold project ${moved}: moving a scenario needs a token holding both projects`);
           }
-          await checkRules(merged as Scenario, validate, current.input.smartContractDeployments);
+          await checkRules(merged, validate, current.input.smartContractDeployments);
           let row;
           try {
-            row = await store.update(current.seq, merged as Scenario, current.revision, new Date().toISOString());
+            row = await store.update(current.seq, merged, current.revision, new Date(now()).toISOString());
           } catch (err) {
             if (!(err instanceof ScenarioIdTaken)) throw err;
             throw new Conflict(`Project ${moved ?? '(none)'} has a scenario with id ${scenarioId} already: the scenario cannot move there`);
@@ -269,4 +271,4 @@ export async function scenarioRoutes(app: FastifyInstance, { store, plans, valid
       });
     });
   });
-}
+};

@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { sharedSchemas } from '../schemas/index.js';
+import type { Scenario } from '../schemas/scenario.js';
 
 /**
  * Two Ajv instances: bodies are validated exactly as sent (no coercion, unknown fields refused, not stripped);
@@ -24,7 +25,7 @@ export interface Validators {
   body: Ajv;
   text: Ajv;
   /** The whole-Scenario validator, for the document a merge patch produces. */
-  scenario: ValidateFunction;
+  scenario: ValidateFunction<Scenario>;
 }
 
 export function installValidators(app: FastifyInstance): Validators {
@@ -32,5 +33,7 @@ export function installValidators(app: FastifyInstance): Validators {
   const text = createAjv(true);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema as FastifySchema));
   for (const schema of sharedSchemas) app.addSchema(schema);
-  return { body, text, scenario: body.getSchema('Scenario') as ValidateFunction };
+  const scenario = body.getSchema<Scenario>('Scenario');
+  if (scenario === undefined) throw new Error('the Scenario schema is not registered');
+  return { body, text, scenario: scenario as ValidateFunction<Scenario> };
 }

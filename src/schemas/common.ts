@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/typebox';
 
 /** A field that may be null (OpenAPI 3.1 style: a union with `type: null`). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -17,3 +17,12 @@ export const IdString = Type.String({
 export const RefString = Type.String({ minLength: 1, maxLength: 512 });
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T10:00:00.000Z'] });
+
+/**
+ * A `$ref` to a named schema (registered with Fastify, so a named component in openapi.yaml), typed as that schema:
+ * routes and schemas refer to each other by name in the document and by type in the code.
+ */
+export function refOf<T extends TSchema>(schema: T, options?: SchemaOptions) {
+  if (schema.$id === undefined) throw new TypeError('refOf: the schema has no $id');
+  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id, options));
+}

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { RefString } from './common.js';
+import { RefString, refOf } from './common.js';
 
 /**
  * Seed 2.1. A credential is a signed document from another system, so fields beyond the seed's are accepted and
@@ -38,9 +38,9 @@ export const Credential = Type.Object(
     expirationDate: Instant,
     issuanceDate: Instant,
     credentialSubject: Type.Object({}, { additionalProperties: true, description: 'Claims about the holder; contents depend on the credential type.' }),
-    credentialStatus: Type.Ref('CredentialStatus'),
+    credentialStatus: refOf(CredentialStatus),
     issuer: Type.String({ minLength: 1, maxLength: 2048 }),
-    credentialSchema: Type.Ref('CredentialSchema'),
+    credentialSchema: refOf(CredentialSchema),
     proof: Type.Union([
       Type.Object({}, { additionalProperties: true }),
       Type.Array(Type.Object({}, { additionalProperties: true }), { maxItems: 16 }),

@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdString } from './common.js';
+import { IdString, refOf } from './common.js';
+import { Credential } from './credential.js';
+import { Query, ScenarioType } from './scenario.js';
 
 /**
  * The seed types `address` as an object while results carry a string: both are accepted. An object names the
@@ -27,8 +29,8 @@ export type AddressInput = Static<typeof AddressInput>;
 /** Seed 4.1 request body. */
 export const ExecuteRequest = Type.Object(
   {
-    address: Type.Ref('AddressInput'),
-    credentials: Type.Array(Type.Ref('Credential'), { maxItems: 100 }),
+    address: refOf(AddressInput),
+    credentials: Type.Array(refOf(Credential), { maxItems: 100 }),
     scenarioId: IdString,
   },
   { $id: 'ExecuteRequest', additionalProperties: false },
@@ -55,8 +57,8 @@ export const RuleResult = Type.Object(
       { additionalProperties: false },
     ),
     executionId: Type.String({ format: 'uuid' }),
-    status: Type.Ref('RuleStatus'),
-    query: Type.Ref('Query'),
+    status: refOf(RuleStatus),
+    query: refOf(Query),
     authorizationRequest: Type.Optional(Type.Object({}, {
       additionalProperties: true,
       description: 'OffChainZKP, while pending: the iden3comm authorization request to hand to the wallet (the same for every rule of the execution).',
@@ -71,32 +73,17 @@ export const RuleResult = Type.Object(
 /** Seed 2.2. */
 export const ExecutionResult = Type.Object(
   {
-    objectType: Type.Ref('ScenarioType'),
+    objectType: refOf(ScenarioType),
     objectId: Type.String({ description: 'The query configuration id the result is for.' }),
     name: Type.String({ description: 'The scenario name.' }),
     address: Type.String(),
-    result: Type.Ref('RuleResult'),
+    result: refOf(RuleResult),
     executionId: Type.String({ format: 'uuid', description: 'One per execute call, shared by all its results.' }),
     scenarioId: Type.String(),
   },
   { $id: 'ExecutionResult', additionalProperties: false },
 );
-export type ExecutionResult = {
-  objectType: string;
-  objectId: string;
-  name: string;
-  address: string;
-  result: {
-    result: { is_valid: boolean; reasons: string[]; txHash?: string; scenarioVerifierAddress?: string | null; blockNumber?: number | null; chain?: string | null };
-    executionId: string;
-    status: RuleStatus;
-    query: unknown;
-    authorizationRequest?: unknown;
-    verification?: 'off';
-  };
-  executionId: string;
-  scenarioId: string;
-};
+export type ExecutionResult = Static<typeof ExecutionResult>;
 
 /** One execute call as the audit log keeps it: never any credential content, only ids and digests. */
 export const Execution = Type.Object(
@@ -121,7 +108,7 @@ export const Execution = Type.Object(
       ),
       { description: 'The presented credentials: id and digest only.' },
     ),
-    results: Type.Array(Type.Ref('ExecutionResult')),
+    results: Type.Array(refOf(ExecutionResult)),
     expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'OffChainZKP, while pending: when the authorization request expires.' })),
     authorizationRequest: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'OffChainZKP, while pending: the request for the wallet.' })),
     webhooks: Type.Optional(Type.Array(

@@ -1,5 +1,5 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { IdString, Nullable, RefString, Timestamp } from './common.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { IdString, Nullable, RefString, Timestamp, refOf } from './common.js';
 
 /** Seed 2.3 `type`, and 2.2 `objectType`. */
 export const ScenarioTypes = ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'] as const;
@@ -55,7 +55,7 @@ export type Query = Static<typeof Query>;
 
 /** Seed 2.4. */
 export const QueryConfiguration = Type.Object(
-  { id: IdString, query: Type.Ref('Query') },
+  { id: IdString, query: refOf(Query) },
   { $id: 'QueryConfiguration', additionalProperties: false },
 );
 export type QueryConfiguration = { id: string; query: Query };
@@ -96,7 +96,7 @@ export const SmartContractDeployment = Type.Object(
       description: 'CAIP-2 chain of the deployment (e.g. eip155:80002); absent or null = CHAIN_DEFAULT. Not in the seed.',
       examples: ['eip155:80002'],
     }))),
-    transactions: Type.Optional(Type.Array(Type.Ref('Transaction'), { maxItems: 256 })),
+    transactions: Type.Optional(Type.Array(refOf(Transaction), { maxItems: 256 })),
     errorMessage: Type.Optional(Nullable(Type.String({ maxLength: 4096 }))),
   },
   { $id: 'SmartContractDeployment', additionalProperties: false },
@@ -106,15 +106,15 @@ export const SmartContractDeployment = Type.Object(
 export type TransactionValue = Static<typeof Transaction>;
 export type DeploymentValue = Omit<Static<typeof SmartContractDeployment>, 'transactions'> & { transactions?: TransactionValue[] };
 
-/** Seed 2.3, field by field; the four required fields are listed in `requiredFields`. */
+/** Seed 2.3, field by field. */
 const fieldSchemas = {
   name: Type.String({ minLength: 1, maxLength: 256, description: 'Name of the scenario.', examples: ['Adult KYC'] }),
   description: Nullable(Type.String({ maxLength: 4096 })),
   message: Nullable(Type.String({ maxLength: 4096, description: 'Optional message associated with the scenario.' })),
   isIdentityWidgetScenario: Nullable(Type.Boolean({ description: 'Whether the scenario relates to an identity widget.' })),
-  queryConfigurations: Type.Array(Type.Ref('QueryConfiguration'), { maxItems: 256 }),
-  smartContractDeployments: Type.Array(Type.Ref('SmartContractDeployment'), { maxItems: 64 }),
-  type: Type.Ref('ScenarioType'),
+  queryConfigurations: Type.Array(refOf(QueryConfiguration), { maxItems: 256 }),
+  smartContractDeployments: Type.Array(refOf(SmartContractDeployment), { maxItems: 64 }),
+  type: refOf(ScenarioType),
   projectId: Nullable(Type.String({ minLength: 1, maxLength: 128, description: 'Project associated with the scenario.' })),
   vcsIncluded: Nullable(Type.Array(Type.String({ maxLength: 256 }), {
     maxItems: 64, description: 'Verifiable credentials included in the scenario.',
@@ -126,12 +126,21 @@ const fieldSchemas = {
     examples: [['did:iden3:polygon:amoy:x9GjpMsjNkcHtSoWMdvhbhZrmXfH1tk9RxjSx8FXa']],
   })),
 };
-const requiredFields = new Set(['name', 'queryConfigurations', 'smartContractDeployments', 'type']);
-const mapFields = (f: (name: string, schema: TSchema) => TSchema) =>
-  Object.fromEntries(Object.entries(fieldSchemas).map(([k, v]) => [k, f(k, v)]));
+const f = fieldSchemas;
 
-/** Seed 2.3: the Scenario as stored and returned. */
-export const Scenario = Type.Object(mapFields((k, v) => (requiredFields.has(k) ? v : Type.Optional(v))), {
+/** Seed 2.3: the Scenario as stored and returned. The four required fields are name, queryConfigurations, smartContractDeployments and type. */
+export const Scenario = Type.Object({
+  name: f.name,
+  description: Type.Optional(f.description),
+  message: Type.Optional(f.message),
+  isIdentityWidgetScenario: Type.Optional(f.isIdentityWidgetScenario),
+  queryConfigurations: f.queryConfigurations,
+  smartContractDeployments: f.smartContractDeployments,
+  type: f.type,
+  projectId: Type.Optional(f.projectId),
+  vcsIncluded: Type.Optional(f.vcsIncluded),
+  trustedIssuers: Type.Optional(f.trustedIssuers),
+}, {
   $id: 'Scenario',
   additionalProperties: false,
   examples: [{
@@ -163,7 +172,18 @@ export type Scenario = {
  * (removed); the merged document is then validated as a whole Scenario, so null on a required field is a 400.
  */
 export const ScenarioPatch = Type.Object(
-  mapFields((k, v) => Type.Optional(requiredFields.has(k) ? Nullable(v) : v)),
+  {
+    name: Type.Optional(Nullable(f.name)),
+    description: Type.Optional(f.description),
+    message: Type.Optional(f.message),
+    isIdentityWidgetScenario: Type.Optional(f.isIdentityWidgetScenario),
+    queryConfigurations: Type.Optional(Nullable(f.queryConfigurations)),
+    smartContractDeployments: Type.Optional(Nullable(f.smartContractDeployments)),
+    type: Type.Optional(Nullable(f.type)),
+    projectId: Type.Optional(f.projectId),
+    vcsIncluded: Type.Optional(f.vcsIncluded),
+    trustedIssuers: Type.Optional(f.trustedIssuers),
+  },
   {
     $id: 'ScenarioPatch',
     additionalProperties: false,
@@ -175,7 +195,7 @@ export const ScenarioPatch = Type.Object(
 export const ScenarioRecord = Type.Object(
   {
     id: IdString,
-    input: Type.Ref('Scenario'),
+    input: refOf(Scenario),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     revision: Type.Integer({ minimum: 1, description: 'Starts at 1, grows by one with every update.' }),

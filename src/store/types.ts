@@ -87,7 +87,7 @@ export interface ExecutionRecord {
 }
 
 /** The OffChainZKP state of a pending execution: plain JSON made by src/zkp (PendingAuthorization). */
-export type PendingZkp = Record<string, unknown> & { thid: string; expiresAt: number };
+export type PendingZkp = Record<string, unknown> & { thid: string; expiresAt: number; request?: object };
 
 /** A webhook to deliver (transactional outbox: written with the state change it announces). */
 export interface WebhookDelivery {

@@ -1,0 +1,97 @@
+/**
+ * The composition root: every I/O adapter of the service is built here, from the configuration, and nowhere else
+ * (the store, the chain reader, the credential verifier and its threads, the OffChainZKP verifier, the webhook sender,
+ * the clock). Tests hand in real implementations on local servers through AppDeps instead.
+ */
+import cluster from 'node:cluster';
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import { chainReaderFor, type ProofStatusReader } from './chain/index.js';
+import { clusterMetrics } from './cluster.js';
+import type { Config } from './config.js';
+import { PlanCache } from './domain/plan-cache.js';
+import { WebhookDispatcher } from './domain/webhooks.js';
+import { Executor, OffChainZkp, challengeQueryStrategy, onChainZkpStrategy } from './execution/index.js';
+import { Metrics } from './http/metrics.js';
+import { openStore, type Store } from './store/index.js';
+import { createDemoIssuer, demoStatusResolver } from './trust/demo-issuer.js';
+import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
+import { onchainStatusResolver } from './trust/onchain-status.js';
+import type { StateResolvers } from './zkp/state.js';
+
+export interface AppDeps {
+  /** A store to use instead of opening the configured one; the app closes it on close either way. */
+  store?: Store;
+  /** Fastify logger option; defaults to pino at config.logLevel. Tests pass false or a stream. */
+  logger?: FastifyServerOptions['logger'];
+  /** Clock, epoch ms. */
+  now?: () => number;
+  /** Reads OnChainZKP verification; defaults to a ChainReader on config.chains (none configured: reads nothing). */
+  chain?: ProofStatusReader;
+  /** OffChainZKP issuer-state resolvers; default: ZKP_STATE_RESOLVERS over RPC. */
+  zkpStateResolvers?: StateResolvers;
+  /** Credential trust I/O (HTTP client, status resolvers), for tests on local servers. */
+  trust?: TrustDeps;
+  /** Start the cold verification threads when the app is ready instead of at the first new credential (the server does). */
+  warmVerification?: boolean;
+}
+
+/** What the app runs on: built once per app by composeAdapters, closed by the app's onClose. */
+export interface Adapters {
+  store: Store;
+  now: () => number;
+  metrics: Metrics;
+  plans: PlanCache;
+  verifier: CredentialVerifier;
+  offChain: OffChainZkp;
+  executor: Executor;
+  /** Execution webhooks, where WEBHOOK_URL is set. */
+  webhooks?: WebhookDispatcher;
+}
+
+/**
+ * The credential verifier of the configuration. With DEMO_ISSUER=1 the deterministic demo issuer is trusted too and
+ * its revocation statuses are answered in process, so demo credentials verify with no other server.
+ */
+async function credentialVerifier(config: Config, given: TrustDeps, log: FastifyBaseLogger): Promise<CredentialVerifier> {
+  if (config.trust.mode === 'off') {
+    log.warn('CREDENTIAL_VERIFICATION=off: credentials are believed without checks; every result says verification "off". Development only.');
+  }
+  // On-chain revocation statuses are read from the chains of CHAIN_RPC_URLS.
+  const deps: TrustDeps = config.chains.chains.size === 0 ? given : {
+    ...given,
+    statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: await onchainStatusResolver(config.chains), ...given.statusResolvers },
+  };
+  if (!config.demoIssuer) return createCredentialVerifier(config.trust, deps);
+  const demo = await createDemoIssuer({ statusUrl: `http://127.0.0.1:${config.port}/demo-issuer/status` });
+  log.warn({ issuer: demo.did }, 'DEMO_ISSUER=1: the demo issuer, whose key is public, is trusted. Never in production.');
+  const trusted = config.trust.trustedIssuers;
+  return createCredentialVerifier(
+    { ...config.trust, trustedIssuers: trusted === '*' ? '*' : [...trusted, demo.did] },
+    { ...deps, statusResolvers: { ...deps.statusResolvers, SparseMerkleTreeProof: demoStatusResolver(demo) } },
+  );
+}
+
+/** Builds every adapter from the configuration; `deps` replaces some (tests). On failure, what was opened is closed. */
+export async function composeAdapters(config: Config, deps: AppDeps, log: FastifyBaseLogger): Promise<Adapters> {
+  const now = deps.now ?? Date.now;
+  // In a cluster worker, /metrics sums every worker's figures.
+  const metrics = new Metrics(cluster.isWorker ? clusterMetrics : undefined);
+  const store = metrics.timeStore(deps.store ?? (await openStore(config.database, (err) => log.warn({ err }, 'database connection error'))));
+  try {
+    const onVerdicts = (results: Parameters<Metrics['countVerdicts']>[0]) => metrics.countVerdicts(results);
+    const offChain = new OffChainZkp({
+      zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, webhooks: config.webhook !== undefined,
+      store, now, stateResolvers: deps.zkpStateResolvers, onVerdicts,
+    });
+    await offChain.ready();
+    const chain = deps.chain ?? (await chainReaderFor(config.chains));
+    const verifier = await credentialVerifier(config, deps.trust ?? {}, log);
+    metrics.watchVerifier(() => verifier.stats());
+    const executor = new Executor([challengeQueryStrategy(verifier), onChainZkpStrategy(chain), offChain]);
+    const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now) : undefined;
+    return { store, now, metrics, plans: new PlanCache(), verifier, offChain, executor, webhooks };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}

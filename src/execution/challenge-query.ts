@@ -1,0 +1,27 @@
+import { runPlan } from '../engine/index.js';
+import type { CredentialVerifier } from '../trust/index.js';
+import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
+
+/**
+ * ChallengeQuery: trust first (proof, issuer, revocation, holder; cached per credential content), then the pure
+ * rules of the engine. A credential over a size limit rejects with CredentialTooLarge; no room for new credentials'
+ * checks with ColdWorkRefused (this token's budget, or the service's queue): nothing is recorded then.
+ */
+export function challengeQueryStrategy(verifier: CredentialVerifier): ScenarioStrategy {
+  return {
+    type: 'ChallengeQuery',
+    async execute({ entry, address, credentials, digests, executionId, at, tenant }: ExecuteInput): Promise<Started> {
+      const trust = await verifier.verify(credentials, {
+        address,
+        now: at,
+        trustedIssuers: entry.scenario.trustedIssuers ?? undefined,
+        relevantTypes: entry.plan.credentialSlots,
+        digests,
+        tenant,
+      });
+      const results = runPlan(entry.plan, { address, credentials, now: at, executionId, trust });
+      if (verifier.mode === 'off') for (const r of results) r.result.verification = 'off';
+      return { results };
+    },
+  };
+}

@@ -1,0 +1,253 @@
+/**
+ * OffChainZKP: the wallet proves each rule with a zero-knowledge proof and the service verifies it. Execute answers
+ * `pending` results carrying an iden3comm authorization request; the wallet's answer (answer()) completes the execution
+ * (CAS on its state) and queues its webhook; requests expire, and an expired execution fails (sweep()).
+ * @iden3/js-iden3-auth (request building, proof verification, ~26 MB) loads only where OffChainZKP is configured
+ * (ZKP_VERIFIER_DID set): then at start, through ready(), so that a bad setting (e.g. ZKP_CIRCUITS_DIR without the
+ * verification keys) stops the start; without it never, since every OffChainZKP execute answers error.
+ */
+import type { LRUCache } from 'lru-cache';
+import { expiringIn, lruCache } from '../domain/cache.js';
+import type { CachedPlan } from '../domain/plan-cache.js';
+import { newDelivery } from '../domain/webhooks.js';
+import type { FieldProblem } from '../engine/index.js';
+import { executionResult, failed } from '../engine/result.js';
+import type { ExecutionResult } from '../schemas/execution.js';
+import type { Scenario } from '../schemas/scenario.js';
+import type { ExecutionRecord, PendingZkp, Store } from '../store/types.js';
+// Not ../zkp/index.js: what needs @iden3/js-iden3-auth comes through loadIden3Auth (see ready()).
+import { createDocumentLoader, readDocumentsFile, type OfflineDocumentLoader } from '../zkp/documents.js';
+import type { ZkpEnvConfig } from '../zkp/env.js';
+import { isZkpError } from '../zkp/errors.js';
+import { loadIden3Auth } from '../zkp/lazy.js';
+import { validateZkpQueries } from '../zkp/queries.js';
+import type { BuiltAuthorizationRequest, PendingAuthorization } from '../zkp/request.js';
+import { checkZkpQuerySchemas } from '../zkp/schema-check.js';
+import type { StateResolvers } from '../zkp/state.js';
+import type { ZkpVerifier } from '../zkp/verify.js';
+import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
+import { executionView } from './view.js';
+
+export interface OffChainZkpOptions {
+  zkp: ZkpEnvConfig;
+  /** Base of callback URLs (PUBLIC_BASE_URL; required where ZKP_VERIFIER_DID is set), never a request's Host. */
+  publicBaseUrl?: string;
+  /** Queue a webhook delivery with each ended execution (WEBHOOK_URL is set). */
+  webhooks: boolean;
+  store: Store;
+  now: () => number;
+  /** Issuer-state resolvers by chain; defaults to ZKP_STATE_RESOLVERS (RPC). Tests hand in their own. */
+  stateResolvers?: StateResolvers;
+  /** Told the final results of every execution this strategy ends (metrics). */
+  onVerdicts?: (results: ExecutionResult[]) => void;
+}
+
+/** Answers waiting for the proof check running in this process before more get 503. */
+export const MAX_WAITING_CHECKS = 16;
+
+/** `/compliance/executions/{id}/zkp-response`: where the wallet POSTs its answer. */
+export const callbackPath = (executionId: string) => `/compliance/executions/${executionId}/zkp-response`;
+
+/** Why an answer was not taken: the HTTP status and problem code the callback answers, and when to retry. */
+export interface Refusal {
+  status: number;
+  code: string;
+  detail: string;
+  retryAfterSeconds?: number;
+}
+
+export type AnswerOutcome =
+  | { ok: true; execution: ReturnType<typeof executionView> }
+  | { ok: false; refusal: Refusal };
+
+const refuse = (status: number, code: string, detail: string, retryAfterSeconds?: number): AnswerOutcome =>
+  ({ ok: false, refusal: { status, code, detail, ...(retryAfterSeconds !== undefined && { retryAfterSeconds }) } });
+
+export class OffChainZkp implements ScenarioStrategy {
+  readonly type = 'OffChainZKP' as const;
+  private readonly documents: OfflineDocumentLoader;
+  /** Made by ready() (or the first answer), then reused (it reads the verification keys). */
+  private verifier?: Promise<ZkpVerifier>;
+  /** Answers that reached the proof check, per pending execution (this process), kept until it expires. */
+  private readonly answers: LRUCache<string, number>;
+  /** The proof checks waiting for the one running (see checkOneAtATime). */
+  private readonly waiting: Array<() => void> = [];
+  private checking = false;
+
+  constructor(private readonly options: OffChainZkpOptions) {
+    const z = options.zkp;
+    this.documents = createDocumentLoader({ documents: z.documentsFile ? readDocumentsFile(z.documentsFile) : undefined });
+    this.answers = lruCache<string, number>(10_000, options.now)!;
+  }
+
+  /** Where OffChainZKP is configured, loads the library and makes the verifier now (it throws on a bad setting). */
+  async ready(): Promise<void> {
+    if (this.options.zkp.verifierDid) await this.loadVerifier();
+  }
+
+  private loadVerifier(): Promise<ZkpVerifier> {
+    this.verifier ??= loadIden3Auth().then(({ createZkpVerifier, createRpcStateResolvers }) => {
+      const z = this.options.zkp;
+      return createZkpVerifier({
+        stateResolvers: this.options.stateResolvers ?? createRpcStateResolvers(z.stateResolvers),
+        documentLoader: this.documents,
+        circuitsDir: z.circuitsDir,
+        proofMaxAgeMs: z.proofMaxAgeMs,
+        clockSkewMs: z.clockSkewMs,
+        stateTransitionDelayMs: z.stateTransitionDelayMs,
+        allowPlainMessages: z.allowPlainMessages,
+      });
+    }).catch((err: unknown) => {
+      this.verifier = undefined;
+      throw err;
+    });
+    return this.verifier;
+  }
+
+  /** Create/patch-time checks of an OffChainZKP scenario's queries: what the circuits and the contexts allow. */
+  async validate(scenario: Scenario): Promise<FieldProblem[]> {
+    const { contexts } = this.options.zkp;
+    const problems = validateZkpQueries(scenario.queryConfigurations, { contexts, documents: this.documents });
+    if (problems.length > 0) return problems;
+    return checkZkpQuerySchemas(scenario.queryConfigurations, { documentLoader: this.documents, contexts });
+  }
+
+  /** Pending results and the authorization request, or error results when the verifier is not configured. */
+  async execute({ entry, address, executionId, at }: ExecuteInput): Promise<Started> {
+    const { plan, scenario } = entry;
+    const z = this.options.zkp;
+    const head = { objectType: plan.type, name: plan.name, scenarioId: plan.scenarioId, address, executionId };
+    const errors = (reason: string): Started => ({ results: plan.rules.map((r) => executionResult(head, r, 'error', failed([reason]))) });
+    if (!z.verifierDid) {
+      return errors('off-chain zero-knowledge proof verification is not configured on this service (ZKP_VERIFIER_DID is unset)');
+    }
+    const { buildAuthorizationRequest } = await loadIden3Auth();
+    let built: BuiltAuthorizationRequest;
+    try {
+      built = buildAuthorizationRequest(scenario.queryConfigurations, {
+        callbackUrl: `${this.options.publicBaseUrl ?? ''}${callbackPath(executionId)}`,
+        verifierDid: z.verifierDid,
+        reason: scenario.name,
+        message: scenario.message ?? undefined,
+        contexts: z.contexts,
+        allowedIssuers: z.allowedIssuers,
+        defaultCircuitId: z.defaultCircuitId,
+        ttlMs: z.requestTtlMs,
+        now: at,
+      });
+    } catch (err) {
+      // The scenario was valid when stored; the configuration (ZKP_CONTEXTS, documents) may have changed since.
+      if (!isZkpError(err)) throw err;
+      return errors(`the authorization request cannot be built with the current configuration: ${err.message}`);
+    }
+    const { request, pending } = built;
+    const results = plan.rules.map((rule, i) => executionResult(head, rule, 'pending', failed([
+      `awaiting the wallet's zero-knowledge proof for request ${pending.rules[i]?.requestId}: send it the authorizationRequest`,
+    ]), { authorizationRequest: request }));
+    return { results, pending: { zkp: toStored(pending), expiresAt: new Date(pending.expiresAt * 1000).toISOString() } };
+  }
+
+  /**
+   * Ends a pending execution (answer verified, or expired) and queues its webhook, atomically. Answers the execution
+   * as it now stands (the API view), or undefined when it was no longer pending.
+   */
+  private async finish(record: ExecutionRecord, state: 'completed' | 'failed', results: ExecutionResult[]) {
+    const updatedAt = new Date(this.options.now()).toISOString();
+    const ended: ExecutionRecord = { ...record, state, results, updatedAt, zkp: null };
+    const webhook = this.options.webhooks
+      ? newDelivery(record.executionId, state === 'completed' ? 'execution.completed' : 'execution.failed', executionView(ended), updatedAt)
+      : undefined;
+    if (!(await this.options.store.completeExecution(record.executionId, { state, results, updatedAt, webhook }))) return undefined;
+    this.options.onVerdicts?.(results);
+    return executionView(ended, webhook && [webhook]);
+  }
+
+  private expire(record: ExecutionRecord) {
+    const reason = 'the authorization request expired before the wallet answered';
+    return this.finish(record, 'failed', record.results.map((r) => ({
+      ...r, result: { ...r.result, result: failed([reason]), status: 'error', authorizationRequest: undefined },
+    })));
+  }
+
+  /** Fails pending executions whose request expired (run periodically). */
+  async sweep(): Promise<void> {
+    const expired = await this.options.store.expiredPendingExecutions(new Date(this.options.now()).toISOString(), 100);
+    for (const record of expired) await this.expire(record);
+  }
+
+  /**
+   * Runs one proof check at a time in this process, with at most MAX_WAITING_CHECKS waiting (else undefined: the
+   * caller answers 503). A check is ~50–90 ms of Groth16 CPU on the one thread of zkp/groth16.ts: one at a time, and a
+   * short queue, keep a burst of answers from piling up behind it.
+   */
+  private async checkOneAtATime<T>(check: () => Promise<T>): Promise<{ value: T } | undefined> {
+    if (this.checking) {
+      if (this.waiting.length >= MAX_WAITING_CHECKS) return undefined;
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    this.checking = true;
+    try {
+      return { value: await check() };
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.checking = false;
+    }
+  }
+
+  /**
+   * The wallet's answer (a JWZ token, or a plain message where allowed) to a pending execution: the cheap refusals
+   * first (unknown, not pending, expired, over its answer budget), then the proof check; a verified answer completes
+   * the execution with a verdict per rule. Undefined: no pending OffChainZKP execution has this id (404).
+   */
+  async answer(executionId: string, token: string): Promise<AnswerOutcome | undefined> {
+    const record = await this.options.store.getExecution(executionId);
+    if (!record || !record.zkp) return undefined;
+    if (record.state !== 'pending') {
+      return refuse(409, 'SCS_EXECUTION_NOT_PENDING', `This execution is ${record.state}: it takes no further answer`);
+    }
+    const now = this.options.now();
+    if (now > record.zkp.expiresAt * 1000) {
+      await this.expire(record);
+      return refuse(410, 'SCS_REQUEST_EXPIRED', 'The authorization request expired; start a new execution');
+    }
+    const answered = this.answers.get(executionId) ?? 0;
+    const leftSeconds = Math.max(1, Math.ceil((record.zkp.expiresAt * 1000 - now) / 1000));
+    if (answered >= this.options.zkp.answersPerExecution) {
+      return refuse(429, 'SCS_TOO_MANY_ANSWERS',
+        `This execution has taken ${answered} answers, the most it takes (ZKP_ANSWERS_PER_EXECUTION); start a new execution`, leftSeconds);
+    }
+    this.answers.set(executionId, answered + 1, expiringIn(leftSeconds * 1000));
+    const verifier = await this.loadVerifier();
+    let verification;
+    try {
+      const pending = record.zkp as unknown as PendingAuthorization; // stored by execute() from a PendingAuthorization
+      const checked = await this.checkOneAtATime(() => verifier.verify(token, pending, { now, address: record.address }));
+      if (checked === undefined) {
+        // Not checked: not counted.
+        this.answers.set(executionId, Math.max(0, (this.answers.get(executionId) ?? 1) - 1), expiringIn(leftSeconds * 1000));
+        return refuse(503, 'SCS_OVERLOADED', 'Too many answers are waiting for their proof check; send it again shortly', 1);
+      }
+      verification = checked.value;
+    } catch (err) {
+      if (!isZkpError(err)) throw err;
+      if (err.statusCode === 410) await this.expire(record);
+      const status = err.statusCode >= 500 && err.statusCode !== 503 ? 500 : err.statusCode;
+      return refuse(status, `SCS_${err.code}`, err.message, err.statusCode === 503 ? 5 : undefined);
+    }
+    const results = record.results.map((r, i): ExecutionResult => {
+      const v = verification.verdicts.find((x) => x.objectId === r.objectId) ?? verification.verdicts[i];
+      const status = v ? v.status : 'error';
+      const reasons = v ? v.reasons : ['the answer holds no proof for this rule'];
+      return { ...r, result: { result: { is_valid: status === 'valid', reasons }, executionId: r.executionId, status, query: r.result.query } };
+    });
+    const ended = await this.finish(record, 'completed', results);
+    if (!ended) return refuse(409, 'SCS_EXECUTION_NOT_PENDING', 'This execution was completed by another answer or expired meanwhile');
+    return { ok: true, execution: ended };
+  }
+}
+
+/** The pending authorization as the store keeps it (JSON): the thread id and expiry are what the store reads. */
+function toStored(pending: PendingAuthorization): PendingZkp {
+  return pending as unknown as PendingZkp;
+}

@@ -1,0 +1,41 @@
+import type { CachedPlan } from '../domain/plan-cache.js';
+import type { FieldProblem } from '../engine/index.js';
+import type { Credential } from '../schemas/credential.js';
+import type { ExecutionResult } from '../schemas/execution.js';
+import type { Scenario, ScenarioType } from '../schemas/scenario.js';
+import type { PendingZkp } from '../store/types.js';
+
+/** One execute call, as the HTTP layer hands it to a strategy: validated, the address parsed, ids and time fixed. */
+export interface ExecuteInput {
+  entry: CachedPlan;
+  /** The address string results carry. */
+  address: string;
+  /** The request's `address.chain`, when it gave one (OnChainZKP prefers a deployment on that chain). */
+  addressChain?: string;
+  credentials: Credential[];
+  /** Each credential's content digest, same order (the trust checks key their caches on it). */
+  digests: readonly string[];
+  executionId: string;
+  /** Evaluation time, epoch ms. */
+  at: number;
+  /** Whose budget new credentials' checks are charged to: the token's subject, or the client address. */
+  tenant: string;
+}
+
+/** What a strategy answers: one result per rule; `pending` when the execution completes later (OffChainZKP). */
+export interface Started {
+  results: ExecutionResult[];
+  pending?: { zkp: PendingZkp; expiresAt: string };
+}
+
+/**
+ * How one scenario type is executed. Add a scenario type by adding a strategy to src/execution/index.ts: the HTTP
+ * layer only translates requests into ExecuteInput and Started into the response and the audit record.
+ */
+export interface ScenarioStrategy {
+  readonly type: ScenarioType;
+  /** Create/patch-time checks beyond the engine's (validateScenarioRules), as field problems under the scenario. */
+  validate?(scenario: Scenario): Promise<FieldProblem[]>;
+  /** Runs the rules. Rejects only with a typed refusal the HTTP layer maps to a status (e.g. CredentialTooLarge). */
+  execute(input: ExecuteInput): Promise<Started>;
+}

@@ -1,0 +1,24 @@
+import type { ExecutionRecord, WebhookDelivery } from '../store/types.js';
+
+/** An execution as the API shows it (see the Execution schema). */
+export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) {
+  return {
+    executionId: r.executionId,
+    scenarioId: r.scenarioId,
+    scenarioRevision: r.scenarioRevision,
+    projectId: r.projectId,
+    address: r.address,
+    state: r.state,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    credentials: r.credentials,
+    results: r.results,
+    ...(r.state === 'pending' && r.expiresAt && { expiresAt: r.expiresAt }),
+    ...(r.state === 'pending' && r.zkp && { authorizationRequest: r.zkp.request }),
+    ...(webhooks && webhooks.length > 0 && {
+      webhooks: webhooks.map((w) => ({
+        id: w.id, event: w.event, state: w.state, attempts: w.attempts, lastStatus: w.lastStatus, lastError: w.lastError, updatedAt: w.updatedAt,
+      })),
+    }),
+  };
+}

@@ -1,0 +1,70 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { OffChainZkp } from '../execution/offchain-zkp.js';
+import { refOf } from '../schemas/common.js';
+import { Execution } from '../schemas/execution.js';
+import { ExecutionNotFound, problemResponses, sendProblem } from './errors.js';
+
+export interface ZkpResponseRoutesOptions {
+  offChain: OffChainZkp;
+  /** Answers per client address and minute (ZKP_RESPONSES_PER_MINUTE); 0 = only the service-wide limit. */
+  responsesPerMinute: number;
+}
+
+/**
+ * The wallet's callback for OffChainZKP: outside bearer auth (the wallet has no token; the proof and the thread id bind
+ * it). The strategy decides; this route translates its refusals into problems.
+ */
+export const zkpResponseRoutes: FastifyPluginAsyncTypebox<ZkpResponseRoutesOptions> = async (app, { offChain, responsesPerMinute }) => {
+  // Wallets POST the token as text; a plain JSON message may come as application/json.
+  app.addContentTypeParser(['text/plain', 'application/octet-stream'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  // Anyone may answer (no token), and an answer whose cheap checks pass costs a proof check: a limit per client
+  // address (besides the service-wide one), a budget per execution and one check at a time bound that cost.
+  const perAddress = responsesPerMinute > 0 && {
+    max: responsesPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request: FastifyRequest) => `zkp-response:${request.ip}`,
+    errorResponseBuilder: (_request: FastifyRequest, context: { max: number; after: string; ttl: number }) => Object.assign(
+      new Error(`Rate limit exceeded: at most ${context.max} answers a minute from this client address; retry in ${context.after}`),
+      { statusCode: 429, code: 'SCS_RATE_LIMITED', retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)) },
+    ),
+  };
+  app.post('/compliance/executions/:executionId/zkp-response', {
+    // Instead of the service-wide limit (protection.ts); off with RATE_LIMIT_MAX=0, like every rate limit.
+    ...(perAddress && { config: { rateLimit: perAddress } }),
+    bodyLimit: 256 * 1024,
+    schema: {
+      operationId: 'answerZkpRequest',
+      summary: 'The wallet\'s answer to an OffChainZKP authorization request',
+      description:
+        'iden3comm callback, no bearer token: the body is the JWZ token (text/plain), or a plain iden3comm message where ' +
+        'ZKP_ALLOW_PLAIN_RESPONSES is on. The proofs are verified (Groth16 against the circuit keys, query match, issuer ' +
+        'state, proof age, thread id of this execution) and the execution completes with a verdict per rule. Nothing ' +
+        'changes on a refused answer. Where the proving identity is made from an Ethereum address, it must be the ' +
+        "execution's address (422 otherwise); a BabyJubJub identity encodes no address, and only the delivery of the " +
+        "authorization request to the holder's wallet binds it to the address. Limits: ZKP_RESPONSES_PER_MINUTE " +
+        'answers per client address (429), ZKP_ANSWERS_PER_EXECUTION answers per execution (429), one proof check at ' +
+        'a time per process with 16 waiting (503 beyond, with Retry-After).',
+      tags: ['executions'],
+      consumes: ['text/plain', 'application/octet-stream', 'application/json'],
+      params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
+      body: Type.Union([Type.String({ minLength: 1, maxLength: 200_000 }), Type.Object({}, { additionalProperties: true })]),
+      response: {
+        200: refOf(Execution),
+        ...problemResponses(400, 404, 409, 410, 413, 415, 422, 429, 503),
+      },
+    },
+  }, async (request, reply) => {
+    const { executionId } = request.params;
+    const body = request.body;
+    const token = typeof body === 'string' ? body.trim() : JSON.stringify(body);
+    const outcome = await offChain.answer(executionId, token);
+    if (outcome === undefined) throw new ExecutionNotFound(executionId);
+    if (outcome.ok) return outcome.execution;
+    const { status, code, detail, retryAfterSeconds } = outcome.refusal;
+    request.log.info({ code }, 'zkp answer refused');
+    if (retryAfterSeconds !== undefined) reply.header('Retry-After', String(retryAfterSeconds));
+    return sendProblem(reply, status, { code, detail });
+  });
+};
