@@ -12,7 +12,7 @@
  *    that failed to answer is not asked again for `errorTtlMs`. Nothing here throws or rejects: every problem is an
  *    entry with `error` (rpc-errors.ts).
  *
- * This module and those it imports load viem: only lazy.ts imports it, dynamically.
+ * This module and those it imports load viem: of the modules the app loads, only lazy.ts imports it (dynamically).
  */
 import type { LRUCache } from 'lru-cache';
 import { getAddress, isAddress, type Address } from 'viem';

@@ -75,9 +75,12 @@ export class StatusReads {
       if (decoded.every((d) => d.read === undefined)) continue;
 
       this.interfaces?.set(contractKey, method, expiringIn(INTERFACE_TTL_MS));
+      const noData = (id: RequestId) => `verifier ${verifier} answered no data for request ${idKey(id)} (${method})`;
       const entries = decoded.map(({ id, read }): ProofStatusEntry => read?.entry
-        ?? { requestId: id, error: `verifier ${verifier} answered no data for request ${idKey(id)} (${method})`, code: 'not-a-verifier', blockNumber });
-      for (const id of tooBig) entries.push({ requestId: id, error: `requestId ${idKey(id)} does not fit the verifier's uint64 request ids`, code: 'bad-request' });
+        ?? { requestId: id, error: noData(id), code: 'not-a-verifier', blockNumber });
+      for (const id of tooBig) {
+        entries.push({ requestId: id, error: `requestId ${idKey(id)} does not fit the verifier's uint64 request ids`, code: 'bad-request' });
+      }
       const proofBlocks = new Map<string, bigint>();
       for (const { id, read } of decoded) if (read?.proofBlock !== undefined) proofBlocks.set(idKey(id), read.proofBlock);
       return { entries, method, proofBlocks };
@@ -131,7 +134,9 @@ export class StatusReads {
 }
 
 /** What `method` answered for `id`; undefined where the answer says the method is absent (or there was none). */
-function decode(method: VerifierMethod, id: RequestId, raw: Raw | undefined, blockNumber: bigint, chain: string, verifier: Address): Decoded | undefined {
+function decode(
+  method: VerifierMethod, id: RequestId, raw: Raw | undefined, blockNumber: bigint, chain: string, verifier: Address,
+): Decoded | undefined {
   if (raw === undefined) return undefined;
   if (raw.ok) {
     if (raw.data === '0x') return undefined;
