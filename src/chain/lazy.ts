@@ -4,8 +4,9 @@
  * statuses (src/trust/onchain-status.ts). Both reach it only through loadViem(): at start where a chain is configured
  * (the first request pays nothing), else never, since then OnChainZKP rules answer error without reading
  * (`noChains`) and the status resolver fails every status. Every other module of src/chain (configuration, ABIs,
- * proof-status, outcomes, evaluate) leaves viem unloaded. Import reader.ts or viem statically from a module the app
- * loads and the memory is back at start: test/chain/lazy-load.test.ts watches for it.
+ * proof-status, outcomes, evaluate) leaves viem unloaded. Import reader.ts (or a module of it: chain-client,
+ * status-reads, txhash, rpc-errors) or viem statically from a module the app loads and the memory is back at start:
+ * test/chain/lazy-load.test.ts watches for it.
  */
 import type { ChainSettings } from './config.js';
 import { noRpcReason, type ProofStatusError, type ProofStatusReader } from './proof-status.js';

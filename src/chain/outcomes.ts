@@ -73,11 +73,12 @@ export function resolveVerifierTarget(deployments: readonly SmartContractDeploym
     return { ok: false, reasons, chain: null, address: null };
   }
   const prefer = options.preferChain === undefined ? undefined : parseChainRef(options.preferChain)?.chain;
-  let chosen = usable[usable.length - 1];
+  let chosen = usable[usable.length - 1]!; // usable is not empty
   if (prefer !== undefined) {
     for (let i = usable.length - 1; i >= 0; i--) {
-      if (deploymentChain(usable[i], options.defaultChain) === prefer) {
-        chosen = usable[i];
+      const d = usable[i]!;
+      if (deploymentChain(d, options.defaultChain) === prefer) {
+        chosen = d;
         break;
       }
     }

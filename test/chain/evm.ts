@@ -97,7 +97,9 @@ export async function startLocalChain(): Promise<LocalChain> {
   const transport = custom(provider);
   const publicClient = createPublicClient({ transport });
   const accounts = (await provider.request({ method: 'eth_accounts' })) as Address[];
-  const wallet = createWalletClient({ transport, account: accounts[0] });
+  const [deployer] = accounts;
+  if (deployer === undefined) throw new Error('the node has no accounts');
+  const wallet = createWalletClient({ transport, account: deployer });
   const chainId = Number(await publicClient.getChainId());
 
   let server: JsonRpcServerLike | undefined;
@@ -116,6 +118,12 @@ export async function startLocalChain(): Promise<LocalChain> {
     return r;
   };
 
+  const artifact = (name: string): Artifact => {
+    const a = artifacts[name];
+    if (!a) throw new Error(`no contract ${name}`);
+    return a;
+  };
+
   const chain: LocalChain = {
     chainId,
     chain: `eip155:${chainId}`,
@@ -124,23 +132,22 @@ export async function startLocalChain(): Promise<LocalChain> {
     },
     accounts,
     artifacts,
-    async deploy(name, args = [], from = accounts[0]) {
-      const a = artifacts[name];
-      if (!a) throw new Error(`no contract ${name}`);
+    async deploy(name, args = [], from = deployer) {
+      const a = artifact(name);
       const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args, account: from, chain: null });
       const r = await receipt(hash);
       return r.contractAddress as Address;
     },
     async deployArtifact(a, args = []) {
-      const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args, account: accounts[0], chain: null });
+      const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args, account: deployer, chain: null });
       const r = await receipt(hash);
       return r.contractAddress as Address;
     },
     async setStorageAt(address, slot, value) {
       await provider.request({ method: 'hardhat_setStorageAt', params: [address, `0x${slot.toString(16)}`, value] } as never);
     },
-    async write(to, name, functionName, args, from = accounts[0]) {
-      const hash = await wallet.writeContract({ address: to, abi: artifacts[name].abi, functionName, args, account: from, chain: null });
+    async write(to, name, functionName, args, from = deployer) {
+      const hash = await wallet.writeContract({ address: to, abi: artifact(name).abi, functionName, args, account: from, chain: null });
       const r = await receipt(hash);
       return { hash, blockNumber: r.blockNumber };
     },

@@ -32,7 +32,9 @@ function link(a: BuildArtifact, libraries: Record<string, Address>): Hex {
   let code = a.bytecode.slice(2);
   for (const refs of Object.values(a.linkReferences)) {
     for (const [name, places] of Object.entries(refs)) {
-      const address = libraries[name].slice(2).toLowerCase();
+      const library = libraries[name];
+      if (library === undefined) throw new Error(`no address for library ${name}`);
+      const address = library.slice(2).toLowerCase();
       for (const { start, length } of places) code = code.slice(0, start * 2) + address + code.slice((start + length) * 2);
     }
   }
@@ -47,14 +49,14 @@ const provedAt = 1_750_000_000n;
 
 beforeAll(async () => {
   chain = await startLocalChain();
-  [, alice, bob] = chain.accounts as Address[];
+  [, alice, bob] = chain.accounts as [Address, Address, Address];
   const lib = await chain.deployArtifact({ abi: verifierLib.abi, bytecode: verifierLib.bytecode } as Artifact);
   const implementation = await chain.deployArtifact({ abi: universal.abi, bytecode: link(universal, { VerifierLib: lib }) } as Artifact);
   proxy = await chain.deploy('TestERC1967Proxy', [implementation]);
 
   // Request 10 exists (its validator is set) and alice holds a verified proof of it; request 11 does not exist.
   const request = mappingSlot(10n, 'uint256', VERIFIER_STORAGE + 1n);
-  await chain.setStorageAt(proxy, request + 1n, word(hexToBigInt(chain.accounts[9])));
+  await chain.setStorageAt(proxy, request + 1n, word(hexToBigInt(chain.accounts[9]!)));
   const proof = mappingSlot(alice, 'address', mappingSlot(10n, 'uint256', VERIFIER_STORAGE));
   await chain.setStorageAt(proxy, proof, word(1n)); // isVerified
   await chain.setStorageAt(proxy, proof + 1n, word(1n)); // proofEntries.length
@@ -79,7 +81,7 @@ describe('the ABI this service reads matches the iden3 build artifact', () => {
     }
     const event = universal.abi.find((x) => x.type === 'event' && x.name === 'ResponseSubmitted');
     expect(toEventSelector(verifierAbi[5])).toBe(toEventSelector(event as never));
-    expect(universal.abi.some((x) => x.type === 'error' && x.name === 'RequestIdNotFound' && x.inputs[0].type === 'uint256')).toBe(true);
+    expect(universal.abi.some((x) => x.type === 'error' && x.name === 'RequestIdNotFound' && x.inputs[0]?.type === 'uint256')).toBe(true);
   });
 });
 

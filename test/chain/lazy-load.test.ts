@@ -54,11 +54,11 @@ describe('viem loads only where a chain is configured (CHAIN_RPC_URLS)', { shuff
     await create('on-chain', onChainScenario({ chain: 'eip155:31337' }));
     await create('no-chain', onChainScenario({}));
     const [onChain] = await execute('on-chain');
-    expect(onChain.result).toMatchObject({ status: 'error', result: { is_valid: false } });
-    expect(onChain.result.result.reasons).toEqual(['no RPC endpoint is configured for chain eip155:31337, where deployment "dep-1" lives (CHAIN_RPC_URLS)']);
+    expect(onChain?.result).toMatchObject({ status: 'error', result: { is_valid: false } });
+    expect(onChain?.result.result.reasons).toEqual(['no RPC endpoint is configured for chain eip155:31337, where deployment "dep-1" lives (CHAIN_RPC_URLS)']);
     const [noChain] = await execute('no-chain');
-    expect(noChain.result).toMatchObject({ status: 'error', result: { is_valid: false } });
-    expect(noChain.result.result.reasons).toEqual(['deployment "dep-1" names no chain and no default chain is configured (CHAIN_DEFAULT)']);
+    expect(noChain?.result).toMatchObject({ status: 'error', result: { is_valid: false } });
+    expect(noChain?.result.result.reasons).toEqual(['deployment "dep-1" names no chain and no default chain is configured (CHAIN_DEFAULT)']);
     expect(viemModules().slice(0, 3)).toEqual([]);
     await app!.close();
     app = undefined;

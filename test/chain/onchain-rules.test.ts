@@ -47,7 +47,7 @@ const input = (overrides: Partial<OnChainInput> = {}): OnChainInput => ({
 
 beforeAll(async () => {
   chain = await startLocalChain();
-  [, alice, bob] = chain.accounts as Address[];
+  [, alice, bob] = chain.accounts as [Address, Address, Address];
   verifier = await chain.deploy('TestUniversalVerifier');
   deployBlock = await chain.blockNumber();
   await chain.write(verifier, 'TestUniversalVerifier', 'setRequest', [1n]);
@@ -72,22 +72,22 @@ describe('evaluateOnChainRules', () => {
       txHash: submission.hash, scenarioVerifierAddress: verifier, chain: 'eip155:31337', blockNumber: head,
     });
     expect(out[1]).toMatchObject({ is_valid: false, blockNumber: head, scenarioVerifierAddress: verifier });
-    expect(out[1].reasons[0]).toContain('no verified proof of request 2');
-    expect(out[2].reasons[0]).toContain('request 77 is not set on verifier');
+    expect(out[1]?.reasons[0]).toContain('no verified proof of request 2');
+    expect(out[2]?.reasons[0]).toContain('request 77 is not set on verifier');
     expect(out[3]).toMatchObject({ requestId: null, blockNumber: null });
-    expect(out[3].reasons[0]).toContain('no requestId');
+    expect(out[3]?.reasons[0]).toContain('no requestId');
     expect(out.every((o) => o.status === 'valid' || o.txHash === undefined)).toBe(true);
   });
 
   it('not-valid for another address', async () => {
     const out = await evaluateOnChainRules(reader, input({ address: bob }));
     expect(out.slice(0, 2).map((o) => o.status)).toEqual(['not-valid', 'not-valid']);
-    expect(out[0].reasons[0]).toContain(bob);
+    expect(out[0]?.reasons[0]).toContain(bob);
   });
 
   it('not-valid for an address that is not an EVM address', async () => {
     const out = await evaluateOnChainRules(reader, input({ address: 'tz1VSUr8wwNhLAzempoch5d6hLRiTh8Cjcjb' }));
-    expect(out.every((o) => o.status === 'not-valid' && o.reasons[0].includes('EVM address'))).toBe(true);
+    expect(out.every((o) => o.status === 'not-valid' && o.reasons[0]?.includes('EVM address'))).toBe(true);
   });
 
   it('error when the scenario has no usable deployment', async () => {
@@ -95,25 +95,25 @@ describe('evaluateOnChainRules', () => {
       smartContractDeployments: [deployment({ status: 'DeploymentStarted', address: null }), deployment({ id: 'dep-2', status: 'Deprecated' })],
     }));
     expect(started.every((o) => o.status === 'error' && o.scenarioVerifierAddress === null)).toBe(true);
-    expect(started[0].reasons).toEqual([
+    expect(started[0]?.reasons).toEqual([
       'the scenario has no usable smart contract deployment (one with status Deployed and a contract address)',
       'deployment "dep-1" is "DeploymentStarted", not Deployed',
       'deployment "dep-2" is "Deprecated", not Deployed',
     ]);
     const none = await evaluateOnChainRules(reader, input({ smartContractDeployments: [] }));
-    expect(none[0].reasons[1]).toBe('smartContractDeployments is empty');
+    expect(none[0]?.reasons[1]).toBe('smartContractDeployments is empty');
   });
 
   it('error when no RPC is configured for the deployment chain', async () => {
     const out = await evaluateOnChainRules(reader, input({ smartContractDeployments: [deployment({ chain: 'eip155:80002' })] }));
     expect(out[0]).toMatchObject({ status: 'error', chain: 'eip155:80002', scenarioVerifierAddress: verifier, blockNumber: null });
-    expect(out[0].reasons[0]).toContain('no RPC endpoint is configured for chain eip155:80002');
+    expect(out[0]?.reasons[0]).toContain('no RPC endpoint is configured for chain eip155:80002');
   });
 
   it('a deployment without chain uses the default chain', async () => {
     const { chain: _drop, ...noChain } = deployment() as SmartContractDeployment & { chain?: string };
     const out = await evaluateOnChainRules(reader, input({ smartContractDeployments: [noChain] }));
-    expect(out[0].status).toBe('valid');
+    expect(out[0]?.status).toBe('valid');
   });
 
   it('the last usable deployment is used, and one on the caller chain is preferred', async () => {
@@ -136,12 +136,12 @@ describe('evaluateOnChainRules', () => {
     try {
       const out = await evaluateOnChainRules(reader, input());
       expect(out.map((o) => o.status)).toEqual(['error', 'error', 'error', 'error', 'error']);
-      expect(out[0].reasons[0]).toMatch(/could not read the proof status of request 1 .*eip155:31337 is unreachable/);
+      expect(out[0]?.reasons[0]).toMatch(/could not read the proof status of request 1 .*eip155:31337 is unreachable/);
       expect(out[0]).toMatchObject({ is_valid: false, scenarioVerifierAddress: verifier, blockNumber: null });
     } finally {
       await chain.start();
     }
     const back = await evaluateOnChainRules(reader, input());
-    expect(back[0].status).toBe('valid');
+    expect(back[0]?.status).toBe('valid');
   });
 });

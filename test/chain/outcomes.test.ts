@@ -97,7 +97,7 @@ describe('evaluateOnChainRules with a fake reader', () => {
     const out = await evaluateOnChainRules(fake, { queryConfigurations: [qc('a', 1), qc('b', 1), qc('c', 2)], smartContractDeployments: [dep()], address: SENDER });
     expect(calls).toEqual([{ chain: 'eip155:1', verifierAddress: V, sender: SENDER, requestIds: [1, 2], fromBlock: undefined }]);
     expect(out.map((o) => o.status)).toEqual(['error', 'error', 'error']);
-    expect(out[0].reasons[0]).toContain('the chain read failed: boom');
+    expect(out[0]?.reasons[0]).toContain('the chain read failed: boom');
   });
 
   it('does not read when there is nothing to read', async () => {

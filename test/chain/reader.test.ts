@@ -19,7 +19,7 @@ let current: Address;
 let legacy: Address;
 let boolOnly: Address;
 let notVerifier: Address;
-const submitted: Record<string, { hash: string; blockNumber: bigint }> = {};
+const submitted = {} as Record<'current1' | 'legacy1', { hash: string; blockNumber: bigint }>;
 
 const readers: ChainReader[] = [];
 function reader(options: Partial<ConstructorParameters<typeof ChainReader>[0]> = {}): ChainReader {
@@ -69,7 +69,7 @@ async function closedPort(): Promise<number> {
 
 beforeAll(async () => {
   chain = await startLocalChain();
-  [owner, alice, bob] = chain.accounts as Address[];
+  [owner, alice, bob] = chain.accounts as [Address, Address, Address];
   current = await chain.deploy('TestUniversalVerifier');
   legacy = await chain.deploy('TestLegacyZKPVerifier');
   boolOnly = await chain.deploy('TestBoolOnlyVerifier');

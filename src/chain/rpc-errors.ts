@@ -1,0 +1,71 @@
+/**
+ * Chain read failures in words: what viem throws, turned into the ChainErrorCode and message of a ProofStatusError.
+ * Messages never quote the RPC URL (it may hold an API key). Loaded with viem (through reader.ts), never at start.
+ */
+import { BaseError, HttpRequestError, RpcRequestError, TimeoutError, type Hex } from 'viem';
+import type { ChainErrorCode } from './proof-status.js';
+
+/** A failure of a whole read round (transport, node, deadline): every read of the round answers it. */
+export class ChainReadError extends Error {
+  constructor(readonly code: ChainErrorCode, message: string) {
+    super(message);
+  }
+}
+
+/** The deadline of a readProofStatuses call passed (or the transport's own timeout, the same duration, fired). */
+export function timeoutError(chain: string, timeoutMs: number): ChainReadError {
+  return new ChainReadError('timeout', `${chain} did not answer within ${timeoutMs} ms`);
+}
+
+/** Failures of the endpoint rather than of one read: the chain is not asked again for a while (ChainClient). */
+export const isTransportFailure = (e: ChainReadError) => e.code === 'unreachable' || e.code === 'timeout' || e.code === 'wrong-chain';
+
+/** The revert data of a failed eth_call ('0x' for a revert without data), or undefined when it was no revert. */
+export function revertDataOf(err: unknown): Hex | undefined {
+  if (!(err instanceof BaseError)) return undefined;
+  if (err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError)) return undefined;
+  let data: Hex | undefined;
+  let revert = false;
+  err.walk((e) => {
+    const x = e as { code?: unknown; data?: unknown; details?: unknown; message?: unknown };
+    if (x.code === 3) revert = true;
+    if ((typeof x.details === 'string' && /revert/i.test(x.details)) || (typeof x.message === 'string' && /revert/i.test(x.message))) revert = true;
+    if (data === undefined) {
+      const d = typeof x.data === 'object' && x.data !== null ? (x.data as { data?: unknown }).data : x.data;
+      if (typeof d === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(d)) data = d as Hex;
+    }
+    return false;
+  });
+  if (data !== undefined && (revert || data.length >= 10)) return data;
+  return revert ? '0x' : undefined;
+}
+
+/** `s` on one line, cut to `n` characters: node messages and revert reasons can be long. */
+export function clip(s: string, n = 200): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+}
+
+/** A transport or node failure in words (never the URL: it may hold an API key). */
+export function classify(err: unknown, chain: string, timeoutMs: number): ChainReadError {
+  if (err instanceof ChainReadError) return err;
+  if (err instanceof BaseError) {
+    if (err.walk((e) => e instanceof TimeoutError)) return timeoutError(chain, timeoutMs);
+    const http = err.walk((e) => e instanceof HttpRequestError) as HttpRequestError | null;
+    if (http) {
+      if (typeof http.status === 'number') return new ChainReadError('unreachable', `${chain} RPC endpoint answered HTTP ${http.status}`);
+      let code: string | undefined;
+      err.walk((e) => {
+        const c = (e as { code?: unknown }).code;
+        if (code === undefined && typeof c === 'string') code = c;
+        return false;
+      });
+      const why = code === 'ECONNREFUSED' ? 'connection refused' : code ? code : 'network error';
+      return new ChainReadError('unreachable', `${chain} is unreachable (${why})`);
+    }
+    const rpc = err.walk((e) => e instanceof RpcRequestError) as RpcRequestError | null;
+    if (rpc) return new ChainReadError('rpc-error', `${chain} RPC error ${rpc.code}: ${clip(rpc.details || rpc.shortMessage)}`);
+    return new ChainReadError('rpc-error', `${chain} read failed: ${clip(err.shortMessage)}`);
+  }
+  return new ChainReadError('rpc-error', `${chain} read failed: ${clip(err instanceof Error ? err.message : String(err))}`);
+}
