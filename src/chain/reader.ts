@@ -18,7 +18,7 @@ import type { LRUCache } from 'lru-cache';
 import { getAddress, isAddress, type Address } from 'viem';
 import { ChainClient } from './chain-client.js';
 import { CHAIN_DEFAULTS, parseChainRef, type ChainEndpoint, type ChainSettings, type MulticallMode } from './config.js';
-import { boundedCache, expiringIn } from './lru.js';
+import { expiringIn, lruCache } from '../domain/cache.js';
 import {
   isProofStatusError, noRpcReason, type ChainErrorCode, type ProofStatusEntry, type ProofStatusError, type ProofStatusReader,
   type ReadProofStatusesRequest, type RequestId,
@@ -91,7 +91,7 @@ export class ChainReader implements ProofStatusReader {
     this.cacheTtlMs = options.cacheTtlMs ?? CHAIN_DEFAULTS.cacheTtlMs;
     const clock = options.clock ?? Date.now;
     const maxEntries = options.cacheMaxEntries ?? CHAIN_DEFAULTS.cacheMaxEntries;
-    this.statuses = this.cacheTtlMs > 0 ? boundedCache(maxEntries, clock) : undefined;
+    this.statuses = this.cacheTtlMs > 0 ? lruCache(maxEntries, clock) : undefined;
     this.reads = new StatusReads(this.counters, Math.max(1, options.multicallBatchSize ?? 100), clock);
     this.txHashes = new TxHashLookup(this.counters, {
       lookbackBlocks: options.txHashLookbackBlocks ?? CHAIN_DEFAULTS.txHashLookbackBlocks, maxEntries, timeoutMs: this.timeoutMs, clock,

@@ -12,7 +12,7 @@ import type { LRUCache } from 'lru-cache';
 import { decodeErrorResult, decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
 import { interfaceOf, MULTICALL3_ADDRESS, multicall3Abi, VERIFIER_METHODS, verifierAbi, type VerifierMethod } from './abi.js';
 import type { ChainClient } from './chain-client.js';
-import { boundedCache, expiringIn } from './lru.js';
+import { expiringIn, lruCache } from '../domain/cache.js';
 import type { ChainErrorCode, ProofStatusEntry, ProofStatusRead, RequestId } from './proof-status.js';
 import type { ChainReaderStats } from './reader.js';
 import { ChainReadError, clip, revertDataOf } from './rpc-errors.js';
@@ -44,7 +44,7 @@ export class StatusReads {
   private readonly interfaces: LRUCache<string, VerifierMethod> | undefined;
 
   constructor(private readonly counters: ChainReaderStats, private readonly batchSize: number, clock: () => number) {
-    this.interfaces = boundedCache(10_000, clock);
+    this.interfaces = lruCache(10_000, clock);
   }
 
   clear(): void {

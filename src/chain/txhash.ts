@@ -9,7 +9,7 @@ import type { LRUCache } from 'lru-cache';
 import type { Address, Hex } from 'viem';
 import { submissionEventOf, type VerifierMethod } from './abi.js';
 import type { ChainClient } from './chain-client.js';
-import { boundedCache, expiringIn } from './lru.js';
+import { expiringIn, lruCache } from '../domain/cache.js';
 import { isProofStatusError, type ProofStatusEntry, type ProofStatusRead, type RequestId } from './proof-status.js';
 import type { ChainReaderStats } from './reader.js';
 import { idKey, statusKeyPrefix } from './status-reads.js';
@@ -31,7 +31,7 @@ export class TxHashLookup {
   private readonly hashes: LRUCache<string, Hex | false> | undefined;
 
   constructor(private readonly counters: ChainReaderStats, private readonly options: TxHashOptions) {
-    this.hashes = boundedCache(options.maxEntries, options.clock);
+    this.hashes = lruCache(options.maxEntries, options.clock);
   }
 
   /** Adds txHash to the verified entries of one round read at `readBlock`; best effort, bounded by the deadline. */
