@@ -1,0 +1,37 @@
+/**
+ * dependency-cruiser: the module boundaries of src/ (issue #17), checked by `npm run lint`
+ * (`depcruise src --config .dependency-cruiser.cjs`). Type-only imports count: a boundary is about what a module
+ * knows, not only about what it loads.
+ */
+
+/** A module under `from` must not import one under `to` (both path regular expressions, or `to` a full condition). */
+function boundary(name, comment, from, to) {
+  return { name, comment, severity: 'error', from: { path: from }, to: typeof to === 'string' ? { path: to } : to };
+}
+
+module.exports = {
+  forbidden: [
+    boundary('engine-imports-schemas-only',
+      'The rule engine is pure: of src/ it knows only its own modules and the schemas (npm packages are fine).',
+      '^src/engine/', { path: '^src/', pathNot: '^src/(engine|schemas)/' }),
+    boundary('http-no-config-or-cluster',
+      'Routes get what they need as options: they do not read the configuration or know about the cluster.',
+      '^src/http/', '^src/(config|cluster)(\\.ts$|/)'),
+    boundary('store-owns-its-options',
+      'A store declares its own options type; the configuration maps onto it, not the other way round.',
+      '^src/store/', '^src/config(\\.ts$|/)'),
+    boundary('domain-no-http', 'Domain modules know nothing of HTTP.', '^src/domain/', '^src/http/'),
+    { name: 'no-circular', comment: 'No import cycles.', severity: 'error', from: {}, to: { circular: true } },
+  ],
+  options: {
+    doNotFollow: { path: ['node_modules'] },
+    exclude: { path: ['^dist/', '^coverage/'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+  },
+};

@@ -1,0 +1,34 @@
+// ESLint flat config: neostandard (its @stylistic rules are the formatter: `npm run format` is `eslint --fix`),
+// tuned to the code's own style: semicolons, single quotes, trailing commas in multiline lists,
+// no space before a named function's parenthesis.
+import neostandard, { resolveIgnoresFromGitignore } from 'neostandard';
+
+export default [
+  ...neostandard({
+    ts: true,
+    semi: true,
+    ignores: [...resolveIgnoresFromGitignore(), 'coverage/**', 'dist/**', 'test/**/contracts/**'],
+  }),
+  {
+    name: 'project/style',
+    rules: {
+      '@stylistic/comma-dangle': ['error', 'always-multiline'],
+      '@stylistic/space-before-function-paren': ['error', { anonymous: 'always', named: 'never', asyncArrow: 'always' }],
+      // Related keys share a line in multiline objects on purpose (ABI entries, schemas, fixtures).
+      '@stylistic/object-property-newline': 'off',
+      // `void promise` marks a deliberate fire-and-forget; only as a statement, never as a value.
+      'no-void': ['error', { allowAsStatement: true }],
+      // `new Promise((r) => ...)` is the short form of one-line waits, `(_, reject)` a promise that only rejects;
+      // a swapped (reject, resolve) is still caught.
+      'promise/param-names': ['error', { resolvePattern: '^(_|_?resolve|r|done)$' }],
+    },
+  },
+  {
+    name: 'project/typescript',
+    files: ['**/*.ts'],
+    rules: {
+      // TypeBox's `const X = Type.Object(...)` + `type X = Static<typeof X>` pair; tsc itself rejects real redeclarations.
+      '@typescript-eslint/no-redeclare': 'off',
+    },
+  },
+];
