@@ -16,6 +16,8 @@ export default [
       '@stylistic/space-before-function-paren': ['error', { anonymous: 'always', named: 'never', asyncArrow: 'always' }],
       // Related keys share a line in multiline objects on purpose (ABI entries, schemas, fixtures).
       '@stylistic/object-property-newline': 'off',
+      // Names that are not ours: @noble/hashes' keccak_256, the result field is_valid frontends parse.
+      camelcase: ['error', { allow: ['^keccak_256$', '^is_valid$'], properties: 'never' }],
       // `void promise` marks a deliberate fire-and-forget; only as a statement, never as a value.
       'no-void': ['error', { allowAsStatement: true }],
       // `new Promise((r) => ...)` is the short form of one-line waits, `(_, reject)` a promise that only rejects;

@@ -314,10 +314,10 @@ function reportCold(cold) {
     ['the same credential, not revoked', say(cold.unrevokedOurs), say(cold.unrevokedJs)],
   ].map((r) => r.map((x) => String(x).slice(0, 160)))));
   for (const d of disagreements.slice(0, 5)) console.log(`  not accepted by both: ${d}`);
-  const crossOk = accepted === cold.pairs.length
-    && !cold.forgedOurs.verdict.ok && !cold.forgedJs.ok
-    && !cold.revokedOurs.verdict.ok && !cold.revokedJs.ok
-    && cold.unrevokedOurs.verdict.ok && cold.unrevokedJs.ok;
+  const crossOk = accepted === cold.pairs.length &&
+    !cold.forgedOurs.verdict.ok && !cold.forgedJs.ok &&
+    !cold.revokedOurs.verdict.ok && !cold.revokedJs.ok &&
+    cold.unrevokedOurs.verdict.ok && cold.unrevokedJs.ok;
   const cpuOk = oursCpu.median <= GOAL_COLD_MS;
   const ratioOk = ratio >= GOAL_COLD_RATIO;
   console.log('');

@@ -238,8 +238,8 @@ export async function freshIdCredentials(n, { offset = 0, log = (m) => console.e
     try {
       const c = JSON.parse(fs.readFileSync(file, 'utf8'));
       // Still valid for 30 days (the rules and the verifier check the dates), issued in the past, for this issuer.
-      if (c.format === FRESH_FORMAT && c.key === key && c.did === did && c.expirationDate - now > 30 * DAY && c.issuanceDate < now
-        && Array.isArray(c.credentials) && c.credentials.every((x) => x && x.issuer === did && Array.isArray(x.proof))) cache = c;
+      if (c.format === FRESH_FORMAT && c.key === key && c.did === did && c.expirationDate - now > 30 * DAY && c.issuanceDate < now &&
+        Array.isArray(c.credentials) && c.credentials.every((x) => x && x.issuer === did && Array.isArray(x.proof))) cache = c;
     } catch {
       // none yet, or unreadable: start a new one
     }

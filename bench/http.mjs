@@ -433,7 +433,7 @@ async function runTarget(target) {
 
   const c = res.cold;
   if (c) {
-    check(`cold: every response 200 with 5 valid results`, c.bad.count === 0,
+    check('cold: every response 200 with 5 valid results', c.bad.count === 0,
       c.bad.count === 0 ? `${c.ok} of ${c.sent} (warm-up included)` : `${c.bad.count} of ${c.sent} not: ${JSON.stringify(c.bad.codes)}; e.g. ${c.bad.examples.join(' | ')}`);
     check(`cold execute (${COLD_PER_REQUEST} fresh credentials) p50 <= ${GOALS.coldP50} ms at 1 connection`, c.requests > 0 && c.p50 <= GOALS.coldP50,
       `${fmt(c.p50, 1)} ms at ${c.connections} connection(s) over ${c.requests} requests (p99 ${fmt(c.p99, 1)} ms)${c.connections === 1 ? '' : '; the goal is set at 1 connection: reported, not enforced'}`,

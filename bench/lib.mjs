@@ -240,7 +240,7 @@ export function processTreeCpuUs(pid) {
 export function machineBusyUs() {
   try {
     const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, idle, iowait, irq, softirq, steal] = line;
+    const [user, nice, system, , , irq, softirq, steal] = line; // idle and iowait are not busy
     return (user + nice + system + irq + softirq + (steal ?? 0)) * TICK_US;
   } catch {
     return NaN;

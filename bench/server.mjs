@@ -69,12 +69,12 @@ const opened = await openStore(config.database, (err) => console.error('database
 // (digests included, as the handler computes them) runs without the group commit and the insert.
 const store = process.env.BENCH_NO_AUDIT === '1'
   ? new Proxy(opened, {
-      get(target, prop) {
-        if (prop === 'recordExecution') return async () => {};
-        const value = Reflect.get(target, prop);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    })
+    get(target, prop) {
+      if (prop === 'recordExecution') return async () => {};
+      const value = Reflect.get(target, prop);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  })
   : opened;
 const app = await buildApp(config, { store });
 

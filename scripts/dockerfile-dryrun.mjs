@@ -92,6 +92,7 @@ let exited = null;
 proc.on('exit', (code) => { exited = code; });
 proc.stdout.resume();
 let healthy = false;
+// eslint-disable-next-line no-unmodified-loop-condition -- `exited` is set by the process's exit event
 for (let i = 0; i < 50 && !healthy && exited === null; i++) {
   await new Promise((r) => setTimeout(r, 200));
   try {

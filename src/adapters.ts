@@ -57,10 +57,12 @@ async function credentialVerifier(config: Config, given: TrustDeps, log: Fastify
     log.warn('CREDENTIAL_VERIFICATION=off: credentials are believed without checks; every result says verification "off". Development only.');
   }
   // On-chain revocation statuses are read from the chains of CHAIN_RPC_URLS.
-  const deps: TrustDeps = config.chains.chains.size === 0 ? given : {
-    ...given,
-    statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: await onchainStatusResolver(config.chains), ...given.statusResolvers },
-  };
+  const deps: TrustDeps = config.chains.chains.size === 0
+    ? given
+    : {
+        ...given,
+        statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: await onchainStatusResolver(config.chains), ...given.statusResolvers },
+      };
   if (!config.demoIssuer) return createCredentialVerifier(config.trust, deps);
   const demo = await createDemoIssuer({ statusUrl: `http://127.0.0.1:${config.port}/demo-issuer/status` });
   log.warn({ issuer: demo.did }, 'DEMO_ISSUER=1: the demo issuer, whose key is public, is trusted. Never in production.');

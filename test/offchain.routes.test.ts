@@ -211,7 +211,6 @@ describe('OffChainZKP', () => {
     const other = await answer(b.executionId, plainResponse({ thid: b.request.thid, proof: cloneProof() }));
     expect(other.statusCode).not.toBe(429);
   });
-
 });
 
 describe('OffChainZKP proof checks', () => {
@@ -221,9 +220,9 @@ describe('OffChainZKP proof checks', () => {
     const slow = new Proxy({} as StateResolvers, {
       get: (_t, key) => (typeof key === 'string'
         ? {
-          resolve: async (...args: unknown[]) => { await sleep(300); return (latest[key].resolve as (...a: unknown[]) => Promise<unknown>)(...args); },
-          rootResolve: async (...args: unknown[]) => { await sleep(300); return (latest[key].rootResolve as (...a: unknown[]) => Promise<unknown>)(...args); },
-        }
+            resolve: async (...args: unknown[]) => { await sleep(300); return (latest[key].resolve as (...a: unknown[]) => Promise<unknown>)(...args); },
+            rootResolve: async (...args: unknown[]) => { await sleep(300); return (latest[key].rootResolve as (...a: unknown[]) => Promise<unknown>)(...args); },
+          }
         : undefined),
       has: () => true,
     });

@@ -316,7 +316,7 @@ describe('PATCH /compliance/scenarios/{scenarioId}', () => {
 
 describe('numbers JSON cannot carry exactly', () => {
   const body = (value: string) =>
-    `{"id":"n","input":{"name":"N","description":"d","type":"ChallengeQuery","smartContractDeployments":[],"queryConfigurations":[` +
+    '{"id":"n","input":{"name":"N","description":"d","type":"ChallengeQuery","smartContractDeployments":[],"queryConfigurations":[' +
     `{"id":"q","query":{"type":"IDInformation","requestId":1,"attribute":"personalData.age","operator":"$gte","value":${value}}}]}}`;
   const post = (text: string) => app.inject({ method: 'POST', url: '/compliance/scenarios', headers: { ...auth, 'content-type': 'application/json' }, payload: text });
 

@@ -139,7 +139,7 @@ describe('every route crossed with every token', () => {
     expect((await req(AB, 'GET', `/compliance/scenarios/${id}?projectId=projB`)).json().input.name).toBe('B');
     expect((await req(A, 'GET', `/compliance/scenarios/${id}?projectId=projB`)).statusCode).toBe(404);
     expect((await req(A, 'GET', `/compliance/scenarios/${id}?projectId=`)).statusCode).toBe(404);
-    const named = await req(OP, 'POST', `/compliance/scenarios/execute?projectId=projB`, { address: ADDRESS, credentials: [credential()], scenarioId: id });
+    const named = await req(OP, 'POST', '/compliance/scenarios/execute?projectId=projB', { address: ADDRESS, credentials: [credential()], scenarioId: id });
     expect(named.statusCode).toBe(200);
     expect(await listed(B)).toContain(named.json()[0].executionId);
     // A create that leaves the id ambiguous for its token says which one it made in its Location.

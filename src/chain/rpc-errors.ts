@@ -60,7 +60,7 @@ export function classify(err: unknown, chain: string, timeoutMs: number): ChainR
         if (code === undefined && typeof c === 'string') code = c;
         return false;
       });
-      const why = code === 'ECONNREFUSED' ? 'connection refused' : code ? code : 'network error';
+      const why = code === 'ECONNREFUSED' ? 'connection refused' : code || 'network error';
       return new ChainReadError('unreachable', `${chain} is unreachable (${why})`);
     }
     const rpc = err.walk((e) => e instanceof RpcRequestError) as RpcRequestError | null;

@@ -76,8 +76,8 @@ export class StatusReads {
 
       this.interfaces?.set(contractKey, method, expiringIn(INTERFACE_TTL_MS));
       const noData = (id: RequestId) => `verifier ${verifier} answered no data for request ${idKey(id)} (${method})`;
-      const entries = decoded.map(({ id, read }): ProofStatusEntry => read?.entry
-        ?? { requestId: id, error: noData(id), code: 'not-a-verifier', blockNumber });
+      const entries = decoded.map(({ id, read }): ProofStatusEntry => read?.entry ??
+        { requestId: id, error: noData(id), code: 'not-a-verifier', blockNumber });
       for (const id of tooBig) {
         entries.push({ requestId: id, error: `requestId ${idKey(id)} does not fit the verifier's uint64 request ids`, code: 'bad-request' });
       }

@@ -3,9 +3,10 @@
  * surrogate (not Unicode: PostgreSQL refuses it, SQLite would store bytes that read back as something else). The
  * routes that store text refuse it with a 400 naming the field, on every database alike.
  */
-import type { FieldError } from '../http/errors.js';
+import type { FieldError } from '../schemas/problem.js';
 
 /** U+0000, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
+// eslint-disable-next-line no-control-regex -- U+0000 is what this looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export const storableText = (s: string): boolean => !UNSTORABLE.test(s);

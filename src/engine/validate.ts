@@ -156,10 +156,10 @@ function checkValue(
       } else {
         add('/value', `${shape}; got ${kindOf(lo)} and ${kindOf(hi)}`);
       }
-      return;
+      break;
     }
     default:
-      return;
+      break;
   }
 }
 
@@ -196,10 +196,12 @@ export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
       const rid = qc.query.requestId;
       const first = requestIds.get(rid);
       if (first === undefined) requestIds.set(rid, i);
-      else problems.push({
-        pointer: `${base}/query/requestId`,
-        message: `duplicate requestId ${String(rid)} (first used by /queryConfigurations/${first}); each zero-knowledge proof request needs its own`,
-      });
+      else {
+        problems.push({
+          pointer: `${base}/query/requestId`,
+          message: `duplicate requestId ${String(rid)} (first used by /queryConfigurations/${first}); each zero-knowledge proof request needs its own`,
+        });
+      }
     }
   });
   return problems;

@@ -8,7 +8,6 @@
  */
 import type { LRUCache } from 'lru-cache';
 import { expiringIn, lruCache } from '../domain/cache.js';
-import type { CachedPlan } from '../domain/plan-cache.js';
 import { newDelivery } from '../domain/webhooks.js';
 import type { FieldProblem } from '../engine/index.js';
 import { executionResult, failed } from '../engine/result.js';

@@ -93,7 +93,8 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
     const list = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
     const scopes = new Set(list.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s as string)));
     const claim = payload[jwt!.projectsClaim];
-    const projects = claim === '*' ? ('*' as const)
+    const projects = claim === '*'
+      ? ('*' as const)
       : new Set(Array.isArray(claim) ? claim.filter((p): p is string => typeof p === 'string') : []);
     return { kind: 'jwt', subject: `jwt:${String(payload.iss)}:${String(payload.sub ?? '')}`, scopes, projects };
   }

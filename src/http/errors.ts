@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Problem } from '../schemas/problem.js';
 
-export type FieldError = NonNullable<Problem['errors']>[number];
+export type { FieldError } from '../schemas/problem.js';
+import type { FieldError } from '../schemas/problem.js';
 
 /** Coded errors (SCS_ = Scenario Compliance Service). The error handler turns each into problem+json. */
 export const ScenarioNotFound = createError<[string]>('SCS_SCENARIO_NOT_FOUND', 'No scenario with id %s', 404);

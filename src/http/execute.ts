@@ -81,7 +81,8 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     }
     // Credential ids are stored in the audit record: text a database cannot store is refused here, on every store.
     const badIds = body.credentials.flatMap((c, i) => (typeof c.id === 'string' && !storableText(c.id)
-      ? [fieldError(['credentials', i, 'id'], 'must not contain U+0000 or an unpaired UTF-16 surrogate')] : []));
+      ? [fieldError(['credentials', i, 'id'], 'must not contain U+0000 or an unpaired UTF-16 surrogate')]
+      : []));
     if (badIds.length > 0) throw new ValidationFailed(badIds, 'A credential id holds text the service cannot store');
     // Ids are unique per project: the scenario is looked for in the token's projects only (404 elsewhere, 409 when
     // the id is in two of them). The single-flight read is shared by executes of one id with the same projects.

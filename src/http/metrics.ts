@@ -15,15 +15,18 @@ export class Metrics {
   private readonly requests = new Counter({
     name: 'http_requests_total', help: 'HTTP requests by route pattern, method and status', labelNames: ['method', 'route', 'status'], registers: [this.registry],
   });
+
   private readonly latency = new Histogram({
     name: 'http_request_duration_seconds', help: 'HTTP request latency by route pattern, method and status',
     labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
+
   private readonly verdicts = new Counter({
     name: 'compliance_rule_verdicts_total', help: 'Rule results of execute calls by scenario type and status',
     labelNames: ['scenario_type', 'status'], registers: [this.registry],
   });
+
   private readonly storeLatency = new Histogram({
     name: 'store_operation_duration_seconds', help: 'Database operation latency by operation and outcome',
     labelNames: ['operation', 'outcome'], buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5, 2],
@@ -50,6 +53,7 @@ export class Metrics {
   /** The cold verification path's figures, read from the credential verifier at each scrape. */
   watchVerifier(stats: () => VerifierStats): void {
     let counted = 0;
+    // eslint-disable-next-line no-new -- a collector: the registry keeps it and calls collect() at each scrape
     new Counter({
       name: 'credential_cold_checks_total',
       help: 'First checks of credentials (signature, issuer key, merklization) started in the verification threads',
@@ -60,6 +64,7 @@ export class Metrics {
         counted = now;
       },
     });
+    // eslint-disable-next-line no-new -- a collector: the registry keeps it and calls collect() at each scrape
     new Gauge({
       name: 'credential_cold_queue',
       help: 'Credentials admitted for a first check and not finished (COLD_QUEUE_MAX bounds it)',

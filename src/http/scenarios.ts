@@ -23,7 +23,6 @@ import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { storedJsonParser } from './json.js';
 import { KeyedQueue } from '../domain/keyed-queue.js';
 
-
 /**
  * A PATCH without If-Match merges again onto a concurrent writer's result, at most this many times, each new try after
  * a random pause below 2^attempt ms (at most 5): writers of other processes (WORKERS) or instances that retry in step

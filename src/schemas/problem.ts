@@ -24,3 +24,6 @@ export const Problem = Type.Object(
   { $id: 'Problem', additionalProperties: false },
 );
 export type Problem = Static<typeof Problem>;
+
+/** One field of a validation problem (`errors[i]`): the field, its JSON pointer, what is wrong. */
+export type FieldError = NonNullable<Problem['errors']>[number];

@@ -109,7 +109,9 @@ if (args.serve) {
 }
 
 const executeBody = { scenarioId: args.scenarioId, address: args.address, credentials: [credential] };
-process.stdout.write(args.body ? `${JSON.stringify(executeBody)}\n` : `${JSON.stringify({
+process.stdout.write(args.body
+  ? `${JSON.stringify(executeBody)}\n`
+  : `${JSON.stringify({
   issuer: issuer.did,
   env: { TRUSTED_ISSUERS: issuer.did, CREDENTIAL_VERIFICATION: 'strict' },
   statusUrl: issuer.statusUrl,

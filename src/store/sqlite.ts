@@ -105,15 +105,12 @@ export function openSqliteStore(options: SqliteOptions): Store {
     // The writer's checkpointer thread keeps the WAL short; this connection checkpoints only as a backstop.
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   }
-  const audit = new GroupCommit<ExecutionRecord>((records) =>
-    writer.write(records.map(executionValues)).catch((err: unknown) => {
-      throw isUnavailable(err) ? new StoreUnavailable(err) : err;
-    }),
-    256,
-    // The writer thread commits its messages in order: a batch is sent as soon as it is formed (each turn of the
-    // event loop), without waiting for the one before it to be acknowledged.
-    WRITER_BATCHES_IN_FLIGHT,
-  );
+  const commit = (records: ExecutionRecord[]) => writer.write(records.map(executionValues)).catch((err: unknown) => {
+    throw isUnavailable(err) ? new StoreUnavailable(err) : err;
+  });
+  // The writer thread commits its messages in order: a batch is sent as soon as it is formed (each turn of the
+  // event loop), without waiting for the one before it to be acknowledged.
+  const audit = new GroupCommit<ExecutionRecord>(commit, 256, WRITER_BATCHES_IN_FLIGHT);
 
   const finish = db.prepare<[string, string, string, string]>(
     "UPDATE executions SET state = ?, results = ?, updated_at = ? WHERE execution_id = ? AND state = 'pending'",

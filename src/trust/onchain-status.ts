@@ -271,7 +271,7 @@ export async function onchainStatusResolver(chains: Pick<ChainSettings, 'chains'
 
     const doc = statusDocumentFromContract(answer);
     if (asked !== undefined && doc.issuer.state !== asked) {
-      throw new StatusFailure("the status contract answered about another issuer state than the one asked");
+      throw new StatusFailure('the status contract answered about another issuer state than the one asked');
     }
     if (answer.mtp.root !== answer.issuer.revocationTreeRoot) {
       throw new StatusFailure("the status contract's Merkle proof root is not its revocation tree root");

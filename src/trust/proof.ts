@@ -54,7 +54,7 @@ import {
 import { verifyPoseidonSignature } from './babyjub.js';
 import { DocumentUnavailable, type DocumentLoader } from './documents.js';
 import { merklizeForRoot } from './merklize.js';
-import { findBjjProof, isRecord, notValid, OK, undecided, type Json } from './structure.js';
+import { findBjjProof, isRecord, notValid, OK, type Json } from './structure.js';
 import type { TrustVerdict } from '../engine/types.js';
 
 /** What the later steps need from a verified proof. */
@@ -208,7 +208,7 @@ export async function coldCheck(task: ColdTask, ctx: ColdContext): Promise<ColdR
   // 3. Signature with the key of the auth claim.
   const auth = proof.issuerData.authCoreClaim;
   if (auth.getSchemaHash().bigInt() !== SchemaHash.authSchemaHash.bigInt()) {
-    return done({ verdict: notValid("the key claim in its proof (issuerData.authCoreClaim) is not an AuthBJJCredential claim"), cacheable: true });
+    return done({ verdict: notValid('the key claim in its proof (issuerData.authCoreClaim) is not an AuthBJJCredential claim'), cacheable: true });
   }
   let signatureValid = false;
   try {
@@ -218,7 +218,7 @@ export async function coldCheck(task: ColdTask, ctx: ColdContext): Promise<ColdR
   } catch {
     signatureValid = false;
   }
-  if (!signatureValid) return done({ verdict: notValid("its signature does not verify against the issuer key named in its proof"), cacheable: true });
+  if (!signatureValid) return done({ verdict: notValid('its signature does not verify against the issuer key named in its proof'), cacheable: true });
 
   // 4. The key belongs to the issuer at a genesis or published state.
   const st = proof.issuerData.state;

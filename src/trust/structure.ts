@@ -44,9 +44,12 @@ export function isHttpUrl(s: unknown): s is string {
   }
 }
 
-/** A revocation nonce: a non-negative integer (uint64 in iden3; JSON numbers above 2^53 arrive rounded). */
+/**
+ * A revocation nonce: a non-negative integer (uint64 in iden3; JSON numbers above 2^53 arrive rounded, and uint64's
+ * largest, 2^64 - 1, arrives as 2^64).
+ */
 export function isNonce(x: unknown): x is number {
-  return typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 18446744073709551615;
+  return typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 2 ** 64;
 }
 
 /** Checks a credentialStatus object (the credential's own, or the issuer key's inside a BJJ proof). */
@@ -76,7 +79,7 @@ export function checkSchema(schema: unknown): TrustVerdict {
   const { id, type } = schema;
   if (typeof id !== 'string' || id.length > MAX_URI || !ABSOLUTE_URI.test(id)) return notValid('credentialSchema.id must be an absolute URI');
   if (typeof type !== 'string' || !SCHEMA_TYPES.has(type)) {
-    return notValid(`credentialSchema.type must be JsonSchema2023 or JsonSchemaValidator2018`);
+    return notValid('credentialSchema.type must be JsonSchema2023 or JsonSchemaValidator2018');
   }
   return OK;
 }

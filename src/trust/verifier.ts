@@ -403,4 +403,3 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     },
   };
 }
-

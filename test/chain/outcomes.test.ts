@@ -17,10 +17,12 @@ describe('resolveVerifierTarget', () => {
   it('takes the last usable deployment, with the deployment block as fromBlock', () => {
     const t = resolveVerifierTarget([
       dep({ id: 'a', address: '0x0000000000000000000000000000000000000001' }),
-      dep({ id: 'b', transactions: [
-        { id: 't1', status: 'TxFailed', blockNumber: 5 }, { id: 't2', status: 'TxConfirmed', txHash: '0x1', blockNumber: 9 },
-        { id: 't3', status: 'TxConfirmed', txHash: '0x2', blockNumber: 12 },
-      ] }),
+      dep({
+        id: 'b', transactions: [
+          { id: 't1', status: 'TxFailed', blockNumber: 5 }, { id: 't2', status: 'TxConfirmed', txHash: '0x1', blockNumber: 9 },
+          { id: 't3', status: 'TxConfirmed', txHash: '0x2', blockNumber: 12 },
+        ],
+      }),
       dep({ id: 'c', status: 'Deprecated' }),
     ], has('eip155:1'));
     expect(t).toEqual({ ok: true, chain: 'eip155:1', address: V, deploymentId: 'b', fromBlock: 9 });

@@ -6,8 +6,6 @@ import { ADDRESS, EXECUTION_ID, NOW, credential } from './factories.js';
 import type { ExecutionResult } from '../../src/schemas/execution.js';
 import type { Query, Scenario } from '../../src/schemas/scenario.js';
 
-
-
 function scenario(queries: Query[]): Scenario {
   return {
     name: 'Trust',

@@ -71,8 +71,8 @@ const projectParam = (url: string): string | undefined => {
 export const LIMITED_PROJECT = 'fz-proj';
 /** The rows a request naming this id (and maybe a project) looks at: every project's for the operator token. */
 const rowsFor = (snap: Snapshot, id: unknown, project: string | undefined, limited = false): Row[] =>
-  rowsWithId(snap, id).filter((r) => (project === undefined || projectOf(r) === (project === '' ? null : project))
-    && (!limited || projectOf(r) === LIMITED_PROJECT));
+  rowsWithId(snap, id).filter((r) => (project === undefined || projectOf(r) === (project === '' ? null : project)) &&
+    (!limited || projectOf(r) === LIMITED_PROJECT));
 /** The one row a request addresses, when there is exactly one. */
 const onlyRow = (snap: Snapshot, id: unknown, req: FuzzRequest): Row | undefined => {
   const rows = rowsFor(snap, id, projectParam(req.url), req.limited);
@@ -134,6 +134,7 @@ function parseBody(payload: string): { ok: true; value: unknown } | { ok: false 
  * Whether a parsed body holds text a database cannot store as sent (U+0000 or an unpaired UTF-16 surrogate, in a
  * string or a key), or `path` names such a field: the routes that store it answer 400.
  */
+// eslint-disable-next-line no-control-regex -- U+0000 is what this looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 function holdsUnstorableText(value: unknown): boolean {
   const stack = [value];
@@ -444,17 +445,17 @@ export function checkState(op: Operation | undefined, req: FuzzRequest, a: Answe
         throw new Violation('execute-results', `objectIds ${JSON.stringify(results.map((r) => r.objectId))} for ${JSON.stringify(input.queryConfigurations.map((q) => q.id))}`);
       }
       results.forEach((r, i) => {
-        const bad = r.scenarioId !== payload.scenarioId || r.name !== input.name || r.objectType !== input.type || r.address !== address
-          || r.executionId !== results[0].executionId || r.result.executionId !== r.executionId
-          || !isDeepStrictEqual(r.result.query, input.queryConfigurations[i].query);
+        const bad = r.scenarioId !== payload.scenarioId || r.name !== input.name || r.objectType !== input.type || r.address !== address ||
+          r.executionId !== results[0].executionId || r.result.executionId !== r.executionId ||
+          !isDeepStrictEqual(r.result.query, input.queryConfigurations[i].query);
         if (bad) throw new Violation('execute-results', `result ${i}: ${JSON.stringify(r).slice(0, 600)} for scenario ${JSON.stringify(input).slice(0, 600)}`);
       });
       if (results.length && after.newestExecution !== undefined && after.newestExecution !== results[0].executionId) {
         throw new Violation('execute-audit', `answered executionId ${results[0].executionId}, newest recorded ${after.newestExecution}`);
       }
-      return;
+      break;
     }
     default:
-      return;
+      break;
   }
 }

@@ -130,7 +130,7 @@ function withAuth(headers: Record<string, string>, auth: AuthChoice): Record<str
 // ---------------------------------------------------------------------------------------------------------------
 // Scenario content that passes the engine's rules (see src/engine/validate.ts and DOMAIN.md's query language)
 
-const SCENARIO_TYPES = ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'] as const;
+type ScenarioTypes = ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'];
 /**
  * Types the rule-valid generators build. The zero-knowledge types' rules depend on configuration (a JSON-LD context
  * per credential type, ZKP_CONTEXTS) and on which circuits exist; their scenarios come from the schema-driven
@@ -147,7 +147,7 @@ const shortString = fc.string({ maxLength: 16 });
 const stringOrNumber = fc.oneof(shortString, finite);
 
 /** A query valid for the scenario type (zero-knowledge types: no $lte/$gte, at most 64 $in values; requestId set later). */
-function ruleQuery(type: (typeof SCENARIO_TYPES)[number], attributeArb: fc.Arbitrary<string>) {
+function ruleQuery(type: ScenarioTypes[number], attributeArb: fc.Arbitrary<string>) {
   const zkp = type !== 'ChallengeQuery';
   const ops = ['$noop', '$eq', '$ne', '$lt', '$gt', '$in', '$nin', '$exists', '$between', '$nonbetween', ...(zkp ? [] : ['$lte', '$gte'])];
   return fc.tuple(fc.constantFrom(...ops), attributeArb, fc.constantFrom('IDInformation', 'KYCAgeCredential'), fc.option(fc.nat({ max: 4294967295 }), { nil: undefined }))
@@ -180,7 +180,7 @@ function ruleQuery(type: (typeof SCENARIO_TYPES)[number], attributeArb: fc.Arbit
 const qcCache = new WeakMap<GeneratorContext, Map<string, fc.Arbitrary<{ id: string; query: Record<string, unknown> }[]>>>();
 
 /** Query configurations valid for the type, with unique ids and (for every type) unique requestIds. */
-function ruleQueryConfigurations(ctx: GeneratorContext, type: (typeof SCENARIO_TYPES)[number]) {
+function ruleQueryConfigurations(ctx: GeneratorContext, type: ScenarioTypes[number]) {
   let byType = qcCache.get(ctx);
   if (!byType) qcCache.set(ctx, (byType = new Map()));
   let arb = byType.get(type);
@@ -188,7 +188,7 @@ function ruleQueryConfigurations(ctx: GeneratorContext, type: (typeof SCENARIO_T
   return arb;
 }
 
-function buildRuleQueryConfigurations(ctx: GeneratorContext, type: (typeof SCENARIO_TYPES)[number]) {
+function buildRuleQueryConfigurations(ctx: GeneratorContext, type: ScenarioTypes[number]) {
   const attributeSchema = (ctx.api.doc.components.schemas.Query.properties as Record<string, Schema>).attribute;
   const attributeArb = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ATTRIBUTES) }, { weight: 1, arbitrary: ctx.arbs.valid(attributeSchema) as fc.Arbitrary<string> });
   const idSchema = (ctx.api.doc.components.schemas.QueryConfiguration.properties as Record<string, Schema>).id;
@@ -243,16 +243,16 @@ function ruleValidPatch(ctx: GeneratorContext): fc.Arbitrary<Record<string, unkn
   const required = ['name', 'queryConfigurations', 'smartContractDeployments', 'type'];
   return fc.tuple(base, fc.constantFrom('neither', 'both'), fc.constantFrom(...SEMANTIC_TYPES), fc.option(ruleValidDeployments(ctx), { nil: undefined }))
     .chain(([patch, change, type, deployments]) => {
-    const p: Record<string, unknown> = { ...patch };
-    for (const k of required) if (p[k] === null) delete p[k];
-    delete p.smartContractDeployments;
-    if (deployments !== undefined) p.smartContractDeployments = deployments;
-    delete p.type;
-    delete p.queryConfigurations;
-    if (change === 'neither') return fc.constant(p);
-    // Queries only ever change with the type, so that the result is valid whatever type was stored.
-    return ruleQueryConfigurations(ctx, type).map((queryConfigurations) => ({ ...p, queryConfigurations, type }));
-  });
+      const p: Record<string, unknown> = { ...patch };
+      for (const k of required) if (p[k] === null) delete p[k];
+      delete p.smartContractDeployments;
+      if (deployments !== undefined) p.smartContractDeployments = deployments;
+      delete p.type;
+      delete p.queryConfigurations;
+      if (change === 'neither') return fc.constant(p);
+      // Queries only ever change with the type, so that the result is valid whatever type was stored.
+      return ruleQueryConfigurations(ctx, type).map((queryConfigurations) => ({ ...p, queryConfigurations, type }));
+    });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -414,10 +414,10 @@ function operationRequest(ctx: GeneratorContext, op: Operation, mode: 'valid' | 
   const parts: Part[] = mode === 'valid'
     ? [{ part: 'none' }]
     : [
-      ...op.parameters.map((p) => ({ part: p.in, name: p.name }) as Part),
-      ...(contentTypes.length ? [{ part: 'body' } as Part, { part: 'body' } as Part] : []),
-      { part: 'unknown-query' },
-    ];
+        ...op.parameters.map((p) => ({ part: p.in, name: p.name }) as Part),
+        ...(contentTypes.length ? [{ part: 'body' } as Part, { part: 'body' } as Part] : []),
+        { part: 'unknown-query' },
+      ];
   return fc.oneof(...parts.map((mutated) => {
     const pathArb = fc.tuple(...path.map((p) => paramValue(ctx, op, p.name, p.schema, mutated.part === 'path' && mutated.name === p.name)));
     const queryArb = fc.tuple(...query.map((p) => {

@@ -169,7 +169,7 @@ export class SchemaArbitraries {
       const re = new RegExp(s.pattern as string, 'u');
       const long = maxLength !== Infinity && maxLength <= 512
         ? [fc.stringMatching(re, { size: 'medium' }).map((x) => x.repeat(Math.ceil(maxLength / Math.max(1, x.length))).slice(0, maxLength))
-          .filter((x) => re.test(x) && fits(x))]
+            .filter((x) => re.test(x) && fits(x))]
         : [];
       return withExamples(fc.oneof(
         { arbitrary: fc.stringMatching(re, { size: 'small' }).filter(fits), weight: 20 },

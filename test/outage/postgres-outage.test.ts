@@ -54,6 +54,7 @@ describe.skipIf(!canControl)('PostgreSQL stopped while the service runs', () => 
     let running = true;
     let n = 0;
     const traffic = (async () => {
+      // eslint-disable-next-line no-unmodified-loop-condition -- the test sets `running` when the outage ends
       while (running) {
         const name = `v${++n}`;
         const [patched, executed] = await Promise.all([

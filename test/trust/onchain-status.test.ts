@@ -313,4 +313,3 @@ describe('createCredentialVerifier with the on-chain resolver', () => {
     expect(verdict).toMatchObject({ ok: false, status: 'error', reason: expect.stringMatching(/not configured/) });
   });
 });
-

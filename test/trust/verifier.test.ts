@@ -433,7 +433,7 @@ describe('issuer states', () => {
     expect(await one(verifier(), c)).toEqual({ ok: true });
   });
 
-  it("refuses a credential once its issuer revoked the signing key", async () => {
+  it('refuses a credential once its issuer revoked the signing key', async () => {
     const v = verifier({ revocationCacheMs: 0 });
     expect(await one(v, creds.fromB)).toEqual({ ok: true });
     await b.revoke(0); // the auth claim of a new identity has revocation nonce 0
