@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { parseAddress } from '../src/domain/address.js';
-import { bytesOf, CHARSET, corrupt, EIP55_VECTORS, encode, encodeWords, messageOf, okAs } from './address-helpers.js';
+import { bytesOf, CHARSET, corrupt, EIP55_VECTORS, encode, encodeWords, messageOf, okAs, toWords } from './address-helpers.js';
 
 describe('the test bech32 encoder', () => {
   it('reproduces BIP-173 valid strings', () => {
@@ -99,5 +99,78 @@ describe('Cardano (CIP-19 bech32)', () => {
     expect(messageOf(parseAddress({ address: encode('cosmos', bytesOf(20, 1)), namespace: 'cardano' }))).toMatch(
       /cardano/i,
     );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Where a library decoder (@scure/base) could answer differently from the hand-written one it replaced.
+
+describe('bech32 edge cases', () => {
+  const cosmos20 = encode('cosmos', bytesOf(20, 1));
+  const cosmosFailure = (reason: string) =>
+    'address is not valid for namespace cosmos: expected a Cosmos bech32 address such as cosmos1... (valid checksum, ' +
+    `20- or 32-byte payload); ${reason}`;
+  const asCosmos = (address: string) => messageOf(parseAddress({ address, namespace: 'cosmos' }));
+
+  it('has no 90-character limit, only the 256 characters of any address', () => {
+    const long = encode('a'.repeat(60), bytesOf(32, 1));
+    expect(long.length).toBeGreaterThan(90);
+    expect(okAs(parseAddress(long))).toBe('cosmos');
+    expect(okAs(parseAddress(long.toUpperCase()))).toBe('cosmos');
+    const longest = encode('a'.repeat(217), bytesOf(20, 1));
+    expect(longest).toHaveLength(256);
+    expect(okAs(parseAddress(longest))).toBe('cosmos');
+    expect(messageOf(parseAddress(encode('a'.repeat(218), bytesOf(20, 1))))).toBe('address is longer than 256 characters');
+    const cardano = encode('addr', [0x01, ...bytesOf(56, 5)]);
+    expect(okAs(parseAddress(cardano.toUpperCase()))).toBe('cardano');
+  });
+
+  it('gives the same reason as before for each way of not being bech32', () => {
+    const letter = 7 + cosmos20.slice(7).search(/[a-z]/);
+    const oneUpper = `${cosmos20.slice(0, letter)}${cosmos20.charAt(letter).toUpperCase()}${cosmos20.slice(letter + 1)}`;
+    expect(asCosmos(oneUpper)).toBe(cosmosFailure('mixed case'));
+    expect(asCosmos(`COSMOS${cosmos20.slice(6)}`)).toBe(cosmosFailure('mixed case'));
+    expect(asCosmos(cosmos20.replace(/k/g, '\u212a').replace(/^cosmos/, 'cosmo\u212a'))).toBe(
+      cosmosFailure('not printable ASCII'),
+    );
+    expect(asCosmos('cosmos1qqqqq')).toBe(cosmosFailure('no separator'));
+    expect(asCosmos(`1${cosmos20.slice(7)}`)).toBe(cosmosFailure('no separator'));
+    expect(asCosmos('cosmosqqqqqqqqqqqqqq')).toBe(cosmosFailure('no separator'));
+    expect(asCosmos(`${cosmos20.slice(0, 20)}b${cosmos20.slice(21)}`)).toBe(
+      cosmosFailure('character outside the bech32 alphabet'),
+    );
+    expect(asCosmos(corrupt(cosmos20))).toBe(cosmosFailure('bech32 checksum is invalid'));
+    expect(asCosmos(encode('Cosmos', bytesOf(20, 1)))).toBe(cosmosFailure('mixed case'));
+    expect(asCosmos(encode('cosmos_x', bytesOf(20, 1)))).toBe(
+      cosmosFailure('human-readable prefix must be lowercase letters and digits'),
+    );
+  });
+
+  it('refuses a bech32m checksum (BIP-350) as a bad bech32 one', () => {
+    const m = encodeWords('cosmos', toWords(bytesOf(20, 1)), 0x2bc830a3);
+    expect(messageOf(parseAddress(m))).toBe(
+      'address looks like a bech32 (Cosmos or Cardano) address but its bech32 checksum is invalid',
+    );
+    expect(asCosmos(m)).toBe(cosmosFailure('bech32 checksum is invalid'));
+  });
+
+  it('refuses padding that is too long or not zero', () => {
+    const words32 = toWords(bytesOf(32, 1)); // 52 words: 260 bits, 4 of them padding
+    expect(okAs(parseAddress(encodeWords('cosmos', words32)))).toBe('cosmos');
+    const dirty = [...words32.slice(0, -1), (words32.at(-1) ?? 0) | 1];
+    expect(asCosmos(encodeWords('cosmos', dirty))).toBe(cosmosFailure('payload must be 20 or 32 bytes'));
+    const excess = [...toWords(bytesOf(20, 1)), 0]; // 33 words: 165 bits, 5 of them padding
+    expect(asCosmos(encodeWords('cosmos', excess))).toBe(cosmosFailure('payload must be 20 or 32 bytes'));
+    const cardano = (words: number[]) => messageOf(parseAddress(encodeWords('addr', words)));
+    expect(cardano([...toWords([0x61, ...bytesOf(28, 6)]), 0, 0])).toMatch(/; payload is not whole bytes$/);
+    expect(cardano([])).toMatch(/; payload is not whole bytes$/);
+  });
+
+  it('reads a prefix named like an Object property as any other prefix', () => {
+    expect(okAs(parseAddress(encode('constructor', bytesOf(20, 1))))).toBe('cosmos');
+    expect(okAs(parseAddress(encode('tostring', bytesOf(32, 1))))).toBe('cosmos');
+    expect(messageOf(parseAddress(encode('__proto__', [0x61, ...bytesOf(28, 6)])))).toMatch(/not recognised/);
+    expect(messageOf(parseAddress({ address: encode('constructor', [0x61, ...bytesOf(28, 6)]), namespace: 'cardano' })))
+      .toMatch(/; prefix is not addr, addr_test, stake or stake_test$/);
   });
 });
