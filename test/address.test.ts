@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { parseAddress } from '../src/domain/address.js';
-import { bytesOf, EIP55_VECTORS, encode, messageOf, okAs } from './address-helpers.js';
+import { AddressParser, parseAddress } from '../src/domain/address.js';
+import { bytesOf, EIP55_VECTORS, encode, flipOneLetter, messageOf, okAs } from './address-helpers.js';
 
 describe('namespace and chain', () => {
   const evm = EIP55_VECTORS[0];
@@ -97,5 +97,53 @@ describe('anything else', () => {
       expect(() => parseAddress(v as never)).not.toThrow();
       expect(parseAddress(v as never).ok).toBe(false);
     }
+  });
+});
+describe('AddressParser (parseAddress with a memo)', () => {
+  const evm = EIP55_VECTORS[0];
+  const inputs = [
+    evm,
+    flipOneLetter(evm, 2),
+    encode('cosmos', bytesOf(20, 1)),
+    { address: evm, chain: 'eip155:1' },
+    { address: evm, namespace: 'tezos' },
+    { address: 'x' },
+    { address: 'x', namespace: null },
+    { address: 'x', chain: 1 },
+    { address: 42 },
+    null,
+  ];
+
+  it('answers as parseAddress does, the first time and from its memo', () => {
+    const parser = new AddressParser();
+    for (let round = 0; round < 2; round++) {
+      for (const input of inputs) expect(parser.parse(input as never)).toEqual(parseAddress(input as never));
+    }
+  });
+
+  it('remembers answers by content, frozen since they are shared', () => {
+    const parser = new AddressParser();
+    const first = parser.parse({ address: evm, chain: 'eip155:1' });
+    expect(parser.parse({ chain: 'eip155:1', address: evm })).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(parser.parse(evm)).not.toBe(first);
+    expect(new AddressParser().parse({ address: evm, chain: 'eip155:1' })).not.toBe(first);
+  });
+
+  it('does not take a null namespace or chain for an absent one', () => {
+    const parser = new AddressParser();
+    expect(okAs(parser.parse({ address: evm }))).toBe('eip155');
+    expect(messageOf(parser.parse({ address: evm, namespace: null } as never))).toBe('namespace must be a string');
+    expect(messageOf(parser.parse({ address: evm, chain: null } as never))).toBe('chain must be a string');
+  });
+
+  it('keeps at most max answers, dropping the least recently used', () => {
+    const parser = new AddressParser({ max: 2 });
+    const a = parser.parse('0x1');
+    const b = parser.parse('0x2');
+    expect(parser.parse('0x1')).toBe(a);
+    parser.parse('0x3');
+    expect(parser.parse('0x1')).toBe(a);
+    expect(parser.parse('0x2')).not.toBe(b);
   });
 });

@@ -24,11 +24,13 @@
  * registered CAIP-2 namespace, e.g. `cip34:1-764824073`) is read as `cardano`.
  *
  * The returned `address` is always the input string unchanged (no case normalisation); strings with leading or
- * trailing whitespace are rejected rather than trimmed. `parseAddress` never throws.
+ * trailing whitespace are rejected rather than trimmed. `parseAddress` never throws, and keeps no state: a caller
+ * that parses the same request input again and again can own an AddressParser, which adds a bounded memo.
  *
  * Each family's check lives in its own module under ./address/ (evm, short-hex for Aptos and Starknet, base58 for
  * Tezos and Polkadot, cosmos and cardano over bech32); this module reads the request's shape and dispatches.
  */
+import { LRUCache } from 'lru-cache';
 import { decodeBech32 } from './address/bech32.js';
 import { tezos, polkadot } from './address/base58.js';
 import { cardano, isCardanoPrefix } from './address/cardano.js';
@@ -174,5 +176,48 @@ export function parseAddress(input: AddressInputValue): ParsedAddress {
   } catch {
     // Not expected to be reachable; the contract is that no input makes this throw.
     return fail(NOT_RECOGNISED);
+  }
+}
+
+/**
+ * The memo key of an input, or undefined for inputs not worth remembering (outside the declared type: they fail
+ * fast anyway). `namespace` and `chain` must each be a string or absent, so that no two inputs the parser answers
+ * differently (a `null` namespace is refused, an absent one is not) share a key.
+ */
+function memoKey(input: AddressInputValue): string | undefined {
+  if (typeof input === 'string') return `s${input}`;
+  if (typeof input !== 'object' || input === null) return undefined;
+  const { address, namespace, chain } = input as { address?: unknown; namespace?: unknown; chain?: unknown };
+  const optional = (v: unknown) => v === undefined || typeof v === 'string';
+  if (typeof address !== 'string' || !optional(namespace) || !optional(chain)) return undefined;
+  return `o${JSON.stringify([address, namespace ?? null, chain ?? null])}`;
+}
+
+export interface AddressParserOptions {
+  /** How many distinct inputs to remember (least recently used first out). */
+  max?: number;
+}
+
+/**
+ * parseAddress with a memo of recent answers, for a caller that parses request input: an uncached parse of a
+ * mixed-case EVM address hashes with keccak-256 (about 10 µs), a Cardano one decodes ~100 bech32 characters (about
+ * 5 µs), and frontends send the same few addresses again and again. Answers are frozen, as they are shared.
+ */
+export class AddressParser {
+  readonly #memo: LRUCache<string, ParsedAddress>;
+
+  constructor(options: AddressParserOptions = {}) {
+    this.#memo = new LRUCache({ max: options.max ?? 10_000 });
+  }
+
+  /** Same answer as parseAddress(input); never throws. */
+  parse(input: AddressInputValue): ParsedAddress {
+    const key = memoKey(input);
+    if (key === undefined) return parseAddress(input);
+    const hit = this.#memo.get(key);
+    if (hit !== undefined) return hit;
+    const result = Object.freeze(parseAddress(input));
+    this.#memo.set(key, result);
+    return result;
   }
 }
