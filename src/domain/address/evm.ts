@@ -1,0 +1,60 @@
+/**
+ * EVM (eip155) addresses: `0x` + 40 hex digits. All-lowercase or all-uppercase hex is accepted as is; mixed case must
+ * pass the EIP-55 checksum, whose keccak-256 comes from @noble/hashes (no pure-JS hashing of our own).
+ */
+import { keccak_256 } from '@noble/hashes/sha3';
+import { utf8ToBytes } from '@noble/hashes/utils';
+import { SHAPE, type AddressFamily } from './family.js';
+
+/** The whole message when the checksum fails: the address has the right shape, so the family's description is noise. */
+export const BAD_CHECKSUM = 'address is not a valid EIP-55 checksummed address';
+
+const HEX40 = /^[0-9a-fA-F]{40}$/;
+
+/** Whether the string is `0x` + 40 hex digits in any case (the shape, checksum aside). */
+export function hasEvmShape(address: string): boolean {
+  return address.startsWith('0x') && HEX40.test(address.slice(2));
+}
+
+/**
+ * EIP-55: a letter is uppercase when the matching nibble of keccak-256(lowercase hex, as ASCII) is 8 or more.
+ * `hex40` must already be 40 hex digits.
+ */
+function checksumBody(hex40: string): string {
+  const lower = hex40.toLowerCase();
+  const hash = keccak_256(utf8ToBytes(lower));
+  let out = '';
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charAt(i);
+    const byte = hash[i >> 1] ?? 0;
+    const nibble = i % 2 === 0 ? byte >> 4 : byte & 0x0f;
+    out += c >= 'a' && c <= 'f' && nibble >= 8 ? c.toUpperCase() : c;
+  }
+  return out;
+}
+
+/**
+ * EIP-55 checksummed form of an EVM address. Accepts 40 hex digits with or without a `0x` prefix, in any case, and
+ * returns `0x` + the checksummed digits. Throws a TypeError on anything else (this one, unlike parseAddress, is for
+ * values already known to be addresses).
+ */
+export function toChecksumAddress(hex40: string): string {
+  const body = typeof hex40 === 'string' && hex40.startsWith('0x') ? hex40.slice(2) : hex40;
+  if (typeof body !== 'string' || !HEX40.test(body)) {
+    throw new TypeError('toChecksumAddress expects 40 hex digits, optionally prefixed with 0x');
+  }
+  return `0x${checksumBody(body)}`;
+}
+
+function checkEvm(address: string): string | undefined {
+  if (!hasEvmShape(address)) return SHAPE;
+  const body = address.slice(2);
+  if (body === body.toLowerCase() || body === body.toUpperCase()) return undefined;
+  return checksumBody(body) === body ? undefined : BAD_CHECKSUM;
+}
+
+export const evm: AddressFamily = {
+  namespace: 'eip155',
+  description: 'an EVM address (0x followed by 40 hex digits)',
+  check: checkEvm,
+};
