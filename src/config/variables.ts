@@ -119,7 +119,8 @@ export function readEnv<T extends TObject>(schema: T, env: Env): Static<T> {
     const value = env[name]?.trim();
     if (value) data[name] = coerce(variable, value);
   }
-  // A validator per read: loadConfig runs once per process, and Ajv's compiled-schema cache is state this module keeps none of.
+  // A validator per read: loadConfig runs once per process, and Ajv's compiled-schema cache is state this module keeps none
+  // of. validateSchema off: checking our code-built schemas against the JSON Schema meta-schema doubled each read's cost.
   const ajv = new Ajv({ validateSchema: false, allErrors: false, useDefaults: true, coerceTypes: false, removeAdditional: true, keywords: ANNOTATIONS });
   try {
     // A copy: env-schema sets additionalProperties on the schema it is given.
