@@ -1,20 +1,13 @@
 /**
- * Chain configuration from the environment. Chains are named by CAIP-2 references (`eip155:<chain id>`), the form the
- * execute request's `address.chain` already uses.
- *
- * | variable                         | default | meaning |
- * |----------------------------------|---------|---------|
- * | `CHAIN_RPC_URLS`                 | (none)  | `eip155:80002=https://rpc-amoy.polygon.technology,eip155:31337=http://127.0.0.1:8545`: one JSON-RPC HTTP(S) endpoint per chain. Unset: no chain is readable and OnChainZKP rules answer `error`. |
- * | `CHAIN_DEFAULT`                  | the only chain of `CHAIN_RPC_URLS` when it lists exactly one | chain of deployments that name none |
- * | `CHAIN_READ_TIMEOUT_MS`          | 3000    | deadline of one verification read (all its RPC calls); past it the rules answer `error` |
- * | `CHAIN_CACHE_TTL_MS`             | 5000    | how long a proof status read from the chain is reused (0: never) |
- * | `CHAIN_CACHE_MAX_ENTRIES`        | 10000   | bound of that cache (least recently used out) |
- * | `CHAIN_ERROR_TTL_MS`             | 1000    | after a chain failed to answer, reads of that chain fail at once for this long (0: always retry) |
- * | `CHAIN_MULTICALL`                | `auto`  | `auto`: batch reads through Multicall3 where the chain has it (checked once per chain), else parallel `eth_call`s in one JSON-RPC batch; `off`: always parallel |
- * | `CHAIN_TXHASH_LOOKBACK_BLOCKS`   | 10000   | how far back (blocks) to search the verifier's proof-submission logs for the `txHash` (0: do not look) |
+ * Chain configuration from the environment (CHAIN_*, declared in `chainEnv`; README's configuration table is written
+ * from it). Chains are named by CAIP-2 references (`eip155:<chain id>`), the form the execute request's
+ * `address.chain` already uses.
  *
  * RPC URLs often carry API keys: nothing here puts a URL into an error message (see `redactRpcUrl`).
  */
+import { Type, type Static } from '@sinclair/typebox';
+import { ConfigError } from '../config/errors.js';
+import { readEnv, integer, oneOf, text, type Env } from '../config/variables.js';
 
 /** A chain endpoint: CAIP-2 reference, numeric chain id, JSON-RPC URL. */
 export interface ChainEndpoint {
@@ -48,10 +41,8 @@ export const CHAIN_DEFAULTS = Object.freeze({
   txHashLookbackBlocks: 10_000,
 });
 
-/** A chain configuration problem; the message names the variable and never quotes an RPC URL. */
-export class ChainConfigError extends Error {
-  override name = 'ChainConfigError';
-}
+/** @deprecated ConfigError itself, the one configuration error; kept while src/chain/index.ts exports this name. */
+export { ConfigError as ChainConfigError };
 
 const CAIP2_EIP155 = /^eip155:(0|[1-9][0-9]*)$/;
 
@@ -82,7 +73,7 @@ export function redactRpcUrl(url: string): string {
 /**
  * Parses `CHAIN_RPC_URLS`: comma-separated `chain=url` entries, chain a CAIP-2 `eip155:<id>` reference, url an
  * http(s) URL (the first `=` separates them, so URLs may carry `?key=value`). Unset or blank: no chains.
- * Throws ChainConfigError naming every bad entry by position and chain, never by URL.
+ * Throws ConfigError naming every bad entry by position and chain, never by URL.
  */
 export function parseChainRpcUrls(value: string | undefined, variable = 'CHAIN_RPC_URLS'): Map<string, ChainEndpoint> {
   const chains = new Map<string, ChainEndpoint>();
@@ -124,47 +115,75 @@ export function parseChainRpcUrls(value: string | undefined, variable = 'CHAIN_R
     }
     chains.set(ref.chain, { chain: ref.chain, chainId: ref.chainId, url });
   });
-  if (problems.length > 0) throw new ChainConfigError(`${variable}: ${problems.join('; ')}`);
+  if (problems.length > 0) throw new ConfigError(`${variable}: ${problems.join('; ')}`);
   return chains;
 }
 
-type Env = Record<string, string | undefined>;
+export const chainEnv = Type.Object({
+  CHAIN_RPC_URLS: Type.Optional(text({
+    expect: 'comma-separated `chain=url` entries',
+    docDefault: 'unset (OnChainZKP rules answer `error`)',
+    description: 'One JSON-RPC endpoint per chain: `eip155:80002=https://…,eip155:31337=http://127.0.0.1:8545`.',
+  })),
+  CHAIN_DEFAULT: Type.Optional(text({
+    expect: 'a CAIP-2 EVM chain reference (`eip155:<chain id>`) that `CHAIN_RPC_URLS` lists',
+    docDefault: 'the only chain of `CHAIN_RPC_URLS` when it lists one',
+    description: 'The chain of deployments that name none.',
+  })),
+  CHAIN_READ_TIMEOUT_MS: integer(100, 120_000, {
+    default: CHAIN_DEFAULTS.timeoutMs,
+    description: 'Deadline of one verification read (all its RPC calls); past it the rules answer `error`.',
+  }),
+  CHAIN_CACHE_TTL_MS: integer(0, 3_600_000, {
+    default: CHAIN_DEFAULTS.cacheTtlMs,
+    description: 'How long a proof status read from the chain is reused (0 = never).',
+  }),
+  CHAIN_CACHE_MAX_ENTRIES: integer(1, 10_000_000, {
+    default: CHAIN_DEFAULTS.cacheMaxEntries,
+    description: 'Bound of that cache (least recently used out).',
+  }),
+  CHAIN_ERROR_TTL_MS: integer(0, 600_000, {
+    default: CHAIN_DEFAULTS.errorTtlMs,
+    description: 'After a chain failed to answer, its reads fail at once for this long (0 = always retry).',
+  }),
+  CHAIN_MULTICALL: oneOf(['auto', 'off'] as const, {
+    default: CHAIN_DEFAULTS.multicall,
+    description: '`auto`: batch reads through Multicall3 where the chain has it (checked once per chain), else parallel '
+      + '`eth_call`s in one JSON-RPC batch; `off`: always parallel `eth_call`s.',
+  }),
+  CHAIN_TXHASH_LOOKBACK_BLOCKS: integer(0, 100_000_000, {
+    default: CHAIN_DEFAULTS.txHashLookbackBlocks,
+    description: 'How far back (blocks) to search the verifier\'s submission events for `txHash` (0 = do not).',
+  }),
+});
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const t = raw.trim();
-  if (!/^\d+$/.test(t) || Number(t) < min || Number(t) > max) {
-    throw new ChainConfigError(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
-  }
-  return Number(t);
-}
+export type ChainEnv = Static<typeof chainEnv>;
 
-/** Every chain variable of the table above, validated. Throws ChainConfigError. */
-export function chainSettingsFromEnv(env: Env = process.env): ChainSettings {
+/** The chain settings of checked CHAIN_* values: the endpoints parsed, the default chain one of them. */
+export function chainSettings(env: ChainEnv): ChainSettings {
   const chains = parseChainRpcUrls(env.CHAIN_RPC_URLS);
   let defaultChain: string | undefined;
-  const rawDefault = env.CHAIN_DEFAULT?.trim();
-  if (rawDefault) {
-    const ref = parseChainRef(rawDefault);
-    if (!ref) throw new ChainConfigError(`CHAIN_DEFAULT must be a CAIP-2 EVM chain reference such as eip155:80002 (got ${JSON.stringify(rawDefault)})`);
-    if (!chains.has(ref.chain)) throw new ChainConfigError(`CHAIN_DEFAULT is ${ref.chain}, which CHAIN_RPC_URLS does not list`);
+  if (env.CHAIN_DEFAULT !== undefined) {
+    const ref = parseChainRef(env.CHAIN_DEFAULT);
+    if (!ref) throw new ConfigError(`CHAIN_DEFAULT must be a CAIP-2 EVM chain reference such as eip155:80002 (got ${JSON.stringify(env.CHAIN_DEFAULT)})`);
+    if (!chains.has(ref.chain)) throw new ConfigError(`CHAIN_DEFAULT is ${ref.chain}, which CHAIN_RPC_URLS does not list`);
     defaultChain = ref.chain;
   } else if (chains.size === 1) {
     defaultChain = chains.keys().next().value;
   }
-  const multicall = (env.CHAIN_MULTICALL?.trim().toLowerCase() || CHAIN_DEFAULTS.multicall) as string;
-  if (multicall !== 'auto' && multicall !== 'off') {
-    throw new ChainConfigError(`CHAIN_MULTICALL must be auto or off (got ${JSON.stringify(env.CHAIN_MULTICALL)})`);
-  }
   return {
     chains,
     defaultChain,
-    timeoutMs: integer(env, 'CHAIN_READ_TIMEOUT_MS', CHAIN_DEFAULTS.timeoutMs, 100, 120_000),
-    cacheTtlMs: integer(env, 'CHAIN_CACHE_TTL_MS', CHAIN_DEFAULTS.cacheTtlMs, 0, 3_600_000),
-    cacheMaxEntries: integer(env, 'CHAIN_CACHE_MAX_ENTRIES', CHAIN_DEFAULTS.cacheMaxEntries, 1, 10_000_000),
-    errorTtlMs: integer(env, 'CHAIN_ERROR_TTL_MS', CHAIN_DEFAULTS.errorTtlMs, 0, 600_000),
-    multicall,
-    txHashLookbackBlocks: integer(env, 'CHAIN_TXHASH_LOOKBACK_BLOCKS', CHAIN_DEFAULTS.txHashLookbackBlocks, 0, 100_000_000),
+    timeoutMs: env.CHAIN_READ_TIMEOUT_MS,
+    cacheTtlMs: env.CHAIN_CACHE_TTL_MS,
+    cacheMaxEntries: env.CHAIN_CACHE_MAX_ENTRIES,
+    errorTtlMs: env.CHAIN_ERROR_TTL_MS,
+    multicall: env.CHAIN_MULTICALL,
+    txHashLookbackBlocks: env.CHAIN_TXHASH_LOOKBACK_BLOCKS,
   };
+}
+
+/** Every chain variable, read and checked alone (loadConfig reads them with the rest). Throws ConfigError. */
+export function chainSettingsFromEnv(env: Env = process.env): ChainSettings {
+  return chainSettings(readEnv(chainEnv, env));
 }

@@ -1,4 +1,4 @@
-import type { DatabaseConfig } from '../config.js';
+import type { DatabaseConfig } from './config.js';
 import { openSqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 

@@ -1,101 +1,144 @@
 /**
- * Trust options from the environment (a proposal for src/config.ts: call it from loadConfig and hand the result to
- * createCredentialVerifier). Every variable is optional:
- *
- * | variable                  | default  | meaning                                                                   |
- * |---------------------------|----------|---------------------------------------------------------------------------|
- * | CREDENTIAL_VERIFICATION   | strict   | `strict` (all checks) or `off` (development only: warn at start)          |
- * | TRUSTED_ISSUERS           | (empty)  | issuer DIDs separated by commas or spaces, or `*` for any; empty = none   |
- * | DID_RESOLVER_URL          | (unset)  | e.g. https://resolver.privado.id/1.0/identifiers                          |
- * | TRUST_HTTP_TIMEOUT_MS     | 3000     | timeout of each status / resolver / document request                      |
- * | REVOCATION_CACHE_MS       | 60000    | how long "not revoked" is reused                                          |
- * | DID_RESOLVER_CACHE_MS     | 3600000  | how long "state published" is reused                                      |
- * | CREDENTIAL_CACHE_SIZE     | 10000    | entries of the verification cache                                         |
- * | REQUIRE_HOLDER_BINDING    | false    | refuse credentials whose subject DID encodes no address                   |
- * | JSONLD_DOCUMENTS_FILE     | (unset)  | JSON file URL -> JSON-LD context / JSON schema, served offline            |
- * | JSONLD_REMOTE_PREFIXES    | (unset)  | URL prefixes of documents that may be fetched once and kept in memory     |
- * | VERIFY_THREADS            | CPUs     | worker threads checking credentials seen for the first time; 0 = inline    |
- * | COLD_QUEUE_MAX            | 256      | credentials waiting for or in their first check, in all (else 503)         |
- * | COLD_QUEUE_PER_TOKEN      | 100      | the same per token or JWT subject (else 429)                               |
- * | TRUST_REFUSAL_CACHE_MS    | 30000    | how long an undecidable proof (issuer state unresolvable) is remembered    |
- * | MAX_CREDENTIAL_BYTES      | 65536    | largest credential verified, bytes of JSON (else 400)                      |
- * | MAX_CREDENTIAL_LEAVES     | 256      | most scalar values outside its proof of a credential verified (else 400)   |
+ * Trust options from the environment: the variables are declared in `trustEnv` (README's configuration table is
+ * written from it), `trustOptions` turns their checked values into the TrustOptions of createCredentialVerifier.
  */
 import { readFileSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
+import { ConfigError } from '../config/errors.js';
+import { flag, integer, oneOf, readEnv, text, type Env } from '../config/variables.js';
 import type { TrustOptions } from './types.js';
 import { DEFAULTS } from './verifier.js';
 import { defaultThreads } from './pool.js';
 
-export class TrustConfigError extends Error {
-  override name = 'TrustConfigError';
-}
+/** @deprecated ConfigError itself, the one configuration error; kept while src/trust/index.ts exports this name. */
+export { ConfigError as TrustConfigError };
 
-type Env = Record<string, string | undefined>;
+export const trustEnv = Type.Object({
+  CREDENTIAL_VERIFICATION: oneOf(['strict', 'off'] as const, {
+    default: 'strict',
+    description: '`strict`: every check below; `off`: credentials believed as sent (development only: a warning at start and '
+      + '`verification: "off"` in every result).',
+  }),
+  TRUSTED_ISSUERS: Type.Optional(text({
+    expect: 'issuer DIDs, or `*`',
+    docDefault: 'empty (trusts nobody)',
+    description: 'Issuer DIDs, comma or space separated, or `*` for any issuer.',
+  })),
+  DID_RESOLVER_URL: Type.Optional(text({
+    expect: 'an http(s) URL',
+    description: 'e.g. `https://resolver.privado.id/1.0/identifiers`: checks issuer states that are not genesis states, and '
+      + '`Iden3ReverseSparseMerkleTreeProof`; without it those answer `error`.',
+  })),
+  TRUST_HTTP_TIMEOUT_MS: integer(1, 120_000, {
+    default: DEFAULTS.timeoutMs,
+    description: 'Timeout of each revocation-status, resolver or document request.',
+  }),
+  REVOCATION_CACHE_MS: integer(0, 86_400_000, {
+    default: DEFAULTS.revocationCacheMs,
+    description: 'How long a "not revoked" answer is reused ("revoked" is kept).',
+  }),
+  DID_RESOLVER_CACHE_MS: integer(0, 604_800_000, {
+    default: DEFAULTS.resolverCacheMs,
+    description: 'How long a "state published" answer is reused.',
+  }),
+  CREDENTIAL_CACHE_SIZE: integer(0, 10_000_000, {
+    default: DEFAULTS.cacheSize,
+    description: 'Entries of each verification cache (verified proofs, and refusals apart), keyed by the SHA-256 of a '
+      + 'credential\'s canonical JSON.',
+  }),
+  REQUIRE_HOLDER_BINDING: flag({ default: false, description: 'Refuse credentials whose `credentialSubject.id` encodes no address.' }),
+  JSONLD_DOCUMENTS_FILE: Type.Optional(text({
+    expect: 'a JSON file',
+    description: 'JSON file `{url: document}` of JSON-LD contexts and JSON schemas for credential proofs, served offline.',
+  })),
+  JSONLD_REMOTE_PREFIXES: Type.Optional(text({
+    expect: 'http(s) URL prefixes with a path',
+    description: 'URL prefixes of contexts that may be fetched once and kept in memory (default: fully offline). Compared as '
+      + 'normalised URLs (same scheme, host and port; `..` and `%2e%2e` resolved; encoded slashes and user info refused), '
+      + 'and only for a credential whose signing key has been shown to be its issuer\'s.',
+  })),
+  VERIFY_THREADS: Type.Optional(integer(0, 64, {
+    docDefault: 'one per CPU the process may run on',
+    description: 'Worker threads that check credentials seen for the first time (0 = on the request thread). With '
+      + '`WORKERS`, each process has its own.',
+  })),
+  COLD_QUEUE_PER_TOKEN: integer(1, 100_000, {
+    default: DEFAULTS.coldPerTenant,
+    description: 'New credentials one token (or JWT subject) may have waiting for or in their first check; a request that '
+      + 'would pass it gets 429 + `Retry-After`.',
+  }),
+  COLD_QUEUE_MAX: integer(1, 100_000, {
+    default: DEFAULTS.coldQueue,
+    description: 'The same for all tokens together; past it, 503 + `Retry-After`.',
+  }),
+  TRUST_REFUSAL_CACHE_MS: integer(0, 86_400_000, {
+    default: DEFAULTS.refusalCacheMs,
+    description: 'How long a proof that could not be decided (issuer state unresolvable) is remembered as a refusal.',
+  }),
+  MAX_CREDENTIAL_BYTES: integer(1024, 100 * 1024 * 1024, {
+    default: DEFAULTS.maxCredentialBytes,
+    description: 'Largest credential verified, bytes of its JSON; larger gets 400 naming it.',
+  }),
+  MAX_CREDENTIAL_LEAVES: integer(16, 1_000_000, {
+    default: DEFAULTS.maxCredentialLeaves,
+    description: 'Most values (strings, numbers, booleans, nulls) outside its proof of a credential verified; more gets 400 naming it.',
+  }),
+});
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new TrustConfigError(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(env[name])})`);
-  }
-  return Number(raw);
-}
+export type TrustEnv = Static<typeof trustEnv>;
 
 function list(raw: string | undefined): string[] {
   return (raw ?? '').split(/[\s,]+/).filter((s) => s.length > 0);
 }
 
-export function trustOptionsFromEnv(env: Env = process.env): TrustOptions {
-  const modeRaw = (env.CREDENTIAL_VERIFICATION ?? '').trim().toLowerCase() || 'strict';
-  if (modeRaw !== 'strict' && modeRaw !== 'off') {
-    throw new TrustConfigError(`CREDENTIAL_VERIFICATION must be strict or off (got ${JSON.stringify(env.CREDENTIAL_VERIFICATION)})`);
+/** JSONLD_DOCUMENTS_FILE's object URL -> document, read now: a missing or broken file stops the start. */
+function documentsFile(file: string | undefined): Record<string, unknown> | undefined {
+  if (file === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new ConfigError(`JSONLD_DOCUMENTS_FILE: cannot read ${file}: ${(e as Error).message}`);
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError('JSONLD_DOCUMENTS_FILE must hold one JSON object: URL -> document');
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** The trust options of checked trust variables: DIDs, URLs and prefixes checked, the documents file read. */
+export function trustOptions(env: TrustEnv): TrustOptions {
   const issuers = list(env.TRUSTED_ISSUERS);
   for (const d of issuers) {
-    if (d !== '*' && !/^did:[a-z0-9]+:\S+$/.test(d)) throw new TrustConfigError(`TRUSTED_ISSUERS: ${JSON.stringify(d)} is not a DID or *`);
+    if (d !== '*' && !/^did:[a-z0-9]+:\S+$/.test(d)) throw new ConfigError(`TRUSTED_ISSUERS: ${JSON.stringify(d)} is not a DID or *`);
   }
-  const resolverUrl = env.DID_RESOLVER_URL?.trim() || undefined;
-  if (resolverUrl !== undefined && !/^https?:\/\/\S+$/.test(resolverUrl)) {
-    throw new TrustConfigError('DID_RESOLVER_URL must be an http(s) URL');
-  }
+  const resolverUrl = env.DID_RESOLVER_URL;
+  if (resolverUrl !== undefined && !/^https?:\/\/\S+$/.test(resolverUrl)) throw new ConfigError('DID_RESOLVER_URL must be an http(s) URL');
   const prefixes = list(env.JSONLD_REMOTE_PREFIXES);
   for (const p of prefixes) {
-    if (!/^https?:\/\/[^/]+\//.test(p)) throw new TrustConfigError(`JSONLD_REMOTE_PREFIXES: ${JSON.stringify(p)} must be an http(s) URL with a path`);
-  }
-  let documents: Record<string, unknown> | undefined;
-  const file = env.JSONLD_DOCUMENTS_FILE?.trim();
-  if (file) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (e) {
-      throw new TrustConfigError(`JSONLD_DOCUMENTS_FILE: cannot read ${file}: ${(e as Error).message}`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new TrustConfigError('JSONLD_DOCUMENTS_FILE must hold one JSON object: URL -> document');
-    }
-    documents = parsed as Record<string, unknown>;
-  }
-  const holder = (env.REQUIRE_HOLDER_BINDING ?? '').trim().toLowerCase();
-  if (holder !== '' && !/^(1|true|yes|on|0|false|no|off)$/.test(holder)) {
-    throw new TrustConfigError('REQUIRE_HOLDER_BINDING must be true or false');
+    if (!/^https?:\/\/[^/]+\//.test(p)) throw new ConfigError(`JSONLD_REMOTE_PREFIXES: ${JSON.stringify(p)} must be an http(s) URL with a path`);
   }
   return {
-    mode: modeRaw,
+    mode: env.CREDENTIAL_VERIFICATION,
     trustedIssuers: issuers.includes('*') ? '*' : issuers,
     resolverUrl,
-    timeoutMs: integer(env, 'TRUST_HTTP_TIMEOUT_MS', DEFAULTS.timeoutMs, 1, 120_000),
-    revocationCacheMs: integer(env, 'REVOCATION_CACHE_MS', DEFAULTS.revocationCacheMs, 0, 86_400_000),
-    resolverCacheMs: integer(env, 'DID_RESOLVER_CACHE_MS', DEFAULTS.resolverCacheMs, 0, 604_800_000),
-    cacheSize: integer(env, 'CREDENTIAL_CACHE_SIZE', DEFAULTS.cacheSize, 0, 10_000_000),
-    requireHolderBinding: /^(1|true|yes|on)$/.test(holder),
-    documents,
+    timeoutMs: env.TRUST_HTTP_TIMEOUT_MS,
+    revocationCacheMs: env.REVOCATION_CACHE_MS,
+    resolverCacheMs: env.DID_RESOLVER_CACHE_MS,
+    cacheSize: env.CREDENTIAL_CACHE_SIZE,
+    requireHolderBinding: env.REQUIRE_HOLDER_BINDING,
+    documents: documentsFile(env.JSONLD_DOCUMENTS_FILE),
     remoteDocumentPrefixes: prefixes,
-    threads: integer(env, 'VERIFY_THREADS', defaultThreads(), 0, 64),
-    coldQueue: integer(env, 'COLD_QUEUE_MAX', DEFAULTS.coldQueue, 1, 100_000),
-    coldPerTenant: integer(env, 'COLD_QUEUE_PER_TOKEN', DEFAULTS.coldPerTenant, 1, 100_000),
-    refusalCacheMs: integer(env, 'TRUST_REFUSAL_CACHE_MS', DEFAULTS.refusalCacheMs, 0, 86_400_000),
-    maxCredentialBytes: integer(env, 'MAX_CREDENTIAL_BYTES', DEFAULTS.maxCredentialBytes, 1024, 100 * 1024 * 1024),
-    maxCredentialLeaves: integer(env, 'MAX_CREDENTIAL_LEAVES', DEFAULTS.maxCredentialLeaves, 16, 1_000_000),
+    threads: env.VERIFY_THREADS ?? defaultThreads(),
+    coldQueue: env.COLD_QUEUE_MAX,
+    coldPerTenant: env.COLD_QUEUE_PER_TOKEN,
+    refusalCacheMs: env.TRUST_REFUSAL_CACHE_MS,
+    maxCredentialBytes: env.MAX_CREDENTIAL_BYTES,
+    maxCredentialLeaves: env.MAX_CREDENTIAL_LEAVES,
   };
+}
+
+/** Every trust variable, read and checked alone (loadConfig reads them with the rest). Throws ConfigError. */
+export function trustOptionsFromEnv(env: Env = process.env): TrustOptions {
+  return trustOptions(readEnv(trustEnv, env));
 }

@@ -1,22 +1,12 @@
 /**
- * The proposed environment variables of the ZKP module, read into typed options (config.ts may call this or copy
- * the rules). Every variable is optional; ZKP_VERIFIER_DID is needed before an OffChainZKP scenario can execute.
- *
- *   ZKP_VERIFIER_DID                    the verifier's iden3 DID (request `from`, answer `to`)        (none)
- *   ZKP_REQUEST_TTL_SECONDS             lifetime of an authorization request                          600
- *   ZKP_DEFAULT_CIRCUIT_ID              credentialAtomicQuerySigV2 | credentialAtomicQueryMTPV2      credentialAtomicQuerySigV2
- *   ZKP_CONTEXTS                        JSON {"<credential type>": "<JSON-LD context URL>"}            {}
- *   ZKP_ALLOWED_ISSUERS                 comma-separated issuer DIDs, or *                             *
- *   ZKP_JSONLD_DOCUMENTS_FILE           JSON file {"<url>": <document>} served besides the bundled    (none)
- *   ZKP_CIRCUITS_DIR                    <dir>/<circuitId>/verification_key.json                      keys shipped in js-iden3-auth
- *   ZKP_STATE_RESOLVERS                 JSON {"polygon:amoy": {"rpcUrl": "...", "contractAddress": "0x..."}}  {}
- *   ZKP_PROOF_MAX_AGE_SECONDS           oldest accepted proof                                         3600
- *   ZKP_CLOCK_SKEW_SECONDS              how far in the future a proof timestamp may be               300
- *   ZKP_STATE_TRANSITION_DELAY_SECONDS  grace period of a replaced issuer state                       3600
- *   ZKP_ALLOW_PLAIN_RESPONSES           accept unsigned plain JSON answers (tests only)              false
- *   ZKP_RESPONSES_PER_MINUTE            answers to the callback per client address and minute (0: off) 30
- *   ZKP_ANSWERS_PER_EXECUTION           answers one pending execution takes before 429               5
+ * The environment variables of the ZKP module (`zkpEnv`; README's configuration table is written from it), read into
+ * typed options. Every variable is optional; ZKP_VERIFIER_DID is needed before an OffChainZKP scenario can execute.
+ * A bad value is a ConfigError, like any other variable's: ZkpOptionsError stays for options handed in by code.
  */
+import { statSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
+import { ConfigError } from '../config/errors.js';
+import { integer, oneOf, readEnv, text, type Env } from '../config/variables.js';
 import { ZkpOptionsError } from './errors.js';
 import { DEFAULT_ZKP_CIRCUIT_ID, ZKP_CIRCUIT_IDS, type ZkpCircuitId } from './queries.js';
 import { isCanonicalDid, isCanonicalIden3Did } from './did.js';
@@ -41,63 +31,123 @@ export interface ZkpEnvConfig {
   answersPerExecution: number;
 }
 
-function count(env: Record<string, string | undefined>, name: string, dflt: number, min: number): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return dflt;
-  if (!/^[0-9]{1,6}$/.test(raw) || Number(raw) < min) throw new ZkpOptionsError(`${name} must be a whole number, at least ${min}`);
-  return Number(raw);
+/** Whole seconds, at least 1: ten digits at most, as before the schema (milliseconds stay safe integers). */
+const seconds = (dflt: number, description: string) => integer(1, 9_999_999_999, { default: dflt, description });
+
+export const zkpEnv = Type.Object({
+  ZKP_VERIFIER_DID: Type.Optional(text({
+    expect: 'a DID in canonical form',
+    docDefault: 'unset (OffChainZKP rules answer `error`)',
+    description: 'The verifier\'s iden3 DID: the `from` of authorization requests, the `to` of answers.',
+  })),
+  ZKP_REQUEST_TTL_SECONDS: seconds(600, 'Lifetime of an authorization request; a pending execution then fails.'),
+  ZKP_DEFAULT_CIRCUIT_ID: oneOf(ZKP_CIRCUIT_IDS, { default: DEFAULT_ZKP_CIRCUIT_ID, description: 'Circuit of queries that name none.' }),
+  ZKP_CONTEXTS: Type.Optional(text({
+    expect: 'a JSON object',
+    docDefault: '`{}`',
+    description: 'JSON `{"<credential type>": "<JSON-LD context URL>"}` for queries without their own `context`.',
+  })),
+  ZKP_ALLOWED_ISSUERS: text({
+    expect: 'iden3 DIDs, or `*`',
+    default: '*',
+    description: 'Comma-separated issuer DIDs whose credentials a proof may come from.',
+  }),
+  ZKP_JSONLD_DOCUMENTS_FILE: Type.Optional(text({
+    expect: 'a JSON file',
+    description: 'JSON file `{"<url>": <document>}` of JSON-LD contexts served offline besides the bundled iden3 KYC ones.',
+  })),
+  ZKP_CIRCUITS_DIR: Type.Optional(text({
+    expect: 'a directory',
+    docDefault: 'the keys shipped in `@iden3/js-iden3-auth`',
+    description: '`<dir>/<circuitId>/verification_key.json`.',
+  })),
+  ZKP_STATE_RESOLVERS: Type.Optional(text({
+    expect: 'a JSON object',
+    docDefault: '`{}`',
+    description: 'JSON `{"polygon:amoy": {"rpcUrl": "…", "contractAddress": "0x…"}}`: where issuer states are checked.',
+  })),
+  ZKP_PROOF_MAX_AGE_SECONDS: seconds(3600, 'Oldest accepted proof.'),
+  ZKP_CLOCK_SKEW_SECONDS: seconds(300, 'How far in the future a proof\'s timestamp may be.'),
+  ZKP_STATE_TRANSITION_DELAY_SECONDS: seconds(3600, 'How long a proof against an issuer\'s replaced state is still accepted.'),
+  // Its own spellings, narrower than a boolean's: a switch for tests only, kept as strict as it always was.
+  ZKP_ALLOW_PLAIN_RESPONSES: oneOf(['false', 'true', '0', '1'] as const, {
+    default: 'false',
+    description: 'Accept unsigned plain iden3comm answers (tests only: they are not bound to the holder).',
+  }),
+  ZKP_RESPONSES_PER_MINUTE: integer(0, 999_999, {
+    default: 30,
+    description: 'Answers to the OffChainZKP callback per client address and minute (429 beyond), instead of `RATE_LIMIT_MAX` '
+      + 'on that route; `0` leaves the route to `RATE_LIMIT_MAX`.',
+  }),
+  ZKP_ANSWERS_PER_EXECUTION: integer(1, 999_999, {
+    default: 5,
+    description: 'Answers one pending execution takes (each may cost a proof check); 429 beyond: start a new execution.',
+  }),
+});
+
+export type ZkpEnv = Static<typeof zkpEnv>;
+
+function contexts(raw: string | undefined): Record<string, string> {
+  if (raw === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) ||
+    !Object.values(parsed).every((v) => typeof v === 'string' && v.length > 0)) {
+    throw new ConfigError('ZKP_CONTEXTS must be a JSON object {"<credential type>": "<JSON-LD context URL>"}');
+  }
+  return parsed as Record<string, string>;
 }
 
-function seconds(env: Record<string, string | undefined>, name: string, dflt: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return dflt * 1000;
-  if (!/^[0-9]{1,10}$/.test(raw.trim()) || Number(raw) < 1) throw new ZkpOptionsError(`${name} must be a whole number of seconds, at least 1`);
-  return Number(raw) * 1000;
+function stateResolvers(raw: string | undefined): Record<string, RpcChainConfig> {
+  try {
+    return parseStateResolversConfig(raw);
+  } catch (err) {
+    if (!(err instanceof ZkpOptionsError)) throw err;
+    throw new ConfigError(err.message.startsWith('ZKP_STATE_RESOLVERS') ? err.message : `ZKP_STATE_RESOLVERS: ${err.message}`);
+  }
 }
 
-export function readZkpEnv(env: Record<string, string | undefined> = process.env): ZkpEnvConfig {
-  const verifierDid = env.ZKP_VERIFIER_DID?.trim() || undefined;
+/** A path the service reads at start or later: checked now, so that a typo stops the start naming its variable. */
+function existing(name: string, path: string | undefined, kind: 'file' | 'directory'): string | undefined {
+  if (path === undefined) return undefined;
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!(kind === 'file' ? stat?.isFile() : stat?.isDirectory())) throw new ConfigError(`${name} must be an existing ${kind}`);
+  return path;
+}
+
+/** The ZKP options of checked ZKP variables: DIDs and JSON checked, seconds turned into milliseconds. */
+export function zkpEnvConfig(env: ZkpEnv): ZkpEnvConfig {
+  const verifierDid = env.ZKP_VERIFIER_DID;
   if (verifierDid !== undefined && !isCanonicalDid(verifierDid)) {
-    throw new ZkpOptionsError('ZKP_VERIFIER_DID must be a DID in canonical form (e.g. did:iden3:polygon:amoy:x...)');
+    throw new ConfigError('ZKP_VERIFIER_DID must be a DID in canonical form (e.g. did:iden3:polygon:amoy:x...)');
   }
-  const circuit = env.ZKP_DEFAULT_CIRCUIT_ID?.trim() || DEFAULT_ZKP_CIRCUIT_ID;
-  if (!(ZKP_CIRCUIT_IDS as readonly string[]).includes(circuit)) {
-    throw new ZkpOptionsError(`ZKP_DEFAULT_CIRCUIT_ID must be one of ${ZKP_CIRCUIT_IDS.join(', ')}`);
-  }
-  let contexts: Record<string, string> = {};
-  if (env.ZKP_CONTEXTS?.trim()) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(env.ZKP_CONTEXTS);
-    } catch {
-      parsed = undefined;
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) ||
-      !Object.values(parsed).every((v) => typeof v === 'string' && v.length > 0)) {
-      throw new ZkpOptionsError('ZKP_CONTEXTS must be a JSON object {"<credential type>": "<JSON-LD context URL>"}');
-    }
-    contexts = parsed as Record<string, string>;
-  }
-  const issuers = (env.ZKP_ALLOWED_ISSUERS?.trim() || '*').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const issuers = env.ZKP_ALLOWED_ISSUERS.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
   for (const i of issuers) {
-    if (i !== '*' && !isCanonicalIden3Did(i)) throw new ZkpOptionsError(`ZKP_ALLOWED_ISSUERS: ${JSON.stringify(i)} is not * nor an iden3 DID`);
+    if (i !== '*' && !isCanonicalIden3Did(i)) throw new ConfigError(`ZKP_ALLOWED_ISSUERS: ${JSON.stringify(i)} is not * nor an iden3 DID`);
   }
-  const plain = (env.ZKP_ALLOW_PLAIN_RESPONSES ?? 'false').trim().toLowerCase();
-  if (!['true', 'false', '1', '0', ''].includes(plain)) throw new ZkpOptionsError('ZKP_ALLOW_PLAIN_RESPONSES must be true or false');
   return {
     verifierDid,
-    requestTtlMs: seconds(env, 'ZKP_REQUEST_TTL_SECONDS', 600),
-    defaultCircuitId: circuit as ZkpCircuitId,
-    contexts,
+    requestTtlMs: env.ZKP_REQUEST_TTL_SECONDS * 1000,
+    defaultCircuitId: env.ZKP_DEFAULT_CIRCUIT_ID,
+    contexts: contexts(env.ZKP_CONTEXTS),
     allowedIssuers: issuers.includes('*') ? ['*'] : issuers,
-    documentsFile: env.ZKP_JSONLD_DOCUMENTS_FILE?.trim() || undefined,
-    circuitsDir: env.ZKP_CIRCUITS_DIR?.trim() || undefined,
-    stateResolvers: parseStateResolversConfig(env.ZKP_STATE_RESOLVERS),
-    proofMaxAgeMs: seconds(env, 'ZKP_PROOF_MAX_AGE_SECONDS', 3600),
-    clockSkewMs: seconds(env, 'ZKP_CLOCK_SKEW_SECONDS', 300),
-    stateTransitionDelayMs: seconds(env, 'ZKP_STATE_TRANSITION_DELAY_SECONDS', 3600),
-    allowPlainMessages: plain === 'true' || plain === '1',
-    responsesPerMinute: count(env, 'ZKP_RESPONSES_PER_MINUTE', 30, 0),
-    answersPerExecution: count(env, 'ZKP_ANSWERS_PER_EXECUTION', 5, 1),
+    documentsFile: existing('ZKP_JSONLD_DOCUMENTS_FILE', env.ZKP_JSONLD_DOCUMENTS_FILE, 'file'),
+    circuitsDir: existing('ZKP_CIRCUITS_DIR', env.ZKP_CIRCUITS_DIR, 'directory'),
+    stateResolvers: stateResolvers(env.ZKP_STATE_RESOLVERS),
+    proofMaxAgeMs: env.ZKP_PROOF_MAX_AGE_SECONDS * 1000,
+    clockSkewMs: env.ZKP_CLOCK_SKEW_SECONDS * 1000,
+    stateTransitionDelayMs: env.ZKP_STATE_TRANSITION_DELAY_SECONDS * 1000,
+    allowPlainMessages: env.ZKP_ALLOW_PLAIN_RESPONSES === 'true' || env.ZKP_ALLOW_PLAIN_RESPONSES === '1',
+    responsesPerMinute: env.ZKP_RESPONSES_PER_MINUTE,
+    answersPerExecution: env.ZKP_ANSWERS_PER_EXECUTION,
   };
+}
+
+/** Every ZKP variable, read and checked alone (loadConfig reads them with the rest). Throws ConfigError. */
+export function readZkpEnv(env: Env = process.env): ZkpEnvConfig {
+  return zkpEnvConfig(readEnv(zkpEnv, env));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChainConfigError, chainSettingsFromEnv, parseChainRef, parseChainRpcUrls, redactRpcUrl } from '../../src/chain/index.js';
+import { chainSettingsFromEnv, parseChainRef, parseChainRpcUrls, redactRpcUrl } from '../../src/chain/index.js';
+import { ConfigError } from '../../src/config.js';
 
 describe('parseChainRpcUrls', () => {
   it('parses chain=url entries, keeping query strings with = in the URL', () => {
@@ -22,7 +23,7 @@ describe('parseChainRpcUrls', () => {
     try {
       parseChainRpcUrls(bad);
     } catch (e) {
-      expect(e).toBeInstanceOf(ChainConfigError);
+      expect(e).toBeInstanceOf(ConfigError);
       message = (e as Error).message;
     }
     expect(message).toMatch(/^CHAIN_RPC_URLS: /);
@@ -78,7 +79,7 @@ describe('chainSettingsFromEnv', () => {
     });
     expect(s).toMatchObject({ timeoutMs: 1500, cacheTtlMs: 0, cacheMaxEntries: 5, errorTtlMs: 0, multicall: 'off', txHashLookbackBlocks: 0 });
     expect(() => chainSettingsFromEnv({ CHAIN_READ_TIMEOUT_MS: '10' })).toThrow(/CHAIN_READ_TIMEOUT_MS must be an integer from 100/);
-    expect(() => chainSettingsFromEnv({ CHAIN_CACHE_TTL_MS: '-1' })).toThrow(ChainConfigError);
+    expect(() => chainSettingsFromEnv({ CHAIN_CACHE_TTL_MS: '-1' })).toThrow(ConfigError);
     expect(() => chainSettingsFromEnv({ CHAIN_MULTICALL: 'yes' })).toThrow(/CHAIN_MULTICALL must be auto or off/);
   });
 });

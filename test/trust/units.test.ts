@@ -7,7 +7,8 @@ import { checkIssuer } from '../../src/trust/issuers.js';
 import { keep, lruCache } from '../../src/domain/cache.js';
 import { fetchJson } from '../../src/trust/http.js';
 import { keyStatusFrom } from '../../src/trust/revocation.js';
-import { trustOptionsFromEnv, TrustConfigError } from '../../src/trust/index.js';
+import { trustOptionsFromEnv } from '../../src/trust/index.js';
+import { ConfigError } from '../../src/config.js';
 import { iden3DidFromEthAddress } from './iden3-test.js';
 import { startServer } from './servers.js';
 
@@ -239,7 +240,7 @@ describe('options from the environment', () => {
   });
 
   it('refuses bad values with the variable name', () => {
-    expect(() => trustOptionsFromEnv({ CREDENTIAL_VERIFICATION: 'lenient' })).toThrow(TrustConfigError);
+    expect(() => trustOptionsFromEnv({ CREDENTIAL_VERIFICATION: 'lenient' })).toThrow(ConfigError);
     expect(() => trustOptionsFromEnv({ TRUSTED_ISSUERS: 'issuer-a' })).toThrow(/TRUSTED_ISSUERS/);
     expect(() => trustOptionsFromEnv({ DID_RESOLVER_URL: 'ftp://x' })).toThrow(/DID_RESOLVER_URL/);
     expect(() => trustOptionsFromEnv({ TRUST_HTTP_TIMEOUT_MS: '0' })).toThrow(/TRUST_HTTP_TIMEOUT_MS/);

@@ -1,0 +1,74 @@
+/** Who may call: static bearer tokens (API_TOKENS) and JWTs verified against a JWKS (AUTH_*). */
+import { Type, type Static } from '@sinclair/typebox';
+import type { Config } from '../config.js';
+import { ConfigError } from './errors.js';
+import { text } from './variables.js';
+
+const requiredWithJwks = 'required with `AUTH_JWKS_URL`';
+
+export const authEnv = Type.Object({
+  API_TOKENS: Type.Optional(text({
+    expect: 'comma-separated `token`, `token:*` or `token:projA+projB`, each token 16+ printable characters',
+    docDefault: 'unset: one random operator token per run, printed once',
+    description: 'Static bearer tokens: `token` or `token:*` is an operator\'s (every project), `token:projA+projB` is for '
+      + 'those projects only. Static tokens carry every scope.',
+  })),
+  AUTH_JWKS_URL: Type.Optional(text({
+    expect: 'an http(s) URL',
+    docDefault: 'unset (no JWTs)',
+    description: 'Accept JWT bearer tokens signed by a key of this JWKS.',
+  })),
+  AUTH_JWT_ISSUER: Type.Optional(text({ expect: 'text', docDefault: requiredWithJwks, description: 'The `iss` a JWT must carry.' })),
+  AUTH_JWT_AUDIENCE: Type.Optional(text({ expect: 'text', docDefault: requiredWithJwks, description: 'The `aud` a JWT must carry.' })),
+  AUTH_JWT_PROJECTS_CLAIM: text({
+    expect: 'a claim name (printable characters, no spaces)',
+    pattern: '^[\\x21-\\x7e]+$',
+    default: 'projects',
+    description: 'The claim holding a JWT\'s projects: an array of project ids, or `"*"` for an operator.',
+  }),
+});
+
+export type AuthEnv = Static<typeof authEnv>;
+
+/**
+ * API_TOKENS: comma-separated `token`, `token:*` or `token:projA+projB`. A token without projects, or with `*`, is
+ * an operator token for every project (so configurations from before tenancy keep working).
+ */
+function tokens(raw: string | undefined): Config['apiTokens'] {
+  if (raw === undefined) return [];
+  return raw.split(',').map((t) => t.trim()).filter((t) => t.length > 0).map((entry) => {
+    const at = entry.indexOf(':');
+    const token = at < 0 ? entry : entry.slice(0, at);
+    const scope = at < 0 ? '*' : entry.slice(at + 1);
+    if (token.length < 16 || !/^[\x21-\x7e]+$/.test(token)) {
+      throw new ConfigError('API_TOKENS must be a comma-separated list of tokens of at least 16 printable characters each (optionally token:projA+projB or token:*)');
+    }
+    if (scope === '*' || scope === '') return { token, projects: '*' as const };
+    const projects = scope.split('+');
+    if (projects.some((p) => !/^[A-Za-z0-9_.-]{1,128}$/.test(p))) {
+      throw new ConfigError('API_TOKENS: projects after ":" must be ids of [A-Za-z0-9_.-] joined by "+", or "*"');
+    }
+    return { token, projects };
+  });
+}
+
+function jwt(env: AuthEnv): Config['jwt'] {
+  const jwksUrl = env.AUTH_JWKS_URL;
+  if (jwksUrl === undefined) return undefined;
+  try {
+    const u = new URL(jwksUrl);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error();
+  } catch {
+    throw new ConfigError('AUTH_JWKS_URL must be an http(s) URL');
+  }
+  const issuer = env.AUTH_JWT_ISSUER;
+  const audience = env.AUTH_JWT_AUDIENCE;
+  if (!issuer) throw new ConfigError('AUTH_JWT_ISSUER is required when AUTH_JWKS_URL is set');
+  if (!audience) throw new ConfigError('AUTH_JWT_AUDIENCE is required when AUTH_JWKS_URL is set');
+  return { jwksUrl, issuer, audience, projectsClaim: env.AUTH_JWT_PROJECTS_CLAIM };
+}
+
+/** The callers' credentials of checked auth variables: tokens parsed, the JWT settings complete or absent. */
+export function authSettings(env: AuthEnv): Pick<Config, 'apiTokens' | 'jwt'> {
+  return { apiTokens: tokens(env.API_TOKENS), jwt: jwt(env) };
+}

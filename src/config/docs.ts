@@ -1,0 +1,55 @@
+/**
+ * README's configuration table, written from the modules' schemas: `npm run docs:config` puts it between the
+ * markers below, and test/config.docs.test.ts fails when README's copy differs from what the schemas write.
+ */
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { expectation } from './variables.js';
+
+export const TABLE_START = '<!-- config-table:start -->';
+export const TABLE_END = '<!-- config-table:end -->';
+
+/** A module's variables as README shows them: a heading and the file that declares them. */
+export interface ConfigSection {
+  title: string;
+  source: string;
+  schema: TObject;
+}
+
+const code = (s: string) => `\`${s}\``;
+
+/** A table cell: one line, no column break. */
+function cell(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
+}
+
+/** The Default column: what the schema says where it can, else the variable's own words, else "unset". */
+function defaultOf(variable: TSchema): string {
+  if (typeof variable.docDefault === 'string') return variable.docDefault;
+  if (variable.default !== undefined) return code(String(variable.default));
+  return 'unset';
+}
+
+function rows(schema: TObject): string[] {
+  return Object.entries(schema.properties).map(([name, variable]) =>
+    `| ${code(name)} | ${cell(defaultOf(variable))} | ${cell(expectation(variable, code))} | ${cell(String(variable.description ?? ''))} |`);
+}
+
+/** The Markdown between the markers (markers excluded): one table per module, in the order given. */
+export function configTable(sections: readonly ConfigSection[]): string {
+  const parts = sections.map((s) => [
+    `**${s.title}** (${code(s.source)})`,
+    '',
+    '| Variable | Default | Values | Meaning |',
+    '|---|---|---|---|',
+    ...rows(s.schema),
+  ].join('\n'));
+  return ['<!-- Written by `npm run docs:config` from the schemas named below: edit those, then run it. -->', ...parts].join('\n\n');
+}
+
+/** `readme` with the text between its markers replaced by `table`. Throws when the markers are missing. */
+export function withConfigTable(readme: string, table: string): string {
+  const start = readme.indexOf(TABLE_START);
+  const end = readme.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`README has no ${TABLE_START} … ${TABLE_END} markers`);
+  return `${readme.slice(0, start + TABLE_START.length)}\n${table}\n${readme.slice(end)}`;
+}

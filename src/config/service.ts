@@ -1,0 +1,111 @@
+/**
+ * The service's own variables: listening, logging, load protection, processes, the audit log's retention. The
+ * modules' variables are next to each module (store, trust, chain, zkp); callers and webhooks are in auth.ts and
+ * webhook.ts here.
+ */
+import os from 'node:os';
+import { Type, type Static } from '@sinclair/typebox';
+import type { Config } from '../config.js';
+import type { DatabaseConfig } from '../store/config.js';
+import { ConfigError } from './errors.js';
+import { flag, httpUrl, integer, oneOf, text } from './variables.js';
+
+/** The most WORKERS may say: more processes than this only add memory on any machine we expect to run on. */
+const MAX_WORKERS = 64;
+
+export const serviceEnv = Type.Object({
+  PORT: integer(0, 65535, { default: 3000, description: 'TCP port (0 picks a free one).' }),
+  HOST: text({
+    expect: 'a host name or IP address',
+    pattern: '^[A-Za-z0-9._:%-]+$',
+    default: '0.0.0.0',
+    description: 'Address to listen on.',
+  }),
+  PUBLIC_BASE_URL: Type.Optional(text({
+    expect: 'an http(s) URL',
+    description: 'The URL wallets reach this service at, for OffChainZKP callback URLs. Required where `ZKP_VERIFIER_DID` is set '
+      + '(the service does not start without it): callback URLs never come from a request\'s `Host` header, which any caller sets.',
+  })),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
+    default: 'info',
+    description: 'The least severe level logged; `silent` logs nothing.',
+  }),
+  BODY_LIMIT: integer(1024, 100 * 1024 * 1024, {
+    default: 1024 * 1024,
+    docDefault: '`1048576` (1 MiB)',
+    description: 'Largest request body in bytes; larger ones get 413.',
+  }),
+  DOCS_ENABLED: flag({ default: true, description: 'Serve the Swagger UI at `/docs`.' }),
+  SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, {
+    default: 10_000,
+    description: 'On SIGTERM, how long in-flight requests may take before the process exits anyway.',
+  }),
+  RATE_LIMIT_MAX: integer(0, 100_000_000, {
+    default: 6000,
+    description: 'Requests per token per window (0 = no limit); past it, 429 with `Retry-After`. A token is one budget however '
+      + 'its header is spelled; routes without a token, and requests with no, a malformed or an unknown token (401s included), '
+      + 'count against the client address. Per instance, and per worker process with `WORKERS`.',
+  }),
+  RATE_LIMIT_WINDOW_MS: integer(1000, 86_400_000, { default: 60_000, description: 'The rate-limit window.' }),
+  MAX_EVENT_LOOP_DELAY_MS: integer(0, 60_000, {
+    default: 1000,
+    description: 'Shed load with 503 + `Retry-After` while the event loop\'s mean delay over a second exceeds this (0 = off).',
+  }),
+  REQUEST_TIMEOUT_MS: integer(0, 3_600_000, {
+    default: 30_000,
+    description: 'A request not received and answered within this is cut off (0 = none).',
+  }),
+  WORKERS: Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 1, maximum: MAX_WORKERS })], {
+    default: 1,
+    description: 'Server processes sharing the port (node:cluster), or `auto` (one per CPU the process may run on, not a '
+      + 'container\'s CPU quota). See "Several processes on one host". Not with an in-memory SQLite database.',
+  }),
+  DEMO_ISSUER: flag({
+    default: false,
+    description: 'Also trust the deterministic demo issuer (`node dist/scripts/demo-credentials.js`) and answer its revocation '
+      + 'statuses in process. Its key is public: a demo only.',
+  }),
+  EXECUTION_RETENTION_DAYS: integer(1, 36_500, { default: 90, description: 'Execution audit records older than this are purged.' }),
+  EXECUTION_PURGE_INTERVAL_MS: integer(10, 86_400_000, {
+    default: 3_600_000,
+    description: 'How often the purge runs (also once at start).',
+  }),
+});
+
+export type ServiceEnv = Static<typeof serviceEnv>;
+
+type ServiceSettings = Pick<Config,
+  | 'port' | 'host' | 'publicBaseUrl' | 'logLevel' | 'bodyLimit' | 'docs' | 'shutdownTimeoutMs' | 'rateLimit' | 'maxEventLoopDelayMs'
+  | 'requestTimeoutMs' | 'workers' | 'demoIssuer' | 'executionRetentionDays' | 'executionPurgeIntervalMs'>;
+
+/**
+ * WORKERS: how many server processes share the port (node:cluster); `auto` = one per core this process may use.
+ * Each has its own store connections, so an in-memory SQLite database (one per process) cannot be shared.
+ */
+function workers(value: ServiceEnv['WORKERS'], database: DatabaseConfig): number {
+  const n = value === 'auto' ? Math.min(os.availableParallelism(), MAX_WORKERS) : value;
+  if (n > 1 && database.kind === 'sqlite' && database.file === ':memory:') {
+    throw new ConfigError('WORKERS above 1 needs a database the processes share: an in-memory SQLite database is one per process');
+  }
+  return n;
+}
+
+/** The service settings of checked service variables; WORKERS is checked against the database it would share. */
+export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): ServiceSettings {
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    publicBaseUrl: httpUrl('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL),
+    logLevel: env.LOG_LEVEL,
+    bodyLimit: env.BODY_LIMIT,
+    docs: env.DOCS_ENABLED,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
+    maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
+    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    workers: workers(env.WORKERS, database),
+    demoIssuer: env.DEMO_ISSUER,
+    executionRetentionDays: env.EXECUTION_RETENTION_DAYS,
+    executionPurgeIntervalMs: env.EXECUTION_PURGE_INTERVAL_MS,
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * How a module declares its environment variables and how they are read: each module exports a TypeBox `Type.Object`
+ * of its variables (src/store/config.ts, src/trust/env.ts, src/chain/config.ts, src/zkp/env.ts, src/config/*.ts),
+ * src/config.ts composes them, and `readEnv` checks them with env-schema. The same schema writes README's table
+ * (src/config/docs.ts), so what is checked and what is documented cannot part.
+ *
+ * One rule for every variable: a value is trimmed, and an empty or whitespace-only value is unset, exactly as if the
+ * variable were absent (its default applies). `PORT='  '` and `CHAIN_READ_TIMEOUT_MS='  '` are both the default.
+ *
+ * Spellings, the same for every variable of a kind: integers are decimal digits only (no sign, point, exponent or
+ * 0x); booleans are 1/true/yes/on and 0/false/no/off; a choice among words (LOG_LEVEL, CHAIN_MULTICALL, ...) ignores
+ * case. Ajv's own coercion is off: it would take `0x10` for 16 and `1e3` for 1000.
+ */
+import { Type, type Static, type TObject, type TProperties, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { Ajv, type ErrorObject } from 'ajv';
+import { envSchema } from 'env-schema';
+import { ConfigError } from './errors.js';
+
+export type Env = Record<string, string | undefined>;
+
+/**
+ * What every variable says about itself. `description` is README's "Meaning"; `docDefault` is README's "Default" where
+ * the schema's `default` cannot say it (none, computed at start, required with another variable).
+ */
+export interface Described {
+  description: string;
+  docDefault?: string;
+}
+
+/** The annotations of this file that Ajv does not know: accepted, never checked. */
+const ANNOTATIONS = ['docDefault', 'expect'];
+
+const TRUE = /^(1|true|yes|on)$/i;
+const FALSE = /^(0|false|no|off)$/i;
+
+/** An integer from `min` to `max`. */
+export function integer(min: number, max: number, options: Described & { default?: number }) {
+  return Type.Integer({ minimum: min, maximum: max, ...options });
+}
+
+/** A boolean: 1/true/yes/on or 0/false/no/off, any case. */
+export function flag(options: Described & { default: boolean }) {
+  return Type.Boolean(options);
+}
+
+/** One of `values`, any case; the value read is the spelling given here. */
+export function oneOf<const T extends string>(values: readonly T[], options: Described & { default?: T }): TUnsafe<T> {
+  return Type.Unsafe<T>(Type.Union(values.map((v) => Type.Literal(v)), options));
+}
+
+/**
+ * Free text, checked by the module's converter (URLs, DIDs, lists, JSON) or by `pattern`. `expect` says what a good
+ * value looks like: README's "Values", and the message when `pattern` refuses a value.
+ */
+export function text(options: Described & { expect: string; default?: string; pattern?: string }) {
+  return Type.String(options);
+}
+
+/** The alternatives of a variable: the members of a union, else the variable alone. */
+function alternatives(schema: TSchema): TSchema[] {
+  return Array.isArray(schema.anyOf) ? (schema.anyOf as TSchema[]) : [schema];
+}
+
+/**
+ * A trimmed, non-blank value as the schema's type: a word of a choice in its declared spelling, digits as a number,
+ * a boolean word as a boolean. Anything else stays a string, for the schema to refuse.
+ */
+function coerce(schema: TSchema, value: string): unknown {
+  const members = alternatives(schema);
+  const word = members.find((m) => typeof m.const === 'string' && m.const.toLowerCase() === value.toLowerCase());
+  if (word) return word.const;
+  if (members.some((m) => m.type === 'integer') && /^\d+$/.test(value)) return Number(value);
+  if (members.some((m) => m.type === 'boolean')) {
+    if (TRUE.test(value)) return true;
+    if (FALSE.test(value)) return false;
+  }
+  return value;
+}
+
+/**
+ * What a good value of `schema` is, in words: "an integer from 0 to 65535", "auto or off", "one of a, b, c".
+ * `word` formats a literal (README puts it in backticks).
+ */
+export function expectation(schema: TSchema, word: (w: string) => string = (w) => w): string {
+  const parts = alternatives(schema).map((m): string => {
+    if (m.const !== undefined) return word(String(m.const));
+    if (m.type === 'integer') return `an integer from ${m.minimum} to ${m.maximum}`;
+    if (m.type === 'boolean') return `${word('true')} or ${word('false')}`;
+    return String(schema.expect ?? m.expect ?? 'text');
+  });
+  return parts.length <= 2 ? parts.join(' or ') : `one of ${parts.join(', ')}`;
+}
+
+/** Whether a bad value may be quoted in a message: numbers, words and booleans may; text may be a URL with a key. */
+function quotable(schema: TSchema): boolean {
+  return alternatives(schema).every((m) => m.type !== 'string' || m.const !== undefined);
+}
+
+/** The one-line message of a bad `name`, the value as given (before trimming). */
+export function problem(name: string, schema: TSchema, raw: string | undefined): string {
+  const got = quotable(schema) ? ` (got ${JSON.stringify(raw)})` : '';
+  return `${name} must be ${expectation(schema)}${got}`;
+}
+
+/** The variable an Ajv error is about: `/PORT` → PORT. */
+function variableOf(error: ErrorObject): string | undefined {
+  const name = error.instancePath.split('/')[1] ?? (error.params as { missingProperty?: string }).missingProperty;
+  return name || undefined;
+}
+
+/**
+ * The variables of `schema` from `env`, checked, with their defaults: blank values dropped, the rest coerced (see
+ * `coerce`) and validated by env-schema (process.env and .env files are never read: `env` alone counts). Throws
+ * ConfigError naming the first bad variable.
+ */
+export function readEnv<T extends TObject>(schema: T, env: Env): Static<T> {
+  const data: Record<string, unknown> = {};
+  for (const [name, variable] of Object.entries(schema.properties)) {
+    const value = env[name]?.trim();
+    if (value) data[name] = coerce(variable, value);
+  }
+  // A validator per read: loadConfig runs once per process, and Ajv's compiled-schema cache is state this module keeps none
+  // of. validateSchema off: checking our code-built schemas against the JSON Schema meta-schema doubled each read's cost.
+  const ajv = new Ajv({ validateSchema: false, allErrors: false, useDefaults: true, coerceTypes: false, removeAdditional: true, keywords: ANNOTATIONS });
+  try {
+    // A copy: env-schema sets additionalProperties on the schema it is given.
+    return envSchema<Static<T>>({ schema: { ...schema }, data, env: false, dotenv: false, ajv });
+  } catch (err) {
+    const first = (err as { errors?: ErrorObject[] }).errors?.[0];
+    const name = first && variableOf(first);
+    const variable = name === undefined ? undefined : schema.properties[name];
+    if (name === undefined || variable === undefined) throw err;
+    throw new ConfigError(problem(name, variable, env[name]));
+  }
+}
+
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+/** The schema of several modules' variables together: an object of all their properties. */
+type Composed<T extends TObject[]> = Intersection<T[number]['properties']> extends infer P extends TProperties ? TObject<P> : never;
+
+/** The variables of several modules as one schema; a name declared twice is a programming error. */
+export function composeSchemas<T extends TObject[]>(...schemas: T): Composed<T> {
+  const properties: Record<string, TSchema> = {};
+  for (const schema of schemas) {
+    for (const [name, variable] of Object.entries(schema.properties)) {
+      if (name in properties) throw new Error(`configuration variable ${name} is declared twice`);
+      properties[name] = variable;
+    }
+  }
+  return Type.Object(properties) as Composed<T>;
+}
+
+/** An http(s) URL without its trailing slashes, or undefined when unset. Throws ConfigError naming `name`. */
+export function httpUrl(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const u = new URL(value);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return value.replace(/\/+$/, '');
+  } catch { /* below */ }
+  throw new ConfigError(`${name} must be an http(s) URL`);
+}
