@@ -42,7 +42,6 @@ export const CHAIN_DEFAULTS = Object.freeze({
 });
 
 /** @deprecated ConfigError itself, the one configuration error; kept while src/chain/index.ts exports this name. */
-export { ConfigError as ChainConfigError };
 
 const CAIP2_EIP155 = /^eip155:(0|[1-9][0-9]*)$/;
 

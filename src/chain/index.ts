@@ -3,7 +3,7 @@
  * through loadViem / chainReaderFor (lazy.ts); only a module that may load viem imports reader.ts itself. Wire-up sketch:
  *
  * ```ts
- * const settings = chainSettingsFromEnv(process.env);          // throws ChainConfigError
+ * const settings = chainSettingsFromEnv(process.env);          // throws ConfigError (src/config/errors.ts)
  * const reader = await chainReaderFor(settings);                // one per process; hand it to buildApp
  * const outcomes = await evaluateOnChainRules(reader, {         // in execute, for OnChainZKP scenarios
  *   queryConfigurations, smartContractDeployments, address, chain: addressObject?.chain,
@@ -11,7 +11,7 @@
  * ```
  */
 export {
-  chainSettingsFromEnv, parseChainRpcUrls, parseChainRef, redactRpcUrl, ChainConfigError, CHAIN_DEFAULTS,
+  chainSettingsFromEnv, parseChainRpcUrls, parseChainRef, redactRpcUrl, CHAIN_DEFAULTS,
   type ChainEndpoint, type ChainSettings, type MulticallMode,
 } from './config.js';
 export {

@@ -11,7 +11,6 @@ import { DEFAULTS } from './verifier.js';
 import { defaultThreads } from './pool.js';
 
 /** @deprecated ConfigError itself, the one configuration error; kept while src/trust/index.ts exports this name. */
-export { ConfigError as TrustConfigError };
 
 export const trustEnv = Type.Object({
   CREDENTIAL_VERIFICATION: oneOf(['strict', 'off'] as const, {

@@ -4,7 +4,7 @@
  */
 export { createCredentialVerifier, DEFAULTS } from './verifier.js';
 export type { CredentialVerifier, TrustDeps, TrustOptions, TrustVerdict, VerifyContext } from './types.js';
-export { trustOptionsFromEnv, TrustConfigError } from './env.js';
+export { trustOptionsFromEnv } from './env.js';
 export type { StatusResolverFn, RevocationRequest, StatusIo } from './revocation.js';
 export { StatusFailure, verifyStatusAnswer } from './revocation.js';
 export type { FetchLike } from './http.js';
