@@ -72,4 +72,3 @@ export function flipOneLetter(address: string, nth: number): string {
   }
   throw new Error('not enough letters');
 }
-

@@ -147,8 +147,8 @@ export const chainEnv = Type.Object({
   }),
   CHAIN_MULTICALL: oneOf(['auto', 'off'] as const, {
     default: CHAIN_DEFAULTS.multicall,
-    description: '`auto`: batch reads through Multicall3 where the chain has it (checked once per chain), else parallel '
-      + '`eth_call`s in one JSON-RPC batch; `off`: always parallel `eth_call`s.',
+    description: '`auto`: batch reads through Multicall3 where the chain has it (checked once per chain), else parallel ' +
+      '`eth_call`s in one JSON-RPC batch; `off`: always parallel `eth_call`s.',
   }),
   CHAIN_TXHASH_LOOKBACK_BLOCKS: integer(0, 100_000_000, {
     default: CHAIN_DEFAULTS.txHashLookbackBlocks,

@@ -10,8 +10,8 @@ export const authEnv = Type.Object({
   API_TOKENS: Type.Optional(text({
     expect: 'comma-separated `token`, `token:*` or `token:projA+projB`, each token 16+ printable characters',
     docDefault: 'unset: one random operator token per run, printed once',
-    description: 'Static bearer tokens: `token` or `token:*` is an operator\'s (every project), `token:projA+projB` is for '
-      + 'those projects only. Static tokens carry every scope.',
+    description: 'Static bearer tokens: `token` or `token:*` is an operator\'s (every project), `token:projA+projB` is for ' +
+      'those projects only. Static tokens carry every scope.',
   })),
   AUTH_JWKS_URL: Type.Optional(text({
     expect: 'an http(s) URL',

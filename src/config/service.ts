@@ -23,8 +23,8 @@ export const serviceEnv = Type.Object({
   }),
   PUBLIC_BASE_URL: Type.Optional(text({
     expect: 'an http(s) URL',
-    description: 'The URL wallets reach this service at, for OffChainZKP callback URLs. Required where `ZKP_VERIFIER_DID` is set '
-      + '(the service does not start without it): callback URLs never come from a request\'s `Host` header, which any caller sets.',
+    description: 'The URL wallets reach this service at, for OffChainZKP callback URLs. Required where `ZKP_VERIFIER_DID` is set ' +
+      '(the service does not start without it): callback URLs never come from a request\'s `Host` header, which any caller sets.',
   })),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
     default: 'info',
@@ -42,9 +42,9 @@ export const serviceEnv = Type.Object({
   }),
   RATE_LIMIT_MAX: integer(0, 100_000_000, {
     default: 6000,
-    description: 'Requests per token per window (0 = no limit); past it, 429 with `Retry-After`. A token is one budget however '
-      + 'its header is spelled; routes without a token, and requests with no, a malformed or an unknown token (401s included), '
-      + 'count against the client address. Per instance, and per worker process with `WORKERS`.',
+    description: 'Requests per token per window (0 = no limit); past it, 429 with `Retry-After`. A token is one budget however ' +
+      'its header is spelled; routes without a token, and requests with no, a malformed or an unknown token (401s included), ' +
+      'count against the client address. Per instance, and per worker process with `WORKERS`.',
   }),
   RATE_LIMIT_WINDOW_MS: integer(1000, 86_400_000, { default: 60_000, description: 'The rate-limit window.' }),
   MAX_EVENT_LOOP_DELAY_MS: integer(0, 60_000, {
@@ -57,13 +57,13 @@ export const serviceEnv = Type.Object({
   }),
   WORKERS: Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 1, maximum: MAX_WORKERS })], {
     default: 1,
-    description: 'Server processes sharing the port (node:cluster), or `auto` (one per CPU the process may run on, not a '
-      + 'container\'s CPU quota). See "Several processes on one host". Not with an in-memory SQLite database.',
+    description: 'Server processes sharing the port (node:cluster), or `auto` (one per CPU the process may run on, not a ' +
+      'container\'s CPU quota). See "Several processes on one host". Not with an in-memory SQLite database.',
   }),
   DEMO_ISSUER: flag({
     default: false,
-    description: 'Also trust the deterministic demo issuer (`node dist/scripts/demo-credentials.js`) and answer its revocation '
-      + 'statuses in process. Its key is public: a demo only.',
+    description: 'Also trust the deterministic demo issuer (`node dist/scripts/demo-credentials.js`) and answer its revocation ' +
+      'statuses in process. Its key is public: a demo only.',
   }),
   EXECUTION_RETENTION_DAYS: integer(1, 36_500, { default: 90, description: 'Execution audit records older than this are purged.' }),
   EXECUTION_PURGE_INTERVAL_MS: integer(10, 86_400_000, {

@@ -11,14 +11,14 @@ import { integer, oneOf, text } from '../config/variables.js';
 export type DatabaseConfig =
   | { kind: 'sqlite'; file: string; synchronous: 'NORMAL' | 'FULL' }
   | {
-      kind: 'postgres';
-      url: string;
-      /** A schema of its own, created when missing; unset = the server's default (public). */
-      schema?: string;
-      poolSize: number;
-      statementTimeoutMs: number;
-      connectionTimeoutMs: number;
-    };
+    kind: 'postgres';
+    url: string;
+    /** A schema of its own, created when missing; unset = the server's default (public). */
+    schema?: string;
+    poolSize: number;
+    statementTimeoutMs: number;
+    connectionTimeoutMs: number;
+  };
 
 const postgresOnly = 'PostgreSQL only: ';
 
@@ -26,8 +26,8 @@ export const storeEnv = Type.Object({
   DATABASE_URL: Type.Optional(text({
     expect: 'a sqlite:// or postgres:// URL',
     docDefault: 'unset: SQLite at `$DATA_DIR/scenarios.db`',
-    description: '`sqlite:///abs/path.db`, `sqlite://relative/path.db` (relative to the working directory), `sqlite://:memory:` or '
-      + '`postgres://user@host:port/db`.',
+    description: '`sqlite:///abs/path.db`, `sqlite://relative/path.db` (relative to the working directory), `sqlite://:memory:` or ' +
+      '`postgres://user@host:port/db`.',
   })),
   DATA_DIR: text({ expect: 'a directory (created when missing)', default: './data', description: 'Directory of the default SQLite file.' }),
   DATABASE_SCHEMA: Type.Optional(text({
@@ -69,11 +69,7 @@ export function databaseConfig(env: StoreEnv): DatabaseConfig {
     return { kind: 'sqlite', file: path.resolve(env.DATA_DIR, 'scenarios.db'), synchronous };
   }
   if (/^postgres(ql)?:\/\//i.test(url)) {
-    try {
-      new URL(url);
-    } catch {
-      throw new ConfigError('DATABASE_URL is not a valid postgres:// URL');
-    }
+    if (!URL.canParse(url)) throw new ConfigError('DATABASE_URL is not a valid postgres:// URL');
     return {
       kind: 'postgres',
       url,

@@ -15,8 +15,8 @@ import { defaultThreads } from './pool.js';
 export const trustEnv = Type.Object({
   CREDENTIAL_VERIFICATION: oneOf(['strict', 'off'] as const, {
     default: 'strict',
-    description: '`strict`: every check below; `off`: credentials believed as sent (development only: a warning at start and '
-      + '`verification: "off"` in every result).',
+    description: '`strict`: every check below; `off`: credentials believed as sent (development only: a warning at start and ' +
+      '`verification: "off"` in every result).',
   }),
   TRUSTED_ISSUERS: Type.Optional(text({
     expect: 'issuer DIDs, or `*`',
@@ -25,8 +25,8 @@ export const trustEnv = Type.Object({
   })),
   DID_RESOLVER_URL: Type.Optional(text({
     expect: 'an http(s) URL',
-    description: 'e.g. `https://resolver.privado.id/1.0/identifiers`: checks issuer states that are not genesis states, and '
-      + '`Iden3ReverseSparseMerkleTreeProof`; without it those answer `error`.',
+    description: 'e.g. `https://resolver.privado.id/1.0/identifiers`: checks issuer states that are not genesis states, and ' +
+      '`Iden3ReverseSparseMerkleTreeProof`; without it those answer `error`.',
   })),
   TRUST_HTTP_TIMEOUT_MS: integer(1, 120_000, {
     default: DEFAULTS.timeoutMs,
@@ -42,8 +42,8 @@ export const trustEnv = Type.Object({
   }),
   CREDENTIAL_CACHE_SIZE: integer(0, 10_000_000, {
     default: DEFAULTS.cacheSize,
-    description: 'Entries of each verification cache (verified proofs, and refusals apart), keyed by the SHA-256 of a '
-      + 'credential\'s canonical JSON.',
+    description: 'Entries of each verification cache (verified proofs, and refusals apart), keyed by the SHA-256 of a ' +
+      'credential\'s canonical JSON.',
   }),
   REQUIRE_HOLDER_BINDING: flag({ default: false, description: 'Refuse credentials whose `credentialSubject.id` encodes no address.' }),
   JSONLD_DOCUMENTS_FILE: Type.Optional(text({
@@ -52,19 +52,19 @@ export const trustEnv = Type.Object({
   })),
   JSONLD_REMOTE_PREFIXES: Type.Optional(text({
     expect: 'http(s) URL prefixes with a path',
-    description: 'URL prefixes of contexts that may be fetched once and kept in memory (default: fully offline). Compared as '
-      + 'normalised URLs (same scheme, host and port; `..` and `%2e%2e` resolved; encoded slashes and user info refused), '
-      + 'and only for a credential whose signing key has been shown to be its issuer\'s.',
+    description: 'URL prefixes of contexts that may be fetched once and kept in memory (default: fully offline). Compared as ' +
+      'normalised URLs (same scheme, host and port; `..` and `%2e%2e` resolved; encoded slashes and user info refused), ' +
+      'and only for a credential whose signing key has been shown to be its issuer\'s.',
   })),
   VERIFY_THREADS: Type.Optional(integer(0, 64, {
     docDefault: 'one per CPU the process may run on',
-    description: 'Worker threads that check credentials seen for the first time (0 = on the request thread). With '
-      + '`WORKERS`, each process has its own.',
+    description: 'Worker threads that check credentials seen for the first time (0 = on the request thread). With ' +
+      '`WORKERS`, each process has its own.',
   })),
   COLD_QUEUE_PER_TOKEN: integer(1, 100_000, {
     default: DEFAULTS.coldPerTenant,
-    description: 'New credentials one token (or JWT subject) may have waiting for or in their first check; a request that '
-      + 'would pass it gets 429 + `Retry-After`.',
+    description: 'New credentials one token (or JWT subject) may have waiting for or in their first check; a request that ' +
+      'would pass it gets 429 + `Retry-After`.',
   }),
   COLD_QUEUE_MAX: integer(1, 100_000, {
     default: DEFAULTS.coldQueue,

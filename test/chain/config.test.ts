@@ -17,8 +17,8 @@ describe('parseChainRpcUrls', () => {
   });
 
   it('names every bad entry, never quoting a URL', () => {
-    const bad = 'eip155:1=https://a.example/SECRET1,80002=https://b.example/SECRET2,eip155:1=https://c.example/SECRET3,'
-      + 'eip155:5=ftp://d.example/SECRET4,eip155:7=not a url SECRET5,eip155:007=http://x,,eip155:9';
+    const bad = 'eip155:1=https://a.example/SECRET1,80002=https://b.example/SECRET2,eip155:1=https://c.example/SECRET3,' +
+      'eip155:5=ftp://d.example/SECRET4,eip155:7=not a url SECRET5,eip155:007=http://x,,eip155:9';
     let message = '';
     try {
       parseChainRpcUrls(bad);
