@@ -18,8 +18,9 @@ module.exports = {
       'Routes get what they need as options: they do not read the configuration or know about the cluster.',
       '^src/http/', '^src/(config|cluster)(\\.ts$|/)'),
     boundary('store-owns-its-options',
-      'A store declares its own options type; the configuration maps onto it, not the other way round.',
-      '^src/store/', '^src/config(\\.ts$|/)'),
+      'A store declares its own options type (and its variables, with the declaration kit of src/config/variables.ts ' +
+      'and errors.ts); the configuration maps onto it, not the other way round.',
+      '^src/store/', { path: '^src/config(\\.ts$|/)', pathNot: '^src/config/(variables|errors)\\.ts$' }),
     boundary('domain-no-http', 'Domain modules know nothing of HTTP.', '^src/domain/', '^src/http/'),
     { name: 'no-circular', comment: 'No import cycles.', severity: 'error', from: {}, to: { circular: true } },
   ],

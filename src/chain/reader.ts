@@ -50,22 +50,8 @@ export interface ChainReaderOptions {
   clock?: () => number;
 }
 
-export interface ChainReaderStats {
-  /** Statuses answered from the cache. */
-  cacheHits: number;
-  /** Statuses read from the chain (each counts once, however many callers shared the read). */
-  chainReads: number;
-  /** Read batches sent (one per block-number + calls round). */
-  batches: number;
-  /** Entries answered with an error. */
-  errors: number;
-  /** eth_call requests sent (a Multicall3 aggregate3 counts once). */
-  ethCalls: number;
-  /** Of which Multicall3 aggregate3 calls. */
-  multicalls: number;
-  /** eth_getLogs requests sent for txHash lookups. */
-  logQueries: number;
-}
+export type { ChainReaderStats } from './proof-status.js';
+import type { ChainReaderStats } from './proof-status.js';
 
 const TIMEOUT = Symbol('timeout');
 

@@ -14,7 +14,7 @@ import { interfaceOf, MULTICALL3_ADDRESS, multicall3Abi, VERIFIER_METHODS, verif
 import type { ChainClient } from './chain-client.js';
 import { expiringIn, lruCache } from '../domain/cache.js';
 import type { ChainErrorCode, ProofStatusEntry, ProofStatusRead, RequestId } from './proof-status.js';
-import type { ChainReaderStats } from './reader.js';
+import type { ChainReaderStats } from './proof-status.js';
 import { ChainReadError, clip, revertDataOf } from './rpc-errors.js';
 
 const INTERFACE_TTL_MS = 10 * 60_000;

@@ -11,7 +11,7 @@ import { submissionEventOf, type VerifierMethod } from './abi.js';
 import type { ChainClient } from './chain-client.js';
 import { expiringIn, lruCache } from '../domain/cache.js';
 import { isProofStatusError, type ProofStatusEntry, type ProofStatusRead, type RequestId } from './proof-status.js';
-import type { ChainReaderStats } from './reader.js';
+import type { ChainReaderStats } from './proof-status.js';
 import { idKey, statusKeyPrefix } from './status-reads.js';
 
 const TXHASH_MISS_TTL_MS = 60_000;

@@ -1,6 +1,6 @@
 /** Who may call: static bearer tokens (API_TOKENS) and JWTs verified against a JWKS (AUTH_*). */
 import { Type, type Static } from '@sinclair/typebox';
-import type { Config } from '../config.js';
+import type { Config } from './types.js';
 import { ConfigError } from './errors.js';
 import { text } from './variables.js';
 

@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';
-import type { Config } from '../config.js';
+import type { Config } from './types.js';
 import type { DatabaseConfig } from '../store/config.js';
 import { ConfigError } from './errors.js';
 import { flag, httpUrl, integer, oneOf, text } from './variables.js';
