@@ -19,8 +19,9 @@
  * the table is the library's whole list on these paths. Left out, as the library cannot raise them there: query type
  * "query type is missing" (query.js raises its own first), "user id is not presented" (an Id is never falsy), the
  * linked-query and V3 failures (V2 circuits only), the JWZ packer's "message state verification failed" and
- * "unknown circuit ID" (js-iden3-auth's state check throws or answers true; only auth circuits are accepted), and
- * the Groth16 math (groth16-worker.ts answers false for a proof it cannot evaluate).
+ * "unknown circuit ID" (js-iden3-auth's state check throws or answers true; only auth circuits are accepted), js-jwz's
+ * "missing payload" (a decoded part is never falsy), and the Groth16 math (groth16-worker.ts and groth16.ts answer
+ * false for a proof the check cannot evaluate).
  */
 import { ProofCheckUnavailableError } from './groth16.js';
 import { InvalidTokenError, MalformedResponseError, ResponseMismatchError, VerifierUnavailableError, type ZkpError } from './errors.js';
@@ -92,7 +93,8 @@ export const FAILURE_TABLE: readonly LibraryFailure[] = [
     (c) => `the proof was made with another circuit than the requested ${c}`),
   row('circuit-unsupported', AUTH('auth/auth.js'), 'circuit {} is not supported by the library', 'error',
     (c) => `the verifier library cannot check ${c} proofs`),
-  row('request-id-missing', ATOMIC_V2, 'requestId is not presented in proof public signals', 'not-valid', 'the proof carries no request id'),
+  row('request-id-missing', AUTH('circuits/atomicMtpV2.js'), 'requestId is not presented in proof public signals', 'not-valid',
+    'the proof carries no request id'),
 
   // One rule: the query (query.js and the js-sdk checks it calls).
   row('query-type-missing', AUTH('circuits/query.js'), 'proof query type is undefined', 'error',
@@ -139,7 +141,6 @@ export const FAILURE_TABLE: readonly LibraryFailure[] = [
   row('jwz-typ-missing', SDK, "missing header 'typ' in the envelope", 'not-valid', 'the token header names no supported typ'),
   row('jwz-no-packer', SDK, 'packer for media type {} not found', 'not-valid', "the token's typ names an envelope this verifier does not unpack"),
   row('jwz-segments', JWZ, 'iden3/js-jwz: compact JWZ format must have three segments', 'not-valid', 'the token does not have three parts'), // first
-  row('jwz-no-payload', JWZ, 'iden3/js-jwz: missing payload in JWZ message', 'not-valid', 'the token has no payload'), // first
   row('jwz-critical-header', JWZ, 'iden3/js-jwz: header is listed in critical {}, but not presented', 'not-valid',
     'a header the token lists as critical is missing'),
   row('jwz-circuit-unsupported', SDK, 'message was packed with unsupported circuit', 'error',

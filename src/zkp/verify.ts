@@ -82,7 +82,9 @@ async function checkEnvelope(fullVerify: FullVerify, watch: DependencyWatch, tok
   if (checked.ok) return;
   const e = checked.error;
   if (e instanceof ZkpError) throw e;
-  if (checked.failed.length > 0) throw new VerifierUnavailableError(`the answer could not be verified now: ${checked.failed.join('; ')}`, { cause: e });
+  if (checked.failed.length > 0) {
+    throw new VerifierUnavailableError(`the answer could not be verified now: ${checked.failed.join('; ')}`, { cause: e });
+  }
   throw envelopeRefusal(judgeFailure(e, circuitId), e);
 }
 
@@ -92,6 +94,7 @@ export function defaultCircuitsDir(): string {
   return path.join(path.dirname(require.resolve('@iden3/js-iden3-auth/package.json')), 'circuits');
 }
 
+/** Reads the verification keys and starts the Groth16 worker thread: once per process, then verify each answer. */
 export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<ZkpVerifier> {
   if (!options || typeof options.stateResolvers !== 'object' || options.stateResolvers === null) {
     throw new ZkpOptionsError('stateResolvers is required (createRpcStateResolvers, or alwaysLatestStateResolvers in tests)');
