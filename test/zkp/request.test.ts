@@ -168,7 +168,7 @@ describe('validateZkpQueries', () => {
     ]);
     expect(validateZkpQueries([null, { id: 'x' }, { query: 5 }] as never)).toHaveLength(3);
     expect(validateZkpQueries('x' as never)).toEqual([{ pointer: '/queryConfigurations', message: 'queryConfigurations must be an array' }]);
-    expect(validateZkpQueries([qc(0, { ...ok, operator: '$regex' })], { contexts })[0].pointer).toBe('/queryConfigurations/0/query/operator');
+    expect(validateZkpQueries([qc(0, { ...ok, operator: '$regex' })], { contexts })[0]!.pointer).toBe('/queryConfigurations/0/query/operator');
   });
 
   it('translates queries into iden3 queries', () => {
@@ -176,7 +176,7 @@ describe('validateZkpQueries', () => {
     const values = ['x'];
     const q = toIden3Query({ type: 'T', operator: '$in', attribute: 'a.b', value: values }, 'https://c', ['*']);
     expect(q.credentialSubject).toEqual({ 'a.b': { $in: ['x'] } });
-    expect(q.credentialSubject?.['a.b'].$in).not.toBe(values);
+    expect(q.credentialSubject?.['a.b']!.$in).not.toBe(values);
   });
 });
 
@@ -191,8 +191,8 @@ describe('checkZkpQuerySchemas (offline JSON-LD)', () => {
 
   it('names the field that does not fit the context', async () => {
     expect(await check({ type: 'KYCEmployee' })).toEqual([{ pointer: '/queryConfigurations/0/query/type', message: expect.stringContaining('does not define') }]);
-    expect((await check({ attribute: 'nope' }))[0].pointer).toBe('/queryConfigurations/0/query/attribute');
-    expect((await check({ operator: '$in', value: ['not a number'] }))[0].pointer).toBe('/queryConfigurations/0/query/value');
+    expect((await check({ attribute: 'nope' }))[0]!.pointer).toBe('/queryConfigurations/0/query/attribute');
+    expect((await check({ operator: '$in', value: ['not a number'] }))[0]!.pointer).toBe('/queryConfigurations/0/query/value');
   });
 });
 
