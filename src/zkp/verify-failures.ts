@@ -16,7 +16,7 @@
  * InvalidTokenError), error refuses it as undecided (503, VerifierUnavailableError).
  *
  * Rows marked "first" are failures verify.ts checks itself before the library can see them; they stay listed so that
- * the table is the library's whole list on these paths. Left out, as the library cannot raise them there: query type
+ * the table is the library's whole list on these paths. Left out, as the library cannot raise them there: js-sdk's
  * "query type is missing" (query.js raises its own first), "user id is not presented" (an Id is never falsy), the
  * linked-query and V3 failures (V2 circuits only), the JWZ packer's "message state verification failed" and
  * "unknown circuit ID" (js-iden3-auth's state check throws or answers true; only auth circuits are accepted), js-jwz's
