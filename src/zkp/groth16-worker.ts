@@ -1,7 +1,9 @@
 /**
  * The worker thread of the Groth16 pool (groth16.ts, piscina): one proof check, `verifyGroth16Proof` of
- * @iden3/js-jwz (the function @iden3/js-iden3-auth verifies every proof with), off the request thread. A thrown error
- * (a signal out of the field, a wrong signal count) reaches the caller with its message.
+ * @iden3/js-jwz (the function @iden3/js-iden3-auth verifies every proof with), off the request thread.
+ * A proof the check cannot even evaluate (a point off the curve, a signal outside the field, a wrong signal count:
+ * the check throws) does not verify: false, as js-sdk's NativeProver answers for any failure. A verification key that
+ * is not JSON is the deployment's fault, not the proof's: that throws, and reaches the caller as a failed check.
  */
 import { verifyGroth16Proof } from '@iden3/js-jwz';
 
@@ -12,5 +14,10 @@ export interface Groth16Task {
 }
 
 export default function check(task: Groth16Task): boolean {
-  return verifyGroth16Proof(task.proof, JSON.parse(task.vk));
+  const vk = JSON.parse(task.vk) as Parameters<typeof verifyGroth16Proof>[1];
+  try {
+    return verifyGroth16Proof(task.proof, vk);
+  } catch {
+    return false;
+  }
 }

@@ -2,8 +2,11 @@
  * Groth16 proof checks off the request thread. @iden3/js-iden3-auth checks each proof of a wallet's answer
  * synchronously (~50–90 ms of BN254 pairings on the thread that calls it): the JWZ envelope's auth proof through
  * @iden3/js-jwz's proving methods, and each query proof through its prover's `verify`. `offloadGroth16` routes both
- * to a worker thread (piscina) running the same `verifyGroth16Proof`, with the same checks before it and the same
- * outcomes: the prover answers false on any failure, the JWZ method throws the library's own errors.
+ * to a worker thread (piscina) running the same `verifyGroth16Proof`, with the same checks before it. Outcomes: a proof
+ * that does not verify, or that the check cannot evaluate (its signals are not the circuit's, a point is off the
+ * curve), is false, on both paths (the library then raises its own "not valid" failure); a check that could not run
+ * at all (no verification key, the worker thread failed) throws ProofCheckUnavailableError, which the failure table
+ * (verify-failures.ts) turns into "error" (undecided) instead of "not-valid".
  */
 import { createRequire } from 'node:module';
 import { Piscina } from 'piscina';
@@ -29,8 +32,20 @@ export function groth16Checks(): number {
   return pool?.completed ?? 0;
 }
 
-export function verifyOffThread(proof: Groth16Task['proof'], vk: string): Promise<boolean> {
-  return threads().run({ proof, vk } satisfies Groth16Task) as Promise<boolean>;
+/** The Groth16 check could not run: nothing was decided about the proof (the failure table: error, not not-valid). */
+export class ProofCheckUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProofCheckUnavailableError';
+  }
+}
+
+export async function verifyOffThread(proof: Groth16Task['proof'], vk: string): Promise<boolean> {
+  try {
+    return await (threads().run({ proof, vk } satisfies Groth16Task) as Promise<boolean>);
+  } catch (e) {
+    throw new ProofCheckUnavailableError('the Groth16 check failed to run on its worker thread', { cause: e });
+  }
 }
 
 interface ProvingMethod {
@@ -55,7 +70,8 @@ let installed = false;
 
 /**
  * Makes js-jwz's Groth16 proving methods (the CommonJS copy @iden3/js-iden3-auth loads) check proofs off the thread,
- * after the same challenge check, with the same error.
+ * after the same challenge check, with the same error. Signals the method cannot read as its circuit's outputs (the
+ * library would throw whatever js-iden3-core says about them) make a proof that does not verify.
  */
 async function installJwz(): Promise<void> {
   if (installed) return;
@@ -68,9 +84,14 @@ async function installJwz(): Promise<void> {
     if (!original) continue;
     const offloaded: ProvingMethod = Object.assign(Object.create(original) as ProvingMethod, {
       async verify(messageHash: Uint8Array, proof: Groth16Task['proof'], vk: Uint8Array) {
-        if (original.unmarshall(proof.pub_signals).challenge !== bigEndian(messageHash)) {
-          throw new Error('challenge is not equal to message hash');
+        let challenge: bigint;
+        try {
+          challenge = original.unmarshall(proof.pub_signals).challenge;
+        } catch {
+          return false;
         }
+        // js-jwz's message (a row of the failure table, verify-failures.ts).
+        if (challenge !== bigEndian(messageHash)) throw new Error('challenge is not equal to message hash');
         return verifyOffThread(proof, decoder.decode(vk));
       },
     });
@@ -94,15 +115,17 @@ export async function offloadGroth16(verifier: object): Promise<void> {
   if (!storage) throw new Error('the verifier has no circuit storage: @iden3/js-iden3-auth changed');
   const decoder = new TextDecoder();
   lib.prover = {
-    // As js-sdk's NativeProver.verify, without its console.log: any failure is "not verified".
+    // As js-sdk's NativeProver.verify, without its console.log, except that a check that cannot run is not "not
+    // verified" (NativeProver answers false for any failure) but undecided.
     async verify(zkp: Groth16Task['proof'] & { circuitId?: string }, circuitId: string): Promise<boolean> {
+      let vk: Uint8Array | null | undefined;
       try {
-        const data = await storage.loadCircuitData(circuitId, { mode: 'verification' });
-        if (!data.verificationKey) return false;
-        return await verifyOffThread(zkp, decoder.decode(data.verificationKey));
-      } catch {
-        return false;
+        vk = (await storage.loadCircuitData(circuitId, { mode: 'verification' })).verificationKey;
+      } catch (e) {
+        throw new ProofCheckUnavailableError(`the verification key of ${circuitId} could not be loaded`, { cause: e });
       }
+      if (!vk) throw new ProofCheckUnavailableError(`there is no verification key for ${circuitId}`);
+      return verifyOffThread(zkp, decoder.decode(vk));
     },
   };
 }

@@ -43,7 +43,7 @@ describe('@iden3/js-iden3-auth loads only where OffChainZKP is configured (ZKP_V
     const refused = await create(undefined, zkpScenario(fixtureConfiguration({ attribute: 'noSuchField' })));
     expect(refused.statusCode).toBe(400);
     expect(refused.json().errors.map((e: { pointer: string }) => e.pointer)).toContain('/input/queryConfigurations/0/query/attribute');
-    const [result] = await execute('zk');
+    const result = (await execute('zk'))[0]!;
     expect(result.result.status).toBe('error');
     expect(result.result.result.reasons.join(' ')).toContain('ZKP_VERIFIER_DID is unset');
     expect(iden3AuthModules().slice(0, 3)).toEqual([]);
@@ -56,7 +56,7 @@ describe('@iden3/js-iden3-auth loads only where OffChainZKP is configured (ZKP_V
       { zkpStateResolvers: alwaysLatestStateResolvers() });
     expect(iden3AuthModules().length).toBeGreaterThan(0);
     expect((await create('zk', zkpScenario())).statusCode).toBe(201);
-    const [result] = await execute('zk');
+    const result = (await execute('zk'))[0]!;
     expect(result.result.status).toBe('pending');
     const request = result.result.authorizationRequest as { thid: string; body: { scope: unknown } };
     expect(request.body.scope).toEqual(fixtureRequest.scope);

@@ -33,9 +33,9 @@ beforeAll(async () => {
       if (method === 'eth_chainId') return reply({ result: '0x13881' });
       if (method === 'net_version') return reply({ result: '80001' });
       if (method !== 'eth_call') return reply({ error: { code: -32601, message: 'method not found' } });
-      const data = params[0].data;
+      const data = params[0]!.data;
       calls.push(data.slice(0, 10));
-      if (params[0].to.toLowerCase() !== CONTRACT.toLowerCase() || data.slice(0, 10) !== GET_STATE_INFO) {
+      if (params[0]!.to.toLowerCase() !== CONTRACT.toLowerCase() || data.slice(0, 10) !== GET_STATE_INFO) {
         return reply({ error: { code: 3, message: 'execution reverted' } });
       }
       if (mode === 'unknown') return reply({ error: { code: 3, message: 'execution reverted: State does not exist' } });
@@ -53,20 +53,20 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('createRpcStateResolvers', () => {
-  const ISSUER_ID = BigInt(fixtureResponse.proof.pub_signals[3]);
-  const STATE = BigInt(fixtureResponse.proof.pub_signals[4]);
+  const ISSUER_ID = BigInt(fixtureResponse.proof.pub_signals[3]!);
+  const STATE = BigInt(fixtureResponse.proof.pub_signals[4]!);
 
   it('reads the State contract and caches the answers', async () => {
     mode = 'latest';
     const resolvers = createRpcStateResolvers({ 'polygon:mumbai': { rpcUrl, contractAddress: CONTRACT } });
     calls.length = 0;
-    expect(await resolvers['polygon:mumbai'].resolve(ISSUER_ID, STATE)).toMatchObject({ latest: true, genesis: false, transitionTimestamp: 0 });
-    expect(await resolvers['polygon:mumbai'].resolve(ISSUER_ID, STATE)).toMatchObject({ latest: true });
+    expect(await resolvers['polygon:mumbai']!.resolve(ISSUER_ID, STATE)).toMatchObject({ latest: true, genesis: false, transitionTimestamp: 0 });
+    expect(await resolvers['polygon:mumbai']!.resolve(ISSUER_ID, STATE)).toMatchObject({ latest: true });
     expect(calls).toEqual([GET_STATE_INFO]);
   });
 
   it('says when a state was replaced, and refuses unknown states', async () => {
-    const fresh = () => createRpcStateResolvers({ 'polygon:mumbai': { rpcUrl, contractAddress: CONTRACT } })['polygon:mumbai'];
+    const fresh = () => createRpcStateResolvers({ 'polygon:mumbai': { rpcUrl, contractAddress: CONTRACT } })['polygon:mumbai']!;
     mode = 'replaced';
     expect(await fresh().resolve(ISSUER_ID, STATE)).toMatchObject({ latest: false, transitionTimestamp: 1_600_000_000 });
     mode = 'unknown';

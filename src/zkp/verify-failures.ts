@@ -1,0 +1,223 @@
+/**
+ * The failures the verifier library raises, and what each means for a verdict: ONE table, read from the code of
+ * @iden3/js-iden3-auth 1.14.0 (with the @0xpolygonid/js-sdk 1.39.4 copy it calls, and @iden3/js-jwz 1.12.2) on
+ * the two paths verify.ts takes: `verifyAuthResponse` per rule, `fullVerify` for the JWZ envelope.
+ *
+ * A row is recognised by the most stable signal the library gives. Only the Groth16 check (groth16.ts, ours) has an
+ * error class; everything the libraries raise is a plain Error whose message is all there is, so those rows hold the
+ * exact message, with `{}` where the library interpolates a value. A message that no row matches is UNRECOGNISED:
+ * verdict error (undecided, never a pass), with a reason that says so. test/zkp/verify-failures.*.test.ts trigger
+ * every row from the installed library and check each message still stands in its source, so an upgrade that
+ * rewords one fails there instead of silently turning a verdict into "error".
+ *
+ * Verdicts: not-valid (the proof, or the token, shows the rule does not hold), error (nothing was decided: the
+ * verifier or its deployment is at fault), refused (the answer itself cannot be used: the same ZkpError this
+ * module's own checks answer with). On the JWZ envelope there is no verdict: not-valid refuses the token (422,
+ * InvalidTokenError), error refuses it as undecided (503, VerifierUnavailableError).
+ *
+ * Rows marked "first" are failures verify.ts checks itself before the library can see them; they stay listed so that
+ * the table is the library's whole list on these paths. Left out, as the library cannot raise them there: js-sdk's
+ * "query type is missing" (query.js raises its own first), "user id is not presented" (an Id is never falsy), the
+ * linked-query and V3 failures (V2 circuits only), the JWZ packer's "message state verification failed" and
+ * "unknown circuit ID" (js-iden3-auth's state check throws or answers true; only auth circuits are accepted), js-jwz's
+ * "missing payload" (a decoded part is never falsy), and the Groth16 math (groth16-worker.ts and groth16.ts answer
+ * false for a proof the check cannot evaluate).
+ */
+import { ProofCheckUnavailableError } from './groth16.js';
+import { InvalidTokenError, MalformedResponseError, ResponseMismatchError, VerifierUnavailableError, type ZkpError } from './errors.js';
+
+/** The versions the table was read from (a test fails when another is installed: read the new code, update rows). */
+export const FAILURE_TABLE_VERSIONS = {
+  '@iden3/js-iden3-auth': '1.14.0',
+  '@0xpolygonid/js-sdk': '1.39.4',
+  '@iden3/js-jwz': '1.12.2',
+} as const;
+
+export type FailurePackage = keyof typeof FAILURE_TABLE_VERSIONS;
+/** Where a row's failure is raised: a file of the package (as installed under @iden3/js-iden3-auth), or our code. */
+export type FailureSource = { package: FailurePackage; files: readonly string[] } | { module: 'src/zkp/groth16.ts' };
+export type FailureVerdict = 'not-valid' | 'error' | 'refused';
+
+export interface LibraryFailure {
+  /** Stable name (tests, logs). */
+  id: string;
+  source: FailureSource;
+  /** The error class, or the exact message (`{}`: a value the library puts in). */
+  match: { errorClass: abstract new (...args: never[]) => Error } | { message: string };
+  verdict: FailureVerdict;
+  /** For refused: the error the whole answer is refused with. */
+  refuse?: new (message: string) => ZkpError;
+  /** Why, as a verdict reason (never the library's text, which may quote values); `circuit` is the rule's or the token's. */
+  reason: (circuit: string) => string;
+}
+
+const AUTH = (file: string): FailureSource => ({ package: '@iden3/js-iden3-auth', files: [`dist/node/cjs/${file}`] });
+const ATOMIC_V2: FailureSource = {
+  package: '@iden3/js-iden3-auth', files: ['dist/node/cjs/circuits/atomicMtpV2.js', 'dist/node/cjs/circuits/atomicSigV2.js'],
+};
+const SDK: FailureSource = { package: '@0xpolygonid/js-sdk', files: ['dist/node/cjs/index.cjs'] };
+const JWZ: FailureSource = { package: '@iden3/js-jwz', files: ['dist/node/cjs/index.cjs'] };
+const RESOLVER = AUTH('state/resolver.js');
+
+const row = (id: string, source: FailureSource, message: string, verdict: 'not-valid' | 'error', reason: string | ((circuit: string) => string)):
+  LibraryFailure => ({ id, source, match: { message }, verdict, reason: typeof reason === 'string' ? () => reason : reason });
+const refusal = (id: string, source: FailureSource, message: string, refuse: LibraryFailure['refuse'], reason: string): LibraryFailure =>
+  ({ id, source, match: { message }, verdict: 'refused', refuse, reason: () => reason });
+
+const ANOTHER_QUERY = 'the proof answers another query (operator or values differ from the request)';
+const ANOTHER_ATTRIBUTE = 'the proof is about another attribute than the one requested';
+const BAD_GROUP = 'the request groups queries that cannot be proved together';
+
+export const FAILURE_TABLE: readonly LibraryFailure[] = [
+  // The answer as a whole (both paths).
+  row('message-expired', SDK, 'Message expired', 'not-valid', 'the authorization request expired'), // first (410)
+  refusal('message-not-signed', AUTH('auth/auth.js'), 'message for signing from request is not presented in response',
+    ResponseMismatchError, 'the answer does not carry the message the request asked to sign'), // first
+  refusal('not-addressed', AUTH('auth/auth.js'), 'sender of the request is not a target of response - expected {}, given {}',
+    ResponseMismatchError, 'the answer is not addressed to the verifier that made the request'), // first
+  row('accept-unsupported', AUTH('auth/auth.js'), 'no packer with profile which meets `accept` header requirements', 'error',
+    "the request's accept profiles name no envelope this verifier can unpack"),
+  row('group-type', AUTH('auth/auth.js'), 'all requests in the group should have the same type', 'error', BAD_GROUP),
+  row('group-context', AUTH('auth/auth.js'), 'all requests in the group should have the same context', 'error', BAD_GROUP),
+  row('group-issuer', AUTH('auth/auth.js'), 'all requests in the group should have the same issuer', 'error', BAD_GROUP),
+  row('no-proof', AUTH('auth/auth.js'), 'proof is not given for requestId {}', 'not-valid', 'no proof was given for the request id'), // first
+  refusal('no-sender', AUTH('auth/auth.js'), "proof response doesn't contain from field", MalformedResponseError,
+    'the message has no from (the holder DID)'), // first (400)
+
+  // One rule: the Groth16 proof and its circuit.
+  { id: 'proof-check-unavailable', source: { module: 'src/zkp/groth16.ts' }, match: { errorClass: ProofCheckUnavailableError },
+    verdict: 'error', reason: (c) => `the Groth16 check of the ${c} proof could not run (verification key or worker thread unavailable)` },
+  row('proof-invalid', AUTH('auth/auth.js'), 'Proof with circuit id {} and request id {} is not valid', 'not-valid',
+    (c) => `the zero-knowledge proof does not verify against the ${c} verification key (tampered or made for other public inputs)`),
+  row('circuit-mismatch', AUTH('auth/auth.js'), 'proof is not given for requested circuit expected: {}, given {}', 'not-valid',
+    (c) => `the proof was made with another circuit than the requested ${c}`),
+  row('circuit-unsupported', AUTH('auth/auth.js'), 'circuit {} is not supported by the library', 'error',
+    (c) => `the verifier library cannot check ${c} proofs`),
+  row('request-id-missing', AUTH('circuits/atomicMtpV2.js'), 'requestId is not presented in proof public signals', 'not-valid',
+    'the proof carries no request id'),
+
+  // One rule: the query (query.js and the js-sdk checks it calls).
+  row('query-type-missing', AUTH('circuits/query.js'), 'proof query type is undefined', 'error',
+    'the request names no credential type to check the proof against'), // first
+  row('context-unavailable', AUTH('circuits/query.js'), "can't load schema for request query", 'error',
+    'the JSON-LD context of the query is not available to the verifier'),
+  row('issuer-not-allowed', SDK, 'issuer is not in allowed list', 'not-valid', 'the credential was issued by an issuer this scenario does not trust'),
+  row('schema-mismatch', SDK, 'schema that was used is not equal to requested in query', 'not-valid',
+    'the proof is about another credential type (schema) than the one requested'),
+  row('revocation-not-checked', SDK, 'check revocation is required', 'not-valid', 'the proof skipped the revocation check of the credential'),
+  row('queries-count', SDK, 'circuit {} supports only {} queries', 'error', (c) => `the request asks more than one ${c} proof can show`), // first
+  row('circuit-rules-missing', SDK, 'circuit validation for {} is not found', 'error', (c) => `the verifier library has no query rules for ${c}`),
+  row('proof-outdated', SDK, 'generated proof is outdated', 'not-valid', 'the proof is older than the accepted proof age'),
+  row('operator-unsupported', SDK, 'circuit {} not support {} operator', 'not-valid', ANOTHER_QUERY),
+  row('operators', AUTH('circuits/query.js'), 'failed to validate operators: {}', 'not-valid', ANOTHER_QUERY),
+  row('disclosure', AUTH('circuits/query.js'), 'failed to validate selective disclosure: {}', 'not-valid',
+    'the proof does not disclose the value the request asks for'),
+  row('field-missing', SDK, "proof doesn't contains target query key", 'not-valid', ANOTHER_ATTRIBUTE),
+  row('field-path', SDK, 'proof was generated for another path', 'not-valid', ANOTHER_ATTRIBUTE),
+  row('field-slot', SDK, 'wrong claim slot was used in claim', 'not-valid', ANOTHER_ATTRIBUTE),
+
+  // One rule: states (the verifier's checks, and what js-iden3-auth's EthStateResolver answers).
+  row('issuer-resolver-missing', ATOMIC_V2, 'resolver not found for issuerID {}', 'not-valid',
+    "no state resolver is configured for the issuer's chain (ZKP_STATE_RESOLVERS)"),
+  row('issuer-state-outdated', ATOMIC_V2, 'issuer state is outdated', 'not-valid',
+    "the proof uses an issuer state that was replaced too long ago (the credential's status may have changed)"),
+  row('state-not-registered', RESOLVER, 'State is not genesis and not registered in the smart contract', 'not-valid',
+    'the issuer state in the proof is not published on chain'),
+  row('state-other-identity', RESOLVER, 'state was recorded for another identity', 'not-valid',
+    'the state in the proof is published on chain for another identity'),
+  row('state-no-transition', RESOLVER, 'no information about state transition', 'not-valid',
+    'the state contract knows no transition for the state in the proof'),
+  // One rule: the proof was made for this sender and this request.
+  row('sender-not-prover', AUTH('circuits/ownershipVerifier.js'),
+    'sender id is not used for proof creation, expected {}, user from public signals: {}', 'not-valid',
+    'the proof was made for another identity than the sender of the answer'),
+  row('challenge-mismatch', AUTH('circuits/ownershipVerifier.js'),
+    'challenge is not used for proof creation, expected {}, challenge from public signals: {}  ', 'not-valid',
+    'the proof was made for another request id'),
+
+  // The JWZ envelope (fullVerify: js-sdk's packer, js-jwz, the authV2/authV3 state check).
+  row('response-not-accepted', AUTH('auth/auth.js'), 'response type is not in accept profiles of the request', 'not-valid',
+    "the answer's envelope is not one the request accepts"),
+  row('jwz-typ-missing', SDK, "missing header 'typ' in the envelope", 'not-valid', 'the token header names no supported typ'),
+  row('jwz-no-packer', SDK, 'packer for media type {} not found', 'not-valid', "the token's typ names an envelope this verifier does not unpack"),
+  row('jwz-segments', JWZ, 'iden3/js-jwz: compact JWZ format must have three segments', 'not-valid', 'the token does not have three parts'), // first
+  row('jwz-critical-header', JWZ, 'iden3/js-jwz: header is listed in critical {}, but not presented', 'not-valid',
+    'a header the token lists as critical is missing'),
+  row('jwz-circuit-unsupported', SDK, 'message was packed with unsupported circuit', 'error',
+    (c) => `the verifier holds no verification key for ${c}, the circuit of the token`),
+  row('jwz-challenge', JWZ, 'challenge is not equal to message hash', 'not-valid', "the token's proof was not made over this message"),
+  row('jwz-proof-invalid', SDK, 'message proof is invalid', 'not-valid', "the token's zero-knowledge proof does not verify"),
+  row('jwz-sender', SDK, 'sender of message is not used for jwz token creation', 'not-valid',
+    'the token was not proved by the identity that sent it'),
+  row('user-resolver-missing', AUTH('circuits/authV2.js'), 'resolver not found for id {}', 'not-valid',
+    "no state resolver is configured for the holder's chain (ZKP_STATE_RESOLVERS)"),
+  row('global-state-outdated', AUTH('circuits/authV2.js'), 'global state is outdated', 'not-valid',
+    "the token's proof uses a global state (GIST root) that was replaced too long ago"),
+  row('gist-root-unknown', RESOLVER, 'GIST root does not exist in the smart contract', 'not-valid',
+    "the global state (GIST root) in the token's proof is not published on chain"),
+  row('gist-root-mismatch', RESOLVER, 'gist info contains invalid state', 'not-valid', 'the state contract answered for another GIST root'),
+  row('gist-replaced-time-unknown', RESOLVER, 'state was replaced, but replaced time unknown', 'error',
+    'the state contract does not say when the GIST root in the proof was replaced'),
+];
+
+/** Where a row's message has a value in it. */
+export const MESSAGE_HOLE = '{}';
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A row's test: the error is of its class, or its message is the row's, any values in the holes. */
+function recogniser(failure: LibraryFailure): (e: unknown) => boolean {
+  if ('errorClass' in failure.match) {
+    const errorClass = failure.match.errorClass;
+    return (e) => e instanceof errorClass;
+  }
+  const { message } = failure.match;
+  if (!message.includes(MESSAGE_HOLE)) return (e) => e instanceof Error && e.message === message;
+  const pattern = new RegExp(`^${message.split(MESSAGE_HOLE).map(escapeRegExp).join('[\\s\\S]*')}$`);
+  return (e) => e instanceof Error && pattern.test(e.message);
+}
+
+/** Class rows first: a class is a stronger signal than a message. */
+const RECOGNISERS = [...FAILURE_TABLE]
+  .sort((a, b) => Number('message' in a.match) - Number('message' in b.match))
+  .map((failure) => ({ failure, test: recogniser(failure) }));
+
+/** The row of the table that `e` is, if any. */
+export function findFailure(e: unknown): LibraryFailure | undefined {
+  return RECOGNISERS.find((r) => r.test(e))?.failure;
+}
+
+/** True for what a state contract answers about the proof's state (a fact: not a failure of the resolver). */
+export function isResolverFact(e: unknown): boolean {
+  const failure = findFailure(e);
+  return failure !== undefined && failure.source === RESOLVER && failure.verdict === 'not-valid';
+}
+
+/** A failure of the library, judged: its row's verdict and reason, or the default for an unrecognised one. */
+export interface FailureJudgement {
+  /** The row's id, or 'unrecognised'. */
+  id: string;
+  verdict: FailureVerdict;
+  reason: string;
+  refuse?: new (message: string) => ZkpError;
+}
+
+/** What an unrecognised failure is: undecided, never a pass, and said to be unrecognised. */
+export const UNRECOGNISED_FAILURE = 'unrecognised';
+
+export function judgeFailure(e: unknown, circuit: string): FailureJudgement {
+  const failure = findFailure(e);
+  if (failure) return { id: failure.id, verdict: failure.verdict, reason: failure.reason(circuit), refuse: failure.refuse };
+  const message = (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).slice(0, 200);
+  return {
+    id: UNRECOGNISED_FAILURE,
+    verdict: 'error',
+    reason: `the verifier library failed in a way this service does not recognise (not in its failure table): ${message}`,
+  };
+}
+
+/** The JWZ envelope holds no verdict: a failure there refuses the whole answer. */
+export function envelopeRefusal(judged: FailureJudgement, cause: unknown): ZkpError {
+  if (judged.verdict === 'refused' && judged.refuse) return new judged.refuse(judged.reason);
+  if (judged.verdict === 'not-valid') return new InvalidTokenError(`the JWZ token does not verify: ${judged.reason}`, { cause });
+  return new VerifierUnavailableError(`the answer could not be verified: ${judged.reason}`, { cause });
+}

@@ -1,0 +1,110 @@
+/**
+ * The verdict for one rule of an answer: the proof's age and issuer read from its public signals (with the caller's
+ * clock), then js-iden3-auth's `verifyAuthResponse` on a request holding that rule alone: Groth16 proof, circuit,
+ * query, issuer state, proof made for `from` and this request id. A failure there is judged by the failure table
+ * (verify-failures.ts); one whose dependency failed meanwhile (verify-dependencies.ts) is undecided.
+ */
+import { AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals } from './sdk.js';
+import { DID, type Id } from '../trust/iden3.js';
+import type { DependencyWatch } from './verify-dependencies.js';
+import type { ProofResponse, ResponseMessage } from './verify-envelope.js';
+import { judgeFailure, UNRECOGNISED_FAILURE } from './verify-failures.js';
+import type { ZkpVerdict } from './verify-types.js';
+import type { AuthorizationRequest, PendingRule, ZkpScopeEntry } from './request.js';
+
+/** The library's per-rule check (js-iden3-auth's Verifier.verifyAuthResponse), with the options of every call. */
+export type CheckAuthResponse = (response: ResponseMessage, request: AuthorizationRequest) => Promise<void>;
+
+export interface RuleContext {
+  checkAuthResponse: CheckAuthResponse;
+  watch: DependencyWatch;
+  /** Epoch ms the proof age is judged at. */
+  now: number;
+  proofMaxAgeMs: number;
+  clockSkewMs: number;
+  /** The pending request (a copy the library may read), and the answer. */
+  request: AuthorizationRequest;
+  message: ResponseMessage;
+}
+
+interface ProofFacts {
+  timestampMs: number;
+  issuer?: string;
+}
+
+function readSignals(circuitId: string, signals: readonly string[]): ProofFacts | string {
+  try {
+    const bytes = Buffer.from(JSON.stringify(signals));
+    const s = circuitId === 'credentialAtomicQueryMTPV2'
+      ? new AtomicQueryMTPV2PubSignals().pubSignalsUnmarshal(bytes)
+      : new AtomicQuerySigV2PubSignals().pubSignalsUnmarshal(bytes);
+    let issuer: string | undefined;
+    try {
+      issuer = DID.parseFromId(s.issuerID as Id).string();
+    } catch {
+      issuer = undefined;
+    }
+    return { timestampMs: Number(s.timestamp) * 1000, issuer };
+  } catch (e) {
+    return `the proof's public signals are not those of ${circuitId} (${(e instanceof Error ? e.message : String(e)).slice(0, 120)})`;
+  }
+}
+
+/** The proof's timestamp and issuer onto the verdict, and its age; true when the proof is too old. */
+function judgeAge(ctx: RuleContext, verdict: ZkpVerdict, circuitId: string, proof: ProofResponse): boolean {
+  const facts = readSignals(circuitId, proof.pub_signals);
+  if (typeof facts === 'string') {
+    verdict.reasons.push(facts);
+    return false;
+  }
+  verdict.issuer = facts.issuer;
+  if (Number.isFinite(facts.timestampMs) && facts.timestampMs > -8.64e15 && facts.timestampMs < 8.64e15) {
+    verdict.proofTimestamp = new Date(facts.timestampMs).toISOString();
+  }
+  if (ctx.now - facts.timestampMs > ctx.proofMaxAgeMs) {
+    verdict.reasons.push(`the proof was made at ${verdict.proofTimestamp ?? 'an unreadable time'}, ` +
+      `more than ${Math.round(ctx.proofMaxAgeMs / 1000)} s before it was verified`);
+    return true;
+  }
+  if (facts.timestampMs - ctx.now > ctx.clockSkewMs) {
+    verdict.reasons.push(`the proof claims to be made in the future (${verdict.proofTimestamp ?? 'unreadable time'})`);
+  }
+  return false;
+}
+
+/**
+ * The verdict for `rule`, answered by `proof` (none: not-valid). Throws the refusal of the whole answer where the
+ * failure table says the library's failure refuses it.
+ */
+export async function judgeRule(ctx: RuleContext, rule: PendingRule, entry: ZkpScopeEntry, proof: ProofResponse | undefined): Promise<ZkpVerdict> {
+  const verdict: ZkpVerdict = {
+    objectId: rule.objectId, requestId: rule.requestId, circuitId: rule.circuitId, status: 'valid', is_valid: false, reasons: [],
+  };
+  if (!proof) {
+    verdict.status = 'not-valid';
+    verdict.reasons.push(`no proof was given for request id ${rule.requestId}`);
+    return verdict;
+  }
+  const tooOld = judgeAge(ctx, verdict, rule.circuitId, proof);
+  const request = { ...ctx.request, body: { ...ctx.request.body, scope: [JSON.parse(JSON.stringify(entry)) as ZkpScopeEntry] } };
+  const response = { ...ctx.message, body: { ...ctx.message.body, scope: [proof] } };
+  const checked = await ctx.watch.run(() => ctx.checkAuthResponse(response, request));
+  if (!checked.ok) {
+    const judged = judgeFailure(checked.error, rule.circuitId);
+    if (checked.failed.length > 0) {
+      // A dependency failed: undecided, whatever the library made of it (an unrecognised failure is explained here).
+      if (judged.id !== UNRECOGNISED_FAILURE) verdict.reasons.push(judged.reason);
+      verdict.status = 'error';
+      verdict.reasons.push(`this rule could not be decided: ${checked.failed.join('; ')}`);
+    } else if (judged.verdict === 'refused' && judged.refuse) {
+      throw new judged.refuse(judged.reason);
+    } else {
+      // The library's own age check says what judgeAge said already.
+      if (!(judged.id === 'proof-outdated' && tooOld)) verdict.reasons.push(judged.reason);
+      if (judged.verdict === 'error') verdict.status = 'error';
+    }
+  }
+  if (verdict.reasons.length === 0) verdict.is_valid = true;
+  else if (verdict.status === 'valid') verdict.status = 'not-valid';
+  return verdict;
+}
