@@ -76,8 +76,8 @@ export const zkpEnv = Type.Object({
   }),
   ZKP_RESPONSES_PER_MINUTE: integer(0, 999_999, {
     default: 30,
-    description: 'Answers to the OffChainZKP callback per client address and minute (429 beyond), instead of `RATE_LIMIT_MAX` '
-      + 'on that route; `0` leaves the route to `RATE_LIMIT_MAX`.',
+    description: 'Answers to the OffChainZKP callback per client address and minute (429 beyond), instead of `RATE_LIMIT_MAX` ' +
+      'on that route; `0` leaves the route to `RATE_LIMIT_MAX`.',
   }),
   ZKP_ANSWERS_PER_EXECUTION: integer(1, 999_999, {
     default: 5,

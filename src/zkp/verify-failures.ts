@@ -60,7 +60,7 @@ const JWZ: FailureSource = { package: '@iden3/js-jwz', files: ['dist/node/cjs/in
 const RESOLVER = AUTH('state/resolver.js');
 
 const row = (id: string, source: FailureSource, message: string, verdict: 'not-valid' | 'error', reason: string | ((circuit: string) => string)):
-  LibraryFailure => ({ id, source, match: { message }, verdict, reason: typeof reason === 'string' ? () => reason : reason });
+LibraryFailure => ({ id, source, match: { message }, verdict, reason: typeof reason === 'string' ? () => reason : reason });
 const refusal = (id: string, source: FailureSource, message: string, refuse: LibraryFailure['refuse'], reason: string): LibraryFailure =>
   ({ id, source, match: { message }, verdict: 'refused', refuse, reason: () => reason });
 
@@ -85,8 +85,10 @@ export const FAILURE_TABLE: readonly LibraryFailure[] = [
     'the message has no from (the holder DID)'), // first (400)
 
   // One rule: the Groth16 proof and its circuit.
-  { id: 'proof-check-unavailable', source: { module: 'src/zkp/groth16.ts' }, match: { errorClass: ProofCheckUnavailableError },
-    verdict: 'error', reason: (c) => `the Groth16 check of the ${c} proof could not run (verification key or worker thread unavailable)` },
+  {
+    id: 'proof-check-unavailable', source: { module: 'src/zkp/groth16.ts' }, match: { errorClass: ProofCheckUnavailableError },
+    verdict: 'error', reason: (c) => `the Groth16 check of the ${c} proof could not run (verification key or worker thread unavailable)`,
+  },
   row('proof-invalid', AUTH('auth/auth.js'), 'Proof with circuit id {} and request id {} is not valid', 'not-valid',
     (c) => `the zero-knowledge proof does not verify against the ${c} verification key (tampered or made for other public inputs)`),
   row('circuit-mismatch', AUTH('auth/auth.js'), 'proof is not given for requested circuit expected: {}, given {}', 'not-valid',
@@ -217,7 +219,8 @@ export function judgeFailure(e: unknown, circuit: string): FailureJudgement {
 
 /** The JWZ envelope holds no verdict: a failure there refuses the whole answer. */
 export function envelopeRefusal(judged: FailureJudgement, cause: unknown): ZkpError {
-  if (judged.verdict === 'refused' && judged.refuse) return new judged.refuse(judged.reason);
+  const Refusal = judged.refuse;
+  if (judged.verdict === 'refused' && Refusal) return new Refusal(judged.reason);
   if (judged.verdict === 'not-valid') return new InvalidTokenError(`the JWZ token does not verify: ${judged.reason}`, { cause });
   return new VerifierUnavailableError(`the answer could not be verified: ${judged.reason}`, { cause });
 }

@@ -97,7 +97,8 @@ export async function judgeRule(ctx: RuleContext, rule: PendingRule, entry: ZkpS
       verdict.status = 'error';
       verdict.reasons.push(`this rule could not be decided: ${checked.failed.join('; ')}`);
     } else if (judged.verdict === 'refused' && judged.refuse) {
-      throw new judged.refuse(judged.reason);
+      const Refusal = judged.refuse;
+      throw new Refusal(judged.reason);
     } else {
       // The library's own age check says what judgeAge said already.
       if (!(judged.id === 'proof-outdated' && tooOld)) verdict.reasons.push(judged.reason);

@@ -24,7 +24,8 @@ import {
 } from './library.js';
 
 const messageRows = FAILURE_TABLE.flatMap((f) => ('message' in f.match && 'package' in f.source
-  ? [{ id: f.id, message: f.match.message, pkg: f.source.package, files: f.source.files }] : []));
+  ? [{ id: f.id, message: f.match.message, pkg: f.source.package, files: f.source.files }]
+  : []));
 const classRows = FAILURE_TABLE.filter((f) => 'errorClass' in f.match);
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A message as the library's source writes it: a string literal, or a template literal with ${...} for the holes. */
