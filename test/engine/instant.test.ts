@@ -65,7 +65,7 @@ describe('parseInstant: ISO 8601 dates and RFC 3339 date-times to epoch ms', () 
   });
 
   it('matches Date.UTC across centuries (days_from_civil)', () => {
-    for (const [y, m, d] of [[1970, 1, 1], [1969, 12, 31], [1600, 3, 1], [2000, 2, 29], [2100, 3, 1], [9999, 12, 31], [1, 1, 1]]) {
+    for (const [y, m, d] of [[1970, 1, 1], [1969, 12, 31], [1600, 3, 1], [2000, 2, 29], [2100, 3, 1], [9999, 12, 31], [1, 1, 1]] as const) {
       const utc = new Date(0);
       utc.setUTCFullYear(y, m - 1, d);
       expect(daysFromCivil(y, m, d) * 86_400_000, `${y}-${m}-${d}`).toBe(utc.getTime());

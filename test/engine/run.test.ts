@@ -23,7 +23,9 @@ function run(plan: Plan, credentials: Credential[], now = NOW): ExecutionResult[
 
 /** Runs a single-rule ChallengeQuery scenario. */
 function one(query: Query, credentials: Credential[], now = NOW): ExecutionResult {
-  return run(compilePlan('scn-1', 1, scenario([query])), credentials, now)[0];
+  const [r] = run(compilePlan('scn-1', 1, scenario([query])), credentials, now);
+  if (r === undefined) throw new Error('one rule, one result');
+  return r;
 }
 
 const age18: Query = { type: 'IDInformation', attribute: 'personalData.age', operator: '$gte', value: 18 };
@@ -45,12 +47,12 @@ describe('result shape and order', () => {
       executionId: EXECUTION_ID,
       result: { result: { is_valid: true, reasons: [] }, executionId: EXECUTION_ID, status: 'valid', query: q1 },
     });
-    expect(results[1].objectId).toBe('q-age');
-    expect(results[1].result.status).toBe('not-valid');
-    expect(results[1].result.result.is_valid).toBe(false);
-    expect(results[1].result.query).toEqual(q2);
-    expect(Object.keys(results[1])).toEqual(['objectType', 'objectId', 'name', 'address', 'scenarioId', 'executionId', 'result']);
-    expect(Object.keys(results[1].result)).toEqual(['result', 'executionId', 'status', 'query']);
+    expect(results[1]?.objectId).toBe('q-age');
+    expect(results[1]?.result.status).toBe('not-valid');
+    expect(results[1]?.result.result.is_valid).toBe(false);
+    expect(results[1]?.result.query).toEqual(q2);
+    expect(Object.keys(results[1] ?? {})).toEqual(['objectType', 'objectId', 'name', 'address', 'scenarioId', 'executionId', 'result']);
+    expect(Object.keys(results[1]?.result ?? {})).toEqual(['result', 'executionId', 'status', 'query']);
   });
 
   it('keeps the order of many rules, whatever their outcome', () => {
@@ -68,11 +70,11 @@ describe('result shape and order', () => {
 
   it('answers valid rules with one frozen inner result that no consumer can change', () => {
     const results = run(compilePlan('s', 1, scenario([age18, age18])), [adult('urn:uuid:a')]);
-    expect(results[0].result.result).toEqual({ is_valid: true, reasons: [] });
-    expect(Object.isFrozen(results[0].result.result)).toBe(true);
-    expect(() => results[0].result.result.reasons.push('x')).toThrow(TypeError);
-    expect(() => { (results[1].result.result as { is_valid: boolean }).is_valid = false; }).toThrow(TypeError);
-    expect(run(compilePlan('s', 1, scenario([age18])), [adult('urn:uuid:b')])[0].result.result.reasons).toEqual([]);
+    expect(results[0]?.result.result).toEqual({ is_valid: true, reasons: [] });
+    expect(Object.isFrozen(results[0]?.result.result)).toBe(true);
+    expect(() => results[0]?.result.result.reasons.push('x')).toThrow(TypeError);
+    expect(() => { (results[1]?.result.result as { is_valid: boolean }).is_valid = false; }).toThrow(TypeError);
+    expect(run(compilePlan('s', 1, scenario([age18])), [adult('urn:uuid:b')])[0]?.result.result.reasons).toEqual([]);
   });
 
   it('echoes a frozen copy of the query, unaffected by later changes to the scenario', () => {
@@ -83,9 +85,9 @@ describe('result shape and order', () => {
     value.push('ITA');
     query.operator = '$nin';
     const [r] = run(plan, [credential('urn:uuid:a', { c: 'FRA' })]);
-    expect(r.result.status).toBe('valid');
-    expect(r.result.query).toEqual({ type: 'IDInformation', attribute: 'c', operator: '$in', value: ['FRA', 'DEU'] });
-    expect(Object.isFrozen(r.result.query)).toBe(true);
+    expect(r?.result.status).toBe('valid');
+    expect(r?.result.query).toEqual({ type: 'IDInformation', attribute: 'c', operator: '$in', value: ['FRA', 'DEU'] });
+    expect(Object.isFrozen(r?.result.query)).toBe(true);
   });
 
   it('carries the plan identity: scenarioId, revision, name, type', () => {
@@ -97,10 +99,10 @@ describe('result shape and order', () => {
   it('reuses one compiled plan across runs with different credentials and clocks', () => {
     const plan = compilePlan('s', 1, scenario([age18]));
     const young = credential('urn:uuid:y', { personalData: { age: 16 } });
-    expect(run(plan, [adult('urn:uuid:a')])[0].result.status).toBe('valid');
-    expect(run(plan, [young])[0].result.status).toBe('not-valid');
-    expect(run(plan, [adult('urn:uuid:a')], Date.parse('2031-01-01T00:00:00Z'))[0].result.status).toBe('not-valid');
-    expect(run(plan, [adult('urn:uuid:a')])[0].result.status).toBe('valid');
+    expect(run(plan, [adult('urn:uuid:a')])[0]?.result.status).toBe('valid');
+    expect(run(plan, [young])[0]?.result.status).toBe('not-valid');
+    expect(run(plan, [adult('urn:uuid:a')], Date.parse('2031-01-01T00:00:00Z'))[0]?.result.status).toBe('not-valid');
+    expect(run(plan, [adult('urn:uuid:a')])[0]?.result.status).toBe('valid');
   });
 });
 
@@ -393,7 +395,7 @@ describe('reasons never echo the holder\'s data', () => {
     const text = JSON.stringify(results);
     for (const secret of secrets) expect(text, secret).not.toContain(secret);
     // Every reason still says which rule failed and why, per credential.
-    expect(failing[0].result.result.reasons).toEqual([
+    expect(failing[0]?.result.result.reasons).toEqual([
       'expected a usable IDInformation credential with reviewAnswer $eq "GREEN"',
       'credential #1 (urn:uuid:holder-cred): reviewAnswer is not $eq "GREEN"',
       'credential #2 (urn:uuid:holder-cred-2): reviewAnswer is not $eq "GREEN"',
@@ -450,8 +452,8 @@ describe('robustness', () => {
   it('answers error for a scenario type without an evaluator', () => {
     const s = { ...scenario([age18]), type: 'Unknown' as ScenarioType };
     const [r] = run(compilePlan('s', 1, s), [adult('urn:uuid:a')]);
-    expect(r.result.status).toBe('error');
-    expect(r.result.result.is_valid).toBe(false);
+    expect(r?.result.status).toBe('error');
+    expect(r?.result.result.is_valid).toBe(false);
   });
 
   it('never throws on arbitrary JSON subjects, for every operator', () => {
@@ -493,6 +495,6 @@ describe('robustness', () => {
   it('skips malformed credentials (no type array) without throwing', () => {
     const weird = [{ ...adult('urn:uuid:w'), type: 'IDInformation' }, null] as unknown as Credential[];
     const [r] = run(compilePlan('s', 1, scenario([age18])), weird);
-    expect(r.result.status).toBe('not-valid');
+    expect(r?.result.status).toBe('not-valid');
   });
 });
