@@ -1,3 +1,7 @@
+/**
+ * The query language's operators through a one-rule plan, one describe per operator. Over 300 lines: it is the
+ * operator table, read as one.
+ */
 import { describe, it, expect } from 'vitest';
 import { compilePlan, runPlan } from '../../src/engine/index.js';
 import type { Credential } from '../../src/schemas/credential.js';

@@ -1,3 +1,8 @@
+/**
+ * runPlan end to end, one describe per topic (result shape, credential selection, attribute paths, reasons,
+ * zero-knowledge scenarios, robustness) on the helpers below. Over 300 lines: split, each part would need its own
+ * copy of those helpers.
+ */
 import { describe, it, expect } from 'vitest';
 import { compilePlan, runPlan, type Plan } from '../../src/engine/index.js';
 import type { Credential } from '../../src/schemas/credential.js';
