@@ -8,6 +8,10 @@
  * A date-time must carry a time zone: a zone-less date-time names no instant, so it is not a date here.
  * Calendar checks are exact (month lengths, leap years); second 60 is accepted only at minute 59
  * (a leap second, counted as the first instant of the next minute).
+ *
+ * No memo: a parse costs ~33 ns (1M calls over typical dates and date-times), and a Map by text (once here, a module
+ * global) answered in ~12 ns only for the very same string objects; on strings fresh from a request's JSON.parse,
+ * as the service reads them, its lookup took ~34 ns, no gain.
  */
 
 const MS_PER_DAY = 86_400_000;
@@ -41,26 +45,7 @@ const MAX_LENGTH = 64;
  * Epoch milliseconds of an ISO 8601 date or RFC 3339 date-time, or NaN when `s` is not one.
  * Fractions beyond milliseconds are kept as a fraction of a millisecond (up to 9 digits are read).
  */
-/**
- * Parsed instants by text, one memo per mode: the same dates (a frontend's credentials, a scenario's bounds) come
- * back request after request. Bounded: cleared when full.
- */
-const memo = [new Map<string, number>(), new Map<string, number>()];
-const MEMO_MAX = 8192;
-
 export function parseInstant(s: string, dateOnly: boolean): number {
-  if (s.length > MAX_LENGTH) return NaN; // never a date, and never a memo key (bodies may hold huge strings)
-  const m = memo[dateOnly ? 1 : 0];
-  let t = m.get(s);
-  if (t === undefined) {
-    t = parseInstantText(s, dateOnly);
-    if (m.size >= MEMO_MAX) m.clear();
-    m.set(s, t);
-  }
-  return t;
-}
-
-function parseInstantText(s: string, dateOnly: boolean): number {
   const n = s.length;
   if (n < 10 || n > MAX_LENGTH) return NaN;
   const yHi = d2(s, 0);

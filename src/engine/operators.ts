@@ -117,9 +117,10 @@ function arrayEq(elements: readonly Operand[]): (v: unknown) => Code {
     if (!Array.isArray(v)) return MISMATCH;
     if (v.length !== len) return FALSE;
     let code: Code = PASS;
-    for (let i = 0; i < len; i++) {
-      const x = v[i];
-      const c = x === undefined || x === null ? MISMATCH : pair[i](x);
+    let i = 0;
+    for (const eq of pair) {
+      const x: unknown = v[i++];
+      const c = x === undefined || x === null ? MISMATCH : eq(x);
       if (c === MISMATCH) return MISMATCH;
       if (c === FALSE) code = FALSE;
     }
@@ -221,10 +222,6 @@ function membershipExpects(list: readonly Operand[]): string {
   return numbers ? 'a number or an array of numbers' : 'a string or an array of strings';
 }
 
-function expectsOf(o: Operand): string {
-  return EXPECTS[o.kind];
-}
-
 /**
  * Compiles an operator with its value, or answers undefined when the value does not fit the operator
  * (validateScenarioRules reports those; the caller turns them into an error rule). Not for $noop.
@@ -235,7 +232,6 @@ export function compileOperator(op: Operator, value: QueryValue | undefined): Co
     case '$ne': {
       let test: (v: unknown) => Code;
       let expects: string;
-      let dates = false;
       if (Array.isArray(value)) {
         const elements: Operand[] = [];
         for (const x of value as unknown[]) {
@@ -250,10 +246,9 @@ export function compileOperator(op: Operator, value: QueryValue | undefined): Co
         if (o === undefined) return undefined;
         test = scalarEq(o);
         // A date compares with any string ($eq "2001-02-03" against "GREEN" is simply false).
-        expects = o.kind === 'date' ? 'a string' : expectsOf(o);
-        dates = false;
+        expects = o.kind === 'date' ? 'a string' : EXPECTS[o.kind];
       }
-      return { test: op === '$eq' ? test : negate(test), onMissing: MISSING, expects, dates };
+      return { test: op === '$eq' ? test : negate(test), onMissing: MISSING, expects, dates: false };
     }
     case '$lt':
     case '$lte':
@@ -261,7 +256,7 @@ export function compileOperator(op: Operator, value: QueryValue | undefined): Co
     case '$gte': {
       const o = ordered(value);
       if (o === undefined) return undefined;
-      return { test: compare(op, o), onMissing: MISSING, expects: expectsOf(o), dates: o.kind === 'date' };
+      return { test: compare(op, o), onMissing: MISSING, expects: EXPECTS[o.kind], dates: o.kind === 'date' };
     }
     case '$in':
     case '$nin': {
@@ -296,7 +291,7 @@ export function compileOperator(op: Operator, value: QueryValue | undefined): Co
       return {
         test: op === '$between' ? test : negate(test),
         onMissing: MISSING,
-        expects: expectsOf(lo),
+        expects: EXPECTS[lo.kind],
         dates: lo.kind === 'date',
       };
     }

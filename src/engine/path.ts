@@ -31,46 +31,20 @@ function step(cur: unknown, seg: Segment): unknown {
   return hasOwn.call(cur, seg.key) ? (cur as Record<string, unknown>)[seg.key] : undefined;
 }
 
-/**
- * The same walk as compilePath's getter, as JavaScript statements for generated code (see specialisedEvaluate in
- * ./challenge-query.ts): they replace the value of the variable `v` by the value at the path. Keys are embedded as
- * string literals, so each read is a property access of its own (a monomorphic inline cache) instead of one shared
- * keyed lookup; the names of pathScope must be in scope. Keys come from scenarios: JSON.stringify makes any of them a
- * safe string literal.
- */
-/** The names pathSource's statements use, and their values: a generated function takes them as parameters. */
-export const pathScope = { hasOwn, isArray: Array.isArray } as const;
-
-export function pathSource(attribute: string): string {
-  return splitPath(attribute)
-    .map(segment)
-    .map(({ key, index }) => {
-      const arrayStep = index >= 0 ? `(${index} < v.length ? v[${index}] : undefined)` : 'undefined';
-      const k = JSON.stringify(key);
-      return `v = typeof v !== 'object' || v === null ? undefined : isArray(v) ? ${arrayStep} : hasOwn.call(v, ${k}) ? v[${k}] : undefined;`;
-    })
-    .join('\n');
-}
-
 export function splitPath(attribute: string): string[] {
   return attribute.split('.');
 }
 
 export function compilePath(attribute: string): Getter {
   const segs = splitPath(attribute).map(segment);
-  if (segs.length === 1) {
-    const a = segs[0];
-    return (subject) => step(subject, a);
-  }
-  if (segs.length === 2) {
-    const a = segs[0];
-    const b = segs[1];
-    return (subject) => step(step(subject, a), b);
-  }
+  const [a, b] = segs;
+  // One and two segments (most attributes) without the loop.
+  if (segs.length === 1 && a !== undefined) return (subject) => step(subject, a);
+  if (segs.length === 2 && a !== undefined && b !== undefined) return (subject) => step(step(subject, a), b);
   return (subject) => {
     let cur = subject;
-    for (let i = 0; i < segs.length; i++) {
-      cur = step(cur, segs[i]);
+    for (const seg of segs) {
+      cur = step(cur, seg);
       if (cur === undefined) return undefined;
     }
     return cur;

@@ -1,7 +1,12 @@
+/**
+ * runPlan end to end, one describe per topic (result shape, credential selection, attribute paths, reasons,
+ * zero-knowledge scenarios, robustness) on the helpers below. Over 300 lines: split, each part would need its own
+ * copy of those helpers.
+ */
 import { describe, it, expect } from 'vitest';
 import { compilePlan, runPlan, type Plan } from '../../src/engine/index.js';
 import type { Credential } from '../../src/schemas/credential.js';
-import { compilePath, pathScope, pathSource } from '../../src/engine/path.js';
+import { compilePath } from '../../src/engine/path.js';
 import { ADDRESS, EXECUTION_ID, NOW, credential } from './factories.js';
 import type { ExecutionResult } from '../../src/schemas/execution.js';
 import type { Query, QueryConfiguration, Scenario, ScenarioType } from '../../src/schemas/scenario.js';
@@ -23,7 +28,9 @@ function run(plan: Plan, credentials: Credential[], now = NOW): ExecutionResult[
 
 /** Runs a single-rule ChallengeQuery scenario. */
 function one(query: Query, credentials: Credential[], now = NOW): ExecutionResult {
-  return run(compilePlan('scn-1', 1, scenario([query])), credentials, now)[0];
+  const [r] = run(compilePlan('scn-1', 1, scenario([query])), credentials, now);
+  if (r === undefined) throw new Error('one rule, one result');
+  return r;
 }
 
 const age18: Query = { type: 'IDInformation', attribute: 'personalData.age', operator: '$gte', value: 18 };
@@ -45,12 +52,12 @@ describe('result shape and order', () => {
       executionId: EXECUTION_ID,
       result: { result: { is_valid: true, reasons: [] }, executionId: EXECUTION_ID, status: 'valid', query: q1 },
     });
-    expect(results[1].objectId).toBe('q-age');
-    expect(results[1].result.status).toBe('not-valid');
-    expect(results[1].result.result.is_valid).toBe(false);
-    expect(results[1].result.query).toEqual(q2);
-    expect(Object.keys(results[1])).toEqual(['objectType', 'objectId', 'name', 'address', 'scenarioId', 'executionId', 'result']);
-    expect(Object.keys(results[1].result)).toEqual(['result', 'executionId', 'status', 'query']);
+    expect(results[1]?.objectId).toBe('q-age');
+    expect(results[1]?.result.status).toBe('not-valid');
+    expect(results[1]?.result.result.is_valid).toBe(false);
+    expect(results[1]?.result.query).toEqual(q2);
+    expect(Object.keys(results[1] ?? {})).toEqual(['objectType', 'objectId', 'name', 'address', 'scenarioId', 'executionId', 'result']);
+    expect(Object.keys(results[1]?.result ?? {})).toEqual(['result', 'executionId', 'status', 'query']);
   });
 
   it('keeps the order of many rules, whatever their outcome', () => {
@@ -68,11 +75,11 @@ describe('result shape and order', () => {
 
   it('answers valid rules with one frozen inner result that no consumer can change', () => {
     const results = run(compilePlan('s', 1, scenario([age18, age18])), [adult('urn:uuid:a')]);
-    expect(results[0].result.result).toEqual({ is_valid: true, reasons: [] });
-    expect(Object.isFrozen(results[0].result.result)).toBe(true);
-    expect(() => results[0].result.result.reasons.push('x')).toThrow(TypeError);
-    expect(() => { (results[1].result.result as { is_valid: boolean }).is_valid = false; }).toThrow(TypeError);
-    expect(run(compilePlan('s', 1, scenario([age18])), [adult('urn:uuid:b')])[0].result.result.reasons).toEqual([]);
+    expect(results[0]?.result.result).toEqual({ is_valid: true, reasons: [] });
+    expect(Object.isFrozen(results[0]?.result.result)).toBe(true);
+    expect(() => results[0]?.result.result.reasons.push('x')).toThrow(TypeError);
+    expect(() => { (results[1]?.result.result as { is_valid: boolean }).is_valid = false; }).toThrow(TypeError);
+    expect(run(compilePlan('s', 1, scenario([age18])), [adult('urn:uuid:b')])[0]?.result.result.reasons).toEqual([]);
   });
 
   it('echoes a frozen copy of the query, unaffected by later changes to the scenario', () => {
@@ -83,9 +90,9 @@ describe('result shape and order', () => {
     value.push('ITA');
     query.operator = '$nin';
     const [r] = run(plan, [credential('urn:uuid:a', { c: 'FRA' })]);
-    expect(r.result.status).toBe('valid');
-    expect(r.result.query).toEqual({ type: 'IDInformation', attribute: 'c', operator: '$in', value: ['FRA', 'DEU'] });
-    expect(Object.isFrozen(r.result.query)).toBe(true);
+    expect(r?.result.status).toBe('valid');
+    expect(r?.result.query).toEqual({ type: 'IDInformation', attribute: 'c', operator: '$in', value: ['FRA', 'DEU'] });
+    expect(Object.isFrozen(r?.result.query)).toBe(true);
   });
 
   it('carries the plan identity: scenarioId, revision, name, type', () => {
@@ -97,10 +104,10 @@ describe('result shape and order', () => {
   it('reuses one compiled plan across runs with different credentials and clocks', () => {
     const plan = compilePlan('s', 1, scenario([age18]));
     const young = credential('urn:uuid:y', { personalData: { age: 16 } });
-    expect(run(plan, [adult('urn:uuid:a')])[0].result.status).toBe('valid');
-    expect(run(plan, [young])[0].result.status).toBe('not-valid');
-    expect(run(plan, [adult('urn:uuid:a')], Date.parse('2031-01-01T00:00:00Z'))[0].result.status).toBe('not-valid');
-    expect(run(plan, [adult('urn:uuid:a')])[0].result.status).toBe('valid');
+    expect(run(plan, [adult('urn:uuid:a')])[0]?.result.status).toBe('valid');
+    expect(run(plan, [young])[0]?.result.status).toBe('not-valid');
+    expect(run(plan, [adult('urn:uuid:a')], Date.parse('2031-01-01T00:00:00Z'))[0]?.result.status).toBe('not-valid');
+    expect(run(plan, [adult('urn:uuid:a')])[0]?.result.status).toBe('valid');
   });
 });
 
@@ -319,23 +326,27 @@ describe('attribute paths', () => {
     expect((globalThis as Record<string, unknown>).injected).toBeUndefined();
   });
 
-  it('walks a path in generated code exactly as compilePath does, on arbitrary JSON', () => {
+  it('walks a path on arbitrary JSON as the rules say: own keys, canonical array indexes, else missing', () => {
     let seed = 7;
     const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
     const KEYS = ['a', 'b', '0', '1', '01', 'length', 'constructor', '__proto__', 'toString'];
     const json = (depth: number): unknown => {
-      if (depth <= 0 || rand() < 0.25) return [null, true, 0, 18, '', 'GREEN', [], {}][Math.floor(rand() * 8)];
+      if (depth <= 0 || rand() < 0.25) return pick([null, true, 0, 18, '', 'GREEN', [], {}]);
       if (rand() < 0.4) return Array.from({ length: Math.floor(rand() * 3) }, () => json(depth - 1));
       const o: Record<string, unknown> = rand() < 0.1 ? Object.create(null) as Record<string, unknown> : {};
       for (const k of KEYS) if (rand() < 0.3) Object.defineProperty(o, k, { value: json(depth - 1), enumerable: true, writable: true, configurable: true });
       return o;
     };
+    const reference = (path: string, subject: unknown): unknown => path.split('.').reduce<unknown>((v, k) => {
+      if (typeof v !== 'object' || v === null) return undefined;
+      if (Array.isArray(v)) return /^(?:0|[1-9][0-9]*)$/.test(k) && Number(k) < v.length ? v[Number(k)] : undefined;
+      return Object.prototype.hasOwnProperty.call(v, k) ? (v as Record<string, unknown>)[k] : undefined;
+    }, subject);
     for (let i = 0; i < 2000; i++) {
-      const path = Array.from({ length: 1 + Math.floor(rand() * 4) }, () => KEYS[Math.floor(rand() * KEYS.length)]).join('.');
-      // eslint-disable-next-line @typescript-eslint/no-implied-eval
-      const walk = new Function(...Object.keys(pathScope), 'v', `${pathSource(path)}\nreturn v;`) as (...args: unknown[]) => unknown;
+      const path = Array.from({ length: 1 + Math.floor(rand() * 4) }, () => pick(KEYS)).join('.');
       const subject = json(4);
-      expect(walk(...Object.values(pathScope), subject), path).toBe(compilePath(path)(subject));
+      expect(compilePath(path)(subject), path).toBe(reference(path, subject));
     }
   });
 
@@ -389,7 +400,7 @@ describe('reasons never echo the holder\'s data', () => {
     const text = JSON.stringify(results);
     for (const secret of secrets) expect(text, secret).not.toContain(secret);
     // Every reason still says which rule failed and why, per credential.
-    expect(failing[0].result.result.reasons).toEqual([
+    expect(failing[0]?.result.result.reasons).toEqual([
       'expected a usable IDInformation credential with reviewAnswer $eq "GREEN"',
       'credential #1 (urn:uuid:holder-cred): reviewAnswer is not $eq "GREEN"',
       'credential #2 (urn:uuid:holder-cred-2): reviewAnswer is not $eq "GREEN"',
@@ -444,8 +455,8 @@ describe('robustness', () => {
   it('answers error for a scenario type without an evaluator', () => {
     const s = { ...scenario([age18]), type: 'Unknown' as ScenarioType };
     const [r] = run(compilePlan('s', 1, s), [adult('urn:uuid:a')]);
-    expect(r.result.status).toBe('error');
-    expect(r.result.result.is_valid).toBe(false);
+    expect(r?.result.status).toBe('error');
+    expect(r?.result.result.is_valid).toBe(false);
   });
 
   it('never throws on arbitrary JSON subjects, for every operator', () => {
@@ -487,6 +498,6 @@ describe('robustness', () => {
   it('skips malformed credentials (no type array) without throwing', () => {
     const weird = [{ ...adult('urn:uuid:w'), type: 'IDInformation' }, null] as unknown as Credential[];
     const [r] = run(compilePlan('s', 1, scenario([age18])), weird);
-    expect(r.result.status).toBe('not-valid');
+    expect(r?.result.status).toBe('not-valid');
   });
 });
