@@ -148,10 +148,10 @@ function compare(op: '$lt' | '$lte' | '$gt' | '$gte', e: Ordered): (v: unknown) 
   const t = e.t;
   const at = (v: unknown): number => (typeof v === 'string' ? parseInstant(v, true) : NaN);
   switch (op) {
-    case '$lt': return (v) => { const x = at(v); return x !== x ? MISMATCH : x < t ? PASS : FALSE; };
-    case '$lte': return (v) => { const x = at(v); return x !== x ? MISMATCH : x <= t ? PASS : FALSE; };
-    case '$gt': return (v) => { const x = at(v); return x !== x ? MISMATCH : x > t ? PASS : FALSE; };
-    case '$gte': return (v) => { const x = at(v); return x !== x ? MISMATCH : x >= t ? PASS : FALSE; };
+    case '$lt': return (v) => { const x = at(v); return Number.isNaN(x) ? MISMATCH : x < t ? PASS : FALSE; };
+    case '$lte': return (v) => { const x = at(v); return Number.isNaN(x) ? MISMATCH : x <= t ? PASS : FALSE; };
+    case '$gt': return (v) => { const x = at(v); return Number.isNaN(x) ? MISMATCH : x > t ? PASS : FALSE; };
+    case '$gte': return (v) => { const x = at(v); return Number.isNaN(x) ? MISMATCH : x >= t ? PASS : FALSE; };
   }
 }
 
@@ -166,7 +166,7 @@ function between(lo: Ordered, hi: Ordered): (v: unknown) => Code {
     const b = hi.t;
     return (v) => {
       const x = typeof v === 'string' ? parseInstant(v, true) : NaN;
-      return x !== x ? MISMATCH : x >= a && x <= b ? PASS : FALSE;
+      return Number.isNaN(x) ? MISMATCH : x >= a && x <= b ? PASS : FALSE;
     };
   }
   return always(MISMATCH); // unreachable after validation: mixed bounds

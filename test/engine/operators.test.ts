@@ -8,7 +8,6 @@ import type { Credential } from '../../src/schemas/credential.js';
 import { NOW, credential as base } from './factories.js';
 import type { Operator, Query, QueryValue } from '../../src/schemas/scenario.js';
 
-
 let seq = 0;
 function credential(credentialSubject: Record<string, unknown>, over: Partial<Credential> = {}): Credential {
   seq += 1;
