@@ -5,7 +5,7 @@ import { composeAdapters, type AppDeps } from './adapters.js';
 import type { Config } from './config.js';
 import { authHook, createAuthenticator, scopeHook } from './http/auth.js';
 import { openApiDocs } from './http/docs.js';
-import { handleFrameworkError, registerErrorHandling } from './http/errors.js';
+import { handleFrameworkError, problemDetails } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
 import { executionRoutes } from './http/executions.js';
 import { healthRoutes } from './http/health.js';
@@ -98,7 +98,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.removeContentTypeParser('text/plain');
   useJsonParser(app);
   const validators = installValidators(app);
-  registerErrorHandling(app);
+  await app.register(problemDetails);
 
   await app.register(openApiDocs, { ui: config.docs });
 

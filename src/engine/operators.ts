@@ -1,4 +1,6 @@
 /**
+ * Over 300 lines (301): one table of every operator of the query language and its typing rules.
+ *
  * The query language's operators, compiled once per query: the operator is picked here, the expected value is
  * pre-parsed (ISO dates to epoch ms, $in lists to Sets keyed by kind), and the result is a closure that answers
  * an outcome code for one attribute value. Nothing here allocates or throws on the evaluation path.

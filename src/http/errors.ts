@@ -1,6 +1,7 @@
 import createError from '@fastify/error';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Problem } from '../schemas/problem.js';
 
 export type { FieldError } from '../schemas/problem.js';
@@ -175,3 +176,6 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
     sendProblem(reply, 500, { code: 'SCS_INTERNAL', detail: 'An unexpected error occurred; it has been logged with the request id' });
   }
 }
+
+/** Every error of the app as RFC 9457 problem details: the root's error handler (a named plugin, so not encapsulated). */
+export const problemDetails = fp(async (app: FastifyInstance) => registerErrorHandling(app), { name: 'problem-details', fastify: '5.x' });

@@ -1,4 +1,6 @@
 /**
+ * Over 300 lines (302): the numbered steps below are one procedure, kept in the order js-sdk runs them.
+ *
  * BJJSignature2021 proof verification, step by step as @0xpolygonid/js-sdk's W3CCredential.verifyProof does it, with
  * the I/O replaced by ours (offline document loader, DID resolver with timeout and cache) and with the checks js-sdk
  * leaves out added:

@@ -1,4 +1,7 @@
 /**
+ * Over 300 lines (314): the verifying resolvers of the three status types and the checker that caches them read as one
+ * protocol; apart, each would re-import the same proof checks.
+ *
  * Revocation through credentialStatus, one resolver per status type, each with a timeout, a size limit and a cache.
  * Every answer is verified, not believed: the issuer state in it must be the hash of its tree roots, and the Merkle
  * proof must verify against that revocation tree root for the credential's revocation nonce; then `existence` says
