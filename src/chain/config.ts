@@ -41,8 +41,6 @@ export const CHAIN_DEFAULTS = Object.freeze({
   txHashLookbackBlocks: 10_000,
 });
 
-/** @deprecated ConfigError itself, the one configuration error; kept while src/chain/index.ts exports this name. */
-
 const CAIP2_EIP155 = /^eip155:(0|[1-9][0-9]*)$/;
 
 /**

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Config } from './types.js';
 import { ConfigError } from './errors.js';
-import { text } from './variables.js';
+import { httpUrl, text } from './variables.js';
 
 const requiredWithJwks = 'required with `AUTH_JWKS_URL`';
 
@@ -55,12 +55,7 @@ function tokens(raw: string | undefined): Config['apiTokens'] {
 function jwt(env: AuthEnv): Config['jwt'] {
   const jwksUrl = env.AUTH_JWKS_URL;
   if (jwksUrl === undefined) return undefined;
-  try {
-    const u = new URL(jwksUrl);
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error();
-  } catch {
-    throw new ConfigError('AUTH_JWKS_URL must be an http(s) URL');
-  }
+  httpUrl('AUTH_JWKS_URL', jwksUrl); // the check only: the URL is kept as given, trailing slash included
   const issuer = env.AUTH_JWT_ISSUER;
   const audience = env.AUTH_JWT_AUDIENCE;
   if (!issuer) throw new ConfigError('AUTH_JWT_ISSUER is required when AUTH_JWKS_URL is set');

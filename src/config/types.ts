@@ -34,7 +34,7 @@ export interface Config {
   chains: ChainSettings;
   /** OffChainZKP: authorization requests and proof verification (ZKP_*). */
   zkp: ZkpEnvConfig;
-  /** The URL wallets reach this service at (callback URLs); unset = derived from each request's Host. */
+  /** The URL wallets reach this service at (callback URLs); required where ZKP_VERIFIER_DID is set, never a request's Host. */
   publicBaseUrl?: string;
   /** Execution webhooks (WEBHOOK_*), when WEBHOOK_URL is set. */
   webhook?: WebhookConfig;

@@ -10,8 +10,6 @@ import type { TrustOptions } from './types.js';
 import { DEFAULTS } from './verifier.js';
 import { defaultThreads } from './pool.js';
 
-/** @deprecated ConfigError itself, the one configuration error; kept while src/trust/index.ts exports this name. */
-
 export const trustEnv = Type.Object({
   CREDENTIAL_VERIFICATION: oneOf(['strict', 'off'] as const, {
     default: 'strict',
