@@ -12,6 +12,7 @@ import { PlanCache } from './domain/plan-cache.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import { Executor, OffChainZkp, challengeQueryStrategy, onChainZkpStrategy } from './execution/index.js';
 import { Metrics } from './http/metrics.js';
+import type { ExecutionResult } from './schemas/execution.js';
 import { openStore, type Store } from './store/index.js';
 import { createDemoIssuer, demoStatusResolver } from './trust/demo-issuer.js';
 import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
@@ -44,6 +45,8 @@ export interface Adapters {
   verifier: CredentialVerifier;
   offChain: OffChainZkp;
   executor: Executor;
+  /** Counts the final results of an execution in the metrics. */
+  onVerdicts: (results: readonly ExecutionResult[]) => void;
   /** Execution webhooks, where WEBHOOK_URL is set. */
   webhooks?: WebhookDispatcher;
 }
@@ -80,7 +83,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
   const metrics = new Metrics(cluster.isWorker ? clusterMetrics : undefined);
   const store = metrics.timeStore(deps.store ?? (await openStore(config.database, (err) => log.warn({ err }, 'database connection error'))));
   try {
-    const onVerdicts = (results: Parameters<Metrics['countVerdicts']>[0]) => metrics.countVerdicts(results);
+    const onVerdicts = (results: readonly ExecutionResult[]) => metrics.countVerdicts(results);
     const offChain = new OffChainZkp({
       zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, webhooks: config.webhook !== undefined,
       store, now, stateResolvers: deps.zkpStateResolvers, onVerdicts,
@@ -91,7 +94,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     metrics.watchVerifier(() => verifier.stats());
     const executor = new Executor([challengeQueryStrategy(verifier), onChainZkpStrategy(chain), offChain]);
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now) : undefined;
-    return { store, now, metrics, plans: new PlanCache(), verifier, offChain, executor, webhooks };
+    return { store, now, metrics, plans: new PlanCache(), verifier, offChain, executor, onVerdicts, webhooks };
   } catch (err) {
     await store.close();
     throw err;

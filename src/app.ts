@@ -56,7 +56,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     requestTimeout: config.requestTimeoutMs,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const { store, now, metrics, plans, verifier, offChain, executor, webhooks } = await composeAdapters(config, deps, app.log);
+  const { store, now, metrics, plans, verifier, offChain, executor, onVerdicts, webhooks } = await composeAdapters(config, deps, app.log);
   app.addHook('onClose', async () => store.close());
   app.addHook('onClose', () => verifier.close());
   if (deps.warmVerification) app.addHook('onReady', async () => verifier.warm());
@@ -115,7 +115,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     secured.addHook('preHandler', scopeHook());
     const idempotent = idempotency(store, now);
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: (s) => executor.validate(s) });
-    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts: (results) => metrics.countVerdicts(results) });
+    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts });
     await secured.register(executionRoutes, { store });
   });
 

@@ -165,6 +165,13 @@ describe('every route crossed with every token', () => {
     expect(move.statusCode).toBe(403); // A does not hold B: it learns nothing of B's scenario
     const wide = await app.inject({ method: 'PATCH', url: `/compliance/scenarios/${id}`, headers: as(AB), payload: { input: { projectId: 'projB' } } });
     expect(wide.statusCode).toBe(409); // ambiguous for a token holding both
+    expect(wide.json().code).toBe('SCS_SCENARIO_AMBIGUOUS');
+    // Naming projA's scenario, the move itself is refused: projB holds the id.
+    const named = await app.inject({
+      method: 'PATCH', url: `/compliance/scenarios/${id}?projectId=projA`, headers: as(AB), payload: { input: { projectId: 'projB' } },
+    });
+    expect(named.statusCode).toBe(409);
+    expect(named.json()).toMatchObject({ code: 'SCS_CONFLICT', detail: expect.stringMatching(/cannot move there/) });
     expect((await req(A, 'GET', `/compliance/scenarios/${id}`)).json().revision).toBe(1);
     expect((await req(B, 'GET', `/compliance/scenarios/${id}`)).json().revision).toBe(1);
   });

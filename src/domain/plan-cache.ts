@@ -25,7 +25,7 @@ export interface CachedPlan {
  */
 export class PlanCache {
   private readonly entries: LRUCache<number, CachedPlan>;
-  /** Reads in flight: scenario id -> scope key (see scopeKey) -> read. */
+  /** Reads in flight: scenario id -> scope key (the `.key` of http/tenancy.ts scopeOf/narrowScope) -> read. */
   private readonly heads = new Map<string, Map<string, Promise<ScenarioHead[]>>>();
   constructor(max = 1000) {
     this.entries = new LRUCache({ max });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { LRUCache } from 'lru-cache';
-import { fieldError, storableText } from '../domain/storable-text.js';
+import { fieldError, unstorableText } from '../domain/storable-text.js';
 import { Type } from '@sinclair/typebox';
 import { AddressParser } from '../domain/address.js';
 import { contentDigest, sha256Hex } from '../domain/canonical-json.js';
@@ -15,7 +15,7 @@ import type { ExecutionRecord, Store } from '../store/types.js';
 import { CredentialTooLarge } from '../trust/index.js';
 import { ScenarioNotFound, ValidationFailed, problemResponses } from './errors.js';
 import { canSee, narrowScope } from './tenancy.js';
-import { ProjectQuery, findScenario } from './scenarios.js';
+import { ProjectQuery, findScenarioIn } from './scenarios.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 
 export interface ExecuteRoutesOptions {
@@ -42,7 +42,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
   const addresses = new AddressParser();
   const bodyHashes = new WeakMap<object, string>();
   const digestMemo = new LRUCache<string, readonly string[]>({ max: DIGEST_MEMO_SIZE });
-  useJsonParser(app, (request, text) => bodyHashes.set(request, sha256Hex(text)));
+  useJsonParser(app, { onText: (request, text) => bodyHashes.set(request, sha256Hex(text)) });
   const digestsOf = (request: object, credentials: Credential[]): readonly string[] => {
     const key = bodyHashes.get(request);
     const known = key === undefined ? undefined : digestMemo.get(key);
@@ -78,13 +78,10 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     const body = request.body;
     const address = addresses.parse(body.address);
     if (!address.ok) {
-      const pointer = typeof body.address === 'string' ? '/address' : '/address/address';
-      throw new ValidationFailed([{ field: `body${pointer.replace(/\//g, '.')}`, pointer, message: address.message }]);
+      throw new ValidationFailed([fieldError(typeof body.address === 'string' ? ['address'] : ['address', 'address'], address.message)]);
     }
     // Credential ids are stored in the audit record: text a database cannot store is refused here, on every store.
-    const badIds = body.credentials.flatMap((c, i) => (typeof c.id === 'string' && !storableText(c.id)
-      ? [fieldError(['credentials', i, 'id'], 'must not contain U+0000 or an unpaired UTF-16 surrogate')]
-      : []));
+    const badIds = body.credentials.flatMap((c, i) => unstorableText(c.id, ['credentials', i, 'id']));
     if (badIds.length > 0) throw new ValidationFailed(badIds, 'A credential id holds text the service cannot store');
     // Ids are unique per project: the scenario is looked for in the token's projects only (404 elsewhere, 409 when
     // the id is in two of them). The single-flight read is shared by executes of one id with the same projects.
@@ -93,7 +90,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     if (heads.length === 0) throw new ScenarioNotFound(body.scenarioId);
     let entry = heads.length === 1 ? plans.current(heads[0]) : undefined;
     if (!entry) {
-      entry = plans.compile(await findScenario(store, request.principal, request.query.projectId, body.scenarioId));
+      entry = plans.compile(await findScenarioIn(store, request.principal, scope.projects, body.scenarioId));
     }
     if (!canSee(request.principal, entry.projectId)) throw new ScenarioNotFound(body.scenarioId);
     const at = now();

@@ -30,11 +30,17 @@ export function jsonParser(app: FastifyInstance): JsonParser {
   };
 }
 
-/** Replaces the JSON parser of this context (and its children) by jsonParser; `onText` sees each body's text first. */
-export function useJsonParser(app: FastifyInstance, onText?: (request: FastifyRequest, text: string) => void): void {
-  const parse = jsonParser(app);
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+/**
+ * Parses `contentType` bodies of this context (and its children) with `parse` (default jsonParser), replacing the
+ * parser it had; `onText` sees each body's text first.
+ */
+export function useJsonParser(
+  app: FastifyInstance,
+  { parse = jsonParser(app), onText, contentType = 'application/json' }:
+  { parse?: JsonParser; onText?: (request: FastifyRequest, text: string) => void; contentType?: string } = {},
+): void {
+  if (app.hasContentTypeParser(contentType)) app.removeContentTypeParser(contentType);
+  app.addContentTypeParser(contentType, { parseAs: 'string' }, (request, text, done) => {
     onText?.(request, text as string);
     parse(request, text as string, done);
   });

@@ -10,7 +10,7 @@ import type { PlanCache } from '../domain/plan-cache.js';
 import { IdString, refOf } from '../schemas/common.js';
 import { Scenario as ScenarioSchema, ScenarioPatch, ScenarioRecord, type Scenario } from '../schemas/scenario.js';
 import { ScenarioIdTaken } from '../store/errors.js';
-import type { ScenarioRow, ScenarioStore } from '../store/types.js';
+import type { ProjectScope, ScenarioRow, ScenarioStore } from '../store/types.js';
 import {
   Conflict, ForbiddenProject, PreconditionFailed, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors,
   problemResponses, type FieldError,
@@ -20,7 +20,7 @@ import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
 import { canSee, narrowScope, projectFilter, scopeOf } from './tenancy.js';
 import type { Principal } from './auth.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
-import { storedJsonParser } from './json.js';
+import { storedJsonParser, useJsonParser } from './json.js';
 import { KeyedQueue } from '../domain/keyed-queue.js';
 
 /**
@@ -82,10 +82,17 @@ async function checkRules(
  * The one scenario with this id in the request's projects. Ids are unique per project: another project's scenario is
  * not found (404, its existence not revealed), and an id in two of the token's projects is a 409 naming them.
  */
-export async function findScenario(
+export function findScenario(
   store: ScenarioStore, principal: Principal | undefined, projectId: string | undefined, id: string,
 ): Promise<ScenarioRow> {
-  const rows = await store.find(id, narrowScope(principal, projectId).projects);
+  return findScenarioIn(store, principal, narrowScope(principal, projectId).projects, id);
+}
+
+/** findScenario in projects the caller has narrowed already (execute holds them from its head read). */
+export async function findScenarioIn(
+  store: ScenarioStore, principal: Principal | undefined, projects: ProjectScope, id: string,
+): Promise<ScenarioRow> {
+  const rows = await store.find(id, projects);
   if (rows.length === 0 || !canSee(principal, rows[0].input.projectId)) throw new ScenarioNotFound(id);
   if (rows.length > 1) throw new ScenarioAmbiguous(id, rows.map((r) => r.input.projectId ?? '(no project)').join(', '));
   return rows[0];
@@ -105,9 +112,7 @@ export interface ScenarioRoutesOptions {
 export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = async (app, { store, plans, validators, idempotent, validate, now }) => {
   const tags = ['scenarios'];
   // Scenarios are stored as sent: a number JSON.parse would change, or text a database cannot store, is refused (400).
-  const parseExact = storedJsonParser(app);
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => parseExact(request, text as string, done));
+  useJsonParser(app, { parse: storedJsonParser(app) });
   const withEtag = (reply: FastifyReply, row: ScenarioRow) => reply.header('ETag', etagOf(row));
 
   app.post('/compliance/scenarios', {
@@ -202,8 +207,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
   // PATCH lives in a child context of its own so that only it accepts application/merge-patch+json.
   const patches = new KeyedQueue();
   await app.register(async (child: typeof app) => {
-    const parseJson = storedJsonParser(child);
-    child.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (request, text, done) => parseJson(request, text as string, done));
+    useJsonParser(child, { parse: storedJsonParser(child), contentType: 'application/merge-patch+json' });
     child.patch('/compliance/scenarios/:scenarioId', {
       config: { scope: 'scenarios:write' },
       schema: {
