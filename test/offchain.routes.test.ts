@@ -228,7 +228,7 @@ describe('OffChainZKP proof checks', () => {
     });
     const busyApp = await makeApp({
       ZKP_VERIFIER_DID: fixtureRequest.sender, ZKP_ALLOW_PLAIN_RESPONSES: 'true', ZKP_PROOF_MAX_AGE_SECONDS: '999999999',
-      PUBLIC_BASE_URL: 'https://compliance.example', ZKP_RESPONSES_PER_MINUTE: '1000',
+      PUBLIC_BASE_URL: 'https://compliance.example', ZKP_RESPONSES_PER_MINUTE: '1000', ZKP_ANSWERS_PER_EXECUTION: '1',
     }, { zkpStateResolvers: slow });
     try {
       const created = await busyApp.inject({
@@ -255,6 +255,14 @@ describe('OffChainZKP proof checks', () => {
         expect(r.json().code).toBe('SCS_OVERLOADED');
         expect(r.headers['retry-after']).toBe('1');
       }
+      // Not counted: an execution refused 503 still takes its one answer (ZKP_ANSWERS_PER_EXECUTION=1), not a 429.
+      const refused = started[answers.findIndex((r) => r.statusCode === 503)]!;
+      const again = await busyApp.inject({
+        method: 'POST', url: `/compliance/executions/${refused.executionId}/zkp-response`, headers: { 'content-type': 'text/plain' },
+        payload: plainResponse({ thid: refused.thid }),
+      });
+      expect(again.statusCode, again.body).not.toBe(429);
+      expect(again.statusCode).not.toBe(503);
     } finally {
       await busyApp.close();
     }

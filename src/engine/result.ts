@@ -43,5 +43,10 @@ export function executionResult(
   };
 }
 
+/** The same rule's result with a new verdict (an OffChainZKP answer or expiry); the authorization request is dropped. */
+export function withVerdict(r: ExecutionResult, status: RuleStatus, verdict: Verdict): ExecutionResult {
+  return executionResult(r, { id: r.objectId, query: r.result.query }, status, verdict);
+}
+
 /** A verdict that is not a pass: is_valid false with its reasons. */
 export const failed = (reasons: string[]): Verdict => ({ is_valid: false, reasons });

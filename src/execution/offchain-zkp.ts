@@ -10,7 +10,7 @@ import type { LRUCache } from 'lru-cache';
 import { expiringIn, lruCache } from '../domain/cache.js';
 import { newDelivery } from '../domain/webhooks.js';
 import type { FieldProblem } from '../engine/index.js';
-import { executionResult, failed } from '../engine/result.js';
+import { executionResult, failed, withVerdict } from '../engine/result.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ExecutionRecord, PendingZkp, Store } from '../store/types.js';
@@ -163,9 +163,7 @@ export class OffChainZkp implements ScenarioStrategy {
 
   private expire(record: ExecutionRecord) {
     const reason = 'the authorization request expired before the wallet answered';
-    return this.finish(record, 'failed', record.results.map((r) => ({
-      ...r, result: { ...r.result, result: failed([reason]), status: 'error', authorizationRequest: undefined },
-    })));
+    return this.finish(record, 'failed', record.results.map((r) => withVerdict(r, 'error', failed([reason]))));
   }
 
   /** Fails pending executions whose request expired (run periodically). */
@@ -229,16 +227,15 @@ export class OffChainZkp implements ScenarioStrategy {
       }
       verification = checked.value;
     } catch (err) {
+      // Expiry was refused above at this same instant; a ZkpError is a 4xx refusal or 503 (a dependency is down).
       if (!isZkpError(err)) throw err;
-      if (err.statusCode === 410) await this.expire(record);
-      const status = err.statusCode >= 500 && err.statusCode !== 503 ? 500 : err.statusCode;
-      return refuse(status, `SCS_${err.code}`, err.message, err.statusCode === 503 ? 5 : undefined);
+      return refuse(err.statusCode, `SCS_${err.code}`, err.message, err.statusCode === 503 ? 5 : undefined);
     }
-    const results = record.results.map((r, i): ExecutionResult => {
-      const v = verification.verdicts.find((x) => x.objectId === r.objectId) ?? verification.verdicts[i];
-      const status = v ? v.status : 'error';
-      const reasons = v ? v.reasons : ['the answer holds no proof for this rule'];
-      return { ...r, result: { result: { is_valid: status === 'valid', reasons }, executionId: r.executionId, status, query: r.result.query } };
+    // verify answers one verdict per rule of the pending request, in its order (zkp/verify.ts).
+    const results = record.results.map((r, i) => {
+      const v = verification.verdicts[i];
+      if (v === undefined || v.objectId !== r.objectId) throw new Error(`the verifier answered no verdict for rule ${r.objectId}`);
+      return withVerdict(r, v.status, { is_valid: v.status === 'valid', reasons: v.reasons });
     });
     const ended = await this.finish(record, 'completed', results);
     if (!ended) return refuse(409, 'SCS_EXECUTION_NOT_PENDING', 'This execution was completed by another answer or expired meanwhile');

@@ -177,5 +177,12 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
   }
 }
 
+/** The error @fastify/rate-limit answers with (errorResponseBuilder): 429 SCS_RATE_LIMITED with Retry-After. */
+export function rateLimited(message: string, context: { statusCode?: number; ttl: number }): Error {
+  return Object.assign(new Error(message), {
+    statusCode: context.statusCode ?? 429, code: 'SCS_RATE_LIMITED', retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
+  });
+}
+
 /** Every error of the app as RFC 9457 problem details: the root's error handler (a named plugin, so not encapsulated). */
 export const problemDetails = fp(async (app: FastifyInstance) => registerErrorHandling(app), { name: 'problem-details', fastify: '5.x' });

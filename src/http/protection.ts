@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { sendProblem } from './errors.js';
+import { rateLimited, sendProblem } from './errors.js';
 
 /** The deepest JSON nesting a request body may have (credentialSubject included). */
 export const MAX_JSON_DEPTH = 32;
@@ -86,15 +86,10 @@ async function registerProtection(app: FastifyInstance, { rateLimit: limits, max
       timeWindow: limits.windowMs,
       keyGenerator: rateKey(identify),
       allowList: (request) => request.url.startsWith('/health/') || request.url === '/metrics',
-      errorResponseBuilder: (_request, context) => {
-        const err = new Error(`Rate limit exceeded: at most ${context.max} requests per window for this token (or, without one, this client address); retry in ${context.after}`) as Error & {
-          statusCode: number; code: string; retryAfterSeconds: number;
-        };
-        err.statusCode = context.statusCode;
-        err.code = 'SCS_RATE_LIMITED';
-        err.retryAfterSeconds = Math.max(1, Math.ceil(context.ttl / 1000));
-        return err;
-      },
+      errorResponseBuilder: (_request, context) => rateLimited(
+        `Rate limit exceeded: at most ${context.max} requests per window for this token (or, without one, this client address); retry in ${context.after}`,
+        context,
+      ),
     });
     // A route with a limit of its own (config.rateLimit, e.g. the OffChainZKP callback per client address) gets the
     // plugin's hook for it instead: the plugin runs one limit per request.

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { OffChainZkp } from '../execution/offchain-zkp.js';
+import { MAX_WAITING_CHECKS, callbackPath, type OffChainZkp } from '../execution/offchain-zkp.js';
 import { refOf } from '../schemas/common.js';
 import { Execution } from '../schemas/execution.js';
-import { ExecutionNotFound, problemResponses, sendProblem } from './errors.js';
+import { ExecutionNotFound, problemResponses, rateLimited, sendProblem } from './errors.js';
 
 export interface ZkpResponseRoutesOptions {
   offChain: OffChainZkp;
@@ -25,12 +25,10 @@ export const zkpResponseRoutes: FastifyPluginAsyncTypebox<ZkpResponseRoutesOptio
     max: responsesPerMinute,
     timeWindow: 60_000,
     keyGenerator: (request: FastifyRequest) => `zkp-response:${request.ip}`,
-    errorResponseBuilder: (_request: FastifyRequest, context: { max: number; after: string; ttl: number }) => Object.assign(
-      new Error(`Rate limit exceeded: at most ${context.max} answers a minute from this client address; retry in ${context.after}`),
-      { statusCode: 429, code: 'SCS_RATE_LIMITED', retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)) },
-    ),
+    errorResponseBuilder: (_request: FastifyRequest, context: { max: number; after: string; ttl: number }) =>
+      rateLimited(`Rate limit exceeded: at most ${context.max} answers a minute from this client address; retry in ${context.after}`, context),
   };
-  app.post('/compliance/executions/:executionId/zkp-response', {
+  app.post(callbackPath(':executionId'), {
     // Instead of the service-wide limit (protection.ts); off with RATE_LIMIT_MAX=0, like every rate limit.
     ...(perAddress && { config: { rateLimit: perAddress } }),
     bodyLimit: 256 * 1024,
@@ -45,7 +43,7 @@ export const zkpResponseRoutes: FastifyPluginAsyncTypebox<ZkpResponseRoutesOptio
         "execution's address (422 otherwise); a BabyJubJub identity encodes no address, and only the delivery of the " +
         "authorization request to the holder's wallet binds it to the address. Limits: ZKP_RESPONSES_PER_MINUTE " +
         'answers per client address (429), ZKP_ANSWERS_PER_EXECUTION answers per execution (429), one proof check at ' +
-        'a time per process with 16 waiting (503 beyond, with Retry-After).',
+        `a time per process with ${MAX_WAITING_CHECKS} waiting (503 beyond, with Retry-After).`,
       tags: ['executions'],
       consumes: ['text/plain', 'application/octet-stream', 'application/json'],
       params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),

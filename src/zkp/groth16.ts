@@ -14,7 +14,7 @@ import { compiledWorker, webWorkerData } from '../worker-file.js';
 import type { Groth16Task } from './groth16-worker.js';
 
 let pool: Piscina | undefined;
-/** One thread per process (checks run one at a time: http/offchain.ts); it exits when idle, so it never holds the process up. */
+/** One thread per process (checks run one at a time: execution/offchain-zkp.ts); it exits when idle, so it never holds the process up. */
 function threads(): Piscina {
   pool ??= new Piscina({
     filename: compiledWorker(import.meta.url, 'zkp/groth16-worker.js'),
@@ -66,15 +66,20 @@ const bigEndian = (bytes: Uint8Array): bigint => (bytes.length === 0 ? 0n : BigI
 
 /** The auth circuits whose JWZ proofs the library checks (js-jwz registers these). */
 const AUTH_CIRCUITS = ['auth', 'authV2', 'authV3', 'authV3-8-32'];
-let installed = false;
+let installing: Promise<void> | undefined;
 
 /**
  * Makes js-jwz's Groth16 proving methods (the CommonJS copy @iden3/js-iden3-auth loads) check proofs off the thread,
  * after the same challenge check, with the same error. Signals the method cannot read as its circuit's outputs (the
  * library would throw whatever js-iden3-core says about them) make a proof that does not verify.
  */
-async function installJwz(): Promise<void> {
-  if (installed) return;
+function installJwz(): Promise<void> {
+  // Once per process, however many verifiers start at the same time: the methods are wrapped once.
+  installing ??= wrapJwzMethods();
+  return installing;
+}
+
+async function wrapJwzMethods(): Promise<void> {
   const fromAuth = createRequire(createRequire(import.meta.url).resolve('@iden3/js-iden3-auth'));
   const jwz = fromAuth('@iden3/js-jwz') as JwzModule;
   const decoder = new TextDecoder();
@@ -90,14 +95,14 @@ async function installJwz(): Promise<void> {
         } catch {
           return false;
         }
-        // js-jwz's message (a row of the failure table, verify-failures.ts).
-        if (challenge !== bigEndian(messageHash)) throw new Error('challenge is not equal to message hash');
+        // Not this message's proof: js-jwz's own method refuses it, with its own error (a row of verify-failures.ts),
+        // before any pairing.
+        if (challenge !== bigEndian(messageHash)) return original.verify(messageHash, proof, vk);
         return verifyOffThread(proof, decoder.decode(vk));
       },
     });
     await jwz.proving.registerProvingMethod(original.methodAlg, () => offloaded);
   }
-  installed = true;
 }
 
 interface CircuitStorage {

@@ -2,7 +2,7 @@
  * The OffChainZKP code that needs @iden3/js-iden3-auth, loaded on demand. That library is CommonJS and brings its
  * own copies of @0xpolygonid/js-sdk and @iden3/js-crypto, snarkjs and ethers: ~26 MB of RSS that a service running no
  * OffChainZKP scenario never needs. So request.ts, verify.ts and rpc-state.ts are reached only through this import(),
- * by OffChain.ready() at start where ZKP_VERIFIER_DID is set (else never: every OffChainZKP execute then answers
+ * by OffChainZkp.ready() (execution/offchain-zkp.ts) at start where ZKP_VERIFIER_DID is set (else never: every OffChainZKP execute then answers
  * error, and no wallet answer is awaited); every other module of src/zkp (configuration, DID syntax, query
  * checks, the create-time schema check) leaves it unloaded. Import those three (or index.ts, which re-exports them)
  * statically from the app and the memory is back at start: test/zkp/lazy-load.test.ts watches for it.

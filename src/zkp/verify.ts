@@ -173,5 +173,5 @@ export function verifyAuthorizationResponse(
   pending: PendingAuthorization,
   options: VerifyCallOptions & { verifier: ZkpVerifier },
 ): Promise<ZkpVerification> {
-  return options.verifier.verify(token, pending, { now: options.now });
+  return options.verifier.verify(token, pending, { now: options.now, address: options.address });
 }
