@@ -92,10 +92,4 @@ export class ChainClient {
       this.downError = e;
     }
   }
-
-  /** Forgets the chain check and the cool-down. */
-  reset(): void {
-    this.ready = undefined;
-    this.downUntil = 0;
-  }
 }

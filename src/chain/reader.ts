@@ -18,7 +18,7 @@ import type { LRUCache } from 'lru-cache';
 import { getAddress, isAddress, type Address } from 'viem';
 import { ChainClient } from './chain-client.js';
 import { CHAIN_DEFAULTS, parseChainRef, type ChainEndpoint, type ChainSettings, type MulticallMode } from './config.js';
-import { expiringIn, lruCache } from '../domain/cache.js';
+import { keep, lruCache } from '../domain/cache.js';
 import {
   isProofStatusError, noRpcReason, type ChainErrorCode, type ProofStatusEntry, type ProofStatusError, type ProofStatusReader,
   type ReadProofStatusesRequest, type RequestId,
@@ -105,20 +105,8 @@ export class ChainReader implements ProofStatusReader {
     return ref !== undefined && this.chains.has(ref.chain);
   }
 
-  /** Configured chains (CAIP-2). */
-  chainList(): string[] {
-    return [...this.chains.keys()];
-  }
-
   stats(): ChainReaderStats {
     return { ...this.counters };
-  }
-
-  /** Forgets cached statuses, detected interfaces and chain checks (not the found txHashes). */
-  clearCache(): void {
-    this.statuses?.clear();
-    this.reads.clear();
-    for (const c of this.chains.values()) c.reset();
   }
 
   async readProofStatuses(request: ReadProofStatusesRequest): Promise<ProofStatusEntry[]> {
@@ -231,14 +219,11 @@ export class ChainReader implements ProofStatusReader {
         const map = new Map<string, ProofStatusEntry>();
         for (const e of entries) {
           map.set(idKey(e.requestId), e);
-          if (isProofStatusError(e)) {
-            this.counters.errors++;
-            // An error the chain itself answered (at a block) is an answer like any other: cached too.
-            if (e.blockNumber !== undefined) this.statuses?.set(prefix + idKey(e.requestId), { ...e }, expiringIn(this.cacheTtlMs));
-          } else {
-            this.counters.chainReads++;
-            this.statuses?.set(prefix + idKey(e.requestId), { ...e }, expiringIn(this.cacheTtlMs));
-          }
+          const failed = isProofStatusError(e);
+          if (failed) this.counters.errors++;
+          else this.counters.chainReads++;
+          // An error the chain itself answered (at a block) is an answer like any other: cached too.
+          if (!failed || e.blockNumber !== undefined) keep(this.statuses, prefix + idKey(e.requestId), { ...e }, this.cacheTtlMs);
         }
         return map;
       },

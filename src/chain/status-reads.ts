@@ -12,7 +12,7 @@ import type { LRUCache } from 'lru-cache';
 import { decodeErrorResult, decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
 import { interfaceOf, MULTICALL3_ADDRESS, multicall3Abi, VERIFIER_METHODS, verifierAbi, type VerifierMethod } from './abi.js';
 import type { ChainClient } from './chain-client.js';
-import { expiringIn, lruCache } from '../domain/cache.js';
+import { keep, lruCache } from '../domain/cache.js';
 import type { ChainErrorCode, ProofStatusEntry, ProofStatusRead, RequestId } from './proof-status.js';
 import type { ChainReaderStats } from './proof-status.js';
 import { ChainReadError, clip, revertDataOf } from './rpc-errors.js';
@@ -47,10 +47,6 @@ export class StatusReads {
     this.interfaces = lruCache(10_000, clock);
   }
 
-  clear(): void {
-    this.interfaces?.clear();
-  }
-
   /** Reads `ids` (sender's proofs at verifier) at `blockNumber`. Rejects on transport failures and the deadline. */
   async read(
     chain: ChainClient, verifier: Address, sender: Address, ids: RequestId[], blockNumber: bigint, checkDeadline: () => void,
@@ -74,7 +70,7 @@ export class StatusReads {
       const decoded = calls.map((c, i) => ({ id: c.id, read: decode(method, c.id, raws[i], blockNumber, chain.chain, verifier) }));
       if (decoded.every((d) => d.read === undefined)) continue;
 
-      this.interfaces?.set(contractKey, method, expiringIn(INTERFACE_TTL_MS));
+      keep(this.interfaces, contractKey, method, INTERFACE_TTL_MS);
       const noData = (id: RequestId) => `verifier ${verifier} answered no data for request ${idKey(id)} (${method})`;
       const entries = decoded.map(({ id, read }): ProofStatusEntry => read?.entry ??
         { requestId: id, error: noData(id), code: 'not-a-verifier', blockNumber });

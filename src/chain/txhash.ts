@@ -9,7 +9,7 @@ import type { LRUCache } from 'lru-cache';
 import type { Address, Hex } from 'viem';
 import { submissionEventOf, type VerifierMethod } from './abi.js';
 import type { ChainClient } from './chain-client.js';
-import { expiringIn, lruCache } from '../domain/cache.js';
+import { keep, lruCache } from '../domain/cache.js';
 import { isProofStatusError, type ProofStatusEntry, type ProofStatusRead, type RequestId } from './proof-status.js';
 import type { ChainReaderStats } from './proof-status.js';
 import { idKey, statusKeyPrefix } from './status-reads.js';
@@ -103,7 +103,7 @@ export class TxHashLookup {
           const hash = found.get(idKey(id));
           const e = byId.get(idKey(id));
           if (e && hash !== undefined) e.txHash = hash;
-          this.hashes?.set(prefix + idKey(id), hash ?? false, hash === undefined ? expiringIn(TXHASH_MISS_TTL_MS) : undefined);
+          keep(this.hashes, prefix + idKey(id), hash ?? false, hash === undefined ? TXHASH_MISS_TTL_MS : Infinity);
         }
       }
     } finally {

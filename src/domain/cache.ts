@@ -21,6 +21,6 @@ export function keep<K extends {}, V extends {}>(cache: LRUCache<K, V> | undefin
  * the service's caches drop it at age `ttlMs` exactly (tests check that boundary): with a clock counting whole
  * milliseconds (Date.now), a ttl half a millisecond shorter is that.
  */
-export function expiringIn(ttlMs: number): { ttl: number } {
+function expiringIn(ttlMs: number): { ttl: number } {
   return { ttl: ttlMs - 0.5 };
 }

@@ -7,7 +7,7 @@
  * verification keys) stops the start; without it never, since every OffChainZKP execute answers error.
  */
 import type { LRUCache } from 'lru-cache';
-import { expiringIn, lruCache } from '../domain/cache.js';
+import { keep, lruCache } from '../domain/cache.js';
 import { newDelivery } from '../domain/webhooks.js';
 import type { FieldProblem } from '../engine/index.js';
 import { executionResult, failed, withVerdict } from '../engine/result.js';
@@ -214,7 +214,7 @@ export class OffChainZkp implements ScenarioStrategy {
       return refuse(429, 'SCS_TOO_MANY_ANSWERS',
         `This execution has taken ${answered} answers, the most it takes (ZKP_ANSWERS_PER_EXECUTION); start a new execution`, leftSeconds);
     }
-    this.answers.set(executionId, answered + 1, expiringIn(leftSeconds * 1000));
+    keep(this.answers, executionId, answered + 1, leftSeconds * 1000);
     const verifier = await this.loadVerifier();
     let verification;
     try {
@@ -222,7 +222,7 @@ export class OffChainZkp implements ScenarioStrategy {
       const checked = await this.checkOneAtATime(() => verifier.verify(token, pending, { now, address: record.address }));
       if (checked === undefined) {
         // Not checked: not counted.
-        this.answers.set(executionId, Math.max(0, (this.answers.get(executionId) ?? 1) - 1), expiringIn(leftSeconds * 1000));
+        keep(this.answers, executionId, Math.max(0, (this.answers.get(executionId) ?? 1) - 1), leftSeconds * 1000);
         return refuse(503, 'SCS_OVERLOADED', 'Too many answers are waiting for their proof check; send it again shortly', 1);
       }
       verification = checked.value;

@@ -4,7 +4,7 @@
  * remote JSON-LD document) is asked back of the request thread in the result.
  *
  * workerData: { documents?: URL -> document } (the operator's JSON-LD documents, TrustOptions.documents), plus the
- * `mod` and `name` of WEB_WORKER_DATA (pool.ts). Remote documents the request thread fetched come with a task and are
+ * `mod` and `name` of webWorkerData() (src/worker-file.ts). Remote documents the request thread fetched come with a task and are
  * kept per thread (bounded).
  */
 import { workerData } from 'node:worker_threads';

@@ -279,11 +279,13 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   const known = (r: RevocationRequest | undefined): RevocationOutcome | undefined => (r === undefined ? UNSIGNED : revocation.known(r));
 
   /** The verdict once the proof and both revocation answers are known. */
-  const conclude = (c: Json, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome): TrustVerdict => {
+  const conclude = (
+    c: Json, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome, keyRequest: RevocationRequest | undefined,
+  ): TrustVerdict => {
     const signed = proof.statusSigned === true;
     const ownStatus = c.credentialStatus as Json;
     const ownVerdict = describeRevocation(own, ownStatus, 'credential', signed);
-    const keyVerdict = describeRevocation(key, revocationRequests(c, proof)[1]?.status ?? ownStatus, 'key', signed);
+    const keyVerdict = describeRevocation(key, keyRequest?.status ?? ownStatus, 'key', signed);
     // A definite answer wins over an undecided one.
     if (!ownVerdict.ok && ownVerdict.status === 'not-valid') return ownVerdict;
     if (!keyVerdict.ok && keyVerdict.status === 'not-valid') return keyVerdict;
@@ -304,7 +306,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     if (failed !== undefined) return failed;
     const [ownRequest, keyRequest] = revocationRequests(c, proof);
     const [own, key2] = await Promise.all([check(ownRequest), check(keyRequest)]);
-    return conclude(c, proof, own, key2);
+    return conclude(c, proof, own, key2, keyRequest);
   };
 
   /**
@@ -323,7 +325,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     const [ownRequest, keyRequest] = revocationRequests(c, proof);
     const own = known(ownRequest);
     const key = own === undefined ? undefined : known(keyRequest);
-    return key === undefined ? undefined : conclude(c, proof, own!, key);
+    return key === undefined ? undefined : conclude(c, proof, own!, key, keyRequest);
   };
 
   /**

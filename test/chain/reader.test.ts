@@ -312,8 +312,10 @@ describe('failures answer error entries, never hang or reject', () => {
     try {
       const [down] = await r.readProofStatuses(q);
       expect(down).toMatchObject({ requestId: 1, code: 'unreachable' });
+      const batches = r.stats().batches;
       const [still] = await r.readProofStatuses(q); // remembered: no new attempt
       expect(still).toMatchObject({ code: 'unreachable' });
+      expect(r.stats().batches).toBe(batches);
     } finally {
       await chain.start();
     }
