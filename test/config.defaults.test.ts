@@ -44,7 +44,7 @@ const DEFAULTS: Config = {
 const names = Object.keys(configSchema.properties);
 
 describe('loadConfig defaults', () => {
-  it('has README\'s default for every variable left unset', () => {
+  it('has the documented default for every variable left unset', () => {
     expect(loadConfig({})).toEqual(DEFAULTS);
   });
 

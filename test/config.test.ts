@@ -155,7 +155,7 @@ describe('the composed schema', () => {
     expect(() => composeSchemas(a, Type.Object({ PORT: Type.String() }))).toThrow(/PORT is declared twice/);
   });
 
-  it('describes every variable for README', () => {
+  it('describes every variable for the configuration table', () => {
     for (const [name, variable] of Object.entries(configSchema.properties)) {
       expect(variable.description, name).toMatch(/\S/);
     }

@@ -1,6 +1,6 @@
 /**
- * README's configuration table, written from the modules' schemas: `npm run docs:config` puts it between the
- * markers below, and test/config.docs.test.ts fails when README's copy differs from what the schemas write.
+ * The configuration table of docs/configuration.md, written from the modules' schemas: `npm run docs:config` puts it between the
+ * markers below, and test/config.docs.test.ts fails when the committed copy differs from what the schemas write.
  */
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { expectation } from './variables.js';
@@ -8,7 +8,7 @@ import { expectation } from './variables.js';
 export const TABLE_START = '<!-- config-table:start -->';
 export const TABLE_END = '<!-- config-table:end -->';
 
-/** A module's variables as README shows them: a heading and the file that declares them. */
+/** A module's variables as the table shows them: a heading and the file that declares them. */
 export interface ConfigSection {
   title: string;
   source: string;
@@ -50,6 +50,6 @@ export function configTable(sections: readonly ConfigSection[]): string {
 export function withConfigTable(readme: string, table: string): string {
   const start = readme.indexOf(TABLE_START);
   const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`README has no ${TABLE_START} … ${TABLE_END} markers`);
+  if (start < 0 || end < start) throw new Error(`the document has no ${TABLE_START} … ${TABLE_END} markers`);
   return `${readme.slice(0, start + TABLE_START.length)}\n${table}\n${readme.slice(end)}`;
 }

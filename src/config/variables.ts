@@ -1,8 +1,8 @@
 /**
  * How a module declares its environment variables and how they are read: each module exports a TypeBox `Type.Object`
  * of its variables (src/store/config.ts, src/trust/env.ts, src/chain/config.ts, src/zkp/env.ts, src/config/*.ts),
- * src/config.ts composes them, and `readEnv` checks them with env-schema. The same schema writes README's table
- * (src/config/docs.ts), so what is checked and what is documented cannot part.
+ * src/config.ts composes them, and `readEnv` checks them with env-schema. The same schema writes the table of
+ * docs/configuration.md (src/config/docs.ts), so what is checked and what is documented cannot part.
  *
  * One rule for every variable: a value is trimmed, and an empty or whitespace-only value is unset, exactly as if the
  * variable were absent (its default applies). `PORT='  '` and `CHAIN_READ_TIMEOUT_MS='  '` are both the default.
@@ -19,7 +19,7 @@ import { ConfigError } from './errors.js';
 export type Env = Record<string, string | undefined>;
 
 /**
- * What every variable says about itself. `description` is README's "Meaning"; `docDefault` is README's "Default" where
+ * What every variable says about itself. `description` is the table's "Meaning"; `docDefault` is its "Default" where
  * the schema's `default` cannot say it (none, computed at start, required with another variable).
  */
 export interface Described {
@@ -50,7 +50,7 @@ export function oneOf<const T extends string>(values: readonly T[], options: Des
 
 /**
  * Free text, checked by the module's converter (URLs, DIDs, lists, JSON) or by `pattern`. `expect` says what a good
- * value looks like: README's "Values", and the message when `pattern` refuses a value.
+ * value looks like: the table's "Values", and the message when `pattern` refuses a value.
  */
 export function text(options: Described & { expect: string; default?: string; pattern?: string }) {
   return Type.String(options);
@@ -79,7 +79,7 @@ function coerce(schema: TSchema, value: string): unknown {
 
 /**
  * What a good value of `schema` is, in words: "an integer from 0 to 65535", "auto or off", "one of a, b, c".
- * `word` formats a literal (README puts it in backticks).
+ * `word` formats a literal (the table puts it in backticks).
  */
 export function expectation(schema: TSchema, word: (w: string) => string = (w) => w): string {
   const parts = alternatives(schema).map((m): string => {

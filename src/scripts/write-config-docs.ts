@@ -1,11 +1,11 @@
 /**
- * Writes README's configuration table from the modules' schemas: `npm run docs:config`. A test fails when the
+ * Writes the configuration table of docs/configuration.md from the modules' schemas: `npm run docs:config`. A test fails when the
  * committed table drifts (test/config.docs.test.ts).
  */
 import fs from 'node:fs';
 import { CONFIG_SECTIONS } from '../config.js';
 import { configTable, withConfigTable } from '../config/docs.js';
 
-const file = process.argv[2] ?? 'README.md';
+const file = process.argv[2] ?? 'docs/configuration.md';
 fs.writeFileSync(file, withConfigTable(fs.readFileSync(file, 'utf8'), configTable(CONFIG_SECTIONS)));
 process.stdout.write(`wrote the configuration table of ${file}\n`);

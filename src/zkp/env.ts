@@ -1,5 +1,5 @@
 /**
- * The environment variables of the ZKP module (`zkpEnv`; README's configuration table is written from it), read into
+ * The environment variables of the ZKP module (`zkpEnv`; docs/configuration.md's table is written from it), read into
  * typed options. Every variable is optional; ZKP_VERIFIER_DID is needed before an OffChainZKP scenario can execute.
  * A bad value is a ConfigError, like any other variable's: ZkpOptionsError stays for options handed in by code.
  */
