@@ -52,7 +52,7 @@ describe('the transition tables', () => {
 });
 
 describe('checkDeploymentTransitions', () => {
-  it('accepts the seed example and the whole forward path', () => {
+  it('accepts the contract example and the whole forward path', () => {
     const started = dep({ status: 'DeploymentStarted', transactions: [tx({ status: 'TxPosted', smartContractDeploymentId: 'd1' })] });
     expect(check([], [started])).toEqual([]);
     const deployed = dep({ status: 'Deployed', address: ADDR, transactions: [tx({ status: 'TxConfirmed', txHash: '0xabc', blockNumber: 7, smartContractDeploymentId: 'd1' })] });

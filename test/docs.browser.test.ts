@@ -3,7 +3,7 @@
  * `apt-get install -y chromium`) driven by playwright-core. No browser is ever downloaded.
  *
  * The server is the real process (`npm run build`, then `node dist/server.js`, as the README starts it). The test
- * checks that the page renders the two seed operations (execute and update), then authorizes with the bearer token in
+ * checks that the page renders the two contract operations (execute and update), then authorizes with the bearer token in
  * the UI and runs "Try it out" on execute with the example body the page offers: the answer must be 200, through the
  * page. The scenario the example body names is created beforehand with fetch.
  *
@@ -114,7 +114,7 @@ describe.skipIf(!haveBrowser && !required)('the docs UI at /docs in headless chr
     return { page, problems };
   }
 
-  it('renders the two seed operations, execute and update', async () => {
+  it('renders the two contract operations, execute and update', async () => {
     const { page, problems } = await openDocs();
     try {
       const execute = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/compliance\/scenarios\/execute$/ }) })

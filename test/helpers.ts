@@ -26,7 +26,7 @@ export async function makeApp(env: Record<string, string> = {}, deps: AppDeps = 
 
 export const DAY = 24 * 3600 * 1000;
 
-/** A credential with every field seed 2.1 requires. */
+/** A credential with every field the contract's Credential requires. */
 export function credential(overrides: Record<string, unknown> = {}, subject: Record<string, unknown> = {}) {
   return {
     id: `urn:uuid:${crypto.randomUUID()}`,

@@ -8,7 +8,7 @@ describe('openapi.yaml', () => {
     expect(fs.readFileSync('openapi.yaml', 'utf8')).toBe(await renderOpenApi());
   });
 
-  it('documents both seed operations with their statuses, bearer auth and named schemas', async () => {
+  it('documents both contract operations (execute, update) with their statuses, bearer auth and named schemas', async () => {
     const doc = parse(fs.readFileSync('openapi.yaml', 'utf8'));
     expect(doc.openapi).toBe('3.1.0');
     const execute = doc.paths['/compliance/scenarios/execute'].post;

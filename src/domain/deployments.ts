@@ -1,5 +1,5 @@
 /**
- * Smart contract deployments and their transactions (seed 2.5, 2.6): the states, the transitions a PATCH may make,
+ * Smart contract deployments and their transactions (the contract's SmartContractDeployment and Transaction): the states, the transitions a PATCH may make,
  * and which deployment an OnChainZKP scenario can be verified against. Pure: no I/O, no clock.
  *
  * ## Deployment status (`SmartContractDeployment.status`)
@@ -50,7 +50,7 @@ import type { SmartContractDeployment as DeploymentSchema, Transaction as Transa
 import { parseAddress } from './address.js';
 
 export type Transaction = Static<typeof TransactionSchema>;
-/** Seed 2.5 (the schema's `transactions` is a $ref, so its static type is spelled out here). */
+/** A SmartContractDeployment (the schema's `transactions` is a $ref, so its static type is spelled out here). */
 export type SmartContractDeployment = Omit<Static<typeof DeploymentSchema>, 'transactions'> & { transactions?: Transaction[] };
 
 export const DeploymentStatuses = ['DeploymentStarted', 'Deployed', 'DeploymentFailed', 'Deprecated'] as const;

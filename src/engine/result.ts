@@ -10,7 +10,7 @@ export interface ResultHead {
   readonly executionId: string;
 }
 
-/** The inner verdict of one rule (seed 2.2 `result.result`), with the OnChainZKP fields where they apply. */
+/** The inner verdict of one rule (the contract's `result.result`), with the OnChainZKP fields where they apply. */
 export type Verdict = ExecutionResult['result']['result'];
 
 /** Fields a scenario type adds beside the verdict: the authorization request of a pending OffChainZKP rule. */

@@ -1,5 +1,5 @@
 /**
- * Structure checks of a presented credential (seed 2.1 plus what the proof and revocation checks rely on), before
+ * Structure checks of a presented credential (the contract's Credential plus what the proof and revocation checks rely on), before
  * any cryptography or network: cheap, and they keep malformed input away from the libraries. Reasons name fields,
  * never credentialSubject values.
  */

@@ -1,6 +1,6 @@
 /**
  * What the iden3 V2 query circuits (credentialAtomicQuerySigV2 / credentialAtomicQueryMTPV2) can prove, and how a
- * query configuration (seed 2.4) becomes an iden3 ZK query.
+ * query configuration (the contract's QueryConfiguration) becomes an iden3 ZK query.
  *
  * Decisions (the issue is silent on them):
  * - JSON-LD context: a query may name its context in an optional `context` field (an absolute URL); otherwise the
@@ -13,7 +13,7 @@
  * Both fields need the Query schema to allow them (it is `additionalProperties: false` today).
  *
  * What the installed js-sdk (1.39.4 inside js-iden3-auth 1.14, and 1.45) lets the V2 circuits prove:
- * $noop, $eq, $ne, $lt, $gt, $in, $nin (and selective disclosure, which the seed's language cannot ask for).
+ * $noop, $eq, $ne, $lt, $gt, $in, $nin (and selective disclosure, which the contract's query language cannot ask for).
  * $lte, $gte, $exists, $between and $nonbetween need the V3 circuits: refused here.
  */
 import { Operators } from '../schemas/scenario.js';
@@ -31,7 +31,7 @@ export const ZKP_V2_MAX_VALUES = 64;
 /** requestId becomes a circuit public signal; 0 is read as "absent" by the verifier, and ids must be JSON-safe. */
 export const ZKP_MAX_REQUEST_ID = 4_294_967_295;
 
-/** A seed 2.4 query with the two optional fields this module proposes. */
+/** A contract query (QueryConfiguration.query) with the two optional fields this module proposes. */
 export type ZkpQuery = Query & {
   /** Absolute URL of the JSON-LD context that defines `type` (e.g. https://.../kyc-v3.json-ld). */
   context?: string;

@@ -20,7 +20,7 @@ const problems = (query: Query, type: ScenarioType = 'ChallengeQuery'): FieldPro
 const VALUE = '/queryConfigurations/0/query/value';
 
 describe('validateScenarioRules: accepted scenarios', () => {
-  it('accepts the seed example and every operator with a well-shaped value', () => {
+  it('accepts the contract example and every operator with a well-shaped value', () => {
     const ok: Query[] = [
       { type: 'IDInformation', requestId: 1, attribute: 'reviewAnswer', value: 'GREEN', operator: '$eq' },
       { type: 'IDInformation', requestId: 2, attribute: 'personalData.age', value: 18, operator: '$gte' },

@@ -5,7 +5,7 @@ import { createDemoIssuer, demoStatusResolver, nonceFromStatusPath, type DemoIss
 import type { Credential } from '../../src/schemas/credential.js';
 import { closedPortUrl, startServer, type TestServer } from './servers.js';
 
-/** Pinned: the README and the demo script print this DID; changing the seed or the issuer setup changes it. */
+/** Pinned: the demo script prints this DID; changing the seed or the issuer setup changes it. */
 const DEMO_DID = 'did:iden3:polygon:amoy:x9GjpMsjNkcHtSoWMdvhbhZrmXfH1tk9RxjSx8FXa';
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
