@@ -142,7 +142,8 @@ export function startPrimary(options: PrimaryOptions): Primary {
       return;
     }
     const now = Date.now();
-    while (restarts.length > 0 && restarts[0] < now - RESTART_WINDOW_MS) restarts.shift();
+    const firstRecent = restarts.findIndex((t) => t >= now - RESTART_WINDOW_MS);
+    restarts.splice(0, firstRecent < 0 ? restarts.length : firstRecent);
     restarts.push(now);
     const pause = restarts.length <= RESTARTS_AT_ONCE ? 0 : Math.min(RESTART_PAUSE_MAX_MS, 1000 * 2 ** (restarts.length - RESTARTS_AT_ONCE - 1));
     log.error({ worker: pid, code, signal, listened: served, restartInMs: pause }, 'a worker stopped; starting another');

@@ -87,8 +87,9 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     // the id is in two of them). The single-flight read is shared by executes of one id with the same projects.
     const scope = narrowScope(request.principal, request.query.projectId);
     const heads = await plans.head(body.scenarioId, scope.key, () => store.heads(body.scenarioId, scope.projects));
-    if (heads.length === 0) throw new ScenarioNotFound(body.scenarioId);
-    let entry = heads.length === 1 ? plans.current(heads[0]) : undefined;
+    const first = heads[0];
+    if (first === undefined) throw new ScenarioNotFound(body.scenarioId);
+    let entry = heads.length === 1 ? plans.current(first) : undefined;
     if (!entry) {
       entry = plans.compile(await findScenarioIn(store, request.principal, scope.projects, body.scenarioId));
     }
@@ -135,7 +136,8 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
       resultsJson: text,
       zkp: pending?.zkp ?? null,
       expiresAt: pending?.expiresAt ?? null,
-      credentials: body.credentials.map((c, i) => ({ id: c.id, sha256: digests[i] })),
+      // digestsOf gives one digest per credential: the fallback, never taken, would compute the same one.
+      credentials: body.credentials.map((c, i) => ({ id: c.id, sha256: digests[i] ?? contentDigest(c) })),
       createdAt: timestamp,
       updatedAt: timestamp,
     };

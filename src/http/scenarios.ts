@@ -93,9 +93,10 @@ export async function findScenarioIn(
   store: ScenarioStore, principal: Principal | undefined, projects: ProjectScope, id: string,
 ): Promise<ScenarioRow> {
   const rows = await store.find(id, projects);
-  if (rows.length === 0 || !canSee(principal, rows[0].input.projectId)) throw new ScenarioNotFound(id);
+  const row = rows[0];
+  if (row === undefined || !canSee(principal, row.input.projectId)) throw new ScenarioNotFound(id);
   if (rows.length > 1) throw new ScenarioAmbiguous(id, rows.map((r) => r.input.projectId ?? '(no project)').join(', '));
-  return rows[0];
+  return row;
 }
 
 export interface ScenarioRoutesOptions {

@@ -54,7 +54,8 @@ export class GroupCommit<T> {
       await this.flush(batch.map((b) => b.item));
       for (const b of batch) b.resolve();
     } catch (err) {
-      if (batch.length === 1) batch[0].reject(err);
+      const only = batch.length === 1 ? batch[0] : undefined;
+      if (only !== undefined) only.reject(err);
       // The batch committed nothing (one transaction, or one multi-row INSERT): each item again on its own, so that
       // one item the database refuses fails its own caller only, never the others who happened to share its batch.
       else {

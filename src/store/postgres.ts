@@ -4,7 +4,7 @@ import { guard, isUniqueViolation, ScenarioIdTaken } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import type { ExecutionPage, ExecutionRecord, ScenarioHead, ScenarioPage, Store } from './types.js';
 import {
-  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
+  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, pageOf, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -97,8 +97,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const { rows } = projects
         ? await query<Row>(`SELECT ${COLS} FROM scenarios WHERE seq > $1 AND project_id = ANY($3) ORDER BY seq LIMIT $2`, [after, limit + 1, projects])
         : await query<Row>(`SELECT ${COLS} FROM scenarios WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit + 1]);
-      const items = rows.slice(0, limit).map(read.scenario);
-      return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
+      return pageOf(rows, limit, read.scenario);
     },
     async update(seq, input, expectedRevision, now) {
       try {
@@ -135,8 +134,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
           `SELECT ${ECOLS} FROM executions WHERE scenario_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`,
           [scenarioId, before, limit + 1],
         );
-      const items = rows.slice(0, limit).map(read.execution);
-      return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
+      return pageOf(rows, limit, read.execution);
     },
     async purgeExecutions(createdBefore) {
       const { rowCount } = await query('DELETE FROM executions WHERE created_at < $1', [createdBefore]);

@@ -68,6 +68,18 @@ export function executionValues(r: ExecutionRecord): Array<string | number | nul
 
 export const WEBHOOK_COLUMNS = 'id, execution_id, event, payload, state, attempts, next_attempt_at, last_status, last_error, created_at, updated_at';
 
+/**
+ * A page of at most `limit` records from up to limit + 1 rows, and the seq to continue from when there were more.
+ * Throws a RangeError for a limit below 1, with which no page can say where the next one starts.
+ */
+export function pageOf<R, V extends { seq: number }>(rows: readonly R[], limit: number, read: (row: R) => V): { items: V[]; next?: number } {
+  const items = rows.slice(0, limit).map(read);
+  if (rows.length <= limit) return { items };
+  const last = items.at(-1);
+  if (last === undefined) throw new RangeError(`a page limit must be at least 1, not ${limit}`);
+  return { items, next: last.seq };
+}
+
 export function readers<J, T>({ json, time }: Columns<J, T>) {
   return {
     scenario: (r: ScenarioColumns<J, T>): ScenarioRow => ({

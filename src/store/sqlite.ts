@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ExecutionRecord, ExecutionPage, ScenarioHead, ScenarioPage, Store } from './types.js';
 import {
-  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, readers,
+  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, pageOf, readers,
   type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 import { sqliteMigrations } from './migrations.js';
@@ -179,8 +179,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
     async list(limit, after = 0, projects): Promise<ScenarioPage> {
       const rows = projects ? pageIn.all(after, JSON.stringify(projects), limit + 1) : page.all(after, limit + 1);
-      const items = rows.slice(0, limit).map(read.scenario);
-      return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
+      return pageOf(rows, limit, read.scenario);
     },
     async update(seq, input, expectedRevision, now) {
       try {
@@ -205,8 +204,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
       const rows = projects
         ? pageExecutionsIn.all(scenarioId, before, JSON.stringify(projects), limit + 1)
         : pageExecutions.all(scenarioId, before, limit + 1);
-      const items = rows.slice(0, limit).map(read.execution);
-      return rows.length > limit ? { items, next: items[items.length - 1].seq } : { items };
+      return pageOf(rows, limit, read.execution);
     },
     async purgeExecutions(createdBefore) {
       return purge.run(createdBefore).changes;

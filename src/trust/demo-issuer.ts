@@ -124,16 +124,16 @@ export interface DemoIssuer {
 
 /** The nonce of a status URL `${statusUrl}/${nonce}`, or undefined. */
 export function nonceFromStatusPath(path: string): bigint | undefined {
-  const m = /\/(\d{1,20})\/?$/.exec(path);
-  if (!m) return undefined;
-  const n = BigInt(m[1]);
+  const digits = /\/(\d{1,20})\/?$/.exec(path)?.[1];
+  if (digits === undefined) return undefined;
+  const n = BigInt(digits);
   return n < 2n ** 64n ? n : undefined;
 }
 
 function uuidFrom(text: string): string {
   const h = createHash('sha256').update(text).digest('hex');
   // RFC 4122 version 8 (custom) layout: deterministic, not random.
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h.charAt(16), 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 function noStateStorage() {

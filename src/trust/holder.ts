@@ -76,14 +76,17 @@ export function holderAddressOf(subjectId: unknown): HolderAddress {
   const parts = subjectId.split(':');
   const method = parts[1];
   if (method === 'pkh') {
-    if (parts.length !== 5 || parts.slice(2).some((p) => p.length === 0)) {
+    // did:pkh:<namespace>:<reference>:<address>
+    const namespace = parts[2];
+    const address = parts[4];
+    if (parts.length !== 5 || !namespace || !parts[3] || !address) {
       return { kind: 'malformed', why: 'credentialSubject.id is a did:pkh DID without namespace, reference and address' };
     }
-    return { kind: 'address', namespace: parts[2], address: parts[4] };
+    return { kind: 'address', namespace, address };
   }
   if (method === 'ethr') {
-    if (parts.length < 3 || parts.length > 4) return { kind: 'malformed', why: 'credentialSubject.id is not a valid did:ethr DID' };
-    const last = parts[parts.length - 1];
+    const last = parts.at(-1);
+    if (parts.length < 3 || parts.length > 4 || last === undefined) return { kind: 'malformed', why: 'credentialSubject.id is not a valid did:ethr DID' };
     if (HEX40.test(last)) return { kind: 'address', namespace: 'eip155', address: last };
     const fromKey = ethAddressOfPublicKey(last);
     if (fromKey !== undefined) return { kind: 'address', namespace: 'eip155', address: fromKey };

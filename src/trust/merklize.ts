@@ -61,8 +61,9 @@ interface Collected {
  */
 export function sparseMerkleRoot(leaves: ReadonlyArray<readonly [bigint, bigint]>, maxLevels: number): bigint {
   const node = (items: ReadonlyArray<readonly [bigint, bigint]>, level: number): bigint => {
-    if (items.length === 0) return 0n;
-    if (items.length === 1) return poseidon.hash([items[0][0], items[0][1], 1n]);
+    const first = items[0];
+    if (first === undefined) return 0n;
+    if (items.length === 1) return poseidon.hash([first[0], first[1], 1n]);
     if (level > maxLevels - 2) throw new Error(mt.ErrReachedMaxLevel);
     const bit = 1n << BigInt(level);
     const left: Array<readonly [bigint, bigint]> = [];

@@ -126,12 +126,14 @@ export function parseOnchainStatusId(id: unknown): OnchainStatusLocation {
   const contractParam = params.get('contractAddress');
   if (contractParam === null) throw new StatusFailure('credentialStatus.id has no contractAddress parameter');
   const m = /^([1-9][0-9]{0,15}):(0x[0-9a-fA-F]{40})$/.exec(contractParam.trim());
-  if (!m) {
+  const chainDigits = m?.[1];
+  const contract = m?.[2];
+  if (chainDigits === undefined || contract === undefined) {
     throw new StatusFailure('credentialStatus.id: contractAddress must be <chain id>:<0x address>');
   }
-  const chainId = Number(m[1]);
+  const chainId = Number(chainDigits);
   if (!Number.isSafeInteger(chainId)) throw new StatusFailure('credentialStatus.id: the chain id is out of range');
-  const location: OnchainStatusLocation = { chain: `eip155:${chainId}`, chainId, contract: toChecksumAddress(m[2]) as Address };
+  const location: OnchainStatusLocation = { chain: `eip155:${chainId}`, chainId, contract: toChecksumAddress(contract) as Address };
   const state = params.get('state');
   if (state !== null && state !== '') {
     if (!HASH_HEX.test(state)) throw new StatusFailure('credentialStatus.id: state must be a 32-byte hex hash');

@@ -214,9 +214,12 @@ export async function coldCheck(task: ColdTask, ctx: ColdContext): Promise<ColdR
   }
   let signatureValid = false;
   try {
+    // The key is the claim's index slots 2 and 3 (X and Y of the BabyJubJub point).
     const slots = auth.rawSlotsAsInts();
+    const x = slots[2];
+    const y = slots[3];
     const { hi, hv } = signed.hiHv();
-    signatureValid = verifyPoseidonSignature([slots[2], slots[3]], poseidon.hash([hi, hv]), proof.signature);
+    signatureValid = x !== undefined && y !== undefined && verifyPoseidonSignature([x, y], poseidon.hash([hi, hv]), proof.signature);
   } catch {
     signatureValid = false;
   }

@@ -131,9 +131,11 @@ async function rhsNode(io: StatusIo, base: string, hash: HashT): Promise<RhsNode
 const ONE = Hash.fromBigInt(1n);
 
 async function rhsStatus(io: StatusIo, base: string, state: HashT, nonce: bigint): Promise<boolean> {
-  const stateNode = await rhsNode(io, base, state);
-  if (stateNode.children.length !== 3) throw new StatusFailure('the reverse hash service answered a state node without three roots');
-  const [claimsTreeRoot, revocationTreeRoot, rootOfRoots] = stateNode.children;
+  const roots = (await rhsNode(io, base, state)).children;
+  const [claimsTreeRoot, revocationTreeRoot, rootOfRoots] = roots;
+  if (roots.length !== 3 || claimsTreeRoot === undefined || revocationTreeRoot === undefined || rootOfRoots === undefined) {
+    throw new StatusFailure('the reverse hash service answered a state node without three roots');
+  }
   const key = Hash.fromBigInt(nonce);
   const siblings: HashT[] = [];
   let existence = false;
@@ -142,19 +144,24 @@ async function rhsStatus(io: StatusIo, base: string, state: HashT, nonce: bigint
   for (let depth = 0; ; depth++) {
     if (depth >= 64) throw new StatusFailure('the revocation tree in the reverse hash service is deeper than 64 levels');
     if (next.bigInt() === 0n) break;
-    const n = await rhsNode(io, base, next);
-    if (n.children.length === 3 && n.children[2].bigInt() === ONE.bigInt()) {
-      if (n.children[0].bigInt() === key.bigInt()) existence = true;
-      else nodeAux = { key: n.children[0], value: n.children[1] };
+    // A leaf is (key, value, 1), a middle node (left, right): anything else is refused.
+    const { children } = await rhsNode(io, base, next);
+    const [first, second, third] = children;
+    const leaf = children.length === 3 && third !== undefined && third.bigInt() === ONE.bigInt();
+    if (first === undefined || second === undefined || (!leaf && children.length !== 2)) {
+      throw new StatusFailure('the reverse hash service answered an unexpected node in the revocation tree');
+    }
+    if (leaf) {
+      if (first.bigInt() === key.bigInt()) existence = true;
+      else nodeAux = { key: first, value: second };
       break;
     }
-    if (n.children.length !== 2) throw new StatusFailure('the reverse hash service answered an unexpected node in the revocation tree');
     if (testBit(key.bytes, depth)) {
-      siblings.push(n.children[0]);
-      next = n.children[1];
+      siblings.push(first);
+      next = second;
     } else {
-      siblings.push(n.children[1]);
-      next = n.children[0];
+      siblings.push(second);
+      next = first;
     }
   }
   return verifyStatusAnswer(
@@ -177,7 +184,9 @@ function stateParam(id: string): string | undefined {
 
 const rhs: StatusResolverFn = async (request, io) => {
   const { status, nonce, issuerDid } = request;
-  const base = (status.id as string).split('/node')[0].replace(/\/+$/, '');
+  const id = status.id as string;
+  const nodePath = id.indexOf('/node');
+  const base = (nodePath < 0 ? id : id.slice(0, nodePath)).replace(/\/+$/, '');
   const viaRhs = async (): Promise<boolean> => {
     let latest: string | undefined;
     if (io.stateResolver.configured) latest = await io.stateResolver.latestState(issuerDid);
@@ -223,8 +232,8 @@ const rhs: StatusResolverFn = async (request, io) => {
 export function keyStatusFrom(own: Json, ownNonce: bigint, keyNonce: bigint): Json | undefined {
   const id = own.id;
   if (typeof id !== 'string') return undefined;
-  const param = /([?&]revocationNonce=)(\d+)(?=&|#|$)/.exec(id);
-  if (param) return BigInt(param[2]) === ownNonce ? { ...own, id: `${id.slice(0, param.index)}${param[1]}${keyNonce}${id.slice(param.index + param[0].length)}` } : undefined;
+  const param = /(?<=[?&]revocationNonce=)\d+(?=&|#|$)/.exec(id);
+  if (param) return BigInt(param[0]) === ownNonce ? { ...own, id: `${id.slice(0, param.index)}${keyNonce}${id.slice(param.index + param[0].length)}` } : undefined;
   if (own.type === STATUS_TYPES.SparseMerkleTreeProof) {
     const suffix = `/${ownNonce}`;
     return id.endsWith(suffix) ? { ...own, id: `${id.slice(0, -suffix.length)}/${keyNonce}` } : undefined;
@@ -238,11 +247,11 @@ export function keyStatusFrom(own: Json, ownNonce: bigint, keyNonce: bigint): Js
   return { ...own };
 }
 
-export const DEFAULT_STATUS_RESOLVERS: Readonly<Record<string, StatusResolverFn>> = Object.freeze({
+export const DEFAULT_STATUS_RESOLVERS = Object.freeze({
   [STATUS_TYPES.SparseMerkleTreeProof]: smt,
   [STATUS_TYPES.Iden3commRevocationStatusV1]: agent,
   [STATUS_TYPES.Iden3ReverseSparseMerkleTreeProof]: rhs,
-});
+} satisfies Record<string, StatusResolverFn>);
 
 export interface RevocationCheckerOptions {
   io: StatusIo;

@@ -338,8 +338,9 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     const verdicts: TrustVerdict[] = new Array(credentials.length);
     const keys: string[] = new Array(credentials.length);
     const cold = new Set<string>();
-    for (let i = 0; i < credentials.length; i++) {
-      const credential = credentials[i];
+    let i = -1;
+    for (const credential of credentials) {
+      i += 1;
       try {
         const early = precheck(credential, ctx, ctx.digests?.[i]);
         if (early !== undefined) {
@@ -362,9 +363,13 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       await Promise.all(
         credentials.map(async (credential, i) => {
           if (verdicts[i] !== undefined) return;
-          verdicts[i] = await verifyOne(credential as unknown as Json, ctx, keys[i], reservation).catch(
-            (): TrustVerdict => undecided('its verification failed unexpectedly'),
-          );
+          // Every credential without a verdict has its key from the loop above.
+          const key = keys[i];
+          verdicts[i] = key === undefined
+            ? undecided('its verification failed unexpectedly')
+            : await verifyOne(credential as unknown as Json, ctx, key, reservation).catch(
+              (): TrustVerdict => undecided('its verification failed unexpectedly'),
+            );
         }),
       );
     } finally {
