@@ -3,6 +3,7 @@ import {
   checkDeploymentTransitions, deploymentBlock, DEPLOYMENT_TRANSITIONS, DeploymentStatuses, isUsableDeployment,
   TRANSACTION_TRANSITIONS, TransactionStatuses, type SmartContractDeployment, type Transaction,
 } from '../src/domain/deployments.js';
+import { first } from './elements.js';
 
 const ADDR = '0x52908400098527886E0F7030069857D2E4169EE7';
 const OTHER = '0x8617E340B3D01FA5F11F306F4090FD50E238070D';
@@ -72,9 +73,9 @@ describe('checkDeploymentTransitions', () => {
   });
 
   it('refuses leaving a final status and skipping ahead', () => {
-    expect(check([dep({ status: 'DeploymentFailed' })], [dep({ status: 'Deployed', address: ADDR })])[0].message)
+    expect(first(check([dep({ status: 'DeploymentFailed' })], [dep({ status: 'Deployed', address: ADDR })])).message)
       .toBe('deployment "d1" is DeploymentFailed, a final status: it cannot become Deployed (record a new deployment instead)');
-    expect(check([dep({ status: 'DeploymentStarted' })], [dep({ status: 'Deprecated' })])[0].message)
+    expect(first(check([dep({ status: 'DeploymentStarted' })], [dep({ status: 'Deprecated' })])).message)
       .toBe('deployment "d1" cannot move from DeploymentStarted to Deprecated (from DeploymentStarted it may become Deployed or DeploymentFailed)');
   });
 

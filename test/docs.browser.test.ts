@@ -50,7 +50,7 @@ function startServer(env: Record<string, string>): Promise<Server> {
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ proc, url: m[1], output: () => out });
+        resolve({ proc, url: m[1]!, output: () => out });
       }
     };
     proc.stdout!.on('data', onData);

@@ -4,6 +4,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { at } from './elements.js';
 import { scenario, tempDir } from './helpers.js';
 import { build, call, killAll, start, type Server } from './server-process.js';
 
@@ -54,7 +55,7 @@ describe('the server process', () => {
 
     const m = /API token for this run \(API_TOKENS unset\): (\S+)/.exec(server.stderr());
     expect(m).not.toBeNull();
-    const token = m![1];
+    const token = m![1]!;
     expect(server.stderr().split(token).length - 1).toBe(1); // printed once
     expect((await call(server, 'wrong-token-wrong-token', 'GET', '/compliance/scenarios')).status).toBe(401);
 
@@ -205,7 +206,7 @@ describe('the server process with WORKERS=2 (node:cluster)', () => {
     // The token is made once, by the primary, and printed once; both workers accept it.
     const m = /API token for this run \(API_TOKENS unset\): (\S+)/.exec(server.stderr());
     expect(m).not.toBeNull();
-    const token = m![1];
+    const token = m![1]!;
     expect(server.stderr().split(token).length - 1).toBe(1);
     expect((await call(server, token, 'POST', '/compliance/scenarios', { id: 'shared', input: scenario() })).status).toBe(201);
     const N = 20;
@@ -237,7 +238,8 @@ describe('the server process with WORKERS=2 (node:cluster)', () => {
     const token = 'cluster-token-0123456789';
     const server = await start({ DATA_DIR: tempDir(), WORKERS: '2', API_TOKENS: token });
     await until('both workers', () => /every worker is listening/.test(server.stdout()));
-    const [victim, survivor] = pidsLogging(server.stdout(), /^Server listening/);
+    const listening = pidsLogging(server.stdout(), /^Server listening/);
+    const [victim, survivor] = [at(listening, 0), at(listening, 1)];
     process.kill(victim, 'SIGKILL');
     await until('the primary to see the exit', () => logLines(server.stdout()).some((l) =>
       l.msg === 'a worker stopped; starting another' && l.worker === victim && l.signal === 'SIGKILL' && l.listened === true));
@@ -273,7 +275,7 @@ describe('the server process with WORKERS=2 (node:cluster)', () => {
     // The last replacement listens only after its pause (pino's `time`: epoch ms), and the service stops cleanly.
     await until('the last replacement', () => pidsLogging(server.stdout(), /^Server listening/).length === 6);
     const listened = logLines(server.stdout()).filter((l) => /^Server listening/.test(l.msg ?? '')).map((l) => l.time as number);
-    expect(Math.max(...listened) - (exits[3].time as number)).toBeGreaterThanOrEqual(1000);
+    expect(Math.max(...listened) - (exits[3]!.time as number)).toBeGreaterThanOrEqual(1000);
     server.proc.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   }, 60_000);

@@ -164,7 +164,7 @@ async function run(generated: FuzzRequest): Promise<void> {
     if (req.ifMatch) {
       // The ETag a client would hold: read the scenario first (that read is checked like any other request).
       // The same query (?projectId=) as the request, so that the read names the scenario the write will.
-      const query = url.split('#')[0].includes('?') ? url.split('#')[0].slice(url.indexOf('?')) : '';
+      const query = url.split('#')[0]!.includes('?') ? url.split('#')[0]!.slice(url.indexOf('?')) : '';
       const read = await inject('GET', `/compliance/scenarios/${segment(req.target ?? '').text}${query}`, auth);
       a = read;
       checkAnswer(api, { ...req, method: 'GET', headers: auth, payload: undefined }, '/compliance/scenarios/x', read);
@@ -181,7 +181,7 @@ async function run(generated: FuzzRequest): Promise<void> {
       sent.ifMatch = headers['if-match'];
     }
     // Idempotency-Key: a key seen before on this route makes the answer a replay (or a 422), not a fresh decision.
-    const route = api.match(req.method, url.split('#')[0].split('?')[0])?.op;
+    const route = api.match(req.method, url.split('#')[0]!.split('?')[0]!)?.op;
     const key = headers['idempotency-key'];
     const keyId = route && key !== undefined ? `${route.method} ${route.path} ${key}` : undefined;
     let canon: string | undefined;

@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { alwaysLatestStateResolvers, type StateResolvers } from '../src/zkp/index.js';
 import { MAX_WAITING_CHECKS } from '../src/execution/index.js';
+import { at } from './elements.js';
 import { ADDRESS, auth, makeApp, scenario } from './helpers.js';
 import { cloneProof, fixtureConfiguration, fixtureRequest, plainResponse } from './zkp/fixtures.js';
 import { iden3DidFromEthAddress } from './trust/iden3-test.js';
@@ -119,7 +120,7 @@ describe('OffChainZKP', () => {
       const expected = `sha256=${createHmac('sha256', SECRET).update(`${ts}.${d.body}`).digest('hex')}`;
       expect(d.headers['x-webhook-signature']).toBe(expected);
     }
-    expect(JSON.parse(delivered[1].body)).toMatchObject({ event: 'execution.completed', execution: { executionId, state: 'completed' } });
+    expect(JSON.parse(delivered[1]!.body)).toMatchObject({ event: 'execution.completed', execution: { executionId, state: 'completed' } });
 
     // A second answer to the completed execution, and the same proof replayed into another execution: 409.
     const again = await answer(executionId, plainResponse({ thid: request.thid }));
@@ -145,7 +146,7 @@ describe('OffChainZKP', () => {
   it('records not-valid when a public signal of the proof was changed', async () => {
     const { executionId, request } = await start();
     const proof = cloneProof();
-    proof.pub_signals[10] = (BigInt(proof.pub_signals[10]) + 1n).toString();
+    proof.pub_signals[10] = (BigInt(at(proof.pub_signals, 10)) + 1n).toString();
     const res = await answer(executionId, plainResponse({ thid: request.thid, proof }));
     expect(res.statusCode).toBe(200);
     expect(res.json().results[0].result.status).toBe('not-valid');
@@ -220,8 +221,8 @@ describe('OffChainZKP proof checks', () => {
     const slow = new Proxy({} as StateResolvers, {
       get: (_t, key) => (typeof key === 'string'
         ? {
-            resolve: async (...args: unknown[]) => { await sleep(300); return (latest[key].resolve as (...a: unknown[]) => Promise<unknown>)(...args); },
-            rootResolve: async (...args: unknown[]) => { await sleep(300); return (latest[key].rootResolve as (...a: unknown[]) => Promise<unknown>)(...args); },
+            resolve: async (...args: unknown[]) => { await sleep(300); return (latest[key]!.resolve as (...a: unknown[]) => Promise<unknown>)(...args); },
+            rootResolve: async (...args: unknown[]) => { await sleep(300); return (latest[key]!.rootResolve as (...a: unknown[]) => Promise<unknown>)(...args); },
           }
         : undefined),
       has: () => true,

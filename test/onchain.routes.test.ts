@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { toChecksumAddress } from '../src/domain/address.js';
+import { at } from './elements.js';
 import { auth, makeApp, scenario } from './helpers.js';
 import { startLocalChain, type LocalChain } from './chain/evm.js';
 
@@ -29,8 +30,8 @@ beforeAll(async () => {
   verifier = await chain.deploy('TestUniversalVerifier');
   await chain.write(verifier as `0x${string}`, 'TestUniversalVerifier', 'setRequest', [1n]);
   await chain.write(verifier as `0x${string}`, 'TestUniversalVerifier', 'setRequest', [2n]);
-  holder = toChecksumAddress(chain.accounts[1]);
-  stranger = toChecksumAddress(chain.accounts[2]);
+  holder = toChecksumAddress(at(chain.accounts, 1));
+  stranger = toChecksumAddress(at(chain.accounts, 2));
   // The holder submits a proof for request 1 only.
   submitTx = (await chain.write(verifier as `0x${string}`, 'TestUniversalVerifier', 'submitResponse', [1n], chain.accounts[1])).hash;
   app = await makeApp({ CHAIN_RPC_URLS: `${chain.chain}=${chain.url}`, CHAIN_CACHE_TTL_MS: '0', CHAIN_READ_TIMEOUT_MS: '1500' });

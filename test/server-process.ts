@@ -42,7 +42,7 @@ export function start(env: Record<string, string>, { detached = false } = {}): P
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ proc, url: m[1], stdout: () => out, stderr: () => err, exited });
+        resolve({ proc, url: m[1]!, stdout: () => out, stderr: () => err, exited });
       }
     });
     exited.then((code) => reject(new Error(`server exited with ${code}:\n${out}\n${err}`)));

@@ -42,7 +42,7 @@ describe('every route crossed with every token', () => {
   });
 
   // Which scenario each token may reach: own project yes, other project and project-less no; the operator all.
-  const reach: Record<string, Record<'a' | 'b' | 'none', boolean>> = {
+  const reach: Record<typeof A | typeof B | typeof OP, Record<'a' | 'b' | 'none', boolean>> = {
     [A]: { a: true, b: false, none: false },
     [B]: { a: false, b: true, none: false },
     [OP]: { a: true, b: true, none: true },

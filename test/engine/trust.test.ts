@@ -3,6 +3,7 @@ import { compilePlan, runPlan } from '../../src/engine/index.js';
 import type { TrustVerdict } from '../../src/engine/types.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { ADDRESS, EXECUTION_ID, NOW, credential } from './factories.js';
+import { at, only } from '../elements.js';
 import type { ExecutionResult } from '../../src/schemas/execution.js';
 import type { Query, Scenario } from '../../src/schemas/scenario.js';
 
@@ -30,15 +31,15 @@ function run(queries: Query[], credentials: Credential[], trust?: (TrustVerdict 
 
 describe('trust verdicts in the engine', () => {
   it('passes when the verdict is ok, and behaves as before without verdicts', () => {
-    expect(run([age18], [adult('urn:a')], [OK])[0].result.status).toBe('valid');
-    expect(run([age18], [adult('urn:a')])[0].result.status).toBe('valid');
-    expect(run([age18], [adult('urn:a')], [undefined])[0].result.status).toBe('valid');
-    expect(run([age18], [adult('urn:a')], [])[0].result.status).toBe('valid');
+    expect(only(run([age18], [adult('urn:a')], [OK])).result.status).toBe('valid');
+    expect(only(run([age18], [adult('urn:a')])).result.status).toBe('valid');
+    expect(only(run([age18], [adult('urn:a')], [undefined])).result.status).toBe('valid');
+    expect(only(run([age18], [adult('urn:a')], [])).result.status).toBe('valid');
   });
 
   it('makes a credential with a not-valid verdict unusable for every rule, with its reason', () => {
-    const [r1, r2] = run([age18, noop], [adult('urn:a')], [REVOKED]);
-    for (const r of [r1, r2]) {
+    const results = run([age18, noop], [adult('urn:a')], [REVOKED]);
+    for (const r of [at(results, 0), at(results, 1)]) {
       expect(r.result.status).toBe('not-valid');
       expect(r.result.result.is_valid).toBe(false);
       expect(r.result.result.reasons).toContain('credential #1 (urn:a): revoked by the issuer');
@@ -46,18 +47,18 @@ describe('trust verdicts in the engine', () => {
   });
 
   it('answers error when a candidate could not be judged and none passed', () => {
-    const [r] = run([age18], [adult('urn:a')], [UNRESOLVABLE]);
+    const r = only(run([age18], [adult('urn:a')], [UNRESOLVABLE]));
     expect(r.result.status).toBe('error');
     expect(r.result.result.is_valid).toBe(false);
     expect(r.result.result.reasons).toEqual([
       expect.stringContaining('expected a usable IDInformation credential'),
       'credential #1 (urn:a): revocation status could not be resolved',
     ]);
-    expect(run([noop], [adult('urn:a')], [UNRESOLVABLE])[0].result.status).toBe('error');
+    expect(only(run([noop], [adult('urn:a')], [UNRESOLVABLE])).result.status).toBe('error');
   });
 
   it('answers error also when the undecided credential sits next to one that fails the query or is revoked', () => {
-    const [r] = run([age18], [minor('urn:m'), adult('urn:r'), adult('urn:u')], [OK, REVOKED, UNRESOLVABLE]);
+    const r = only(run([age18], [minor('urn:m'), adult('urn:r'), adult('urn:u')], [OK, REVOKED, UNRESOLVABLE]));
     expect(r.result.status).toBe('error');
     expect(r.result.result.reasons.slice(1)).toEqual([
       'credential #1 (urn:m): personalData.age is not $gte 18',
@@ -67,27 +68,27 @@ describe('trust verdicts in the engine', () => {
   });
 
   it('stays valid when another credential passes, whatever the verdicts of the others', () => {
-    expect(run([age18], [adult('urn:u'), adult('urn:ok')], [UNRESOLVABLE, OK])[0].result.status).toBe('valid');
-    expect(run([age18], [adult('urn:r'), adult('urn:ok')], [REVOKED, OK])[0].result.status).toBe('valid');
+    expect(only(run([age18], [adult('urn:u'), adult('urn:ok')], [UNRESOLVABLE, OK])).result.status).toBe('valid');
+    expect(only(run([age18], [adult('urn:r'), adult('urn:ok')], [REVOKED, OK])).result.status).toBe('valid');
   });
 
   it('answers not-valid when all candidates definitely fail', () => {
-    expect(run([age18], [minor('urn:m'), adult('urn:r')], [OK, REVOKED])[0].result.status).toBe('not-valid');
+    expect(only(run([age18], [minor('urn:m'), adult('urn:r')], [OK, REVOKED])).result.status).toBe('not-valid');
   });
 
   it('checks dates first: an expired credential is not-valid even when its trust is undecided', () => {
     const expired = adult('urn:e', { expirationDate: '2025-01-01T00:00:00Z' });
-    const [r] = run([age18], [expired], [UNRESOLVABLE]);
+    const r = only(run([age18], [expired], [UNRESOLVABLE]));
     expect(r.result.status).toBe('not-valid');
     expect(r.result.result.reasons[1]).toMatch(/^credential #1 \(urn:e\): expired/);
   });
 
   it('indexes verdicts by position among ALL presented credentials, including those of other types', () => {
     const other = credential('urn:o', {}, { type: ['VerifiableCredential', 'ProofOfResidence'] });
-    const [r] = run([age18], [other, adult('urn:a')], [OK, REVOKED]);
+    const r = only(run([age18], [other, adult('urn:a')], [OK, REVOKED]));
     expect(r.result.status).toBe('not-valid');
     expect(r.result.result.reasons).toContain('credential #2 (urn:a): revoked by the issuer');
-    expect(run([age18], [other, adult('urn:a')], [REVOKED, OK])[0].result.status).toBe('valid');
+    expect(only(run([age18], [other, adult('urn:a')], [REVOKED, OK])).result.status).toBe('valid');
   });
 
   it('never lets an untrusted credential satisfy $ne or $exists false', () => {

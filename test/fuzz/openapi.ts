@@ -149,6 +149,13 @@ export class Api {
     return this.at(['components', 'schemas', name]);
   }
 
+  /** The schema components.schemas[name] as written; throws when the document has no schema of that name. */
+  component(name: string): Schema {
+    const schema = this.doc.components.schemas[name];
+    if (schema === undefined) throw new Error(`no schema ${name} in the OpenAPI document's components`);
+    return schema;
+  }
+
   /**
    * Validates one part (path, query, header) as the app does: the route's params and querystring schemas are closed
    * objects (additionalProperties: false); headers are open.

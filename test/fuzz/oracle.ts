@@ -56,7 +56,7 @@ const header = (a: Answer, name: string) => {
 };
 
 const isJsonType = (m: string) => m === 'application/json' || m.endsWith('+json');
-const mediaType = (ct: string | undefined) => (ct ?? '').split(';')[0].trim().toLowerCase();
+const mediaType = (ct: string | undefined) => (ct ?? '').split(';')[0]!.trim().toLowerCase();
 
 const projectOf = (row: Row) => (row.input as { projectId?: string | null }).projectId ?? null;
 /** The rows with this id (an operator token sees every project). */
@@ -178,7 +178,7 @@ function statesInexactNumber(payload: string): boolean {
 }
 
 function decodeParts(url: string): { path: string; query: Record<string, string | string[]> } | undefined {
-  const [rawPath, rawQuery = ''] = url.split('#')[0].split('?', 2);
+  const [rawPath = '', rawQuery = ''] = url.split('#')[0]!.split('?', 2);
   const query: Record<string, string | string[]> = Object.create(null);
   try {
     for (const pair of rawQuery.split('&')) {
@@ -236,9 +236,9 @@ function predictStatuses(api: Api, req: FuzzRequest, url: string, headers: Recor
   }
 
   const params: Record<string, string> = {};
-  const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+  const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   try {
-    names.forEach((n, i) => { params[n] = decodeURIComponent(hit.params[i]); });
+    names.forEach((n, i) => { params[n] = decodeURIComponent(hit.params[i]!); });
   } catch {
     return undefined;
   }
@@ -304,7 +304,7 @@ const STACK = /\bat .*\.(ts|js|mjs|cjs):\d+|node_modules|\/work\//;
 
 /** The invariants every answer must hold; throws a Violation. */
 export function checkAnswer(api: Api, req: FuzzRequest, url: string, a: Answer): { op?: Operation; json?: unknown } {
-  const path = url.split('#')[0].split('?')[0];
+  const path = url.split('#')[0]!.split('?')[0]!;
   const hit = api.match(req.method, path);
   const s = a.statusCode;
   const ct = header(a, 'content-type');
@@ -446,12 +446,12 @@ export function checkState(op: Operation | undefined, req: FuzzRequest, a: Answe
       }
       results.forEach((r, i) => {
         const bad = r.scenarioId !== payload.scenarioId || r.name !== input.name || r.objectType !== input.type || r.address !== address ||
-          r.executionId !== results[0].executionId || r.result.executionId !== r.executionId ||
-          !isDeepStrictEqual(r.result.query, input.queryConfigurations[i].query);
+          r.executionId !== results[0]!.executionId || r.result.executionId !== r.executionId ||
+          !isDeepStrictEqual(r.result.query, input.queryConfigurations[i]?.query);
         if (bad) throw new Violation('execute-results', `result ${i}: ${JSON.stringify(r).slice(0, 600)} for scenario ${JSON.stringify(input).slice(0, 600)}`);
       });
-      if (results.length && after.newestExecution !== undefined && after.newestExecution !== results[0].executionId) {
-        throw new Violation('execute-audit', `answered executionId ${results[0].executionId}, newest recorded ${after.newestExecution}`);
+      if (results.length && after.newestExecution !== undefined && after.newestExecution !== results[0]!.executionId) {
+        throw new Violation('execute-audit', `answered executionId ${results[0]!.executionId}, newest recorded ${after.newestExecution}`);
       }
       break;
     }

@@ -10,6 +10,7 @@
 import fc from 'fast-check';
 import type { Api, Operation } from './openapi.js';
 import { SchemaArbitraries, type Schema } from './schema-arb.js';
+import { first } from '../elements.js';
 
 export type IfMatchKind = 'current' | 'stale' | 'star' | 'weak' | 'list' | 'garbage';
 
@@ -189,9 +190,9 @@ function ruleQueryConfigurations(ctx: GeneratorContext, type: ScenarioTypes[numb
 }
 
 function buildRuleQueryConfigurations(ctx: GeneratorContext, type: ScenarioTypes[number]) {
-  const attributeSchema = (ctx.api.doc.components.schemas.Query.properties as Record<string, Schema>).attribute;
+  const attributeSchema = (ctx.api.component('Query').properties as { attribute: Schema }).attribute;
   const attributeArb = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ATTRIBUTES) }, { weight: 1, arbitrary: ctx.arbs.valid(attributeSchema) as fc.Arbitrary<string> });
-  const idSchema = (ctx.api.doc.components.schemas.QueryConfiguration.properties as Record<string, Schema>).id;
+  const idSchema = (ctx.api.component('QueryConfiguration').properties as { id: Schema }).id;
   return fc.array(fc.tuple(ctx.arbs.valid(idSchema) as fc.Arbitrary<string>, ruleQuery(type, attributeArb)), { maxLength: 4 })
     .map((list) => {
       const seenIds = new Set<string>();
@@ -210,7 +211,7 @@ function buildRuleQueryConfigurations(ctx: GeneratorContext, type: ScenarioTypes
  * deployment.
  */
 function ruleValidDeployments(ctx: GeneratorContext): fc.Arbitrary<Record<string, unknown>[]> {
-  const deployment = ctx.arbs.valid(ctx.api.doc.components.schemas.SmartContractDeployment) as fc.Arbitrary<Record<string, unknown>>;
+  const deployment = ctx.arbs.valid(ctx.api.component('SmartContractDeployment')) as fc.Arbitrary<Record<string, unknown>>;
   return fc.array(
     fc.tuple(deployment, fc.uuid(), fc.constantFrom('DeploymentStarted', 'DeploymentFailed', undefined), fc.constantFrom('TxPosted', 'TxFailed', undefined)),
     { maxLength: 2 },
@@ -232,14 +233,14 @@ function ruleValidDeployments(ctx: GeneratorContext): fc.Arbitrary<Record<string
 }
 
 export function ruleValidScenario(ctx: GeneratorContext): fc.Arbitrary<Record<string, unknown>> {
-  const base = ctx.arbs.valid(ctx.api.doc.components.schemas.Scenario) as fc.Arbitrary<Record<string, unknown>>;
+  const base = ctx.arbs.valid(ctx.api.component('Scenario')) as fc.Arbitrary<Record<string, unknown>>;
   return fc.tuple(base, fc.constantFrom(...SEMANTIC_TYPES), ruleValidDeployments(ctx)).chain(([scenario, type, smartContractDeployments]) =>
     ruleQueryConfigurations(ctx, type).map((queryConfigurations) => ({ ...scenario, type, queryConfigurations, smartContractDeployments })));
 }
 
 /** A merge patch whose result passes the rules whatever scenario it lands on (type only ever changes with queries). */
 function ruleValidPatch(ctx: GeneratorContext): fc.Arbitrary<Record<string, unknown>> {
-  const base = ctx.arbs.valid(ctx.api.doc.components.schemas.ScenarioPatch) as fc.Arbitrary<Record<string, unknown>>;
+  const base = ctx.arbs.valid(ctx.api.component('ScenarioPatch')) as fc.Arbitrary<Record<string, unknown>>;
   const required = ['name', 'queryConfigurations', 'smartContractDeployments', 'type'];
   return fc.tuple(base, fc.constantFrom('neither', 'both'), fc.constantFrom(...SEMANTIC_TYPES), fc.option(ruleValidDeployments(ctx), { nil: undefined }))
     .chain(([patch, change, type, deployments]) => {
@@ -378,7 +379,7 @@ export function executeRequests(ctx: GeneratorContext): fc.Arbitrary<FuzzRequest
   );
   const credential = fc.oneof(
     { weight: 3, arbitrary: credentialArb as fc.Arbitrary<unknown> },
-    { weight: 1, arbitrary: ctx.arbs.valid(ctx.api.doc.components.schemas.Credential) },
+    { weight: 1, arbitrary: ctx.arbs.valid(ctx.api.component('Credential')) },
   );
   return fc.tuple(idArb(ctx), address, fc.array(credential, { maxLength: 4 }), auth(ctx)).map(([scenarioId, addr, credentials, auth]) =>
     jsonRequest('execute', 'POST', '/compliance/scenarios/execute', { address: addr.a, credentials, scenarioId }, auth, {
@@ -437,7 +438,7 @@ function operationRequest(ctx: GeneratorContext, op: Operation, mode: 'valid' | 
     return fc.tuple(pathArb, queryArb, headerArb, ctArb, extraQuery, auth(ctx)).chain(([pv, qv, hv, ct, extra, auth]) => {
       const bodyArb: fc.Arbitrary<unknown> = ct === undefined
         ? fc.constant(undefined)
-        : mutated.part === 'body' ? ctx.arbs.mutant(op.body![ct]) : ctx.arbs.valid(op.body![ct]);
+        : mutated.part === 'body' ? ctx.arbs.mutant(op.body![ct]!) : ctx.arbs.valid(op.body![ct]!);
       return bodyArb.map((body): FuzzRequest => {
         let clean = true;
         let url = op.path;
@@ -514,7 +515,7 @@ const CONTENT_TYPES = [
 export function contentTypeRequests(ctx: GeneratorContext): fc.Arbitrary<FuzzRequest> {
   const withBody = ctx.api.operations.filter((o) => o.body);
   return fc.tuple(fc.constantFrom(...withBody), fc.constantFrom(...CONTENT_TYPES), idArb(ctx), auth(ctx)).chain(([op, ct, id, auth]) =>
-    ctx.arbs.valid(Object.values(op.body!)[0]).map((body) => {
+    ctx.arbs.valid(first(Object.values(op.body!))).map((body) => {
       const { url, clean } = urlFor(op, id);
       return jsonRequest('content-type', op.method, url, body, auth, { target: id, clean }, ct);
     }));
@@ -535,7 +536,7 @@ export function brokenJsonRequests(ctx: GeneratorContext): fc.Arbitrary<FuzzRequ
     `{"input":${'{"name":'.repeat(200)}"x"${'}'.repeat(200)}}`,
   );
   return fc.tuple(fc.constantFrom(...withBody), idArb(ctx), auth(ctx), fc.oneof(breakers, fc.constant(null)), special)
-    .chain(([op, id, auth, breaker, sp]) => ctx.arbs.valid(Object.values(op.body!)[0]).map((body) => {
+    .chain(([op, id, auth, breaker, sp]) => ctx.arbs.valid(first(Object.values(op.body!))).map((body) => {
       let payload = JSON.stringify(body);
       if (breaker === null) payload = sp;
       else {
@@ -545,7 +546,7 @@ export function brokenJsonRequests(ctx: GeneratorContext): fc.Arbitrary<FuzzRequ
       const { url, clean } = urlFor(op, id);
       return {
         kind: 'broken-json', method: op.method, url,
-        headers: withAuth({ 'content-type': Object.keys(op.body!)[0] }, auth), payload, clean, authOk: auth.ok, limited: auth.limited, target: id,
+        headers: withAuth({ 'content-type': first(Object.keys(op.body!)) }, auth), payload, clean, authOk: auth.ok, limited: auth.limited, target: id,
       };
     }));
 }
@@ -559,7 +560,7 @@ export function oversizeRequests(ctx: GeneratorContext, bodyLimit: number): fc.A
       const { url, clean } = urlFor(op, id);
       return {
         kind: 'oversize', method: op.method, url,
-        headers: withAuth({ 'content-type': Object.keys(op.body!)[0] }, auth), payload, clean, authOk: auth.ok, limited: auth.limited, target: id,
+        headers: withAuth({ 'content-type': first(Object.keys(op.body!)) }, auth), payload, clean, authOk: auth.ok, limited: auth.limited, target: id,
       };
     });
 }

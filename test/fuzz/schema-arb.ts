@@ -196,8 +196,8 @@ export class SchemaArbitraries {
     const keys = Object.keys(props);
     const fields = keys.map((k) =>
       required.has(k)
-        ? this.valid(props[k]).map((v) => [[k, v]] as [string, unknown][])
-        : fc.option(this.valid(props[k]), { nil: undefined, freq: 2 }).map((v) => (v === undefined ? [] : [[k, v]]) as [string, unknown][]),
+        ? this.valid(props[k]!).map((v) => [[k, v]] as [string, unknown][])
+        : fc.option(this.valid(props[k]!), { nil: undefined, freq: 2 }).map((v) => (v === undefined ? [] : [[k, v]]) as [string, unknown][]),
     );
     const extra = s.additionalProperties === false
       ? fc.constant([] as [string, unknown][])
@@ -292,7 +292,7 @@ export class SchemaArbitraries {
         }
         if (keys.length) {
           add(fc.constantFrom(...keys).chain((k) =>
-            fc.tuple(this.valid(s), this.mutant(props[k])).map(([o, bad]) =>
+            fc.tuple(this.valid(s), this.mutant(props[k]!)).map(([o, bad]) =>
               objectOf([...Object.entries(o as Record<string, unknown>).filter(([key]) => key !== k), [k, bad]]))), 6);
         }
         add(this.valid(s).map((o) => [o]), 1);

@@ -15,6 +15,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { babyJub, ffUtils, Hex, PrivateKey, PublicKey, Signature, poseidon } from '@iden3/js-crypto';
 import { verifyPoseidonSignature } from '../../src/trust/babyjub.js';
+import { at } from '../elements.js';
 
 type Pt = [bigint, bigint];
 interface Case {
@@ -106,9 +107,9 @@ beforeAll(() => {
   }
   if (T8 === null) throw new Error('no point of order 8 found');
   torsion = [O];
-  for (let i = 1; i < 8; i++) torsion.push(add(torsion[i - 1], T8));
-  expect(eqPt(torsion[4], T2)).toBe(true);
-  expect(eqPt(add(torsion[7], T8), O)).toBe(true);
+  for (let i = 1; i < 8; i++) torsion.push(add(at(torsion, i - 1), T8));
+  expect(eqPt(at(torsion, 4), T2)).toBe(true);
+  expect(eqPt(add(at(torsion, 7), T8), O)).toBe(true);
 
   const sk = new PrivateKey(Hex.decodeString('1f2e3d4c5b6a79880f1e2d3c4b5a69780e1d2c3b4a59687f0d1c2b3a49586f7e'));
   k = sk.bigInt();
@@ -148,7 +149,7 @@ describe('valid signatures', () => {
     for (let i = 0; i < 24; i++) {
       const skHex = randomBytes(32).toString('hex');
       const sk = new PrivateKey(Hex.decodeString(skHex));
-      const msg = i < msgs.length ? msgs[i] : randBelow(p);
+      const msg = msgs[i] ?? randBelow(p);
       const c = jsSigned(sk, msg);
       check(c, true, `key ${skHex} msg ${msg}`);
       check({ ...c, msg: (msg + 1n) % p }, false, `key ${skHex} msg ${msg} + 1`);
@@ -179,7 +180,7 @@ describe('valid signatures', () => {
   it('made by hand (as signPoseidon does) over keys with a small-order component: both true', () => {
     // [8·hm](A + T) = [8·hm]A, so a signer who hashes the dirty key's coordinates makes a signature js-crypto accepts.
     for (const i of [1, 2, 4, 7]) {
-      const dirtyKey = add(valid.A, torsion[i]);
+      const dirtyKey = add(valid.A, at(torsion, i));
       const c = signWith(k, dirtyKey, 42n);
       check(c, true, `torsion ${i}`);
       check({ ...c, A: valid.A }, false, `torsion ${i}, clean key`);
@@ -213,16 +214,16 @@ describe('tampering', () => {
     check({ ...valid, R8: [x, (y + 1n) % p] }, false);
     check({ ...valid, R8: [0n, 0n] }, false);
     check({ ...valid, R8: mul(B8, 987654321n) }, false);
-    check({ ...valid, R8: dirty[0] }, false);
+    check({ ...valid, R8: at(dirty, 0) }, false);
     check({ ...valid, R8: O }, false);
     check({ ...valid, R8: neg(valid.R8) }, false);
     check({ ...valid, R8: valid.A }, false);
-    for (let i = 1; i < 8; i++) check({ ...valid, R8: add(valid.R8, torsion[i]) }, false, `torsion ${i}`);
+    for (let i = 1; i < 8; i++) check({ ...valid, R8: add(valid.R8, at(torsion, i)) }, false, `torsion ${i}`);
     // re-signed over R8 + T (hm over the dirty R8): still false, [S]B8 - [8·hm]A is the clean R8
     const r = 777n;
     const c = signWith(k, valid.A, 5n, r);
     check(c, true);
-    const dirtyR8 = add(c.R8, torsion[4]);
+    const dirtyR8 = add(c.R8, at(torsion, 4));
     const hm: bigint = poseidon.hash([dirtyR8[0], dirtyR8[1], c.A[0], c.A[1], c.msg]);
     check({ ...c, R8: dirtyR8, S: (r + 8n * k * hm) % l }, false);
   });
@@ -234,20 +235,20 @@ describe('tampering', () => {
     check({ ...valid, A: O }, false);
     check({ ...valid, A: neg(valid.A) }, false);
     check({ ...valid, A: mul(B8, k + 1n) }, false);
-    check({ ...valid, A: dirty[1] }, false);
-    for (let i = 1; i < 8; i++) check({ ...valid, A: add(valid.A, torsion[i]) }, false, `torsion ${i}`);
+    check({ ...valid, A: at(dirty, 1) }, false);
+    for (let i = 1; i < 8; i++) check({ ...valid, A: add(valid.A, at(torsion, i)) }, false, `torsion ${i}`);
   });
 
   it('small-order keys (the identity too) accept R8 = [S]B8 for any message: js-crypto true, ours true', () => {
     // [8·hm]A = O for every A of order dividing 8, so the equation is [S]B8 = R8, whatever msg is.
     for (let i = 0; i < 8; i++) {
-      check({ A: torsion[i], msg: BigInt(i) * 1000003n, R8: B8, S: 1n }, true, `torsion ${i}`);
-      check({ A: torsion[i], msg: 7n, R8: O, S: 0n }, true, `torsion ${i}, R8 = O, S = 0`);
-      check({ A: torsion[i], msg: 7n, R8: B8, S: 2n }, false, `torsion ${i}, S = 2`);
+      check({ A: at(torsion, i), msg: BigInt(i) * 1000003n, R8: B8, S: 1n }, true, `torsion ${i}`);
+      check({ A: at(torsion, i), msg: 7n, R8: O, S: 0n }, true, `torsion ${i}, R8 = O, S = 0`);
+      check({ A: at(torsion, i), msg: 7n, R8: B8, S: 2n }, false, `torsion ${i}, S = 2`);
     }
     // a full-order key does not: [8·hm]A is not O
     check({ A: valid.A, msg: 7n, R8: O, S: 0n }, false);
-    check({ A: dirty[2], msg: 7n, R8: B8, S: 1n }, false);
+    check({ A: at(dirty, 2), msg: 7n, R8: B8, S: 1n }, false);
   });
 
   it('coordinates >= p or negative: js-crypto false when off the curve mod p, else throws; ours false', () => {
@@ -351,8 +352,8 @@ describe('random inputs (fast-check)', () => {
     // Valid cases: js-crypto signatures, signatures over dirty keys, small-order keys with R8 = [S]B8.
     const pool: Case[] = [valid];
     for (let i = 0; i < 3; i++) pool.push(jsSigned(new PrivateKey(randomBytes(32)), randBelow(p)));
-    pool.push(signWith(k, add(valid.A, torsion[3]), 99n));
-    pool.push({ A: torsion[5], msg: 11n, R8: mul(B8, 31337n), S: 31337n });
+    pool.push(signWith(k, add(valid.A, at(torsion, 3)), 99n));
+    pool.push({ A: at(torsion, 5), msg: 11n, R8: mul(B8, 31337n), S: 31337n });
     pool.push({ A: O, msg: 12n, R8: O, S: 0n });
     for (const c of pool) expect(reference(c)).toBe(true);
     const others: Pt[] = [...dirty, mul(B8, 5n), O, [0n, p - 1n], [1n, 1n]];
@@ -383,9 +384,9 @@ describe('random inputs (fast-check)', () => {
         case 'keep':
           return pt;
         case 'torsion':
-          return add(pt, torsion[m.i]);
+          return add(pt, at(torsion, m.i));
         case 'other':
-          return others[m.i];
+          return at(others, m.i);
         case 'neg':
           return neg(pt);
         case 'plusP':
@@ -413,7 +414,7 @@ describe('random inputs (fast-check)', () => {
     const seen = { true: 0, false: 0, throws: 0 };
     fc.assert(
       fc.property(fc.nat(pool.length - 1), pointMut, pointMut, sMut, msgMut, (i, mA, mR, fS, fMsg) => {
-        const base = pool[i];
+        const base = at(pool, i);
         const c: Case = { A: applyPoint(base.A, mA), msg: fMsg(base.msg), R8: applyPoint(base.R8, mR), S: fS(base.S) };
         const ref = reference(c);
         seen[String(ref) as keyof typeof seen]++;

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { createDocumentLoader } from '../../src/trust/documents.js';
 import { FIELD } from '../../src/trust/poseidon.js';
 import { merklizeForRoot, sparseMerkleRoot, withCollectingTrees } from '../../src/trust/merklize.js';
+import { at } from '../elements.js';
 
 interface Tree {
   add(k: bigint, v: bigint): Promise<void>;
@@ -29,7 +30,7 @@ const newTree = (maxLevels: number, writable = true): Tree => new mt.Merkletree(
 async function build(tree: Tree, leaves: ReadonlyArray<readonly [bigint, bigint]>): Promise<{ root?: bigint; error?: string; at?: number }> {
   for (let i = 0; i < leaves.length; i++) {
     try {
-      await tree.add(leaves[i][0], leaves[i][1]);
+      await tree.add(...at(leaves, i));
     } catch (e) {
       return { error: e instanceof Error ? e.message : String(e), at: i };
     }

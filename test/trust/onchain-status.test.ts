@@ -19,6 +19,7 @@ import { StatusFailure, type RevocationRequest, type StatusIo } from '../../src/
 import type { StateResolver } from '../../src/trust/did-resolver.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { startServer } from './servers.js';
+import { at, only } from '../elements.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -43,7 +44,8 @@ function compileStatusContract(): Artifact {
   };
   const errors = (out.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
-  const c = out.contracts[file].TestOnchainCredentialStatus;
+  const c = out.contracts[file]?.TestOnchainCredentialStatus;
+  if (!c) throw new Error(`solc answered no TestOnchainCredentialStatus contract for ${file}`);
   return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
 }
 
@@ -89,7 +91,7 @@ async function deploy(): Promise<Address> {
 }
 
 async function store(contract: Address, nonce: bigint, status: Struct, latest = true): Promise<void> {
-  await wallet.writeContract({ address: contract, abi: artifact.abi, functionName: 'setStatus', args: [nonce, status, latest], account: chain.accounts[0], chain: null });
+  await wallet.writeContract({ address: contract, abi: artifact.abi, functionName: 'setStatus', args: [nonce, status, latest], account: at(chain.accounts, 0), chain: null });
 }
 
 /** Stores the issuer's current status of `nonce` as the contract's latest. */
@@ -262,8 +264,7 @@ describe('createCredentialVerifier with the on-chain resolver', () => {
       { mode: 'strict', trustedIssuers: '*', timeoutMs: 3000, revocationCacheMs: 0 },
       { statusResolvers: { [TYPE]: await onchainStatusResolver(settings), SparseMerkleTreeProof: demoStatusResolver(issuer) } },
     );
-    const [verdict] = await v.verify([credential], { address: ADDRESS, now: Date.now() });
-    return verdict;
+    return only(await v.verify([credential], { address: ADDRESS, now: Date.now() }));
   };
 
   beforeAll(async () => {
@@ -284,7 +285,7 @@ describe('createCredentialVerifier with the on-chain resolver', () => {
 
   it('ok while not revoked; error when the RPC is down or the answer is tampered with; not-valid once revoked', async () => {
     // The signing key's status is asked of the same contract (the issuer's one revocation tree), for the key's nonce.
-    const keyNonce = BigInt((credential as unknown as { proof: Array<{ issuerData: { credentialStatus: { revocationNonce: number } } }> }).proof[0].issuerData.credentialStatus.revocationNonce);
+    const keyNonce = BigInt((credential as unknown as { proof: [{ issuerData: { credentialStatus: { revocationNonce: number } } }] }).proof[0].issuerData.credentialStatus.revocationNonce);
     await publish(contract, keyNonce);
     const good = await publish(contract, BigInt(NONCE));
     expect(await verify()).toEqual({ ok: true });

@@ -22,7 +22,7 @@ type Json = Record<string, any>;
 let issuer: DemoIssuer;
 let resolver: TestServer;
 let resolverRequests = 0;
-let genuine: Json[] = [];
+let genuine: [Json, Json, Json, Json];
 
 const asCredentials = (xs: Json[]) => xs as unknown as Credential[];
 const clone = <T>(x: T): T => structuredClone(x);
@@ -71,7 +71,7 @@ beforeAll(async () => {
     claims: claims(n),
     issuanceDate: new Date(NOW - 86_400_000),
     expirationDate: new Date(NOW + 365 * 86_400_000),
-  })));
+  }))) as typeof genuine;
 }, 60_000);
 
 afterAll(async () => {

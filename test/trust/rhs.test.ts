@@ -8,6 +8,7 @@ import { createCredentialVerifier, type TrustOptions, type TrustVerdict } from '
 import { createDemoIssuer, nonceFromStatusPath, type DemoIssuer, type ReverseHashNode } from '../../src/trust/demo-issuer.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { startServer, type TestServer } from './servers.js';
+import { only } from '../elements.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const NONCE = 3001;
@@ -33,8 +34,7 @@ const verifier = (over: Partial<TrustOptions> = {}) =>
   });
 
 async function verify(over: Partial<TrustOptions> = {}): Promise<TrustVerdict> {
-  const [v] = await verifier(over).verify([credential], { address: ADDRESS, now: Date.now() });
-  return v;
+  return only(await verifier(over).verify([credential], { address: ADDRESS, now: Date.now() }));
 }
 
 async function publish(revoked?: number[]) {

@@ -16,6 +16,7 @@ import { createDocumentLoader } from '../../src/trust/documents.js';
 import { IdPosition, MerklizedRootPosition } from '../../src/trust/iden3.js';
 import { compilePlan, runPlan } from '../../src/engine/index.js';
 import { contentHash } from '../../src/trust/canonical.js';
+import { only } from '../elements.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const OTHER = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
@@ -34,7 +35,7 @@ let b: DemoIssuer;
 const published = new Map<string, boolean>();
 let resolverDown = false;
 
-const creds: Record<string, Json> = {};
+const creds = {} as Record<'valid' | 'revocable' | 'agent' | 'onchain' | 'otherHolder' | 'fromB', Json>;
 
 const clone = <T>(x: T): T => structuredClone(x);
 const asCredential = (x: Json) => x as unknown as Credential;
@@ -59,8 +60,7 @@ let sharedVerifier: ReturnType<typeof verifier> | undefined;
 const shared = () => (sharedVerifier ??= verifier());
 
 async function one(v: ReturnType<typeof verifier>, c: Json, address = ADDRESS, trustedIssuers?: string[]): Promise<TrustVerdict> {
-  const [verdict] = await v.verify([asCredential(c)], { address, now: NOW, trustedIssuers });
-  return verdict;
+  return only(await v.verify([asCredential(c)], { address, now: NOW, trustedIssuers }));
 }
 
 function expectFail(v: TrustVerdict, status: 'not-valid' | 'error', reason: RegExp) {
@@ -335,12 +335,12 @@ describe('holder binding', () => {
   it('remembers structure and holder per (digest, address): the same content from another address is refused', async () => {
     const v = verifier();
     const digests = [contentHash(creds.otherHolder)];
-    const at = (address: string) => v.verify([asCredential(creds.otherHolder)], { address, now: NOW, digests }).then((r) => r[0]);
+    const at = (address: string) => v.verify([asCredential(creds.otherHolder)], { address, now: NOW, digests }).then(only);
     expect(await at(OTHER)).toEqual({ ok: true });
     expectFail(await at(ADDRESS), 'not-valid', /belongs to another holder/);
     expect(await at(OTHER)).toEqual({ ok: true });
     // The issuer is checked on every call (it depends on the scenario), after the remembered structure check.
-    expectFail(await v.verify([asCredential(creds.otherHolder)], { address: OTHER, now: NOW, digests, trustedIssuers: [b.did] }).then((r) => r[0]),
+    expectFail(await v.verify([asCredential(creds.otherHolder)], { address: OTHER, now: NOW, digests, trustedIssuers: [b.did] }).then(only),
       'not-valid', /not trusted by this scenario/);
   });
 
@@ -355,7 +355,7 @@ describe('revocation', () => {
     const before = status.hits.length;
     // With the digest, as execute calls it: a credential seen before is decided from the caches without waiting.
     const digests = [contentHash(creds.revocable)];
-    const check = () => v.verify([asCredential(creds.revocable)], { address: ADDRESS, now: NOW, digests }).then((r) => r[0]);
+    const check = () => v.verify([asCredential(creds.revocable)], { address: ADDRESS, now: NOW, digests }).then(only);
     expect(await check()).toEqual({ ok: true });
     expect(status.hits.length).toBe(before + 2); // the credential's status and the issuer key's
     await a.revoke(1002);
@@ -479,7 +479,7 @@ describe('with the engine', () => {
     const run = async (credentials: Json[], v = shared()) => {
       const list = credentials.map(asCredential);
       const trust = await v.verify(list, { address: ADDRESS, now: NOW, relevantTypes: plan.credentialSlots });
-      return runPlan(plan, { address: ADDRESS, credentials: list, now: NOW, executionId: '00000000-0000-4000-8000-000000000000', trust })[0].result;
+      return only(runPlan(plan, { address: ADDRESS, credentials: list, now: NOW, executionId: '00000000-0000-4000-8000-000000000000', trust })).result;
     };
     expect((await run([creds.valid])).status).toBe('valid');
 
