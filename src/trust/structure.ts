@@ -15,7 +15,6 @@ export const STATUS_TYPES = {
   Iden3OnchainSparseMerkleTreeProof2023: 'Iden3OnchainSparseMerkleTreeProof2023',
 } as const;
 
-export const KNOWN_STATUS_TYPES: ReadonlySet<string> = new Set(Object.values(STATUS_TYPES));
 const SCHEMA_TYPES: ReadonlySet<string> = new Set(['JsonSchema2023', 'JsonSchemaValidator2018']);
 const MAX_URI = 2048;
 const ABSOLUTE_URI = /^[a-z][a-z0-9+.-]*:\S+$/i;
