@@ -24,7 +24,7 @@ const EXPIRY_SWEEP_MS = 5000;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Headers and fields that must never reach a log line, should a serializer ever include them. */
-export const REDACT = [
+const REDACT = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.body',

@@ -36,7 +36,7 @@ const RESTART_WINDOW_MS = 60_000;
 const RESTARTS_AT_ONCE = 3;
 const RESTART_PAUSE_MAX_MS = 30_000;
 
-export interface PrimaryLog {
+interface PrimaryLog {
   info(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }

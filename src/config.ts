@@ -12,7 +12,7 @@
 import { chainEnv, chainSettings } from './chain/config.js';
 import { zkpEnv, zkpEnvConfig } from './zkp/env.js';
 import { trustEnv, trustOptions } from './trust/env.js';
-import { databaseConfig, storeEnv, type DatabaseConfig } from './store/config.js';
+import { databaseConfig, storeEnv } from './store/config.js';
 import { authEnv, authSettings } from './config/auth.js';
 import type { ConfigSection } from './config/docs.js';
 import { ConfigError } from './config/errors.js';
@@ -21,7 +21,6 @@ import { composeSchemas, readEnv, type Env } from './config/variables.js';
 import { webhookConfig, webhookEnv } from './config/webhook.js';
 
 export { ConfigError };
-export type { DatabaseConfig };
 
 export type { Config } from './config/types.js';
 import type { Config } from './config/types.js';

@@ -7,7 +7,7 @@ export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.
  * Whether PostgreSQL answers. When it does not, PostgreSQL tests are skipped with a message, unless
  * REQUIRE_POSTGRES=1 (as in .ci/run), where that is a failure.
  */
-export async function postgresAvailable(): Promise<boolean> {
+async function postgresAvailable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();

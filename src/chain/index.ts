@@ -10,20 +10,12 @@
  * });
  * ```
  */
-export {
-  chainSettingsFromEnv, parseChainRpcUrls, parseChainRef, redactRpcUrl, CHAIN_DEFAULTS,
-  type ChainEndpoint, type ChainSettings, type MulticallMode,
-} from './config.js';
+export { chainSettingsFromEnv, parseChainRpcUrls, parseChainRef, redactRpcUrl } from './config.js';
 export {
   isProofStatusError,
-  type ChainErrorCode, type ProofStatusEntry, type ProofStatusError, type ProofStatusRead, type ProofStatusReader,
-  type ReadProofStatusesRequest, type RequestId,
+  type ProofStatusEntry, type ProofStatusRead, type ProofStatusReader, type ReadProofStatusesRequest,
 } from './proof-status.js';
 export { chainReaderFor, noChains } from './lazy.js';
-export type { ChainReader, ChainReaderOptions, ChainReaderStats } from './reader.js';
-export {
-  resolveVerifierTarget, ruleOutcomes, requestIdsOf, deploymentChain,
-  type OnChainRuleOutcome, type OnChainStatus, type VerifierTarget, type TargetOptions,
-} from './outcomes.js';
+export { resolveVerifierTarget, ruleOutcomes } from './outcomes.js';
 export { evaluateOnChainRules, type OnChainInput } from './evaluate.js';
-export { VERIFIER_METHODS, MULTICALL3_ADDRESS, verifierAbi, type VerifierMethod } from './abi.js';
+export { verifierAbi } from './abi.js';

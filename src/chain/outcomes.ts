@@ -16,7 +16,7 @@ import { deploymentBlock, isUsableDeployment, unusableDeploymentReason, type Sma
 import { parseChainRef } from './config.js';
 import { isProofStatusError, type ProofStatusEntry, type RequestId } from './proof-status.js';
 
-export type OnChainStatus = 'valid' | 'not-valid' | 'error';
+type OnChainStatus = 'valid' | 'not-valid' | 'error';
 
 export interface OnChainRuleOutcome {
   /** The query configuration id (objectId of the execution result). */
@@ -52,7 +52,7 @@ export interface TargetOptions {
  * The chain a deployment lives on: its `chain` field (CAIP-2, proposed schema addition) or else the default chain.
  * Undefined when neither says; null when the field is present but not an `eip155:<id>` reference.
  */
-export function deploymentChain(d: SmartContractDeployment, defaultChain?: string): string | null | undefined {
+function deploymentChain(d: SmartContractDeployment, defaultChain?: string): string | null | undefined {
   const own = (d as { chain?: unknown }).chain;
   if (own !== undefined && own !== null) return parseChainRef(own)?.chain ?? null;
   return defaultChain === undefined ? undefined : parseChainRef(defaultChain)?.chain;

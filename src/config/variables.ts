@@ -97,7 +97,7 @@ function quotable(schema: TSchema): boolean {
 }
 
 /** The one-line message of a bad `name`, the value as given (before trimming). */
-export function problem(name: string, schema: TSchema, raw: string | undefined): string {
+function problem(name: string, schema: TSchema, raw: string | undefined): string {
   const got = quotable(schema) ? ` (got ${JSON.stringify(raw)})` : '';
   return `${name} must be ${expectation(schema)}${got}`;
 }

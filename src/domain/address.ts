@@ -39,14 +39,13 @@ import { BAD_CHECKSUM, evm, hasEvmShape } from './address/evm.js';
 import { SHAPE, type AddressFamily, type AddressNamespace } from './address/family.js';
 import { aptos, hasShortHexShape, starknet } from './address/short-hex.js';
 
-export type { AddressNamespace } from './address/family.js';
 export { toChecksumAddress } from './address/evm.js';
 
 export type ParsedAddress = { ok: true; address: string; namespace: AddressNamespace } | { ok: false; message: string };
 
 export type AddressInputValue = string | { address: string; chain?: string; namespace?: string };
 
-export const ADDRESS_NAMESPACES: readonly AddressNamespace[] = [
+const ADDRESS_NAMESPACES: readonly AddressNamespace[] = [
   'eip155',
   'tezos',
   'aptos',
@@ -57,7 +56,7 @@ export const ADDRESS_NAMESPACES: readonly AddressNamespace[] = [
 ];
 
 /** Longest address accepted (the request schema's limit too). */
-export const MAX_ADDRESS_LENGTH = 256;
+const MAX_ADDRESS_LENGTH = 256;
 
 const NOT_RECOGNISED =
   'address format not recognised (expected an EVM 0x address or a Tezos, Aptos, Polkadot, Starknet, Cosmos or Cardano address)';

@@ -79,14 +79,6 @@ const TRANSACTION_RANK: Record<TransactionStatus, number> = { TxPosted: 0, TxCon
 
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
-export function isDeploymentStatus(s: unknown): s is DeploymentStatus {
-  return typeof s === 'string' && hasOwn(DEPLOYMENT_TRANSITIONS, s);
-}
-
-export function isTransactionStatus(s: unknown): s is TransactionStatus {
-  return typeof s === 'string' && hasOwn(TRANSACTION_TRANSITIONS, s);
-}
-
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** A usable deployment: status `Deployed` and an EVM address (0x + 40 hex). */

@@ -15,7 +15,7 @@ export interface WebhookConfig {
  * HMAC-SHA256 of `<timestamp>.<body>` with the shared secret, hex: the receiver recomputes it from the
  * X-Webhook-Timestamp header and the raw body, compares in constant time, and refuses old timestamps.
  */
-export function signWebhook(secret: string, timestamp: string, body: string): string {
+function signWebhook(secret: string, timestamp: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 

@@ -8,16 +8,16 @@ import type { Credential } from '../schemas/credential.js';
 import { parseInstant } from './instant.js';
 import type { PreparedCredential, RunContext, TrustVerdict } from './types.js';
 
-export const UNASSESSED = -1;
-export const USABLE = 0;
-export const NOT_YET_ISSUED = 1;
-export const EXPIRED = 2;
-export const BAD_ISSUANCE_DATE = 3;
-export const BAD_EXPIRATION_DATE = 4;
+const UNASSESSED = -1;
+const USABLE = 0;
+const NOT_YET_ISSUED = 1;
+const EXPIRED = 2;
+const BAD_ISSUANCE_DATE = 3;
+const BAD_EXPIRATION_DATE = 4;
 /** The trust verdict failed with status not-valid (forged, tampered, revoked, untrusted issuer, another holder). */
-export const UNTRUSTED = 5;
+const UNTRUSTED = 5;
 /** The trust verdict failed with status error (trust could not be decided, e.g. revocation status unresolvable). */
-export const TRUST_UNDECIDED = 6;
+const TRUST_UNDECIDED = 6;
 
 function instantOf(x: unknown): number {
   return typeof x === 'string' ? parseInstant(x, false) : NaN;

@@ -3,6 +3,5 @@
  * compilePlan once per scenario revision, runPlan on every execute call.
  */
 export { validateScenarioRules, type FieldProblem } from './validate.js';
-export { compilePlan, runPlan, evaluators } from './plan.js';
-export type { Plan, RunInput, CompiledRule, RuleFailure, RunContext, Evaluator, CompileContext, PreparedCredential } from './types.js';
-export { parseInstant } from './instant.js';
+export { compilePlan, runPlan } from './plan.js';
+export type { Plan } from './types.js';

@@ -114,13 +114,3 @@ export function parseInstant(s: string, dateOnly: boolean): number {
   if (i !== n) return NaN;
   return days * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + fraction - offset;
 }
-
-/** Epoch ms of an ISO 8601 date (date-only allowed) given as an unknown value, or NaN. */
-export function dateValue(v: unknown): number {
-  return typeof v === 'string' ? parseInstant(v, true) : NaN;
-}
-
-/** Whether `v` is a string holding an ISO 8601 date or a zoned date-time. */
-export function isIsoDate(v: unknown): v is string {
-  return typeof v === 'string' && !Number.isNaN(parseInstant(v, true));
-}

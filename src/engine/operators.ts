@@ -20,7 +20,7 @@ export const PASS = 0;
 export const MISSING = 1;
 export const MISMATCH = 2;
 export const FALSE = 3;
-export type Code = typeof PASS | typeof MISSING | typeof MISMATCH | typeof FALSE;
+type Code = typeof PASS | typeof MISSING | typeof MISMATCH | typeof FALSE;
 
 export interface CompiledOperator {
   /** Applied to a present attribute value (neither undefined nor null). */
@@ -40,7 +40,7 @@ type Operand =
   | { readonly kind: 'string'; readonly s: string }
   | { readonly kind: 'boolean'; readonly b: boolean };
 
-export function operand(x: unknown): Operand | undefined {
+function operand(x: unknown): Operand | undefined {
   switch (typeof x) {
     case 'number':
       return Number.isFinite(x) ? { kind: 'number', n: x } : undefined;

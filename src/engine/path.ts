@@ -31,7 +31,7 @@ function step(cur: unknown, seg: Segment): unknown {
   return hasOwn.call(cur, seg.key) ? (cur as Record<string, unknown>)[seg.key] : undefined;
 }
 
-export function splitPath(attribute: string): string[] {
+function splitPath(attribute: string): string[] {
   return attribute.split('.');
 }
 

@@ -11,7 +11,7 @@ import type { CompiledRule, Evaluator, Plan, RuleFailure, RunInput } from './typ
  * are decided by their execution strategy (src/execution): the engine compiles their rules (ids and frozen queries)
  * and, should runPlan be asked, answers `error` for each.
  */
-export const evaluators: Readonly<Partial<Record<ScenarioType, Evaluator>>> = Object.freeze({
+const evaluators: Readonly<Partial<Record<ScenarioType, Evaluator>>> = Object.freeze({
   ChallengeQuery: challengeQueryEvaluator,
 });
 

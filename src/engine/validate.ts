@@ -15,10 +15,10 @@ export interface FieldProblem {
 const OPERATORS: ReadonlySet<string> = new Set(Operators);
 
 /** Scenario types whose rules are zero-knowledge proof requests to the iden3 V2 circuits. */
-export const ZKP_TYPES: ReadonlySet<string> = new Set<ScenarioType>(['OffChainZKP', 'OnChainZKP']);
+const ZKP_TYPES: ReadonlySet<string> = new Set<ScenarioType>(['OffChainZKP', 'OnChainZKP']);
 
 /** The iden3 V2 query circuits take at most 64 values in an $in/$nin list. */
-export const ZKP_MAX_IN_VALUES = 64;
+const ZKP_MAX_IN_VALUES = 64;
 
 const DATE_HINT = 'an ISO 8601 date (e.g. 2001-02-03, 2001-02-03T04:05:06Z or 2001-02-03T04:05:06.789+02:00)';
 

@@ -10,8 +10,7 @@ import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
 export type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
 export { challengeQueryStrategy } from './challenge-query.js';
 export { onChainZkpStrategy } from './onchain-zkp.js';
-export { OffChainZkp, callbackPath, MAX_WAITING_CHECKS, type AnswerOutcome, type Refusal } from './offchain-zkp.js';
-export { executionView } from './view.js';
+export { OffChainZkp, MAX_WAITING_CHECKS } from './offchain-zkp.js';
 
 /** The strategies of every scenario type, by type. */
 export class Executor {

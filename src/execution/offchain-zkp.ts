@@ -48,7 +48,7 @@ export const MAX_WAITING_CHECKS = 16;
 export const callbackPath = (executionId: string) => `/compliance/executions/${executionId}/zkp-response`;
 
 /** Why an answer was not taken: the HTTP status and problem code the callback answers, and when to retry. */
-export interface Refusal {
+interface Refusal {
   status: number;
   code: string;
   detail: string;

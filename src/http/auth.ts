@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { sendProblem } from './errors.js';
 
-export const SCOPES = ['scenarios:read', 'scenarios:write', 'scenarios:execute'] as const;
+const SCOPES = ['scenarios:read', 'scenarios:write', 'scenarios:execute'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** Who is calling: what it may do and which projects it may see ('*' = every project, an operator). */
@@ -44,11 +44,11 @@ const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPES);
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /** The token of an `Authorization: Bearer <token>` header (scheme in any case, spaces around), or undefined. */
-export function bearerToken(header: string | undefined): string | undefined {
+function bearerToken(header: string | undefined): string | undefined {
   return header ? /^[ ]*Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(header)?.[1] : undefined;
 }
 
-export class AuthError extends Error {
+class AuthError extends Error {
   constructor(readonly status: 401 | 503, message: string, readonly bearerError?: string) {
     super(message);
   }

@@ -67,7 +67,7 @@ export function sendProblem(reply: FastifyReply, status: number, fields: Partial
 }
 
 /** Joins a part and a JSON pointer into a dotted field name: ('body', '/credentials/0/id') -> body.credentials.0.id */
-export function fieldName(part: string, pointer: string): string {
+function fieldName(part: string, pointer: string): string {
   const segments = pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   return [part, ...segments].join('.');
 }

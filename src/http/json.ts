@@ -16,7 +16,7 @@ const SUSPECT = /proto|constructor|\\u/;
  * texts, invalid JSON, an empty body, a byte order mark) goes to Fastify's parser, which gives the same answers and
  * errors as before.
  */
-export function jsonParser(app: FastifyInstance): JsonParser {
+function jsonParser(app: FastifyInstance): JsonParser {
   const secure = app.getDefaultJsonParser('error', 'error') as unknown as JsonParser;
   return (request, text, done) => {
     if (text.length === 0 || SUSPECT.test(text)) return secure(request, text, done);

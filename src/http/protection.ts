@@ -32,7 +32,7 @@ export function deeperThan(value: unknown, limit: number): boolean {
  * helmet's headers for these options, computed once: they do not depend on the request (no CSP nonces here), and
  * @fastify/helmet would rebuild helmet on every request (~5 µs).
  */
-export function securityHeaders(options: HelmetOptions): Record<string, string> {
+function securityHeaders(options: HelmetOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   const res = {
     setHeader: (name: string, value: unknown) => { headers[name.toLowerCase()] = String(value); },
@@ -48,7 +48,7 @@ export function securityHeaders(options: HelmetOptions): Record<string, string> 
  * the client address. So neither respelling a token nor adding an Authorization header to a route without one buys a
  * fresh budget, and unknown tokens share their address's.
  */
-export function rateKey(identify: (header: string | undefined) => string | undefined) {
+function rateKey(identify: (header: string | undefined) => string | undefined) {
   return (request: FastifyRequest): string => {
     const secured = request.routeOptions.config?.scope !== undefined;
     const id = secured ? identify(request.headers.authorization) : undefined;

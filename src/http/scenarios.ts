@@ -42,10 +42,10 @@ export const ProjectQuery = Type.Object({
   })),
 }, { additionalProperties: false });
 
-export const etagOf = (row: Pick<ScenarioRow, 'seq' | 'revision'>) => `"${row.seq}.${row.revision}"`;
+const etagOf = (row: Pick<ScenarioRow, 'seq' | 'revision'>) => `"${row.seq}.${row.revision}"`;
 
 /** If-Match (RFC 9110 13.1.1): `*` or a list of strong entity tags; weak tags never match. */
-export function ifMatchHolds(header: string | undefined, etag: string): boolean {
+function ifMatchHolds(header: string | undefined, etag: string): boolean {
   if (header === undefined) return true;
   const value = header.trim();
   if (value === '*') return true;
@@ -82,7 +82,7 @@ async function checkRules(
  * The one scenario with this id in the request's projects. Ids are unique per project: another project's scenario is
  * not found (404, its existence not revealed), and an id in two of the token's projects is a 409 naming them.
  */
-export function findScenario(
+function findScenario(
   store: ScenarioStore, principal: Principal | undefined, projectId: string | undefined, id: string,
 ): Promise<ScenarioRow> {
   return findScenarioIn(store, principal, narrowScope(principal, projectId).projects, id);

@@ -8,7 +8,7 @@ import type { Scenario } from '../schemas/scenario.js';
  * Two Ajv instances: bodies are validated exactly as sent (no coercion, unknown fields refused, not stripped);
  * query strings, params and headers are text, so there numbers are coerced from strings.
  */
-export function createAjv(coerce: boolean): Ajv {
+function createAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     coerceTypes: coerce,
     removeAdditional: false,

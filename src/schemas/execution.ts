@@ -8,7 +8,7 @@ import { Query, ScenarioType } from './scenario.js';
  * address in `address` and may say which chain family it belongs to (`namespace`, a CAIP-2 namespace such as
  * eip155, tezos, polkadot, cosmos, cardano, aptos, starknet) and which chain (`chain`, e.g. eip155:1).
  */
-export const AddressObject = Type.Object(
+const AddressObject = Type.Object(
   {
     address: Type.String({ minLength: 1, maxLength: 256 }),
     chain: Type.Optional(Type.String({ minLength: 1, maxLength: 128, examples: ['eip155:1'] })),

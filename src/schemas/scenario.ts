@@ -103,7 +103,7 @@ export const SmartContractDeployment = Type.Object(
 );
 
 /** Static types of 2.5/2.6 (`transactions` is a $ref, so it is spelled out). */
-export type TransactionValue = Static<typeof Transaction>;
+type TransactionValue = Static<typeof Transaction>;
 export type DeploymentValue = Omit<Static<typeof SmartContractDeployment>, 'transactions'> & { transactions?: TransactionValue[] };
 
 /** Seed 2.3, field by field. */

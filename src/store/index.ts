@@ -3,7 +3,6 @@ import { openSqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
 export type * from './types.js';
-export { StoreUnavailable } from './errors.js';
 
 /** Opens the configured database and brings its schema up to date (migrations run here). */
 export async function openStore(config: DatabaseConfig, onError?: (err: Error) => void): Promise<Store> {

@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
 /** One statement's parameters, positional: what crosses to the writer thread (strings and numbers, cheap to copy). */
-export type Params = Array<string | number | null>;
+type Params = Array<string | number | null>;
 
 export interface BatchWriter {
   /** Runs the statement once per row in one transaction; resolves once it is committed. */

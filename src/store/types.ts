@@ -58,12 +58,12 @@ export interface ScenarioStore {
 }
 
 /** What the audit log keeps of one credential: its id and a SHA-256 of its canonical JSON, never its content. */
-export interface CredentialDigest {
+interface CredentialDigest {
   id: string;
   sha256: string;
 }
 
-export type ExecutionState = 'completed' | 'pending' | 'failed';
+type ExecutionState = 'completed' | 'pending' | 'failed';
 
 /** One execute call, as the audit log records it. */
 export interface ExecutionRecord {
@@ -106,7 +106,7 @@ export interface WebhookDelivery {
 }
 
 /** What the end of an OffChainZKP execution writes, atomically. */
-export interface ExecutionCompletion {
+interface ExecutionCompletion {
   state: 'completed' | 'failed';
   results: ExecutionResult[];
   updatedAt: string;
@@ -121,7 +121,7 @@ export interface ExecutionPage {
 }
 
 /** The execution audit log. */
-export interface ExecutionStore {
+interface ExecutionStore {
   /** Appends a record; resolves once it is committed (group commit: concurrent calls share a transaction). */
   recordExecution(record: ExecutionRecord): Promise<void>;
   getExecution(executionId: string): Promise<ExecutionRecord | undefined>;
@@ -144,13 +144,13 @@ export interface ExecutionStore {
 }
 
 /** A stored response to a request carrying an Idempotency-Key. */
-export interface IdempotentResponse {
+interface IdempotentResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
 }
 
-export type IdempotencyClaim =
+type IdempotencyClaim =
   | { claimed: true }
   | { claimed: false; requestHash: string; response?: IdempotentResponse };
 

@@ -16,7 +16,7 @@ import { DEFAULT_STATUS_RESOLVERS, verifyStatusAnswer, type StatusResolverFn } f
 import { STATUS_TYPES } from './structure.js';
 
 /** The public seed of the demo issuer (32 bytes). */
-export const DEMO_ISSUER_SEED = 'scenario-compliance-demo-issuer1';
+const DEMO_ISSUER_SEED = 'scenario-compliance-demo-issuer1';
 
 interface Tree {
   add(k: bigint, v: bigint): Promise<void>;
@@ -65,7 +65,7 @@ export interface RevocationStatusDocument {
   issuer: { state: string; claimsTreeRoot: string; revocationTreeRoot: string; rootOfRoots: string };
 }
 
-export interface DemoIssueRequest {
+interface DemoIssueRequest {
   /** The holder's DID (credentialSubject.id), e.g. did:pkh:eip155:1:0x... */
   subjectId: string;
   /** credentialSubject fields other than id (IDInformation: reviewAnswer, personalData, ...). */
@@ -93,7 +93,7 @@ export interface ReverseHashNode {
 }
 
 /** An issuer state in the hex form of BJJSignature2021 proofs, with the key's inclusion proof at that state. */
-export interface KeyAtState {
+interface KeyAtState {
   state: { value: string; claimsTreeRoot: string; revocationTreeRoot: string; rootOfRoots: string };
   mtp: unknown;
 }

@@ -31,7 +31,7 @@ export class DocumentUnavailable extends Error {
   }
 }
 
-export interface RemoteDocument {
+interface RemoteDocument {
   contextUrl: null;
   documentUrl: string;
   document: unknown;

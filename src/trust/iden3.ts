@@ -17,7 +17,7 @@ export interface Hash {
   hex(): string;
   bigInt(): bigint;
 }
-export interface HashStatic {
+interface HashStatic {
   fromHex(h: string): Hash;
   fromBigInt(i: bigint): Hash;
 }
@@ -25,7 +25,7 @@ export interface Proof {
   existence: boolean;
   toJSON(): unknown;
 }
-export interface ProofStatic {
+interface ProofStatic {
   new (obj: { siblings: Hash[]; existence: boolean; nodeAux: { key: Hash; value: Hash } | undefined }): Proof;
   fromJSON(obj: unknown): Proof;
 }
@@ -46,12 +46,12 @@ export interface Id {
 export interface Did {
   string(): string;
 }
-export interface DidStatic {
+interface DidStatic {
   parse(s: string): Did;
   idFromDID(did: Did): Id;
   parseFromId(id: Id): Did;
 }
-export interface IdStatic {
+interface IdStatic {
   ethAddressFromId(id: Id): Uint8Array;
 }
 export interface SchemaHash {
@@ -95,7 +95,7 @@ export const IdPosition = { None: 0, Index: 1, Value: 2 } as const;
 export const MerklizedRootPosition = { None: 0, Index: 1, Value: 2 } as const;
 
 // ---- @0xpolygonid/js-sdk
-export interface TreeState {
+interface TreeState {
   value: Hash;
   claimsTreeRoot: Hash;
   revocationTreeRoot: Hash;

@@ -60,7 +60,7 @@ const STATUS_OUTPUT = [
 ] as const;
 
 /** IOnchainCredentialStatusResolver (iden3 contracts), the two reads used here. */
-export const ONCHAIN_STATUS_ABI = [
+const ONCHAIN_STATUS_ABI = [
   {
     type: 'function',
     name: 'getRevocationStatus',
@@ -78,7 +78,7 @@ export const ONCHAIN_STATUS_ABI = [
 ] as const;
 
 /** The contract's answer, as viem decodes it. */
-export interface OnchainCredentialStatus {
+interface OnchainCredentialStatus {
   issuer: { state: bigint; claimsTreeRoot: bigint; revocationTreeRoot: bigint; rootOfRoots: bigint };
   mtp: {
     root: bigint;
@@ -148,7 +148,7 @@ export function parseOnchainStatusId(id: unknown): OnchainStatusLocation {
 }
 
 /** The contract's answer as the `{ issuer, mtp }` status document the HTTP resolvers receive. */
-export function statusDocumentFromContract(answer: OnchainCredentialStatus): {
+function statusDocumentFromContract(answer: OnchainCredentialStatus): {
   issuer: { state: string; claimsTreeRoot: string; revocationTreeRoot: string; rootOfRoots: string };
   mtp: { existence: boolean; siblings: string[]; node_aux?: { key: string; value: string } };
 } {

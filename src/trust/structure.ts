@@ -5,8 +5,8 @@
  */
 import type { TrustVerdict } from '../engine/types.js';
 
-export const BJJ_SIGNATURE_2021 = 'BJJSignature2021';
-export const W3C_CREDENTIALS_V1 = 'https://www.w3.org/2018/credentials/v1';
+const BJJ_SIGNATURE_2021 = 'BJJSignature2021';
+const W3C_CREDENTIALS_V1 = 'https://www.w3.org/2018/credentials/v1';
 
 export const STATUS_TYPES = {
   SparseMerkleTreeProof: 'SparseMerkleTreeProof',
@@ -15,7 +15,6 @@ export const STATUS_TYPES = {
   Iden3OnchainSparseMerkleTreeProof2023: 'Iden3OnchainSparseMerkleTreeProof2023',
 } as const;
 
-export const KNOWN_STATUS_TYPES: ReadonlySet<string> = new Set(Object.values(STATUS_TYPES));
 const SCHEMA_TYPES: ReadonlySet<string> = new Set(['JsonSchema2023', 'JsonSchemaValidator2018']);
 const MAX_URI = 2048;
 const ABSOLUTE_URI = /^[a-z][a-z0-9+.-]*:\S+$/i;
@@ -48,12 +47,12 @@ export function isHttpUrl(s: unknown): s is string {
  * A revocation nonce: a non-negative integer (uint64 in iden3; JSON numbers above 2^53 arrive rounded, and uint64's
  * largest, 2^64 - 1, arrives as 2^64).
  */
-export function isNonce(x: unknown): x is number {
+function isNonce(x: unknown): x is number {
   return typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 2 ** 64;
 }
 
 /** Checks a credentialStatus object (the credential's own, or the issuer key's inside a BJJ proof). */
-export function checkStatus(status: unknown, where: string): TrustVerdict {
+function checkStatus(status: unknown, where: string): TrustVerdict {
   if (!isRecord(status)) return notValid(`${where} is missing or not an object`);
   const { id, type, revocationNonce } = status;
   if (typeof id !== 'string' || id.length === 0 || id.length > MAX_URI) return notValid(`${where}.id must be a non-empty string of at most ${MAX_URI} characters`);
@@ -74,7 +73,7 @@ export function checkStatus(status: unknown, where: string): TrustVerdict {
   return OK;
 }
 
-export function checkSchema(schema: unknown): TrustVerdict {
+function checkSchema(schema: unknown): TrustVerdict {
   if (!isRecord(schema)) return notValid('credentialSchema is missing or not an object');
   const { id, type } = schema;
   if (typeof id !== 'string' || id.length > MAX_URI || !ABSOLUTE_URI.test(id)) return notValid('credentialSchema.id must be an absolute URI');

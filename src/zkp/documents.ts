@@ -28,7 +28,7 @@ export interface DocumentLoaderOptions {
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** The documents that ship with the service, URL -> document. */
-export const bundledDocuments: Readonly<Record<string, unknown>> = bundled as Record<string, unknown>;
+const bundledDocuments: Readonly<Record<string, unknown>> = bundled as Record<string, unknown>;
 
 export function createDocumentLoader(options: DocumentLoaderOptions = {}): OfflineDocumentLoader {
   const map = new Map<string, string>();

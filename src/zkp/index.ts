@@ -11,34 +11,19 @@
  * Importing this barrel loads @iden3/js-iden3-auth (~26 MB). The service does not: it imports the modules it needs
  * at start directly, and request.ts, verify.ts and rpc-state.ts through lazy.ts, only where OffChainZKP is configured.
  */
+export { buildAuthorizationRequest, type AuthorizationRequest, type PendingAuthorization } from './request.js';
+export { validateZkpQueries, toIden3Query, type ZkpQueryConfiguration } from './queries.js';
+export { checkZkpQuerySchemas } from './schema-check.js';
+export { createZkpVerifier, verifyAuthorizationResponse, peekThreadId, defaultCircuitsDir, type ZkpVerifier } from './verify.js';
+export { createDocumentLoader } from './documents.js';
 export {
-  buildAuthorizationRequest, AUTHORIZATION_REQUEST_TYPE, AUTHORIZATION_RESPONSE_TYPE,
-  DEFAULT_ACCEPT, DEFAULT_REQUEST_TTL_MS, PLAIN_MEDIA_TYPE, ZKP_MEDIA_TYPE,
-  type AuthorizationRequest, type AuthorizationRequestOptions, type BuiltAuthorizationRequest, type PendingAuthorization,
-  type PendingRule, type ZkpScopeEntry,
-} from './request.js';
-export { isCanonicalIden3Did, isCanonicalDid } from './did.js';
-export {
-  validateZkpQueries, contextOf, circuitOf, toIden3Query, ZKP_CIRCUIT_IDS, DEFAULT_ZKP_CIRCUIT_ID, ZKP_V2_OPERATORS,
-  ZKP_V2_MAX_VALUES, ZKP_MAX_REQUEST_ID,
-  type ZkpCircuitId, type ZkpQuery, type ZkpQueryConfiguration, type ZkpQueryOptions,
-} from './queries.js';
-export { checkZkpQuerySchemas, type SchemaCheckOptions } from './schema-check.js';
-export {
-  createZkpVerifier, verifyAuthorizationResponse, peekThreadId, defaultCircuitsDir,
-  DEFAULT_PROOF_MAX_AGE_MS, DEFAULT_CLOCK_SKEW_MS, DEFAULT_STATE_TRANSITION_DELAY_MS, MAX_TOKEN_LENGTH,
-  type ZkpVerifier, type ZkpVerifierOptions, type ZkpVerification, type ZkpVerdict, type VerdictStatus, type VerifyCallOptions,
-} from './verify.js';
-export { createDocumentLoader, readDocumentsFile, bundledDocuments, type OfflineDocumentLoader, type DocumentLoaderOptions } from './documents.js';
-export {
-  alwaysLatestStateResolvers, parseStateResolversConfig,
-  type StateResolver, type StateResolvers, type ResolvedState, type RpcChainConfig,
+  alwaysLatestStateResolvers, type StateResolver, type StateResolvers, type ResolvedState,
 } from './state.js';
-export { createRpcStateResolvers, type RpcStateCacheOptions } from './rpc-state.js';
-export { InMemoryReplayGuard, proofFingerprint, type ProofReplayGuard } from './replay.js';
+export { createRpcStateResolvers } from './rpc-state.js';
+export { InMemoryReplayGuard, proofFingerprint } from './replay.js';
 export {
   ZkpError, ZkpQueryError, ZkpOptionsError, MalformedResponseError, UnsupportedResponseError, InvalidTokenError,
   ResponseMismatchError, ThreadMismatchError, RequestExpiredError, ProofReplayedError, VerifierUnavailableError,
-  DocumentNotAvailableError, isZkpError, type ZkpErrorCode,
+  DocumentNotAvailableError,
 } from './errors.js';
-export { readZkpEnv, type ZkpEnvConfig } from './env.js';
+export { readZkpEnv } from './env.js';

@@ -25,11 +25,11 @@ export type ZkpCircuitId = (typeof ZKP_CIRCUIT_IDS)[number];
 export const DEFAULT_ZKP_CIRCUIT_ID: ZkpCircuitId = 'credentialAtomicQuerySigV2';
 
 /** Operators the V2 query circuits prove. */
-export const ZKP_V2_OPERATORS = ['$noop', '$eq', '$ne', '$lt', '$gt', '$in', '$nin'] as const;
+const ZKP_V2_OPERATORS = ['$noop', '$eq', '$ne', '$lt', '$gt', '$in', '$nin'] as const;
 /** The V2 circuits compare against at most 64 values ($in / $nin). */
-export const ZKP_V2_MAX_VALUES = 64;
+const ZKP_V2_MAX_VALUES = 64;
 /** requestId becomes a circuit public signal; 0 is read as "absent" by the verifier, and ids must be JSON-safe. */
-export const ZKP_MAX_REQUEST_ID = 4_294_967_295;
+const ZKP_MAX_REQUEST_ID = 4_294_967_295;
 
 /** A contract query (QueryConfiguration.query) with the two optional fields this module proposes. */
 export type ZkpQuery = Query & {

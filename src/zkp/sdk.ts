@@ -13,7 +13,7 @@ import * as jsSdk from '@0xpolygonid/js-sdk';
 export type JsonLdDocumentLoader = (url: string) => Promise<{ contextUrl: string | null; documentUrl: string; document: unknown }>;
 
 /** The public signals of the V2 query circuits that this module reads. */
-export interface QueryV2PubSignals {
+interface QueryV2PubSignals {
   requestID: bigint;
   userID: unknown;
   issuerID: unknown;

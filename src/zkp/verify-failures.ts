@@ -35,7 +35,7 @@ export const FAILURE_TABLE_VERSIONS = {
 
 export type FailurePackage = keyof typeof FAILURE_TABLE_VERSIONS;
 /** Where a row's failure is raised: a file of the package (as installed under @iden3/js-iden3-auth), or our code. */
-export type FailureSource = { package: FailurePackage; files: readonly string[] } | { module: 'src/zkp/groth16.ts' };
+type FailureSource = { package: FailurePackage; files: readonly string[] } | { module: 'src/zkp/groth16.ts' };
 export type FailureVerdict = 'not-valid' | 'error' | 'refused';
 
 export interface LibraryFailure {

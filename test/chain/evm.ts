@@ -23,7 +23,7 @@ export interface Artifact {
 let compiled: Record<string, Artifact> | undefined;
 
 /** Compiles every .sol file of test/chain/contracts once per process (solc-js, bundled compiler). */
-export function compileContracts(): Record<string, Artifact> {
+function compileContracts(): Record<string, Artifact> {
   if (compiled) return compiled;
   const solc = require('solc') as { compile(input: string): string };
   const dir = path.join(here, 'contracts');
@@ -54,7 +54,7 @@ export function compileContracts(): Record<string, Artifact> {
   return out;
 }
 
-export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
+const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
 
 interface JsonRpcServerLike {
   listen(): Promise<{ address: string; port: number }>;

@@ -7,7 +7,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Schema } from './schema-arb.js';
 
-export interface Parameter {
+interface Parameter {
   name: string;
   in: 'path' | 'query' | 'header';
   required: boolean;
@@ -46,7 +46,7 @@ function absolute(node: unknown): unknown {
 }
 
 const ptr = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
-export const DOC_ID = 'urn:fuzz:openapi';
+const DOC_ID = 'urn:fuzz:openapi';
 
 export class Api {
   readonly operations: Operation[];

@@ -60,7 +60,7 @@ const mediaType = (ct: string | undefined) => (ct ?? '').split(';')[0]!.trim().t
 
 const projectOf = (row: Row) => (row.input as { projectId?: string | null }).projectId ?? null;
 /** The rows with this id (an operator token sees every project). */
-export const rowsWithId = (snap: Snapshot, id: unknown): Row[] =>
+const rowsWithId = (snap: Snapshot, id: unknown): Row[] =>
   typeof id === 'string' ? [...snap.rows.values()].filter((r) => r.id === id) : [];
 /** The request's `?projectId=` ('' names the scenarios without a project), when it has one. */
 const projectParam = (url: string): string | undefined => {
@@ -89,7 +89,7 @@ export function canonical(value: unknown): string {
 }
 
 /** RFC 7396. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
+function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
   const out: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as object) } : {};
   for (const [k, v] of Object.entries(patch)) {
@@ -100,7 +100,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 /** RFC 9110 13.1.1: `*`, or a list containing the current strong tag. */
-export function ifMatchHolds(value: string | undefined, etag: string | undefined): boolean {
+function ifMatchHolds(value: string | undefined, etag: string | undefined): boolean {
   if (value === undefined) return true;
   if (value.trim() === '*') return etag !== undefined;
   return etag !== undefined && value.split(',').map((t) => t.trim()).includes(etag);

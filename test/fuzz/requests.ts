@@ -12,7 +12,7 @@ import type { Api, Operation } from './openapi.js';
 import { SchemaArbitraries, type Schema } from './schema-arb.js';
 import { first } from '../elements.js';
 
-export type IfMatchKind = 'current' | 'stale' | 'star' | 'weak' | 'list' | 'garbage';
+type IfMatchKind = 'current' | 'stale' | 'star' | 'weak' | 'list' | 'garbage';
 
 export interface FuzzRequest {
   /** The generator family, for the summary. */
@@ -84,7 +84,7 @@ function queryString(pairs: [string, unknown][]): { text: string; clean: boolean
 // ---------------------------------------------------------------------------------------------------------------
 // Authorization
 
-export interface AuthChoice {
+interface AuthChoice {
   header?: string;
   ok: boolean;
   /** The project-limited token. */
@@ -97,7 +97,7 @@ const authArbs = new Map<string, fc.Arbitrary<AuthChoice>>();
  * Mostly the operator token (in the forms the service accepts), sometimes the project-limited one, sometimes wrong,
  * missing, malformed or huge.
  */
-export function authArb(token: string, projectToken?: string): fc.Arbitrary<AuthChoice> {
+function authArb(token: string, projectToken?: string): fc.Arbitrary<AuthChoice> {
   const key = `${token} ${projectToken}`;
   let arb = authArbs.get(key);
   if (!arb) authArbs.set(key, (arb = buildAuthArb(token, projectToken)));
@@ -232,7 +232,7 @@ function ruleValidDeployments(ctx: GeneratorContext): fc.Arbitrary<Record<string
   }));
 }
 
-export function ruleValidScenario(ctx: GeneratorContext): fc.Arbitrary<Record<string, unknown>> {
+function ruleValidScenario(ctx: GeneratorContext): fc.Arbitrary<Record<string, unknown>> {
   const base = ctx.arbs.valid(ctx.api.component('Scenario')) as fc.Arbitrary<Record<string, unknown>>;
   return fc.tuple(base, fc.constantFrom(...SEMANTIC_TYPES), ruleValidDeployments(ctx)).chain(([scenario, type, smartContractDeployments]) =>
     ruleQueryConfigurations(ctx, type).map((queryConfigurations) => ({ ...scenario, type, queryConfigurations, smartContractDeployments })));
@@ -259,7 +259,7 @@ function ruleValidPatch(ctx: GeneratorContext): fc.Arbitrary<Record<string, unkn
 // ---------------------------------------------------------------------------------------------------------------
 // Execute inputs
 
-export const ADDRESSES_OK: unknown[] = [
+const ADDRESSES_OK: unknown[] = [
   '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
   '0x52908400098527886E0F7030069857D2E4169EE7',
   'tz1VSUr8wwNhLAzempoch5d6hLRiTh8Cjcjb',
@@ -271,7 +271,7 @@ export const ADDRESSES_OK: unknown[] = [
   { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', namespace: 'eip155' },
   { address: 'tz1VSUr8wwNhLAzempoch5d6hLRiTh8Cjcjb', chain: 'tezos:NetXdQprcVkpaWU' },
 ];
-export const ADDRESSES_BAD: unknown[] = [
+const ADDRESSES_BAD: unknown[] = [
   '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD', // checksum broken
   ' 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
   'hello',

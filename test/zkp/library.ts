@@ -123,7 +123,7 @@ interface JwzModule {
     registerProvingMethod(alg: object, f: () => object): Promise<void>;
   };
 }
-export const jwz = iden3Require('@iden3/js-jwz') as JwzModule;
+const jwz = iden3Require('@iden3/js-jwz') as JwzModule;
 
 /**
  * A JWZ token of the vector's answer (from the holder, to the verifier), its auth proof part made up: the vector's
