@@ -3,12 +3,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { composeAdapters, type AppDeps } from './adapters.js';
 import type { Config } from './config.js';
-import { authHook, createAuthenticator, scopeHook } from './http/auth.js';
+import { auth, createAuthenticator } from './http/auth.js';
 import { openApiDocs } from './http/docs.js';
 import { handleFrameworkError, problemDetails } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
 import { executionRoutes } from './http/executions.js';
 import { healthRoutes } from './http/health.js';
+import { metricsPlugin } from './http/metrics.js';
 import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
 import { useJsonParser } from './http/json.js';
 import { protection } from './http/protection.js';
@@ -35,7 +36,7 @@ export const REDACT = [
 
 /**
  * The service as a Fastify instance: the adapters from the composition root (adapters.ts), the cross-cutting plugins
- * (problem details, protection, docs, metrics) and the route plugins, each handed only what it uses.
+ * (problem details, protection, docs, metrics, auth) and the route plugins, each handed only what it uses.
  */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -107,12 +108,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   // Open routes: health, metrics and the wallets' OffChainZKP callback (which the proof itself authenticates).
   await app.register(healthRoutes, { store });
-  metrics.register(app);
+  await app.register(metricsPlugin, { metrics });
   await app.register(zkpResponseRoutes, { offChain, responsesPerMinute: config.zkp.responsesPerMinute });
   // Everything else takes a bearer token with the route's scope.
   await app.register(async (secured) => {
-    secured.addHook('onRequest', authHook(authenticate));
-    secured.addHook('preHandler', scopeHook());
+    await secured.register(auth, { authenticate });
     const idempotent = idempotency(store, now);
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: (s) => executor.validate(s) });
     await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts });
