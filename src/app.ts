@@ -11,7 +11,6 @@ import { executionRoutes } from './http/executions.js';
 import { healthRoutes } from './http/health.js';
 import { metricsPlugin } from './http/metrics.js';
 import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
-import { useJsonParser } from './http/json.js';
 import { protection } from './http/protection.js';
 import { scenarioRoutes } from './http/scenarios.js';
 import { installValidators } from './http/validation.js';
@@ -49,6 +48,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    // JSON bodies with a __proto__ or constructor.prototype key are refused (400), not parsed (Fastify's defaults, stated).
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
     return503OnClosing: true,
     // Ids are up to 128 characters, and a client may percent-encode each (":" as %3A): room for that.
     routerOptions: { maxParamLength: 512 },
@@ -97,7 +99,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   // JSON only: Fastify also parses text/plain by default, which would turn a wrong Content-Type into a 400.
   app.removeContentTypeParser('text/plain');
-  useJsonParser(app);
   const validators = installValidators(app);
   await app.register(problemDetails);
 

@@ -20,7 +20,7 @@ import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
 import { canSee, narrowScope, projectFilter, scopeOf } from './tenancy.js';
 import type { Principal } from './auth.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
-import { storedJsonParser, useJsonParser } from './json.js';
+import { keptBodies } from './json.js';
 import { KeyedQueue } from '../domain/keyed-queue.js';
 
 /**
@@ -112,7 +112,7 @@ export interface ScenarioRoutesOptions {
 export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = async (app, { store, plans, validators, idempotent, validate, now }) => {
   const tags = ['scenarios'];
   // Scenarios are stored as sent: a number JSON.parse would change, or text a database cannot store, is refused (400).
-  useJsonParser(app, { parse: storedJsonParser(app) });
+  const bodies = keptBodies(app);
   const withEtag = (reply: FastifyReply, row: ScenarioRow) => reply.header('ETag', etagOf(row));
 
   app.post('/compliance/scenarios', {
@@ -207,7 +207,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
   // PATCH lives in a child context of its own so that only it accepts application/merge-patch+json.
   const patches = new KeyedQueue();
   await app.register(async (child: typeof app) => {
-    useJsonParser(child, { parse: storedJsonParser(child), contentType: 'application/merge-patch+json' });
+    bodies.accept(child, 'application/merge-patch+json');
     child.patch('/compliance/scenarios/:scenarioId', {
       config: { scope: 'scenarios:write' },
       schema: {
