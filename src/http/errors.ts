@@ -16,7 +16,14 @@ export const ScenarioAmbiguous = createError<[string, string]>(
   'Scenario id %s names a scenario in more than one project this token holds (%s); add ?projectId= to name one',
   409,
 );
-export const PreconditionFailed = createError('SCS_PRECONDITION_FAILED', 'If-Match does not match the current ETag of the scenario', 412);
+const PreconditionFailedError = createError<[string, string, string]>(
+  'SCS_PRECONDITION_FAILED',
+  'If-Match %s does not match the current ETag %s of the scenario; send If-Match: %s as the ETag header gives it ' +
+  '(quotes included, no W/ prefix: If-Match compares strong tags)',
+  412,
+);
+/** 412 for an If-Match (`given`, as sent) that does not hold against the scenario's current ETag (quoted, strong). */
+export const preconditionFailed = (given: string, etag: string) => new PreconditionFailedError(given, etag, etag);
 export const ForbiddenProject = createError<[string]>('SCS_FORBIDDEN_PROJECT', '%s', 403);
 export const Conflict = createError<[string]>('SCS_CONFLICT', '%s', 409);
 export const MetricsUnavailable = createError<[string]>('SCS_METRICS_UNAVAILABLE', 'The metrics of the workers could not be gathered: %s', 503);

@@ -12,7 +12,7 @@ import { Scenario as ScenarioSchema, ScenarioPatch, ScenarioRecord, type Scenari
 import { ScenarioIdTaken } from '../store/errors.js';
 import type { ProjectScope, ScenarioRow, ScenarioStore } from '../store/types.js';
 import {
-  Conflict, ForbiddenProject, PreconditionFailed, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors,
+  Conflict, ForbiddenProject, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, preconditionFailed,
   problemResponses, type FieldError,
 } from './errors.js';
 import type { Validators } from './validation.js';
@@ -241,7 +241,8 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
         for (let attempt = 0; attempt < PATCH_ATTEMPTS; attempt++) {
           if (attempt > 0) await sleep(Math.random() * Math.min(PATCH_BACKOFF_MAX_MS, 2 ** attempt));
           const current = await findScenario(store, request.principal, request.query.projectId, scenarioId);
-          if (!ifMatchHolds(ifMatch, etagOf(current))) throw new PreconditionFailed();
+          const etag = etagOf(current);
+          if (ifMatch !== undefined && !ifMatchHolds(ifMatch, etag)) throw preconditionFailed(ifMatch, etag);
           const merged = mergePatch(current.input, patch);
           if (!validators.scenario(merged)) {
             throw new ValidationFailed(
@@ -268,7 +269,8 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
             withEtag(reply, row);
             return { input: row.input };
           }
-          if (ifMatch !== undefined) throw new PreconditionFailed();
+          // Another writer changed the scenario meanwhile: read it again. A stale If-Match then fails above (412 naming
+          // the new ETag); without If-Match, or with *, the patch merges onto the new revision.
         }
         throw new Conflict('The scenario kept changing under concurrent writes; send the PATCH again');
       });
