@@ -5,12 +5,13 @@ import { composeAdapters, type AppDeps } from './adapters.js';
 import type { Config } from './config.js';
 import { auth, createAuthenticator } from './http/auth.js';
 import { openApiDocs } from './http/docs.js';
-import { handleFrameworkError, problemDetails } from './http/errors.js';
+import { handleClientError, handleFrameworkError, problemDetails, sendProblem } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
 import { executionRoutes } from './http/executions.js';
 import { healthRoutes } from './http/health.js';
 import { metricsPlugin } from './http/metrics.js';
 import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
+import { useJsonParser } from './http/json.js';
 import { protection } from './http/protection.js';
 import { scenarioRoutes } from './http/scenarios.js';
 import { installValidators } from './http/validation.js';
@@ -51,11 +52,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // JSON bodies with a __proto__ or constructor.prototype key are refused (400), not parsed (Fastify's defaults, stated).
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    return503OnClosing: true,
+    // While closing, new requests get 503 problem+json from the hook below, not Fastify's plain JSON.
+    return503OnClosing: false,
     // Ids are up to 128 characters, and a client may percent-encode each (":" as %3A): room for that.
     routerOptions: { maxParamLength: 512 },
     // Router errors (malformed percent-encoding, over-long parameters) as problem+json too.
     frameworkErrors: handleFrameworkError,
+    // What Node's HTTP parser refuses (malformed request, headers too large, request timeout) as problem+json too.
+    clientErrorHandler: handleClientError,
     requestTimeout: config.requestTimeoutMs,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -92,6 +96,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     for (const t of timers) clearInterval(t);
     await webhooks?.stop();
   });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('Retry-After', '1');
+    return sendProblem(reply, 503, { code: 'SCS_SHUTTING_DOWN', detail: 'This instance is shutting down; retry, and another will answer' });
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
@@ -99,6 +108,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   // JSON only: Fastify also parses text/plain by default, which would turn a wrong Content-Type into a 400.
   app.removeContentTypeParser('text/plain');
+  useJsonParser(app);
   const validators = installValidators(app);
   await app.register(problemDetails);
 

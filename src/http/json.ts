@@ -1,13 +1,16 @@
 /**
  * Why the JSON content-type parser is installed here and not left to Fastify: it IS Fastify's parser
  * (`getDefaultJsonParser`: secure-json-parse, `__proto__` and `constructor.prototype` keys refused as the instance's
- * onProtoPoisoning/onConstructorPoisoning options say), with the one thing Fastify's cannot do: hand the body's text
- * on. JSON.parse loses what was sent where the service must know it: a number it would change (exact-numbers.ts:
- * the scenario routes refuse 2^64, 1e-400, -0, which only the text still shows as written), and execute's memo of
- * credential digests keyed by the text's hash. The checks on the text run in a hook (`keptBodies`), not in the parser.
+ * onProtoPoisoning/onConstructorPoisoning options say), plus what Fastify's cannot do:
+ * - hand the body's text on. JSON.parse loses what was sent where the service must know it: a number it would change
+ *   (exact-numbers.ts: the scenario routes refuse 2^64, 1e-400, -0, which only the text still shows as written), and
+ *   execute's memo of credential digests keyed by the text's hash. The checks on the text run in a hook
+ *   (`keptBodies`), not in the parser;
+ * - take a DELETE's empty body as no body (clients send Content-Type: application/json on every call);
+ * - say where a text stops being JSON (Fastify's error says only that it is not).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ValidationFailed } from './errors.js';
+import { InvalidJson, PrototypeKey, ValidationFailed } from './errors.js';
 import { inexactNumbers } from './exact-numbers.js';
 import { unstorableText } from '../domain/storable-text.js';
 
@@ -15,8 +18,22 @@ type Done = (err: Error | null, body?: unknown) => void;
 type JsonParser = (request: FastifyRequest, text: string, done: Done) => void;
 
 /**
- * Parses `contentType` bodies of this context (and its children) with Fastify's own JSON parser, replacing the parser
- * it had; `onText` sees each body's text once it parsed.
+ * Why a text Fastify's parser refused does not parse: JSON.parse's message (the position, or the unexpected token)
+ * less the excerpt of the text it may add; or, when the text is JSON, the key secure-json-parse refused. Run on refused
+ * texts only.
+ */
+function notJson(text: string): Error {
+  try {
+    JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (err) {
+    return new InvalidJson((err as Error).message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, ''));
+  }
+  return new PrototypeKey();
+}
+
+/**
+ * Parses `contentType` bodies of this context (and its children) with Fastify's own JSON parser (and the additions
+ * above), replacing the parser it had; `onText` sees each body's text once it parsed.
  */
 export function useJsonParser(
   app: FastifyInstance,
@@ -26,9 +43,11 @@ export function useJsonParser(
   const parse = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning) as unknown as JsonParser;
   if (app.hasContentTypeParser(contentType)) app.removeContentTypeParser(contentType);
   app.addContentTypeParser(contentType, { parseAs: 'string' }, (request, text, done) => {
+    if (text === '' && request.method === 'DELETE') return done(null, undefined);
     parse(request, text as string, (err, body) => {
-      if (!err) onText?.(request, text as string);
-      done(err, body);
+      if (err) return done((err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? notJson(text as string) : err);
+      onText?.(request, text as string);
+      done(null, body);
     });
   });
 }
