@@ -3,12 +3,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { composeAdapters, type AppDeps } from './adapters.js';
 import type { Config } from './config.js';
-import { authHook, createAuthenticator, scopeHook } from './http/auth.js';
+import { auth, createAuthenticator } from './http/auth.js';
 import { openApiDocs } from './http/docs.js';
-import { handleFrameworkError, problemDetails } from './http/errors.js';
+import { handleClientError, handleFrameworkError, problemDetails, sendProblem } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
 import { executionRoutes } from './http/executions.js';
 import { healthRoutes } from './http/health.js';
+import { metricsPlugin } from './http/metrics.js';
 import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
 import { useJsonParser } from './http/json.js';
 import { protection } from './http/protection.js';
@@ -24,7 +25,7 @@ const EXPIRY_SWEEP_MS = 5000;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Headers and fields that must never reach a log line, should a serializer ever include them. */
-const REDACT = [
+export const REDACT = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.body',
@@ -35,7 +36,7 @@ const REDACT = [
 
 /**
  * The service as a Fastify instance: the adapters from the composition root (adapters.ts), the cross-cutting plugins
- * (problem details, protection, docs, metrics) and the route plugins, each handed only what it uses.
+ * (problem details, protection, docs, metrics, auth) and the route plugins, each handed only what it uses.
  */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -48,11 +49,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
-    return503OnClosing: true,
+    // JSON bodies with a __proto__ or constructor.prototype key are refused (400), not parsed (Fastify's defaults, stated).
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    // While closing, new requests get 503 problem+json from the hook below, not Fastify's plain JSON.
+    return503OnClosing: false,
     // Ids are up to 128 characters, and a client may percent-encode each (":" as %3A): room for that.
     routerOptions: { maxParamLength: 512 },
     // Router errors (malformed percent-encoding, over-long parameters) as problem+json too.
     frameworkErrors: handleFrameworkError,
+    // What Node's HTTP parser refuses (malformed request, headers too large, request timeout) as problem+json too.
+    clientErrorHandler: handleClientError,
     requestTimeout: config.requestTimeoutMs,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -89,6 +96,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     for (const t of timers) clearInterval(t);
     await webhooks?.stop();
   });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('Retry-After', '1');
+    return sendProblem(reply, 503, { code: 'SCS_SHUTTING_DOWN', detail: 'This instance is shutting down; retry, and another will answer' });
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
@@ -107,12 +119,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   // Open routes: health, metrics and the wallets' OffChainZKP callback (which the proof itself authenticates).
   await app.register(healthRoutes, { store });
-  metrics.register(app);
+  await app.register(metricsPlugin, { metrics });
   await app.register(zkpResponseRoutes, { offChain, responsesPerMinute: config.zkp.responsesPerMinute });
   // Everything else takes a bearer token with the route's scope.
   await app.register(async (secured) => {
-    secured.addHook('onRequest', authHook(authenticate));
-    secured.addHook('preHandler', scopeHook());
+    await secured.register(auth, { authenticate });
     const idempotent = idempotency(store, now);
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: (s) => executor.validate(s) });
     await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts });

@@ -78,7 +78,7 @@ describe('JSON bodies', () => {
         for (const extra of [', "__proto__": {"x": 1}', ', "\\u005f_proto__": {"x": 1}', ', "a": {"constructor": {"prototype": {"x": 1}}}', ', "a": {"\\u0063onstructor": {"prototype": {}}}']) {
           const res = await send(app, url, execute(extra));
           expect(res.statusCode, `${url} ${extra}`).toBe(400);
-          expect(res.json().code, `${url} ${extra}`).toBe('FST_ERR_CTP_INVALID_JSON_BODY');
+          expect(res.json().code, `${url} ${extra}`).toBe('SCS_PROTOTYPE_KEY');
         }
       }
     } finally {
@@ -95,10 +95,10 @@ describe('JSON bodies', () => {
       expect(created.statusCode).toBe(201);
       expect(created.json().input.description).toBe('a prototype and its constructor, café');
       expect((await send(app, '/compliance/scenarios/execute', execute(''))).statusCode).toBe(200);
-      for (const bad of ['', '{"address": ', '{"a": 1} x']) {
+      for (const [bad, code] of [['', 'SCS_EMPTY_BODY'], ['{"address": ', 'SCS_INVALID_JSON'], ['{"a": 1} x', 'SCS_INVALID_JSON']] as const) {
         const res = await send(app, '/compliance/scenarios/execute', bad);
         expect(res.statusCode, JSON.stringify(bad)).toBe(400);
-        expect(res.json().code).toMatch(/^FST_ERR_CTP_(EMPTY|INVALID)_JSON_BODY$/);
+        expect(res.json().code).toBe(code);
       }
     } finally {
       await app.close();

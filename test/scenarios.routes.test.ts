@@ -309,6 +309,21 @@ describe('PATCH /compliance/scenarios/{scenarioId}', () => {
     expectProblem(await patch('s', { input: { name: 'Weak' } }, { 'if-match': `W/${ok.headers.etag}` }), 412);
   });
 
+  it('says in a 412 what was sent, the current ETag, and how to send it: quoted, without W/', async () => {
+    const current = (await get('s')).headers.etag as string;
+    expect(current).toMatch(/^"\d+\.\d+"$/);
+    const unquoted = current.slice(1, -1);
+    for (const sent of [`W/${current}`, unquoted, '"1.999"']) {
+      const body = expectProblem(await patch('s', { input: { name: 'Never' } }, { 'if-match': sent }), 412);
+      expect(body.code).toBe('SCS_PRECONDITION_FAILED');
+      expect(body.detail, sent).toBe(
+        `If-Match ${sent} does not match the current ETag ${current} of the scenario; send If-Match: ${current} as the ETag ` +
+        'header gives it (quotes included, no W/ prefix: If-Match compares strong tags)',
+      );
+    }
+    expect((await patch('s', { input: { name: 'Quoted' } }, { 'if-match': current })).statusCode).toBe(200);
+  });
+
   it('answers 415 for other content types', async () => {
     expectProblem(await patch('s', 'name=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415);
   });

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { sendProblem } from './errors.js';
 
@@ -131,8 +132,10 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
   return Object.assign(authenticate, { identify });
 }
 
+export type Authenticator = ReturnType<typeof createAuthenticator>;
+
 /** onRequest hook: authenticates, or answers 401 problem+json with WWW-Authenticate. */
-export function authHook(authenticate: ReturnType<typeof createAuthenticator>) {
+function authHook(authenticate: Authenticator) {
   return async function (request: FastifyRequest, reply: FastifyReply) {
     try {
       request.principal = await authenticate(request);
@@ -149,7 +152,7 @@ export function authHook(authenticate: ReturnType<typeof createAuthenticator>) {
 }
 
 /** preHandler: the caller's token must carry the scope its route names in `config.scope`, else 403. */
-export function scopeHook() {
+function scopeHook() {
   return async function (request: FastifyRequest, reply: FastifyReply) {
     const scope = request.routeOptions.config.scope;
     if (scope === undefined) {
@@ -161,3 +164,12 @@ export function scopeHook() {
     }
   };
 }
+
+/**
+ * Bearer authentication (onRequest, 401/503) and the route's scope (preHandler, 403) for every route of the context
+ * that registers it: a named plugin, so the hooks apply to that context (the authenticated routes), not a child.
+ */
+export const auth = fp(async (app: FastifyInstance, { authenticate }: { authenticate: Authenticator }) => {
+  app.addHook('onRequest', authHook(authenticate));
+  app.addHook('preHandler', scopeHook());
+}, { name: 'auth', fastify: '5.x' });

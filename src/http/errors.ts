@@ -1,6 +1,7 @@
+import type { Duplex } from 'node:stream';
 import createError from '@fastify/error';
 import { Type } from '@sinclair/typebox';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Problem } from '../schemas/problem.js';
 
@@ -16,7 +17,22 @@ export const ScenarioAmbiguous = createError<[string, string]>(
   'Scenario id %s names a scenario in more than one project this token holds (%s); add ?projectId= to name one',
   409,
 );
-export const PreconditionFailed = createError('SCS_PRECONDITION_FAILED', 'If-Match does not match the current ETag of the scenario', 412);
+const PreconditionFailedError = createError<[string, string, string]>(
+  'SCS_PRECONDITION_FAILED',
+  'If-Match %s does not match the current ETag %s of the scenario; send If-Match: %s as the ETag header gives it ' +
+  '(quotes included, no W/ prefix: If-Match compares strong tags)',
+  412,
+);
+/** 412 for an If-Match (`given`, as sent) that does not hold against the scenario's current ETag (quoted, strong). */
+export const preconditionFailed = (given: string, etag: string) => new PreconditionFailedError(given, etag, etag);
+/** A JSON body that does not parse; `reason` is where and why (JSON.parse's message, without the body's text). */
+export const InvalidJson = createError<[string]>('SCS_INVALID_JSON', 'Body is not valid JSON: %s. Send a JSON object with Content-Type: application/json', 400);
+export const PrototypeKey = createError(
+  'SCS_PROTOTYPE_KEY',
+  'The body has a "__proto__" key, or a "constructor" key holding "prototype", which this service refuses (prototype ' +
+  'poisoning); remove or rename the key',
+  400,
+);
 export const ForbiddenProject = createError<[string]>('SCS_FORBIDDEN_PROJECT', '%s', 403);
 export const Conflict = createError<[string]>('SCS_CONFLICT', '%s', 409);
 export const MetricsUnavailable = createError<[string]>('SCS_METRICS_UNAVAILABLE', 'The metrics of the workers could not be gathered: %s', 503);
@@ -32,10 +48,22 @@ export class ValidationFailed extends Error {
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  406: 'Not Acceptable', 409: 'Conflict', 412: 'Precondition Failed', 413: 'Content Too Large', 414: 'URI Too Long',
-  415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 503: 'Service Unavailable',
+  406: 'Not Acceptable', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone', 412: 'Precondition Failed', 413: 'Content Too Large',
+  414: 'URI Too Long', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
+
+/**
+ * Every problem carries an SCS_ code (README, "Problem codes"): the zkp module's ZKP_X is SCS_ZKP_X; a code that is
+ * neither (an error from a library, or none) becomes SCS_ and its status's title (SCS_BAD_REQUEST,
+ * SCS_SERVICE_UNAVAILABLE, ...), or SCS_HTTP_<status> for a status without one here.
+ */
+export function problemCode(code: string | undefined, status: number): string {
+  if (code?.startsWith('SCS_')) return code;
+  if (code?.startsWith('ZKP_')) return `SCS_${code}`;
+  const title = TITLES[status];
+  return title ? `SCS_${title.toUpperCase().replace(/ /g, '_')}` : `SCS_HTTP_${status}`;
+}
 
 const TYPES: Record<string, string> = {
   SCS_VALIDATION: 'urn:problem:validation',
@@ -53,16 +81,26 @@ export function problemResponses(...codes: number[]): Record<number, unknown> {
   }]));
 }
 
-export function sendProblem(reply: FastifyReply, status: number, fields: Partial<Problem> & { code?: string }): FastifyReply {
-  const body: Problem = {
-    type: fields.type ?? (fields.code && TYPES[fields.code]) ?? (fields.code ? `urn:problem:${fields.code.toLowerCase().replace(/_/g, '-')}` : 'about:blank'),
+function problem(status: number, fields: Partial<Problem>): Problem {
+  const code = problemCode(fields.code, status);
+  return {
+    type: fields.type ?? TYPES[code] ?? `urn:problem:${code.toLowerCase().replace(/_/g, '-')}`,
     title: fields.title ?? TITLES[status] ?? 'Error',
     status,
     ...(fields.detail !== undefined && { detail: fields.detail }),
-    instance: fields.instance ?? reply.request.url.split('?')[0],
-    ...(fields.code !== undefined && { code: fields.code }),
+    ...(fields.instance !== undefined && { instance: fields.instance }),
+    code,
     ...(fields.errors !== undefined && { errors: fields.errors }),
   };
+}
+
+/**
+ * Answers `status` as problem+json, with an SCS_ code (problemCode), and logs the code and status at info: never the
+ * detail or the field errors, which may quote what the client sent.
+ */
+export function sendProblem(reply: FastifyReply, status: number, fields: Partial<Problem>): FastifyReply {
+  const body = problem(status, { instance: reply.request.url.split('?')[0], ...fields });
+  reply.request.log.info({ problem: body.code, status }, 'answered with a problem');
   return reply.code(status).type('application/problem+json').send(body);
 }
 
@@ -103,12 +141,30 @@ export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
   return out;
 }
 
-const FRAMEWORK_ERRORS: Record<string, { status: number; detail?: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413 },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, detail: 'Send JSON: Content-Type application/json (PATCH also takes application/merge-patch+json)' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, detail: 'The request body is empty; send a JSON document' },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400 },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400 },
+const SEND_JSON = 'Send a JSON object with Content-Type: application/json';
+
+/** Fastify's errors that reach a client (body parsing), as this service's codes, each detail saying what to do. */
+const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; detail: (request: FastifyRequest) => string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413, code: 'SCS_BODY_TOO_LARGE',
+    detail: (request) => `The body is larger than ${request.routeOptions.bodyLimit ?? 'the'} bytes this service accepts; send a smaller body`,
+  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415, code: 'SCS_UNSUPPORTED_MEDIA_TYPE',
+    detail: (request) => {
+      const given = request.headers['content-type'];
+      const what = given === undefined ? 'A body without a Content-Type header' : `Content-Type ${JSON.stringify(given.slice(0, 100))}`;
+      return `${what} is not accepted here. ${SEND_JSON} (PATCH also takes application/merge-patch+json)`;
+    },
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400, code: 'SCS_EMPTY_BODY', detail: () => `The body is empty, but its Content-Type says JSON. ${SEND_JSON}`,
+  },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'SCS_INVALID_JSON', detail: () => `Body is not valid JSON. ${SEND_JSON}` },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400, code: 'SCS_BAD_CONTENT_LENGTH',
+    detail: () => 'The body\'s length is not the one its Content-Length header states; send the exact length in bytes, or no Content-Length',
+  },
 };
 
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -126,10 +182,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const framework = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
     if (framework) {
-      return sendProblem(reply, framework.status, { code: error.code, detail: framework.detail ?? error.message });
+      return sendProblem(reply, framework.status, { code: framework.code, detail: framework.detail(request) });
     }
     if (error instanceof SyntaxError) {
-      return sendProblem(reply, 400, { code: 'SCS_INVALID_JSON', detail: 'The request body is not valid JSON' });
+      return sendProblem(reply, 400, { code: 'SCS_INVALID_JSON', detail: `Body is not valid JSON. ${SEND_JSON}` });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
@@ -175,6 +231,29 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
     request.log.error({ err: error, path }, 'router error');
     sendProblem(reply, 500, { code: 'SCS_INTERNAL', detail: 'An unexpected error occurred; it has been logged with the request id' });
   }
+}
+
+/**
+ * For Fastify's `clientErrorHandler` option: what Node's HTTP parser refuses before Fastify sees a request (not
+ * HTTP/1.1, headers over the size limit, a request not received within REQUEST_TIMEOUT_MS), answered as problem+json
+ * with an SCS_ code instead of Fastify's plain JSON, then the connection closed (as Node and Fastify do). A reset
+ * connection gets nothing. `this` is the Fastify instance (Fastify binds it).
+ */
+export function handleClientError(this: FastifyInstance, error: ConnectionError, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'SCS_REQUEST_TIMEOUT', 'The request was not received in time; send it again, whole']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'SCS_HEADERS_TOO_LARGE', 'The request headers are larger than this service accepts; send fewer or shorter headers']
+        : [400, 'SCS_MALFORMED_REQUEST', 'The request is not valid HTTP/1.1; send a well-formed request line and headers'];
+  this.log.info({ problem: code, status }, 'answered with a problem');
+  if (socket.writable) {
+    const body = JSON.stringify(problem(status, { code, detail }));
+    socket.write(`HTTP/1.1 ${status} ${TITLES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }
 
 /** The error @fastify/rate-limit answers with (errorResponseBuilder): 429 SCS_RATE_LIMITED with Retry-After. */

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Store } from '../store/types.js';
@@ -103,6 +104,7 @@ export class Metrics {
     });
   }
 
+  /** The latency hook and the /metrics route on `app` (through the `metrics` plugin below). */
   register(app: FastifyInstance): void {
     app.addHook('onResponse', async (request, reply) => {
       const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
@@ -127,3 +129,8 @@ export class Metrics {
     });
   }
 }
+
+/** Request counts and latencies of every route (onResponse), and GET /metrics: a named plugin on the root. */
+export const metricsPlugin = fp(async (app: FastifyInstance, { metrics }: { metrics: Metrics }) => metrics.register(app), {
+  name: 'metrics', fastify: '5.x',
+});

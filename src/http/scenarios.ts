@@ -12,7 +12,7 @@ import { Scenario as ScenarioSchema, ScenarioPatch, ScenarioRecord, type Scenari
 import { ScenarioIdTaken } from '../store/errors.js';
 import type { ProjectScope, ScenarioRow, ScenarioStore } from '../store/types.js';
 import {
-  Conflict, ForbiddenProject, PreconditionFailed, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors,
+  Conflict, ForbiddenProject, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, preconditionFailed,
   problemResponses, type FieldError,
 } from './errors.js';
 import type { Validators } from './validation.js';
@@ -20,7 +20,7 @@ import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
 import { canSee, narrowScope, projectFilter, scopeOf } from './tenancy.js';
 import type { Principal } from './auth.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
-import { storedJsonParser, useJsonParser } from './json.js';
+import { keptBodies } from './json.js';
 import { KeyedQueue } from '../domain/keyed-queue.js';
 
 /**
@@ -113,7 +113,7 @@ export interface ScenarioRoutesOptions {
 export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = async (app, { store, plans, validators, idempotent, validate, now }) => {
   const tags = ['scenarios'];
   // Scenarios are stored as sent: a number JSON.parse would change, or text a database cannot store, is refused (400).
-  useJsonParser(app, { parse: storedJsonParser(app) });
+  const bodies = keptBodies(app);
   const withEtag = (reply: FastifyReply, row: ScenarioRow) => reply.header('ETag', etagOf(row));
 
   app.post('/compliance/scenarios', {
@@ -208,7 +208,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
   // PATCH lives in a child context of its own so that only it accepts application/merge-patch+json.
   const patches = new KeyedQueue();
   await app.register(async (child: typeof app) => {
-    useJsonParser(child, { parse: storedJsonParser(child), contentType: 'application/merge-patch+json' });
+    bodies.accept(child, 'application/merge-patch+json');
     child.patch('/compliance/scenarios/:scenarioId', {
       config: { scope: 'scenarios:write' },
       schema: {
@@ -242,7 +242,8 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
         for (let attempt = 0; attempt < PATCH_ATTEMPTS; attempt++) {
           if (attempt > 0) await sleep(Math.random() * Math.min(PATCH_BACKOFF_MAX_MS, 2 ** attempt));
           const current = await findScenario(store, request.principal, request.query.projectId, scenarioId);
-          if (!ifMatchHolds(ifMatch, etagOf(current))) throw new PreconditionFailed();
+          const etag = etagOf(current);
+          if (ifMatch !== undefined && !ifMatchHolds(ifMatch, etag)) throw preconditionFailed(ifMatch, etag);
           const merged = mergePatch(current.input, patch);
           if (!validators.scenario(merged)) {
             throw new ValidationFailed(
@@ -269,7 +270,8 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
             withEtag(reply, row);
             return { input: row.input };
           }
-          if (ifMatch !== undefined) throw new PreconditionFailed();
+          // Another writer changed the scenario meanwhile: read it again. A stale If-Match then fails above (412 naming
+          // the new ETag); without If-Match, or with *, the patch merges onto the new revision.
         }
         throw new Conflict('The scenario kept changing under concurrent writes; send the PATCH again');
       });

@@ -335,6 +335,7 @@ export function checkAnswer(api: Api, req: FuzzRequest, url: string, a: Answer):
     const v = api.componentValidator('Problem');
     if (!v(problem)) throw new Violation('problem-schema', `${JSON.stringify(v.errors)} in ${a.body.slice(0, 300)}`);
     if (STACK.test(a.body)) throw new Violation('no-stack', a.body.slice(0, 500));
+    if (typeof problem.code !== 'string' || !problem.code.startsWith('SCS_')) throw new Violation('problem-code', `no SCS_ code: ${a.body.slice(0, 300)}`);
     // Validation problems name each failing field: a dotted name under its part, and a JSON pointer.
     const errors = problem.errors as { field: string; pointer: string; message: string }[] | undefined;
     if (problem.code === 'SCS_VALIDATION' && (!errors || errors.length === 0)) throw new Violation('validation-fields', `a validation problem without errors: ${a.body.slice(0, 300)}`);
