@@ -4,7 +4,10 @@ FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# The dependencies before the sources, so that this layer is reused while only src/ changes. --ignore-scripts: the
+# project's own `prepare` (the build) needs the sources, copied below; better-sqlite3's native build is the one
+# dependency script the service needs, and `npm rebuild` runs it.
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
@@ -24,6 +27,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 STOPSIGNAL SIGTERM
 # Memory (see the README, Performance): two malloc arenas for the request, writer and checkpointer threads instead of
-# one per thread, and V8's default young generation, written out.
+# one per thread, and V8's default young generation, written out. The same as `npm start` (package.json).
 ENV MALLOC_ARENA_MAX=2
 CMD ["node", "--max-semi-space-size=16", "dist/server.js"]

@@ -89,7 +89,8 @@ delete env.API_TOKENS;
 say(`CMD ${stage.cmd.join(' ')} (PORT=${env.PORT})`);
 const proc = spawn(stage.cmd[0], stage.cmd.slice(1), { cwd: stage.cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
 let exited = null;
-proc.on('exit', (code) => { exited = code; });
+// The exit code, or the signal that ended it (a code of null would read as "still running" below and wait forever).
+proc.on('exit', (code, signal) => { exited = code ?? signal; });
 proc.stdout.resume();
 let healthy = false;
 // eslint-disable-next-line no-unmodified-loop-condition -- `exited` is set by the process's exit event
@@ -101,14 +102,15 @@ for (let i = 0; i < 50 && !healthy && exited === null; i++) {
   } catch { /* not yet */ }
 }
 proc.kill('SIGTERM');
-const code = await new Promise((r) => (exited !== null ? r(exited) : proc.on('exit', r)));
+const code = await new Promise((r) => (exited !== null ? r(exited) : proc.on('exit', (c, signal) => r(c ?? signal))));
+say(`removing ${work} (a few minutes on a busy machine)`);
 fs.rmSync(work, { recursive: true, force: true });
 if (!healthy) {
   say('FAILED: the HEALTHCHECK never passed');
   process.exit(1);
 }
 if (code !== 0) {
-  say(`FAILED: SIGTERM exit code ${code}`);
+  say(`FAILED: after SIGTERM it exited with ${code}`);
   process.exit(1);
 }
 say('ok: built, started, healthy, stopped with 0');

@@ -1,21 +1,39 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import closeWithGrace from 'close-with-grace';
+import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { onceOnStopSignals, startPrimary, STOP_SIGNALS } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { startupSummary } from './config/summary.js';
 
-let config: Config;
-try {
-  config = loadConfig();
-} catch (err) {
+/**
+ * A ConfigError (a bad variable, a database that cannot be used) is one line that says what to do, and exit 1;
+ * anything else is a bug and keeps its stack trace.
+ */
+function stopOnConfigError(err: unknown): never {
   if (err instanceof ConfigError) {
     process.stderr.write(`configuration error: ${err.message}\n`);
     process.exit(1);
   }
   throw err;
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  stopOnConfigError(err);
+}
+
+/** Once the port is open: one line of what the service runs with, and a warning when no credential can pass. */
+function logSummary(log: Pick<FastifyBaseLogger, 'info' | 'warn'>, address: AddressInfo): void {
+  const { fields, msg, warning } = startupSummary(config, address);
+  log.info(fields, msg);
+  if (warning) log.warn(warning);
 }
 
 /** With API_TOKENS unset: a random token for this run only, printed once to the terminal, never to the log stream. */
@@ -34,6 +52,7 @@ if (config.workers > 1 && cluster.isPrimary) {
   if (token) log.warn(TOKEN_WARNING);
   // The workers share the token made here (they see it as their API_TOKENS).
   const primary = startPrimary({ workers: config.workers, shutdownTimeoutMs: config.shutdownTimeoutMs, env: token ? { API_TOKENS: token } : {}, log });
+  primary.listening.then((address) => logSummary(log, address), () => {}); // a failed start is told by `stopped`
   process.exit(await primary.stopped);
 }
 
@@ -41,7 +60,7 @@ const worker = cluster.isWorker;
 const generatedToken = worker ? undefined : runToken();
 if (generatedToken) config.apiTokens = [{ token: generatedToken, projects: '*' }];
 
-const app = await buildApp(config, { warmVerification: true });
+const app = await buildApp(config, { warmVerification: true }).catch(stopOnConfigError);
 if (generatedToken) app.log.warn(TOKEN_WARNING);
 
 // A worker stops on its first SIGTERM, whether from the primary or sent to the whole process group (systemd, a
@@ -66,3 +85,5 @@ try {
   app.log.error({ err }, 'could not start');
   process.exit(1);
 }
+// A worker's processes all say the same: the primary says it once for them.
+if (!worker) logSummary(app.log, app.server.address() as AddressInfo);

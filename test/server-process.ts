@@ -49,6 +49,21 @@ export function start(env: Record<string, string>, { detached = false } = {}): P
   });
 }
 
+/** Runs dist/server.js with `env` (and PATH only) until it exits, as a start that must fail does: its code and output. */
+export function runToExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const proc = spawn(process.execPath, ['dist/server.js'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(proc);
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (d) => { stdout += d; });
+  proc.stderr!.on('data', (d) => { stderr += d; });
+  // 'close', not 'exit': the output is complete only once the pipes are.
+  return new Promise((resolve) => proc.on('close', (code) => {
+    running.delete(proc);
+    resolve({ code, stdout, stderr });
+  }));
+}
+
 export interface Reply {
   status: number;
   headers: Headers;
@@ -68,7 +83,7 @@ export async function call(server: Server, token: string, method: string, path: 
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, ms: performance.now() - t0 };
 }
 
-/** `npm run build`, as the README's start command does (skipped when E2E_SKIP_BUILD=1 and dist is known fresh). */
+/** `npm run build`, as `npm install` does (`prepare`) before the README's `npm start` (skipped when E2E_SKIP_BUILD=1 and dist is known fresh). */
 export function build(): void {
   if (process.env.E2E_SKIP_BUILD === '1') return;
   execFileSync('npm', ['run', 'build'], { stdio: 'pipe' });

@@ -33,6 +33,13 @@ export interface ExecuteRoutesOptions {
 /** Bodies whose credentials' digests are remembered, by the SHA-256 of the body's text (hashes only, no content). */
 const DIGEST_MEMO_SIZE = 4096;
 
+/** How many results of an execution have each status. */
+function countStatuses(results: readonly ExecutionResult[]): Record<ExecutionResult['result']['status'], number> {
+  const counts = { valid: 0, 'not-valid': 0, error: 0, pending: 0 };
+  for (const r of results) counts[r.result.status]++;
+  return counts;
+}
+
 /** POST /compliance/scenarios/execute: translates the request into an ExecuteInput and the strategy's answer into the response and the audit record. */
 export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts }) => {
   // A body's text is hashed as it is parsed (~6 µs for 8 KB; the text itself is not kept). The same body sent again,
@@ -122,6 +129,9 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
       throw e;
     }
     const { results, pending } = started;
+    // The request's log lines from here on, its completion line among them, name the execution and count its results:
+    // ids and counts only, never the address or a credential.
+    reply.log = request.log = request.log.child({ scenarioId: body.scenarioId, executionId, results: countStatuses(results) });
     const timestamp = new Date(at).toISOString();
     // Serialised once, with the response schema: the audit record keeps the very text that is answered.
     const text = reply.serialize(results) as string;

@@ -87,3 +87,21 @@ export function databaseConfig(env: StoreEnv): DatabaseConfig {
   }
   throw new ConfigError('DATABASE_URL must start with sqlite:// or postgres:// (see README)');
 }
+
+/**
+ * Where a PostgreSQL URL points, `host:port/database`, never its user or password (for log lines and error messages).
+ * `?host=` and `?port=` win over the URL's own, as they do for the driver; no database = the server's default.
+ */
+export function postgresTarget(url: string): string {
+  const u = new URL(url);
+  const host = u.searchParams.get('host') ?? (decodeURIComponent(u.hostname) || 'localhost');
+  const port = u.searchParams.get('port') ?? (u.port || '5432');
+  const database = decodeURIComponent(u.pathname.slice(1));
+  return `${host}:${port}/${database || '(the user\'s default database)'}`;
+}
+
+/** The database of a configuration in a few words, without credentials: `SQLite /data/scenarios.db`, `PostgreSQL host:5432/db`. */
+export function describeDatabase(database: DatabaseConfig): string {
+  if (database.kind === 'sqlite') return database.file === ':memory:' ? 'SQLite in memory (gone at exit)' : `SQLite ${database.file}`;
+  return `PostgreSQL ${postgresTarget(database.url)}${database.schema === undefined ? '' : ` schema ${database.schema}`}`;
+}

@@ -1,3 +1,5 @@
+import { ConfigError } from '../config/errors.js';
+
 /** The database cannot be reached or did not answer in time: a 503 with Retry-After, never a 500. */
 export class StoreUnavailable extends Error {
   readonly statusCode = 503;
@@ -47,4 +49,39 @@ export class ScenarioIdTaken extends Error {
 export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}
+
+/** The code of a driver or system error (an AggregateError of several addresses: its first error's). */
+function errorCode(err: Error): string | undefined {
+  const code = (err as { code?: unknown }).code ?? (err as { errors?: Array<{ code?: unknown }> }).errors?.[0]?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Why PostgreSQL could not be used at start (the first connection and the migrations), as one line that says what to
+ * do: a ConfigError, which the server prints and exits on like a bad variable's. Undefined for any other error (a bug:
+ * its stack trace is wanted). `target` is postgresTarget(DATABASE_URL), so the line never holds a password.
+ */
+export function postgresStartError(err: unknown, target: string, connectTimeoutMs: number): ConfigError | undefined {
+  const e = err instanceof StoreUnavailable ? err.cause : err;
+  if (!(e instanceof Error)) return undefined;
+  const code = errorCode(e) ?? '';
+  const at = `DATABASE_URL: PostgreSQL at ${target}`;
+  const said = `(${e.message.replace(/\s+/g, ' ').trim()})`;
+  const line = (what: string) => new ConfigError(`${at} ${what}`);
+  if (code === 'ECONNREFUSED') return line('refused the connection: nothing listens there. Start PostgreSQL, or correct the host and port');
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return line(`cannot be reached: the host name does not resolve (${code}). Correct the host`);
+  if (['ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code) || /timeout exceeded when trying to connect|connection timeout/i.test(e.message)) {
+    return line(`did not answer within ${connectTimeoutMs} ms (DATABASE_CONNECT_TIMEOUT_MS): check that it runs and that this host can reach it`);
+  }
+  if (code === '3D000') return line(`has no such database ${said}: create it (createdb), or name an existing database`);
+  if (code.startsWith('28')) return line(`refused the login ${said}: correct the user or password, or allow them in the server's pg_hba.conf`);
+  if (/SASL|password must be a string/.test(e.message)) return line('asks for a password: put it in the URL (postgres://user:password@host:port/db)');
+  if (code === '42501') return line(`refused a step of the migrations ${said}: grant the user CREATE on the database (and on DATABASE_SCHEMA's schema)`);
+  if (code === '57P03' || code === '53300' || code.startsWith('08')) return line(`does not take connections now ${said}: retry once it does`);
+  if (/CERT|TLS|SSL/.test(code) || /\b(SSL|TLS)\b|certificate/i.test(e.message)) return line(`failed at TLS ${said}: correct sslmode in the URL, or the server's certificate`);
+  if (code === 'ECONNRESET' || /Connection terminated/i.test(e.message)) return line(`closed the connection ${said}: see the server's log`);
+  // Any other error the server answered (a DatabaseError has a severity).
+  if ('severity' in e) return line(`failed at start ${said}, SQLSTATE ${code}: see the server's log`);
+  return undefined;
 }

@@ -51,7 +51,12 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
 
   const query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => guard(() => pool.query<R>(text, values));
 
-  await guard(() => migrate(pool, schema));
+  try {
+    await guard(() => migrate(pool, schema));
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw err;
+  }
 
   // One multi-row INSERT per batch of concurrent executions.
   const insertBatch = async (records: ExecutionRecord[]) => {
