@@ -3,6 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { renderOpenApi } from '../src/openapi.js';
 
+/** Every node of the document with its JSON pointer. */
+function * nodes(node: unknown, at = ''): Generator<[string, Record<string, unknown>]> {
+  if (node === null || typeof node !== 'object') return;
+  if (!Array.isArray(node)) yield [at, node as Record<string, unknown>];
+  for (const [k, v] of Object.entries(node)) yield * nodes(v, `${at}/${k}`);
+}
+
 describe('openapi.yaml', () => {
   it('is what the route schemas generate (run `npm run openapi` after changing a route)', async () => {
     expect(fs.readFileSync('openapi.yaml', 'utf8')).toBe(await renderOpenApi());
@@ -21,5 +28,22 @@ describe('openapi.yaml', () => {
       expect(doc.components.schemas[name], name).toBeDefined();
     }
     expect(doc.components.securitySchemes.bearerAuth.scheme).toBe('bearer');
+  });
+
+  it('lists the values of every enum-like field as one enum, never as anyOf of constants', () => {
+    const doc = parse(fs.readFileSync('openapi.yaml', 'utf8'));
+    const { schemas } = doc.components;
+    expect(schemas.ScenarioType.enum).toEqual(['ChallengeQuery', 'OnChainZKP', 'OffChainZKP']);
+    expect(schemas.RuleStatus.enum).toEqual(['valid', 'not-valid', 'error', 'pending']);
+    expect(schemas.Query.properties.operator.enum).toEqual([
+      '$noop', '$eq', '$ne', '$lt', '$lte', '$gt', '$gte', '$in', '$nin', '$exists', '$between', '$nonbetween',
+    ]);
+    expect(schemas.Query.properties.circuitId.enum).toEqual(['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2']);
+    expect(schemas.Execution.properties.state.enum).toEqual(['completed', 'pending', 'failed']);
+    const constant = (b: Record<string, unknown>) => 'const' in b || (Array.isArray(b.enum) && b.enum.length === 1);
+    for (const [at, node] of nodes(doc)) {
+      const branches = node.anyOf as Record<string, unknown>[] | undefined;
+      if (branches) expect(branches.every(constant), at).toBe(false);
+    }
   });
 });

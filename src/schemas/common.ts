@@ -16,6 +16,13 @@ export const IdString = Type.String({
 /** Free identifiers from other systems (deployments, transactions, credentials): any short non-empty string. */
 export const RefString = Type.String({ minLength: 1, maxLength: 512 });
 
+/**
+ * A string from a fixed list, as one JSON Schema `enum` (not a union of constants): the OpenAPI document lists the
+ * values, and a wrong value is one error that names them ("must be one of a, b, c").
+ */
+export const StringEnum = <const T extends readonly string[]>(values: T, options?: SchemaOptions) =>
+  Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
+
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T10:00:00.000Z'] });
 
 /**

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdString, refOf } from './common.js';
+import { IdString, StringEnum, refOf } from './common.js';
 import { Credential } from './credential.js';
 import { Query, ScenarioType } from './scenario.js';
 
@@ -36,10 +36,12 @@ export const ExecuteRequest = Type.Object(
   { $id: 'ExecuteRequest', additionalProperties: false },
 );
 
-export const RuleStatus = Type.Union(
-  [Type.Literal('valid'), Type.Literal('not-valid'), Type.Literal('error'), Type.Literal('pending')],
-  { $id: 'RuleStatus', description: 'valid, not-valid, error (could not be decided: never a pass), pending (awaiting a proof).' },
-);
+export const RuleStatus = StringEnum(['valid', 'not-valid', 'error', 'pending'], {
+  $id: 'RuleStatus',
+  description: 'valid: the rule passes. not-valid: it fails (`reasons` says why). error: it could not be decided ' +
+    '(an issuer or a chain did not answer, say): never a pass; executing again may decide it. pending: OffChainZKP, ' +
+    'awaiting the wallet\'s proof.',
+});
 export type RuleStatus = Static<typeof RuleStatus>;
 
 /** The inner `result` of seed 2.2, shaped as the platform client (RuleEngineResponse) parses it. */
@@ -93,7 +95,7 @@ export const Execution = Type.Object(
     scenarioRevision: Type.Integer({ minimum: 1, description: 'The scenario revision the rules came from.' }),
     projectId: Type.Union([Type.String(), Type.Null()]),
     address: Type.String(),
-    state: Type.Union([Type.Literal('completed'), Type.Literal('pending'), Type.Literal('failed')], {
+    state: StringEnum(['completed', 'pending', 'failed'], {
       description: 'completed: every rule has its verdict; pending: some await a proof; failed: could not complete.',
     }),
     createdAt: Type.String({ format: 'date-time' }),
@@ -116,7 +118,7 @@ export const Execution = Type.Object(
         {
           id: Type.String(),
           event: Type.String({ examples: ['execution.completed'] }),
-          state: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+          state: StringEnum(['pending', 'delivered', 'failed']),
           attempts: Type.Integer(),
           lastStatus: Type.Union([Type.Integer(), Type.Null()]),
           lastError: Type.Union([Type.String(), Type.Null()]),

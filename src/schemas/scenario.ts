@@ -1,12 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdString, Nullable, RefString, Timestamp, refOf } from './common.js';
+import { IdString, Nullable, RefString, StringEnum, Timestamp, refOf } from './common.js';
 
 /** Seed 2.3 `type`, and 2.2 `objectType`. */
 export const ScenarioTypes = ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'] as const;
-export const ScenarioType = Type.Union(
-  ScenarioTypes.map((t) => Type.Literal(t)),
-  { $id: 'ScenarioType', description: 'Scenario type; also the objectType of each execution result.' },
-);
+export const ScenarioType = StringEnum(ScenarioTypes, {
+  $id: 'ScenarioType',
+  description: 'How the rules are checked. ChallengeQuery: against the credentials sent with the execute call. ' +
+    'OnChainZKP: by reading the verifier contract the scenario is deployed to. OffChainZKP: by asking the holder\'s ' +
+    'wallet for a zero-knowledge proof (the results stay pending until it answers). Also the objectType of each execution result.',
+});
 export type ScenarioType = Static<typeof ScenarioType>;
 
 /** The query language of DOMAIN.md (iden3 / Privado ID operators). */
@@ -38,14 +40,18 @@ export const Query = Type.Object(
       examples: ['personalData.age'],
     })),
     value: Type.Optional(QueryValue),
-    operator: Type.Union(Operators.map((o) => Type.Literal(o)), { description: 'Query operator.' }),
+    operator: StringEnum(Operators, {
+      description: 'How the attribute is compared with `value`: $eq, $ne equal / not equal; $lt, $lte, $gt, $gte ' +
+        'numbers or ISO 8601 dates; $in, $nin in / not in a list; $between, $nonbetween inside / outside [min, max]; ' +
+        '$exists true (present) or false (absent); $noop no condition (the credential type alone).',
+    }),
     context: Type.Optional(Type.String({
       minLength: 1, maxLength: 2048,
       description: 'OffChainZKP: absolute URL of the JSON-LD context defining `type` (else ZKP_CONTEXTS maps the type). Not in the seed.',
       examples: ['https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld'],
     })),
-    circuitId: Type.Optional(Type.Union(
-      [Type.Literal('credentialAtomicQuerySigV2'), Type.Literal('credentialAtomicQueryMTPV2')],
+    circuitId: Type.Optional(StringEnum(
+      ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2'],
       { description: 'OffChainZKP: the circuit the wallet proves with (default ZKP_DEFAULT_CIRCUIT_ID). Not in the seed.' },
     )),
   },
