@@ -15,12 +15,19 @@ async function docs(app: FastifyInstance, { ui }: { ui: boolean }): Promise<void
         title: 'Scenario Compliance Service',
         version: '0.1.0',
         description:
-          'Decides whether a blockchain address, holding a set of verifiable credentials, passes a compliance scenario. ' +
-          'Errors are RFC 9457 problem details (application/problem+json). See the README for the decisions taken where the seed is silent.',
+          'Decides whether a blockchain address, holding a set of verifiable credentials, passes a compliance scenario.\n\n' +
+          'A first call: create a scenario (POST /compliance/scenarios, see its example), then execute it ' +
+          '(POST /compliance/scenarios/execute) with the address and the credentials of its holder; the answer has one ' +
+          'result per rule of the scenario, and the address passes when every result is `valid`.\n\n' +
+          'Every call but the health checks, /metrics and the OffChainZKP wallet callback needs ' +
+          '`Authorization: Bearer <token>`. Errors are RFC 9457 problem details (application/problem+json): branch on ' +
+          '`code`, show `detail` and, for a 400, each `errors[i].message` next to the field `errors[i].field` names. ' +
+          'Each response below says when it happens and what to do. The README explains the choices this service ' +
+          'makes where the platform\'s API contract leaves things open.',
       },
       tags: [
-        { name: 'execute', description: 'Run a scenario (seed 4.1)' },
-        { name: 'scenarios', description: 'Create, read, list, update (seed 4.2) and delete scenarios' },
+        { name: 'execute', description: 'Run a scenario against an address and the credentials of its holder' },
+        { name: 'scenarios', description: 'Create, read, list, update and delete scenarios' },
         { name: 'executions', description: 'The execution audit log' },
         { name: 'health', description: 'Liveness and readiness' },
       ],

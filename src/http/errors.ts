@@ -1,5 +1,4 @@
 import createError from '@fastify/error';
-import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Problem } from '../schemas/problem.js';
@@ -41,17 +40,6 @@ const TYPES: Record<string, string> = {
   SCS_VALIDATION: 'urn:problem:validation',
   FST_ERR_VALIDATION: 'urn:problem:validation',
 };
-
-/**
- * Route response entries for problem statuses: documented (and serialized) as application/problem+json, the
- * content type every error of this service is sent with.
- */
-export function problemResponses(...codes: number[]): Record<number, unknown> {
-  return Object.fromEntries(codes.map((c) => [c, {
-    description: TITLES[c] ?? 'Error',
-    content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
-  }]));
-}
 
 export function sendProblem(reply: FastifyReply, status: number, fields: Partial<Problem> & { code?: string }): FastifyReply {
   const body: Problem = {
