@@ -2,9 +2,15 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { renderOpenApi } from '../src/openapi.js';
+import { auth, makeApp } from './helpers.js';
+import { Api, type OpenApiDoc } from './fuzz/openapi.js';
 
 const doc = parse(fs.readFileSync('openapi.yaml', 'utf8'));
-type Operation = { operationId: string; responses: Record<string, { description: string }> };
+type Operation = {
+  operationId: string;
+  requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> };
+  responses: Record<string, { description: string; content?: Record<string, { examples?: Record<string, { value: unknown }> }> }>;
+};
 const operations = Object.values(doc.paths as Record<string, Record<string, Operation>>).flatMap((item) => Object.values(item));
 const operation = (id: string) => operations.find((o) => o.operationId === id)!;
 
@@ -70,4 +76,44 @@ describe('openapi.yaml', () => {
       if (branches) expect(branches.every(constant), at).toBe(false);
     }
   });
+
+  it('has execute examples that its schemas accept: each request, and the response of the same name', () => {
+    const api = new Api(doc as OpenApiDoc);
+    const execute = api.op('POST', '/compliance/scenarios/execute');
+    const requests = operation('executeScenario').requestBody!.content['application/json'].examples!;
+    const responses = operation('executeScenario').responses['200'].content!['application/json'].examples!;
+    expect(Object.keys(requests).length).toBeGreaterThan(0);
+    expect(Object.keys(responses)).toEqual(Object.keys(requests));
+    const request = api.bodyValidator(execute, 'application/json');
+    const response = api.responseValidator(execute, '200', 'application/json');
+    for (const name of Object.keys(requests)) {
+      expect(request(requests[name].value), `${name}: ${JSON.stringify(request.errors)}`).toBe(true);
+      expect(response(responses[name].value), `${name}: ${JSON.stringify(response.errors)}`).toBe(true);
+    }
+    // A change to a credential breaks its proof: the example is not a made-up document.
+    const { value } = requests[Object.keys(requests)[0]] as { value: { credentials: { proof: unknown }[] } };
+    expect(JSON.stringify(value.credentials[0].proof)).toMatch(/BJJSignature2021/);
+  });
+
+  it('shows what the service answers: each execute example request gets its example response', async () => {
+    // The demo issuer signed the example credential; DEMO_ISSUER=1 trusts it and answers its revocation status.
+    const app = await makeApp({ CREDENTIAL_VERIFICATION: 'strict', DEMO_ISSUER: '1' }, { now: () => Date.parse('2026-11-22T10:00:00Z') });
+    try {
+      const create = operation('createScenario').requestBody!.content['application/json'] as unknown as { example: object };
+      expect((await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: create.example })).statusCode).toBe(201);
+      const requests = operation('executeScenario').requestBody!.content['application/json'].examples!;
+      const responses = operation('executeScenario').responses['200'].content!['application/json'].examples!;
+      for (const [name, { value }] of Object.entries(requests)) {
+        const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: value as object });
+        expect(res.statusCode, name).toBe(200);
+        // The executionId is new on every call: the example's is the one of the run it was taken from.
+        const expected = responses[name].value as { executionId: string }[];
+        const id = res.json()[0].executionId;
+        const withId = (results: unknown) => JSON.parse(JSON.stringify(results).replaceAll(expected[0].executionId, id));
+        expect(res.json(), name).toEqual(withId(expected));
+      }
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
 });

@@ -3,6 +3,31 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Named examples of the request body (OpenAPI Example Objects), shown with each of its media types. */
+    'x-request-examples'?: Record<string, { summary?: string; description?: string; value: unknown }>;
+  }
+}
+
+type Operation = { 'x-request-examples'?: unknown; requestBody?: { content?: Record<string, { examples?: unknown }> } };
+
+/**
+ * Moves each operation's `x-request-examples` (a route schema's x- keys are copied onto its operation) to the media
+ * types of its request body: a body that is a $ref to a named schema keeps nothing beside the $ref.
+ */
+function placeRequestExamples<T extends { paths?: object }>(doc: T): T {
+  for (const item of Object.values(doc.paths ?? {}) as Record<string, Operation>[]) {
+    for (const operation of Object.values(item)) {
+      const examples = operation['x-request-examples'];
+      if (examples === undefined) continue;
+      for (const media of Object.values(operation.requestBody?.content ?? {})) media.examples = examples;
+      delete operation['x-request-examples'];
+    }
+  }
+  return doc;
+}
+
 /** Hash of the inline style Swagger UI's page carries. */
 const DOCS_INLINE_STYLE = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
 
@@ -43,6 +68,7 @@ async function docs(app: FastifyInstance, { ui }: { ui: boolean }): Promise<void
         },
       },
     },
+    transformObject: (documents) => ('openapiObject' in documents ? placeRequestExamples(documents.openapiObject) : documents.swaggerObject),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },

@@ -15,6 +15,7 @@ import type { ExecutionRecord, Store } from '../store/types.js';
 import { CredentialTooLarge } from '../trust/index.js';
 import { ScenarioNotFound, ValidationFailed } from './errors.js';
 import { AUTHENTICATED, also, answered, problemResponses } from './responses.js';
+import { executeRequestExamples, executeResponseExamples } from '../schemas/examples.js';
 import { canSee, narrowScope } from './tenancy.js';
 import { ProjectQuery, findScenarioIn } from './scenarios.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
@@ -65,15 +66,21 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
         'one result per rule, in the scenario\'s order, sharing one executionId. The address passes the scenario when ' +
         'every result has status `valid`. `address` may be a string or an object {address, chain?, namespace?}; results ' +
         'carry the address string. The call is recorded in the audit log (GET /compliance/executions/{executionId}) ' +
-        'before it is answered; credentials are kept there only as id and SHA-256.',
+        'before it is answered; credentials are kept there only as id and SHA-256. To try it: create the scenario of ' +
+        'the create example, run the service with DEMO_ISSUER=1 and send the example below (or credentials from ' +
+        '`node dist/scripts/demo-credentials.js`).',
       tags: ['execute'],
       security: [{ bearerAuth: ['scenarios:execute'] }],
       body: refOf(ExecuteRequest),
+      'x-request-examples': executeRequestExamples,
       querystring: ProjectQuery,
       headers: IdempotencyHeaders,
       response: {
         200: answered(
-          Type.Array(refOf(ExecutionResult), { description: 'One execution result per rule of the scenario' }),
+          Type.Array(refOf(ExecutionResult), {
+            description: 'One execution result per rule of the scenario',
+            'x-examples': executeResponseExamples,
+          }),
           'The scenario ran (whatever the verdicts): one result per rule. Read each `result.status`: valid passes; ' +
           'not-valid fails, and `result.result.reasons` says why; error could not be decided (an issuer, a status ' +
           'service or a chain did not answer): never a pass, executing again later may decide it; pending ' +
