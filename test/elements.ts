@@ -22,3 +22,9 @@ export function only<T>(list: readonly T[]): T {
   if (list.length !== 1) throw new Error(`expected exactly one element, but the list has ${list.length}`);
   return list[0] as T;
 }
+
+/** The entry of a record under key, which the test expects to exist. */
+export function entry<T>(record: Readonly<Record<string, T>>, key: string): T {
+  if (!Object.hasOwn(record, key)) throw new Error(`expected an entry ${JSON.stringify(key)}, but the keys are ${Object.keys(record).join(', ')}`);
+  return record[key] as T;
+}

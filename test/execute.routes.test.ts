@@ -88,6 +88,19 @@ describe('POST /compliance/scenarios/execute', () => {
     expect(res2.json().errors[0].field).toBe('body.address.address');
   });
 
+  it('says what the address must be, and only what applies to the value sent', async () => {
+    const cases: [unknown, string, string][] = [
+      [5, '/address', 'must be string or object'],
+      [{}, '/address/address', 'is required'],
+      [{ address: 5 }, '/address/address', 'must be string'],
+    ];
+    for (const [address, pointer, message] of cases) {
+      const res = await execute({ address, credentials: [], scenarioId: 'adult' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errors, JSON.stringify(address)).toEqual([{ field: `body${pointer.replace(/\//g, '.')}`, pointer, message }]);
+    }
+  });
+
   it('answers 404 for an unknown scenario', async () => {
     const res = await execute({ address: ADDRESS, credentials: [], scenarioId: 'missing' });
     expect(res.statusCode).toBe(404);

@@ -125,6 +125,27 @@ describe('POST /compliance/scenarios', () => {
     expect(body.errors.map((e: any) => e.field)).toContain('body.input.queryConfigurations.0.query.operator');
   });
 
+  it('answers a value outside a fixed list with one error listing the allowed values', async () => {
+    const query = { type: 'IDInformation', requestId: 1, attribute: 'a', value: 1, operator: '$eq' };
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ type: 'Magic' }, '/input/type', 'must be one of ChallengeQuery, OnChainZKP, OffChainZKP'],
+      [
+        { queryConfigurations: [{ id: 'q', query: { ...query, operator: '$like' } }] },
+        '/input/queryConfigurations/0/query/operator',
+        'must be one of $noop, $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $between, $nonbetween',
+      ],
+      [
+        { type: 'OffChainZKP', queryConfigurations: [{ id: 'q', query: { ...query, circuitId: 'groth16' } }] },
+        '/input/queryConfigurations/0/query/circuitId',
+        'must be one of credentialAtomicQuerySigV2, credentialAtomicQueryMTPV2',
+      ],
+    ];
+    for (const [overrides, pointer, message] of cases) {
+      const body = expectProblem(await create({ input: scenario(overrides) }), 400);
+      expect(body.errors).toEqual([{ field: `body${pointer.replace(/\//g, '.')}`, pointer, message }]);
+    }
+  });
+
   it('refuses a value that does not fit its operator, at creation, naming the value', async () => {
     const bad = [
       { type: 'IDInformation', attribute: 'personalData.age', value: [1, 2], operator: '$lt' },
@@ -296,6 +317,27 @@ describe('PATCH /compliance/scenarios/{scenarioId}', () => {
     expectProblem(await patch('s', { input: { nmae: 'typo' } }), 400);
     expectProblem(await patch('s', { input: { name: 5 } }), 400);
     expectProblem(await patch('s', { name: 'no input wrapper' }), 400);
+  });
+
+  it('answers a bad value in a nullable field with one error naming it and what it must be, no "must be null"', async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ message: 5 }, '/input/message', 'must be string'],
+      [{ isIdentityWidgetScenario: 'yes' }, '/input/isIdentityWidgetScenario', 'must be boolean'],
+      [{ vcsIncluded: 'IDInformation' }, '/input/vcsIncluded', 'must be array'],
+      [{ projectId: '' }, '/input/projectId', 'must NOT have fewer than 1 characters'],
+      [{ type: 'Magic' }, '/input/type', 'must be one of ChallengeQuery, OnChainZKP, OffChainZKP'],
+      [
+        { queryConfigurations: [{ id: 'q', query: { type: 'IDInformation', operator: '$like' } }] },
+        '/input/queryConfigurations/0/query/operator',
+        'must be one of $noop, $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $between, $nonbetween',
+      ],
+      [{ smartContractDeployments: [{ id: 'd', chain: 1 }] }, '/input/smartContractDeployments/0/chain', 'must be string'],
+    ];
+    for (const [input, pointer, message] of cases) {
+      const body = expectProblem(await patch('s', { input }), 400);
+      expect(body.errors, JSON.stringify(input)).toEqual([{ field: `body${pointer.replace(/\//g, '.')}`, pointer, message }]);
+    }
+    expect((await get('s')).json().revision).toBe(1);
   });
 
   it('If-Match: current ETag wins, a stale one is 412 and writes nothing', async () => {

@@ -15,7 +15,7 @@ function decodeCursor(cursor: string): number {
 /** The query string of every paged listing. */
 export const PageQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page.' })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The nextCursor of the previous page.' })),
   },
   { additionalProperties: false },
@@ -23,7 +23,10 @@ export const PageQuery = Type.Object(
 
 /** A page of items; nextCursor is null on the last page. */
 export const Page = <T extends TSchema>(item: T) =>
-  Type.Object({ items: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false });
+  Type.Object({
+    items: Type.Array(item, { description: 'The items of this page.' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass it as `cursor` for the next page; null on the last page.' }),
+  }, { additionalProperties: false });
 
 /** Reads a PageQuery: the limit (defaulted by the schema) and the seq the cursor names, if any. */
 export function pageOf({ limit = 20, cursor }: Static<typeof PageQuery>): { limit: number; from?: number } {

@@ -3,6 +3,31 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Named examples of the request body (OpenAPI Example Objects), shown with each of its media types. */
+    'x-request-examples'?: Record<string, { summary?: string; description?: string; value: unknown }>;
+  }
+}
+
+type Operation = { 'x-request-examples'?: unknown; requestBody?: { content?: Record<string, { examples?: unknown }> } };
+
+/**
+ * Moves each operation's `x-request-examples` (a route schema's x- keys are copied onto its operation) to the media
+ * types of its request body: a body that is a $ref to a named schema keeps nothing beside the $ref.
+ */
+function placeRequestExamples<T extends { paths?: object }>(doc: T): T {
+  for (const item of Object.values(doc.paths ?? {}) as Record<string, Operation>[]) {
+    for (const operation of Object.values(item)) {
+      const examples = operation['x-request-examples'];
+      if (examples === undefined) continue;
+      for (const media of Object.values(operation.requestBody?.content ?? {})) media.examples = examples;
+      delete operation['x-request-examples'];
+    }
+  }
+  return doc;
+}
+
 /** Hash of the inline style Swagger UI's page carries. */
 const DOCS_INLINE_STYLE = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
 
@@ -15,12 +40,19 @@ async function docs(app: FastifyInstance, { ui }: { ui: boolean }): Promise<void
         title: 'Scenario Compliance Service',
         version: '0.1.0',
         description:
-          'Decides whether a blockchain address, holding a set of verifiable credentials, passes a compliance scenario. ' +
-          'Errors are RFC 9457 problem details (application/problem+json). See the README for the decisions taken where the seed is silent.',
+          'Decides whether a blockchain address, holding a set of verifiable credentials, passes a compliance scenario.\n\n' +
+          'A first call: create a scenario (POST /compliance/scenarios, see its example), then execute it ' +
+          '(POST /compliance/scenarios/execute) with the address and the credentials of its holder; the answer has one ' +
+          'result per rule of the scenario, and the address passes when every result is `valid`.\n\n' +
+          'Every call but the health checks, /metrics and the OffChainZKP wallet callback needs ' +
+          '`Authorization: Bearer <token>`. Errors are RFC 9457 problem details (application/problem+json): branch on ' +
+          '`code`, show `detail` and, for a 400, each `errors[i].message` next to the field `errors[i].field` names. ' +
+          'Each response below says when it happens and what to do. The README explains the choices this service ' +
+          'makes where the platform\'s API contract leaves things open.',
       },
       tags: [
-        { name: 'execute', description: 'Run a scenario (seed 4.1)' },
-        { name: 'scenarios', description: 'Create, read, list, update (seed 4.2) and delete scenarios' },
+        { name: 'execute', description: 'Run a scenario against an address and the credentials of its holder' },
+        { name: 'scenarios', description: 'Create, read, list, update and delete scenarios' },
         { name: 'executions', description: 'The execution audit log' },
         { name: 'health', description: 'Liveness and readiness' },
       ],
@@ -36,6 +68,7 @@ async function docs(app: FastifyInstance, { ui }: { ui: boolean }): Promise<void
         },
       },
     },
+    transformObject: (documents) => ('openapiObject' in documents ? placeRequestExamples(documents.openapiObject) : documents.swaggerObject),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },

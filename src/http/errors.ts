@@ -1,6 +1,5 @@
 import type { Duplex } from 'node:stream';
 import createError from '@fastify/error';
-import { Type } from '@sinclair/typebox';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Problem } from '../schemas/problem.js';
@@ -70,17 +69,6 @@ const TYPES: Record<string, string> = {
   FST_ERR_VALIDATION: 'urn:problem:validation',
 };
 
-/**
- * Route response entries for problem statuses: documented (and serialized) as application/problem+json, the
- * content type every error of this service is sent with.
- */
-export function problemResponses(...codes: number[]): Record<number, unknown> {
-  return Object.fromEntries(codes.map((c) => [c, {
-    description: TITLES[c] ?? 'Error',
-    content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
-  }]));
-}
-
 function problem(status: number, fields: Partial<Problem>): Problem {
   const code = problemCode(fields.code, status);
   return {
@@ -117,26 +105,50 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
-/** Ajv errors to field errors: the pointer names the failing field itself (a missing or unknown property included). */
+/** "a", "a or b", "a, b or c" */
+const orList = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
+const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/**
+ * Ajv errors to field errors, one message per field: the pointer names the failing field itself (a missing or unknown
+ * property included). A failed anyOf (a nullable field, a union, a union of constants) makes Ajv report every branch
+ * and then the anyOf itself; only what applies to the value sent is kept:
+ * - a type mismatch is dropped when another error at the field or below it shows that the value has the type of a
+ *   branch (an object missing a property, a string too long, a string not in the list), so a nullable field reports
+ *   its real error and no "must be null" beside it;
+ * - the type mismatches left make one message, without the null of a nullable field ("must be string or object");
+ * - constants and enums make one message listing the allowed values ("must be one of ChallengeQuery, OnChainZKP").
+ */
 export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
+  const reported = errors.filter((e) => errors.length === 1 || (e.keyword !== 'anyOf' && e.keyword !== 'oneOf'));
+  const at = (path: string) => reported.filter((e) => e.instancePath === path);
+  const explained = (t: AjvError) => reported.some((o) =>
+    o.instancePath.startsWith(`${t.instancePath}/`) || (o.instancePath === t.instancePath && o.keyword !== 'type'));
   const out: FieldError[] = [];
   const seen = new Set<string>();
-  for (const e of errors) {
-    let pointer = e.instancePath;
-    let message = e.message ?? 'is not valid';
-    if (e.keyword === 'required') {
-      pointer += `/${String(e.params.missingProperty)}`;
-      message = 'is required';
-    } else if (e.keyword === 'additionalProperties') {
-      pointer += `/${String(e.params.additionalProperty)}`;
-      message = 'is not allowed here';
-    } else if (e.keyword === 'anyOf' && errors.length > 1) {
-      continue; // the branches' own errors say more
-    }
-    const key = `${pointer} ${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+  const add = (pointer: string, message: string) => {
+    if (seen.has(`${pointer} ${message}`)) return;
+    seen.add(`${pointer} ${message}`);
     out.push({ field: fieldName(part, pointer), pointer, message });
+  };
+  for (const e of reported) {
+    const path = e.instancePath;
+    if (e.keyword === 'required') {
+      add(`${path}/${String(e.params.missingProperty)}`, 'is required');
+    } else if (e.keyword === 'additionalProperties') {
+      add(`${path}/${String(e.params.additionalProperty)}`, 'is not allowed here');
+    } else if (e.keyword === 'const' || e.keyword === 'enum') {
+      const values = [...new Set(at(path).flatMap((o) =>
+        o.keyword === 'const' ? [o.params.allowedValue] : o.keyword === 'enum' ? (o.params.allowedValues as unknown[]) : []))];
+      add(path, values.length === 1 ? `must be ${shown(values[0])}` : `must be one of ${values.map(shown).join(', ')}`);
+    } else if (e.keyword === 'type') {
+      if (explained(e)) continue;
+      const types = [...new Set(at(path).flatMap((o) => (o.keyword === 'type' ? String(o.params.type).split(',') : [])))];
+      const wanted = types.length > 1 ? types.filter((t) => t !== 'null') : types;
+      add(path, `must be ${orList(wanted)}`);
+    } else {
+      add(path, e.message ?? 'is not valid');
+    }
   }
   return out;
 }

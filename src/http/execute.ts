@@ -13,7 +13,9 @@ import type { Credential } from '../schemas/credential.js';
 import { refOf } from '../schemas/common.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
 import { CredentialTooLarge } from '../trust/index.js';
-import { ScenarioNotFound, ValidationFailed, problemResponses } from './errors.js';
+import { ScenarioNotFound, ValidationFailed } from './errors.js';
+import { AUTHENTICATED, also, answered, problemResponses } from './responses.js';
+import { executeRequestExamples, executeResponseExamples } from '../schemas/examples.js';
 import { canSee, narrowScope } from './tenancy.js';
 import { ProjectQuery, findScenarioIn } from './scenarios.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
@@ -65,20 +67,47 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     onSend: idempotent.onSend,
     schema: {
       operationId: 'executeScenario',
-      summary: 'Execute a scenario (seed 4.1)',
+      summary: 'Execute a scenario',
       description:
-        'Runs every query configuration of the scenario against the address and credentials and answers one result per ' +
-        'rule, in the scenario\'s order, sharing one executionId. `address` may be a string or an object ' +
-        '{address, chain?, namespace?}; results carry the address string. The call is recorded in the audit log ' +
-        '(GET /compliance/executions/{executionId}) before it is answered; credentials are kept only as id and SHA-256.',
+        'Runs every query configuration (rule) of the scenario against the address and the credentials sent, and answers ' +
+        'one result per rule, in the scenario\'s order, sharing one executionId. The address passes the scenario when ' +
+        'every result has status `valid`. `address` may be a string or an object {address, chain?, namespace?}; results ' +
+        'carry the address string. The call is recorded in the audit log (GET /compliance/executions/{executionId}) ' +
+        'before it is answered; credentials are kept there only as id and SHA-256. To try it: create the scenario of ' +
+        'the create example, run the service with DEMO_ISSUER=1 and send the example below (or credentials from ' +
+        '`node dist/scripts/demo-credentials.js`).',
       tags: ['execute'],
       security: [{ bearerAuth: ['scenarios:execute'] }],
       body: refOf(ExecuteRequest),
+      'x-request-examples': executeRequestExamples,
       querystring: ProjectQuery,
       headers: IdempotencyHeaders,
       response: {
-        200: Type.Array(refOf(ExecutionResult), { description: 'One execution result per rule of the scenario' }),
-        ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
+        200: answered(
+          Type.Array(refOf(ExecutionResult), {
+            description: 'One execution result per rule of the scenario',
+            'x-examples': executeResponseExamples,
+          }),
+          'The scenario ran (whatever the verdicts): one result per rule. Read each `result.status`: valid passes; ' +
+          'not-valid fails, and `result.result.reasons` says why; error could not be decided (an issuer, a status ' +
+          'service or a chain did not answer): never a pass, executing again later may decide it; pending ' +
+          '(OffChainZKP): hand `result.authorizationRequest` to the holder\'s wallet, then read GET ' +
+          '/compliance/executions/{executionId} until its state is completed (or failed: the request expired).',
+        ),
+        ...problemResponses([...AUTHENTICATED, 404, 409, 413, 415, 422], {
+          400: also(400, 'The address is checked too (body.address: an EVM address is 0x + 40 hex, and mixed case ' +
+            'must pass the EIP-55 checksum), and a credential too large to be verified is named (body.credentials[i]).'),
+          404: 'No scenario with this scenarioId in the token\'s projects (code SCS_SCENARIO_NOT_FOUND). Check the id, ' +
+            'or create the scenario first (POST /compliance/scenarios).',
+          409: 'SCS_SCENARIO_AMBIGUOUS: several of the token\'s projects have a scenario with this id; add ?projectId= ' +
+            'to name one. SCS_IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still running; send ' +
+            'again after Retry-After.',
+          413: also(413, 'Send fewer credentials in one call.'),
+          429: also(429, 'SCS_VERIFICATION_BUDGET: this token has too many credentials new to the service waiting ' +
+            'to be verified; send again after Retry-After (credentials verified once are checked quickly afterwards).'),
+          503: also(503, 'SCS_VERIFICATION_QUEUE_FULL: the service is verifying too many new credentials for all ' +
+            'callers together.'),
+        }),
       },
     },
   }, async (request, reply) => {

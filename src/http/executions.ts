@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { IdString, refOf } from '../schemas/common.js';
+import { IdOf, refOf } from '../schemas/common.js';
 import { Execution } from '../schemas/execution.js';
 import type { Store } from '../store/types.js';
 import { executionView } from '../execution/view.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
-import { ExecutionNotFound, problemResponses } from './errors.js';
+import { ExecutionNotFound } from './errors.js';
+import { AUTHENTICATED, answered, problemResponses } from './responses.js';
 import { canSee, projectFilter } from './tenancy.js';
 
 /** The execution audit log, read-only. */
@@ -18,8 +19,16 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
       operationId: 'getExecution',
       summary: 'Read one execution from the audit log',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
-      params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
-      response: { 200: refOf(Execution), ...problemResponses(400, 401, 403, 404, 503) },
+      params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64, description: 'The executionId of an execute answer.' }) }, { additionalProperties: false }),
+      response: {
+        200: answered(refOf(Execution), 'The execution as recorded: its state and its results. For OffChainZKP, read it ' +
+          'again until `state` is completed (the wallet answered: the results carry the verdicts) or failed (the ' +
+          'authorization request expired: start a new execution).'),
+        ...problemResponses([...AUTHENTICATED, 404], {
+          404: 'No execution with this id in the token\'s projects (code SCS_EXECUTION_NOT_FOUND). Records are kept ' +
+            'EXECUTION_RETENTION_DAYS days.',
+        }),
+      },
     },
   }, async (request) => {
     const { executionId } = request.params;
@@ -36,9 +45,13 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
       summary: 'List a scenario\'s executions, newest first',
       description: 'Kept for EXECUTION_RETENTION_DAYS. Records outlive a deleted scenario until they are purged. Only the records of the token\'s projects are listed: an id no scenario of them holds (now or ever) answers an empty page, never 404.',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
-      params: Type.Object({ scenarioId: IdString }, { additionalProperties: false }),
+      params: Type.Object({ scenarioId: IdOf('The scenario\'s id.', 'adult-kyc') }, { additionalProperties: false }),
       querystring: PageQuery,
-      response: { 200: Page(refOf(Execution)), ...problemResponses(400, 401, 403, 404, 503) },
+      response: {
+        200: answered(Page(refOf(Execution)), 'A page of the scenario\'s executions, newest first (empty for an id ' +
+          'no scenario of the token\'s projects holds or held); `nextCursor` is null on the last page.'),
+        ...problemResponses(AUTHENTICATED, { 400: 'The scenario id, limit or cursor is not valid (code SCS_VALIDATION): `errors` names it.' }),
+      },
     },
   }, async (request) => {
     const { scenarioId } = request.params;

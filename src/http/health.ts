@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ScenarioStore } from '../store/types.js';
-import { problemResponses, sendProblem } from './errors.js';
+import { sendProblem } from './errors.js';
+import { answered, problemResponses } from './responses.js';
 
 const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
 
@@ -12,7 +13,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: ScenarioStore }> =
       summary: 'The process is up',
       description: 'Never shed under load (an orchestrator would restart a busy but healthy process); /health/ready is.',
       tags: ['health'],
-      response: { 200: Health },
+      response: { 200: answered(Health, 'The process is up and answers HTTP.') },
     },
     // Load shedding (@fastify/under-pressure) lets the request through when the route's handler returns nothing.
     config: { pressureHandler: () => undefined },
@@ -22,7 +23,13 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: ScenarioStore }> =
   app.get('/health/ready', {
     schema: {
       operationId: 'ready', summary: 'The database answers', tags: ['health'],
-      response: { 200: Health, ...problemResponses(503) },
+      response: {
+        200: answered(Health, 'The database answers: this instance can take traffic.'),
+        ...problemResponses([503], {
+          503: 'The database does not answer (code SCS_DATABASE_UNAVAILABLE), or the service is overloaded ' +
+            '(SCS_OVERLOADED): send no traffic to this instance for now; ask again after Retry-After.',
+        }),
+      },
     },
     logLevel: 'warn',
   }, async (request, reply) => {

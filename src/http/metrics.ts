@@ -5,7 +5,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Store } from '../store/types.js';
 import type { VerifierStats } from '../trust/types.js';
-import { MetricsUnavailable, problemResponses } from './errors.js';
+import { MetricsUnavailable } from './errors.js';
+import { problemResponses } from './responses.js';
 
 /**
  * Prometheus metrics. Labels are route patterns, methods, statuses, scenario types, verdict statuses and store
@@ -119,7 +120,13 @@ export class Metrics {
           'With WORKERS above 1, the figures of every worker process, summed (503 if they cannot be gathered).',
         tags: ['health'],
         produces: ['text/plain'],
-        response: { 200: Type.String({ description: 'Prometheus text exposition format' }), ...problemResponses(503) },
+        response: {
+          200: Type.String({ description: 'Prometheus text exposition format' }),
+          ...problemResponses([503], {
+            503: 'The figures of the worker processes could not be gathered (code SCS_METRICS_UNAVAILABLE), or the ' +
+              'service is overloaded (SCS_OVERLOADED): scrape again.',
+          }),
+        },
       },
       logLevel: 'warn',
     }, async (_request, reply) => {

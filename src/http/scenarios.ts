@@ -7,16 +7,17 @@ import { validateScenarioRules, type FieldProblem } from '../engine/index.js';
 import { mergePatch } from '../domain/merge-patch.js';
 import { checkDeploymentTransitions } from '../domain/deployments.js';
 import type { PlanCache } from '../domain/plan-cache.js';
-import { IdString, refOf } from '../schemas/common.js';
-import { Scenario as ScenarioSchema, ScenarioPatch, ScenarioRecord, type Scenario } from '../schemas/scenario.js';
+import { IdOf, IdString, refOf } from '../schemas/common.js';
+import { Scenario as ScenarioSchema, ScenarioPatch, type Scenario } from '../schemas/scenario.js';
 import { ScenarioIdTaken } from '../store/errors.js';
 import type { ProjectScope, ScenarioRow, ScenarioStore } from '../store/types.js';
 import {
   Conflict, ForbiddenProject, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, preconditionFailed,
-  problemResponses, type FieldError,
+  type FieldError,
 } from './errors.js';
+import { scenarioResponses } from './scenario-responses.js';
 import type { Validators } from './validation.js';
-import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
+import { PageQuery, pageOf, pageResponse } from './cursor.js';
 import { canSee, narrowScope, projectFilter, scopeOf } from './tenancy.js';
 import type { Principal } from './auth.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
@@ -30,7 +31,7 @@ import { KeyedQueue } from '../domain/keyed-queue.js';
  */
 const PATCH_ATTEMPTS = 20;
 const PATCH_BACKOFF_MAX_MS = 5;
-const ScenarioParams = Type.Object({ scenarioId: IdString }, { additionalProperties: false });
+const ScenarioParams = Type.Object({ scenarioId: IdOf('The scenario\'s id.', 'adult-kyc') }, { additionalProperties: false });
 /** Ids are unique per project: a token holding several projects (or an operator) names the one it means. */
 export const ProjectQuery = Type.Object({
   projectId: Type.Optional(Type.String({
@@ -124,7 +125,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
       operationId: 'createScenario',
       summary: 'Create a scenario',
       description:
-        'Not in the seed: a scenario must exist before it can be executed or patched. `id` is optional: client-chosen or ' +
+        'A scenario must exist before it can be executed or patched. `id` is optional: chosen by the client or ' +
         'generated. Ids are unique per project: 409 when the scenario\'s project has one with that id; another project\'s ' +
         'scenarios are never revealed.',
       tags, security: [{ bearerAuth: ['scenarios:write'] }],
@@ -133,7 +134,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
         { additionalProperties: false, examples: [{ id: 'adult-kyc', input: ScenarioSchema.examples[0] }] },
       ),
       headers: IdempotencyHeaders,
-      response: { 201: refOf(ScenarioRecord), ...problemResponses(400, 401, 403, 409, 413, 415, 422, 503) },
+      response: scenarioResponses.create,
     },
   }, async (request, reply) => {
     const body = request.body;
@@ -163,7 +164,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
       description: 'In creation order. Pass `nextCursor` back as `cursor` for the next page; it is null on the last page.',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       querystring: PageQuery,
-      response: { 200: Page(refOf(ScenarioRecord)), ...problemResponses(400, 401, 403, 503) },
+      response: scenarioResponses.list,
     },
   }, async (request) => {
     const { limit, from } = pageOf(request.query);
@@ -178,7 +179,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: ScenarioParams,
       querystring: ProjectQuery,
-      response: { 200: refOf(ScenarioRecord), ...problemResponses(400, 401, 403, 404, 409, 503) },
+      response: scenarioResponses.read,
     },
   }, async (request, reply) => {
     const { scenarioId } = request.params;
@@ -195,7 +196,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
       tags, security: [{ bearerAuth: ['scenarios:write'] }],
       params: ScenarioParams,
       querystring: ProjectQuery,
-      response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(400, 401, 403, 404, 409, 415, 503) },
+      response: scenarioResponses.remove,
     },
   }, async (request, reply) => {
     const { scenarioId } = request.params;
@@ -213,11 +214,11 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
       config: { scope: 'scenarios:write' },
       schema: {
         operationId: 'updateScenario',
-        summary: 'Update a scenario (seed 4.2)',
+        summary: 'Update a scenario',
         description:
           'JSON Merge Patch (RFC 7396) over the fields of `input`: absent = unchanged, null = cleared (400 on a required field), ' +
           'arrays replaced whole. The merged scenario is validated in full. Send `If-Match` with the ETag of a read to refuse a lost update (412). ' +
-          'The seed shows no Authorization header here; this service requires it, as an unauthenticated write to compliance rules is not acceptable.',
+          'Like every write, it needs a bearer token with the scope scenarios:write.',
         tags, security: [{ bearerAuth: ['scenarios:write'] }],
         consumes: ['application/json', 'application/merge-patch+json'],
         params: ScenarioParams,
@@ -227,10 +228,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
           additionalProperties: false,
           examples: [{ input: { description: 'Adults with a green KYC review', message: null } }],
         }),
-        response: {
-          200: Type.Object({ input: refOf(ScenarioSchema) }, { additionalProperties: false, description: 'The full updated scenario' }),
-          ...problemResponses(400, 401, 403, 404, 409, 412, 413, 415, 503),
-        },
+        response: scenarioResponses.update,
       },
     }, async (request, reply) => {
       const { scenarioId } = request.params;

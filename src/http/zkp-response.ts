@@ -4,7 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { MAX_WAITING_CHECKS, callbackPath, type OffChainZkp } from '../execution/offchain-zkp.js';
 import { refOf } from '../schemas/common.js';
 import { Execution } from '../schemas/execution.js';
-import { ExecutionNotFound, problemResponses, rateLimited, sendProblem } from './errors.js';
+import { ExecutionNotFound, rateLimited, sendProblem } from './errors.js';
+import { answered, problemResponses } from './responses.js';
 
 export interface ZkpResponseRoutesOptions {
   offChain: OffChainZkp;
@@ -46,11 +47,30 @@ export const zkpResponseRoutes: FastifyPluginAsyncTypebox<ZkpResponseRoutesOptio
         `a time per process with ${MAX_WAITING_CHECKS} waiting (503 beyond, with Retry-After).`,
       tags: ['executions'],
       consumes: ['text/plain', 'application/octet-stream', 'application/json'],
-      params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
+      params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64, description: 'The execution whose authorization request this answers.' }) }, { additionalProperties: false }),
       body: Type.Union([Type.String({ minLength: 1, maxLength: 200_000 }), Type.Object({}, { additionalProperties: true })]),
       response: {
-        200: refOf(Execution),
-        ...problemResponses(400, 404, 409, 410, 413, 415, 422, 429, 503),
+        200: answered(refOf(Execution), 'The answer was accepted: the execution, completed, with a verdict per rule.'),
+        ...problemResponses([400, 404, 409, 410, 413, 415, 422, 429, 503], {
+          400: 'The body is not a JWZ token or an iden3comm message this service can read (SCS_VALIDATION, ' +
+            'SCS_ZKP_MALFORMED_RESPONSE, SCS_ZKP_UNSUPPORTED_RESPONSE). Nothing changed.',
+          404: 'No execution with this id (code SCS_EXECUTION_NOT_FOUND).',
+          409: 'Nothing changed. SCS_EXECUTION_NOT_PENDING: the execution has its verdicts already, or failed. ' +
+            'SCS_ZKP_THREAD_MISMATCH: the answer is to another authorization request. SCS_ZKP_PROOF_REPLAYED: this ' +
+            'proof was used already.',
+          410: 'The authorization request expired (code SCS_REQUEST_EXPIRED or SCS_ZKP_REQUEST_EXPIRED): start a new execution and hand its new ' +
+            'request to the wallet.',
+          413: 'The body is larger than this endpoint accepts (256 KiB).',
+          415: 'Send the token as text/plain (or application/octet-stream), or a plain message as application/json.',
+          422: 'The proof does not hold, nothing changed: SCS_ZKP_INVALID_TOKEN (the token, its proof or its signature ' +
+            'does not verify), SCS_ZKP_RESPONSE_MISMATCH (it answers another question, verifier, address or message). ' +
+            'The wallet must prove again.',
+          429: 'Nothing changed. SCS_RATE_LIMITED: too many answers from this client address (ZKP_RESPONSES_PER_MINUTE); ' +
+            'send again after Retry-After. SCS_TOO_MANY_ANSWERS: this execution took all the answers it may ' +
+            '(ZKP_ANSWERS_PER_EXECUTION); start a new execution.',
+          503: 'Nothing changed: too many answers are waiting for their proof check (SCS_OVERLOADED), or a service ' +
+            'the check needs does not answer (SCS_ZKP_VERIFIER_UNAVAILABLE). Send the same answer again after Retry-After.',
+        }),
       },
     },
   }, async (request, reply) => {

@@ -3,18 +3,29 @@ import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/t
 /** A field that may be null (OpenAPI 3.1 style: a union with `type: null`). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-/** Identifiers chosen by clients: scenario ids, query configuration ids and the like. */
-export const IdString = Type.String({
+const ID = {
   minLength: 1,
   maxLength: 128,
   // Not dots only: URLs normalise "." and ".." away, so such a scenario could never be read again.
   pattern: '^[A-Za-z0-9_.:-]*[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$',
-  description: '1 to 128 characters of A-Z a-z 0-9 _ . : -, not dots only',
-  examples: ['kyc-over-18'],
-});
+};
+const ID_TEXT = '1 to 128 characters of A-Z a-z 0-9 _ . : -, not dots only';
+
+/** Identifiers chosen by clients: scenario ids, query configuration ids and the like. */
+export const IdString = Type.String({ ...ID, description: ID_TEXT, examples: ['adult-kyc'] });
+
+/** An IdString whose documentation says what it names. */
+export const IdOf = (what: string, example: string) => Type.String({ ...ID, description: `${what} ${ID_TEXT}.`, examples: [example] });
 
 /** Free identifiers from other systems (deployments, transactions, credentials): any short non-empty string. */
 export const RefString = Type.String({ minLength: 1, maxLength: 512 });
+
+/**
+ * A string from a fixed list, as one JSON Schema `enum` (not a union of constants): the OpenAPI document lists the
+ * values, and a wrong value is one error that names them ("must be one of a, b, c").
+ */
+export const StringEnum = <const T extends readonly string[]>(values: T, options?: SchemaOptions) =>
+  Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T10:00:00.000Z'] });
 

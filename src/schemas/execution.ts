@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdString, refOf } from './common.js';
+import { IdOf, StringEnum, refOf } from './common.js';
 import { Credential } from './credential.js';
 import { Query, ScenarioType } from './scenario.js';
 
 /**
- * The seed types `address` as an object while results carry a string: both are accepted. An object names the
+ * The contract types `address` as an object while results carry a string: both are accepted. An object names the
  * address in `address` and may say which chain family it belongs to (`namespace`, a CAIP-2 namespace such as
  * eip155, tezos, polkadot, cosmos, cardano, aptos, starknet) and which chain (`chain`, e.g. eip155:1).
  */
@@ -26,37 +26,50 @@ export const AddressInput = Type.Union(
 );
 export type AddressInput = Static<typeof AddressInput>;
 
-/** Seed 4.1 request body. */
+/** The execute request body. */
 export const ExecuteRequest = Type.Object(
   {
     address: refOf(AddressInput),
-    credentials: Type.Array(refOf(Credential), { maxItems: 100 }),
-    scenarioId: IdString,
+    credentials: Type.Array(refOf(Credential), {
+      maxItems: 100,
+      description: 'The credentials the holder of the address presents, as their wallet holds them (at most 100). ' +
+        'The audit log keeps only their ids and SHA-256 digests.',
+    }),
+    scenarioId: IdOf('The scenario to run: the id given or generated when it was created.', 'adult-kyc'),
   },
-  { $id: 'ExecuteRequest', additionalProperties: false },
+  {
+    $id: 'ExecuteRequest',
+    additionalProperties: false,
+    description: 'What to check: a scenario, an address, and the credentials its holder presents.',
+  },
 );
 
-export const RuleStatus = Type.Union(
-  [Type.Literal('valid'), Type.Literal('not-valid'), Type.Literal('error'), Type.Literal('pending')],
-  { $id: 'RuleStatus', description: 'valid, not-valid, error (could not be decided: never a pass), pending (awaiting a proof).' },
-);
+export const RuleStatus = StringEnum(['valid', 'not-valid', 'error', 'pending'], {
+  $id: 'RuleStatus',
+  description: 'valid: the rule passes. not-valid: it fails (`reasons` says why). error: it could not be decided ' +
+    '(an issuer or a chain did not answer, say): never a pass; executing again may decide it. pending: OffChainZKP, ' +
+    'awaiting the wallet\'s proof.',
+});
 export type RuleStatus = Static<typeof RuleStatus>;
 
-/** The inner `result` of seed 2.2, shaped as the platform client (RuleEngineResponse) parses it. */
+/** The inner `result` of an execution result, shaped as the platform client (RuleEngineResponse) parses it. */
 export const RuleResult = Type.Object(
   {
     result: Type.Object(
       {
-        is_valid: Type.Boolean(),
-        reasons: Type.Array(Type.String(), { description: 'Why the rule is not valid; empty when it is.' }),
+        is_valid: Type.Boolean({ description: 'true when the rule passes (status valid), false otherwise.' }),
+        reasons: Type.Array(Type.String(), {
+          description: 'Why the rule is not valid or could not be decided, in words to show; empty when it is valid. ' +
+            'Never any value of the holder\'s credentials.',
+        }),
         txHash: Type.Optional(Type.String({ description: 'OnChainZKP: the transaction that submitted the proof, where known.' })),
         scenarioVerifierAddress: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'OnChainZKP: the verifier contract read.' })),
         blockNumber: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'OnChainZKP: the block the status was read at.' })),
         chain: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'OnChainZKP: CAIP-2 chain of the verifier.' })),
       },
-      { additionalProperties: false },
+      { additionalProperties: false, description: 'The verdict of the rule.' },
     ),
-    executionId: Type.String({ format: 'uuid' }),
+    executionId: Type.String({ format: 'uuid', description: 'The executionId of the execution result.' }),
     status: refOf(RuleStatus),
     query: refOf(Query),
     authorizationRequest: Type.Optional(Type.Object({}, {
@@ -67,65 +80,76 @@ export const RuleResult = Type.Object(
       description: 'Present when CREDENTIAL_VERIFICATION=off: credentials were believed without checking proofs, issuers or revocation (development only).',
     })),
   },
-  { $id: 'RuleResult', additionalProperties: false },
+  { $id: 'RuleResult', additionalProperties: false, description: 'The verdict of one rule, and the query it checked (as in the scenario).' },
 );
 
-/** Seed 2.2. */
+/** An execution result: one per rule. */
 export const ExecutionResult = Type.Object(
   {
     objectType: refOf(ScenarioType),
     objectId: Type.String({ description: 'The query configuration id the result is for.' }),
     name: Type.String({ description: 'The scenario name.' }),
-    address: Type.String(),
+    address: Type.String({ description: 'The address checked, as a string.' }),
     result: refOf(RuleResult),
-    executionId: Type.String({ format: 'uuid', description: 'One per execute call, shared by all its results.' }),
-    scenarioId: Type.String(),
+    executionId: Type.String({
+      format: 'uuid',
+      description: 'One per execute call, shared by all its results: GET /compliance/executions/{executionId} reads the call back.',
+    }),
+    scenarioId: Type.String({ description: 'The scenario that ran.' }),
   },
-  { $id: 'ExecutionResult', additionalProperties: false },
+  { $id: 'ExecutionResult', additionalProperties: false, description: 'The result of one rule of the scenario for the address.' },
 );
 export type ExecutionResult = Static<typeof ExecutionResult>;
 
 /** One execute call as the audit log keeps it: never any credential content, only ids and digests. */
 export const Execution = Type.Object(
   {
-    executionId: Type.String({ format: 'uuid' }),
-    scenarioId: Type.String(),
+    executionId: Type.String({ format: 'uuid', description: 'Id of the execute call: the executionId of its results.' }),
+    scenarioId: Type.String({ description: 'The scenario that ran.' }),
     scenarioRevision: Type.Integer({ minimum: 1, description: 'The scenario revision the rules came from.' }),
-    projectId: Type.Union([Type.String(), Type.Null()]),
-    address: Type.String(),
-    state: Type.Union([Type.Literal('completed'), Type.Literal('pending'), Type.Literal('failed')], {
+    projectId: Type.Union([Type.String(), Type.Null()], { description: 'The scenario\'s project; null: none.' }),
+    address: Type.String({ description: 'The address checked.' }),
+    state: StringEnum(['completed', 'pending', 'failed'], {
       description: 'completed: every rule has its verdict; pending: some await a proof; failed: could not complete.',
     }),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
+    createdAt: Type.String({ format: 'date-time', description: 'When execute was called.' }),
+    updatedAt: Type.String({ format: 'date-time', description: 'When the record last changed (OffChainZKP: the wallet\'s answer, or the expiry).' }),
     credentials: Type.Array(
       Type.Object(
         {
-          id: Type.String(),
+          id: Type.String({ description: 'The credential\'s id.' }),
           sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the credential as canonical JSON (RFC 8785).' }),
         },
         { additionalProperties: false },
       ),
       { description: 'The presented credentials: id and digest only.' },
     ),
-    results: Type.Array(refOf(ExecutionResult)),
+    results: Type.Array(refOf(ExecutionResult), {
+      description: 'The results as execute answered them; for OffChainZKP, with the verdicts once the wallet answered.',
+    }),
     expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'OffChainZKP, while pending: when the authorization request expires.' })),
     authorizationRequest: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'OffChainZKP, while pending: the request for the wallet.' })),
     webhooks: Type.Optional(Type.Array(
       Type.Object(
         {
-          id: Type.String(),
-          event: Type.String({ examples: ['execution.completed'] }),
-          state: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
-          attempts: Type.Integer(),
-          lastStatus: Type.Union([Type.Integer(), Type.Null()]),
-          lastError: Type.Union([Type.String(), Type.Null()]),
-          updatedAt: Type.String({ format: 'date-time' }),
+          id: Type.String({ description: 'Id of the delivery.' }),
+          event: Type.String({ examples: ['execution.completed'], description: 'The event announced.' }),
+          state: StringEnum(['pending', 'delivered', 'failed'], {
+            description: 'pending: not delivered yet (retried); delivered: the receiver answered 2xx; failed: given up.',
+          }),
+          attempts: Type.Integer({ description: 'Deliveries tried so far.' }),
+          lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; null: none answered.' }),
+          lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed; null: it did not.' }),
+          updatedAt: Type.String({ format: 'date-time', description: 'When the delivery last changed.' }),
         },
         { additionalProperties: false },
       ),
       { description: 'Webhook deliveries announcing this execution\'s end, when WEBHOOK_URL is set.' },
     )),
   },
-  { $id: 'Execution', additionalProperties: false },
+  {
+    $id: 'Execution',
+    additionalProperties: false,
+    description: 'One execute call as the audit log keeps it: never any credential content, only ids and digests.',
+  },
 );

@@ -4,24 +4,30 @@ import { Type, type Static } from '@sinclair/typebox';
 export const Problem = Type.Object(
   {
     type: Type.String({ description: 'A URI naming the problem type.', examples: ['urn:problem:validation'] }),
-    title: Type.String(),
-    status: Type.Integer({ minimum: 400, maximum: 599 }),
-    detail: Type.Optional(Type.String()),
-    instance: Type.Optional(Type.String()),
-    code: Type.Optional(Type.String({ description: 'Stable machine-readable error code.', examples: ['SCS_VALIDATION'] })),
+    title: Type.String({ description: 'The name of the status (e.g. Bad Request), the same for every problem of that status.' }),
+    status: Type.Integer({ minimum: 400, maximum: 599, description: 'The HTTP status.' }),
+    detail: Type.Optional(Type.String({ description: 'What went wrong with this request, in words to show or log.' })),
+    instance: Type.Optional(Type.String({ description: 'The path of the request.' })),
+    code: Type.Optional(Type.String({
+      description: 'Stable machine-readable error code: branch on it, not on title or detail. Each response says which codes it carries.',
+      examples: ['SCS_VALIDATION'],
+    })),
     errors: Type.Optional(Type.Array(
       Type.Object(
         {
           field: Type.String({ description: 'Dotted path of the failing field, e.g. body.credentials.0.issuer' }),
           pointer: Type.String({ description: 'JSON pointer of the failing field inside its part (body, params, querystring, headers).' }),
-          message: Type.String(),
+          message: Type.String({
+            description: 'What the field must be, to show next to it.',
+            examples: ['must be one of ChallengeQuery, OnChainZKP, OffChainZKP'],
+          }),
         },
         { additionalProperties: false },
       ),
       { description: 'For validation problems: one entry per failing field.' },
     )),
   },
-  { $id: 'Problem', additionalProperties: false },
+  { $id: 'Problem', additionalProperties: false, description: 'An error, as RFC 9457 problem details (application/problem+json).' },
 );
 export type Problem = Static<typeof Problem>;
 

@@ -1,12 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdString, Nullable, RefString, Timestamp, refOf } from './common.js';
+import { IdOf, Nullable, RefString, StringEnum, Timestamp, refOf } from './common.js';
 
-/** Seed 2.3 `type`, and 2.2 `objectType`. */
+/** A scenario's `type`, and an execution result's `objectType`. */
 export const ScenarioTypes = ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'] as const;
-export const ScenarioType = Type.Union(
-  ScenarioTypes.map((t) => Type.Literal(t)),
-  { $id: 'ScenarioType', description: 'Scenario type; also the objectType of each execution result.' },
-);
+export const ScenarioType = StringEnum(ScenarioTypes, {
+  $id: 'ScenarioType',
+  description: 'How the rules are checked. ChallengeQuery: against the credentials sent with the execute call. ' +
+    'OnChainZKP: by reading the verifier contract the scenario is deployed to. OffChainZKP: by asking the holder\'s ' +
+    'wallet for a zero-knowledge proof (the results stay pending until it answers). Also the objectType of each execution result.',
+});
 export type ScenarioType = Static<typeof ScenarioType>;
 
 /** The query language of DOMAIN.md (iden3 / Privado ID operators). */
@@ -22,7 +24,7 @@ export const QueryValue = Type.Union(
 );
 export type QueryValue = Static<typeof QueryValue>;
 
-/** Seed 2.4 `query`. */
+/** A query configuration's `query`. */
 export const Query = Type.Object(
   {
     type: Type.String({
@@ -30,7 +32,11 @@ export const Query = Type.Object(
       description: 'Credential type the query reads, matched against the credential `type` array (e.g. IDInformation).',
       examples: ['IDInformation'],
     }),
-    requestId: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295, description: 'ZKP request number.' })),
+    requestId: Type.Optional(Type.Integer({
+      minimum: 0, maximum: 4294967295,
+      description: 'Number of the zero-knowledge proof request: required in OnChainZKP and OffChainZKP scenarios, where ' +
+        'the wallet proves (and a verifier contract records) the rule under this number.',
+    })),
     attribute: Type.Optional(Type.String({
       minLength: 1, maxLength: 256,
       pattern: '^[^.]+(\\.[^.]+)*$',
@@ -38,97 +44,123 @@ export const Query = Type.Object(
       examples: ['personalData.age'],
     })),
     value: Type.Optional(QueryValue),
-    operator: Type.Union(Operators.map((o) => Type.Literal(o)), { description: 'Query operator.' }),
+    operator: StringEnum(Operators, {
+      description: 'How the attribute is compared with `value`: $eq, $ne equal / not equal; $lt, $lte, $gt, $gte ' +
+        'numbers or ISO 8601 dates; $in, $nin in / not in a list; $between, $nonbetween inside / outside [min, max]; ' +
+        '$exists true (present) or false (absent); $noop no condition (the credential type alone).',
+    }),
     context: Type.Optional(Type.String({
       minLength: 1, maxLength: 2048,
-      description: 'OffChainZKP: absolute URL of the JSON-LD context defining `type` (else ZKP_CONTEXTS maps the type). Not in the seed.',
+      description: 'OffChainZKP: absolute URL of the JSON-LD context defining `type` (else ZKP_CONTEXTS maps the type).',
       examples: ['https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld'],
     })),
-    circuitId: Type.Optional(Type.Union(
-      [Type.Literal('credentialAtomicQuerySigV2'), Type.Literal('credentialAtomicQueryMTPV2')],
-      { description: 'OffChainZKP: the circuit the wallet proves with (default ZKP_DEFAULT_CIRCUIT_ID). Not in the seed.' },
+    circuitId: Type.Optional(StringEnum(
+      ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2'],
+      { description: 'OffChainZKP: the circuit the wallet proves with (default ZKP_DEFAULT_CIRCUIT_ID).' },
     )),
   },
   { $id: 'Query', additionalProperties: false },
 );
 export type Query = Static<typeof Query>;
 
-/** Seed 2.4. */
+/** A query configuration: one rule of a scenario. */
 export const QueryConfiguration = Type.Object(
-  { id: IdString, query: refOf(Query) },
-  { $id: 'QueryConfiguration', additionalProperties: false },
+  {
+    id: IdOf('The rule\'s id, unique in the scenario: the objectId of its execution result.', 'q-age'),
+    query: refOf(Query),
+  },
+  { $id: 'QueryConfiguration', additionalProperties: false, description: 'One rule of the scenario: an id and the condition a credential must meet.' },
 );
 export type QueryConfiguration = { id: string; query: Query };
 
-/** Seed 2.6. */
+/** A transaction of a smart contract deployment. */
 export const Transaction = Type.Object(
   {
-    id: RefString,
-    actionName: Type.Optional(Type.String({ maxLength: 128, examples: ['ScenarioDeploy'] })),
+    id: Type.String({ ...RefString, description: 'Id of the transaction, unique in its deployment.' }),
+    actionName: Type.Optional(Type.String({ maxLength: 128, examples: ['ScenarioDeploy'], description: 'What the transaction does.' })),
     status: Type.Optional(Type.String({
       maxLength: 128, examples: ['TxPosted'],
-      description: 'TxPosted -> TxConfirmed (needs txHash) | TxFailed.',
+      description: 'TxPosted (broadcast, not final), then TxConfirmed (mined; needs txHash) or TxFailed (reverted, ' +
+        'dropped or replaced; errorMessage says why). A change that moves it backwards or leaves a final status is ' +
+        'refused (400).',
     })),
-    smartContractDeploymentId: Type.Optional(RefString),
-    txHash: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
-    blockNumber: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
-    timestamp: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
-    errorMessage: Type.Optional(Nullable(Type.String({ maxLength: 4096 }))),
+    smartContractDeploymentId: Type.Optional(Type.String({ ...RefString, description: 'When given, the id of the deployment that holds this transaction.' })),
+    txHash: Type.Optional(Nullable(Type.String({ maxLength: 256, description: 'Hash of the transaction on chain.' }))),
+    blockNumber: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'The block the transaction is in.' }))),
+    timestamp: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'When the transaction happened, as the deploying system records it.' }))),
+    errorMessage: Type.Optional(Nullable(Type.String({ maxLength: 4096, description: 'Why the transaction failed.' }))),
   },
-  { $id: 'Transaction', additionalProperties: false },
+  { $id: 'Transaction', additionalProperties: false, description: 'A transaction of a smart contract deployment.' },
 );
 
-/** Seed 2.5. */
+/** A smart contract deployment. */
 export const SmartContractDeployment = Type.Object(
   {
-    id: RefString,
-    contractName: Type.Optional(Type.String({ maxLength: 128, examples: ['ScenarioVerifier'] })),
+    id: Type.String({ ...RefString, description: 'Id of the deployment, unique in the scenario.' }),
+    contractName: Type.Optional(Type.String({ maxLength: 128, examples: ['ScenarioVerifier'], description: 'Name of the deployed contract.' })),
     status: Type.Optional(Type.String({
       maxLength: 128, examples: ['DeploymentStarted'],
-      description: 'DeploymentStarted -> Deployed | DeploymentFailed; Deployed -> Deprecated. Only Deployed with an address is used by execute; a PATCH that moves a status backwards is refused.',
+      description: 'DeploymentStarted (on its way), then Deployed (on chain at `address`) or DeploymentFailed ' +
+        '(errorMessage says why); a Deployed one may become Deprecated. OnChainZKP execute reads only a Deployed ' +
+        'deployment with an address. A change that moves it backwards or leaves a final status is refused (400).',
     })),
-    version: Type.Optional(Type.String({ maxLength: 128 })),
-    scenarioId: Type.Optional(RefString),
-    projectId: Type.Optional(RefString),
-    address: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
+    version: Type.Optional(Type.String({ maxLength: 128, description: 'Version of the deployed contract.' })),
+    scenarioId: Type.Optional(Type.String({ ...RefString, description: 'The scenario the contract was deployed for.' })),
+    projectId: Type.Optional(Type.String({ ...RefString, description: 'The project the contract was deployed for.' })),
+    address: Type.Optional(Nullable(Type.String({
+      maxLength: 256,
+      description: 'Address of the contract (0x + 40 hex): required once Deployed, and it never changes afterwards.',
+    }))),
     chain: Type.Optional(Nullable(Type.String({
       pattern: '^eip155:[1-9][0-9]{0,18}$',
-      description: 'CAIP-2 chain of the deployment (e.g. eip155:80002); absent or null = CHAIN_DEFAULT. Not in the seed.',
+      description: 'CAIP-2 chain of the deployment (e.g. eip155:80002); absent or null = CHAIN_DEFAULT.',
       examples: ['eip155:80002'],
     }))),
-    transactions: Type.Optional(Type.Array(refOf(Transaction), { maxItems: 256 })),
-    errorMessage: Type.Optional(Nullable(Type.String({ maxLength: 4096 }))),
+    transactions: Type.Optional(Type.Array(refOf(Transaction), { maxItems: 256, description: 'The transactions of the deployment.' })),
+    errorMessage: Type.Optional(Nullable(Type.String({ maxLength: 4096, description: 'Why the deployment failed.' }))),
   },
-  { $id: 'SmartContractDeployment', additionalProperties: false },
+  { $id: 'SmartContractDeployment', additionalProperties: false, description: 'A verifier contract the scenario is deployed to.' },
 );
 
 /** Static types of 2.5/2.6 (`transactions` is a $ref, so it is spelled out). */
 type TransactionValue = Static<typeof Transaction>;
 export type DeploymentValue = Omit<Static<typeof SmartContractDeployment>, 'transactions'> & { transactions?: TransactionValue[] };
 
-/** Seed 2.3, field by field. */
+/** A scenario's input, field by field. */
 const fieldSchemas = {
-  name: Type.String({ minLength: 1, maxLength: 256, description: 'Name of the scenario.', examples: ['Adult KYC'] }),
-  description: Nullable(Type.String({ maxLength: 4096 })),
+  name: Type.String({
+    minLength: 1, maxLength: 256, description: 'Name of the scenario, shown to users; also the `name` of each execution result.',
+    examples: ['Adult KYC'],
+  }),
+  description: Nullable(Type.String({ maxLength: 4096, description: 'What the scenario checks, in words.' })),
   message: Nullable(Type.String({ maxLength: 4096, description: 'Optional message associated with the scenario.' })),
   isIdentityWidgetScenario: Nullable(Type.Boolean({ description: 'Whether the scenario relates to an identity widget.' })),
-  queryConfigurations: Type.Array(refOf(QueryConfiguration), { maxItems: 256 }),
-  smartContractDeployments: Type.Array(refOf(SmartContractDeployment), { maxItems: 64 }),
+  queryConfigurations: Type.Array(refOf(QueryConfiguration), {
+    maxItems: 256,
+    description: 'The rules. Execute answers one result per rule, in this order; the address passes when every one is valid.',
+  }),
+  smartContractDeployments: Type.Array(refOf(SmartContractDeployment), {
+    maxItems: 64,
+    description: 'The verifier contracts the scenario is deployed to: OnChainZKP reads the one that is Deployed; other types may leave it empty.',
+  }),
   type: refOf(ScenarioType),
-  projectId: Nullable(Type.String({ minLength: 1, maxLength: 128, description: 'Project associated with the scenario.' })),
+  projectId: Nullable(Type.String({
+    minLength: 1, maxLength: 128,
+    description: 'Project the scenario belongs to: only tokens holding this project see it. Null or absent: no project (operator tokens only).',
+  })),
   vcsIncluded: Nullable(Type.Array(Type.String({ maxLength: 256 }), {
     maxItems: 64, description: 'Verifiable credentials included in the scenario.',
   })),
   trustedIssuers: Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 512, pattern: '^(\\*|did:[a-z0-9]+:\\S+)$' }), {
     maxItems: 64,
-    description: 'Not in the seed: issuer DIDs this scenario accepts credentials from. It narrows the service-wide TRUSTED_ISSUERS ' +
+    description: 'Issuer DIDs this scenario accepts credentials from. It narrows the service-wide TRUSTED_ISSUERS ' +
       '(an issuer must be in both); absent or null = the service list alone; "*" = no narrowing.',
     examples: [['did:iden3:polygon:amoy:x9GjpMsjNkcHtSoWMdvhbhZrmXfH1tk9RxjSx8FXa']],
   })),
 };
 const f = fieldSchemas;
 
-/** Seed 2.3: the Scenario as stored and returned. The four required fields are name, queryConfigurations, smartContractDeployments and type. */
+/** The Scenario as stored and returned. The four required fields are name, queryConfigurations, smartContractDeployments and type. */
 export const Scenario = Type.Object({
   name: f.name,
   description: Type.Optional(f.description),
@@ -143,6 +175,7 @@ export const Scenario = Type.Object({
 }, {
   $id: 'Scenario',
   additionalProperties: false,
+  description: 'A compliance scenario: its rules (queryConfigurations), how they are checked (type) and, for OnChainZKP, where.',
   examples: [{
     name: 'Adult KYC',
     description: 'Holder is at least 18 and passed KYC',
@@ -194,10 +227,10 @@ export const ScenarioPatch = Type.Object(
 
 export const ScenarioRecord = Type.Object(
   {
-    id: IdString,
+    id: IdOf('The scenario\'s id: the scenarioId of execute and the {scenarioId} of its URL.', 'adult-kyc'),
     input: refOf(Scenario),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
+    createdAt: Type.String({ ...Timestamp, description: 'When the scenario was created.' }),
+    updatedAt: Type.String({ ...Timestamp, description: 'When the scenario last changed.' }),
     revision: Type.Integer({ minimum: 1, description: 'Starts at 1, grows by one with every update.' }),
   },
   { $id: 'ScenarioRecord', additionalProperties: false },

@@ -1,0 +1,63 @@
+import { Type } from '@sinclair/typebox';
+import { refOf } from '../schemas/common.js';
+import { Scenario, ScenarioRecord } from '../schemas/scenario.js';
+import { Page } from './cursor.js';
+import { AUTHENTICATED, also, answered, problemResponses } from './responses.js';
+
+/** Texts several scenario routes share. */
+const NOT_FOUND = 'No scenario with this id in the token\'s projects (code SCS_SCENARIO_NOT_FOUND): another project\'s ' +
+  'scenarios are never revealed. Check the id (GET /compliance/scenarios lists yours).';
+const AMBIGUOUS = 'SCS_SCENARIO_AMBIGUOUS: several of the token\'s projects have a scenario with this id; add ?projectId= ' +
+  'to name one.';
+const IN_PROGRESS = 'SCS_IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still running; send again after Retry-After.';
+const RULES = 'The rules are checked too, each error under body.input: an operator and its value must fit, query ' +
+  'configuration ids must be unique, a deployment status may not move backwards.';
+const ETAG = 'The ETag header is the scenario\'s version: send it as If-Match on PATCH to refuse a lost update.';
+
+/** What each scenario route answers, and when (scenarios.ts). */
+export const scenarioResponses = {
+  create: {
+    201: answered(refOf(ScenarioRecord), 'Created: the stored scenario, with its id (generated when the body has ' +
+      `none) and revision 1. The Location header is its URL. ${ETAG}`),
+    ...problemResponses([...AUTHENTICATED, 409, 413, 415, 422], {
+      400: also(400, RULES),
+      403: also(403, 'SCS_FORBIDDEN_PROJECT: input.projectId is not one of the token\'s projects (only an operator ' +
+        'token may create a scenario without one); set it to one of your projects.'),
+      409: 'SCS_SCENARIO_EXISTS: the scenario\'s project has a scenario with this id already; choose another id, ' +
+        `or PATCH that one. ${IN_PROGRESS}`,
+    }),
+  },
+  list: {
+    200: answered(Page(refOf(ScenarioRecord)), 'A page of the scenarios of the token\'s projects, in creation order; ' +
+      '`nextCursor` is null on the last page.'),
+    ...problemResponses(AUTHENTICATED, { 400: also(400, 'A cursor is valid only as a nextCursor this service gave.') }),
+  },
+  read: {
+    200: answered(refOf(ScenarioRecord), `The scenario. ${ETAG}`),
+    ...problemResponses([...AUTHENTICATED, 404, 409], { 404: NOT_FOUND, 409: AMBIGUOUS }),
+  },
+  remove: {
+    204: answered(Type.Null({ description: 'Deleted' }), 'Deleted. Its executions stay in the audit log until ' +
+      'EXECUTION_RETENTION_DAYS have passed.'),
+    ...problemResponses([...AUTHENTICATED, 404, 409, 415], {
+      404: NOT_FOUND, 409: AMBIGUOUS, 415: 'A DELETE takes no body: send it without one.',
+    }),
+  },
+  update: {
+    200: answered(
+      Type.Object({ input: refOf(Scenario) }, { additionalProperties: false, description: 'The full updated scenario' }),
+      `Updated: the whole scenario after the patch, at its next revision. ${ETAG}`,
+    ),
+    ...problemResponses([...AUTHENTICATED, 404, 409, 412, 413, 415], {
+      400: also(400, `The patch is checked, then the scenario it makes: null on a required field is named here. ${RULES}`),
+      403: also(403, 'SCS_FORBIDDEN_PROJECT: the patch moves the scenario to a project the token does not hold ' +
+        '(a move needs a token holding both projects; only an operator token may remove the projectId).'),
+      404: NOT_FOUND,
+      409: `${AMBIGUOUS} SCS_CONFLICT: the target project has a scenario with this id already, or the scenario ` +
+        'kept changing under concurrent writes; read it and send the PATCH again.',
+      412: 'If-Match does not match the scenario\'s current ETag: it changed since you read it (code ' +
+        'SCS_PRECONDITION_FAILED). Read it again (GET), apply your change to what you read, and send it with the new ETag.',
+      415: 'Send the patch as `Content-Type: application/json` or `application/merge-patch+json`.',
+    }),
+  },
+};
