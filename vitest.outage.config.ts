@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    globalSetup: ['test/build.global.ts'],
+    globalSetup: ['test/temp-root.global.ts', 'test/build.global.ts'],
     include: ['test/outage/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
