@@ -5,12 +5,20 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import type { ExecutionResult } from '../src/schemas/execution.js';
+import { TEMP_ROOT_VARIABLE } from './temp-root.global.js';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 export const auth = { authorization: `Bearer ${TOKEN}` };
 
+/**
+ * A fresh directory inside this run's temporary root (test/temp-root.global.ts removes it when the run ends). Run
+ * without that global setup, the directories are made in the system's and removed when the process exits.
+ */
 export function tempDir(prefix = 'scs-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const root = process.env[TEMP_ROOT_VARIABLE];
+  const dir = fs.mkdtempSync(path.join(root ?? os.tmpdir(), prefix));
+  if (root === undefined) process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /** An app on a real SQLite file in a fresh temporary directory. */

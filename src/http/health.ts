@@ -15,8 +15,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: ScenarioStore }> =
       tags: ['health'],
       response: { 200: answered(Health, 'The process is up and answers HTTP.') },
     },
-    // Load shedding (@fastify/under-pressure) lets the request through when the route's handler returns nothing.
-    config: { pressureHandler: () => undefined },
+    config: { loadShedding: false },
     logLevel: 'warn',
   }, async () => ({ status: 'ok' }));
 

@@ -1,9 +1,9 @@
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
-import underPressure from '@fastify/under-pressure';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { rateLimited, sendProblem } from './errors.js';
+import { installLoadShedding } from './load-shedding.js';
 
 /** The deepest JSON nesting a request body may have (credentialSubject included). */
 export const MAX_JSON_DEPTH = 32;
@@ -81,18 +81,7 @@ async function registerProtection(app: FastifyInstance, { rateLimit: limits, max
     });
   }
 
-  if (maxEventLoopDelayMs > 0) {
-    await app.register(underPressure, {
-      maxEventLoopDelay: maxEventLoopDelayMs,
-      // The mean delay over each 1 s window is compared, so a short pause does not shed load; a sustained lag does.
-      retryAfter: 1,
-      exposeStatusRoute: false,
-      pressureHandler: (_request: FastifyRequest, reply: FastifyReply, type: string) => {
-        reply.header('Retry-After', '1');
-        sendProblem(reply, 503, { code: 'SCS_OVERLOADED', detail: `The service is overloaded (${type}); retry shortly` });
-      },
-    });
-  }
+  if (maxEventLoopDelayMs > 0) installLoadShedding(app, maxEventLoopDelayMs);
 
   app.addHook('preValidation', async (request, reply) => {
     if (deeperThan(request.body, MAX_JSON_DEPTH)) {

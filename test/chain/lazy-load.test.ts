@@ -14,8 +14,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { StatusIo } from '../../src/trust/revocation.js';
+import { TEMP_ROOT_VARIABLE } from '../temp-root.global.js';
 
-const loaded = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'scs-viem-')), 'viem-modules.txt');
+// In the run's temporary root (removed when the run ends; helpers.ts, which has tempDir, loads the app: imported below).
+const loaded = path.join(fs.mkdtempSync(path.join(process.env[TEMP_ROOT_VARIABLE] ?? os.tmpdir(), 'scs-viem-')), 'viem-modules.txt');
 fs.writeFileSync(loaded, '');
 register('./viem-probe.mjs', import.meta.url, { data: { out: loaded } });
 const viemModules = () => fs.readFileSync(loaded, 'utf8').split('\n').filter(Boolean);

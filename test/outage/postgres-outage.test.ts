@@ -1,6 +1,7 @@
 /**
  * PostgreSQL stopped and started under live requests. This stops the machine's PostgreSQL cluster, so it runs in
- * a vitest run of its own after the main suite (`npm test` does both; see vitest.outage.config.ts).
+ * a vitest run of its own, `npm run test:outage` (vitest.outage.config.ts), which CI runs after `npm test`; `npm test`
+ * never runs it.
  */
 import { execSync } from 'node:child_process';
 import fs from 'node:fs';
