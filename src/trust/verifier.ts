@@ -4,27 +4,31 @@
  * 2. trusted issuer — issuers.ts;
  * 3. holder binding — holder.ts;
  * 4. the proof (signature, issuer key and state, core claim match) — proof.ts, run in the cold verification pool
- *    (pool.ts: worker threads, bounded per tenant and in all) and cached per content: verified proofs in one cache,
- *    refusals in another (so that refusals, which anyone can make in any number, never evict a verified credential),
- *    refusals that hang on a changeable fact (an issuer state the resolver cannot answer for) for a short time;
+ *    (pool.ts: worker threads, bounded per tenant and in all) and cached per content — proof-source.ts: verified proofs
+ *    in one cache, refusals in another (so that refusals, which anyone can make in any number, never evict a verified
+ *    credential), refusals that hang on a changeable fact (an issuer state the resolver cannot answer for) for a short
+ *    time;
  * 5. the issuer key's expiration (against the evaluation time);
- * 6. revocation of the credential and of the issuer's key, in parallel — revocation.ts, cached for a short time.
+ * 6. revocation of the credential and of the issuer's key, in parallel — revocation.ts (cached for a short time), the
+ *    verdict worded by revocation-verdict.ts.
  * Cheap checks come first, so that untrusted, borrowed or oversized credentials cost no cryptography, and no URL named
  * by a credential is fetched before its issuer is trusted and its signing key shown to be that issuer's.
  */
 import type { TrustVerdict } from '../engine/types.js';
 import type { Credential } from '../schemas/credential.js';
 import { contentHash } from './canonical.js';
-import { createStateResolver, ResolverFailure } from './did-resolver.js';
-import { createDocumentLoader, DocumentUnavailable } from './documents.js';
+import { createStateResolver } from './did-resolver.js';
+import { createDocumentLoader } from './documents.js';
 import { checkHolder } from './holder.js';
 import { checkIssuer } from './issuers.js';
 import { keep, lruCache } from '../domain/cache.js';
 import { CredentialTooLarge, measureCredential } from './limits.js';
-import { ColdPool, type Reservation } from './pool.js';
+import type { Reservation } from './pool.js';
 import { installFastPoseidon } from './poseidon.js';
-import { coldCheck, type ColdTask, type VerifiedProof } from './proof.js';
-import { createRevocationChecker, DEFAULT_STATUS_RESOLVERS, keyStatusFrom, type RevocationOutcome, type RevocationRequest } from './revocation.js';
+import type { VerifiedProof } from './proof.js';
+import { createProofSource } from './proof-source.js';
+import { createRevocationChecker, DEFAULT_STATUS_RESOLVERS } from './revocation.js';
+import { createRevocationVerdicts } from './revocation-verdict.js';
 import { checkStructure, notValid, OK, undecided, type Json } from './structure.js';
 import type { CredentialVerifier, TrustDeps, TrustOptions, VerifyContext } from './types.js';
 
@@ -43,38 +47,6 @@ export const DEFAULTS = Object.freeze({
   maxCredentialBytes: 64 * 1024,
   maxCredentialLeaves: 256,
 });
-
-/** Round trips of one cold check to the request thread's I/O (an issuer state, JSON-LD documents) at most. */
-const MAX_COLD_ROUNDS = 8;
-
-/** A revocation question no status source the issuer signed can answer: nothing is requested. */
-const UNSIGNED: RevocationOutcome = Object.freeze({ kind: 'unsigned' });
-
-/**
- * The verdict of one revocation answer. `status` is the source that was asked (for the key: the credential's own,
- * signed status with the key's nonce, see keyStatusFrom); only a source the issuer signed is ever asked, so a failure
- * may name it. `ownSigned`: whether the credential's own status is covered by the signature.
- */
-function describeRevocation(o: RevocationOutcome, status: Json, what: 'credential' | 'key', ownSigned: boolean): TrustVerdict {
-  const type = String(status.type).slice(0, 100);
-  const where = what === 'credential' ? 'credentialStatus' : "the issuer key's status (asked of the credential's credentialStatus)";
-  switch (o.kind) {
-    case 'unsigned':
-      return what === 'credential' || !ownSigned
-        ? undecided("its credentialStatus is not covered by the issuer's signature, so revocation cannot be checked (no unsigned status URL is used)")
-        : undecided(`its credentialStatus (${type}) does not name the revocation nonce in a way that lets the signing key's status be asked of it, so the key's revocation cannot be checked`);
-    case 'active':
-      return OK;
-    case 'revoked':
-      return what === 'credential'
-        ? notValid(`revoked by its issuer (${type})`)
-        : notValid('its issuer has revoked the key that signed it');
-    case 'unsupported':
-      return undecided(`${where} type ${JSON.stringify(type)} is not supported, so revocation cannot be checked`);
-    default:
-      return undecided(`${where} (${type} at ${String(status.id).slice(0, 300)}) cannot be resolved: ${o.why}`);
-  }
-}
 
 /** The checks that depend on content and address only, in the order they are reported. */
 interface Shape {
@@ -129,92 +101,29 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     clock,
     maxBytes,
   });
-  const revocation = createRevocationChecker({
+  const revocations = createRevocationVerdicts(createRevocationChecker({
     io: { fetch: fetchImpl, timeoutMs, maxBytes, stateResolver },
     resolvers: { ...DEFAULT_STATUS_RESOLVERS, ...(deps.statusResolvers ?? {}) },
     revocationCacheMs,
     cacheSize,
     clock,
+  }));
+  const proofs = createProofSource({
+    cacheSize,
+    clock,
+    refusalCacheMs: Math.max(0, options.refusalCacheMs ?? DEFAULTS.refusalCacheMs),
+    pool: {
+      threads: options.threads ?? 0,
+      maxQueued: options.coldQueue ?? DEFAULTS.coldQueue,
+      perTenant: options.coldPerTenant ?? DEFAULTS.coldPerTenant,
+      documents: options.documents,
+    },
+    documentLoader,
+    stateResolver,
   });
-  const refusalCacheMs = Math.max(0, options.refusalCacheMs ?? DEFAULTS.refusalCacheMs);
   const limits = {
     bytes: options.maxCredentialBytes ?? DEFAULTS.maxCredentialBytes,
     leaves: options.maxCredentialLeaves ?? DEFAULTS.maxCredentialLeaves,
-  };
-  // Verified proofs and refusals apart: a refusal never evicts a verified credential.
-  const verified = lruCache<string, VerifiedProof>(cacheSize, clock);
-  const refused = lruCache<string, VerifiedProof>(cacheSize, clock);
-  const cachedProof = (key: string): VerifiedProof | undefined => verified?.get(key) ?? refused?.get(key);
-  const remember = (key: string, r: VerifiedProof): void => {
-    if (r.verdict.ok) {
-      if (r.cacheable) keep(verified, key, r);
-    } else {
-      keep(refused, key, r, r.cacheable ? Infinity : refusalCacheMs);
-    }
-  };
-  const pendingProofs = new Map<string, Promise<VerifiedProof>>();
-  let coldChecks = 0;
-
-  const pool = new ColdPool({
-    threads: options.threads ?? 0,
-    maxQueued: options.coldQueue ?? DEFAULTS.coldQueue,
-    perTenant: options.coldPerTenant ?? DEFAULTS.coldPerTenant,
-    documents: options.documents,
-    inline: (task) => coldCheck(task, { documentLoader }),
-  });
-
-  /** The cold check of one credential through the pool, with the I/O it asks for done here, between its rounds. */
-  const coldProof = async (c: Json, reservation: Reservation): Promise<VerifiedProof> => {
-    let task: ColdTask = { credential: c };
-    for (let round = 0; round < MAX_COLD_ROUNDS; round++) {
-      const r = await reservation.run(task);
-      if (r.kind === 'done') return r.proof;
-      if (r.kind === 'state') {
-        let published: boolean;
-        try {
-          published = await stateResolver.isPublished(r.issuerDid, r.state);
-        } catch (e) {
-          const why = e instanceof ResolverFailure ? e.message : 'the DID resolver answer could not be read';
-          return { verdict: undecided(`the issuer state in its proof cannot be checked: ${why}`), cacheable: false };
-        }
-        if (!published) {
-          return { verdict: notValid("the issuer state in its proof is neither the issuer's genesis state nor a published one"), cacheable: false };
-        }
-        task = { ...task, statePublished: true };
-        continue;
-      }
-      if (task.documents?.[r.url] !== undefined) break; // handed in already: the thread cannot use it
-      try {
-        const doc = await documentLoader(r.url);
-        task = { ...task, documents: { ...task.documents, [r.url]: JSON.stringify(doc.document) } };
-      } catch (e) {
-        const message = e instanceof DocumentUnavailable ? e.message : `JSON-LD document ${r.url} could not be loaded`;
-        return { verdict: undecided(`its proof cannot be checked: ${message}`), cacheable: false };
-      }
-    }
-    return { verdict: undecided('its proof cannot be checked: it needs more JSON-LD documents than one verification loads'), cacheable: false };
-  };
-
-  // Keyed by the content digest alone: it covers the whole credential, id included. The caller's digests are the same
-  // string objects request after request (execute remembers them per body), so a lookup hashes nothing new.
-  const proofOf = (c: Json, key: string, reservation: Reservation | undefined): Promise<VerifiedProof> => {
-    const hit = cachedProof(key);
-    if (hit !== undefined) return Promise.resolve(hit);
-    let p = pendingProofs.get(key);
-    if (p === undefined) {
-      // Admitted with the request (verify reserves a slot for each credential it finds neither cached nor pending).
-      if (reservation === undefined) return Promise.resolve({ verdict: undecided('its verification failed unexpectedly'), cacheable: false });
-      coldChecks++;
-      p = coldProof(c, reservation)
-        .catch((): VerifiedProof => ({ verdict: undecided('its proof could not be checked (unexpected failure)'), cacheable: false }))
-        .then((r) => {
-          remember(key, r);
-          return r;
-        })
-        .finally(() => pendingProofs.delete(key));
-      pendingProofs.set(key, p);
-    }
-    return p;
   };
 
   // Structure and holder binding depend only on the content and the request's address: remembered per digest, for the
@@ -250,49 +159,6 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return undefined;
   };
 
-  // Made once per verified proof: the proof is per content digest, and the requests depend only on that content (so
-  // the revocation cache keys them without rebuilding its key each time).
-  const requestsByProof = new WeakMap<VerifiedProof, [RevocationRequest | undefined, RevocationRequest | undefined]>();
-  /**
-   * The two revocation questions of a credential whose proof verified: its own status, and its issuer key's, both put
-   * to the status source the issuer signed (keyStatusFrom). Undefined for a question no signed source can be asked:
-   * the service then requests nothing, and the answer is undecided (never valid).
-   */
-  const revocationRequests = (c: Json, proof: VerifiedProof): [RevocationRequest | undefined, RevocationRequest | undefined] => {
-    let requests = requestsByProof.get(proof);
-    if (requests === undefined) {
-      const issuerDid = c.issuer as string;
-      const subjectId = (c.credentialSubject as Json).id;
-      const own = c.credentialStatus as Json;
-      const keyStatus = proof.statusSigned === true ? keyStatusFrom(own, proof.nonce as bigint, proof.keyNonce as bigint) : undefined;
-      requests = [
-        proof.statusSigned === true
-          ? { status: own, nonce: proof.nonce as bigint, issuerDid, holderDid: typeof subjectId === 'string' ? subjectId : issuerDid }
-          : undefined,
-        keyStatus === undefined ? undefined : { status: keyStatus, nonce: proof.keyNonce as bigint, issuerDid, holderDid: issuerDid },
-      ];
-      requestsByProof.set(proof, requests);
-    }
-    return requests;
-  };
-  const check = (r: RevocationRequest | undefined): Promise<RevocationOutcome> => (r === undefined ? Promise.resolve(UNSIGNED) : revocation.check(r));
-  const known = (r: RevocationRequest | undefined): RevocationOutcome | undefined => (r === undefined ? UNSIGNED : revocation.known(r));
-
-  /** The verdict once the proof and both revocation answers are known. */
-  const conclude = (
-    c: Json, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome, keyRequest: RevocationRequest | undefined,
-  ): TrustVerdict => {
-    const signed = proof.statusSigned === true;
-    const ownStatus = c.credentialStatus as Json;
-    const ownVerdict = describeRevocation(own, ownStatus, 'credential', signed);
-    const keyVerdict = describeRevocation(key, keyRequest?.status ?? ownStatus, 'key', signed);
-    // A definite answer wins over an undecided one.
-    if (!ownVerdict.ok && ownVerdict.status === 'not-valid') return ownVerdict;
-    if (!keyVerdict.ok && keyVerdict.status === 'not-valid') return keyVerdict;
-    if (!ownVerdict.ok) return ownVerdict;
-    return keyVerdict;
-  };
-
   /** An invalid proof, or an expired issuer key: the verdict before revocation, or undefined to go on. */
   const proofFailure = (proof: VerifiedProof, now: number): TrustVerdict | undefined => {
     if (!proof.verdict.ok) return proof.verdict;
@@ -301,12 +167,12 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   };
 
   const verifyOne = async (c: Json, ctx: VerifyContext, key: string, reservation: Reservation | undefined): Promise<TrustVerdict> => {
-    const proof = await proofOf(c, key, reservation);
+    const proof = await proofs.get(c, key, reservation);
     const failed = proofFailure(proof, ctx.now);
     if (failed !== undefined) return failed;
-    const [ownRequest, keyRequest] = revocationRequests(c, proof);
-    const [own, key2] = await Promise.all([check(ownRequest), check(keyRequest)]);
-    return conclude(c, proof, own, key2, keyRequest);
+    const [ownRequest, keyRequest] = revocations.requests(c, proof);
+    const [own, key2] = await Promise.all([revocations.check(ownRequest), revocations.check(keyRequest)]);
+    return revocations.conclude(c, proof, own, key2, keyRequest);
   };
 
   /**
@@ -318,14 +184,14 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     const early = precheck(credential, ctx, digest);
     if (early !== undefined) return early;
     const c = credential as unknown as Json;
-    const proof = cachedProof(digest);
+    const proof = proofs.cached(digest);
     if (proof === undefined) return undefined;
     const failed = proofFailure(proof, ctx.now);
     if (failed !== undefined) return failed;
-    const [ownRequest, keyRequest] = revocationRequests(c, proof);
-    const own = known(ownRequest);
-    const key = own === undefined ? undefined : known(keyRequest);
-    return key === undefined ? undefined : conclude(c, proof, own!, key, keyRequest);
+    const [ownRequest, keyRequest] = revocations.requests(c, proof);
+    const own = revocations.known(ownRequest);
+    const key = own === undefined ? undefined : revocations.known(keyRequest);
+    return key === undefined ? undefined : revocations.conclude(c, proof, own!, key, keyRequest);
   };
 
   /**
@@ -349,7 +215,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
         }
         const key = ctx.digests?.[i] ?? contentHash(credential);
         keys[i] = key;
-        if (cold.has(key) || cachedProof(key) !== undefined || pendingProofs.has(key)) continue;
+        if (cold.has(key) || proofs.has(key)) continue;
         const size = measureCredential(credential, limits);
         if (size !== undefined) throw new CredentialTooLarge(i, size, limits);
         cold.add(key);
@@ -358,7 +224,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
         verdicts[i] = undecided('its verification failed unexpectedly');
       }
     }
-    const reservation = cold.size > 0 ? pool.reserve(ctx.tenant ?? '', cold.size) : undefined;
+    const reservation = cold.size > 0 ? proofs.reserve(ctx.tenant ?? '', cold.size) : undefined;
     try {
       await Promise.all(
         credentials.map(async (credential, i) => {
@@ -398,15 +264,8 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       if (i === credentials.length) return known;
       return verifySlow(credentials, ctx);
     },
-    stats() {
-      const load = pool.load;
-      return { coldChecks, coldReserved: load.reserved, coldCapacity: load.capacity, verified: verified?.size ?? 0, refused: refused?.size ?? 0 };
-    },
-    warm() {
-      pool.warm();
-    },
-    close() {
-      return pool.close();
-    },
+    stats: proofs.stats,
+    warm: proofs.warm,
+    close: proofs.close,
   };
 }

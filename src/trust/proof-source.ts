@@ -1,0 +1,140 @@
+/**
+ * Where the verifier gets a credential's proof verdict (step 4 of verifier.ts): from a cache per content digest, from
+ * the cold check of the same content already under way (single flight), or from a new cold check in the cold
+ * verification pool (pool.ts: worker threads, bounded per tenant and in all), whose I/O (is an issuer state published,
+ * a JSON-LD document not available offline) is done here, on the request thread, between its rounds.
+ *
+ * Verified proofs and refusals are cached apart, so that refusals, which anyone can make in any number, never evict a
+ * verified credential; a refusal that hangs on a changeable fact (an issuer state the resolver cannot answer for) is
+ * kept for a short time only.
+ */
+import { ResolverFailure, type StateResolver } from './did-resolver.js';
+import { DocumentUnavailable, type DocumentLoader } from './documents.js';
+import { keep, lruCache } from '../domain/cache.js';
+import { ColdPool, type ColdPoolOptions, type Reservation } from './pool.js';
+import { coldCheck, type ColdTask, type VerifiedProof } from './proof.js';
+import { notValid, undecided, type Json } from './structure.js';
+import type { VerifierStats } from './types.js';
+
+/** Round trips of one cold check to the request thread's I/O (an issuer state, JSON-LD documents) at most. */
+const MAX_COLD_ROUNDS = 8;
+
+export interface ProofSourceOptions {
+  /** Entries of each proof cache, verified and refused (0: no cache). */
+  cacheSize: number;
+  /** Clock of the caches, epoch ms. */
+  clock: () => number;
+  /** How long a refusal that hangs on a changeable fact is kept, ms. */
+  refusalCacheMs: number;
+  /** The cold pool's threads and bounds, and the operator's documents (the check itself is coldCheck). */
+  pool: Omit<ColdPoolOptions, 'inline'>;
+  documentLoader: DocumentLoader;
+  stateResolver: StateResolver;
+}
+
+export interface ProofSource {
+  /** The cached proof of a content digest, or undefined. Synchronous, allocates nothing. */
+  cached(key: string): VerifiedProof | undefined;
+  /** Whether the proof of a content digest is cached or being checked (then it needs no slot in the pool). */
+  has(key: string): boolean;
+  /** Admits `n` cold checks for `tenant` in the pool, or throws ColdWorkRefused. */
+  reserve(tenant: string, n: number): Reservation;
+  /**
+   * The proof of credential `c` with content digest `key`: cached, shared with the check of the same content under
+   * way, or checked now in a slot of `reservation`. A failure is an undecided verdict.
+   */
+  get(c: Json, key: string, reservation: Reservation | undefined): Promise<VerifiedProof>;
+  stats(): VerifierStats;
+  warm(): void;
+  close(): Promise<void>;
+}
+
+export function createProofSource(o: ProofSourceOptions): ProofSource {
+  const { documentLoader, stateResolver, refusalCacheMs } = o;
+  // Verified proofs and refusals apart: a refusal never evicts a verified credential.
+  const verified = lruCache<string, VerifiedProof>(o.cacheSize, o.clock);
+  const refused = lruCache<string, VerifiedProof>(o.cacheSize, o.clock);
+  const cachedProof = (key: string): VerifiedProof | undefined => verified?.get(key) ?? refused?.get(key);
+  const remember = (key: string, r: VerifiedProof): void => {
+    if (r.verdict.ok) {
+      if (r.cacheable) keep(verified, key, r);
+    } else {
+      keep(refused, key, r, r.cacheable ? Infinity : refusalCacheMs);
+    }
+  };
+  const pendingProofs = new Map<string, Promise<VerifiedProof>>();
+  let coldChecks = 0;
+
+  const pool = new ColdPool({ ...o.pool, inline: (task) => coldCheck(task, { documentLoader }) });
+
+  /** The cold check of one credential through the pool, with the I/O it asks for done here, between its rounds. */
+  const coldProof = async (c: Json, reservation: Reservation): Promise<VerifiedProof> => {
+    let task: ColdTask = { credential: c };
+    for (let round = 0; round < MAX_COLD_ROUNDS; round++) {
+      const r = await reservation.run(task);
+      if (r.kind === 'done') return r.proof;
+      if (r.kind === 'state') {
+        let published: boolean;
+        try {
+          published = await stateResolver.isPublished(r.issuerDid, r.state);
+        } catch (e) {
+          const why = e instanceof ResolverFailure ? e.message : 'the DID resolver answer could not be read';
+          return { verdict: undecided(`the issuer state in its proof cannot be checked: ${why}`), cacheable: false };
+        }
+        if (!published) {
+          return { verdict: notValid("the issuer state in its proof is neither the issuer's genesis state nor a published one"), cacheable: false };
+        }
+        task = { ...task, statePublished: true };
+        continue;
+      }
+      if (task.documents?.[r.url] !== undefined) break; // handed in already: the thread cannot use it
+      try {
+        const doc = await documentLoader(r.url);
+        task = { ...task, documents: { ...task.documents, [r.url]: JSON.stringify(doc.document) } };
+      } catch (e) {
+        const message = e instanceof DocumentUnavailable ? e.message : `JSON-LD document ${r.url} could not be loaded`;
+        return { verdict: undecided(`its proof cannot be checked: ${message}`), cacheable: false };
+      }
+    }
+    return { verdict: undecided('its proof cannot be checked: it needs more JSON-LD documents than one verification loads'), cacheable: false };
+  };
+
+  // Keyed by the content digest alone: it covers the whole credential, id included. The caller's digests are the same
+  // string objects request after request (execute remembers them per body), so a lookup hashes nothing new.
+  const proofOf = (c: Json, key: string, reservation: Reservation | undefined): Promise<VerifiedProof> => {
+    const hit = cachedProof(key);
+    if (hit !== undefined) return Promise.resolve(hit);
+    let p = pendingProofs.get(key);
+    if (p === undefined) {
+      // Admitted with the request (verify reserves a slot for each credential it finds neither cached nor pending).
+      if (reservation === undefined) return Promise.resolve({ verdict: undecided('its verification failed unexpectedly'), cacheable: false });
+      coldChecks++;
+      p = coldProof(c, reservation)
+        .catch((): VerifiedProof => ({ verdict: undecided('its proof could not be checked (unexpected failure)'), cacheable: false }))
+        .then((r) => {
+          remember(key, r);
+          return r;
+        })
+        .finally(() => pendingProofs.delete(key));
+      pendingProofs.set(key, p);
+    }
+    return p;
+  };
+
+  return {
+    cached: cachedProof,
+    has: (key) => cachedProof(key) !== undefined || pendingProofs.has(key),
+    reserve: (tenant, n) => pool.reserve(tenant, n),
+    get: proofOf,
+    stats() {
+      const load = pool.load;
+      return { coldChecks, coldReserved: load.reserved, coldCapacity: load.capacity, verified: verified?.size ?? 0, refused: refused?.size ?? 0 };
+    },
+    warm() {
+      pool.warm();
+    },
+    close() {
+      return pool.close();
+    },
+  };
+}
