@@ -43,7 +43,10 @@ describe('body parsing problems', () => {
     for (const [method, url] of routes) {
       const res = await app.inject({ method, url, headers: json, payload: '{"input": {"name": "SECRET-NAME"} "more": 1}' });
       const { detail } = expectCode(res, 400, 'SCS_INVALID_JSON');
-      expect(detail, url).toBe(`Body is not valid JSON: Expected ',' or '}' after property value in JSON at position 34. ${SEND_JSON}`);
+      // Node 22's V8 adds the line and column to the position; Node 20's does not.
+      expect(detail, url).toMatch(/^Body is not valid JSON: Expected ',' or '}' after property value in JSON at position 34( \(line 1 column 35\))?\. /);
+      expect(detail, url).toContain(SEND_JSON);
+      expect(detail, url).not.toContain('SECRET');
     }
     const token = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: json, payload: '{"input": SECRET}' });
     const { detail } = expectCode(token, 400, 'SCS_INVALID_JSON');
