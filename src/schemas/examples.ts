@@ -6,6 +6,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { ExecuteRequest, ExecutionResult } from './execution.js';
+import { exampleScenario } from './example-scenario.js';
 
 /** The holder of the example credential (its credentialSubject.id is did:pkh:eip155:1:<this address>). */
 const EXAMPLE_HOLDER = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -97,114 +98,38 @@ export const executeRequestExamples = {
   },
 } satisfies Record<string, Example<Static<typeof ExecuteRequest>>>;
 
+/**
+ * The answer to executing `exampleScenario` for `address`: one result per rule, in order, each not-valid with the
+ * reasons `reasons` gives for its objectId, or valid where it gives none.
+ */
+function answer(address: string, executionId: string, reasons: Record<string, string[]> = {}): ExecutionResult[] {
+  return exampleScenario.queryConfigurations.map(({ id, query }) => {
+    const why = reasons[id] ?? [];
+    return {
+      objectType: exampleScenario.type,
+      objectId: id,
+      name: exampleScenario.name,
+      address,
+      result: { result: { is_valid: why.length === 0, reasons: why }, executionId, status: why.length === 0 ? 'valid' : 'not-valid', query },
+      executionId,
+      scenarioId: 'adult-kyc',
+    };
+  });
+}
+
+const NOT_THE_HOLDER = `credential #1 (${credential.id}): belongs to another holder: credentialSubject.id encodes an address other than the request's address`;
+
 /** What the service answers to each request example, by the same names. */
 export const executeResponseExamples = {
   holder: {
     summary: 'Every rule is valid',
-    value: [
-      {
-        objectType: 'ChallengeQuery',
-        objectId: 'q-kyc',
-        name: 'Adult KYC',
-        address: '0x52908400098527886E0F7030069857D2E4169EE7',
-        result: {
-          result: {
-            is_valid: true,
-            reasons: [],
-          },
-          executionId: 'd3371f11-73dc-44ea-862a-f4602b1f660f',
-          status: 'valid',
-          query: {
-            type: 'IDInformation',
-            operator: '$eq',
-            requestId: 1,
-            attribute: 'reviewAnswer',
-            value: 'GREEN',
-          },
-        },
-        executionId: 'd3371f11-73dc-44ea-862a-f4602b1f660f',
-        scenarioId: 'adult-kyc',
-      },
-      {
-        objectType: 'ChallengeQuery',
-        objectId: 'q-age',
-        name: 'Adult KYC',
-        address: '0x52908400098527886E0F7030069857D2E4169EE7',
-        result: {
-          result: {
-            is_valid: true,
-            reasons: [],
-          },
-          executionId: 'd3371f11-73dc-44ea-862a-f4602b1f660f',
-          status: 'valid',
-          query: {
-            type: 'IDInformation',
-            operator: '$gte',
-            requestId: 2,
-            attribute: 'personalData.age',
-            value: 18,
-          },
-        },
-        executionId: 'd3371f11-73dc-44ea-862a-f4602b1f660f',
-        scenarioId: 'adult-kyc',
-      },
-    ],
+    value: answer(EXAMPLE_HOLDER, 'd3371f11-73dc-44ea-862a-f4602b1f660f'),
   },
   anotherAddress: {
     summary: 'Every rule is not valid, and the reasons say why',
-    value: [
-      {
-        objectType: 'ChallengeQuery',
-        objectId: 'q-kyc',
-        name: 'Adult KYC',
-        address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
-        result: {
-          result: {
-            is_valid: false,
-            reasons: [
-              'expected a usable IDInformation credential with reviewAnswer $eq "GREEN"',
-              "credential #1 (urn:uuid:8120b248-892b-80ea-a314-a2029e98a7b0): belongs to another holder: credentialSubject.id encodes an address other than the request's address",
-            ],
-          },
-          executionId: '88585899-6123-44bf-8440-903f22cec8bd',
-          status: 'not-valid',
-          query: {
-            type: 'IDInformation',
-            operator: '$eq',
-            requestId: 1,
-            attribute: 'reviewAnswer',
-            value: 'GREEN',
-          },
-        },
-        executionId: '88585899-6123-44bf-8440-903f22cec8bd',
-        scenarioId: 'adult-kyc',
-      },
-      {
-        objectType: 'ChallengeQuery',
-        objectId: 'q-age',
-        name: 'Adult KYC',
-        address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
-        result: {
-          result: {
-            is_valid: false,
-            reasons: [
-              'expected a usable IDInformation credential with personalData.age $gte 18',
-              "credential #1 (urn:uuid:8120b248-892b-80ea-a314-a2029e98a7b0): belongs to another holder: credentialSubject.id encodes an address other than the request's address",
-            ],
-          },
-          executionId: '88585899-6123-44bf-8440-903f22cec8bd',
-          status: 'not-valid',
-          query: {
-            type: 'IDInformation',
-            operator: '$gte',
-            requestId: 2,
-            attribute: 'personalData.age',
-            value: 18,
-          },
-        },
-        executionId: '88585899-6123-44bf-8440-903f22cec8bd',
-        scenarioId: 'adult-kyc',
-      },
-    ],
+    value: answer(EXAMPLE_OTHER_ADDRESS, '88585899-6123-44bf-8440-903f22cec8bd', {
+      'q-kyc': ['expected a usable IDInformation credential with reviewAnswer $eq "GREEN"', NOT_THE_HOLDER],
+      'q-age': ['expected a usable IDInformation credential with personalData.age $gte 18', NOT_THE_HOLDER],
+    }),
   },
 } satisfies Record<keyof typeof executeRequestExamples, Example<ExecutionResult[]>>;

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdOf, Nullable, RefString, StringEnum, Timestamp, refOf } from './common.js';
+import { exampleScenario } from './example-scenario.js';
 
 /** A scenario's `type`, and an execution result's `objectType`. */
 export const ScenarioTypes = ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'] as const;
@@ -176,16 +177,7 @@ export const Scenario = Type.Object({
   $id: 'Scenario',
   additionalProperties: false,
   description: 'A compliance scenario: its rules (queryConfigurations), how they are checked (type) and, for OnChainZKP, where.',
-  examples: [{
-    name: 'Adult KYC',
-    description: 'Holder is at least 18 and passed KYC',
-    queryConfigurations: [
-      { id: 'q-kyc', query: { type: 'IDInformation', requestId: 1, attribute: 'reviewAnswer', value: 'GREEN', operator: '$eq' } },
-      { id: 'q-age', query: { type: 'IDInformation', requestId: 2, attribute: 'personalData.age', value: 18, operator: '$gte' } },
-    ],
-    smartContractDeployments: [],
-    type: 'ChallengeQuery',
-  }],
+  examples: [exampleScenario],
 });
 export type Scenario = {
   name: string;
