@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
-import { flag, integer, oneOf, readEnv, text, type Env } from '../config/variables.js';
+import { flag, httpUrl, integer, oneOf, readEnv, text, type Env } from '../config/variables.js';
 import type { TrustOptions } from './types.js';
 import { DEFAULTS } from './verifier.js';
 import { defaultThreads } from './pool.js';
@@ -109,8 +109,7 @@ export function trustOptions(env: TrustEnv): TrustOptions {
   for (const d of issuers) {
     if (d !== '*' && !/^did:[a-z0-9]+:\S+$/.test(d)) throw new ConfigError(`TRUSTED_ISSUERS: ${JSON.stringify(d)} is not a DID or *`);
   }
-  const resolverUrl = env.DID_RESOLVER_URL;
-  if (resolverUrl !== undefined && !/^https?:\/\/\S+$/.test(resolverUrl)) throw new ConfigError('DID_RESOLVER_URL must be an http(s) URL');
+  const resolverUrl = httpUrl('DID_RESOLVER_URL', env.DID_RESOLVER_URL);
   const prefixes = list(env.JSONLD_REMOTE_PREFIXES);
   for (const p of prefixes) {
     if (!/^https?:\/\/[^/]+\//.test(p)) throw new ConfigError(`JSONLD_REMOTE_PREFIXES: ${JSON.stringify(p)} must be an http(s) URL with a path`);
