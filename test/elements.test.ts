@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { at, first, only } from './elements.js';
+import { at, entry, first, only } from './elements.js';
 
 describe('element access for tests (test/elements.ts)', () => {
   it('answers the element that exists, undefined and falsy values included', () => {
@@ -19,5 +19,12 @@ describe('element access for tests (test/elements.ts)', () => {
   it('only refuses an empty list and a list of more than one', () => {
     expect(() => only([])).toThrow('expected exactly one element, but the list has 0');
     expect(() => only([1, 2])).toThrow('expected exactly one element, but the list has 2');
+  });
+
+  it('answers a record\'s own entry, and names the key and the keys there are when it is missing', () => {
+    expect(entry({ a: 1, b: undefined }, 'a')).toBe(1);
+    expect(entry({ a: 1, b: undefined }, 'b')).toBeUndefined();
+    expect(() => entry({ a: 1, b: 2 }, 'c')).toThrow('expected an entry "c", but the keys are a, b');
+    expect(() => entry({}, 'toString')).toThrow('expected an entry "toString"');
   });
 });
