@@ -2,8 +2,12 @@
  * Issuer state lookups through a DID resolver (the iden3 / Privado ID universal resolver API, e.g.
  * https://resolver.privado.id/1.0/identifiers): `GET {resolverUrl}/{did}?state={hex}` answers a DID resolution result
  * whose verification method of type Iden3StateInfo2023 says whether that state of the identity was published on
- * chain (`published`), and without `state` it describes the latest state (`info.state`). The same request format as
+ * chain (`published`), and without `state` it describes the latest state (`info.state`). The same request as
  * @0xpolygonid/js-sdk's W3CCredential.verifyProof, with a timeout, a size limit and a cache.
+ *
+ * The request asks for a DID resolution result (`Accept: application/did-resolution`): driver-did-iden3 (the resolver
+ * behind the iden3 and Privado ID endpoints) negotiates content since its February 2026 releases and answers 406 to
+ * `application/json`; resolvers that predate negotiation ignore the header and answer the same JSON.
  */
 import { fetchJson, FetchFailure, type FetchLike } from './http.js';
 import { keep as keepFor, lruCache } from '../domain/cache.js';
@@ -34,6 +38,9 @@ export interface StateResolver {
 }
 
 const HASH_HEX = /^[0-9a-f]{64}$/;
+/** The media type of a DID resolution result (W3C DID Resolution). */
+export const DID_RESOLUTION_MEDIA_TYPE = 'application/did-resolution';
+const NOT_FOUND_TYPE = 'https://www.w3.org/ns/did#NOT_FOUND';
 
 function stateInfo(answer: unknown): Record<string, unknown> | undefined {
   if (!isRecord(answer)) return undefined;
@@ -45,7 +52,9 @@ function stateInfo(answer: unknown): Record<string, unknown> | undefined {
 function notFound(answer: unknown): boolean {
   if (!isRecord(answer)) return false;
   const meta = answer.didResolutionMetadata;
-  return isRecord(meta) && meta.error === 'notFound';
+  if (!isRecord(meta)) return false;
+  // W3C DID Resolution errors are objects ({ type: <URI>, message }); resolvers before 2026 answered a bare code.
+  return meta.error === 'notFound' || (isRecord(meta.error) && meta.error.type === NOT_FOUND_TYPE);
 }
 
 export function createStateResolver(o: StateResolverOptions): StateResolver {
@@ -59,9 +68,12 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
     if (base === undefined) throw new ResolverFailure('no DID resolver is configured (DID_RESOLVER_URL)');
     const url = `${base}/${encodeURIComponent(did)}${stateHex === undefined ? '' : `?state=${stateHex}`}`;
     try {
-      return await fetchJson(o.fetch, { url, timeoutMs: o.timeoutMs, maxBytes });
+      return await fetchJson(o.fetch, { url, timeoutMs: o.timeoutMs, maxBytes, accept: DID_RESOLUTION_MEDIA_TYPE });
     } catch (e) {
-      if (e instanceof FetchFailure && e.httpStatus === 404) return { didResolutionMetadata: { error: 'notFound' } };
+      if (e instanceof FetchFailure && e.httpStatus === 404) return { didResolutionMetadata: { error: { type: NOT_FOUND_TYPE } } };
+      if (e instanceof FetchFailure && e.httpStatus === 406) {
+        throw new ResolverFailure(`the DID resolver does not serve DID resolution results (HTTP 406 to Accept: ${DID_RESOLUTION_MEDIA_TYPE})`);
+      }
       throw new ResolverFailure(`the DID resolver did not answer: ${(e as Error).message}`);
     }
   };

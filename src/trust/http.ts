@@ -23,6 +23,8 @@ export interface JsonRequest {
   body?: unknown;
   timeoutMs: number;
   maxBytes: number;
+  /** The media type asked for (default application/json). */
+  accept?: string;
 }
 
 function describeNetworkError(e: unknown, timeoutMs: number): string {
@@ -84,9 +86,10 @@ export async function fetchJson(fetchImpl: FetchLike, req: JsonRequest): Promise
   let res: Response | undefined;
   for (let attempt = 1; res === undefined; attempt++) {
     try {
+      const accept = req.accept ?? 'application/json';
       res = await fetchImpl(req.url, {
         method: req.method ?? 'GET',
-        headers: req.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        headers: req.body === undefined ? { accept } : { accept, 'content-type': 'application/json' },
         body: req.body === undefined ? undefined : JSON.stringify(req.body),
         redirect: 'manual',
         signal,

@@ -8,6 +8,7 @@ import { createCredentialVerifier, type TrustOptions, type TrustVerdict } from '
 import { createDemoIssuer, nonceFromStatusPath, type DemoIssuer, type ReverseHashNode } from '../../src/trust/demo-issuer.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { startServer, type TestServer } from './servers.js';
+import { startDidResolver, type TestDidResolver } from './did-resolver-server.js';
 import { only } from '../elements.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -15,19 +16,18 @@ const NONCE = 3001;
 
 let status: TestServer;
 let rhs: TestServer;
-let resolver: TestServer;
+/** Says which state of the issuer is the latest published one (a resolver negotiating as driver-did-iden3). */
+let resolver: TestDidResolver;
 let issuer: DemoIssuer;
 let credential: Credential;
 const nodes = new Map<string, ReverseHashNode>();
-/** The issuer's latest published state, as the DID resolver tells it (undefined: nothing published). */
-let latest: string | undefined;
 let tamper = false;
 
 const verifier = (over: Partial<TrustOptions> = {}) =>
   createCredentialVerifier({
     mode: 'strict',
     trustedIssuers: '*',
-    resolverUrl: `${resolver.url}/1.0/identifiers`,
+    resolverUrl: resolver.base,
     timeoutMs: 5000,
     revocationCacheMs: 0,
     ...over,
@@ -39,7 +39,7 @@ async function verify(over: Partial<TrustOptions> = {}): Promise<TrustVerdict> {
 
 async function publish(revoked?: number[]) {
   for (const n of await issuer.reverseHashNodes(revoked)) nodes.set(n.hash, n);
-  latest = await issuer.currentState();
+  resolver.publish(issuer.did, await issuer.currentState());
 }
 
 beforeAll(async () => {
@@ -53,12 +53,7 @@ beforeAll(async () => {
     if (!node) return { status: 404, json: { status: 'not found' } };
     return { json: { node: tamper ? { ...node, children: [...node.children].reverse() } : node, status: 'OK' } };
   });
-  resolver = await startServer(async (req) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const did = decodeURIComponent(url.pathname.split('/').pop() ?? '');
-    if (latest === undefined || url.searchParams.has('state')) return { status: 404, json: { didResolutionMetadata: { error: 'notFound' } } };
-    return { json: { didDocument: { id: did, verificationMethod: [{ type: 'Iden3StateInfo2023', published: true, info: { id: did, state: latest } }] } } };
-  });
+  resolver = await startDidResolver();
   issuer = await createDemoIssuer({ seed: 'trust-tests-issuer-RHS-000000003', statusUrl: `${status.url}/status` });
   credential = (await issuer.issue({
     subjectId: `did:pkh:eip155:1:${ADDRESS}`,
@@ -80,7 +75,7 @@ describe('Iden3ReverseSparseMerkleTreeProof', () => {
 
   it('walks from the genesis state named in the URL while the resolver knows no published state', async () => {
     await publish();
-    latest = undefined;
+    resolver.reset();
     expect(await verify()).toEqual({ ok: true });
     expect(rhs.hits.some((h) => h.startsWith('GET /node/'))).toBe(true);
   });

@@ -2,7 +2,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Handler = (req: http.IncomingMessage, body: string) => Promise<{ status?: number; json?: unknown; hang?: boolean }>;
+/** An answer: `json` (as application/json), or `text` sent as it is; `headers` add to or replace the defaults. */
+export type Handler = (req: http.IncomingMessage, body: string) => Promise<{
+  status?: number;
+  json?: unknown;
+  text?: string;
+  headers?: Record<string, string>;
+  hang?: boolean;
+}>;
 
 export interface TestServer {
   url: string;
@@ -24,8 +31,8 @@ export async function startServer(handler: Handler): Promise<TestServer> {
             hanging.add(res);
             return;
           }
-          res.writeHead(r.status ?? 200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(r.json ?? null));
+          res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
+          res.end(r.text ?? JSON.stringify(r.json ?? null));
         },
         () => {
           res.writeHead(500);

@@ -10,6 +10,7 @@ import { createDemoIssuer, nonceFromStatusPath, type DemoIssuer } from '../../sr
 import type { TrustDeps } from '../../src/trust/types.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { closedPortUrl, startServer, type TestServer } from './servers.js';
+import { startDidResolver, type TestDidResolver } from './did-resolver-server.js';
 import { Claim as ClaimNs, W3CCredential } from './iden3-test.js';
 import { computeCoreClaim } from '../../src/trust/proof.js';
 import { createDocumentLoader } from '../../src/trust/documents.js';
@@ -28,12 +29,10 @@ const NOW = Date.now();
 type Json = Record<string, any>;
 
 let status: TestServer;
-let resolver: TestServer;
+/** Issuer states: published only where a test publishes them (a resolver negotiating as driver-did-iden3). */
+let resolver: TestDidResolver;
 let a: DemoIssuer;
 let b: DemoIssuer;
-/** DID -> state hex -> published */
-const published = new Map<string, boolean>();
-let resolverDown = false;
 
 const creds = {} as Record<'valid' | 'revocable' | 'agent' | 'onchain' | 'otherHolder' | 'fromB', Json>;
 
@@ -46,7 +45,7 @@ function verifier(over: Partial<TrustOptions> = {}, deps: TrustDeps = {}) {
     {
       mode: 'strict',
       trustedIssuers: [a.did, b.did],
-      resolverUrl: `${resolver.url}/1.0/identifiers`,
+      resolverUrl: resolver.base,
       timeoutMs: 5000,
       revocationCacheMs: 30_000,
       ...over,
@@ -84,14 +83,7 @@ beforeAll(async () => {
     const nonce = nonceFromStatusPath(url.pathname);
     return nonce === undefined ? { status: 404, json: {} } : { json: await issuer.status(nonce) };
   });
-  resolver = await startServer(async (req) => {
-    if (resolverDown) return { status: 503, json: {} };
-    const url = new URL(req.url ?? '/', 'http://x');
-    const did = decodeURIComponent(url.pathname.split('/').pop() ?? '');
-    const state = url.searchParams.get('state') ?? '';
-    const isPublished = published.get(`${did} ${state}`) ?? false;
-    return { json: { didDocument: { id: did, verificationMethod: [{ id: `${did}#state-info`, type: 'Iden3StateInfo2023', published: isPublished }] } } };
-  });
+  resolver = await startDidResolver();
   [a, b] = await Promise.all([
     createDemoIssuer({ seed: SEED_A, statusUrl: `${status.url}/a/status` }),
     createDemoIssuer({ seed: SEED_B, statusUrl: `${status.url}/b/status` }),
@@ -423,13 +415,13 @@ describe('issuer states', () => {
     c.proof[0].issuerData.state = at.state;
     c.proof[0].issuerData.mtp = at.mtp;
     expectFail(await one(verifier(), c), 'not-valid', /neither the issuer's genesis state nor a published one/);
-    resolverDown = true;
+    resolver.down = true;
     try {
       expectFail(await one(verifier(), c), 'error', /cannot be checked: the DID resolver did not answer: HTTP 503/);
     } finally {
-      resolverDown = false;
+      resolver.down = false;
     }
-    published.set(`${b.did} ${at.state.value}`, true);
+    resolver.publish(b.did, at.state.value);
     expect(await one(verifier(), c)).toEqual({ ok: true });
   });
 
