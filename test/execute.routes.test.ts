@@ -109,7 +109,7 @@ describe('POST /compliance/scenarios/execute', () => {
   });
 
   it('names each missing required credential field', async () => {
-    for (const field of ['id', '@context', 'type', 'expirationDate', 'issuanceDate', 'credentialSubject', 'credentialStatus', 'issuer', 'credentialSchema', 'proof']) {
+    for (const field of ['id', '@context', 'type', 'issuanceDate', 'credentialSubject', 'credentialStatus', 'issuer', 'credentialSchema', 'proof']) {
       const c: Record<string, unknown> = credential();
       delete c[field];
       const res = await execute({ address: ADDRESS, credentials: [credential(), c], scenarioId: 'adult' });
@@ -122,6 +122,14 @@ describe('POST /compliance/scenarios/execute', () => {
       const res = await execute({ address: ADDRESS, credentials: [c], scenarioId: 'adult' });
       expect(res.json().errors.map((e: any) => e.field)).toContain(`body.credentials.0.credentialStatus.${field}`);
     }
+  });
+
+  it('accepts a credential without expirationDate, as never expiring (the contract lists it; W3C and iden3 do not require it)', async () => {
+    const c: Record<string, unknown> = credential();
+    delete c.expirationDate;
+    const res = await execute({ address: ADDRESS, credentials: [c], scenarioId: 'adult' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().map((r: any) => r.result.status)).toEqual(['valid', 'valid']);
   });
 
   it('names missing top-level fields', async () => {

@@ -1,8 +1,8 @@
 /**
  * Credential checks that do not depend on the rule: which presented credentials a plan reads (indexed by type
- * once per run), and whether each is usable now (issuanceDate <= now < expirationDate, and its trust verdict, when
- * one was handed in, is ok), assessed once per credential on first use. Reasons name credentials by position and id,
- * never by their subject's contents.
+ * once per run), and whether each is usable now (issuanceDate <= now < expirationDate, when it has one, and its trust
+ * verdict, when one was handed in, is ok), assessed once per credential on first use. Reasons name credentials by
+ * position and id, never by their subject's contents.
  */
 import type { Credential } from '../schemas/credential.js';
 import { parseInstant } from './instant.js';
@@ -30,7 +30,8 @@ function instantOf(x: unknown): number {
 function assess(c: Credential, trust: TrustVerdict | undefined, now: number): number {
   const issued = instantOf(c.issuanceDate);
   if (Number.isNaN(issued)) return BAD_ISSUANCE_DATE;
-  const expires = instantOf(c.expirationDate);
+  // No expirationDate: the credential never expires (W3C and iden3 make it optional).
+  const expires = c.expirationDate === undefined ? Infinity : instantOf(c.expirationDate);
   if (Number.isNaN(expires)) return BAD_EXPIRATION_DATE;
   if (!(issued <= now)) return NOT_YET_ISSUED;
   if (!(expires > now)) return EXPIRED;

@@ -3,7 +3,8 @@ import { RefString, refOf } from './common.js';
 
 /**
  * The contract's Credential. A credential is a signed document from another system, so fields beyond the contract's
- * are accepted and ignored (W3C credentials carry more); every field the contract lists is required.
+ * are accepted and ignored (W3C credentials carry more); every field the contract lists is required except
+ * `expirationDate`, which W3C and iden3 make optional and real Privado ID credentials omit (absent: never expires).
  * `proof` is an object in the contract; iden3 wallets send an array of proofs (BJJSignature2021, Iden3SparseMerkleTreeProof),
  * so both are accepted.
  */
@@ -43,7 +44,12 @@ export const Credential = Type.Object(
       minItems: 1, maxItems: 64,
       description: 'Credential types, e.g. [VerifiableCredential, IDInformation]: a rule reads the credentials whose types include its query `type`.',
     }),
-    expirationDate: Instant('The credential is not usable from this instant on'),
+    expirationDate: Type.Optional(Type.String({
+      format: 'date-time',
+      description: 'The credential is not usable from this instant on (RFC 3339 date-time with a time zone). Absent, it ' +
+        'never expires: optional here though the contract\'s table lists it, because W3C and iden3 make it optional and ' +
+        'real Privado ID credentials omit it.',
+    })),
     issuanceDate: Instant('The credential is usable from this instant on'),
     credentialSubject: Type.Object({}, { additionalProperties: true, description: 'Claims about the holder; contents depend on the credential type.' }),
     credentialStatus: refOf(CredentialStatus),

@@ -74,7 +74,8 @@ interface DemoIssueRequest {
   type?: string;
   credentialSchema?: string;
   issuanceDate?: Date;
-  expirationDate?: Date;
+  /** Default: a year from now; null: none (the credential never expires). */
+  expirationDate?: Date | null;
   /** Revocation nonce (uint32; default: derived from the subject and the claims). */
   nonce?: number;
   /** Credential id (default: a urn:uuid derived from the subject and the nonce). */
@@ -189,7 +190,7 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
           type: r.type ?? 'IDInformation',
           credentialSubject: { id: r.subjectId, ...r.claims },
           issuanceDate: Math.floor((r.issuanceDate ?? new Date()).getTime() / 1000),
-          expiration: Math.floor((r.expirationDate ?? new Date(Date.now() + 365 * 86_400_000)).getTime() / 1000),
+          expiration: r.expirationDate === null ? undefined : Math.floor((r.expirationDate ?? new Date(Date.now() + 365 * 86_400_000)).getTime() / 1000),
           revocationOpts: { type: r.revocation?.type ?? 'SparseMerkleTreeProof', id: r.revocation?.id ?? statusUrl, nonce },
         },
         { documentLoader: loader },

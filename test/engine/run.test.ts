@@ -151,6 +151,14 @@ describe('credential selection and usability', () => {
     expect(one(age18, [adult('urn:uuid:e', { expirationDate: '2025-06-01T12:00:00.001Z' })]).result.status).toBe('valid');
   });
 
+  it('treats a credential without expirationDate as never expiring (W3C and iden3 make it optional)', () => {
+    const { expirationDate: _omitted, ...timeless } = adult('urn:uuid:t');
+    expect(one(age18, [timeless]).result.status).toBe('valid');
+    expect(one(age18, [timeless], Date.parse('2999-12-31T23:59:59Z')).result.status).toBe('valid');
+    // Present but unusable is still refused: only absence means "never expires".
+    expect(one(age18, [adult('urn:uuid:t', { expirationDate: '' })]).result.status).toBe('not-valid');
+  });
+
   it('refuses a credential not yet issued, and accepts issuanceDate == now', () => {
     const r = one(age18, [adult('urn:uuid:f', { issuanceDate: '2025-06-01T12:00:00.001Z' })]);
     expect(r.result.status).toBe('not-valid');
