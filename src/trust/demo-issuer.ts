@@ -152,7 +152,14 @@ function noStateStorage() {
   };
 }
 
-export async function createDemoIssuer(options: { statusUrl: string; seed?: string | Uint8Array }): Promise<DemoIssuer> {
+/** Where an iden3 identity lives: any DID method, blockchain and network @iden3/js-iden3-core knows. */
+interface DemoIssuerNetwork {
+  method: string;
+  blockchain: string;
+  networkId: string;
+}
+
+export async function createDemoIssuer(options: { statusUrl: string; seed?: string | Uint8Array; network?: DemoIssuerNetwork }): Promise<DemoIssuer> {
   const statusUrl = options.statusUrl.replace(/\/+$/, '');
   const seed = typeof options.seed === 'string' || options.seed === undefined
     ? new TextEncoder().encode(options.seed ?? DEMO_ISSUER_SEED)
@@ -169,9 +176,7 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
   };
   const wallet = new sdk.IdentityWallet(kms, storage, new sdk.CredentialWallet(storage));
   const { did, credential: authCredential } = await wallet.createIdentity({
-    method: core.DidMethod.Iden3,
-    blockchain: core.Blockchain.Polygon,
-    networkId: core.NetworkId.Amoy,
+    ...(options.network ?? { method: core.DidMethod.Iden3, blockchain: core.Blockchain.Polygon, networkId: core.NetworkId.Amoy }),
     seed,
     revocationOpts: { type: 'SparseMerkleTreeProof', id: statusUrl },
   });

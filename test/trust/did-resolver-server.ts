@@ -14,11 +14,9 @@
  *   (the GIST root info).
  * The published states are what the test says (`publish`), as if read from the State contract.
  */
-import * as coreNs from '@iden3/js-iden3-core';
 import { DID, isGenesisState } from '../../src/trust/iden3.js';
+import { chainIdOfDid } from './iden3-test.js';
 import { startServer, type Handler, type TestServer } from './servers.js';
-
-const core = coreNs as unknown as { chainIDfromDID(did: unknown): number };
 
 const RESOLUTION = 'application/did-resolution';
 const SUPPORTED = ['application/did+ld+json', 'application/did+json', RESOLUTION, '*/*'];
@@ -48,7 +46,7 @@ export interface TestDidResolver extends TestServer {
 }
 
 /** Which representation driver-did-iden3 serves for an Accept header ('' : none, 406). */
-export function pickAccept(header: string | undefined): string {
+function pickAccept(header: string | undefined): string {
   const h = (header ?? '').trim();
   if (h === '') return '*/*';
   for (const part of h.split(',')) {
@@ -114,7 +112,7 @@ export async function startDidResolver(): Promise<TestDidResolver> {
     try {
       parsed = DID.parse(did);
       DID.idFromDID(parsed);
-      chainId = core.chainIDfromDID(parsed);
+      chainId = chainIdOfDid(did);
     } catch (e) {
       return reply(400, errorResult('INVALID_DID', (e as Error).message));
     }

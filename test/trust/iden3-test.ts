@@ -23,15 +23,18 @@ const c2 = coreNs as unknown as {
   NetworkId: { Amoy: string; Main: string };
 };
 
-/** An iden3 DID (did:iden3:polygon:amoy:...) whose identifier is made from an Ethereum address. */
-export function iden3DidFromEthAddress(address: string, method: 'iden3' | 'polygonid' = 'iden3'): string {
+/**
+ * An iden3 DID whose identifier is made from an Ethereum address: did:iden3:polygon:amoy or did:polygonid:polygon:main
+ * by default, or on the network given.
+ */
+export function iden3DidFromEthAddress(address: string, method: 'iden3' | 'polygonid' = 'iden3', network?: { blockchain: string; networkId: string }): string {
   const hex = address.replace(/^0x/, '');
   const bytes = new Uint8Array(20);
   for (let i = 0; i < 20; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   const type = c2.buildDIDType(
     method === 'iden3' ? c2.DidMethod.Iden3 : c2.DidMethod.PolygonId,
-    c2.Blockchain.Polygon,
-    method === 'iden3' ? c2.NetworkId.Amoy : c2.NetworkId.Main,
+    network?.blockchain ?? c2.Blockchain.Polygon,
+    network?.networkId ?? (method === 'iden3' ? c2.NetworkId.Amoy : c2.NetworkId.Main),
   );
   return c2.DID.parseFromId(new c2.Id(type, c2.genesisFromEthAddress(bytes))).string();
 }
@@ -41,3 +44,7 @@ interface W3C {
 }
 /** js-sdk's W3CCredential, for comparing with its own computations. */
 export const W3CCredential = (sdkNs as unknown as { W3CCredential: { fromJSON(obj: unknown): W3C } }).W3CCredential;
+
+const c3 = coreNs as unknown as { chainIDfromDID(did: unknown): number; DID: { parse(s: string): unknown } };
+/** The chain id of a DID's network, from @iden3/js-iden3-core's registry. Throws for a network it does not know. */
+export const chainIdOfDid = (did: string): number => c3.chainIDfromDID(c3.DID.parse(did));
