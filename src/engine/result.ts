@@ -1,5 +1,6 @@
 import type { ExecutionResult, RuleStatus } from '../schemas/execution.js';
-import type { Query, ScenarioType } from '../schemas/scenario.js';
+import type { ScenarioType } from '../schemas/scenario.js';
+import { echoQuery, type QueryEcho } from './query.js';
 
 /** What every result of one execute shares: the scenario, the address and the execution. */
 export interface ResultHead {
@@ -18,12 +19,20 @@ export interface ResultExtras {
   authorizationRequest?: object;
 }
 
+/** Each cached rule's echo, made once: plans are cached, so their frozen queries are the keys. */
+const echoes = new WeakMap<QueryEcho, QueryEcho>();
+function echoOf(query: QueryEcho): QueryEcho {
+  let echo = echoes.get(query);
+  if (echo === undefined) echoes.set(query, echo = echoQuery(query));
+  return echo;
+}
+
 /**
  * The one place an ExecutionResult is built (the engine's rules, OnChainZKP reads, OffChainZKP requests, answers and
  * expiries all come here): the shape existing frontends parse, with `is_valid` true exactly when `status` is valid.
  */
 export function executionResult(
-  head: ResultHead, rule: { readonly id: string; readonly query: Query }, status: RuleStatus, verdict: Verdict,
+  head: ResultHead, rule: { readonly id: string; readonly query: QueryEcho }, status: RuleStatus, verdict: Verdict,
   extras?: ResultExtras,
 ): ExecutionResult {
   return {
@@ -37,7 +46,7 @@ export function executionResult(
       result: verdict,
       executionId: head.executionId,
       status,
-      query: rule.query,
+      query: echoOf(rule.query), // long value lists abbreviated: see echoQuery
       ...(extras?.authorizationRequest !== undefined && { authorizationRequest: extras.authorizationRequest }),
     },
   };
@@ -46,6 +55,38 @@ export function executionResult(
 /** The same rule's result with a new verdict (an OffChainZKP answer or expiry); the authorization request is dropped. */
 export function withVerdict(r: ExecutionResult, status: RuleStatus, verdict: Verdict): ExecutionResult {
   return executionResult(r, { id: r.objectId, query: r.result.query }, status, verdict);
+}
+
+/**
+ * The most an execution's results take as JSON: the execute answer and the audit record it keeps. Results over it
+ * are compacted (compactResults); the create/PATCH cap on a scenario's rules (MAX_RULES_BYTES) keeps compacted
+ * results under it, whatever the scenario and the credentials sent.
+ */
+export const MAX_RESULTS_BYTES = 1024 * 1024;
+
+/**
+ * Results too large to answer and record (over MAX_RESULTS_BYTES): each result's reasons keep their first line (the
+ * rule, as the header says it) and a count of the others, and only the first result carries the OffChainZKP
+ * authorization request (the same request for every rule).
+ */
+export function compactResults(results: readonly ExecutionResult[]): ExecutionResult[] {
+  return results.map((r, i) => {
+    const { reasons } = r.result.result;
+    const cut = reasons.length > 2;
+    const dropRequest = i > 0 && r.result.authorizationRequest !== undefined;
+    if (!cut && !dropRequest) return r;
+    const { authorizationRequest, ...inner } = r.result;
+    return {
+      ...r,
+      result: {
+        ...inner,
+        ...(!dropRequest && authorizationRequest !== undefined && { authorizationRequest }),
+        result: cut
+          ? { ...inner.result, reasons: [reasons[0] as string, `${reasons.length - 1} more reasons not listed: this execution's results were over ${MAX_RESULTS_BYTES} bytes (send fewer credentials to see them)`] }
+          : inner.result,
+      },
+    };
+  });
 }
 
 /** A verdict that is not a pass: is_valid false with its reasons. */

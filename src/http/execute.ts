@@ -9,6 +9,7 @@ import { useJsonParser } from './json.js';
 import type { PlanCache } from '../domain/plan-cache.js';
 import type { Executor } from '../execution/index.js';
 import { ExecuteRequest, ExecutionResult } from '../schemas/execution.js';
+import { MAX_RESULTS_BYTES, compactResults } from '../engine/result.js';
 import type { Credential } from '../schemas/credential.js';
 import { refOf } from '../schemas/common.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
@@ -157,13 +158,19 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
       }
       throw e;
     }
-    const { results, pending } = started;
+    let { results } = started;
+    const { pending } = started;
     // The request's log lines from here on, its completion line among them, name the execution and count its results:
     // ids and counts only, never the address or a credential.
     reply.log = request.log = request.log.child({ scenarioId: body.scenarioId, executionId, results: countStatuses(results) });
     const timestamp = new Date(at).toISOString();
-    // Serialised once, with the response schema: the audit record keeps the very text that is answered.
-    const text = reply.serialize(results) as string;
+    // Serialised once, with the response schema: the audit record keeps the very text that is answered. Results over
+    // MAX_RESULTS_BYTES (only a scenario of many long rules, run with many credentials) are compacted first.
+    let text = reply.serialize(results) as string;
+    if (text.length > MAX_RESULTS_BYTES / 3 && Buffer.byteLength(text) > MAX_RESULTS_BYTES) { // UTF-8: at most 3 bytes per UTF-16 unit
+      results = compactResults(results);
+      text = reply.serialize(results) as string;
+    }
     const record: ExecutionRecord = {
       executionId,
       scenarioId: body.scenarioId,
