@@ -74,7 +74,10 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
         'one result per rule, in the scenario\'s order, sharing one executionId. The address passes the scenario when ' +
         'every result has status `valid`. `address` may be a string or an object {address, chain?, namespace?}; results ' +
         'carry the address string. The call is recorded in the audit log (GET /compliance/executions/{executionId}) ' +
-        'before it is answered; credentials are kept there only as id and SHA-256. To try it: create the scenario of ' +
+        'before it is answered; credentials are kept there only as id and SHA-256. Answer and record are bounded: a ' +
+        'result echoes its rule\'s query with a value list over 128 bytes abbreviated (`valueCount`), reasons quote no ' +
+        'such list and name at most 10 credentials per rule, and results over 1 MiB keep only the first line of each ' +
+        'result\'s reasons (and the authorization request on the first result only). To try it: create the scenario of ' +
         'the create example, run the service with DEMO_ISSUER=1 and send the example below (or credentials from ' +
         '`node dist/scripts/demo-credentials.js`).',
       tags: ['execute'],
