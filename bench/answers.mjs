@@ -103,7 +103,7 @@ async function runOn(target) {
     const executes = [
       ['baseline, 3 credentials', await executeAndRead(server, 'baseline', syntheticIdCredentials())],
       [`wide (256 x ${wide.perRule} values), no credential`, await executeAndRead(server, 'wide', [])],
-      [`wide, 100 failing credentials`, await executeAndRead(server, 'wide', failing(100))],
+      ['wide, 100 failing credentials', await executeAndRead(server, 'wide', failing(100))],
       ['heavy, 100 credentials with long ids', await executeAndRead(server, 'heavy', failing(100, (i) => `urn:x:${i}:${'i'.repeat(500)}`))],
     ];
     const base = executes[0][1];
