@@ -3,10 +3,11 @@ import type { FieldProblem } from './validate.js';
 import type { CompiledRule, RuleFailure } from './types.js';
 
 /**
- * A frozen copy of a query, holding only the fields of the Query schema (in its order). Plans are cached and
- * every result echoes the query, so nothing downstream may be able to change the cached one.
+ * A frozen copy of a query as results echo it (echoQuery: a long value list abbreviated), holding only the fields of
+ * the Query schema (in its order). Plans are cached and every result echoes the query, so nothing downstream may be
+ * able to change the cached one; made once per compiled rule, so executes do not measure values again.
  */
-export function frozenQuery(q: Query): Query {
+export function frozenQuery(q: Query): QueryEcho {
   const copy: Query = { type: q.type } as Query;
   if (q.requestId !== undefined) copy.requestId = q.requestId;
   if (q.attribute !== undefined) copy.attribute = q.attribute;
@@ -14,7 +15,7 @@ export function frozenQuery(q: Query): Query {
   copy.operator = q.operator;
   if (q.context !== undefined) copy.context = q.context;
   if (q.circuitId !== undefined) copy.circuitId = q.circuitId;
-  return Object.freeze(copy);
+  return echoQuery(Object.freeze(copy));
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ExecutionResult, RuleStatus } from '../schemas/execution.js';
 import type { ScenarioType } from '../schemas/scenario.js';
-import { echoQuery, type QueryEcho } from './query.js';
+import type { QueryEcho } from './query.js';
 
 /** What every result of one execute shares: the scenario, the address and the execution. */
 export interface ResultHead {
@@ -19,17 +19,10 @@ export interface ResultExtras {
   authorizationRequest?: object;
 }
 
-/** Each cached rule's echo, made once: plans are cached, so their frozen queries are the keys. */
-const echoes = new WeakMap<QueryEcho, QueryEcho>();
-function echoOf(query: QueryEcho): QueryEcho {
-  let echo = echoes.get(query);
-  if (echo === undefined) echoes.set(query, echo = echoQuery(query));
-  return echo;
-}
-
 /**
  * The one place an ExecutionResult is built (the engine's rules, OnChainZKP reads, OffChainZKP requests, answers and
- * expiries all come here): the shape existing frontends parse, with `is_valid` true exactly when `status` is valid.
+ * expiries all come here): the shape existing frontends parse, with `is_valid` true exactly when `status` is valid. The
+ * query is echoed as given: a compiled rule's (frozenQuery), with long value lists abbreviated.
  */
 export function executionResult(
   head: ResultHead, rule: { readonly id: string; readonly query: QueryEcho }, status: RuleStatus, verdict: Verdict,
@@ -46,7 +39,7 @@ export function executionResult(
       result: verdict,
       executionId: head.executionId,
       status,
-      query: echoOf(rule.query), // long value lists abbreviated: see echoQuery
+      query: rule.query, // a compiled rule's query is its echo (frozenQuery): long value lists abbreviated
       ...(extras?.authorizationRequest !== undefined && { authorizationRequest: extras.authorizationRequest }),
     },
   };

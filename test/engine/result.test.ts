@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_RESULTS_BYTES, compactResults, executionResult, failed, withVerdict } from '../../src/engine/result.js';
-import { VALUE_QUOTE_BYTES, echoQuery, quoteValue } from '../../src/engine/query.js';
+import { VALUE_QUOTE_BYTES, echoQuery, frozenQuery, quoteValue } from '../../src/engine/query.js';
 import type { Query } from '../../src/schemas/scenario.js';
 
 const head = { objectType: 'OffChainZKP' as const, name: 'n', scenarioId: 's', address: 'a', executionId: 'e' };
@@ -21,9 +21,11 @@ describe('the query a result echoes', () => {
     expect(Buffer.byteLength(JSON.stringify(kept))).toBeLessThanOrEqual(VALUE_QUOTE_BYTES);
     expect(Buffer.byteLength(JSON.stringify(list(kept.length + 1)))).toBeGreaterThan(VALUE_QUOTE_BYTES);
     expect(kept).toEqual(list(kept.length));
-    // An echo echoes as itself: a result rebuilt with a new verdict keeps valueCount.
+    // A compiled rule's query is its echo, and an echo echoes as itself: a result rebuilt with a new verdict keeps valueCount.
+    expect(frozenQuery(inQuery(list(256)))).toEqual(echo);
     expect(echoQuery(echo)).toBe(echo);
-    const r = executionResult(head, { id: 'q', query: inQuery(list(256)) }, 'pending', failed(['p']));
+    const r = executionResult(head, { id: 'q', query: frozenQuery(inQuery(list(256))) }, 'pending', failed(['p']));
+    expect(r.result.query).toEqual(echo);
     expect(withVerdict(r, 'valid', { is_valid: true, reasons: [] }).result.query).toEqual(echo);
   });
 
