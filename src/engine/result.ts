@@ -52,8 +52,8 @@ export function withVerdict(r: ExecutionResult, status: RuleStatus, verdict: Ver
 
 /**
  * The most an execution's results take as JSON: the execute answer and the audit record it keeps. Results over it
- * are compacted (compactResults); the create/PATCH cap on a scenario's rules (MAX_RULES_BYTES) keeps compacted
- * results under it, whatever the scenario and the credentials sent.
+ * are compacted (compactResults); the create/PATCH cap on a scenario's rules (MAX_RULES_BYTES) bounds what is left
+ * (docs/decisions.md, Bounded answers: under it for real scenarios, ~1.2 MiB for the most contrived ones).
  */
 export const MAX_RESULTS_BYTES = 1024 * 1024;
 
