@@ -13,7 +13,7 @@ import type { QueryConfiguration } from '../schemas/scenario.js';
 import { isUndecided, isUsable, label, unusableReason } from './credentials.js';
 import { compileOperator, describeKind, FALSE, MISMATCH, MISSING, PASS, type CompiledOperator } from './operators.js';
 import { compilePath, type Getter } from './path.js';
-import { describeQuery, frozenQuery, invalidRule } from './query.js';
+import { describeQuery, frozenQuery, invalidRule, quoteValue } from './query.js';
 import type { CompileContext, CompiledRule, Evaluator, PreparedCredential, RuleFailure, RunContext } from './types.js';
 import { checkQuery } from './validate.js';
 
@@ -29,8 +29,9 @@ function compileRule(configuration: QueryConfiguration, context: CompileContext)
     ? `expected a usable ${q.type} credential ($noop)`
     : `expected a usable ${q.type} credential with ${describeQuery(q)}`;
   const noCredential = `no credential of type ${q.type} was presented`;
+  const more = (n: number) => `${n} more credential${n === 1 ? '' : 's'} of type ${q.type} did not pass either (at most ${CREDENTIAL_REASONS} are listed)`;
 
-  if (q.operator === '$noop') return anyUsable(id, query, slot, header, noCredential, () => PASS, () => 'usable');
+  if (q.operator === '$noop') return anyUsable(id, query, slot, { header, noCredential, more }, () => PASS, () => 'usable');
 
   const attribute = q.attribute as string;
   const get: Getter = compilePath(attribute);
@@ -39,7 +40,7 @@ function compileRule(configuration: QueryConfiguration, context: CompileContext)
   const onMissing = op.onMissing;
   const falseText = q.operator === '$exists' && q.value === false
     ? `${attribute} is present (expected $exists false)`
-    : `${attribute} is not ${q.operator} ${JSON.stringify(q.value)}`;
+    : `${attribute} is not ${q.operator} ${quoteValue(q.value as NonNullable<typeof q.value>)}`;
 
   /** The query's outcome code for one credential. */
   const outcome = (c: PreparedCredential): number => {
@@ -60,7 +61,7 @@ function compileRule(configuration: QueryConfiguration, context: CompileContext)
     }
   };
 
-  return anyUsable(id, query, slot, header, noCredential, outcome, why);
+  return anyUsable(id, query, slot, { header, noCredential, more }, outcome, why);
 }
 
 /** A rule that passes when some usable credential of its slot has the outcome PASS; else it says why each failed. */
@@ -68,8 +69,7 @@ function anyUsable(
   id: string,
   query: CompiledRule['query'],
   slot: number,
-  header: string,
-  noCredential: string,
+  texts: FailureTexts,
   outcome: (c: PreparedCredential) => number,
   why: (c: PreparedCredential) => string,
 ): CompiledRule {
@@ -81,16 +81,29 @@ function anyUsable(
       if (list !== undefined) {
         for (const c of list) if (isUsable(c, run.now) && outcome(c) === PASS) return null;
       }
-      return fail(list, run.now, header, noCredential, why);
+      return fail(list, run.now, texts, why);
     },
   };
+}
+
+/**
+ * How many credentials a failed rule's reasons name, one line each. Every rule of the scenario names the credentials
+ * of its type: 100 credentials and 256 rules would be 25,600 lines; this keeps a result's reasons bounded.
+ */
+export const CREDENTIAL_REASONS = 10;
+
+/** A rule's failure texts, made once when it is compiled. */
+interface FailureTexts {
+  header: string;
+  noCredential: string;
+  /** The last line when more credentials failed than are listed. */
+  more: (n: number) => string;
 }
 
 function fail(
   list: readonly PreparedCredential[] | undefined,
   now: number,
-  header: string,
-  noCredential: string,
+  { header, noCredential, more }: FailureTexts,
   why: (c: PreparedCredential) => string,
 ): RuleFailure {
   const reasons = [header];
@@ -98,10 +111,11 @@ function fail(
   if (list === undefined || list.length === 0) {
     reasons.push(noCredential);
   } else {
-    for (const c of list) {
-      reasons.push(`${label(c)}: ${unusableReason(c, now) ?? why(c)}`);
+    for (const [i, c] of list.entries()) {
+      if (i < CREDENTIAL_REASONS) reasons.push(`${label(c)}: ${unusableReason(c, now) ?? why(c)}`);
       if (isUndecided(c)) undecided = true;
     }
+    if (list.length > CREDENTIAL_REASONS) reasons.push(more(list.length - CREDENTIAL_REASONS));
   }
   // No candidate passed; if one could not be judged (its trust is undecided), neither can the rule.
   return { status: undecided ? 'error' : 'not-valid', reasons };

@@ -3,10 +3,11 @@ import type { FieldProblem } from './validate.js';
 import type { CompiledRule, RuleFailure } from './types.js';
 
 /**
- * A frozen copy of a query, holding only the fields of the Query schema (in its order). Plans are cached and
- * every result echoes the query, so nothing downstream may be able to change the cached one.
+ * A frozen copy of a query as results echo it (echoQuery: a long value list abbreviated), holding only the fields of
+ * the Query schema (in its order). Plans are cached and every result echoes the query, so nothing downstream may be
+ * able to change the cached one; made once per compiled rule, so executes do not measure values again.
  */
-export function frozenQuery(q: Query): Query {
+export function frozenQuery(q: Query): QueryEcho {
   const copy: Query = { type: q.type } as Query;
   if (q.requestId !== undefined) copy.requestId = q.requestId;
   if (q.attribute !== undefined) copy.attribute = q.attribute;
@@ -14,13 +15,57 @@ export function frozenQuery(q: Query): Query {
   copy.operator = q.operator;
   if (q.context !== undefined) copy.context = q.context;
   if (q.circuitId !== undefined) copy.circuitId = q.circuitId;
-  return Object.freeze(copy);
+  return echoQuery(Object.freeze(copy));
+}
+
+/**
+ * The largest value, as JSON bytes, that reasons quote and results echo whole. Longer ones (a list of 256 countries)
+ * are described instead: every result and reason repeating them made an execute's answer and audit record grow with
+ * the scenario's values times its rules times the credentials (2.2 MB for a 256-rule scenario of 256 values each).
+ */
+export const VALUE_QUOTE_BYTES = 128;
+
+/** The value as reasons quote it: its JSON when short, else what it is (`(a list of 256 values)`). */
+export function quoteValue(value: NonNullable<Query['value']>): string {
+  const text = JSON.stringify(value);
+  if (Buffer.byteLength(text) <= VALUE_QUOTE_BYTES) return text;
+  return Array.isArray(value) ? `(a list of ${value.length} values)` : `(a ${typeof value} of ${String(value).length} characters)`;
+}
+
+/** A query as results echo it (the QueryEcho schema): `valueCount` is there when `value` was abbreviated. */
+export type QueryEcho = Query & { valueCount?: number };
+
+/**
+ * The query as a result echoes it: a list whose JSON passes VALUE_QUOTE_BYTES keeps the first values that fit, and
+ * `valueCount` says how many the rule has (the whole rule is in the scenario, at the revision the execution records).
+ * Idempotent: an echo echoes as itself.
+ */
+export function echoQuery(q: QueryEcho): QueryEcho {
+  const value = q.value;
+  if (!Array.isArray(value) || Buffer.byteLength(JSON.stringify(value)) <= VALUE_QUOTE_BYTES) return q;
+  const kept: Array<string | number> = [];
+  let bytes = 2; // the brackets
+  for (const item of value) {
+    bytes += Buffer.byteLength(JSON.stringify(item)) + (kept.length > 0 ? 1 : 0);
+    if (bytes > VALUE_QUOTE_BYTES) break;
+    kept.push(item);
+  }
+  // The fields in the Query schema's order, valueCount right after the value it counts.
+  const echo: QueryEcho = { type: q.type } as QueryEcho;
+  if (q.requestId !== undefined) echo.requestId = q.requestId;
+  if (q.attribute !== undefined) echo.attribute = q.attribute;
+  echo.value = kept;
+  echo.valueCount = value.length;
+  echo.operator = q.operator;
+  if (q.context !== undefined) echo.context = q.context;
+  if (q.circuitId !== undefined) echo.circuitId = q.circuitId;
+  return Object.freeze(echo);
 }
 
 /** `personalData.age $gte 18`: the rule as reasons quote it (the scenario's value is not personal data). */
 export function describeQuery(q: Query): string {
   if (q.operator === '$noop') return '$noop';
-  return `${q.attribute ?? '(no attribute)'} ${q.operator} ${q.value === undefined ? '(no value)' : JSON.stringify(q.value)}`;
+  return `${q.attribute ?? '(no attribute)'} ${q.operator} ${q.value === undefined ? '(no value)' : quoteValue(q.value)}`;
 }
 
 /** A rule whose query could not be compiled: it answers error, never a pass. */

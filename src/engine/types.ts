@@ -37,7 +37,7 @@ export interface RuleFailure {
 export interface CompiledRule {
   /** The query configuration id (objectId of its result). */
   readonly id: string;
-  /** A frozen copy of the query configuration's query, echoed in every result. */
+  /** The query configuration's query as every result echoes it, frozen (frozenQuery: a long value list abbreviated). */
   readonly query: Query;
   evaluate(run: RunContext): RuleFailure | null;
 }

@@ -163,6 +163,14 @@ function checkValue(
   }
 }
 
+/**
+ * The most a scenario's queryConfigurations may take as JSON. Every execute answers, and records, one result per rule
+ * echoing its query: this bounds the part of an execute's answer and audit record that the rules make (long value
+ * lists are abbreviated there, but types, attributes and contexts are not). Ample for real scenarios: a rule with a
+ * 250-country list is ~1.5 KB.
+ */
+export const MAX_RULES_BYTES = 128 * 1024;
+
 /** Create/patch-time checks of a scenario's query configurations: returns [] when fine. */
 export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
   const problems: FieldProblem[] = [];
@@ -170,6 +178,13 @@ export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
   if (!Array.isArray(configs)) {
     problems.push({ pointer: '/queryConfigurations', message: 'queryConfigurations must be an array' });
     return problems;
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(configs));
+  if (bytes > MAX_RULES_BYTES) {
+    problems.push({
+      pointer: '/queryConfigurations',
+      message: `must be at most ${MAX_RULES_BYTES} bytes as JSON (${MAX_RULES_BYTES / 1024} KiB), not ${bytes}: fewer or shorter rules`,
+    });
   }
   const type = scenario.type;
   if (!(ScenarioTypes as readonly string[]).includes(type)) {

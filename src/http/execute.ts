@@ -9,6 +9,7 @@ import { useJsonParser } from './json.js';
 import type { PlanCache } from '../domain/plan-cache.js';
 import type { Executor } from '../execution/index.js';
 import { ExecuteRequest, ExecutionResult } from '../schemas/execution.js';
+import { MAX_RESULTS_BYTES, compactResults } from '../engine/result.js';
 import type { Credential } from '../schemas/credential.js';
 import { refOf } from '../schemas/common.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
@@ -73,7 +74,10 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
         'one result per rule, in the scenario\'s order, sharing one executionId. The address passes the scenario when ' +
         'every result has status `valid`. `address` may be a string or an object {address, chain?, namespace?}; results ' +
         'carry the address string. The call is recorded in the audit log (GET /compliance/executions/{executionId}) ' +
-        'before it is answered; credentials are kept there only as id and SHA-256. To try it: create the scenario of ' +
+        'before it is answered; credentials are kept there only as id and SHA-256. Answer and record are bounded: a ' +
+        'result echoes its rule\'s query with a value list over 128 bytes abbreviated (`valueCount`), reasons quote no ' +
+        'such list and name at most 10 credentials per rule, and results over 1 MiB keep only the first line of each ' +
+        'result\'s reasons (and the authorization request on the first result only). To try it: create the scenario of ' +
         'the create example, run the service with DEMO_ISSUER=1 and send the example below (or credentials from ' +
         '`node dist/scripts/demo-credentials.js`).',
       tags: ['execute'],
@@ -157,13 +161,19 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
       }
       throw e;
     }
-    const { results, pending } = started;
+    let { results } = started;
+    const { pending } = started;
     // The request's log lines from here on, its completion line among them, name the execution and count its results:
     // ids and counts only, never the address or a credential.
     reply.log = request.log = request.log.child({ scenarioId: body.scenarioId, executionId, results: countStatuses(results) });
     const timestamp = new Date(at).toISOString();
-    // Serialised once, with the response schema: the audit record keeps the very text that is answered.
-    const text = reply.serialize(results) as string;
+    // Serialised once, with the response schema: the audit record keeps the very text that is answered. Results over
+    // MAX_RESULTS_BYTES (only a scenario of many long rules, run with many credentials) are compacted first.
+    let text = reply.serialize(results) as string;
+    if (text.length > MAX_RESULTS_BYTES / 3 && Buffer.byteLength(text) > MAX_RESULTS_BYTES) { // UTF-8: at most 3 bytes per UTF-16 unit
+      results = compactResults(results);
+      text = reply.serialize(results) as string;
+    }
     const record: ExecutionRecord = {
       executionId,
       scenarioId: body.scenarioId,

@@ -43,7 +43,9 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
     schema: {
       operationId: 'listScenarioExecutions',
       summary: 'List a scenario\'s executions, newest first',
-      description: 'Kept for EXECUTION_RETENTION_DAYS. Records outlive a deleted scenario until they are purged. Only the records of the token\'s projects are listed: an id no scenario of them holds (now or ever) answers an empty page, never 404.',
+      description: 'Kept for EXECUTION_RETENTION_DAYS. Records outlive a deleted scenario until they are purged. Only the records of the token\'s projects are listed: an id no scenario of them holds (now or ever) answers an empty page, never 404. ' +
+        'A page ends at `limit` records or once their results and credentials pass 1 MiB of JSON, whichever comes first ' +
+        '(it always holds one record; a record takes at most ~1 MiB): follow `nextCursor`, which is null only on the last page.',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: Type.Object({ scenarioId: IdOf('The scenario\'s id.', 'adult-kyc') }, { additionalProperties: false }),
       querystring: PageQuery,

@@ -161,7 +161,8 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
     schema: {
       operationId: 'listScenarios',
       summary: 'List scenarios',
-      description: 'In creation order. Pass `nextCursor` back as `cursor` for the next page; it is null on the last page.',
+      description: 'In creation order. Pass `nextCursor` back as `cursor` for the next page; it is null on the last page. A page ' +
+        'ends at `limit` scenarios or once their inputs pass 1 MiB of JSON, whichever comes first (it always holds one).',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       querystring: PageQuery,
       response: scenarioResponses.list,

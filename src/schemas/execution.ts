@@ -52,6 +52,27 @@ export const RuleStatus = StringEnum(['valid', 'not-valid', 'error', 'pending'],
 });
 export type RuleStatus = Static<typeof RuleStatus>;
 
+/**
+ * The query as a result echoes it: the rule's query, with a long value list abbreviated (see VALUE_QUOTE_BYTES in
+ * src/engine/query.ts) so that results do not repeat it. Not `Query` itself: `valueCount` is not a query field.
+ */
+export const QueryEcho = Type.Object(
+  {
+    ...Query.properties,
+    valueCount: Type.Optional(Type.Integer({
+      minimum: 1,
+      description: 'Present only when `value` is abbreviated: a list whose JSON is over 128 bytes is echoed as its first ' +
+        'values that fit in 128 bytes, and valueCount is how many values the rule has. The whole rule: GET ' +
+        '/compliance/scenarios/{scenarioId} (the execution records the scenario revision that ran).',
+    })),
+  },
+  {
+    $id: 'QueryEcho',
+    additionalProperties: false,
+    description: 'The query the result checked, as in the scenario, except that a long `value` list is abbreviated (valueCount).',
+  },
+);
+
 /** The inner `result` of an execution result, shaped as the platform client (RuleEngineResponse) parses it. */
 export const RuleResult = Type.Object(
   {
@@ -71,7 +92,7 @@ export const RuleResult = Type.Object(
     ),
     executionId: Type.String({ format: 'uuid', description: 'The executionId of the execution result.' }),
     status: refOf(RuleStatus),
-    query: refOf(Query),
+    query: refOf(QueryEcho),
     authorizationRequest: Type.Optional(Type.Object({}, {
       additionalProperties: true,
       description: 'OffChainZKP, while pending: the iden3comm authorization request to hand to the wallet (the same for every rule of the execution).',
@@ -80,7 +101,7 @@ export const RuleResult = Type.Object(
       description: 'Present when CREDENTIAL_VERIFICATION=off: credentials were believed without checking proofs, issuers or revocation (development only).',
     })),
   },
-  { $id: 'RuleResult', additionalProperties: false, description: 'The verdict of one rule, and the query it checked (as in the scenario).' },
+  { $id: 'RuleResult', additionalProperties: false, description: 'The verdict of one rule, and the query it checked (as in the scenario; a long value list abbreviated).' },
 );
 
 /** An execution result: one per rule. */

@@ -138,7 +138,7 @@ const fieldSchemas = {
   isIdentityWidgetScenario: Nullable(Type.Boolean({ description: 'Whether the scenario relates to an identity widget.' })),
   queryConfigurations: Type.Array(refOf(QueryConfiguration), {
     maxItems: 256,
-    description: 'The rules. Execute answers one result per rule, in this order; the address passes when every one is valid.',
+    description: 'The rules: at most 256, and at most 128 KiB as JSON (400 naming this field beyond). Execute answers one result per rule, in this order; the address passes when every one is valid.',
   }),
   smartContractDeployments: Type.Array(refOf(SmartContractDeployment), {
     maxItems: 64,

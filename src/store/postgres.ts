@@ -4,7 +4,7 @@ import { guard, isUniqueViolation, ScenarioIdTaken } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import type { ExecutionPage, ExecutionRecord, ScenarioHead, ScenarioPage, Store } from './types.js';
 import {
-  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, pageOf, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
+  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -30,6 +30,19 @@ const read = readers<unknown, Date>({ json: (v) => v, time: (v) => v.toISOString
 const COLS = SCENARIO_COLUMNS;
 const ECOLS = EXECUTION_COLUMNS;
 const WCOLS = WEBHOOK_COLUMNS;
+type Paged<R> = R & { page_rows: string };
+// Listings are bounded in bytes too (PAGE_MAX_BYTES), measured on the JSON text (jsonb's, a little longer than the
+// answer's). Parameters: the filter's, then $n = limit, $n+1 = budget, and the projects last where filtered.
+const scenarioPage = (where: string) => pageWithinBytesSql({
+  table: 'scenarios', columns: COLS, where, order: 'ASC', size: 'octet_length(input::text)', limit: '$2', budget: '$3',
+});
+const SCENARIO_PAGE = scenarioPage('seq > $1');
+const SCENARIO_PAGE_IN = scenarioPage('seq > $1 AND project_id = ANY($4)');
+const executionPage = (where: string) => pageWithinBytesSql({
+  table: 'executions', columns: ECOLS, where, order: 'DESC', size: 'octet_length(results::text) + octet_length(credentials::text)', limit: '$3', budget: '$4',
+});
+const EXECUTION_PAGE = executionPage('scenario_id = $1 AND seq < $2');
+const EXECUTION_PAGE_IN = executionPage('scenario_id = $1 AND seq < $2 AND project_id = ANY($5)');
 
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
 const MIGRATION_LOCK = 0x5c5_0001;
@@ -100,9 +113,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
     async list(limit, after = 0, projects): Promise<ScenarioPage> {
       const { rows } = projects
-        ? await query<Row>(`SELECT ${COLS} FROM scenarios WHERE seq > $1 AND project_id = ANY($3) ORDER BY seq LIMIT $2`, [after, limit + 1, projects])
-        : await query<Row>(`SELECT ${COLS} FROM scenarios WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit + 1]);
-      return pageOf(rows, limit, read.scenario);
+        ? await query<Paged<Row>>(SCENARIO_PAGE_IN, [after, limit + 1, PAGE_MAX_BYTES, projects])
+        : await query<Paged<Row>>(SCENARIO_PAGE, [after, limit + 1, PAGE_MAX_BYTES]);
+      return pageWithinBytes(rows, limit, read.scenario);
     },
     async update(seq, input, expectedRevision, now) {
       try {
@@ -131,15 +144,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
     async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER, projects): Promise<ExecutionPage> {
       const { rows } = projects
-        ? await query<ExecutionRow>(
-          `SELECT ${ECOLS} FROM executions WHERE scenario_id = $1 AND seq < $2 AND project_id = ANY($4) ORDER BY seq DESC LIMIT $3`,
-          [scenarioId, before, limit + 1, projects],
-        )
-        : await query<ExecutionRow>(
-          `SELECT ${ECOLS} FROM executions WHERE scenario_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`,
-          [scenarioId, before, limit + 1],
-        );
-      return pageOf(rows, limit, read.execution);
+        ? await query<Paged<ExecutionRow>>(EXECUTION_PAGE_IN, [scenarioId, before, limit + 1, PAGE_MAX_BYTES, projects])
+        : await query<Paged<ExecutionRow>>(EXECUTION_PAGE, [scenarioId, before, limit + 1, PAGE_MAX_BYTES]);
+      return pageWithinBytes(rows, limit, read.execution);
     },
     async purgeExecutions(createdBefore) {
       const { rowCount } = await query('DELETE FROM executions WHERE created_at < $1', [createdBefore]);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ExecutionRecord, ExecutionPage, ScenarioHead, ScenarioPage, Store } from './types.js';
 import {
-  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, pageOf, readers,
+  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, readers,
   type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 import { sqliteMigrations } from './migrations.js';
@@ -13,6 +13,7 @@ import { BACKSTOP_CHECKPOINT_PAGES, BUSY_TIMEOUT_MS, inlineWriter, threadWriter 
 
 type Row = ScenarioColumns<string, string>;
 type ExecutionRow = ExecutionColumns<string, string>;
+type Paged<R> = R & { page_rows: number };
 type WebhookRow = WebhookColumns<string>;
 const read = readers<string, string>({ json: (v) => JSON.parse(v), time: (v) => v });
 
@@ -73,9 +74,13 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const selectHeadsIn = db.prepare<[string, string], ScenarioHead>(
     "SELECT seq, revision FROM scenarios WHERE id = ? AND COALESCE(project_id, '') IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT 2",
   );
-  const page = db.prepare<[number, number], Row>(`SELECT ${cols} FROM scenarios WHERE seq > ? ORDER BY seq LIMIT ?`);
-  const pageIn = db.prepare<[number, string, number], Row>(
-    `SELECT ${cols} FROM scenarios WHERE seq > ? AND project_id IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?`,
+  // Listings are bounded in bytes too (PAGE_MAX_BYTES); octet_length reads a value's size, not the value.
+  const scenarioPage = (where: string) => pageWithinBytesSql({
+    table: 'scenarios', columns: cols, where, order: 'ASC', size: 'octet_length(input)', limit: '?', budget: '?',
+  });
+  const page = db.prepare<[number, number, number], Paged<Row>>(scenarioPage('seq > ?'));
+  const pageIn = db.prepare<[number, string, number, number], Paged<Row>>(
+    scenarioPage('seq > ? AND project_id IN (SELECT value FROM json_each(?))'),
   );
   const cas = db.prepare<[string, string | null, string, number, number], Row>(
     `UPDATE scenarios SET input = ?, project_id = ?, revision = revision + 1, updated_at = ?
@@ -87,12 +92,12 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const insertExecutionSql =
     `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS}) VALUES (${Array(EXECUTION_INSERT_FIELDS).fill('?').join(', ')})`;
   const selectExecution = db.prepare<[string], ExecutionRow>(`SELECT ${ecols} FROM executions WHERE execution_id = ?`);
-  const pageExecutions = db.prepare<[string, number, number], ExecutionRow>(
-    `SELECT ${ecols} FROM executions WHERE scenario_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-  );
-  const pageExecutionsIn = db.prepare<[string, number, string, number], ExecutionRow>(
-    `SELECT ${ecols} FROM executions WHERE scenario_id = ? AND seq < ? AND project_id IN (SELECT value FROM json_each(?))
-     ORDER BY seq DESC LIMIT ?`,
+  const executionPage = (where: string) => pageWithinBytesSql({
+    table: 'executions', columns: ecols, where, order: 'DESC', size: 'octet_length(results) + octet_length(credentials)', limit: '?', budget: '?',
+  });
+  const pageExecutions = db.prepare<[string, number, number, number], Paged<ExecutionRow>>(executionPage('scenario_id = ? AND seq < ?'));
+  const pageExecutionsIn = db.prepare<[string, number, string, number, number], Paged<ExecutionRow>>(
+    executionPage('scenario_id = ? AND seq < ? AND project_id IN (SELECT value FROM json_each(?))'),
   );
   const purge = db.prepare<[string]>('DELETE FROM executions WHERE created_at < ?');
   // Audit records are inserted by a writer thread (its own connection), in group commits: the request thread only
@@ -178,8 +183,10 @@ export function openSqliteStore(options: SqliteOptions): Store {
       return scope ? selectHeadsIn.all(id, JSON.stringify(scope)) : selectHeads.all(id);
     },
     async list(limit, after = 0, projects): Promise<ScenarioPage> {
-      const rows = projects ? pageIn.all(after, JSON.stringify(projects), limit + 1) : page.all(after, limit + 1);
-      return pageOf(rows, limit, read.scenario);
+      const rows = projects
+        ? pageIn.all(after, JSON.stringify(projects), limit + 1, PAGE_MAX_BYTES)
+        : page.all(after, limit + 1, PAGE_MAX_BYTES);
+      return pageWithinBytes(rows, limit, read.scenario);
     },
     async update(seq, input, expectedRevision, now) {
       try {
@@ -202,9 +209,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
     async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER, projects): Promise<ExecutionPage> {
       const rows = projects
-        ? pageExecutionsIn.all(scenarioId, before, JSON.stringify(projects), limit + 1)
-        : pageExecutions.all(scenarioId, before, limit + 1);
-      return pageOf(rows, limit, read.execution);
+        ? pageExecutionsIn.all(scenarioId, before, JSON.stringify(projects), limit + 1, PAGE_MAX_BYTES)
+        : pageExecutions.all(scenarioId, before, limit + 1, PAGE_MAX_BYTES);
+      return pageWithinBytes(rows, limit, read.execution);
     },
     async purgeExecutions(createdBefore) {
       return purge.run(createdBefore).changes;
