@@ -1,0 +1,40 @@
+import { StorageFull, storeError } from './errors.js';
+
+/**
+ * Bytes the readiness probe writes while the storage is full: room for a few ordinary writes (a scenario, a batch of
+ * audit records), so that an instance is not called ready again on the strength of a few free bytes.
+ */
+export const PROBE_BYTES = 64 * 1024;
+
+/** The key of the probe's row in idempotency_keys; never a real key's (those are SHA-256 hex digests). */
+export const PROBE_KEY = 'scs-storage-probe';
+
+/**
+ * Whether the database's storage takes writes, as the last write found: a write refused for lack of space marks it
+ * full, until a write commits again. Every write of a store runs through `write`, which also turns driver errors into
+ * the service's (StorageFull, StoreUnavailable). Readiness calls `check`: while full, it commits a probe write of its
+ * own (PROBE_BYTES, inserted and deleted in one transaction), so an instance taken out of traffic learns when space is
+ * freed, without a request having to fail first.
+ */
+export class StorageState {
+  private full = false;
+
+  constructor(private readonly probe: () => Promise<void> | void) {}
+
+  async write<T>(call: () => Promise<T> | T): Promise<T> {
+    try {
+      const result = await call();
+      this.full = false;
+      return result;
+    } catch (err) {
+      const mapped = storeError(err);
+      if (mapped instanceof StorageFull) this.full = true;
+      throw mapped;
+    }
+  }
+
+  /** Throws StorageFull while the storage is full (after probing it). */
+  async check(): Promise<void> {
+    if (this.full) await this.write(this.probe);
+  }
+}
