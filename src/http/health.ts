@@ -44,7 +44,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: ScenarioStore }> =
         return sendProblem(reply, 503, { code: err.code, detail: 'The database\'s storage is full: writes are refused until space is freed' });
       }
       reply.header('Retry-After', '1');
-      return sendProblem(reply, 503, { code: 'SCS_DATABASE_UNAVAILABLE', detail: 'The database does not answer' });
+      return sendProblem(reply, 503, { code: 'SCS_DATABASE_UNAVAILABLE', detail: 'The database does not answer, or cannot write to its storage' });
     }
   });
 };

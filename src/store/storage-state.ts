@@ -1,5 +1,9 @@
 import { StorageFull, storeError } from './errors.js';
 
+/** Whether a write's error says the storage refuses writes: full, or an I/O error (a failing disk, a file size limit). */
+const refusedByStorage = (err: unknown, mapped: unknown) =>
+  mapped instanceof StorageFull || /^SQLITE_IOERR/.test(String((err as { code?: unknown } | null)?.code));
+
 /**
  * Bytes the readiness probe writes while the storage is full: room for a few ordinary writes (a scenario, a batch of
  * audit records), so that an instance is not called ready again on the strength of a few free bytes.
@@ -10,31 +14,31 @@ export const PROBE_BYTES = 64 * 1024;
 export const PROBE_KEY = 'scs-storage-probe';
 
 /**
- * Whether the database's storage takes writes, as the last write found: a write refused for lack of space marks it
- * full, until a write commits again. Every write of a store runs through `write`, which also turns driver errors into
- * the service's (StorageFull, StoreUnavailable). Readiness calls `check`: while full, it commits a probe write of its
- * own (PROBE_BYTES, inserted and deleted in one transaction), so an instance taken out of traffic learns when space is
- * freed, without a request having to fail first.
+ * Whether the database's storage takes writes, as the last write found: a write refused for lack of space (or by an
+ * I/O error) marks it refusing, until a write commits again. Every write of a store runs through `write`, which also
+ * turns driver errors into the service's (StorageFull, StoreUnavailable). Readiness calls `check`: while refusing, it
+ * commits a probe write of its own (PROBE_BYTES, inserted, then deleted), so that an instance taken out of traffic
+ * learns when space is freed, without a request having to fail first.
  */
 export class StorageState {
-  private full = false;
+  private refusing = false;
 
   constructor(private readonly probe: () => Promise<void> | void) {}
 
   async write<T>(call: () => Promise<T> | T): Promise<T> {
     try {
       const result = await call();
-      this.full = false;
+      this.refusing = false;
       return result;
     } catch (err) {
       const mapped = storeError(err);
-      if (mapped instanceof StorageFull) this.full = true;
+      if (refusedByStorage(err, mapped)) this.refusing = true;
       throw mapped;
     }
   }
 
-  /** Throws StorageFull while the storage is full (after probing it). */
+  /** Throws (StorageFull, StoreUnavailable) while the storage refuses writes, after probing it. */
   async check(): Promise<void> {
-    if (this.full) await this.write(this.probe);
+    if (this.refusing) await this.write(this.probe);
   }
 }
