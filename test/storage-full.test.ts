@@ -15,7 +15,7 @@ import { ADDRESS, auth, credential, makeApp, scenario, tempDir } from './helpers
 const bulky = (tag: string) => scenario({ name: tag, description: randomBytes(2048).toString('hex'), message: randomBytes(2000).toString('hex') });
 
 /** Free room of the capped database, in pages: a few scenarios, then it is full. */
-const ROOM = 40;
+const ROOM = 80;
 
 const dir = tempDir();
 const file = path.join(dir, 'scenarios.db');
@@ -56,7 +56,7 @@ describe('SQLite with its storage full (max_page_count)', () => {
       if (res.statusCode === 201) acknowledged.set(`s${i}`, String(res.headers.etag));
       else refused = res;
     }
-    expect(acknowledged.size).toBeGreaterThan(2);
+    expect(acknowledged.size).toBeGreaterThan(12);
     expectStorageFull(refused!);
 
     // PATCH to a larger scenario: refused, and the scenario keeps its revision and ETag.
@@ -79,12 +79,18 @@ describe('SQLite with its storage full (max_page_count)', () => {
     const ready = await app!.inject({ method: 'GET', url: '/health/ready' });
     expectStorageFull(ready);
     expect(ready.json()).toMatchObject({ detail: expect.stringMatching(/storage is full/) });
+    // A write that still fits (a DELETE) does not make it ready: ~8 KB freed is less than the probe's 64 KiB.
+    const first = [...acknowledged.keys()].at(-1)!;
+    expect((await app!.inject({ method: 'DELETE', url: `/compliance/scenarios/${first}`, headers: auth })).statusCode).toBe(204);
+    acknowledged.delete(first);
+    expectStorageFull(await app!.inject({ method: 'GET', url: '/health/ready' }));
   });
 
   it('refuses an Idempotency-Key request without keeping the key: its retry does the work once space is freed', async () => {
     expectStorageFull(await create(app!, 'keyed', 'key-1'));
     // Deleting scenarios frees pages inside the file (it does not shrink): room for new writes again.
-    const victims = [...acknowledged.keys()].slice(-3);
+    // Ten more of ~8 KB: room for the readiness probe's 64 KiB.
+    const victims = [...acknowledged.keys()].slice(-10);
     for (const v of victims) {
       expect((await app!.inject({ method: 'DELETE', url: `/compliance/scenarios/${v}`, headers: auth })).statusCode).toBe(204);
       acknowledged.delete(v);

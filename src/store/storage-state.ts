@@ -14,11 +14,11 @@ export const PROBE_BYTES = 64 * 1024;
 export const PROBE_KEY = 'scs-storage-probe';
 
 /**
- * Whether the database's storage takes writes, as the last write found: a write refused for lack of space (or by an
- * I/O error) marks it refusing, until a write commits again. Every write of a store runs through `write`, which also
- * turns driver errors into the service's (StorageFull, StoreUnavailable). Readiness calls `check`: while refusing, it
- * commits a probe write of its own (PROBE_BYTES, inserted, then deleted), so that an instance taken out of traffic
- * learns when space is freed, without a request having to fail first.
+ * Whether the database's storage takes writes. Every write of a store runs through `write`, which turns driver errors
+ * into the service's (StorageFull, StoreUnavailable); one refused for lack of space (or by an I/O error) marks the
+ * storage refusing. Readiness calls `check`: while refusing, it commits a probe write of its own (PROBE_BYTES,
+ * inserted, then deleted), and only that clears the mark. So an instance taken out of traffic learns when space is
+ * freed, and a small write that still fits (a DELETE of the purge) does not call it ready again.
  */
 export class StorageState {
   private refusing = false;
@@ -27,9 +27,7 @@ export class StorageState {
 
   async write<T>(call: () => Promise<T> | T): Promise<T> {
     try {
-      const result = await call();
-      this.refusing = false;
-      return result;
+      return await call();
     } catch (err) {
       const mapped = storeError(err);
       if (refusedByStorage(err, mapped)) this.refusing = true;
@@ -39,6 +37,8 @@ export class StorageState {
 
   /** Throws (StorageFull, StoreUnavailable) while the storage refuses writes, after probing it. */
   async check(): Promise<void> {
-    if (this.refusing) await this.write(this.probe);
+    if (!this.refusing) return;
+    await this.write(this.probe);
+    this.refusing = false;
   }
 }
