@@ -79,17 +79,16 @@ describe('SQLite with its storage full (max_page_count)', () => {
     const ready = await app!.inject({ method: 'GET', url: '/health/ready' });
     expectStorageFull(ready);
     expect(ready.json()).toMatchObject({ detail: expect.stringMatching(/storage is full/) });
+  });
+
+  it('refuses an Idempotency-Key request without keeping the key: its retry does the work once space is freed', async () => {
+    expectStorageFull(await create(app!, 'keyed', 'key-1'));
     // A write that still fits (a DELETE) does not make it ready: ~8 KB freed is less than the probe's 64 KiB.
     const first = [...acknowledged.keys()].at(-1)!;
     expect((await app!.inject({ method: 'DELETE', url: `/compliance/scenarios/${first}`, headers: auth })).statusCode).toBe(204);
     acknowledged.delete(first);
     expectStorageFull(await app!.inject({ method: 'GET', url: '/health/ready' }));
-  });
-
-  it('refuses an Idempotency-Key request without keeping the key: its retry does the work once space is freed', async () => {
-    expectStorageFull(await create(app!, 'keyed', 'key-1'));
-    // Deleting scenarios frees pages inside the file (it does not shrink): room for new writes again.
-    // Ten more of ~8 KB: room for the readiness probe's 64 KiB.
+    // Deleting scenarios frees pages inside the file (it does not shrink): ten more of ~8 KB make room for the probe.
     const victims = [...acknowledged.keys()].slice(-10);
     for (const v of victims) {
       expect((await app!.inject({ method: 'DELETE', url: `/compliance/scenarios/${v}`, headers: auth })).statusCode).toBe(204);
