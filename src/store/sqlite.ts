@@ -66,9 +66,6 @@ export function openSqliteStore(options: SqliteOptions): Store {
   migrate(db);
   if (options.maxPages !== undefined) db.pragma(`max_page_count = ${options.maxPages}`);
 
-  // Every write runs in an explicit transaction, whose COMMIT is a statement of its own: a commit that fails (a full
-  // disk) throws. Alone, an INSERT ... RETURNING read with .get() commits in sqlite3_reset, after its row was returned,
-  // and better-sqlite3 ignores what that reset answers: a refused commit looked like a success.
   const insertProbe = db.prepare<[string, number, string]>(
     'INSERT OR REPLACE INTO idempotency_keys (key, request_hash, created_at) VALUES (?, randomblob(?), ?)',
   );
@@ -79,6 +76,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
     db.transaction(() => insertProbe.run(PROBE_KEY, PROBE_BYTES, new Date().toISOString())).immediate();
     db.transaction(() => deleteProbe.run(PROBE_KEY)).immediate();
   });
+  // Every write runs in an explicit transaction, whose COMMIT is a statement of its own: a commit that fails (a full
+  // disk) throws. Alone, an INSERT ... RETURNING read with .get() commits in sqlite3_reset, after its row was returned,
+  // and better-sqlite3 ignores what that reset answers: a refused commit looked like a success.
   const write = <A extends unknown[], R>(fn: (...args: A) => R) => {
     const tx = db.transaction(fn);
     return (...args: A): Promise<R> => storage.write(() => tx.immediate(...args));
