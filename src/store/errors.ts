@@ -1,7 +1,7 @@
 import { ConfigError } from '../config/errors.js';
 
 /** The database cannot be reached or did not answer in time: a 503 with Retry-After, never a 500. */
-export class StoreUnavailable extends Error {
+class StoreUnavailable extends Error {
   readonly statusCode = 503;
   readonly code = 'SCS_DATABASE_UNAVAILABLE';
   constructor(readonly cause?: unknown) {
@@ -20,7 +20,7 @@ const PG_UNAVAILABLE_CODES = new Set([
 const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 
 /** Whether an error from a database driver means "not reachable now" rather than a bug. */
-export function isUnavailable(err: unknown): boolean {
+function isUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && (PG_UNAVAILABLE_CODES.has(code) || NET_CODES.has(code))) return true;
@@ -47,7 +47,7 @@ export class StorageFull extends Error {
 }
 
 /** Whether a driver error means the database's storage is full. */
-export function isStorageFull(err: unknown): boolean {
+function isStorageFull(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === 'SQLITE_FULL' || code === '53100';
 }
