@@ -8,7 +8,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import type { ExecutionResult } from '../src/schemas/execution.js';
+import type { Scenario } from '../src/schemas/scenario.js';
+import { StorageFull } from '../src/store/errors.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
+import type { ExecutionRecord } from '../src/store/types.js';
 import { ADDRESS, auth, credential, makeApp, scenario, tempDir } from './helpers.js';
 
 /** ~8 KB of text that does not compress: two or three pages of the database each. */
@@ -110,5 +114,51 @@ describe('SQLite with its storage full (max_page_count)', () => {
     }
     const list = await app.inject({ method: 'GET', url: '/compliance/scenarios?limit=100', headers: auth });
     expect(list.json().items.map((s: { id: string }) => s.id).sort()).toEqual([...acknowledged.keys()].sort());
+  });
+});
+
+describe('every write of the SQLite store, on a database with no room left', () => {
+  it('rejects with StorageFull and changes nothing', async () => {
+    const at = path.join(tempDir(), 'w.db');
+    const now = new Date().toISOString();
+    const big = randomBytes(48 * 1024).toString('hex'); // 96 KB: pages no database at its cap has free
+    const record = (over: Partial<ExecutionRecord> = {}): ExecutionRecord => ({
+      executionId: crypto.randomUUID(), scenarioId: 'w', scenarioRevision: 1, projectId: null, address: ADDRESS, state: 'pending',
+      results: [], credentials: [], createdAt: now, updatedAt: now, zkp: { thid: 't', expiresAt: 1 }, ...over,
+    });
+    const webhook = (executionId: string) => ({
+      id: crypto.randomUUID(), executionId, event: 'execution.completed' as const, payload: '{}', state: 'pending' as const,
+      attempts: 0, nextAttemptAt: now, lastStatus: null, lastError: null, createdAt: now, updatedAt: now,
+    });
+    let store = openSqliteStore({ file: at, synchronous: 'NORMAL' });
+    const seeded = await store.create('w', scenario() as unknown as Scenario, now);
+    const [pending, delivered] = [record(), record()];
+    await Promise.all([store.recordExecution(pending), store.recordExecution(delivered)]);
+    const hook = webhook(delivered.executionId);
+    await store.completeExecution(delivered.executionId, { state: 'completed', results: [], updatedAt: now, webhook: hook });
+    await store.claimIdempotencyKey('k', 'h', now, '2000-01-01T00:00:00.000Z');
+    await store.close();
+
+    const pages = new Database(at).pragma('page_count', { simple: true }) as number;
+    store = openSqliteStore({ file: at, synchronous: 'NORMAL', maxPages: pages });
+    const refused = (write: Promise<unknown>) => expect(write).rejects.toBeInstanceOf(StorageFull);
+    const large = scenario({ description: big.slice(0, 4096), message: big.slice(0, 4096), name: big.slice(0, 256) }) as unknown as Scenario;
+    await refused(store.create('x', large, now));
+    await refused(store.update(seeded!.seq, large, 1, now));
+    await refused(store.recordExecution(record({ address: big })));
+    const results = [{ objectType: 'ChallengeQuery', name: big }] as unknown as ExecutionResult[];
+    await refused(store.completeExecution(pending.executionId, { state: 'completed', results, updatedAt: now, webhook: webhook(pending.executionId) }));
+    await refused(store.updateWebhook({ ...hook, state: 'failed', attempts: 1, lastError: big }));
+    await refused(store.claimIdempotencyKey('k2', big, now, '2000-01-01T00:00:00.000Z'));
+    await refused(store.completeIdempotencyKey('k', { status: 201, headers: {}, body: big }));
+    await refused(store.ping()); // readiness: the probe does not fit either
+
+    expect(await store.find('x', undefined)).toEqual([]);
+    expect((await store.find('w', undefined))[0]!.revision).toBe(1);
+    expect((await store.getExecution(pending.executionId))!.state).toBe('pending');
+    expect(await store.webhooksOf(pending.executionId)).toEqual([]);
+    expect((await store.webhooksOf(delivered.executionId))[0]).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(await store.claimIdempotencyKey('k', 'h', now, '2000-01-01T00:00:00.000Z')).toEqual({ claimed: false, requestHash: 'h' });
+    await store.close();
   });
 });
