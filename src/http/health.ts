@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { StorageFull } from '../store/errors.js';
 import type { ScenarioStore } from '../store/types.js';
 import { sendProblem } from './errors.js';
 import { answered, problemResponses } from './responses.js';
@@ -21,11 +22,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: ScenarioStore }> =
 
   app.get('/health/ready', {
     schema: {
-      operationId: 'ready', summary: 'The database answers', tags: ['health'],
+      operationId: 'ready', summary: 'The database answers and takes writes', tags: ['health'],
       response: {
-        200: answered(Health, 'The database answers: this instance can take traffic.'),
+        200: answered(Health, 'The database answers and takes writes: this instance can take traffic.'),
         ...problemResponses([503], {
-          503: 'The database does not answer (code SCS_DATABASE_UNAVAILABLE), or the service is overloaded ' +
+          503: 'The database does not answer (code SCS_DATABASE_UNAVAILABLE), its storage is full (SCS_STORAGE_FULL: a ' +
+            'write was refused for lack of space, and a 64 KiB test write still is), or the service is overloaded ' +
             '(SCS_OVERLOADED): send no traffic to this instance for now; ask again after Retry-After.',
         }),
       },
@@ -37,8 +39,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: ScenarioStore }> =
       return { status: 'ok' };
     } catch (err) {
       request.log.warn({ err }, 'readiness check failed');
+      if (err instanceof StorageFull) {
+        reply.header('Retry-After', String(err.retryAfterSeconds));
+        return sendProblem(reply, 503, { code: err.code, detail: 'The database\'s storage is full: writes are refused until space is freed' });
+      }
       reply.header('Retry-After', '1');
-      return sendProblem(reply, 503, { code: 'SCS_DATABASE_UNAVAILABLE', detail: 'The database does not answer' });
+      return sendProblem(reply, 503, { code: 'SCS_DATABASE_UNAVAILABLE', detail: 'The database does not answer, or cannot write to its storage' });
     }
   });
 };

@@ -23,7 +23,8 @@ const WHEN: Record<number, string> = {
   429: 'Too many requests from this token, or without a token from this client address (code SCS_RATE_LIMITED, when ' +
     'RATE_LIMIT_MAX is set). Wait the seconds the Retry-After header gives, then send again.',
   503: 'The service cannot answer right now: it is overloaded (SCS_OVERLOADED), its database does not answer ' +
-    '(SCS_DATABASE_UNAVAILABLE) or the keys that verify tokens cannot be fetched (SCS_AUTH_UNAVAILABLE). Wait the ' +
+    '(SCS_DATABASE_UNAVAILABLE), its database\'s storage is full (SCS_STORAGE_FULL: nothing of the request was written) ' +
+    'or the keys that verify tokens cannot be fetched (SCS_AUTH_UNAVAILABLE). Wait the ' +
     'seconds the Retry-After header gives, then send again (with the same Idempotency-Key, a POST is never done twice).',
 };
 

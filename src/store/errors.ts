@@ -1,7 +1,7 @@
 import { ConfigError } from '../config/errors.js';
 
 /** The database cannot be reached or did not answer in time: a 503 with Retry-After, never a 500. */
-export class StoreUnavailable extends Error {
+class StoreUnavailable extends Error {
   readonly statusCode = 503;
   readonly code = 'SCS_DATABASE_UNAVAILABLE';
   constructor(readonly cause?: unknown) {
@@ -20,21 +20,50 @@ const PG_UNAVAILABLE_CODES = new Set([
 const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 
 /** Whether an error from a database driver means "not reachable now" rather than a bug. */
-export function isUnavailable(err: unknown): boolean {
+function isUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && (PG_UNAVAILABLE_CODES.has(code) || NET_CODES.has(code))) return true;
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return true;
+  // The storage refused a read or write (a failing disk, a file over its size limit): nothing is wrong with the request.
+  if (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) return true;
   if (code === 'SCS_WRITER_GONE') return true;
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Cannot use a pool after calling end/i.test(err.message);
 }
 
-/** Runs a database call, turning "not reachable" errors into StoreUnavailable. */
+/**
+ * The database's storage is full (SQLite's SQLITE_FULL, PostgreSQL's SQLSTATE 53100 disk_full): the write was refused
+ * and nothing of it kept. 503, not 507: clients and load balancers know what a 503 with Retry-After asks of them, and
+ * the request itself is fine (another instance, or this one once space is freed, takes it).
+ */
+export class StorageFull extends Error {
+  readonly statusCode = 503;
+  readonly code = 'SCS_STORAGE_FULL';
+  /** Freeing space takes an operator: no point in retrying within the second. */
+  readonly retryAfterSeconds = 30;
+  constructor(readonly cause?: unknown) {
+    super('The database\'s storage is full: nothing was written. Retry later; the operator must free space');
+  }
+}
+
+/** Whether a driver error means the database's storage is full. */
+function isStorageFull(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === '53100';
+}
+
+/** A driver error as the service answers it: StorageFull, StoreUnavailable, or itself (a bug, or one the caller maps). */
+export function storeError(err: unknown): unknown {
+  if (isStorageFull(err)) return new StorageFull(err);
+  return isUnavailable(err) ? new StoreUnavailable(err) : err;
+}
+
+/** Runs a database call, turning "storage full" and "not reachable" errors into StorageFull and StoreUnavailable. */
 export async function guard<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    throw isUnavailable(err) ? new StoreUnavailable(err) : err;
+    throw storeError(err);
   }
 }
 

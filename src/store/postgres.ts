@@ -2,6 +2,7 @@ import pg from 'pg';
 import { postgresMigrations } from './migrations.js';
 import { guard, isUniqueViolation, ScenarioIdTaken } from './errors.js';
 import { GroupCommit } from './group-commit.js';
+import { PROBE_BYTES, PROBE_KEY, StorageState } from './storage-state.js';
 import type { ExecutionPage, ExecutionRecord, ScenarioHead, ScenarioPage, Store } from './types.js';
 import {
   EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
@@ -63,6 +64,17 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   pool.on('error', (err) => options.onError?.(err));
 
   const query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => guard(() => pool.query<R>(text, values));
+  // A statement sent alone commits before PostgreSQL answers ReadyForQuery, which node-postgres waits for: a commit
+  // that fails (disk_full) rejects the query. Writes go through `storage` to learn whether the storage is full.
+  const storage = new StorageState(async () => {
+    await pool.query(
+      `INSERT INTO idempotency_keys (key, request_hash, created_at) SELECT $1, string_agg(md5(random()::text), ''), now()
+       FROM generate_series(1, $2::int / 32) ON CONFLICT (key) DO UPDATE SET request_hash = EXCLUDED.request_hash`,
+      [PROBE_KEY, PROBE_BYTES],
+    );
+    await pool.query('DELETE FROM idempotency_keys WHERE key = $1', [PROBE_KEY]);
+  });
+  const write = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => storage.write(() => pool.query<R>(text, values));
 
   try {
     await guard(() => migrate(pool, schema));
@@ -79,7 +91,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const b = i * EXECUTION_INSERT_FIELDS;
       return `(${Array.from({ length: EXECUTION_INSERT_FIELDS }, (_, k) => `$${b + k + 1}`).join(', ')})`;
     });
-    await query(
+    await write(
       `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS}) VALUES ${rows.join(', ')}`,
       values,
     );
@@ -91,7 +103,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   return {
     kind: 'postgres',
     async create(id, input, now) {
-      const { rows } = await query<Row>(
+      const { rows } = await write<Row>(
         `INSERT INTO scenarios (id, input, project_id, revision, created_at, updated_at)
          VALUES ($1, $2, $3, 1, $4, $4) ON CONFLICT DO NOTHING RETURNING ${COLS}`,
         [id, JSON.stringify(input), input.projectId ?? null, now],
@@ -119,7 +131,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
     async update(seq, input, expectedRevision, now) {
       try {
-        const { rows } = await query<Row>(
+        const { rows } = await write<Row>(
           `UPDATE scenarios SET input = $1, project_id = $2, revision = revision + 1, updated_at = $3
            WHERE seq = $4 AND revision = $5 RETURNING ${COLS}`,
           [JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision],
@@ -131,7 +143,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       }
     },
     async delete(seq) {
-      const { rowCount } = await query('DELETE FROM scenarios WHERE seq = $1', [seq]);
+      const { rowCount } = await write('DELETE FROM scenarios WHERE seq = $1', [seq]);
       return (rowCount ?? 0) > 0;
     },
     recordExecution(record) {
@@ -149,11 +161,11 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       return pageWithinBytes(rows, limit, read.execution);
     },
     async purgeExecutions(createdBefore) {
-      const { rowCount } = await query('DELETE FROM executions WHERE created_at < $1', [createdBefore]);
+      const { rowCount } = await write('DELETE FROM executions WHERE created_at < $1', [createdBefore]);
       return rowCount ?? 0;
     },
     async completeExecution(executionId, c) {
-      return guard(async () => {
+      return storage.write(async () => {
         const client = await pool.connect();
         try {
           await client.query('BEGIN');
@@ -191,7 +203,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
     async claimWebhooks(now, limit, leaseUntil) {
       // SKIP LOCKED: instances polling at once take different deliveries.
-      const { rows } = await query<WebhookRow>(
+      const { rows } = await write<WebhookRow>(
         `UPDATE webhook_deliveries SET lease_until = $3 WHERE id IN (
            SELECT id FROM webhook_deliveries
            WHERE state = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
@@ -202,7 +214,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       return rows.map(read.webhook);
     },
     async updateWebhook(d) {
-      await query(
+      await write(
         `UPDATE webhook_deliveries SET state = $2, attempts = $3, next_attempt_at = $4, last_status = $5, last_error = $6,
          updated_at = $7, lease_until = NULL WHERE id = $1`,
         [d.id, d.state, d.attempts, d.nextAttemptAt, d.lastStatus, d.lastError, d.updatedAt],
@@ -216,8 +228,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     async claimIdempotencyKey(key, requestHash, now, expiredBefore) {
       // Insert-or-read; a row deleted between the two (released, expired) makes us try again.
       for (;;) {
-        await query('DELETE FROM idempotency_keys WHERE key = $1 AND created_at < $2', [key, expiredBefore]);
-        const inserted = await query(
+        await write('DELETE FROM idempotency_keys WHERE key = $1 AND created_at < $2', [key, expiredBefore]);
+        const inserted = await write(
           'INSERT INTO idempotency_keys (key, request_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING RETURNING key',
           [key, requestHash, now],
         );
@@ -236,18 +248,19 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       }
     },
     async completeIdempotencyKey(key, response) {
-      await query('UPDATE idempotency_keys SET status = $1, headers = $2, body = $3 WHERE key = $4',
+      await write('UPDATE idempotency_keys SET status = $1, headers = $2, body = $3 WHERE key = $4',
         [response.status, JSON.stringify(response.headers), response.body, key]);
     },
     async releaseIdempotencyKey(key) {
-      await query('DELETE FROM idempotency_keys WHERE key = $1 AND status IS NULL', [key]);
+      await write('DELETE FROM idempotency_keys WHERE key = $1 AND status IS NULL', [key]);
     },
     async purgeIdempotencyKeys(createdBefore) {
-      const { rowCount } = await query('DELETE FROM idempotency_keys WHERE created_at < $1', [createdBefore]);
+      const { rowCount } = await write('DELETE FROM idempotency_keys WHERE created_at < $1', [createdBefore]);
       return rowCount ?? 0;
     },
     async ping() {
       await query('SELECT 1');
+      await storage.check();
     },
     async close() {
       await audit.drain();

@@ -35,6 +35,8 @@ if (workerData.checkpointMs) {
 } else {
   // The writer: checkpoints are the checkpointer's; its own only past a large WAL, in case that one is gone.
   db.pragma('wal_autocheckpoint = ' + workerData.autocheckpointPages);
+  if (workerData.maxPages !== undefined) db.pragma('max_page_count = ' + workerData.maxPages);
+  // A transaction per message: its COMMIT throws when it fails (a full disk), and the batch is then refused.
   const statement = db.prepare(workerData.sql);
   const writeAll = db.transaction((rows) => { for (const row of rows) statement.run(row); });
   parentPort.on('message', (m) => {
@@ -74,8 +76,9 @@ export const BACKSTOP_CHECKPOINT_PAGES = 10_000;
  * reading meanwhile and sees each batch once it is committed), and a checkpointer thread beside it. Batches are committed one after the other, in the
  * order they were written; the thread is started on the first write and again after it failed (a batch in flight
  * then fails as unavailable: it may or may not have been committed), and does not keep the process alive while idle.
+ * `maxPages`: PRAGMA max_page_count of the writer's connection (see SqliteOptions.maxPages).
  */
-export function threadWriter(file: string, synchronous: string, sql: string): BatchWriter {
+export function threadWriter(file: string, synchronous: string, sql: string, maxPages?: number): BatchWriter {
   let worker: Worker | undefined;
   let checkpointer: Worker | undefined;
   let nextId = 0;
@@ -88,7 +91,7 @@ export function threadWriter(file: string, synchronous: string, sql: string): Ba
   };
   const connection = { driver, file, synchronous, cacheKib: THREAD_CACHE_KIB, busyTimeoutMs: BUSY_TIMEOUT_MS };
   const start = (): Worker => {
-    const w = new Worker(PROGRAM, { eval: true, workerData: { ...connection, sql, autocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } });
+    const w = new Worker(PROGRAM, { eval: true, workerData: { ...connection, sql, maxPages, autocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } });
     w.unref();
     if (checkpointer === undefined) {
       const c = new Worker(PROGRAM, { eval: true, workerData: { ...connection, checkpointMs: CHECKPOINT_MS } });

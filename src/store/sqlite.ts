@@ -7,9 +7,10 @@ import {
   type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 import { sqliteMigrations } from './migrations.js';
-import { isUniqueViolation, isUnavailable, ScenarioIdTaken, StoreUnavailable } from './errors.js';
+import { isUniqueViolation, ScenarioIdTaken } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import { BACKSTOP_CHECKPOINT_PAGES, BUSY_TIMEOUT_MS, inlineWriter, threadWriter } from './sqlite-writer.js';
+import { PROBE_BYTES, PROBE_KEY, StorageState } from './storage-state.js';
 
 type Row = ScenarioColumns<string, string>;
 type ExecutionRow = ExecutionColumns<string, string>;
@@ -23,6 +24,11 @@ export interface SqliteOptions {
   file: string;
   /** NORMAL survives a crash of the process; FULL also a power loss (an fsync per commit). */
   synchronous: 'NORMAL' | 'FULL';
+  /**
+   * A cap on the database's size, in pages (PRAGMA max_page_count on each of its connections): a write that would
+   * grow it further fails with SQLITE_FULL, as on a full disk. Unset: SQLite's own (no practical cap).
+   */
+  maxPages?: number;
 }
 
 const WAL_SWITCH_PAUSE_MS = 10;
@@ -59,6 +65,25 @@ export function openSqliteStore(options: SqliteOptions): Store {
   db.pragma(`synchronous = ${options.synchronous}`);
   db.pragma('foreign_keys = ON');
   migrate(db);
+  if (options.maxPages !== undefined) db.pragma(`max_page_count = ${options.maxPages}`);
+
+  const insertProbe = db.prepare<[string, number, string]>(
+    'INSERT OR REPLACE INTO idempotency_keys (key, request_hash, created_at) VALUES (?, randomblob(?), ?)',
+  );
+  const deleteProbe = db.prepare<[string]>('DELETE FROM idempotency_keys WHERE key = ?');
+  // Two commits: pages freed in the transaction that allocated them need not be written, so one would not show that
+  // the storage takes PROBE_BYTES.
+  const storage = new StorageState(() => {
+    db.transaction(() => insertProbe.run(PROBE_KEY, PROBE_BYTES, new Date().toISOString())).immediate();
+    db.transaction(() => deleteProbe.run(PROBE_KEY)).immediate();
+  });
+  // Every write runs in an explicit transaction, whose COMMIT is a statement of its own: a commit that fails (a full
+  // disk) throws. Alone, an INSERT ... RETURNING read with .get() commits in sqlite3_reset, after its row was returned,
+  // and better-sqlite3 ignores what that reset answers: a refused commit looked like a success.
+  const write = <A extends unknown[], R>(fn: (...args: A) => R) => {
+    const tx = db.transaction(fn);
+    return (...args: A): Promise<R> => storage.write(() => tx.immediate(...args));
+  };
 
   const cols = SCENARIO_COLUMNS;
   const insert = db.prepare<[string, string, string | null, string, string], Row>(
@@ -106,13 +131,11 @@ export function openSqliteStore(options: SqliteOptions): Store {
   if (options.file === ':memory:') {
     writer = inlineWriter(db, insertExecutionSql);
   } else {
-    writer = threadWriter(options.file, options.synchronous, insertExecutionSql);
+    writer = threadWriter(options.file, options.synchronous, insertExecutionSql, options.maxPages);
     // The writer's checkpointer thread keeps the WAL short; this connection checkpoints only as a backstop.
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   }
-  const commit = (records: ExecutionRecord[]) => writer.write(records.map(executionValues)).catch((err: unknown) => {
-    throw isUnavailable(err) ? new StoreUnavailable(err) : err;
-  });
+  const commit = (records: ExecutionRecord[]) => storage.write(() => writer.write(records.map(executionValues)));
   // The writer thread commits its messages in order: a batch is sent as soon as it is formed (each turn of the
   // event loop), without waiting for the one before it to be acknowledged.
   const audit = new GroupCommit<ExecutionRecord>(commit, 256, WRITER_BATCHES_IN_FLIGHT);
@@ -125,7 +148,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     `INSERT INTO webhook_deliveries (${wcols})
      VALUES (@id, @executionId, @event, @payload, @state, @attempts, @nextAttemptAt, @lastStatus, @lastError, @createdAt, @updatedAt)`,
   );
-  const completeTx = db.transaction((executionId: string, c: Parameters<Store['completeExecution']>[1]): boolean => {
+  const completeTx = write((executionId: string, c: Parameters<Store['completeExecution']>[1]): boolean => {
     if (finish.run(c.state, JSON.stringify(c.results), c.updatedAt, executionId).changes === 0) return false;
     if (c.webhook) insertWebhook.run(c.webhook);
     return true;
@@ -138,7 +161,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
      ORDER BY next_attempt_at LIMIT ?`,
   );
   const lease = db.prepare<[string, string]>('UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?');
-  const claimTx = db.transaction((now: string, limit: number, leaseUntil: string) => {
+  const claimTx = write((now: string, limit: number, leaseUntil: string) => {
     const rows = dueWebhooks.all(now, now, limit);
     for (const r of rows) lease.run(leaseUntil, r.id);
     return rows.map(read.webhook);
@@ -159,7 +182,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const completeKey = db.prepare<[number, string, string, string]>('UPDATE idempotency_keys SET status = ?, headers = ?, body = ? WHERE key = ?');
   const releaseKey = db.prepare<[string]>('DELETE FROM idempotency_keys WHERE key = ? AND status IS NULL');
   const purgeKeys = db.prepare<[string]>('DELETE FROM idempotency_keys WHERE created_at < ?');
-  const claim = db.transaction((key: string, requestHash: string, now: string, expiredBefore: string) => {
+  const claim = write((key: string, requestHash: string, now: string, expiredBefore: string) => {
     freeExpiredKey.run(key, expiredBefore);
     if (claimKey.run(key, requestHash, now).changes > 0) return { claimed: true as const };
     const row = selectKey.get(key)!;
@@ -170,10 +193,19 @@ export function openSqliteStore(options: SqliteOptions): Store {
     };
   });
 
+  const createTx = write((...args: Parameters<typeof insert.get>) => insert.get(...args));
+  const casTx = write((...args: Parameters<typeof cas.get>) => cas.get(...args));
+  const removeTx = write((seq: number) => remove.run(seq));
+  const purgeTx = write((createdBefore: string) => purge.run(createdBefore));
+  const updateWebhookTx = write((delivery: Parameters<Store['updateWebhook']>[0]) => updateWebhookRow.run(delivery));
+  const completeKeyTx = write((...args: Parameters<typeof completeKey.run>) => completeKey.run(...args));
+  const releaseKeyTx = write((key: string) => releaseKey.run(key));
+  const purgeKeysTx = write((createdBefore: string) => purgeKeys.run(createdBefore));
+
   return {
     kind: 'sqlite',
     async create(id, input, now) {
-      const row = insert.get(id, JSON.stringify(input), input.projectId ?? null, now, now);
+      const row = await createTx(id, JSON.stringify(input), input.projectId ?? null, now, now);
       return row ? read.scenario(row) : null;
     },
     async find(id, scope) {
@@ -190,7 +222,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
     async update(seq, input, expectedRevision, now) {
       try {
-        const row = cas.get(JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision);
+        const row = await casTx(JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision);
         return row ? read.scenario(row) : null;
       } catch (err) {
         if (isUniqueViolation(err)) throw new ScenarioIdTaken(input.projectId ?? null);
@@ -198,7 +230,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
       }
     },
     async delete(seq) {
-      return remove.run(seq).changes > 0;
+      return (await removeTx(seq)).changes > 0;
     },
     recordExecution(record) {
       return audit.add(record);
@@ -214,37 +246,38 @@ export function openSqliteStore(options: SqliteOptions): Store {
       return pageWithinBytes(rows, limit, read.execution);
     },
     async purgeExecutions(createdBefore) {
-      return purge.run(createdBefore).changes;
+      return (await purgeTx(createdBefore)).changes;
     },
     async completeExecution(executionId, completion) {
-      return completeTx.immediate(executionId, completion);
+      return completeTx(executionId, completion);
     },
     async expiredPendingExecutions(before, limit) {
       return expiredPending.all(before, limit).map(read.execution);
     },
     async claimWebhooks(now, limit, leaseUntil) {
-      return claimTx.immediate(now, limit, leaseUntil);
+      return claimTx(now, limit, leaseUntil);
     },
     async updateWebhook(delivery) {
-      updateWebhookRow.run(delivery);
+      await updateWebhookTx(delivery);
     },
     async webhooksOf(executionId) {
       return webhooksOfExecution.all(executionId).map(read.webhook);
     },
     async claimIdempotencyKey(key, requestHash, now, expiredBefore) {
-      return claim.immediate(key, requestHash, now, expiredBefore);
+      return claim(key, requestHash, now, expiredBefore);
     },
     async completeIdempotencyKey(key, response) {
-      completeKey.run(response.status, JSON.stringify(response.headers), response.body, key);
+      await completeKeyTx(response.status, JSON.stringify(response.headers), response.body, key);
     },
     async releaseIdempotencyKey(key) {
-      releaseKey.run(key);
+      await releaseKeyTx(key);
     },
     async purgeIdempotencyKeys(createdBefore) {
-      return purgeKeys.run(createdBefore).changes;
+      return (await purgeKeysTx(createdBefore)).changes;
     },
     async ping() {
       db.prepare('SELECT 1').get();
+      await storage.check();
     },
     async close() {
       await audit.drain();

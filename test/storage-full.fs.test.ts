@@ -1,0 +1,78 @@
+/**
+ * The server process on storage that really fills: its writes fail in write(2), as on a full disk, and every write it
+ * acknowledged must be there after a restart. Two ways to fill:
+ * - a limit on the size of each file the process writes (`ulimit -f`, RLIMIT_FSIZE): any user, any POSIX system;
+ *   SQLite then answers SQLITE_FULL (a short write) or SQLITE_IOERR_WRITE (EFBIG);
+ * - a small tmpfs mounted for the test: a real full filesystem (ENOSPC, SQLITE_FULL). Mounting needs root (CI runs
+ *   as root); anyone else gets a line saying why it is skipped, and the other two tests still fill for real.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from './helpers.js';
+import { call, killAll, start } from './server-process.js';
+import { TOKEN, bulky, codes, expectKept, fill, mountTmpfs, serverEnv, unmount } from './storage-fill.js';
+
+const env = (dataDir: string) => ({ ...serverEnv, DATA_DIR: dataDir });
+const TMPFS_TEST = 'the full-tmpfs test (the ulimit -f and max_page_count tests fill storage without it)';
+const mountable = mountTmpfs(TMPFS_TEST, '2m');
+afterAll(() => {
+  killAll();
+  if (typeof mountable === 'string') unmount(mountable);
+});
+
+describe('the server on storage that fills', () => {
+  it('with a file size limit (ulimit -f): refuses with 503 what it cannot commit, and keeps all it acknowledged', async () => {
+    const dataDir = tempDir();
+    // 2048 blocks (1 or 2 MB, as the shell counts them): room for the schema and a few dozen scenarios.
+    let server = await start(env(dataDir), { shell: 'ulimit -f 2048' });
+    const filled = await fill(server, 400);
+    const ready = await fetch(`${server.url}/health/ready`);
+    server.proc.kill('SIGKILL');
+    await server.exited;
+
+    server = await start(env(dataDir));
+    await expectKept(server, filled);
+    expect((await fetch(`${server.url}/health/ready`)).status).toBe(200);
+    expect(filled.etags.size).toBeGreaterThan(10);
+    expect(filled.refusals.length).toBeGreaterThanOrEqual(2); // a write of each kind was tried on a full file
+    expect(codes(filled.refusals).every((c) => c === '503 SCS_STORAGE_FULL' || c === '503 SCS_DATABASE_UNAVAILABLE')).toBe(true);
+    expect(ready.status).toBe(503);
+    server.proc.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  }, 120_000);
+
+  it.skipIf(typeof mountable !== 'string')(
+    'on a full tmpfs: answers 503 SCS_STORAGE_FULL, is not ready, recovers when space is freed, and keeps all it acknowledged',
+    async () => {
+      const mount = mountable as string;
+      const filler = path.join(mount, 'filler');
+      fs.writeFileSync(filler, randomBytes(512 * 1024));
+      const dataDir = path.join(mount, 'data');
+      let server = await start(env(dataDir));
+      const filled = await fill(server, 400);
+      const ready = await call(server, TOKEN, 'GET', '/health/ready');
+      // Space freed: ready again without a request failing first, and writes are taken.
+      fs.rmSync(filler);
+      const readyAgain = await fetch(`${server.url}/health/ready`);
+      const after = await call(server, TOKEN, 'POST', '/compliance/scenarios', { id: 'after', input: bulky('after') });
+      if (after.status === 201) filled.etags.set('after', after.headers.get('etag')!);
+      server.proc.kill('SIGKILL');
+      await server.exited;
+
+      server = await start(env(dataDir));
+      await expectKept(server, filled);
+      expect(filled.etags.size).toBeGreaterThan(10);
+      expect(codes(filled.refusals)).toEqual(['503 SCS_STORAGE_FULL']);
+      expect(filled.refusals.length).toBeGreaterThanOrEqual(2);
+      expect(filled.refusals.every((r) => r.headers.get('retry-after') === '30')).toBe(true);
+      expect([ready.status, ready.body.code]).toEqual([503, 'SCS_STORAGE_FULL']);
+      expect(readyAgain.status).toBe(200);
+      expect(after.status).toBe(201);
+      server.proc.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    },
+    120_000,
+  );
+});
