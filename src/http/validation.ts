@@ -56,7 +56,7 @@ function createAjv(coerce: boolean, explain: boolean): Ajv {
  * it stops at the first error) says whether the body is valid; only an invalid one runs `explain` (allErrors on,
  * stopped past AJV_ERROR_BUDGET errors), for the fields to name. A valid body is validated once.
  */
-export function bounded<T>(decide: ValidateFunction<T>, explain: ValidateFunction<T>): ValidateFunction<T> {
+function bounded<T>(decide: ValidateFunction<T>, explain: ValidateFunction<T>): ValidateFunction<T> {
   const validate = ((data: unknown) => {
     if (decide(data)) {
       validate.errors = null;
