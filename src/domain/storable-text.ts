@@ -11,11 +11,21 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 
 const storableText = (s: string): boolean => !UNSTORABLE.test(s);
 
-/** The fields (strings and keys) of a parsed JSON value holding such text; `path` is where the value sits. */
-export function unstorableText(value: unknown, path: ReadonlyArray<string | number> = []): FieldError[] {
+/**
+ * Whether a JSON text may hold such text once parsed: a U+0000 or a UTF-16 surrogate escaped (`\u0000`, `\ud800`),
+ * or such a character as is. False means `unstorableText` of its value finds nothing, so the walk can be skipped.
+ */
+export const mayHoldUnstorable = (json: string): boolean => /\\u(?:0000|[dD][89a-fA-F])/.test(json) || UNSTORABLE.test(json);
+
+/**
+ * The fields (strings and keys) of a parsed JSON value holding such text, at most `limit` of them (then it stops: the
+ * caller says there are more); `path` is where the value sits.
+ */
+export function unstorableText(value: unknown, path: ReadonlyArray<string | number> = [], limit = Infinity): FieldError[] {
   const found: FieldError[] = [];
   // An explicit stack, not recursion: a deeply nested body must not overflow the call stack. Each entry keeps its
-  // parent so a path is only built for a field that is reported.
+  // parent so a path is only built for a field that is reported. A number, boolean or null under a storable key has
+  // nothing to report, so it is not stacked (a body of numbers costs no entry per number).
   interface Entry { v: unknown; at?: string | number; parent?: Entry }
   const pathOf = (e: Entry | undefined): Array<string | number> => {
     const out: Array<string | number> = [];
@@ -23,23 +33,27 @@ export function unstorableText(value: unknown, path: ReadonlyArray<string | numb
     return [...path, ...out];
   };
   const stack: Entry[] = [{ v: value }];
-  while (stack.length > 0) {
+  while (stack.length > 0 && found.length < limit) {
     const e = stack.pop()!;
     const v = e.v;
     if (typeof e.at === 'string' && !storableText(e.at)) found.push(fieldError(pathOf(e), 'this key must not contain U+0000 or an unpaired UTF-16 surrogate'));
     if (typeof v === 'string') {
       if (!storableText(v)) found.push(fieldError(pathOf(e), 'must not contain U+0000 or an unpaired UTF-16 surrogate'));
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], at: i, parent: e });
+      for (let i = v.length - 1; i >= 0; i--) {
+        const x: unknown = v[i];
+        if (typeof x === 'string' || (typeof x === 'object' && x !== null)) stack.push({ v: x, at: i, parent: e });
+      }
     } else if (typeof v === 'object' && v !== null) {
-      const entries = Object.entries(v);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [k, x] = entries[i]!;
-        stack.push({ v: x, at: k, parent: e });
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i]!;
+        const x: unknown = (v as Record<string, unknown>)[k];
+        if (typeof x === 'string' || (typeof x === 'object' && x !== null) || !storableText(k)) stack.push({ v: x, at: k, parent: e });
       }
     }
   }
-  return found;
+  return found.slice(0, limit);
 }
 
 /** A field error for a path, named as Ajv's are (`body.a.b.2`, pointer `/a/b/2`); a key is shown escaped, never raw. */

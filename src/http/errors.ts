@@ -2,7 +2,8 @@ import type { Duplex } from 'node:stream';
 import createError from '@fastify/error';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Problem } from '../schemas/problem.js';
+import { MAX_FIELD_ERRORS, type Problem } from '../schemas/problem.js';
+import { overBudget } from './validation.js';
 
 export type { FieldError } from '../schemas/problem.js';
 import type { FieldError } from '../schemas/problem.js';
@@ -36,11 +37,14 @@ export const ForbiddenProject = createError<[string]>('SCS_FORBIDDEN_PROJECT', '
 export const Conflict = createError<[string]>('SCS_CONFLICT', '%s', 409);
 export const MetricsUnavailable = createError<[string]>('SCS_METRICS_UNAVAILABLE', 'The metrics of the workers could not be gathered: %s', 503);
 
-/** A 400 naming every failing field. */
+/**
+ * A 400 naming the failing fields (the first MAX_FIELD_ERRORS of them); `truncated`: whoever found them stopped
+ * looking, so there are more than `errors` holds.
+ */
 export class ValidationFailed extends Error {
   readonly statusCode = 400;
   readonly code = 'SCS_VALIDATION';
-  constructor(readonly errors: FieldError[], message = 'The request is not valid') {
+  constructor(readonly errors: FieldError[], message = 'The request is not valid', readonly truncated = false) {
     super(message);
   }
 }
@@ -69,6 +73,13 @@ const TYPES: Record<string, string> = {
   FST_ERR_VALIDATION: 'urn:problem:validation',
 };
 
+/** At most MAX_FIELD_ERRORS field errors, and errorsTruncated when there were more (or more were not looked for). */
+function boundedErrors(errors: FieldError[] | undefined, truncated: boolean | undefined): Pick<Problem, 'errors' | 'errorsTruncated'> {
+  if (errors === undefined) return {};
+  const more = truncated === true || errors.length > MAX_FIELD_ERRORS;
+  return { errors: errors.length > MAX_FIELD_ERRORS ? errors.slice(0, MAX_FIELD_ERRORS) : errors, ...(more && { errorsTruncated: true }) };
+}
+
 function problem(status: number, fields: Partial<Problem>): Problem {
   const code = problemCode(fields.code, status);
   return {
@@ -78,7 +89,7 @@ function problem(status: number, fields: Partial<Problem>): Problem {
     ...(fields.detail !== undefined && { detail: fields.detail }),
     ...(fields.instance !== undefined && { instance: fields.instance }),
     code,
-    ...(fields.errors !== undefined && { errors: fields.errors }),
+    ...boundedErrors(fields.errors, fields.errorsTruncated),
   };
 }
 
@@ -109,6 +120,11 @@ interface AjvError {
 const orList = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
 const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
+/** The paths above a JSON pointer, the root ('') included: '/a/b/c' -> '', '/a', '/a/b'. */
+function * ancestors(pointer: string): Generator<string> {
+  for (let i = pointer.indexOf('/'); i !== -1; i = pointer.indexOf('/', i + 1)) yield pointer.slice(0, i);
+}
+
 /**
  * Ajv errors to field errors, one message per field: the pointer names the failing field itself (a missing or unknown
  * property included). A failed anyOf (a nullable field, a union, a union of constants) makes Ajv report every branch
@@ -118,12 +134,21 @@ const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
  *   its real error and no "must be null" beside it;
  * - the type mismatches left make one message, without the null of a nullable field ("must be string or object");
  * - constants and enums make one message listing the allowed values ("must be one of ChallengeQuery, OnChainZKP").
+ * Linear in the errors: they are grouped by field once, not searched for each error.
  */
 export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
   const reported = errors.filter((e) => errors.length === 1 || (e.keyword !== 'anyOf' && e.keyword !== 'oneOf'));
-  const at = (path: string) => reported.filter((e) => e.instancePath === path);
-  const explained = (t: AjvError) => reported.some((o) =>
-    o.instancePath.startsWith(`${t.instancePath}/`) || (o.instancePath === t.instancePath && o.keyword !== 'type'));
+  const atPath = new Map<string, AjvError[]>();
+  // Fields with an error that is not a type mismatch, and fields with an error below them: a type mismatch there is explained.
+  const explainedAt = new Set<string>();
+  for (const e of reported) {
+    const here = atPath.get(e.instancePath);
+    if (here) here.push(e);
+    else atPath.set(e.instancePath, [e]);
+    if (e.keyword !== 'type') explainedAt.add(e.instancePath);
+    for (const above of ancestors(e.instancePath)) explainedAt.add(above);
+  }
+  const at = (path: string) => atPath.get(path) ?? [];
   const out: FieldError[] = [];
   const seen = new Set<string>();
   const add = (pointer: string, message: string) => {
@@ -131,6 +156,9 @@ export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
     seen.add(`${pointer} ${message}`);
     out.push({ field: fieldName(part, pointer), pointer, message });
   };
+  // One message per field for the errors grouped at it (allowed values, types): made once.
+  const grouped = new Set<string>();
+  const firstOfGroup = (path: string, group: string) => !grouped.has(`${group} ${path}`) && grouped.add(`${group} ${path}`);
   for (const e of reported) {
     const path = e.instancePath;
     if (e.keyword === 'required') {
@@ -138,11 +166,12 @@ export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
     } else if (e.keyword === 'additionalProperties') {
       add(`${path}/${String(e.params.additionalProperty)}`, 'is not allowed here');
     } else if (e.keyword === 'const' || e.keyword === 'enum') {
+      if (!firstOfGroup(path, 'values')) continue;
       const values = [...new Set(at(path).flatMap((o) =>
         o.keyword === 'const' ? [o.params.allowedValue] : o.keyword === 'enum' ? (o.params.allowedValues as unknown[]) : []))];
       add(path, values.length === 1 ? `must be ${shown(values[0])}` : `must be one of ${values.map(shown).join(', ')}`);
     } else if (e.keyword === 'type') {
-      if (explained(e)) continue;
+      if (explainedAt.has(path) || !firstOfGroup(path, 'types')) continue;
       const types = [...new Set(at(path).flatMap((o) => (o.keyword === 'type' ? String(o.params.type).split(',') : [])))];
       const wanted = types.length > 1 ? types.filter((t) => t !== 'null') : types;
       add(path, `must be ${orList(wanted)}`);
@@ -187,10 +216,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
         code: 'SCS_VALIDATION',
         detail: `The request ${part} is not valid`,
         errors: fieldErrors(part, error.validation as AjvError[]),
+        errorsTruncated: overBudget(error.validation),
       });
     }
     if (error instanceof ValidationFailed) {
-      return sendProblem(reply, 400, { code: error.code, detail: error.message, errors: error.errors });
+      return sendProblem(reply, 400, { code: error.code, detail: error.message, errors: error.errors, errorsTruncated: error.truncated });
     }
     const framework = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
     if (framework) {

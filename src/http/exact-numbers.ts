@@ -10,85 +10,140 @@
 import { fieldError } from '../domain/storable-text.js';
 import type { FieldError } from './errors.js';
 
-/** A decimal literal as sign, significant digits and exponent ("-1.50e3" -> "-15e2"), or undefined if not one. */
+/**
+ * A decimal literal as sign, significant digits and exponent ("-1.50e3" -> "-15e2", "0" for zero), or undefined if
+ * not one. The exponent is a number unless it is too long to be exact as one (then a bigint, as text).
+ */
 function canonical(literal: string): string | undefined {
   const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal);
   if (!m) return undefined;
   const frac = m[3] ?? '';
-  let digits = (m[2] + frac).replace(/^0+/, '');
-  if (digits === '') return '0';
-  let exp = BigInt(m[4] ?? '0') - BigInt(frac.length);
-  const trailing = digits.length - digits.replace(/0+$/, '').length;
-  digits = digits.slice(0, digits.length - trailing);
-  exp += BigInt(trailing);
-  return `${m[1]}${digits}e${exp}`;
+  const all = m[2] + frac;
+  let first = 0;
+  while (first < all.length && all.charCodeAt(first) === 48) first++;
+  if (first === all.length) return '0';
+  let end = all.length;
+  while (all.charCodeAt(end - 1) === 48) end--;
+  const shift = all.length - end - frac.length;
+  const written = m[4] ?? '0';
+  const exp = written.length < 16 ? String(Number(written) + shift) : String(BigInt(written) + BigInt(shift));
+  return `${m[1]}${all.slice(first, end)}e${exp}`;
 }
+
+/** The significant digits a literal states (first to last non-zero digit, before any exponent); 0 for a zero. */
+function significantDigits(literal: string): number {
+  let first = -1;
+  let last = -1;
+  let count = 0;
+  for (let i = 0; i < literal.length; i++) {
+    const c = literal.charCodeAt(i);
+    if (c === 101 || c === 69) break; // e, E
+    if (c < 48 || c > 57) continue; // '-', '.'
+    if (c !== 48) {
+      if (first === -1) first = count;
+      last = count;
+    }
+    count++;
+  }
+  return first === -1 ? 0 : last - first + 1;
+}
+
+/** The smallest positive normal double: above it, 15 significant digits always survive a trip through a double. */
+const MIN_NORMAL = 2.2250738585072014e-308;
 
 /** Whether JSON.parse keeps this number literal's value exactly (see the module comment). */
 export function exactNumber(literal: string): boolean {
   const value = Number(literal);
   if (!Number.isFinite(value) || Object.is(value, -0)) return false;
-  return canonical(literal) === canonical(String(value));
+  // A decimal of at most 15 significant digits (DBL_DIG) in the normal range comes back from the double as written;
+  // zero is zero whatever its exponent. Only the others need their decimal forms compared.
+  const digits = significantDigits(literal);
+  if (digits === 0 || (digits <= 15 && Math.abs(value) >= MIN_NORMAL)) return true;
+  const shortest = String(value);
+  return shortest === literal || canonical(literal) === canonical(shortest);
 }
 
-const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const STRING = /"(?:[^"\\]|\\.)*"/y;
+const QUOTE = 34;
+const BACKSLASH = 92;
+
+/** The index just past the string whose opening quote is at `at`, or -1 when it does not end. */
+function stringEnd(text: string, at: number): number {
+  let i = at + 1;
+  for (;;) {
+    const q = text.indexOf('"', i);
+    if (q === -1) return -1;
+    let slashes = 0;
+    while (text.charCodeAt(q - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return q + 1;
+    i = q + 1;
+  }
+}
+
+/** Whether a number literal may differ from its double: an exponent, 16 or more digits, or a negative zero. */
+function suspicious(text: string, from: number, to: number): boolean {
+  if (to - from >= 16) return true;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 101 || c === 69) return true; // e, E
+  }
+  return text.charCodeAt(from) === 45 && text.charCodeAt(from + 1) === 48; // -0, -0.5 (checked, kept)
+}
+
+const isNumberChar = (c: number) => (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
 
 /**
  * The fields of a JSON text whose number literals JSON.parse would change, as field errors (`body.a.b.2`, pointer
- * `/a/b/2`). The text must be valid JSON (call after it parsed); anything unexpected ends the scan with what was found.
+ * `/a/b/2`), at most `limit` of them (then it stops: the caller says there are more). The text must be valid JSON
+ * (call after it parsed); anything unexpected ends the scan with what was found. Linear in the text, with a small
+ * constant: a number is only examined when it could be changed (an exponent, 16+ characters, a minus zero), and an
+ * object's key is only decoded for a path that is reported.
  */
-export function inexactNumbers(text: string): FieldError[] {
+export function inexactNumbers(text: string, limit = Infinity): FieldError[] {
   // Every number of at most 15 significant digits, without exponent and not -0, is kept: a text without a longer
   // digit run (a '.' between digits joined), an exponent or a '-0' has none to find.
   if (!/\d[eE]|-0|\d{16}/.test(text.replace(/(?<=\d)\.(?=\d)/g, ''))) return [];
   const found: FieldError[] = [];
-  // A loop over tokens with an explicit stack (a recursive descent would overflow on deeply nested arrays): each open
-  // container is a frame holding the array index or the object key of the value being read.
-  const frames: Array<{ index: number } | { key: string }> = [];
-  const path = () => frames.map((f) => ('index' in f ? f.index : f.key));
+  // A loop with an explicit stack (a recursive descent would overflow on deeply nested arrays): each open container is
+  // a frame holding the array index, or where the object key of the value being read starts and ends in the text.
+  const frames: Array<{ index: number; keyFrom: number; keyTo: number }> = [];
+  const path = () => frames.map((f) => (f.index >= 0 ? f.index : JSON.parse(text.slice(f.keyFrom, f.keyTo)) as string));
   let i = 0;
-  try {
-    while (i < text.length) {
-      const c = text[i];
-      if (c === ' ' || c === '\n' || c === '\r' || c === '\t' || c === '\uFEFF' || c === ':') {
-        i++;
-      } else if (c === '{') {
-        frames.push({ key: '' });
-        i++;
-      } else if (c === '[') {
-        frames.push({ index: 0 });
-        i++;
-      } else if (c === '}' || c === ']') {
-        frames.pop();
-        i++;
-      } else if (c === ',') {
-        const top = frames[frames.length - 1];
-        if (top && 'index' in top) top.index++;
-        i++;
-      } else if (c === '"') {
-        STRING.lastIndex = i;
-        const s = STRING.exec(text);
-        if (!s) break;
-        i = STRING.lastIndex;
-        while (i < text.length && /\s/.test(text[i]!)) i++;
-        const top = frames[frames.length - 1];
-        if (text[i] === ':' && top && 'key' in top) top.key = JSON.parse(s[0]) as string;
-      } else {
-        NUMBER.lastIndex = i;
-        const num = NUMBER.exec(text);
-        if (num) {
-          i = NUMBER.lastIndex;
-          if (!exactNumber(num[0])) {
-            found.push(fieldError(path(), `the number ${num[0].slice(0, 40)} cannot be kept exactly (it would become ${String(Number(num[0]))}): send a value a double holds exactly`));
-          }
-        } else {
-          i += text.startsWith('true', i) || text.startsWith('null', i) ? 4 : 5; // true, false, null
+  while (i < text.length && found.length < limit) {
+    const c = text.charCodeAt(i);
+    if (c === 123 || c === 91) { // { [
+      frames.push({ index: c === 91 ? 0 : -1, keyFrom: 0, keyTo: 0 });
+      i++;
+    } else if (c === 125 || c === 93) { // } ]
+      frames.pop();
+      i++;
+    } else if (c === 44) { // ,
+      const top = frames[frames.length - 1];
+      if (top && top.index >= 0) top.index++;
+      i++;
+    } else if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      if (end === -1) break;
+      let next = end;
+      while (next < text.length && text.charCodeAt(next) <= 32) next++;
+      const top = frames[frames.length - 1];
+      if (text.charCodeAt(next) === 58 && top && top.index < 0) { // a key
+        top.keyFrom = i;
+        top.keyTo = end;
+      }
+      i = next;
+    } else if ((c >= 48 && c <= 57) || c === 45) {
+      let end = i + 1;
+      while (end < text.length && isNumberChar(text.charCodeAt(end))) end++;
+      if (suspicious(text, i, end)) {
+        const literal = text.slice(i, end);
+        if (!exactNumber(literal)) {
+          found.push(fieldError(path(), `the number ${literal.slice(0, 40)} cannot be kept exactly (it would become ${String(Number(literal))}): send a value a double holds exactly`));
         }
       }
+      i = end;
+    } else {
+      i++; // whitespace, ':', true, false, null
     }
-  } catch {
-    // not valid JSON: the parser answers for it
   }
   return found;
 }

@@ -12,7 +12,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InvalidJson, PrototypeKey, ValidationFailed } from './errors.js';
 import { inexactNumbers } from './exact-numbers.js';
-import { unstorableText } from '../domain/storable-text.js';
+import { mayHoldUnstorable, unstorableText } from '../domain/storable-text.js';
+import { MAX_FIELD_ERRORS } from '../schemas/problem.js';
 
 type Done = (err: Error | null, body?: unknown) => void;
 type JsonParser = (request: FastifyRequest, text: string, done: Done) => void;
@@ -66,9 +67,10 @@ export function keptBodies(app: FastifyInstance): { accept: (child: FastifyInsta
   app.addHook('preValidation', async (request) => {
     const text = texts.get(request);
     if (text === undefined) return;
-    const inexact = inexactNumbers(text);
+    // One more than a problem lists: enough to say that there are more, and no more work (a body of 140,000 1e-400s).
+    const inexact = inexactNumbers(text, MAX_FIELD_ERRORS + 1);
     if (inexact.length > 0) throw new ValidationFailed(inexact, 'The body states a number the service cannot keep exactly');
-    const unstorable = unstorableText(request.body);
+    const unstorable = mayHoldUnstorable(text) ? unstorableText(request.body, [], MAX_FIELD_ERRORS + 1) : [];
     if (unstorable.length > 0) throw new ValidationFailed(unstorable, 'The body holds text the service cannot store');
   });
   return { accept };

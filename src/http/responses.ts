@@ -9,7 +9,8 @@ import { Type, type TSchema } from '@sinclair/typebox';
 const WHEN: Record<number, string> = {
   400: 'The request is not valid (code SCS_VALIDATION; SCS_INVALID_JSON when the body is not JSON). `errors` has one ' +
     'entry per failing field: `field` names it (e.g. body.credentials.0.issuer) and `message` says what it must be. ' +
-    'Show each message next to its field and fix the request: sent again unchanged, it gets the same answer.',
+    'At most 20 are listed; `errorsTruncated: true` says the request fails in more places (fix these and send it again ' +
+    'to see the next). Show each message next to its field and fix the request: sent again unchanged, it gets the same answer.',
   401: 'No bearer token, or one this service does not accept (code SCS_UNAUTHORIZED; the WWW-Authenticate header says ' +
     'why). Send `Authorization: Bearer <token>` with a valid token; sign in again if it expired.',
   403: 'The token is valid but lacks the scope this operation needs (code SCS_FORBIDDEN; WWW-Authenticate names the ' +

@@ -16,7 +16,7 @@ import {
   type FieldError,
 } from './errors.js';
 import { scenarioResponses } from './scenario-responses.js';
-import type { Validators } from './validation.js';
+import { overBudget, type Validators } from './validation.js';
 import { PageQuery, pageOf, pageResponse } from './cursor.js';
 import { canSee, narrowScope, projectFilter, scopeOf } from './tenancy.js';
 import type { Principal } from './auth.js';
@@ -245,9 +245,11 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
           if (ifMatch !== undefined && !ifMatchHolds(ifMatch, etag)) throw preconditionFailed(ifMatch, etag);
           const merged = mergePatch(current.input, patch);
           if (!validators.scenario(merged)) {
+            const errors = validators.scenario.errors ?? [];
             throw new ValidationFailed(
-              fieldErrors('body.input', validators.scenario.errors ?? []).map((e): FieldError => ({ ...e, pointer: `/input${e.pointer}` })),
+              fieldErrors('body.input', errors).map((e): FieldError => ({ ...e, pointer: `/input${e.pointer}` })),
               'The scenario after the patch is not valid',
+              overBudget(errors),
             );
           }
           const moved = merged.projectId;

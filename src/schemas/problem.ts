@@ -1,5 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 
+/**
+ * The most field errors a problem lists. A body may fail in many more places (16,000 wrong items fit in 32 KB):
+ * listing them all would cost the service seconds and answer megabytes, so a problem names the first ones found
+ * and says that there are more (`errorsTruncated`).
+ */
+export const MAX_FIELD_ERRORS = 20;
+
 /** RFC 9457 problem details. */
 export const Problem = Type.Object(
   {
@@ -24,8 +31,15 @@ export const Problem = Type.Object(
         },
         { additionalProperties: false },
       ),
-      { description: 'For validation problems: one entry per failing field.' },
+      {
+        maxItems: MAX_FIELD_ERRORS,
+        description: `For validation problems: one entry per failing field, in the order found, at most ${MAX_FIELD_ERRORS}.`,
+      },
     )),
+    errorsTruncated: Type.Optional(Type.Boolean({
+      description: `Present (true) when the request fails in more places than \`errors\` lists (at most ${MAX_FIELD_ERRORS}): ` +
+        'fix those and send it again to see the next ones. The service stops looking past a bound, so it does not say how many more.',
+    })),
   },
   { $id: 'Problem', additionalProperties: false, description: 'An error, as RFC 9457 problem details (application/problem+json).' },
 );
