@@ -105,8 +105,8 @@ export class OffChainZkp implements ScenarioStrategy {
 
   /** Create/patch-time checks of an OffChainZKP scenario's queries: what the circuits and the contexts allow. */
   async validate(scenario: Scenario): Promise<FieldProblem[]> {
-    const { contexts } = this.options.zkp;
-    const problems = validateZkpQueries(scenario.queryConfigurations, { contexts, documents: this.documents });
+    const { contexts, defaultCircuitId } = this.options.zkp;
+    const problems = validateZkpQueries(scenario.queryConfigurations, { contexts, documents: this.documents, defaultCircuitId });
     if (problems.length > 0) return problems;
     return checkZkpQuerySchemas(scenario.queryConfigurations, { documentLoader: this.documents, contexts });
   }
