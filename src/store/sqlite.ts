@@ -154,6 +154,12 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const completeKey = db.prepare<[number, string, string, string]>('UPDATE idempotency_keys SET status = ?, headers = ?, body = ? WHERE key = ?');
   const releaseKey = db.prepare<[string]>('DELETE FROM idempotency_keys WHERE key = ? AND status IS NULL');
   const purgeKeys = db.prepare<[string]>('DELETE FROM idempotency_keys WHERE created_at < ?');
+  const bindNullifier = db.prepare<[string, string, string, string, string]>(
+    'INSERT INTO zkp_nullifiers (project_id, scenario_id, nullifier_hash, address_hash, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+  const boundAddress = db.prepare<[string, string, string], { address_hash: string }>(
+    'SELECT address_hash FROM zkp_nullifiers WHERE project_id = ? AND scenario_id = ? AND nullifier_hash = ?',
+  );
   const claim = db.transaction((key: string, requestHash: string, now: string, expiredBefore: string) => {
     freeExpiredKey.run(key, expiredBefore);
     if (claimKey.run(key, requestHash, now).changes > 0) return { claimed: true as const };
@@ -235,6 +241,11 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
     async purgeIdempotencyKeys(createdBefore) {
       return purgeKeys.run(createdBefore).changes;
+    },
+    async bindNullifier(b) {
+      // Rows are never deleted: the insert-or-read needs no transaction.
+      bindNullifier.run(b.projectId, b.scenarioId, b.nullifierHash, b.addressHash, b.at);
+      return boundAddress.get(b.projectId, b.scenarioId, b.nullifierHash)!.address_hash;
     },
     async ping() {
       db.prepare('SELECT 1').get();
