@@ -3,7 +3,12 @@
  * iden3 scope entries they become, spelled as iden3's own tools spell them (js-sdk's ZeroKnowledgeProofRequest).
  */
 import { describe, expect, it } from 'vitest';
-import { buildAuthorizationRequest, validateZkpQueries, type ZkpQueryConfiguration } from '../../src/zkp/index.js';
+import { validateScenarioRules } from '../../src/engine/index.js';
+import { exampleOffChainScenario } from '../../src/schemas/example-offchain.js';
+import type { Scenario } from '../../src/schemas/scenario.js';
+import {
+  buildAuthorizationRequest, checkZkpQuerySchemas, createDocumentLoader, validateZkpQueries, type ZkpQueryConfiguration,
+} from '../../src/zkp/index.js';
 import { VERIFIER_DID } from './fixtures.js';
 
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
@@ -131,5 +136,17 @@ describe('linked rules (groupId, linkedMultiQuery)', () => {
     ]);
     expect(pointers(anchor, { ...anchor, requestId: 5, groupId: 2 }, linked(2, 'reviewAnswer', '$eq', 'GREEN'), { ...linked(2, 'a', '$eq', 1), groupId: 2 }))
       .toEqual(['/queryConfigurations/3/query/requestId']);
+  });
+});
+
+describe('the OffChainZKP create example of the OpenAPI document', () => {
+  it('passes every create-time check, against the bundled offline contexts', async () => {
+    const example = structuredClone(exampleOffChainScenario) as unknown as Scenario;
+    const documents = createDocumentLoader();
+    expect(validateScenarioRules(example)).toEqual([]);
+    expect(validateZkpQueries(example.queryConfigurations, { documents })).toEqual([]);
+    expect(await checkZkpQuerySchemas(example.queryConfigurations, { documentLoader: documents })).toEqual([]);
+    const { request } = buildAuthorizationRequest(example.queryConfigurations, { ...base, contexts: {} });
+    expect(request.body.scope.map((e) => [e.id, e.circuitId])).toEqual([[1, 'credentialAtomicQueryV3'], [2, 'linkedMultiQuery'], [3, 'credentialAtomicQuerySigV2']]);
   });
 });
