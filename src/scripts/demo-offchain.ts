@@ -15,18 +15,16 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import qrcode from 'qrcode';
 
 /** did:iden3:polygon:amoy of the Ethereum address 0x1111…1111 (no one's key: a demo only). */
 const DEMO_VERIFIER_DID = 'did:iden3:polygon:amoy:x6x5sor7zpxYggmPs5jcaiu5TEWAU2knvRifZbzCp';
 const DEMO_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TOKEN = 'demo-offchain-token-0123456789';
 const KYC_V3 = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld';
-
-const qrcode = createRequire(import.meta.url)('qrcode') as { toString(text: string, options: object): Promise<string> };
 
 function usage(message: string): never {
   process.stderr.write(`${message}\nusage: npm run demo:offchain -- [--port n] [--public-base-url url] [--verifier-did did] [--address 0x...] [--once]\n`);

@@ -169,7 +169,7 @@ export interface IdempotencyStore {
 
 /** Everything the service keeps, in one database. */
 /** A nullifier seen in an OffChainZKP answer: hashes only (no nullifier, no address), per scenario. */
-export interface NullifierBinding {
+interface NullifierBinding {
   /** The scenario's project ('' when none) and id: nullifiers are per scenario. */
   projectId: string;
   scenarioId: string;

@@ -9,7 +9,7 @@
  * (from the credentials-context package): a selective-disclosure answer carries a verifiable presentation in it.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import credentialsContext from 'credentials-context';
 import bundled from './documents/iden3-claim-schema-vocab.json' with { type: 'json' };
 import { DocumentNotAvailableError, ZkpOptionsError } from './errors.js';
 import type { JsonLdDocumentLoader } from './sdk.js';
@@ -30,8 +30,7 @@ export interface DocumentLoaderOptions {
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** The documents that ship with the service, URL -> document. */
-const w3c = createRequire(import.meta.url)('credentials-context') as { CONTEXT_URL: string; CONTEXT: unknown };
-const bundledDocuments: Readonly<Record<string, unknown>> = { ...(bundled as Record<string, unknown>), [w3c.CONTEXT_URL]: w3c.CONTEXT };
+const bundledDocuments: Readonly<Record<string, unknown>> = { ...(bundled as Record<string, unknown>), [credentialsContext.CONTEXT_URL]: credentialsContext.CONTEXT };
 
 export function createDocumentLoader(options: DocumentLoaderOptions = {}): OfflineDocumentLoader {
   const map = new Map<string, string>();

@@ -26,16 +26,16 @@ import type { FieldProblem } from '../engine/validate.js';
 import { checkGroups } from './query-groups.js';
 import { checkValue, V3_ONLY_OPERATORS, isRecord, type Add } from './query-values.js';
 
-export const ZKP_CIRCUIT_IDS = ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2', 'credentialAtomicQueryV3', 'linkedMultiQuery'] as const;
+const ZKP_CIRCUIT_IDS = ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2', 'credentialAtomicQueryV3', 'linkedMultiQuery'] as const;
 export type ZkpCircuitId = (typeof ZKP_CIRCUIT_IDS)[number];
 /** The circuits a deployment may default to (linkedMultiQuery needs a group, so a rule names it). */
 export const ZKP_DEFAULT_CIRCUIT_IDS = ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2', 'credentialAtomicQueryV3'] as const;
 export type ZkpDefaultCircuitId = (typeof ZKP_DEFAULT_CIRCUIT_IDS)[number];
 export const DEFAULT_ZKP_CIRCUIT_ID: ZkpDefaultCircuitId = 'credentialAtomicQuerySigV2';
-export const V3_CIRCUIT = 'credentialAtomicQueryV3';
+const V3_CIRCUIT = 'credentialAtomicQueryV3';
 export const LINKED_CIRCUIT = 'linkedMultiQuery';
 /** The proof types a V3 query may ask for (iden3's ProofType). */
-export const ZKP_PROOF_TYPES = ['BJJSignature2021', 'Iden3SparseMerkleTreeProof'] as const;
+const ZKP_PROOF_TYPES = ['BJJSignature2021', 'Iden3SparseMerkleTreeProof'] as const;
 
 const V2_OPERATORS = ['$noop', '$eq', '$ne', '$lt', '$gt', '$in', '$nin', '$sd'] as const;
 const OPERATORS_OF: Readonly<Record<ZkpCircuitId, readonly string[]>> = {
@@ -45,7 +45,7 @@ const OPERATORS_OF: Readonly<Record<ZkpCircuitId, readonly string[]>> = {
   linkedMultiQuery: Operators.filter((op) => op !== '$noop' && op !== '$sd'),
 };
 /** requestId becomes a circuit public signal; 0 is read as "absent" by the verifier, and ids must be JSON-safe. */
-export const ZKP_MAX_REQUEST_ID = 4_294_967_295;
+const ZKP_MAX_REQUEST_ID = 4_294_967_295;
 /** BN254 scalar field order: a nullifier session id is a field element. */
 const FIELD_ORDER = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
 

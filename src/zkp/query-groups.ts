@@ -8,7 +8,7 @@
 import type { FieldProblem } from '../engine/validate.js';
 
 /** The conditions one linkedMultiQuery proof shows at most (the linkedMultiQuery circuit; 3 and 5 are its smaller variants). */
-export const LINKED_MAX_CONDITIONS = 10;
+const LINKED_MAX_CONDITIONS = 10;
 
 interface CheckedRule {
   index: number;

@@ -21,7 +21,7 @@ function fail(verdict: ZkpVerdict, reason: string): void {
 }
 
 /** The value at `attribute` (a dot path) in the presentation's credentialSubject, where it is a scalar. */
-export function disclosedValue(vp: unknown, attribute: string): string | number | boolean | undefined {
+function disclosedValue(vp: unknown, attribute: string): string | number | boolean | undefined {
   const credential = isRecord(vp) ? vp.verifiableCredential : undefined;
   let at: unknown = isRecord(credential) ? credential.credentialSubject : undefined;
   for (const segment of attribute.split('.')) at = isRecord(at) && Object.hasOwn(at, segment) ? at[segment] : undefined;
