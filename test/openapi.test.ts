@@ -67,9 +67,9 @@ describe('openapi.yaml', () => {
     expect(schemas.ScenarioType.enum).toEqual(['ChallengeQuery', 'OnChainZKP', 'OffChainZKP']);
     expect(schemas.RuleStatus.enum).toEqual(['valid', 'not-valid', 'error', 'pending']);
     expect(schemas.Query.properties.operator.enum).toEqual([
-      '$noop', '$eq', '$ne', '$lt', '$lte', '$gt', '$gte', '$in', '$nin', '$exists', '$between', '$nonbetween',
+      '$noop', '$eq', '$ne', '$lt', '$lte', '$gt', '$gte', '$in', '$nin', '$exists', '$between', '$nonbetween', '$sd',
     ]);
-    expect(schemas.Query.properties.circuitId.enum).toEqual(['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2']);
+    expect(schemas.Query.properties.circuitId.enum).toEqual(['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2', 'credentialAtomicQueryV3', 'linkedMultiQuery']);
     expect(schemas.Execution.properties.state.enum).toEqual(['completed', 'pending', 'failed']);
     const constant = (b: Record<string, unknown>) => 'const' in b || (Array.isArray(b.enum) && b.enum.length === 1);
     for (const [at, node] of nodes(doc)) {
@@ -100,8 +100,15 @@ describe('openapi.yaml', () => {
     // The demo issuer signed the example credential; DEMO_ISSUER=1 trusts it and answers its revocation status.
     const app = await makeApp({ CREDENTIAL_VERIFICATION: 'strict', DEMO_ISSUER: '1' }, { now: () => Date.parse('2026-11-22T10:00:00Z') });
     try {
-      const create = entry(operation('createScenario').requestBody!.content, 'application/json') as unknown as { example: object };
-      expect((await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: create.example })).statusCode).toBe(201);
+      const create = entry(operation('createScenario').requestBody!.content, 'application/json') as unknown as
+        { example?: object; examples?: Record<string, { value: object }> };
+      // Every create example is accepted (the OffChainZKP one against the bundled offline contexts).
+      const creates = create.examples ? Object.values(create.examples).map((e) => e.value) : [create.example!];
+      expect(creates.length).toBeGreaterThanOrEqual(2);
+      for (const body of creates) {
+        const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: body });
+        expect(created.statusCode, created.body).toBe(201);
+      }
       const requests = entry(operation('executeScenario').requestBody!.content, 'application/json').examples!;
       const responses = entry(entry(operation('executeScenario').responses, '200').content!, 'application/json').examples!;
       for (const [name, { value }] of Object.entries(requests)) {

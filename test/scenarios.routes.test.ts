@@ -132,12 +132,12 @@ describe('POST /compliance/scenarios', () => {
       [
         { queryConfigurations: [{ id: 'q', query: { ...query, operator: '$like' } }] },
         '/input/queryConfigurations/0/query/operator',
-        'must be one of $noop, $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $between, $nonbetween',
+        'must be one of $noop, $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $between, $nonbetween, $sd',
       ],
       [
         { type: 'OffChainZKP', queryConfigurations: [{ id: 'q', query: { ...query, circuitId: 'groth16' } }] },
         '/input/queryConfigurations/0/query/circuitId',
-        'must be one of credentialAtomicQuerySigV2, credentialAtomicQueryMTPV2',
+        'must be one of credentialAtomicQuerySigV2, credentialAtomicQueryMTPV2, credentialAtomicQueryV3, linkedMultiQuery',
       ],
     ];
     for (const [overrides, pointer, message] of cases) {
@@ -329,7 +329,7 @@ describe('PATCH /compliance/scenarios/{scenarioId}', () => {
       [
         { queryConfigurations: [{ id: 'q', query: { type: 'IDInformation', operator: '$like' } }] },
         '/input/queryConfigurations/0/query/operator',
-        'must be one of $noop, $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $between, $nonbetween',
+        'must be one of $noop, $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $between, $nonbetween, $sd',
       ],
       [{ smartContractDeployments: [{ id: 'd', chain: 1 }] }, '/input/smartContractDeployments/0/chain', 'must be string'],
     ];

@@ -68,8 +68,13 @@ export function checkQuery(query: unknown, scenarioType: ScenarioType, base: str
     return problems;
   }
   const zkp = ZKP_TYPES.has(scenarioType);
+  if (op === '$sd' && scenarioType !== 'OffChainZKP') {
+    add('/operator', '$sd (selective disclosure) asks a wallet to reveal a value: only OffChainZKP scenarios can ask it');
+    return problems;
+  }
   if (zkp) {
-    if (op === '$lte' || op === '$gte') {
+    // OffChainZKP: what each circuit proves is checked by the strategy (zkp/queries.ts), per circuit.
+    if ((op === '$lte' || op === '$gte') && scenarioType === 'OnChainZKP') {
       add('/operator', `${op} is not available in ${scenarioType} scenarios (the iden3 V2 circuits lack it); ` +
         `use ${op === '$lte' ? '$lt' : '$gt'} with an adjusted value`);
     }
@@ -78,6 +83,11 @@ export function checkQuery(query: unknown, scenarioType: ScenarioType, base: str
     }
   }
   if (op === '$noop') return problems;
+  if (op === '$sd') {
+    if (typeof query.attribute !== 'string' || query.attribute.length === 0) add('/attribute', 'attribute is required for $sd: the value to disclose');
+    if (query.value !== undefined) add('/value', '$sd takes no value: the wallet discloses the attribute\'s value');
+    return problems;
+  }
 
   const attribute = query.attribute;
   if (attribute === undefined) {
@@ -207,7 +217,8 @@ export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
       problems.push({ pointer: `${base}/id`, message: 'id is required: a string unique within the scenario' });
     }
     problems.push(...checkQuery(qc.query, type, `${base}/query`));
-    if (zkp && isRecord(qc.query) && qc.query.requestId !== undefined) {
+    // OffChainZKP: linkedMultiQuery rules of one group share a request id (zkp/query-groups.ts checks them).
+    if (zkp && type !== 'OffChainZKP' && isRecord(qc.query) && qc.query.requestId !== undefined) {
       const rid = qc.query.requestId;
       const first = requestIds.get(rid);
       if (first === undefined) requestIds.set(rid, i);

@@ -25,6 +25,7 @@ import { checkZkpQuerySchemas } from '../zkp/schema-check.js';
 import type { StateResolvers } from '../zkp/state.js';
 import type { ZkpVerifier } from '../zkp/verify.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
+import { bindNullifiers } from './nullifiers.js';
 import { executionView } from './view.js';
 
 export interface OffChainZkpOptions {
@@ -105,8 +106,8 @@ export class OffChainZkp implements ScenarioStrategy {
 
   /** Create/patch-time checks of an OffChainZKP scenario's queries: what the circuits and the contexts allow. */
   async validate(scenario: Scenario): Promise<FieldProblem[]> {
-    const { contexts } = this.options.zkp;
-    const problems = validateZkpQueries(scenario.queryConfigurations, { contexts, documents: this.documents });
+    const { contexts, defaultCircuitId } = this.options.zkp;
+    const problems = validateZkpQueries(scenario.queryConfigurations, { contexts, documents: this.documents, defaultCircuitId });
     if (problems.length > 0) return problems;
     return checkZkpQuerySchemas(scenario.queryConfigurations, { documentLoader: this.documents, contexts });
   }
@@ -150,9 +151,10 @@ export class OffChainZkp implements ScenarioStrategy {
    * Ends a pending execution (answer verified, or expired) and queues its webhook, atomically. Answers the execution
    * as it now stands (the API view), or undefined when it was no longer pending.
    */
-  private async finish(record: ExecutionRecord, state: 'completed' | 'failed', results: ExecutionResult[]) {
+  private async finish(record: ExecutionRecord, state: 'completed' | 'failed', results: ExecutionResult[], shown = results) {
     const updatedAt = new Date(this.options.now()).toISOString();
-    const ended: ExecutionRecord = { ...record, state, results, updatedAt, zkp: null };
+    // `shown` (the answer and the webhook) may carry disclosed values; the audit record keeps `results`, without them.
+    const ended: ExecutionRecord = { ...record, state, results: shown, updatedAt, zkp: null };
     const webhook = this.options.webhooks
       ? newDelivery(record.executionId, state === 'completed' ? 'execution.completed' : 'execution.failed', executionView(ended), updatedAt)
       : undefined;
@@ -232,12 +234,17 @@ export class OffChainZkp implements ScenarioStrategy {
       return refuse(err.statusCode, `SCS_${err.code}`, err.message, err.statusCode === 503 ? 5 : undefined);
     }
     // verify answers one verdict per rule of the pending request, in its order (zkp/verify.ts).
+    const verdicts = await bindNullifiers(this.options.store, record, verification.verdicts, now);
     const results = record.results.map((r, i) => {
-      const v = verification.verdicts[i];
+      const v = verdicts[i];
       if (v === undefined || v.objectId !== r.objectId) throw new Error(`the verifier answered no verdict for rule ${r.objectId}`);
       return withVerdict(r, v.status, { is_valid: v.status === 'valid', reasons: v.reasons });
     });
-    const ended = await this.finish(record, 'completed', results);
+    const shown = results.map((r, i) => {
+      const disclosed = verdicts[i]?.disclosed;
+      return disclosed ? { ...r, result: { ...r.result, disclosure: disclosed } } : r;
+    });
+    const ended = await this.finish(record, 'completed', results, shown);
     if (!ended) return refuse(409, 'SCS_EXECUTION_NOT_PENDING', 'This execution was completed by another answer or expired meanwhile');
     return { ok: true, execution: ended };
   }

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { validateScenarioRules, type FieldProblem } from '../engine/index.js';
+import { exampleOffChainScenario } from '../schemas/example-offchain.js';
 import { mergePatch } from '../domain/merge-patch.js';
 import { checkDeploymentTransitions } from '../domain/deployments.js';
 import type { PlanCache } from '../domain/plan-cache.js';
@@ -131,7 +132,10 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
       tags, security: [{ bearerAuth: ['scenarios:write'] }],
       body: Type.Object(
         { id: Type.Optional(IdString), input: refOf(ScenarioSchema) },
-        { additionalProperties: false, examples: [{ id: 'adult-kyc', input: ScenarioSchema.examples[0] }] },
+        {
+          additionalProperties: false,
+          examples: [{ id: 'adult-kyc', input: ScenarioSchema.examples[0] }, { id: 'adult-zkp', input: exampleOffChainScenario }],
+        },
       ),
       headers: IdempotencyHeaders,
       response: scenarioResponses.create,

@@ -93,6 +93,17 @@ export const RuleResult = Type.Object(
     executionId: Type.String({ format: 'uuid', description: 'The executionId of the execution result.' }),
     status: refOf(RuleStatus),
     query: refOf(QueryEcho),
+    disclosure: Type.Optional(Type.Object(
+      {
+        attribute: Type.String({ description: 'The attribute the rule asked ($sd).' }),
+        value: Type.Union([Type.String(), Type.Number(), Type.Boolean()], { description: 'Its value, as the proof shows it.' }),
+      },
+      {
+        additionalProperties: false,
+        description: 'OffChainZKP, a valid $sd rule: the value the holder disclosed. Only in the answer to the wallet\'s ' +
+          'callback and in the webhook; never in the audit log (GET executions) nor in a log line.',
+      },
+    )),
     authorizationRequest: Type.Optional(Type.Object({}, {
       additionalProperties: true,
       description: 'OffChainZKP, while pending: the iden3comm authorization request to hand to the wallet (the same for every rule of the execution).',

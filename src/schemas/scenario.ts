@@ -14,7 +14,7 @@ export type ScenarioType = Static<typeof ScenarioType>;
 
 /** The query language of DOMAIN.md (iden3 / Privado ID operators). */
 export const Operators = [
-  '$noop', '$eq', '$ne', '$lt', '$lte', '$gt', '$gte', '$in', '$nin', '$exists', '$between', '$nonbetween',
+  '$noop', '$eq', '$ne', '$lt', '$lte', '$gt', '$gte', '$in', '$nin', '$exists', '$between', '$nonbetween', '$sd',
 ] as const;
 export type Operator = (typeof Operators)[number];
 
@@ -48,7 +48,8 @@ export const Query = Type.Object(
     operator: StringEnum(Operators, {
       description: 'How the attribute is compared with `value`: $eq, $ne equal / not equal; $lt, $lte, $gt, $gte ' +
         'numbers or ISO 8601 dates; $in, $nin in / not in a list; $between, $nonbetween inside / outside [min, max]; ' +
-        '$exists true (present) or false (absent); $noop no condition (the credential type alone).',
+        '$exists true (present) or false (absent); $noop no condition (the credential type alone); $sd (OffChainZKP ' +
+        'only) selective disclosure: the wallet reveals the attribute\'s value, no `value`.',
     }),
     context: Type.Optional(Type.String({
       minLength: 1, maxLength: 2048,
@@ -56,8 +57,33 @@ export const Query = Type.Object(
       examples: ['https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld'],
     })),
     circuitId: Type.Optional(StringEnum(
-      ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2'],
-      { description: 'OffChainZKP: the circuit the wallet proves with (default ZKP_DEFAULT_CIRCUIT_ID).' },
+      ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2', 'credentialAtomicQueryV3', 'linkedMultiQuery'],
+      {
+        description: 'OffChainZKP: the circuit the wallet proves with. Default: credentialAtomicQueryV3 where the query ' +
+          'asks what only V3 proves ($lte, $gte, $between, $nonbetween, $exists, proofType, groupId, params), else ' +
+          'ZKP_DEFAULT_CIRCUIT_ID. linkedMultiQuery: more conditions on the credential of the credentialAtomicQueryV3 ' +
+          'rule with the same groupId; the linkedMultiQuery rules of a group share one requestId (at most 10 conditions).',
+      },
+    )),
+    proofType: Type.Optional(StringEnum(['BJJSignature2021', 'Iden3SparseMerkleTreeProof'], {
+      description: 'OffChainZKP, credentialAtomicQueryV3: the credential proof the wallet must use (default: either).',
+    })),
+    groupId: Type.Optional(Type.Integer({
+      minimum: 1, maximum: 4294967295,
+      description: 'OffChainZKP, credentialAtomicQueryV3 and linkedMultiQuery: rules with the same groupId are proved ' +
+        'on one credential (same type and context).',
+    })),
+    params: Type.Optional(Type.Object(
+      {
+        nullifierSessionId: Type.Union([
+          Type.Integer({ minimum: 1 }),
+          Type.String({ pattern: '^[1-9][0-9]{0,76}$' }),
+        ], {
+          description: 'Asks the wallet for a nullifier: one identifier per holder, verifier and session id. The same ' +
+          'nullifier already seen in this scenario for another address answers not-valid.',
+        }),
+      },
+      { additionalProperties: false, description: 'OffChainZKP, credentialAtomicQueryV3: iden3 request params.' },
     )),
   },
   { $id: 'Query', additionalProperties: false },

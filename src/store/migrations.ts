@@ -105,6 +105,21 @@ export const sqliteMigrations: Migration[] = [
       CREATE INDEX scenarios_project ON scenarios (project_id, seq);
     `,
   },
+  {
+    // OffChainZKP nullifiers (credentialAtomicQueryV3), as hashes, per scenario: the address each was first seen
+    // with (a hash too). Kept for the scenario's life: they are what "one holder, one address" remembers.
+    version: 6,
+    sql: `
+      CREATE TABLE zkp_nullifiers (
+        project_id TEXT NOT NULL,
+        scenario_id TEXT NOT NULL,
+        nullifier_hash TEXT NOT NULL,
+        address_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (project_id, scenario_id, nullifier_hash)
+      );
+    `,
+  },
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -188,6 +203,20 @@ export const postgresMigrations: Migration[] = [
       ALTER TABLE scenarios DROP CONSTRAINT scenarios_id_key;
       CREATE UNIQUE INDEX scenarios_project_id ON scenarios ((COALESCE(project_id, '')), id);
       CREATE INDEX scenarios_id ON scenarios (id);
+    `,
+  },
+  {
+    // OffChainZKP nullifiers (see the SQLite migration 6).
+    version: 6,
+    sql: `
+      CREATE TABLE zkp_nullifiers (
+        project_id TEXT NOT NULL,
+        scenario_id TEXT NOT NULL,
+        nullifier_hash TEXT NOT NULL,
+        address_hash TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (project_id, scenario_id, nullifier_hash)
+      );
     `,
   },
 ];

@@ -258,6 +258,16 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const { rowCount } = await write('DELETE FROM idempotency_keys WHERE created_at < $1', [createdBefore]);
       return rowCount ?? 0;
     },
+    async bindNullifier(b) {
+      // Rows are never deleted: the insert-or-read needs no transaction.
+      await query('INSERT INTO zkp_nullifiers (project_id, scenario_id, nullifier_hash, address_hash, created_at) VALUES ($1, $2, $3, $4, $5) ' +
+        'ON CONFLICT DO NOTHING', [b.projectId, b.scenarioId, b.nullifierHash, b.addressHash, b.at]);
+      const { rows } = await query<{ address_hash: string }>(
+        'SELECT address_hash FROM zkp_nullifiers WHERE project_id = $1 AND scenario_id = $2 AND nullifier_hash = $3',
+        [b.projectId, b.scenarioId, b.nullifierHash],
+      );
+      return rows[0]!.address_hash;
+    },
     async ping() {
       await query('SELECT 1');
       await storage.check();

@@ -182,6 +182,12 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const completeKey = db.prepare<[number, string, string, string]>('UPDATE idempotency_keys SET status = ?, headers = ?, body = ? WHERE key = ?');
   const releaseKey = db.prepare<[string]>('DELETE FROM idempotency_keys WHERE key = ? AND status IS NULL');
   const purgeKeys = db.prepare<[string]>('DELETE FROM idempotency_keys WHERE created_at < ?');
+  const bindNullifier = db.prepare<[string, string, string, string, string]>(
+    'INSERT INTO zkp_nullifiers (project_id, scenario_id, nullifier_hash, address_hash, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+  const boundAddress = db.prepare<[string, string, string], { address_hash: string }>(
+    'SELECT address_hash FROM zkp_nullifiers WHERE project_id = ? AND scenario_id = ? AND nullifier_hash = ?',
+  );
   const claim = write((key: string, requestHash: string, now: string, expiredBefore: string) => {
     freeExpiredKey.run(key, expiredBefore);
     if (claimKey.run(key, requestHash, now).changes > 0) return { claimed: true as const };
@@ -201,6 +207,13 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const completeKeyTx = write((...args: Parameters<typeof completeKey.run>) => completeKey.run(...args));
   const releaseKeyTx = write((key: string) => releaseKey.run(key));
   const purgeKeysTx = write((createdBefore: string) => purgeKeys.run(createdBefore));
+  // The insert and the read in one committed transaction: the address is answered only once the binding is durable.
+  const bindNullifierTx = write((b: Parameters<Store['bindNullifier']>[0]): string => {
+    bindNullifier.run(b.projectId, b.scenarioId, b.nullifierHash, b.addressHash, b.at);
+    const row = boundAddress.get(b.projectId, b.scenarioId, b.nullifierHash);
+    if (row === undefined) throw new Error('zkp_nullifiers: the row just written is missing');
+    return row.address_hash;
+  });
 
   return {
     kind: 'sqlite',
@@ -274,6 +287,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
     async purgeIdempotencyKeys(createdBefore) {
       return (await purgeKeysTx(createdBefore)).changes;
+    },
+    async bindNullifier(b) {
+      return bindNullifierTx(b);
     },
     async ping() {
       db.prepare('SELECT 1').get();

@@ -168,4 +168,20 @@ export interface IdempotencyStore {
 }
 
 /** Everything the service keeps, in one database. */
-export type Store = ScenarioStore & ExecutionStore & IdempotencyStore;
+/** A nullifier seen in an OffChainZKP answer: hashes only (no nullifier, no address), per scenario. */
+interface NullifierBinding {
+  /** The scenario's project ('' when none) and id: nullifiers are per scenario. */
+  projectId: string;
+  scenarioId: string;
+  nullifierHash: string;
+  addressHash: string;
+  at: string;
+}
+
+/** OffChainZKP nullifiers: "one holder, one address" per scenario. */
+interface NullifierStore {
+  /** Binds the nullifier to the address unless it is bound already; answers the address hash it is bound to. */
+  bindNullifier(binding: NullifierBinding): Promise<string>;
+}
+
+export type Store = ScenarioStore & ExecutionStore & IdempotencyStore & NullifierStore;

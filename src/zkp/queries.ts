@@ -1,43 +1,56 @@
 /**
- * What the iden3 V2 query circuits (credentialAtomicQuerySigV2 / credentialAtomicQueryMTPV2) can prove, and how a
- * query configuration (the contract's QueryConfiguration) becomes an iden3 ZK query.
+ * What the iden3 query circuits can prove, and how a query configuration (the contract's QueryConfiguration) becomes
+ * an iden3 ZK query. The rule's query uses iden3's own spellings, so that queries copied from iden3 tools work.
  *
- * Decisions (the issue is silent on them):
+ * Decisions (the issues are silent on them):
  * - JSON-LD context: a query may name its context in an optional `context` field (an absolute URL); otherwise the
  *   deployment maps credential types to contexts (ZkpQueryOptions.contexts, env ZKP_CONTEXTS). The query's own field
  *   wins. A context the offline document loader does not hold is refused at create time (the verifier could never
  *   check a proof about it).
- * - Circuit: an optional `circuitId` field in the query, "credentialAtomicQuerySigV2" (BJJ signature credentials,
- *   the default, env ZKP_DEFAULT_CIRCUIT_ID) or "credentialAtomicQueryMTPV2" (credentials published in the issuer's
- *   claims tree).
- * Both fields need the Query schema to allow them (it is `additionalProperties: false` today).
+ * - Circuit: the query's `circuitId`: credentialAtomicQuerySigV2 (BJJ signature credentials), credentialAtomicQueryMTPV2
+ *   (credentials published in the issuer's claims tree), credentialAtomicQueryV3 (either, by `proofType`; adds $lte,
+ *   $gte, $between, $nonbetween, $exists, nullifiers and linked proofs) or linkedMultiQuery (more conditions on the
+ *   credential of a V3 rule of the same `groupId`; the wallet proves them with linkedMultiQuery3, 5 or 10). A query
+ *   naming none is proved with credentialAtomicQueryV3 where it asks what only V3 proves, else with the deployment's
+ *   default (env ZKP_DEFAULT_CIRCUIT_ID).
+ * - Linked multi-query: the rules of one group with circuitId linkedMultiQuery share one requestId (one proof shows
+ *   all their conditions); query-groups.ts checks groups.
  *
- * What the installed js-sdk (1.39.4 inside js-iden3-auth 1.14, and 1.45) lets the V2 circuits prove:
- * $noop, $eq, $ne, $lt, $gt, $in, $nin (and selective disclosure, which the contract's query language cannot ask for).
- * $lte, $gte, $exists, $between and $nonbetween need the V3 circuits: refused here.
+ * What js-sdk (1.39.4 inside js-iden3-auth 1.14, and 1.45) lets the circuits prove: V2 $noop, $eq, $ne, $lt, $gt,
+ * $in, $nin, $sd; V3 all of the query language and $sd; linkedMultiQuery the same but $noop and $sd (the V3 rule of
+ * the group proves those).
  */
 import { Operators } from '../schemas/scenario.js';
 import type { Query } from '../schemas/scenario.js';
 import type { FieldProblem } from '../engine/validate.js';
+import { checkGroups } from './query-groups.js';
+import { checkValue, V3_ONLY_OPERATORS, isRecord, type Add } from './query-values.js';
 
-export const ZKP_CIRCUIT_IDS = ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2'] as const;
+const ZKP_CIRCUIT_IDS = ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2', 'credentialAtomicQueryV3', 'linkedMultiQuery'] as const;
 export type ZkpCircuitId = (typeof ZKP_CIRCUIT_IDS)[number];
-export const DEFAULT_ZKP_CIRCUIT_ID: ZkpCircuitId = 'credentialAtomicQuerySigV2';
+/** The circuits a deployment may default to (linkedMultiQuery needs a group, so a rule names it). */
+export const ZKP_DEFAULT_CIRCUIT_IDS = ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2', 'credentialAtomicQueryV3'] as const;
+export type ZkpDefaultCircuitId = (typeof ZKP_DEFAULT_CIRCUIT_IDS)[number];
+export const DEFAULT_ZKP_CIRCUIT_ID: ZkpDefaultCircuitId = 'credentialAtomicQuerySigV2';
+const V3_CIRCUIT = 'credentialAtomicQueryV3';
+export const LINKED_CIRCUIT = 'linkedMultiQuery';
+/** The proof types a V3 query may ask for (iden3's ProofType). */
+const ZKP_PROOF_TYPES = ['BJJSignature2021', 'Iden3SparseMerkleTreeProof'] as const;
 
-/** Operators the V2 query circuits prove. */
-const ZKP_V2_OPERATORS = ['$noop', '$eq', '$ne', '$lt', '$gt', '$in', '$nin'] as const;
-/** The V2 circuits compare against at most 64 values ($in / $nin). */
-const ZKP_V2_MAX_VALUES = 64;
+const V2_OPERATORS = ['$noop', '$eq', '$ne', '$lt', '$gt', '$in', '$nin', '$sd'] as const;
+const OPERATORS_OF: Readonly<Record<ZkpCircuitId, readonly string[]>> = {
+  credentialAtomicQuerySigV2: V2_OPERATORS,
+  credentialAtomicQueryMTPV2: V2_OPERATORS,
+  credentialAtomicQueryV3: Operators,
+  linkedMultiQuery: Operators.filter((op) => op !== '$noop' && op !== '$sd'),
+};
 /** requestId becomes a circuit public signal; 0 is read as "absent" by the verifier, and ids must be JSON-safe. */
 const ZKP_MAX_REQUEST_ID = 4_294_967_295;
+/** BN254 scalar field order: a nullifier session id is a field element. */
+const FIELD_ORDER = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
 
-/** A contract query (QueryConfiguration.query) with the two optional fields this module proposes. */
-export type ZkpQuery = Query & {
-  /** Absolute URL of the JSON-LD context that defines `type` (e.g. https://.../kyc-v3.json-ld). */
-  context?: string;
-  /** Which V2 query circuit the wallet must prove with; default credentialAtomicQuerySigV2. */
-  circuitId?: ZkpCircuitId;
-};
+/** A contract query (QueryConfiguration.query) as OffChainZKP reads it. */
+export type ZkpQuery = Query;
 export interface ZkpQueryConfiguration {
   id: string;
   query: ZkpQuery;
@@ -48,33 +61,15 @@ export interface ZkpQueryOptions {
   contexts?: Readonly<Record<string, string>>;
   /** When given, a context URL must be one it holds (the offline document loader): the verifier needs it. */
   documents?: { has(url: string): boolean };
+  /** Circuit of queries that name none and ask nothing only V3 proves (env ZKP_DEFAULT_CIRCUIT_ID). */
+  defaultCircuitId?: ZkpDefaultCircuitId;
   /** Pointer of the queryConfigurations array (default '/queryConfigurations', as in the Scenario). */
   basePointer?: string;
 }
 
-const V2_OPERATORS: ReadonlySet<string> = new Set(ZKP_V2_OPERATORS);
 const KNOWN_OPERATORS: ReadonlySet<string> = new Set(Operators);
 const CIRCUITS: ReadonlySet<string> = new Set(ZKP_CIRCUIT_IDS);
-
-const WHY_NOT: Readonly<Record<string, string>> = {
-  $lte: 'the iden3 V2 circuits have no $lte: use $lt with the next value (e.g. $lt 19 for $lte 18)',
-  $gte: 'the iden3 V2 circuits have no $gte: use $gt with the previous value (e.g. $gt 17 for $gte 18)',
-  $exists: 'the iden3 V2 circuits cannot prove $exists (it needs the V3 circuits, not supported by this service yet)',
-  $between: 'the iden3 V2 circuits cannot prove $between (it needs the V3 circuits): use two queries, $gt and $lt',
-  $nonbetween: 'the iden3 V2 circuits cannot prove $nonbetween (it needs the V3 circuits, not supported by this service yet)',
-};
-
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
-const isFiniteNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 const isNonNegativeInteger = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
-/** ISO 8601 date or date-time (the shapes xsd:dateTime fields take); checked loosely, js-sdk hashes it later. */
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}(:?\d{2})?)?)?$/;
-
-function kindOf(x: unknown): string {
-  if (x === null) return 'null';
-  if (Array.isArray(x)) return 'an array';
-  return typeof x === 'object' ? 'an object' : `a ${typeof x}`;
-}
 
 function isAbsoluteUrl(s: string): boolean {
   if (/^ipfs:\/\/[A-Za-z0-9]+/.test(s)) return true;
@@ -92,17 +87,30 @@ export function contextOf(query: Pick<ZkpQuery, 'type' | 'context'>, contexts?: 
   return contexts && Object.hasOwn(contexts, query.type) ? contexts[query.type] : undefined;
 }
 
-/** The circuit a query is proved with. */
-export function circuitOf(query: Pick<ZkpQuery, 'circuitId'>, defaultCircuitId: ZkpCircuitId = DEFAULT_ZKP_CIRCUIT_ID): ZkpCircuitId {
-  return query.circuitId ?? defaultCircuitId;
+/** True when the query asks what only the V3 circuits prove. */
+function needsV3(query: Partial<Record<keyof ZkpQuery, unknown>>): boolean {
+  return V3_ONLY_OPERATORS.has(query.operator as string) || query.proofType !== undefined || query.groupId !== undefined ||
+    query.params !== undefined;
+}
+
+/** The circuit a query is proved with: its own, else V3 where only V3 proves it, else the default. */
+export function circuitOf(query: Partial<Record<keyof ZkpQuery, unknown>>, defaultCircuitId: ZkpDefaultCircuitId = DEFAULT_ZKP_CIRCUIT_ID): ZkpCircuitId {
+  if (typeof query.circuitId === 'string' && CIRCUITS.has(query.circuitId)) return query.circuitId as ZkpCircuitId;
+  return needsV3(query) ? V3_CIRCUIT : defaultCircuitId;
+}
+
+/** The nullifier session id as a decimal string (params.nullifierSessionId: an integer or a decimal string). */
+export function nullifierSessionIdOf(query: Pick<ZkpQuery, 'params'>): string | undefined {
+  const id = query.params?.nullifierSessionId;
+  return id === undefined ? undefined : String(id);
 }
 
 /**
- * Create/patch-time checks of an OffChainZKP scenario's query configurations against what the V2 circuits and
- * this verifier support. Returns [] when every query can be proved. Never throws.
+ * Create/patch-time checks of an OffChainZKP scenario's query configurations against what the circuits and this
+ * verifier support. Returns [] when every query can be proved. Never throws.
  * Pointers are relative to the Scenario ('/queryConfigurations/1/query/operator'), like validateScenarioRules's:
- * the two overlap on $lte/$gte, the 64-value limit and requestId presence/uniqueness, so a caller that runs both
- * should keep one problem per pointer.
+ * the two overlap on the 64-value limit and requestId presence, so a caller that runs both should keep one problem
+ * per pointer.
  */
 export function validateZkpQueries(queryConfigurations: readonly unknown[], options: ZkpQueryOptions = {}): FieldProblem[] {
   const problems: FieldProblem[] = [];
@@ -110,27 +118,25 @@ export function validateZkpQueries(queryConfigurations: readonly unknown[], opti
   if (!Array.isArray(queryConfigurations)) {
     return [{ pointer: base, message: 'queryConfigurations must be an array' }];
   }
-  const firstByRequestId = new Map<number, number>();
+  const checked: Array<{ index: number; query: Record<string, unknown>; circuitId: ZkpCircuitId; context?: string }> = [];
   queryConfigurations.forEach((qc, i) => {
     const at = `${base}/${i}/query`;
-    const add = (pointer: string, message: string) => problems.push({ pointer: at + pointer, message });
+    const add: Add = (pointer, message) => problems.push({ pointer: at + pointer, message });
     const query = isRecord(qc) ? qc.query : undefined;
     if (!isRecord(query)) {
       problems.push({ pointer: isRecord(qc) ? at : `${base}/${i}`, message: 'a query configuration needs a query object' });
       return;
     }
-    checkZkpQuery(query, add, options);
-    const rid = query.requestId;
-    if (isNonNegativeInteger(rid)) {
-      const first = firstByRequestId.get(rid);
-      if (first === undefined) firstByRequestId.set(rid, i);
-      else add('/requestId', `duplicate requestId ${rid} (first used by ${base}/${first}): each proof request needs its own id`);
-    }
+    const circuitId = circuitOf(query, options.defaultCircuitId);
+    checkZkpQuery(query, circuitId, add, options);
+    const context = typeof query.type === 'string' ? contextOf({ type: query.type, context: query.context as string | undefined }, options.contexts) : undefined;
+    checked.push({ index: i, query, circuitId, context });
   });
+  problems.push(...checkGroups(checked, base));
   return problems;
 }
 
-function checkZkpQuery(query: Record<string, unknown>, add: (pointer: string, message: string) => void, options: ZkpQueryOptions): void {
+function checkZkpQuery(query: Record<string, unknown>, circuitId: ZkpCircuitId, add: Add, options: ZkpQueryOptions): void {
   // requestId: the proof's public signal and the scope entry's id.
   const rid = query.requestId;
   if (rid === undefined) {
@@ -162,78 +168,83 @@ function checkZkpQuery(query: Record<string, unknown>, add: (pointer: string, me
 
   if (query.circuitId !== undefined && (typeof query.circuitId !== 'string' || !CIRCUITS.has(query.circuitId))) {
     add('/circuitId', `circuitId must be one of ${ZKP_CIRCUIT_IDS.join(', ')}`);
+    return;
   }
+  checkV3Fields(query, circuitId, add);
 
   const op = query.operator;
+  const supported = OPERATORS_OF[circuitId];
   if (typeof op !== 'string' || !KNOWN_OPERATORS.has(op)) {
-    add('/operator', `operator must be one of ${ZKP_V2_OPERATORS.join(', ')}`);
+    add('/operator', `operator must be one of ${supported.join(', ')}`);
     return;
   }
-  if (!V2_OPERATORS.has(op)) {
-    add('/operator', `${op} is not available for zero-knowledge proofs: ${WHY_NOT[op] ?? `supported operators are ${ZKP_V2_OPERATORS.join(', ')}`}`);
+  if (!supported.includes(op)) {
+    add('/operator', circuitId === LINKED_CIRCUIT
+      ? `${op} is not available in a linkedMultiQuery rule: ask it in the credentialAtomicQueryV3 rule of the group`
+      : `${circuitId} cannot prove ${op}: use circuitId ${V3_CIRCUIT} (or leave circuitId out), which proves ${Operators.join(', ')}`);
     return;
   }
-  if (op === '$noop') {
-    if (query.value !== undefined) add('/value', '$noop takes no value: it proves that a valid credential of the type exists');
-    return;
-  }
+  checkValue(query, op, add);
+}
 
-  const attribute = query.attribute;
-  if (typeof attribute !== 'string' || attribute.length === 0 || attribute.split('.').some((s) => s.length === 0)) {
-    add('/attribute', `attribute is required for ${op}: a dot path inside credentialSubject (e.g. personalData.age)`);
-  } else if (attribute.split('.').some((s) => s.startsWith('$') || s.startsWith('@'))) {
-    add('/attribute', 'attribute segments must not start with $ or @');
+/** proofType, groupId and params: V3 fields (groupId also linkedMultiQuery's). */
+function checkV3Fields(query: Record<string, unknown>, circuitId: ZkpCircuitId, add: Add): void {
+  const v3 = circuitId === V3_CIRCUIT;
+  if (query.proofType !== undefined) {
+    if (!v3 && circuitId !== LINKED_CIRCUIT) add('/proofType', `proofType needs circuitId ${V3_CIRCUIT} (${circuitId} has its proof type in its name)`);
+    else if (!(ZKP_PROOF_TYPES as readonly unknown[]).includes(query.proofType)) add('/proofType', `proofType must be one of ${ZKP_PROOF_TYPES.join(', ')}`);
   }
-
-  const value = query.value;
-  switch (op) {
-    case '$in':
-    case '$nin':
-      if (!Array.isArray(value) || value.length === 0) {
-        add('/value', `value for ${op} must be a non-empty array of strings or numbers; got ${Array.isArray(value) ? 'an empty array' : kindOf(value)}`);
-        return;
-      }
-      if (value.length > ZKP_V2_MAX_VALUES) {
-        add('/value', `value for ${op} may hold at most ${ZKP_V2_MAX_VALUES} values (the limit of the iden3 V2 circuits); got ${value.length}`);
-      }
-      value.forEach((x, j) => {
-        if (typeof x !== 'string' && !isFiniteNumber(x)) add(`/value/${j}`, `each value for ${op} must be a string or a number; got ${kindOf(x)}`);
-      });
-      return;
-    case '$lt':
-    case '$gt':
-      if (isFiniteNumber(value)) {
-        if (!Number.isSafeInteger(value) || value < 0) {
-          add('/value', `value for ${op} must be a non-negative integer or an ISO 8601 date: the circuits compare field elements, ` +
-            `so negative and fractional numbers cannot be compared; got ${value}`);
-        }
-      } else if (!(typeof value === 'string' && ISO_DATE.test(value))) {
-        add('/value', `value for ${op} must be a non-negative integer or an ISO 8601 date; got ${kindOf(value)}`);
-      }
-      return;
-    default: // $eq, $ne
-      if (typeof value !== 'string' && typeof value !== 'boolean' && !isFiniteNumber(value)) {
-        add('/value', `value for ${op} must be one string, number or boolean (the V2 circuits compare one value; use $in for a list); got ${kindOf(value)}`);
-      }
+  if (query.groupId !== undefined) {
+    if (!v3 && circuitId !== LINKED_CIRCUIT) add('/groupId', `groupId needs circuitId ${V3_CIRCUIT} or ${LINKED_CIRCUIT}: the V2 circuits cannot link proofs`);
+    else if (!isNonNegativeInteger(query.groupId) || query.groupId < 1 || query.groupId > ZKP_MAX_REQUEST_ID) {
+      add('/groupId', `groupId must be an integer from 1 to ${ZKP_MAX_REQUEST_ID}; got ${JSON.stringify(query.groupId)}`);
+    }
+  } else if (circuitId === LINKED_CIRCUIT) {
+    add('/groupId', 'groupId is required with linkedMultiQuery: it names the credentialAtomicQueryV3 rule whose credential these conditions are about');
+  }
+  const params = query.params;
+  if (params === undefined) return;
+  if (!v3) {
+    add('/params', `params (nullifierSessionId) needs circuitId ${V3_CIRCUIT}: only the V3 circuit makes nullifiers`);
+    return;
+  }
+  if (!isRecord(params)) {
+    add('/params', 'params must be an object {nullifierSessionId}');
+    return;
+  }
+  const sid = params.nullifierSessionId;
+  const decimal = typeof sid === 'string' && /^[1-9][0-9]{0,76}$/.test(sid) && BigInt(sid) < FIELD_ORDER;
+  if (!(decimal || (Number.isSafeInteger(sid) && (sid as number) >= 1))) {
+    add('/params/nullifierSessionId', 'nullifierSessionId must be a positive integer, or a decimal string below the BN254 field order ' +
+      `(one id per verifier session; 0 asks no nullifier); got ${JSON.stringify(sid)?.slice(0, 80)}`);
   }
 }
 
 /** The iden3 ZK query of one query configuration (assumes validateZkpQueries found nothing). */
-export function toIden3Query(
-  query: ZkpQuery,
-  context: string,
-  allowedIssuers: readonly string[],
-): { allowedIssuers: string[]; context: string; type: string; credentialSubject?: Record<string, Record<string, unknown>> } {
-  const out: { allowedIssuers: string[]; context: string; type: string; credentialSubject?: Record<string, Record<string, unknown>> } = {
-    allowedIssuers: [...allowedIssuers],
-    context,
-    type: query.type,
-  };
-  // $noop: no credentialSubject at all. (`{ attr: {} }` would ask for selective disclosure of attr.)
-  if (query.operator !== '$noop' && query.attribute !== undefined) {
-    const value = Array.isArray(query.value) ? [...query.value] : query.value;
-    // js-sdk reads one level: the attribute's dot path is the key ("personalData.age"), not nested objects.
-    out.credentialSubject = { [query.attribute]: { [query.operator]: value } };
-  }
+export interface Iden3Query {
+  allowedIssuers: string[];
+  context: string;
+  type: string;
+  credentialSubject?: Record<string, Record<string, unknown>>;
+  proofType?: string;
+  groupId?: number;
+}
+
+/** The credentialSubject condition of a query: `{op: value}`, `{}` for selective disclosure, none for $noop. */
+export function conditionOf(query: ZkpQuery): Record<string, unknown> | undefined {
+  if (query.operator === '$noop' || query.attribute === undefined) return undefined;
+  if (query.operator === '$sd') return {};
+  const value = Array.isArray(query.value) ? [...query.value] : query.value;
+  return { [query.operator]: value };
+}
+
+export function toIden3Query(query: ZkpQuery, context: string, allowedIssuers: readonly string[]): Iden3Query {
+  const out: Iden3Query = { allowedIssuers: [...allowedIssuers], context, type: query.type };
+  const condition = conditionOf(query);
+  // $noop: no credentialSubject at all. (`{ attr: {} }` asks for selective disclosure of attr.)
+  // js-sdk reads one level: the attribute's dot path is the key ("personalData.age"), not nested objects.
+  if (condition && query.attribute !== undefined) out.credentialSubject = { [query.attribute]: condition };
+  if (query.proofType !== undefined) out.proofType = query.proofType;
+  if (query.groupId !== undefined) out.groupId = query.groupId;
   return out;
 }

@@ -8,8 +8,9 @@ import { auth } from '@iden3/js-iden3-auth';
 import { isCanonicalDid, isCanonicalIden3Did } from './did.js';
 import { ZkpOptionsError, ZkpQueryError } from './errors.js';
 import {
-  DEFAULT_ZKP_CIRCUIT_ID, ZKP_CIRCUIT_IDS, circuitOf, contextOf, toIden3Query, validateZkpQueries,
-  type ZkpCircuitId, type ZkpQuery, type ZkpQueryConfiguration, type ZkpQueryOptions,
+  DEFAULT_ZKP_CIRCUIT_ID, LINKED_CIRCUIT, ZKP_DEFAULT_CIRCUIT_IDS, circuitOf, conditionOf, contextOf, nullifierSessionIdOf, toIden3Query,
+  validateZkpQueries, type Iden3Query, type ZkpCircuitId, type ZkpDefaultCircuitId, type ZkpQuery, type ZkpQueryConfiguration,
+  type ZkpQueryOptions,
 } from './queries.js';
 
 export const AUTHORIZATION_REQUEST_TYPE = 'https://iden3-communication.io/authorization/1.0/request';
@@ -24,12 +25,9 @@ export const DEFAULT_REQUEST_TTL_MS = 10 * 60_000;
 export interface ZkpScopeEntry {
   id: number;
   circuitId: ZkpCircuitId;
-  query: {
-    allowedIssuers: string[];
-    context: string;
-    type: string;
-    credentialSubject?: Record<string, Record<string, unknown>>;
-  };
+  query: Iden3Query;
+  /** V3: the nullifier session id (a decimal string: it may exceed a JSON number). */
+  params?: { nullifierSessionId: string };
 }
 
 /** The iden3comm authorization request message (JSON: send it to the wallet as is, e.g. in a QR code or deep link). */
@@ -56,6 +54,12 @@ export interface PendingRule {
   objectId: string;
   requestId: number;
   circuitId: ZkpCircuitId;
+  /** V3 and linkedMultiQuery: the rule's group (its proofs must be about one credential). */
+  groupId?: number;
+  /** V3: the rule asks a nullifier (params.nullifierSessionId). */
+  nullifier?: boolean;
+  /** $sd: the attribute whose disclosed value goes to the caller. */
+  disclose?: string;
 }
 
 /**
@@ -88,8 +92,6 @@ export interface AuthorizationRequestOptions extends ZkpQueryOptions {
    * any (the default). A function gets each query, for per-credential-type trust lists.
    */
   allowedIssuers?: readonly string[] | ((query: ZkpQuery) => readonly string[]);
-  /** Circuit of queries that name none (env ZKP_DEFAULT_CIRCUIT_ID, default credentialAtomicQuerySigV2). */
-  defaultCircuitId?: ZkpCircuitId;
   /** Lifetime of the request in ms (env ZKP_REQUEST_TTL_SECONDS, default 600 s). */
   ttlMs?: number;
   /** Epoch ms (default Date.now()). */
@@ -123,6 +125,10 @@ export function buildAuthorizationRequest(
   queryConfigurations: readonly ZkpQueryConfiguration[],
   options: AuthorizationRequestOptions,
 ): BuiltAuthorizationRequest {
+  const defaultCircuit: ZkpDefaultCircuitId = options.defaultCircuitId ?? DEFAULT_ZKP_CIRCUIT_ID;
+  if (!(ZKP_DEFAULT_CIRCUIT_IDS as readonly string[]).includes(defaultCircuit)) {
+    throw new ZkpOptionsError(`defaultCircuitId must be one of ${ZKP_DEFAULT_CIRCUIT_IDS.join(', ')}`);
+  }
   const problems = validateZkpQueries(queryConfigurations, options);
   if (problems.length > 0) throw new ZkpQueryError(problems);
   if (queryConfigurations.length === 0) {
@@ -139,10 +145,6 @@ export function buildAuthorizationRequest(
   if (typeof options.verifierDid !== 'string' || !isCanonicalDid(options.verifierDid)) {
     throw new ZkpOptionsError(`verifierDid ${JSON.stringify(options.verifierDid)} is not a DID in canonical form (ZKP_VERIFIER_DID)`);
   }
-  const defaultCircuit = options.defaultCircuitId ?? DEFAULT_ZKP_CIRCUIT_ID;
-  if (!(ZKP_CIRCUIT_IDS as readonly string[]).includes(defaultCircuit)) {
-    throw new ZkpOptionsError(`defaultCircuitId must be one of ${ZKP_CIRCUIT_IDS.join(', ')}`);
-  }
   const ttlMs = options.ttlMs ?? DEFAULT_REQUEST_TTL_MS;
   if (!Number.isFinite(ttlMs) || ttlMs < 1000) throw new ZkpOptionsError('ttlMs must be at least 1000 (one second)');
   const now = options.now ?? Date.now();
@@ -158,8 +160,25 @@ export function buildAuthorizationRequest(
       : checkIssuers(options.allowedIssuers ?? ['*'], 'options');
     const circuitId = circuitOf(query, defaultCircuit);
     const requestId = query.requestId as number;
-    scope.push({ id: requestId, circuitId, query: toIden3Query(query, context, issuers) });
-    rules.push({ objectId: id, requestId, circuitId });
+    const iden3Query = toIden3Query(query, context, issuers);
+    const linkedEntry = circuitId === LINKED_CIRCUIT ? scope.find((e) => e.id === requestId) : undefined;
+    if (linkedEntry) {
+      // One linkedMultiQuery proof for the group's rules under this id: their conditions in one credentialSubject.
+      const subject = (linkedEntry.query.credentialSubject ??= {});
+      const condition = conditionOf(query);
+      if (condition && query.attribute !== undefined) subject[query.attribute] = { ...subject[query.attribute], ...condition };
+    } else {
+      const sessionId = nullifierSessionIdOf(query);
+      scope.push({ id: requestId, circuitId, query: iden3Query, ...(sessionId !== undefined && { params: { nullifierSessionId: sessionId } }) });
+    }
+    rules.push({
+      objectId: id,
+      requestId,
+      circuitId,
+      ...(query.groupId !== undefined && { groupId: query.groupId }),
+      ...(nullifierSessionIdOf(query) !== undefined && { nullifier: true }),
+      ...(query.operator === '$sd' && query.attribute !== undefined && { disclose: query.attribute }),
+    });
   });
 
   const createdAt = Math.floor(now / 1000);

@@ -21,10 +21,21 @@ interface QueryV2PubSignals {
   operator: number;
 }
 type PubSignalsClass = new () => { pubSignalsUnmarshal(data: Uint8Array): QueryV2PubSignals };
+/** The V3 query circuit's signals this module reads besides the V2 ones. */
+interface QueryV3PubSignals extends QueryV2PubSignals {
+  linkID: bigint;
+  nullifier: bigint;
+}
+/** The linkedMultiQuery circuit's signals: no identity, no issuer, no time; the link id ties it to a V3 proof. */
+interface LinkedMultiQueryPubSignals {
+  linkID: bigint;
+}
 
 interface SdkSubset {
   AtomicQueryMTPV2PubSignals: PubSignalsClass;
   AtomicQuerySigV2PubSignals: PubSignalsClass;
+  AtomicQueryV3PubSignals: new () => { pubSignalsUnmarshal(data: Uint8Array): QueryV3PubSignals };
+  LinkedMultiQueryPubSignals: new (queryCount: number) => { pubSignalsUnmarshal(data: Uint8Array): LinkedMultiQueryPubSignals };
   parseQueriesMetadata(
     credentialType: string,
     ldContextJSON: string,
@@ -34,4 +45,6 @@ interface SdkSubset {
 }
 const sdk = jsSdk as unknown as SdkSubset;
 
-export const { AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, parseQueriesMetadata } = sdk;
+export const {
+  AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, AtomicQueryV3PubSignals, LinkedMultiQueryPubSignals, parseQueriesMetadata,
+} = sdk;

@@ -17,8 +17,10 @@
  *
  * Rows marked "first" are failures verify.ts checks itself before the library can see them; they stay listed so that
  * the table is the library's whole list on these paths. Left out, as the library cannot raise them there: js-sdk's
- * "query type is missing" (query.js raises its own first), "user id is not presented" (an Id is never falsy), the
- * linked-query and V3 failures (V2 circuits only), the JWZ packer's "message state verification failed" and
+ * "query type is missing" (query.js raises its own first), "user id is not presented" (an Id is never falsy),
+ * atomicV3.js's "verifierDid is required" (auth.js always sets it), linkedMultiQuery.js's "disclosed value is not in
+ * the proof outputs" (a linkedMultiQuery rule cannot ask $sd), auth.js's "Link id validation failed for group"
+ * (each rule is checked in its own call: verify-groups.ts compares link ids), the JWZ packer's "message state verification failed" and
  * "unknown circuit ID" (js-iden3-auth's state check throws or answers true; only auth circuits are accepted), js-jwz's
  * "missing payload" (a decoded part is never falsy), and the Groth16 math (groth16-worker.ts and groth16.ts answer
  * false for a proof the check cannot evaluate).
@@ -52,9 +54,11 @@ export interface LibraryFailure {
 }
 
 const AUTH = (file: string): FailureSource => ({ package: '@iden3/js-iden3-auth', files: [`dist/node/cjs/${file}`] });
-const ATOMIC_V2: FailureSource = {
-  package: '@iden3/js-iden3-auth', files: ['dist/node/cjs/circuits/atomicMtpV2.js', 'dist/node/cjs/circuits/atomicSigV2.js'],
+const ATOMIC: FailureSource = {
+  package: '@iden3/js-iden3-auth',
+  files: ['dist/node/cjs/circuits/atomicMtpV2.js', 'dist/node/cjs/circuits/atomicSigV2.js', 'dist/node/cjs/circuits/atomicV3.js'],
 };
+const ATOMIC_V3 = AUTH('circuits/atomicV3.js');
 const SDK: FailureSource = { package: '@0xpolygonid/js-sdk', files: ['dist/node/cjs/index.cjs'] };
 const JWZ: FailureSource = { package: '@iden3/js-jwz', files: ['dist/node/cjs/index.cjs'] };
 const RESOLVER = AUTH('state/resolver.js');
@@ -118,10 +122,28 @@ export const FAILURE_TABLE: readonly LibraryFailure[] = [
   row('field-path', SDK, 'proof was generated for another path', 'not-valid', ANOTHER_ATTRIBUTE),
   row('field-slot', SDK, 'wrong claim slot was used in claim', 'not-valid', ANOTHER_ATTRIBUTE),
 
+  // One rule: what only the V3 circuits (and linkedMultiQuery) prove.
+  row('proof-type-bjj', ATOMIC_V3, 'wrong proof type for BJJSignature', 'not-valid',
+    "the proof was not made with the credential's BJJSignature2021 proof, which the rule asks for"),
+  row('proof-type-mtp', ATOMIC_V3, 'wrong proof type for Iden3SparseMerkleTreeProof', 'not-valid',
+    "the proof was not made with the credential's Iden3SparseMerkleTreeProof, which the rule asks for"),
+  row('nullifier-missing', ATOMIC_V3, 'nullifier should be provided for nullification and should not be 0', 'not-valid',
+    'the proof carries no nullifier, which the rule asks for'),
+  row('nullifier-verifier', ATOMIC_V3, 'wrong verifier is used for nullification', 'not-valid', 'the nullifier was made for another verifier'),
+  row('nullifier-session', ATOMIC_V3, 'wrong verifier session id is used for nullification, expected {}, got {}', 'not-valid',
+    "the nullifier was made for another session than the rule's nullifierSessionId"),
+  row('nullifier-unrequested', ATOMIC_V3, "Nullifier id is generated but wasn't requested", 'not-valid',
+    'the proof carries a nullifier the rule does not ask for'),
+  row('link-unrequested', ATOMIC_V3, 'proof contains link id, but group id is not provided', 'not-valid',
+    'the proof is linked to other proofs, which the rule does not ask for'),
+  row('link-missing', ATOMIC_V3, "proof doesn't contain link id, but group id is provided", 'not-valid',
+    'the proof is not linked to the other proofs of its group'),
+  row('linked-query-hash', AUTH('circuits/linkedMultiQuery.js'), 'query hashes do not match', 'not-valid', ANOTHER_QUERY),
+
   // One rule: states (the verifier's checks, and what js-iden3-auth's EthStateResolver answers).
-  row('issuer-resolver-missing', ATOMIC_V2, 'resolver not found for issuerID {}', 'not-valid',
+  row('issuer-resolver-missing', ATOMIC, 'resolver not found for issuerID {}', 'not-valid',
     "no state resolver is configured for the issuer's chain (ZKP_STATE_RESOLVERS)"),
-  row('issuer-state-outdated', ATOMIC_V2, 'issuer state is outdated', 'not-valid',
+  row('issuer-state-outdated', ATOMIC, 'issuer state is outdated', 'not-valid',
     "the proof uses an issuer state that was replaced too long ago (the credential's status may have changed)"),
   row('state-not-registered', RESOLVER, 'State is not genesis and not registered in the smart contract', 'not-valid',
     'the issuer state in the proof is not published on chain'),

@@ -4,7 +4,7 @@
  * query, issuer state, proof made for `from` and this request id. A failure there is judged by the failure table
  * (verify-failures.ts); one whose dependency failed meanwhile (verify-dependencies.ts) is undecided.
  */
-import { AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals } from './sdk.js';
+import { AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, AtomicQueryV3PubSignals, LinkedMultiQueryPubSignals } from './sdk.js';
 import { DID, type Id } from '../trust/iden3.js';
 import type { DependencyWatch } from './verify-dependencies.js';
 import type { ProofResponse, ResponseMessage } from './verify-envelope.js';
@@ -28,35 +28,54 @@ export interface RuleContext {
 }
 
 interface ProofFacts {
-  timestampMs: number;
+  /** None for linkedMultiQuery (its V3 proof of the group carries the time). */
+  timestampMs?: number;
   issuer?: string;
+  /** V3: the nullifier, where the proof has one (decimal). */
+  nullifier?: string;
+  /** V3 and linkedMultiQuery: the link id, where the proof has one (decimal). */
+  linkId?: string;
 }
 
+const nonZero = (x: bigint) => (x === 0n ? undefined : x.toString());
+/** The linkedMultiQuery circuits by query count: linkedMultiQuery3, linkedMultiQuery5, linkedMultiQuery (10). */
+const linkedCount = (circuitId: string) => Number(/^linkedMultiQuery(\d+)/.exec(circuitId)?.[1] ?? 10);
+
+/** The facts of a proof's public signals, read by the circuit the proof names (one of the requested circuit's versions). */
 function readSignals(circuitId: string, signals: readonly string[]): ProofFacts | string {
   try {
     const bytes = Buffer.from(JSON.stringify(signals));
-    const s = circuitId === 'credentialAtomicQueryMTPV2'
+    if (circuitId.startsWith('linkedMultiQuery')) {
+      return { linkId: nonZero(new LinkedMultiQueryPubSignals(linkedCount(circuitId)).pubSignalsUnmarshal(bytes).linkID) };
+    }
+    const v3 = circuitId.startsWith('credentialAtomicQueryV3') ? new AtomicQueryV3PubSignals().pubSignalsUnmarshal(bytes) : undefined;
+    const s = v3 ?? (circuitId === 'credentialAtomicQueryMTPV2'
       ? new AtomicQueryMTPV2PubSignals().pubSignalsUnmarshal(bytes)
-      : new AtomicQuerySigV2PubSignals().pubSignalsUnmarshal(bytes);
+      : new AtomicQuerySigV2PubSignals().pubSignalsUnmarshal(bytes));
     let issuer: string | undefined;
     try {
       issuer = DID.parseFromId(s.issuerID as Id).string();
     } catch {
       issuer = undefined;
     }
-    return { timestampMs: Number(s.timestamp) * 1000, issuer };
+    const facts: ProofFacts = { timestampMs: Number(s.timestamp) * 1000, issuer };
+    if (v3) Object.assign(facts, { linkId: nonZero(v3.linkID), nullifier: nonZero(v3.nullifier) });
+    return facts;
   } catch (e) {
     return `the proof's public signals are not those of ${circuitId} (${(e instanceof Error ? e.message : String(e)).slice(0, 120)})`;
   }
 }
 
-/** The proof's timestamp and issuer onto the verdict, and its age; true when the proof is too old. */
-function judgeAge(ctx: RuleContext, verdict: ZkpVerdict, circuitId: string, proof: ProofResponse): boolean {
-  const facts = readSignals(circuitId, proof.pub_signals);
+/** The proof's facts onto the verdict, and its age; true when the proof is too old. */
+function judgeAge(ctx: RuleContext, verdict: ZkpVerdict, proof: ProofResponse): boolean {
+  const facts = readSignals(proof.circuitId, proof.pub_signals);
   if (typeof facts === 'string') {
     verdict.reasons.push(facts);
     return false;
   }
+  if (facts.linkId !== undefined) verdict.linkId = facts.linkId;
+  if (facts.nullifier !== undefined) verdict.nullifier = facts.nullifier;
+  if (facts.timestampMs === undefined) return false;
   verdict.issuer = facts.issuer;
   if (Number.isFinite(facts.timestampMs) && facts.timestampMs > -8.64e15 && facts.timestampMs < 8.64e15) {
     verdict.proofTimestamp = new Date(facts.timestampMs).toISOString();
@@ -85,7 +104,7 @@ export async function judgeRule(ctx: RuleContext, rule: PendingRule, entry: ZkpS
     verdict.reasons.push(`no proof was given for request id ${rule.requestId}`);
     return verdict;
   }
-  const tooOld = judgeAge(ctx, verdict, rule.circuitId, proof);
+  const tooOld = judgeAge(ctx, verdict, proof);
   const request = { ...ctx.request, body: { ...ctx.request.body, scope: [JSON.parse(JSON.stringify(entry)) as ZkpScopeEntry] } };
   const response = { ...ctx.message, body: { ...ctx.message.body, scope: [proof] } };
   const checked = await ctx.watch.run(() => ctx.checkAuthResponse(response, request));

@@ -52,6 +52,15 @@ export interface ZkpVerdict {
   issuer?: string;
   /** When the wallet made the proof (its timestamp signal), ISO 8601. */
   proofTimestamp?: string;
+  /**
+   * V3, where the rule asks one (params.nullifierSessionId): the proof's nullifier, decimal. Personal: the caller
+   * (offchain-zkp.ts) keeps only its hash, per scenario.
+   */
+  nullifier?: string;
+  /** V3 and linkedMultiQuery in a group: the proof's link id (equal link ids: one credential). */
+  linkId?: string;
+  /** $sd, when valid: the value the holder disclosed (checked against the proof). Personal: never logged or stored. */
+  disclosed?: { attribute: string; value: string | number | boolean };
 }
 
 export interface ZkpVerification {

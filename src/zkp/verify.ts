@@ -31,6 +31,7 @@ import type { AuthorizationRequest, PendingAuthorization } from './request.js';
 import { watchDependencies, type DependencyWatch } from './verify-dependencies.js';
 import { decodeResponse, isRecord, type ResponseMessage } from './verify-envelope.js';
 import { envelopeRefusal, judgeFailure } from './verify-failures.js';
+import { judgeAcrossRules } from './verify-groups.js';
 import { judgeRule, type CheckAuthResponse } from './verify-rule.js';
 import {
   DEFAULT_CLOCK_SKEW_MS, DEFAULT_PROOF_MAX_AGE_MS, DEFAULT_STATE_TRANSITION_DELAY_MS,
@@ -141,15 +142,23 @@ export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<Zk
     const byId = new Map(message.body.scope.map((p) => [p.id, p]));
     const context = { checkAuthResponse, watch, now, proofMaxAgeMs, clockSkewMs, request, message };
     const verdicts: ZkpVerdict[] = [];
-    const accepted: Array<{ requestId: number; fingerprint: string }> = [];
+    // The linkedMultiQuery rules of a group share one request id and its proof: judged once.
+    const judged = new Map<number, ZkpVerdict>();
     for (const rule of pending.rules) {
       const entry = request.body.scope.find((s) => s.id === rule.requestId);
       if (!entry) throw new ZkpOptionsError(`the pending authorization has no scope entry for request id ${rule.requestId}`);
-      const proof = byId.get(rule.requestId);
-      const verdict = await judgeRule(context, rule, entry, proof);
-      verdicts.push(verdict);
-      if (verdict.is_valid && proof) accepted.push({ requestId: rule.requestId, fingerprint: proofFingerprint(proof.circuitId, proof.pub_signals) });
+      const first = judged.get(rule.requestId) ?? await judgeRule(context, rule, entry, byId.get(rule.requestId));
+      judged.set(rule.requestId, first);
+      verdicts.push({ ...structuredClone(first), objectId: rule.objectId, circuitId: rule.circuitId });
     }
+    judgeAcrossRules(pending.rules, verdicts, byId);
+    const accepted: Array<{ requestId: number; fingerprint: string }> = [];
+    pending.rules.forEach((rule, i) => {
+      const proof = byId.get(rule.requestId);
+      if (verdicts[i]?.is_valid && proof && !accepted.some((a) => a.requestId === rule.requestId)) {
+        accepted.push({ requestId: rule.requestId, fingerprint: proofFingerprint(proof.circuitId, proof.pub_signals) });
+      }
+    });
 
     if (replayGuard && accepted.length > 0) {
       const taken = await replayGuard.claim(accepted.map((a) => a.fingerprint), pending.thid, now + proofMaxAgeMs + clockSkewMs);

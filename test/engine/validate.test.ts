@@ -159,7 +159,11 @@ describe('validateScenarioRules: ids', () => {
 
 describe('validateScenarioRules: zero-knowledge proof scenarios', () => {
   for (const type of ['OffChainZKP', 'OnChainZKP'] as const) {
-    it(`${type}: refuses $lte and $gte (the iden3 V2 circuits lack them)`, () => {
+    it(`${type}: refuses $lte and $gte where the circuits lack them (OffChainZKP: zkp/queries.ts decides per circuit)`, () => {
+      if (type === 'OffChainZKP') {
+        expect(problems(q('$lte', 18, { requestId: 1 }), type)).toEqual([]);
+        return;
+      }
       expect(problems(q('$lte', 18, { requestId: 1 }), type)).toEqual([{
         pointer: '/queryConfigurations/0/query/operator',
         message: `$lte is not available in ${type} scenarios (the iden3 V2 circuits lack it); use $lt with an adjusted value`,
@@ -189,8 +193,12 @@ describe('validateScenarioRules: zero-knowledge proof scenarios', () => {
       ]);
     });
 
-    it(`${type}: requires requestId unique within the scenario, pointing at the duplicate`, () => {
+    it(`${type}: requires requestId unique within the scenario, pointing at the duplicate (OffChainZKP: zkp/query-groups.ts)`, () => {
       const s = scenario([q('$gt', 18, { requestId: 7 }), q('$lt', 65, { requestId: 8 }), q('$eq', 30, { requestId: 7 })], type);
+      if (type === 'OffChainZKP') {
+        expect(validateScenarioRules(s)).toEqual([]);
+        return;
+      }
       expect(validateScenarioRules(s)).toEqual([{
         pointer: '/queryConfigurations/2/query/requestId',
         message: 'duplicate requestId 7 (first used by /queryConfigurations/0); each zero-knowledge proof request needs its own',
@@ -201,6 +209,13 @@ describe('validateScenarioRules: zero-knowledge proof scenarios', () => {
       expect(problems(q('$gt', 'x', { requestId: 1 }), type).map((p) => p.pointer)).toEqual([VALUE]);
     });
   }
+
+  it('refuses $sd (selective disclosure) but in OffChainZKP scenarios', () => {
+    expect(problems(q('$sd', undefined), 'ChallengeQuery')[0]?.pointer).toBe('/queryConfigurations/0/query/operator');
+    expect(problems(q('$sd', undefined, { requestId: 1 }), 'OnChainZKP')[0]?.message).toMatch(/only OffChainZKP/);
+    expect(problems(q('$sd', undefined, { requestId: 1 }), 'OffChainZKP')).toEqual([]);
+    expect(problems(q('$sd', 3, { requestId: 1 }), 'OffChainZKP')[0]?.pointer).toBe('/queryConfigurations/0/query/value');
+  });
 
   it('does not require requestId to be unique in ChallengeQuery scenarios', () => {
     expect(validateScenarioRules(scenario([q('$gt', 1, { requestId: 1 }), q('$lt', 9, { requestId: 1 })]))).toEqual([]);

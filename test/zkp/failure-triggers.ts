@@ -5,7 +5,7 @@
  * EthStateResolver over a made-up State contract for what a chain answers. Each returns what the library threw.
  */
 import { resolver } from '@iden3/js-iden3-auth';
-import { fixtureConfiguration, ISSUER_DID, USER_DID } from './fixtures.js';
+import { fixtureConfiguration, ISSUER_DID, USER_DID, v3Message, v3Vector } from './fixtures.js';
 import {
   acceptAnyAuthProof, failureOf, forgeJwz, iden3Require, JWZ_HEADER, LIB_OPTS, libRequest, libResponse, USER_ID,
   type Library, type Message, type StateMode, type steeredResolvers,
@@ -123,7 +123,39 @@ const rootInfo = (root: bigint, replacedBy: number) => async () => ({
 const SIGNED = 'iden3comm/v1;env=application/iden3comm-signed-json;alg=ES256K-R';
 const PLAIN = 'iden3comm/v1;env=application/iden3comm-plain-json';
 
+type V3Entry = (typeof v3Vector.scope)[number];
+/**
+ * The V3 vector's answer checked against its request with scope entry `id` alone (1: BJJ, group 2; 2: MTP, group 1,
+ * nullifier session 12345), changed by `change`; `response` changes the answer.
+ */
+function checkV3({ lib }: TriggerEnv, id: 1 | 2, change: (entry: V3Entry, request: Record<string, unknown>) => void,
+  response: (message: ReturnType<typeof v3Message>) => void = () => {}) {
+  const entry = structuredClone(v3Vector.scope.find((e) => e.id === id) as V3Entry);
+  const message = v3Message();
+  const request: Record<string, unknown> = {
+    id: message.thid, thid: message.thid, typ: 'application/iden3comm-plain-json', type: 'https://iden3-communication.io/authorization/1.0/request',
+    from: v3Vector.verifierDid, body: { callbackUrl: 'https://svc.example/cb', reason: 'test', message: v3Vector.message, scope: [entry] },
+  };
+  change(entry, request);
+  response(message);
+  return failureOf(() => lib.verifyAuthResponse(message, request, LIB_OPTS));
+}
+
 export const TRIGGERS: Readonly<Record<string, Trigger>> = {
+  'proof-type-bjj': (env) => checkV3(env, 2, (e) => { e.query.proofType = 'BJJSignature2021'; }),
+  'proof-type-mtp': (env) => checkV3(env, 1, (e) => { e.query.proofType = 'Iden3SparseMerkleTreeProof'; }),
+  'nullifier-missing': (env) => checkV3(env, 1, (e) => { e.params = { nullifierSessionId: '5' }; }),
+  'nullifier-verifier': (env) => checkV3(env, 2, (_e, request) => { request.from = ISSUER_DID; }, (m) => { m.to = ISSUER_DID; }),
+  'nullifier-session': (env) => checkV3(env, 2, (e) => { e.params = { nullifierSessionId: '999' }; }),
+  'nullifier-unrequested': (env) => checkV3(env, 2, (e) => { delete e.params; }),
+  'link-unrequested': (env) => checkV3(env, 1, (e) => { delete e.query.groupId; }),
+  'link-missing': (env) => anyProof(env, () => checkV3(env, 1, () => {}, (m) => { (m.body.scope[0] as { pub_signals: string[] }).pub_signals[3] = '0'; })),
+  // A linkedMultiQuery3 answer whose query hashes are none of the request's (made-up signals: no such proof exists).
+  'linked-query-hash': (env) => anyProof(env, () => checkV3(env, 1, (e) => { e.id = 9; e.circuitId = 'linkedMultiQuery'; }, (m) => {
+    const proof = m.body.scope[0] as { id: number; circuitId: string; pub_signals: string[] };
+    Object.assign(proof, { id: 9, circuitId: 'linkedMultiQuery3', pub_signals: ['7', '0', '0', '0', '0', '1', '2', '3'] });
+  })),
+
   'message-expired': ({ lib }) => failureOf(() => lib.verifyAuthResponse(libResponse(), { ...libRequest(), expires_time: 1 }, {})),
   'message-not-signed': (env) => checkAnswer(env, libResponse({ message: 'another message' })),
   'not-addressed': (env) => checkAnswer(env, libResponse({ to: USER_DID })),

@@ -1,4 +1,7 @@
-/** The public iden3 test vector (copied from ../shared/fixtures/iden3 into ./vectors), and helpers shaping it. */
+/**
+ * The public iden3 test vectors (./vectors: the MTP V2 one copied from ../shared/fixtures/iden3, the V3 one from
+ * js-iden3-auth's tests, see vectors/README.md), and helpers shaping them.
+ */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
@@ -74,3 +77,17 @@ export function plainResponse(options: { thid?: string; proof?: FixtureProof; fr
 }
 
 export const cloneProof = (): FixtureProof => structuredClone(fixtureResponse.proof);
+
+/** The V3 vector: a real authV2 JWZ with two credentialAtomicQueryV3-beta.1 proofs (see vectors/README.md). */
+export interface V3Vector {
+  source: string;
+  licence: string;
+  verifierDid: string;
+  message: string;
+  scope: Array<{ id: number; circuitId: string; query: Record<string, unknown>; params?: Record<string, unknown> }>;
+  token: string;
+}
+export const v3Vector = read('v3-nullifier-authv2.json') as V3Vector;
+/** The V3 vector's authorization response (the JWZ payload), a fresh copy. */
+export const v3Message = (): Record<string, unknown> & { thid: string; from: string; body: { scope: FixtureProof[] } } =>
+  JSON.parse(Buffer.from(v3Vector.token.split('.')[1] ?? '', 'base64url').toString('utf8'));

@@ -80,7 +80,7 @@ describe('buildAuthorizationRequest', () => {
   it('refuses queries the circuits cannot prove, with field problems', () => {
     const e = (() => {
       try {
-        buildAuthorizationRequest([fixtureConfiguration({ operator: '$gte', value: 18 })], base);
+        buildAuthorizationRequest([fixtureConfiguration({ operator: '$gte', value: 18 })], base); // MTP V2 named
       } catch (err) {
         return err;
       }
@@ -89,7 +89,7 @@ describe('buildAuthorizationRequest', () => {
     expect(e).toBeInstanceOf(ZkpQueryError);
     expect((e as ZkpQueryError).statusCode).toBe(400);
     expect((e as ZkpQueryError).problems).toEqual([
-      { pointer: '/queryConfigurations/0/query/operator', message: expect.stringContaining('no $gte') },
+      { pointer: '/queryConfigurations/0/query/operator', message: expect.stringContaining('credentialAtomicQueryMTPV2 cannot prove $gte') },
     ]);
     expect(() => buildAuthorizationRequest([], base)).toThrow(ZkpQueryError);
   });
@@ -102,7 +102,7 @@ describe('buildAuthorizationRequest', () => {
     expect(() => buildAuthorizationRequest(c, { ...base, allowedIssuers: [] })).toThrow(/empty list/);
     expect(() => buildAuthorizationRequest(c, { ...base, allowedIssuers: ['did:polygonid:nope'] })).toThrow(/canonical/);
     expect(() => buildAuthorizationRequest(c, { ...base, ttlMs: 0 })).toThrow(ZkpOptionsError);
-    expect(() => buildAuthorizationRequest(c, { ...base, defaultCircuitId: 'credentialAtomicQueryV3' as never })).toThrow(ZkpOptionsError);
+    expect(() => buildAuthorizationRequest(c, { ...base, defaultCircuitId: 'linkedMultiQuery' as never })).toThrow(ZkpOptionsError);
   });
 });
 
@@ -124,13 +124,13 @@ describe('validateZkpQueries', () => {
     ]) expect(problems(q), JSON.stringify(q)).toEqual([]);
   });
 
-  it('refuses $lte, $gte, $exists, $between and $nonbetween, saying why', () => {
-    for (const [op, value, hint] of [
-      ['$lte', 18, '$lt'], ['$gte', 18, '$gt'], ['$exists', true, 'V3'], ['$between', [1, 2], 'V3'], ['$nonbetween', [1, 2], 'V3'],
-    ] as const) {
-      expect(problems({ ...ok, operator: op, value })).toEqual([
-        { pointer: '/queryConfigurations/0/query/operator', message: expect.stringContaining(hint) },
-      ]);
+  it('refuses $lte, $gte, $exists, $between and $nonbetween on the V2 circuits, pointing to V3', () => {
+    for (const circuitId of ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2']) {
+      for (const [op, value] of [['$lte', 18], ['$gte', 18], ['$exists', true], ['$between', [1, 2]], ['$nonbetween', [1, 2]]] as const) {
+        expect(problems({ ...ok, operator: op, value, circuitId })).toEqual([
+          { pointer: '/queryConfigurations/0/query/operator', message: expect.stringContaining(`${circuitId} cannot prove ${op}: use circuitId credentialAtomicQueryV3`) },
+        ]);
+      }
     }
   });
 
@@ -156,7 +156,7 @@ describe('validateZkpQueries', () => {
     expect(ptr({ ...ok, type: 'Unknown' })).toEqual(['/queryConfigurations/0/query/context']);
     expect(ptr({ ...ok, type: '1bad' })).toContain('/queryConfigurations/0/query/type');
     expect(ptr({ ...ok, context: 'not a url' })).toEqual(['/queryConfigurations/0/query/context']);
-    expect(ptr({ ...ok, circuitId: 'credentialAtomicQueryV3' })).toEqual(['/queryConfigurations/0/query/circuitId']);
+    expect(ptr({ ...ok, circuitId: 'credentialAtomicQueryV4' })).toEqual(['/queryConfigurations/0/query/circuitId']);
     const documents = createDocumentLoader();
     expect(ptr(ok, { documents })).toEqual(['/queryConfigurations/0/query/type']); // mapped context not held offline
     expect(ptr({ ...ok, context: KYC_V3 }, { documents })).toEqual([]);
@@ -206,8 +206,9 @@ describe('offline document loader', () => {
     (doc.document as Record<string, unknown>)['@context'] = 'mutated';
     expect(JSON.stringify((await load(KYC_V3)).document)).toContain('KYCCountryOfResidenceCredential');
     expect(load.has(KYC_V3)).toBe(true);
-    expect(load.urls.length).toBe(20);
-    await expect(load('https://www.w3.org/2018/credentials/v1')).rejects.toBeInstanceOf(DocumentNotAvailableError);
+    expect(load.urls.length).toBe(21);
+    expect(load.has('https://www.w3.org/2018/credentials/v1')).toBe(true); // $sd answers carry a presentation in it
+    await expect(load('https://www.w3.org/ns/did/v1')).rejects.toBeInstanceOf(DocumentNotAvailableError);
     await expect(load('http://127.0.0.1:1/x')).rejects.toThrow(/not available offline/);
   });
 

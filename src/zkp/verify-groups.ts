@@ -1,0 +1,61 @@
+/**
+ * What holds across the rules of an answer, after each rule's proof was judged alone (verify-rule.ts):
+ * - a group's proofs are about one credential: their link ids are equal (js-iden3-auth checks this only across the
+ *   rules of one call; each rule is checked in its own call here, so this module does);
+ * - a linkedMultiQuery proof binds no holder, issuer or time: its conditions stand only with a valid
+ *   credentialAtomicQueryV3 proof of the same group;
+ * - $sd: the disclosed value, read from the answer's verifiable presentation (the library checked it against the
+ *   proof's output), goes onto the verdict.
+ */
+import type { ProofResponse } from './verify-envelope.js';
+import type { PendingRule } from './request.js';
+import type { ZkpVerdict } from './verify-types.js';
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+function fail(verdict: ZkpVerdict, reason: string): void {
+  if (verdict.status === 'valid') verdict.status = 'not-valid';
+  verdict.is_valid = false;
+  verdict.reasons.push(reason);
+  delete verdict.disclosed;
+}
+
+/** The value at `attribute` (a dot path) in the presentation's credentialSubject, where it is a scalar. */
+function disclosedValue(vp: unknown, attribute: string): string | number | boolean | undefined {
+  const credential = isRecord(vp) ? vp.verifiableCredential : undefined;
+  let at: unknown = isRecord(credential) ? credential.credentialSubject : undefined;
+  for (const segment of attribute.split('.')) at = isRecord(at) && Object.hasOwn(at, segment) ? at[segment] : undefined;
+  return typeof at === 'string' || typeof at === 'number' || typeof at === 'boolean' ? at : undefined;
+}
+
+/** Applies the checks above to `verdicts` (one per rule, in the order of `rules`), in place. */
+export function judgeAcrossRules(rules: readonly PendingRule[], verdicts: ZkpVerdict[], proofs: ReadonlyMap<number, ProofResponse>): void {
+  rules.forEach((rule, i) => {
+    const verdict = verdicts[i];
+    if (!verdict || !verdict.is_valid || rule.disclose === undefined) return;
+    const value = disclosedValue(proofs.get(rule.requestId)?.vp, rule.disclose);
+    if (value === undefined) fail(verdict, `the answer does not disclose ${rule.disclose} as the request asks`);
+    else verdict.disclosed = { attribute: rule.disclose, value };
+  });
+
+  const groups = new Map<number, number[]>();
+  rules.forEach((rule, i) => {
+    if (rule.groupId !== undefined) groups.set(rule.groupId, [...(groups.get(rule.groupId) ?? []), i]);
+  });
+  for (const [groupId, members] of groups) {
+    const valid = members.filter((i) => verdicts[i]?.is_valid);
+    const linkIds = new Set(valid.map((i) => verdicts[i]?.linkId));
+    if (linkIds.size > 1 || linkIds.has(undefined)) {
+      for (const i of valid) fail(verdicts[i] as ZkpVerdict, `the proofs of group ${groupId} are not about one credential (their link ids differ)`);
+      continue;
+    }
+    const anchored = valid.some((i) => rules[i]?.circuitId === 'credentialAtomicQueryV3');
+    if (anchored) continue;
+    for (const i of valid) {
+      if (rules[i]?.circuitId === 'linkedMultiQuery') {
+        fail(verdicts[i] as ZkpVerdict, `this condition is proved on the credential of group ${groupId}, whose credentialAtomicQueryV3 ` +
+          'proof (the holder has it from a trusted issuer) is not valid');
+      }
+    }
+  }
+}
