@@ -6,6 +6,7 @@
 import type { Hex } from 'viem';
 import type { VerifierMethod } from './abi.js';
 import { parseChainRef } from './config.js';
+import type { ReadRequestsRequest, StoredRequestEntry } from './stored-request.js';
 
 export type RequestId = number | bigint;
 
@@ -82,6 +83,11 @@ export interface ReadProofStatusesRequest {
 export interface ProofStatusReader {
   /** One entry per requested id, in the request's order. Never rejects. */
   readProofStatuses(request: ReadProofStatusesRequest): Promise<ProofStatusEntry[]>;
+  /**
+   * The requests as the verifier stores them, one entry per id. Never rejects. A reader without it cannot show
+   * requests, so no rule's request can be compared.
+   */
+  readRequests?(request: ReadRequestsRequest): Promise<StoredRequestEntry[]>;
   /** Whether an RPC endpoint is configured for the chain (CAIP-2). */
   hasChain(chain: string): boolean;
   /** Chain of deployments that name none. */
