@@ -115,7 +115,7 @@ export class RequestMatcher {
   private queryHash(expected: Expected, stored: StoredQuery): bigint {
     const { meta } = expected;
     const schema = SchemaHash.newSchemaHashFromInt(expected.schema);
-    const values = sdk.prepareCircuitArrayValues(meta.values, VALUE_ARRAY_SIZE);
+    const values = sdk.prepareCircuitArrayValues(meta.values.slice(), VALUE_ARRAY_SIZE); // it pads the array it is given
     const [slot, op] = [BigInt(meta.slotIndex), BigInt(expected.operator)];
     if (stored.kind === 'v2') return sdk.calculateQueryHashV2(values, schema, slot, op, meta.claimPathKey, stored.claimPathNotExists ?? 0n);
     return sdk.calculateQueryHashV3(
