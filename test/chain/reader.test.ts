@@ -205,20 +205,28 @@ describe('Multicall3', () => {
 });
 
 describe('cache', () => {
-  it('reuses a status for cacheTtlMs, then reads the chain again', async () => {
+  it('reuses a verified status for cacheTtlMs; "not verified" only at the block it was read at, 1 s at most', async () => {
     let now = 1_000_000;
     const r = reader({ multicall: 'off', cacheTtlMs: 5000, clock: () => now });
     const q = { chain: chain.chain, verifierAddress: current, sender: bob, requestIds: [3] };
     expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: false, cached: false });
+    now += 500;
+    expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: false, cached: true }); // same block
+    await chain.mine();
+    expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: false, cached: false }); // a new block
+    now += 1000;
+    expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: false, cached: false }); // same block, 1 s later
+    expect(r.stats()).toMatchObject({ cacheHits: 1, chainReads: 3 });
 
+    // A proof mined right after a read is seen by the next read (the regression: it used to wait out cacheTtlMs).
     await chain.write(current, 'TestUniversalVerifier', 'setProofVerified', [bob, 3n, true], owner);
+    expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: true, cached: false });
     now += 4999;
-    expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: false, cached: true });
-    expect(r.stats()).toMatchObject({ cacheHits: 1, chainReads: 1 });
-
+    await chain.mine();
+    expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: true, cached: true });
     now += 1;
     expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: true, cached: false });
-    expect(r.stats()).toMatchObject({ cacheHits: 1, chainReads: 2 });
+    expect(r.stats()).toMatchObject({ cacheHits: 2, chainReads: 5 });
     await chain.write(current, 'TestUniversalVerifier', 'setProofVerified', [bob, 3n, false], owner);
   });
 
