@@ -40,9 +40,9 @@ export const Query = Type.Object(
       description: 'Number of the zero-knowledge proof request: required in OnChainZKP and OffChainZKP scenarios, where ' +
         'the wallet proves (and a verifier contract records) the rule under this number. A JSON integer up to ' +
         '2^53-1, or a decimal string for larger ids: OnChainZKP takes any uint256 (UniversalVerifier request ids of ' +
-        '64 bits and the type-prefixed 256-bit ids, e.g. "281474976710656123"); OffChainZKP and ChallengeQuery take ' +
+        '64 bits and the type-prefixed 256-bit ids); OffChainZKP and ChallengeQuery take ' +
         'integers from 0 (OffChainZKP: 1) to 4294967295.',
-      examples: [1, '452312848583266388373324160190187140051835877600158453279131187530910662656'],
+      examples: [1, '1766847064778387718112045955079886503624711098445418933835811865445692516'],
     })),
     attribute: Type.Optional(Type.String({
       minLength: 1, maxLength: 256,
