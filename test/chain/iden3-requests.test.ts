@@ -10,6 +10,7 @@
  * (src/chain/request-match.ts, computing them from the rule) is checked against those, not against itself.
  */
 import { createRequire } from 'node:module';
+import * as jsSdk from '@0xpolygonid/js-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFunctionSelector, type Abi, type AbiFunction, type Address, type EIP1193Provider, type Hex } from 'viem';
 import { evaluateOnChainRules, type OnChainInput } from '../../src/chain/index.js';
@@ -85,7 +86,9 @@ beforeAll(async () => {
   await s.setRequest(ID_64, s.sigV2Validator, stack.sigV2Params(asked));
   await s.setRequest(ID_200, s.v3Validator, stack.v3Params(asked));
   const typeOneParams = stack.v3Params(asked);
-  typeOne = stack.typeOneRequestId(typeOneParams, s.owner);
+  // js-sdk's own derivation of a type-1 id (what a dApp built on it registers), checked against the contract's below.
+  typeOne = (jsSdk as unknown as { calculateRequestId(p: Hex, c: Address): bigint }).calculateRequestId(typeOneParams, s.owner);
+  expect(typeOne).toBe(stack.typeOneRequestId(typeOneParams, s.owner));
   await s.setRequest(typeOne, s.v3Validator, typeOneParams);
 
   // Alice proved every one of them; the contract accepted each response (its validators checked the signals).
