@@ -5,9 +5,8 @@
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import type { SmartContractDeployment } from '../domain/deployments.js';
 import { requestIdsOf, resolveVerifierTarget, ruleOutcomes, type OnChainRuleOutcome } from './outcomes.js';
-import type { ProofStatusEntry, ProofStatusError, ProofStatusReader } from './proof-status.js';
+import type { ProofStatusEntry, ProofStatusError, ProofStatusReader, StoredRequestEntry } from './proof-status.js';
 import { RequestCheck } from './request-check.js';
-import type { StoredRequestEntry } from './stored-request.js';
 
 /** No matcher, nothing allowed unchecked: every rule the chain decided answers error (it cannot be compared). */
 const STRICT = new RequestCheck();

@@ -14,8 +14,7 @@
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import { deploymentBlock, isUsableDeployment, unusableDeploymentReason, type SmartContractDeployment } from '../domain/deployments.js';
 import { parseChainRef } from './config.js';
-import { isProofStatusError, type ProofStatusEntry, type RequestId } from './proof-status.js';
-import { requestIdOf } from './stored-request.js';
+import { isProofStatusError, requestIdOf, type ProofStatusEntry, type RequestId } from './proof-status.js';
 
 type OnChainStatus = 'valid' | 'not-valid' | 'error';
 

@@ -27,7 +27,7 @@ import { classify, timeoutError } from './rpc-errors.js';
 import { idKey, statusKeyPrefix, StatusReads } from './status-reads.js';
 import { TxHashLookup } from './txhash.js';
 import { RequestReads } from './request-reads.js';
-import type { ReadRequestsRequest, StoredRequestEntry } from './stored-request.js';
+import type { ReadRequestsRequest, StoredRequestEntry } from './proof-status.js';
 
 export interface ChainReaderOptions {
   chains: Iterable<ChainEndpoint> | ReadonlyMap<string, ChainEndpoint>;

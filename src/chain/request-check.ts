@@ -11,7 +11,7 @@ import { keep, lruCache } from '../domain/cache.js';
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import type { OnChainRuleOutcome } from './outcomes.js';
 import type { RequestComparison, RequestMatcher } from './request-match.js';
-import { requestIdOf, type StoredRequestEntry } from './stored-request.js';
+import { requestIdOf, type StoredRequestEntry } from './proof-status.js';
 
 /** As long as the reader keeps a stored request (request-reads.ts REQUEST_TTL_MS). */
 const REQUEST_CHECK_TTL_MS = 60_000;

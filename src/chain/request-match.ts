@@ -11,7 +11,7 @@ import * as merklization from '@iden3/js-jsonld-merklization';
 import type { LRUCache } from 'lru-cache';
 import { keep, lruCache } from '../domain/cache.js';
 import type { Query } from '../schemas/scenario.js';
-import type { StoredQuery } from './stored-request.js';
+import type { StoredQuery } from './proof-status.js';
 
 type SchemaHash = unknown;
 /** A JSON-LD document loader, as jsonld.js and the iden3 libraries call it. */

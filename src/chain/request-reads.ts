@@ -12,9 +12,9 @@ import type { ChainClient } from './chain-client.js';
 import { keep, lruCache } from '../domain/cache.js';
 import type { RequestId } from './proof-status.js';
 import { revertDataOf } from './rpc-errors.js';
-import type { StoredQuery, StoredRequestEntry } from './stored-request.js';
+import type { StoredQuery, StoredRequestEntry } from './proof-status.js';
 
-export const REQUEST_TTL_MS = 60_000;
+const REQUEST_TTL_MS = 60_000;
 
 type Raw = { ok: true; data: Hex } | { ok: false; data: Hex };
 
@@ -32,7 +32,7 @@ async function call(chain: ChainClient, to: Address, data: Hex): Promise<Raw> {
 const isV3 = (circuitIds: readonly string[]) => circuitIds.some((c) => c.startsWith('credentialAtomicQueryV3'));
 
 /** The params as a credential validator's query, or undefined when they do not decode as one. */
-export function decodeQueryParams(params: Hex): StoredQuery | undefined {
+function decodeQueryParams(params: Hex): StoredQuery | undefined {
   try {
     const [v2] = decodeAbiParameters(credentialAtomicQueryV2Params, params);
     const base = {

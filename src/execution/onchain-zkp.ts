@@ -1,7 +1,7 @@
 import { evaluateOnChainRules, type ProofStatusReader } from '../chain/index.js';
 import { RequestCheck } from '../chain/request-check.js';
 import { RequestMatcher } from '../chain/request-match.js';
-import { requestIdOf } from '../chain/stored-request.js';
+import { requestIdOf } from '../chain/proof-status.js';
 import type { FieldProblem } from '../engine/index.js';
 import { executionResult } from '../engine/result.js';
 import type { Scenario } from '../schemas/scenario.js';
