@@ -160,6 +160,12 @@ export async function deployIden3Stack(provider) {
     blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
     /** Lets the verifier take requests of another validator (e.g. a custom one). */
     whitelist: (validator) => write(verifier, 'UniversalVerifier', 'addValidatorToWhitelist', [validator]),
+    /** Registers a multi-request of existing requests (owner as creator); answers its id, keccak256 as the contract wants. */
+    async setMultiRequest(requestIds, groupIds = []) {
+      const multiRequestId = BigInt(keccak256(encodePacked(['uint256[]', 'uint256[]', 'address'], [requestIds, groupIds, owner])));
+      await write(verifier, 'UniversalVerifier', 'setMultiRequest', [{ multiRequestId, requestIds, groupIds, metadata: '0x' }]);
+      return multiRequestId;
+    },
     /** Registers a request on the UniversalVerifier (owner as creator). */
     async setRequest(requestId, validator, params, metadata = '') {
       return write(verifier, 'UniversalVerifier', 'setRequests', [[{ requestId, metadata, validator, params, creator: owner }]]);

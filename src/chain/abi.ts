@@ -14,18 +14,21 @@
  */
 import type { Abi } from 'viem';
 
+/** IVerifier.RequestProofStatus. */
+const requestProofStatus = [
+  { name: 'requestId', type: 'uint256' },
+  { name: 'isVerified', type: 'bool' },
+  { name: 'validatorVersion', type: 'string' },
+  { name: 'timestamp', type: 'uint256' },
+] as const;
+
 export const verifierAbi = [
   {
     type: 'function', name: 'getRequestProofStatus', stateMutability: 'view',
     inputs: [{ name: 'sender', type: 'address' }, { name: 'requestId', type: 'uint256' }],
     outputs: [{
       name: '', type: 'tuple',
-      components: [
-        { name: 'requestId', type: 'uint256' },
-        { name: 'isVerified', type: 'bool' },
-        { name: 'validatorVersion', type: 'string' },
-        { name: 'timestamp', type: 'uint256' },
-      ],
+      components: requestProofStatus,
     }],
   },
   {
@@ -90,6 +93,28 @@ export const requestAbi = [
       ],
     }],
   },
+  {
+    type: 'function', name: 'getMultiRequest', stateMutability: 'view',
+    inputs: [{ name: 'multiRequestId', type: 'uint256' }],
+    outputs: [{
+      name: 'multiRequest', type: 'tuple',
+      components: [
+        { name: 'multiRequestId', type: 'uint256' },
+        { name: 'requestIds', type: 'uint256[]' },
+        { name: 'groupIds', type: 'uint256[]' },
+        { name: 'metadata', type: 'bytes' },
+      ],
+    }],
+  },
+  {
+    type: 'function', name: 'getMultiRequestProofsStatus', stateMutability: 'view',
+    inputs: [{ name: 'multiRequestId', type: 'uint256' }, { name: 'userAddress', type: 'address' }],
+    outputs: [{
+      name: '', type: 'tuple[]',
+      components: requestProofStatus,
+    }],
+  },
+  { type: 'error', name: 'MultiRequestIdNotFound', inputs: [{ name: 'multiRequestId', type: 'uint256' }] },
   {
     type: 'function', name: 'getSupportedCircuitIds', stateMutability: 'view',
     inputs: [], outputs: [{ name: 'ids', type: 'string[]' }],

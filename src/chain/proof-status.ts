@@ -49,8 +49,8 @@ export interface ProofStatusRead {
   txHash?: Hex;
   /** When the proof was verified (unix seconds), when the contract reports it. */
   provedAt?: number;
-  /** The verifier function that answered. */
-  method: VerifierMethod;
+  /** The verifier function that answered (getMultiRequestProofsStatus: the id is a multi-request's). */
+  method: VerifierMethod | 'getMultiRequestProofsStatus';
   /** Whether this entry came from the cache. */
   cached: boolean;
 }
@@ -148,13 +148,20 @@ interface StoredRequestRead {
 }
 
 /** A request that exists but cannot be read as a credential validator's query (a custom validator, a test double). */
+/** A multi-request (`getMultiRequest`): its requests as stored, and its groups of linked requests. */
+interface StoredMultiRequest {
+  requestId: RequestId;
+  requests: (StoredRequestRead | StoredRequestUnreadable | ProofStatusError)[];
+  groupIds: readonly bigint[];
+}
+
 interface StoredRequestUnreadable {
   requestId: RequestId;
   validator?: string;
   unreadable: string;
 }
 
-export type StoredRequestEntry = StoredRequestRead | StoredRequestUnreadable | ProofStatusError;
+export type StoredRequestEntry = StoredRequestRead | StoredRequestUnreadable | StoredMultiRequest | ProofStatusError;
 
 export interface ReadRequestsRequest {
   chain: string;

@@ -11,7 +11,7 @@ import { keep, lruCache } from '../domain/cache.js';
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import type { OnChainRuleOutcome } from './outcomes.js';
 import type { RequestComparison, RequestMatcher } from './request-match.js';
-import { requestIdOf, type StoredRequestEntry } from './proof-status.js';
+import { requestIdOf, type RequestId, type StoredQuery, type StoredRequestEntry } from './proof-status.js';
 
 /** As long as the reader keeps a stored request (request-reads.ts REQUEST_TTL_MS). */
 const REQUEST_CHECK_TTL_MS = 60_000;
@@ -27,6 +27,17 @@ export class RequestCheck {
   private readonly comparisons: LRUCache<string, RequestComparison> | undefined = lruCache(10_000);
 
   constructor(private readonly options: RequestCheckOptions = {}) {}
+
+  /** One stored query against the rule, kept per (chain, contract, requestId, query hash, rule). */
+  private async compare(o: OnChainRuleOutcome, requestId: RequestId, stored: StoredQuery, qc: QueryConfiguration): Promise<RequestComparison> {
+    const key = `${o.chain}|${o.scenarioVerifierAddress?.toLowerCase()}|${requestId}|${stored.queryHash}|${JSON.stringify(qc.query)}`;
+    let comparison = this.comparisons?.get(key);
+    if (comparison === undefined) {
+      comparison = await this.options.matcher!.compare(qc.query, stored);
+      keep(this.comparisons, key, comparison, REQUEST_CHECK_TTL_MS);
+    }
+    return comparison;
+  }
 
   /**
    * The outcomes with the request check applied. `entries` are the stored requests read from the outcomes' verifier
@@ -56,15 +67,29 @@ export class RequestCheck {
       if ('error' in entry) return error(`could not read request ${o.requestId} from ${where}: ${entry.error}`);
       if ('unreadable' in entry) return unchecked(entry.unreadable);
       if (this.options.matcher === undefined) return unchecked('no JSON-LD documents are configured to read the rule with');
-      const key = `${o.chain}|${o.scenarioVerifierAddress?.toLowerCase()}|${o.requestId}|${entry.query.queryHash}|${JSON.stringify(qc.query)}`;
-      let comparison = this.comparisons?.get(key);
-      if (comparison === undefined) {
-        comparison = await this.options.matcher.compare(qc.query, entry.query);
-        keep(this.comparisons, key, comparison, REQUEST_CHECK_TTL_MS);
+      const singles = 'requests' in entry ? entry.requests : [entry];
+      const multi = 'requests' in entry ? ` (multi-request of ${singles.map((r) => String(r.requestId)).join(', ')})` : '';
+      const differences: string[] = [];
+      const unknown: string[] = [];
+      for (const single of singles) {
+        if ('error' in single) {
+          unknown.push(`request ${single.requestId}: ${single.error}`);
+          continue;
+        }
+        if ('unreadable' in single) {
+          unknown.push(single.unreadable);
+          continue;
+        }
+        const comparison = await this.compare(o, single.requestId, single.query, qc);
+        if (comparison.match === true) return o; // a multi-request proves the rule when one of its requests asks it
+        if (comparison.match === 'unknown') unknown.push(comparison.why);
+        else differences.push(...comparison.differences);
       }
-      if (comparison.match === true) return o;
-      if (comparison.match === 'unknown') return unchecked(comparison.why);
-      return error(`rule "${qc.id}" does not match request ${o.requestId} on ${where}, which asks something else: ${comparison.differences.join('; ')}`);
+      if (unknown.length > 0) return unchecked(unknown.join('; '));
+      if ('groupIds' in entry && entry.groupIds.length > 0) {
+        return unchecked(`multi-request ${o.requestId} has groups of linked requests (${entry.groupIds.join(', ')}), which are not compared`);
+      }
+      return error(`rule "${qc.id}" does not match request ${o.requestId}${multi} on ${where}, which asks something else: ${differences.join('; ')}`);
     }));
   }
 }

@@ -85,7 +85,7 @@ export class RequestReads {
         [validator, params] = [r.validator, r.params];
       } catch { /* not this interface */ }
     } else if (!current.ok && isNotFound(current.data)) {
-      return notFound;
+      return (await this.readMulti(chain, verifier, id)) ?? notFound;
     }
     if (validator === undefined && BigInt(id) < 2n ** 64n) {
       const legacy = await call(chain, verifier, encodeFunctionData({ abi: requestAbi, functionName: 'getZKPRequest', args: [BigInt(id)] }));
@@ -116,6 +116,24 @@ export class RequestReads {
     return { requestId, validator, query };
   }
 
+  /** The multi-request `id` with its requests, or undefined when the verifier has none of that id. */
+  private async readMulti(chain: ChainClient, verifier: Address, id: RequestId): Promise<StoredRequestEntry | undefined> {
+    const raw = await call(chain, verifier, encodeFunctionData({ abi: requestAbi, functionName: 'getMultiRequest', args: [BigInt(id)] }));
+    if (!raw.ok || raw.data === '0x') return undefined;
+    let multi: { multiRequestId: bigint; requestIds: readonly bigint[]; groupIds: readonly bigint[] };
+    try {
+      multi = decodeFunctionResult({ abi: requestAbi, functionName: 'getMultiRequest', data: raw.data });
+    } catch {
+      return undefined;
+    }
+    if (multi.multiRequestId !== BigInt(id)) return undefined;
+    const requests = await Promise.all(multi.requestIds.slice(0, 64).map(async (r) => {
+      const one = await this.readOne(chain, verifier, r);
+      return 'requests' in one ? { requestId: r, unreadable: `request ${r} is itself a multi-request` } : one;
+    }));
+    return { requestId: id, requests, groupIds: multi.groupIds };
+  }
+
   private async supportedCircuits(chain: ChainClient, validator: Address): Promise<string[]> {
     const key = `${chain.chain}|${validator.toLowerCase()}`;
     const hit = this.circuits?.get(key);
@@ -136,8 +154,9 @@ function isNotFound(data: Hex): boolean {
   if (data.length < 10) return false;
   try {
     const e = decodeErrorResult({ abi: requestAbi, data });
-    if (e.errorName === 'RequestIdNotFound') return true;
-    return e.errorName === 'Error' && /request id doesn'?t exist/i.test(String((e.args as readonly unknown[])?.[0] ?? ''));
+    const name: string = e.errorName;
+    if (name === 'RequestIdNotFound' || name === 'MultiRequestIdNotFound') return true;
+    return name === 'Error' && /request id doesn'?t exist/i.test(String((e.args as readonly unknown[])?.[0] ?? ''));
   } catch {
     return false;
   }

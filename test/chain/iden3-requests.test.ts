@@ -33,6 +33,7 @@ interface Stack {
   setRequest(id: bigint, validator: Address, params: Hex, metadata?: string): Promise<unknown>;
   submit(sender: Address, id: bigint, o: { kind: 'v2' | 'v3' | 'custom'; queryHash?: bigint }): Promise<unknown>;
   whitelist(validator: Address): Promise<unknown>;
+  setMultiRequest(requestIds: bigint[], groupIds?: bigint[]): Promise<bigint>;
 }
 const stack = stackModule as {
   deployIden3Stack(p: EIP1193Provider): Promise<Stack>;
@@ -159,6 +160,28 @@ describe('a rule is checked against the contract\'s request for its id', () => {
     const [again] = await evaluateOnChainRules(r, input([rule('adult', 1)], carol), check());
     expect(again!.status).toBe('valid'); // verified answers are kept as before
     expect(r.stats().cacheHits).toBeGreaterThan(0);
+  });
+});
+
+describe('a multi-request (getMultiRequestProofsStatus)', () => {
+  let multi: bigint;
+  beforeAll(async () => {
+    // Requests 1 (the rule's query) and 2 (another value) as one multi-request: alice proved both, carol only 1.
+    multi = await s.setMultiRequest([1n, 2n]);
+  });
+
+  it('is valid when every request of it is proved and one of them asks what the rule says; not-valid otherwise', async () => {
+    const r = reader();
+    const [a] = await evaluateOnChainRules(r, input([rule('adult', multi.toString())], alice), check());
+    expect(a).toMatchObject({ status: 'valid', is_valid: true, requestId: multi.toString() });
+    const [c] = await evaluateOnChainRules(r, input([rule('adult', multi.toString())], carol), check());
+    expect(c).toMatchObject({ status: 'not-valid', is_valid: false });
+  });
+
+  it('answers error when none of its requests asks what the rule says', async () => {
+    const [o] = await evaluateOnChainRules(reader(), input([rule('born-2012', multi.toString(), 20120101)], alice), check());
+    expect(o).toMatchObject({ status: 'error', is_valid: false });
+    expect(o!.reasons.join(' ')).toMatch(/rule "born-2012" does not match request \d+ \(multi-request of 1, 2\)/);
   });
 });
 
