@@ -17,6 +17,7 @@ import { openStore, type Store } from './store/index.js';
 import { createDemoIssuer, demoStatusResolver } from './trust/demo-issuer.js';
 import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
 import { onchainStatusResolver } from './trust/onchain-status.js';
+import { createDocumentLoader, readDocumentsFile } from './zkp/documents.js';
 import type { StateResolvers } from './zkp/state.js';
 
 export interface AppDeps {
@@ -92,7 +93,12 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
     const verifier = await credentialVerifier(config, deps.trust ?? {}, log);
     metrics.watchVerifier(() => verifier.stats());
-    const executor = new Executor([challengeQueryStrategy(verifier), onChainZkpStrategy(chain), offChain]);
+    const onChain = onChainZkpStrategy(chain, {
+      allowUncheckedRequests: config.chains.allowUncheckedRequests,
+      contexts: config.zkp.contexts,
+      documentLoader: createDocumentLoader({ documents: config.zkp.documentsFile ? readDocumentsFile(config.zkp.documentsFile) : undefined }),
+    });
+    const executor = new Executor([challengeQueryStrategy(verifier), onChain, offChain]);
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now) : undefined;
     return { store, now, metrics, plans: new PlanCache(), verifier, offChain, executor, onVerdicts, webhooks };
   } catch (err) {

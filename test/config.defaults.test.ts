@@ -27,7 +27,7 @@ const DEFAULTS: Config = {
   demoIssuer: false,
   chains: {
     chains: new Map(), defaultChain: undefined, timeoutMs: 3000, cacheTtlMs: 5000, cacheMaxEntries: 10_000, errorTtlMs: 1000,
-    multicall: 'auto', txHashLookbackBlocks: 10_000,
+    multicall: 'auto', txHashLookbackBlocks: 10_000, allowUncheckedRequests: false,
   },
   zkp: {
     verifierDid: undefined, requestTtlMs: 600_000, defaultCircuitId: 'credentialAtomicQuerySigV2', contexts: {}, allowedIssuers: ['*'],

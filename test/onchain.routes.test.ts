@@ -34,7 +34,10 @@ beforeAll(async () => {
   stranger = toChecksumAddress(at(chain.accounts, 2));
   // The holder submits a proof for request 1 only.
   submitTx = (await chain.write(verifier as `0x${string}`, 'TestUniversalVerifier', 'submitResponse', [1n], chain.accounts[1])).hash;
-  app = await makeApp({ CHAIN_RPC_URLS: `${chain.chain}=${chain.url}`, CHAIN_CACHE_TTL_MS: '0', CHAIN_READ_TIMEOUT_MS: '1500' });
+  // The test double shows no requests: accepted unchecked here (test/demo-onchain.test.ts runs the real contracts).
+  app = await makeApp({
+    CHAIN_RPC_URLS: `${chain.chain}=${chain.url}`, CHAIN_CACHE_TTL_MS: '0', CHAIN_READ_TIMEOUT_MS: '1500', CHAIN_ALLOW_UNCHECKED_REQUESTS: 'true',
+  });
   const created = await app.inject({
     method: 'POST', url: '/compliance/scenarios', headers: auth,
     payload: { id: 'onchain', input: scenario({ type: 'OnChainZKP', queryConfigurations, smartContractDeployments: [deployment()] }) },
@@ -55,8 +58,9 @@ describe('OnChainZKP execute', () => {
     expect(kyc.objectType).toBe('OnChainZKP');
     expect(kyc.result.status).toBe('valid');
     expect(kyc.result.result).toMatchObject({
-      is_valid: true, reasons: [], txHash: submitTx, scenarioVerifierAddress: verifier, chain: chain.chain,
+      is_valid: true, txHash: submitTx, scenarioVerifierAddress: verifier, chain: chain.chain,
     });
+    expect(kyc.result.result.reasons).toEqual([expect.stringMatching(/^request 1 was not compared with rule "kyc" \(CHAIN_ALLOW_UNCHECKED_REQUESTS=true\)/)]);
     expect(kyc.result.result.blockNumber).toBeGreaterThan(0);
     expect(age.result.status).toBe('not-valid');
     expect(age.result.result.is_valid).toBe(false);

@@ -405,3 +405,46 @@ describe('numbers JSON cannot carry exactly', () => {
     expect(after.input.queryConfigurations[0].query.value).toBe(18);
   });
 });
+
+describe('requestId of OnChainZKP rules: any uint256, as a JSON integer or a decimal string', () => {
+  const TYPE_ONE = '1766847064778387718112045955079886503624711098445418933835811865445692516';
+  const onChain = (requestId: unknown, type = 'OnChainZKP') => scenario({
+    type,
+    queryConfigurations: [{ id: 'q', query: { type: 'KYCAgeCredential', requestId, attribute: 'birthday', operator: '$lt', value: 20020101 } }],
+  });
+
+  it('accepts a 64-bit id, a type-1 256-bit id and 2^256-1 as strings, and 2^53-1 as a number; echoes them unchanged', async () => {
+    for (const [i, rid] of [String(2n ** 63n + 7n), TYPE_ONE, String(2n ** 256n - 1n), Number.MAX_SAFE_INTEGER].entries()) {
+      const res = await create({ id: `big-${i}`, input: onChain(rid) });
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json().input.queryConfigurations[0].query.requestId).toBe(rid);
+    }
+  });
+
+  it('refuses 2^256, a number above 2^53-1, and non-decimal strings, naming the field', async () => {
+    for (const rid of [String(2n ** 256n), 2 ** 53 + 2, '0x10', '007', '-1', '']) {
+      const body = expectProblem(await create({ input: onChain(rid) }), 400);
+      expect(body.errors.map((e: { pointer: string }) => e.pointer), JSON.stringify(rid)).toContain('/input/queryConfigurations/0/query/requestId');
+    }
+  });
+
+  it('keeps the old limit in ChallengeQuery scenarios', async () => {
+    const body = expectProblem(await create({ input: onChain(TYPE_ONE, 'ChallengeQuery') }), 400);
+    expect(body.errors).toEqual([expect.objectContaining({
+      pointer: '/input/queryConfigurations/0/query/requestId',
+      message: expect.stringMatching(/integer from 0 to 4294967295 in ChallengeQuery/),
+    })]);
+  });
+
+  it('treats 7 and "7" as the same request (duplicate)', async () => {
+    const input = scenario({
+      type: 'OnChainZKP',
+      queryConfigurations: [
+        { id: 'a', query: { type: 'T', requestId: 7, operator: '$noop' } },
+        { id: 'b', query: { type: 'T', requestId: '7', operator: '$noop' } },
+      ],
+    });
+    const body = expectProblem(await create({ input }), 400);
+    expect(body.errors[0].message).toMatch(/duplicate requestId 7/);
+  });
+});

@@ -14,18 +14,21 @@
  */
 import type { Abi } from 'viem';
 
+/** IVerifier.RequestProofStatus. */
+const requestProofStatus = [
+  { name: 'requestId', type: 'uint256' },
+  { name: 'isVerified', type: 'bool' },
+  { name: 'validatorVersion', type: 'string' },
+  { name: 'timestamp', type: 'uint256' },
+] as const;
+
 export const verifierAbi = [
   {
     type: 'function', name: 'getRequestProofStatus', stateMutability: 'view',
     inputs: [{ name: 'sender', type: 'address' }, { name: 'requestId', type: 'uint256' }],
     outputs: [{
       name: '', type: 'tuple',
-      components: [
-        { name: 'requestId', type: 'uint256' },
-        { name: 'isVerified', type: 'bool' },
-        { name: 'validatorVersion', type: 'string' },
-        { name: 'timestamp', type: 'uint256' },
-      ],
+      components: requestProofStatus,
     }],
   },
   {
@@ -61,6 +64,94 @@ export const verifierAbi = [
     inputs: [{ name: 'requestId', type: 'uint64', indexed: true }, { name: 'caller', type: 'address', indexed: true }],
   },
 ] as const satisfies Abi;
+
+/** A verifier's stored requests: `getRequest` (3.x) and `getZKPRequest` (1.x/2.x), and a validator's circuits. */
+export const requestAbi = [
+  {
+    type: 'function', name: 'getRequest', stateMutability: 'view',
+    inputs: [{ name: 'requestId', type: 'uint256' }],
+    outputs: [{
+      name: 'request', type: 'tuple',
+      components: [
+        { name: 'requestId', type: 'uint256' },
+        { name: 'metadata', type: 'string' },
+        { name: 'validator', type: 'address' },
+        { name: 'params', type: 'bytes' },
+        { name: 'creator', type: 'address' },
+      ],
+    }],
+  },
+  {
+    type: 'function', name: 'getZKPRequest', stateMutability: 'view',
+    inputs: [{ name: 'requestId', type: 'uint64' }],
+    outputs: [{
+      name: '', type: 'tuple',
+      components: [
+        { name: 'metadata', type: 'string' },
+        { name: 'validator', type: 'address' },
+        { name: 'data', type: 'bytes' },
+      ],
+    }],
+  },
+  {
+    type: 'function', name: 'getMultiRequest', stateMutability: 'view',
+    inputs: [{ name: 'multiRequestId', type: 'uint256' }],
+    outputs: [{
+      name: 'multiRequest', type: 'tuple',
+      components: [
+        { name: 'multiRequestId', type: 'uint256' },
+        { name: 'requestIds', type: 'uint256[]' },
+        { name: 'groupIds', type: 'uint256[]' },
+        { name: 'metadata', type: 'bytes' },
+      ],
+    }],
+  },
+  {
+    type: 'function', name: 'getMultiRequestProofsStatus', stateMutability: 'view',
+    inputs: [{ name: 'multiRequestId', type: 'uint256' }, { name: 'userAddress', type: 'address' }],
+    outputs: [{
+      name: '', type: 'tuple[]',
+      components: requestProofStatus,
+    }],
+  },
+  { type: 'error', name: 'MultiRequestIdNotFound', inputs: [{ name: 'multiRequestId', type: 'uint256' }] },
+  {
+    type: 'function', name: 'getSupportedCircuitIds', stateMutability: 'view',
+    inputs: [], outputs: [{ name: 'ids', type: 'string[]' }],
+  },
+  { type: 'error', name: 'RequestIdNotFound', inputs: [{ name: 'requestId', type: 'uint256' }] },
+] as const satisfies Abi;
+
+const queryHead = [
+  { name: 'schema', type: 'uint256' },
+  { name: 'claimPathKey', type: 'uint256' },
+  { name: 'operator', type: 'uint256' },
+  { name: 'slotIndex', type: 'uint256' },
+  { name: 'value', type: 'uint256[]' },
+  { name: 'queryHash', type: 'uint256' },
+  { name: 'allowedIssuers', type: 'uint256[]' },
+  { name: 'circuitIds', type: 'string[]' },
+  { name: 'skipClaimRevocationCheck', type: 'bool' },
+] as const;
+
+/** The params of the V2 credential validators (Sig/MTP): CredentialAtomicQueryV2ValidatorBase.CredentialAtomicQuery. */
+export const credentialAtomicQueryV2Params = [
+  { name: 'query', type: 'tuple', components: [...queryHead, { name: 'claimPathNotExists', type: 'uint256' }] },
+] as const;
+
+/** The params of the V3 credential validators (V3, V3 stable): CredentialAtomicQueryV3. */
+export const credentialAtomicQueryV3Params = [
+  {
+    name: 'query', type: 'tuple',
+    components: [
+      ...queryHead,
+      { name: 'groupID', type: 'uint256' },
+      { name: 'nullifierSessionID', type: 'uint256' },
+      { name: 'proofType', type: 'uint256' },
+      { name: 'verifierID', type: 'uint256' },
+    ],
+  },
+] as const;
 
 /** The read methods, in the order they are tried on a contract whose interface is not known yet. */
 export const VERIFIER_METHODS = ['getRequestProofStatus', 'isRequestProofVerified', 'getProofStatus', 'isProofVerified'] as const;

@@ -7,7 +7,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
-import { readEnv, integer, oneOf, text, type Env } from '../config/variables.js';
+import { readEnv, flag, integer, oneOf, text, type Env } from '../config/variables.js';
 
 /** A chain endpoint: CAIP-2 reference, numeric chain id, JSON-RPC URL. */
 export interface ChainEndpoint {
@@ -30,6 +30,8 @@ export interface ChainSettings {
   errorTtlMs: number;
   multicall: MulticallMode;
   txHashLookbackBlocks: number;
+  /** Whether a rule may answer from a request the service cannot compare with it (CHAIN_ALLOW_UNCHECKED_REQUESTS). */
+  allowUncheckedRequests: boolean;
 }
 
 export const CHAIN_DEFAULTS = Object.freeze({
@@ -39,6 +41,7 @@ export const CHAIN_DEFAULTS = Object.freeze({
   errorTtlMs: 1000,
   multicall: 'auto' as MulticallMode,
   txHashLookbackBlocks: 10_000,
+  allowUncheckedRequests: false,
 });
 
 const CAIP2_EIP155 = /^eip155:(0|[1-9][0-9]*)$/;
@@ -148,6 +151,13 @@ export const chainEnv = Type.Object({
     description: '`auto`: batch reads through Multicall3 where the chain has it (checked once per chain), else parallel ' +
       '`eth_call`s in one JSON-RPC batch; `off`: always parallel `eth_call`s.',
   }),
+  CHAIN_ALLOW_UNCHECKED_REQUESTS: flag({
+    default: false,
+    description: 'OnChainZKP compares each rule with the verifier contract\'s request for its requestId (the credential ' +
+      'validator\'s query and its query hash) and answers `error` on a mismatch. A request it cannot compare (a custom ' +
+      'validator, a contract that does not show its requests, a rule without a JSON-LD context) answers `error` too, ' +
+      'unless this is `true`: then the rule answers from the proof status, and its reasons say the request was not compared.',
+  }),
   CHAIN_TXHASH_LOOKBACK_BLOCKS: integer(0, 100_000_000, {
     default: CHAIN_DEFAULTS.txHashLookbackBlocks,
     description: 'How far back (blocks) to search the verifier\'s submission events for `txHash` (0 = do not).',
@@ -177,6 +187,7 @@ export function chainSettings(env: ChainEnv): ChainSettings {
     errorTtlMs: env.CHAIN_ERROR_TTL_MS,
     multicall: env.CHAIN_MULTICALL,
     txHashLookbackBlocks: env.CHAIN_TXHASH_LOOKBACK_BLOCKS,
+    allowUncheckedRequests: env.CHAIN_ALLOW_UNCHECKED_REQUESTS,
   };
 }
 

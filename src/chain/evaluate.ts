@@ -5,7 +5,11 @@
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import type { SmartContractDeployment } from '../domain/deployments.js';
 import { requestIdsOf, resolveVerifierTarget, ruleOutcomes, type OnChainRuleOutcome } from './outcomes.js';
-import type { ProofStatusEntry, ProofStatusReader } from './proof-status.js';
+import type { ProofStatusEntry, ProofStatusError, ProofStatusReader, StoredRequestEntry } from './proof-status.js';
+import { RequestCheck } from './request-check.js';
+
+/** No matcher, nothing allowed unchecked: every rule the chain decided answers error (it cannot be compared). */
+const STRICT = new RequestCheck();
 
 export interface OnChainInput {
   queryConfigurations: readonly QueryConfiguration[];
@@ -18,8 +22,13 @@ export interface OnChainInput {
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/** One outcome per query configuration, in order. Never rejects; every failure is an `error` outcome with a reason. */
-export async function evaluateOnChainRules(reader: ProofStatusReader, input: OnChainInput): Promise<OnChainRuleOutcome[]> {
+/**
+ * One outcome per query configuration, in order. Never rejects; every failure is an `error` outcome with a reason.
+ * `check` compares each rule with the contract's request for its id (request-check.ts).
+ */
+export async function evaluateOnChainRules(
+  reader: ProofStatusReader, input: OnChainInput, check: RequestCheck = STRICT,
+): Promise<OnChainRuleOutcome[]> {
   const target = resolveVerifierTarget(input.smartContractDeployments, {
     hasChain: (c) => reader.hasChain(c),
     defaultChain: reader.defaultChain,
@@ -30,7 +39,7 @@ export async function evaluateOnChainRules(reader: ProofStatusReader, input: OnC
     const reason = 'OnChainZKP proofs are submitted from an EVM address (0x + 40 hex); this address is not one';
     return configurations.map((qc) => ({
       objectId: qc.id,
-      requestId: typeof qc.query?.requestId === 'number' ? qc.query.requestId : null,
+      requestId: requestIdsOf([qc])[0]?.toString() ?? null,
       status: 'not-valid',
       is_valid: false,
       reasons: [reason],
@@ -40,21 +49,26 @@ export async function evaluateOnChainRules(reader: ProofStatusReader, input: OnC
     }));
   }
   let statuses: ProofStatusEntry[] = [];
+  let requests: StoredRequestEntry[] = [];
   const requestIds = requestIdsOf(configurations);
   if (target.ok && requestIds.length > 0) {
-    try {
-      statuses = await reader.readProofStatuses({
-        chain: target.chain,
-        verifierAddress: target.address,
-        sender: input.address,
-        requestIds,
-        fromBlock: target.fromBlock,
-      });
-    } catch (err) {
-      // A reader is not supposed to reject; a foreign implementation might.
-      const message = err instanceof Error ? err.message : String(err);
-      statuses = requestIds.map((requestId) => ({ requestId, error: `the chain read failed: ${message}`, code: 'rpc-error' as const }));
-    }
+    const read = { chain: target.chain, verifierAddress: target.address, requestIds };
+    [statuses, requests] = await Promise.all([
+      guarded(requestIds, () => reader.readProofStatuses({ ...read, sender: input.address, fromBlock: target.fromBlock })),
+      reader.readRequests === undefined
+        ? requestIds.map((requestId) => ({ requestId, unreadable: 'the chain reader does not show requests' }))
+        : guarded(requestIds, () => reader.readRequests!(read)),
+    ]);
   }
-  return ruleOutcomes(configurations, target, input.address, statuses);
+  return check.apply(ruleOutcomes(configurations, target, input.address, statuses), configurations, requests);
+}
+
+/** What a reader answered; a reader is not supposed to reject, a foreign implementation might. */
+async function guarded<T>(requestIds: readonly (number | bigint)[], read: () => Promise<T[]>): Promise<(T | ProofStatusError)[]> {
+  try {
+    return await read();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return requestIds.map((requestId) => ({ requestId, error: `the chain read failed: ${message}`, code: 'rpc-error' as const }));
+  }
 }

@@ -40,6 +40,8 @@ export const noChains: ProofStatusReader = {
   hasChain: () => false,
   readProofStatuses: async (request) => (Array.isArray(request?.requestIds) ? request.requestIds : [])
     .map((requestId): ProofStatusError => ({ requestId, error: noRpcReason(request.chain), code: 'no-rpc' })),
+  readRequests: async (request) => (Array.isArray(request?.requestIds) ? request.requestIds : [])
+    .map((requestId): ProofStatusError => ({ requestId, error: noRpcReason(request.chain), code: 'no-rpc' })),
 };
 
 /** The OnChainZKP reader of the settings: a ChainReader (viem loaded now) where a chain is configured, else noChains. */

@@ -14,14 +14,15 @@
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import { deploymentBlock, isUsableDeployment, unusableDeploymentReason, type SmartContractDeployment } from '../domain/deployments.js';
 import { parseChainRef } from './config.js';
-import { isProofStatusError, type ProofStatusEntry, type RequestId } from './proof-status.js';
+import { isProofStatusError, requestIdOf, type ProofStatusEntry, type RequestId } from './proof-status.js';
 
 type OnChainStatus = 'valid' | 'not-valid' | 'error';
 
 export interface OnChainRuleOutcome {
   /** The query configuration id (objectId of the execution result). */
   objectId: string;
-  requestId: number | null;
+  /** The rule's request id (decimal), null when it has none. */
+  requestId: string | null;
   status: OnChainStatus;
   is_valid: boolean;
   /** Empty when valid. */
@@ -118,7 +119,8 @@ export function ruleOutcomes(
   const address = target.address;
   const chain = target.chain;
   return queryConfigurations.map((qc): OnChainRuleOutcome => {
-    const requestId = typeof qc.query?.requestId === 'number' ? qc.query.requestId : null;
+    const id = requestIdOf(qc.query?.requestId);
+    const requestId = id === undefined ? null : id.toString();
     const base = { objectId: qc.id, requestId, scenarioVerifierAddress: address, chain };
     const error = (reasons: string[], blockNumber: number | null = null): OnChainRuleOutcome =>
       ({ ...base, status: 'error', is_valid: false, reasons, blockNumber });
@@ -150,10 +152,10 @@ export function ruleOutcomes(
 
 /** The distinct requestIds of the query configurations, in first-seen order. */
 export function requestIdsOf(queryConfigurations: readonly QueryConfiguration[]): RequestId[] {
-  const seen = new Set<number>();
+  const seen = new Map<string, RequestId>();
   for (const qc of queryConfigurations) {
-    const id = qc.query?.requestId;
-    if (typeof id === 'number' && !seen.has(id)) seen.add(id);
+    const id = requestIdOf(qc.query?.requestId);
+    if (id !== undefined && !seen.has(id.toString())) seen.set(id.toString(), id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : id);
   }
-  return [...seen];
+  return [...seen.values()];
 }

@@ -31,6 +31,14 @@ export type ChainErrorCode =
   /** The read reverted for another reason. */
   | 'reverted';
 
+/** The request id of a query (a JSON integer or a decimal string), or undefined when it is none or not a uint256. */
+export function requestIdOf(value: unknown): bigint | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? BigInt(value) : undefined;
+  if (typeof value !== 'string' || !/^(0|[1-9][0-9]{0,77})$/.test(value)) return undefined;
+  const id = BigInt(value);
+  return id < 2n ** 256n ? id : undefined;
+}
+
 /** A status read from the chain. */
 export interface ProofStatusRead {
   requestId: RequestId;
@@ -41,8 +49,8 @@ export interface ProofStatusRead {
   txHash?: Hex;
   /** When the proof was verified (unix seconds), when the contract reports it. */
   provedAt?: number;
-  /** The verifier function that answered. */
-  method: VerifierMethod;
+  /** The verifier function that answered (getMultiRequestProofsStatus: the id is a multi-request's). */
+  method: VerifierMethod | 'getMultiRequestProofsStatus';
   /** Whether this entry came from the cache. */
   cached: boolean;
 }
@@ -82,6 +90,11 @@ export interface ReadProofStatusesRequest {
 export interface ProofStatusReader {
   /** One entry per requested id, in the request's order. Never rejects. */
   readProofStatuses(request: ReadProofStatusesRequest): Promise<ProofStatusEntry[]>;
+  /**
+   * The requests as the verifier stores them, one entry per id. Never rejects. A reader without it cannot show
+   * requests, so no rule's request can be compared.
+   */
+  readRequests?(request: ReadRequestsRequest): Promise<StoredRequestEntry[]>;
   /** Whether an RPC endpoint is configured for the chain (CAIP-2). */
   hasChain(chain: string): boolean;
   /** Chain of deployments that name none. */
@@ -103,4 +116,55 @@ export interface ChainReaderStats {
   multicalls: number;
   /** eth_getLogs requests sent for txHash lookups. */
   logQueries: number;
+}
+
+/** The query of a credential validator's params (CredentialAtomicQuery of the V2 validators, CredentialAtomicQueryV3). */
+export interface StoredQuery {
+  /** 'v2': CredentialAtomicQuerySigV2 / MTPV2 validators; 'v3': the V3 (beta and stable) validators. */
+  kind: 'v2' | 'v3';
+  circuitIds: readonly string[];
+  schema: bigint;
+  claimPathKey: bigint;
+  operator: bigint;
+  slotIndex: bigint;
+  values: readonly bigint[];
+  queryHash: bigint;
+  allowedIssuers: readonly bigint[];
+  skipClaimRevocationCheck: boolean;
+  /** V2 only. */
+  claimPathNotExists?: bigint;
+  /** V3 only. */
+  groupID?: bigint;
+  nullifierSessionID?: bigint;
+  proofType?: bigint;
+  verifierID?: bigint;
+}
+
+/** A request whose params are a credential validator's query. */
+interface StoredRequestRead {
+  requestId: RequestId;
+  validator: string;
+  query: StoredQuery;
+}
+
+/** A request that exists but cannot be read as a credential validator's query (a custom validator, a test double). */
+/** A multi-request (`getMultiRequest`): its requests as stored, and its groups of linked requests. */
+interface StoredMultiRequest {
+  requestId: RequestId;
+  requests: (StoredRequestRead | StoredRequestUnreadable | ProofStatusError)[];
+  groupIds: readonly bigint[];
+}
+
+interface StoredRequestUnreadable {
+  requestId: RequestId;
+  validator?: string;
+  unreadable: string;
+}
+
+export type StoredRequestEntry = StoredRequestRead | StoredRequestUnreadable | StoredMultiRequest | ProofStatusError;
+
+export interface ReadRequestsRequest {
+  chain: string;
+  verifierAddress: string;
+  requestIds: readonly RequestId[];
 }

@@ -26,6 +26,8 @@ import {
 import { classify, timeoutError } from './rpc-errors.js';
 import { idKey, statusKeyPrefix, StatusReads } from './status-reads.js';
 import { TxHashLookup } from './txhash.js';
+import { RequestReads } from './request-reads.js';
+import type { ReadRequestsRequest, StoredRequestEntry } from './proof-status.js';
 
 export interface ChainReaderOptions {
   chains: Iterable<ChainEndpoint> | ReadonlyMap<string, ChainEndpoint>;
@@ -54,6 +56,9 @@ export type { ChainReaderStats } from './proof-status.js';
 import type { ChainReaderStats } from './proof-status.js';
 
 const TIMEOUT = Symbol('timeout');
+/** Longest a status other than "verified" is reused (and only at the block it was read at). */
+const UNSETTLED_TTL_MS = 1000;
+const isSettled = (e: ProofStatusEntry) => !isProofStatusError(e) && e.verified;
 
 function validRequestId(id: unknown): id is RequestId {
   if (typeof id === 'number') return Number.isSafeInteger(id) && id >= 0;
@@ -69,6 +74,7 @@ export class ChainReader implements ProofStatusReader {
   private readonly statuses: LRUCache<string, ProofStatusEntry> | undefined;
   private readonly reads: StatusReads;
   private readonly txHashes: TxHashLookup;
+  private readonly requests: RequestReads;
   private readonly inflight = new Map<string, Promise<ProofStatusEntry>>();
   private readonly counters: ChainReaderStats = { cacheHits: 0, chainReads: 0, batches: 0, errors: 0, ethCalls: 0, multicalls: 0, logQueries: 0 };
 
@@ -78,6 +84,7 @@ export class ChainReader implements ProofStatusReader {
     const clock = options.clock ?? Date.now;
     const maxEntries = options.cacheMaxEntries ?? CHAIN_DEFAULTS.cacheMaxEntries;
     this.statuses = this.cacheTtlMs > 0 ? lruCache(maxEntries, clock) : undefined;
+    this.requests = new RequestReads(maxEntries, clock);
     this.reads = new StatusReads(this.counters, Math.max(1, options.multicallBatchSize ?? 100), clock);
     this.txHashes = new TxHashLookup(this.counters, {
       lookbackBlocks: options.txHashLookbackBlocks ?? CHAIN_DEFAULTS.txHashLookbackBlocks, maxEntries, timeoutMs: this.timeoutMs, clock,
@@ -120,6 +127,62 @@ export class ChainReader implements ProofStatusReader {
     }
   }
 
+  /**
+   * A verified proof stays verified: kept cacheTtlMs. Any other answer (not verified, request not found) may change
+   * with the next block (a dApp calls execute right after its proof transaction is mined): kept at most
+   * UNSETTLED_TTL_MS, and only while the chain is still at the block it was read at (currentHits).
+   */
+  private ttlOf(e: ProofStatusEntry): number {
+    return isSettled(e) ? this.cacheTtlMs : Math.min(this.cacheTtlMs, UNSETTLED_TTL_MS);
+  }
+
+  /** The cache hits still current: an unsettled one only while the chain's head is the block it was read at. */
+  private async currentHits(client: ChainClient, hits: (ProofStatusEntry | undefined)[]): Promise<(ProofStatusEntry | undefined)[]> {
+    if (hits.every((h) => h === undefined || isSettled(h)) || client.coolingDown()) {
+      return hits.map((h) => (h !== undefined && isSettled(h) ? h : undefined));
+    }
+    let head: bigint | undefined;
+    try {
+      head = await client.client.getBlockNumber({ cacheTime: 0 });
+    } catch {
+      head = undefined; // read afresh; the read itself reports the failure
+    }
+    return hits.map((h) => {
+      if (h === undefined || isSettled(h)) return h;
+      return head !== undefined && h.blockNumber !== undefined && head <= h.blockNumber ? h : undefined;
+    });
+  }
+
+  /**
+   * The requests `requestIds` as the verifier stores them (request-reads.ts), within the read deadline. Never rejects:
+   * a failure is an error entry for every id.
+   */
+  async readRequests(request: ReadRequestsRequest): Promise<StoredRequestEntry[]> {
+    const ids = Array.isArray(request?.requestIds) ? request.requestIds : [];
+    const ref = parseChainRef(request?.chain);
+    const client = ref && this.chains.get(ref.chain);
+    const all = (code: ChainErrorCode, error: string) => ids.map((requestId): ProofStatusError => ({ requestId, code, error }));
+    if (!client) return all('no-rpc', noRpcReason(request?.chain));
+    if (typeof request.verifierAddress !== 'string' || !isAddress(request.verifierAddress, { strict: false })) {
+      return all('bad-request', 'the verifier address is not an EVM address');
+    }
+    const down = client.coolingDown();
+    if (down) return all(down.code, down.message);
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(timeoutError(client.chain, this.timeoutMs)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([this.requests.read(client, getAddress(request.verifierAddress), ids), expired]);
+    } catch (err) {
+      const e = classify(err, client.chain, this.timeoutMs);
+      client.failed(e);
+      return all(e.code, e.message);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private errorEntry(requestId: RequestId, code: ChainErrorCode, error: string, blockNumber?: bigint): ProofStatusError {
     this.counters.errors++;
     return blockNumber === undefined ? { requestId, error, code } : { requestId, error, code, blockNumber };
@@ -149,13 +212,14 @@ export class ChainReader implements ProofStatusReader {
     const results: (ProofStatusEntry | Promise<ProofStatusEntry> | undefined)[] = new Array(ids.length);
     const toRead: RequestId[] = [];
     const seen = new Set<string>();
+    const hits = await this.currentHits(client, ids.map((id) => (validRequestId(id) ? this.statuses?.get(prefix + idKey(id)) : undefined)));
     ids.forEach((id, i) => {
       if (!validRequestId(id)) {
         results[i] = this.errorEntry(id, 'bad-request', `requestId ${String(id)} is not a non-negative integer`);
         return;
       }
       const key = prefix + idKey(id);
-      const hit = this.statuses?.get(key);
+      const hit = hits[i];
       if (hit !== undefined) {
         this.counters.cacheHits++;
         results[i] = { ...hit, requestId: id, cached: true };
@@ -223,7 +287,7 @@ export class ChainReader implements ProofStatusReader {
           if (failed) this.counters.errors++;
           else this.counters.chainReads++;
           // An error the chain itself answered (at a block) is an answer like any other: cached too.
-          if (!failed || e.blockNumber !== undefined) keep(this.statuses, prefix + idKey(e.requestId), { ...e }, this.cacheTtlMs);
+          if (!failed || e.blockNumber !== undefined) keep(this.statuses, prefix + idKey(e.requestId), { ...e }, this.ttlOf(e));
         }
         return map;
       },

@@ -46,6 +46,22 @@ export function clip(s: string, n = 200): string {
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
 }
 
+const NETWORK_FAILURES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  ECONNRESET: 'the connection was closed',
+  UND_ERR_SOCKET: 'the connection was closed',
+  EPIPE: 'the connection was closed',
+};
+
+/** A message clipped, and any transport code in it (UND_ERR_SOCKET, ECONNRESET) put in words. */
+function plain(message: string): string {
+  return clip(message.replace(/\b(UND_ERR_[A-Z_]+|E[A-Z]{4,})\b/g, (c) => NETWORK_FAILURES[c] ?? 'connection failure'));
+}
+
 /** A transport or node failure in words (never the URL: it may hold an API key). */
 export function classify(err: unknown, chain: string, timeoutMs: number): ChainReadError {
   if (err instanceof ChainReadError) return err;
@@ -60,12 +76,13 @@ export function classify(err: unknown, chain: string, timeoutMs: number): ChainR
         if (code === undefined && typeof c === 'string') code = c;
         return false;
       });
-      const why = code === 'ECONNREFUSED' ? 'connection refused' : code || 'network error';
+      // In words: a transport code (UND_ERR_SOCKET, ECONNRESET) means nothing to the reader of a rule's reasons.
+      const why = code === undefined ? 'network error' : NETWORK_FAILURES[code] ?? 'the connection failed';
       return new ChainReadError('unreachable', `${chain} is unreachable (${why})`);
     }
     const rpc = err.walk((e) => e instanceof RpcRequestError) as RpcRequestError | null;
-    if (rpc) return new ChainReadError('rpc-error', `${chain} RPC error ${rpc.code}: ${clip(rpc.details || rpc.shortMessage)}`);
-    return new ChainReadError('rpc-error', `${chain} read failed: ${clip(err.shortMessage)}`);
+    if (rpc) return new ChainReadError('rpc-error', `${chain} RPC error ${rpc.code}: ${plain(rpc.details || rpc.shortMessage)}`);
+    return new ChainReadError('rpc-error', `${chain} read failed: ${plain(err.shortMessage)}`);
   }
-  return new ChainReadError('rpc-error', `${chain} read failed: ${clip(err instanceof Error ? err.message : String(err))}`);
+  return new ChainReadError('rpc-error', `${chain} read failed: ${plain(err instanceof Error ? err.message : String(err))}`);
 }

@@ -10,7 +10,7 @@
  */
 import type { LRUCache } from 'lru-cache';
 import { decodeErrorResult, decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
-import { interfaceOf, MULTICALL3_ADDRESS, multicall3Abi, VERIFIER_METHODS, verifierAbi, type VerifierMethod } from './abi.js';
+import { interfaceOf, MULTICALL3_ADDRESS, multicall3Abi, requestAbi, VERIFIER_METHODS, verifierAbi, type VerifierMethod } from './abi.js';
 import type { ChainClient } from './chain-client.js';
 import { keep, lruCache } from '../domain/cache.js';
 import type { ChainErrorCode, ProofStatusEntry, ProofStatusRead, RequestId } from './proof-status.js';
@@ -79,6 +79,8 @@ export class StatusReads {
       }
       const proofBlocks = new Map<string, bigint>();
       for (const { id, read } of decoded) if (read?.proofBlock !== undefined) proofBlocks.set(idKey(id), read.proofBlock);
+      if (!legacy) await this.readMultiRequests(chain, verifier, sender, entries, blockNumber);
+      checkDeadline();
       return { entries, method, proofBlocks };
     }
 
@@ -88,6 +90,43 @@ export class StatusReads {
       ? ['no-contract', `no contract is deployed at ${verifier} on ${chain.chain} (block ${blockNumber})`]
       : ['not-a-verifier', `the contract at ${verifier} on ${chain.chain} has none of the iden3 verifier functions (${VERIFIER_METHODS.join(', ')})`];
     return { entries: ids.map((id) => ({ requestId: id, error: message, code: errCode, blockNumber })), proofBlocks: new Map() };
+  }
+
+  /**
+   * An id the verifier knows no request of may be one of its multi-requests (current contracts): its status is
+   * `getMultiRequestProofsStatus`, verified when every request of it is. Replaces those entries in place.
+   */
+  private async readMultiRequests(
+    chain: ChainClient, verifier: Address, sender: Address, entries: ProofStatusEntry[], blockNumber: bigint,
+  ): Promise<void> {
+    const missing = entries.flatMap((e, i) => ('code' in e && e.code === 'request-not-found' ? [i] : []));
+    if (missing.length === 0) return;
+    const calls = missing.map((i) => ({
+      to: verifier,
+      data: encodeFunctionData({ abi: requestAbi, functionName: 'getMultiRequestProofsStatus', args: [BigInt(entries[i]!.requestId), sender] }),
+    }));
+    const raws = await this.callMany(chain, calls, blockNumber);
+    missing.forEach((i, k) => {
+      const raw = raws[k];
+      const requestId = entries[i]!.requestId;
+      if (raw === undefined) return;
+      if (raw.ok) {
+        try {
+          const statuses = decodeFunctionResult({ abi: requestAbi, functionName: 'getMultiRequestProofsStatus', data: raw.data });
+          entries[i] = { requestId, verified: statuses.length > 0 && statuses.every((x) => x.isVerified), blockNumber, method: 'getMultiRequestProofsStatus', cached: false };
+        } catch { /* not a multi-request reader: the request stays not found */ }
+        return;
+      }
+      try {
+        const name: string = decodeErrorResult({ abi: requestAbi, data: raw.data }).errorName;
+        if (name === 'MultiRequestIdNotFound' || name === 'RequestIdNotFound') return;
+        entries[i] = { requestId, error: `verifier ${verifier} reverted the status of multi-request ${idKey(requestId)} with ${name}`, code: 'reverted', blockNumber };
+      } catch {
+        if (raw.data.length >= 10) {
+          entries[i] = { requestId, error: `verifier ${verifier} reverted the status of multi-request ${idKey(requestId)} (${raw.data.slice(0, 10)})`, code: 'reverted', blockNumber };
+        }
+      }
+    });
   }
 
   /** Raw results of eth_calls at one block: through Multicall3 when the chain has it, else in parallel. */

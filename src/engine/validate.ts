@@ -52,6 +52,9 @@ function kindOf(x: unknown): string {
  * Problems of one query (pointers start with `base`, the pointer of the query object itself).
  * Used by validateScenarioRules and, as a safety net, by the compiler.
  */
+/** Limit of requestId outside OnChainZKP (which takes any uint256, checked by its strategy). */
+const MAX_PLAIN_REQUEST_ID = 4_294_967_295;
+
 export function checkQuery(query: unknown, scenarioType: ScenarioType, base: string): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const add = (pointer: string, message: string) => problems.push({ pointer: base + pointer, message });
@@ -71,6 +74,10 @@ export function checkQuery(query: unknown, scenarioType: ScenarioType, base: str
   if (op === '$sd' && scenarioType !== 'OffChainZKP') {
     add('/operator', '$sd (selective disclosure) asks a wallet to reveal a value: only OffChainZKP scenarios can ask it');
     return problems;
+  }
+  const rid = query.requestId;
+  if (scenarioType === 'ChallengeQuery' && rid !== undefined && !(Number.isSafeInteger(rid) && (rid as number) <= MAX_PLAIN_REQUEST_ID)) {
+    add('/requestId', `requestId must be an integer from 0 to ${MAX_PLAIN_REQUEST_ID} in ChallengeQuery scenarios (large ids are for OnChainZKP)`);
   }
   if (zkp) {
     // OffChainZKP: what each circuit proves is checked by the strategy (zkp/queries.ts), per circuit.
@@ -202,7 +209,7 @@ export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
   }
   const zkp = ZKP_TYPES.has(type);
   const ids = new Map<string, number>();
-  const requestIds = new Map<unknown, number>();
+  const requestIds = new Map<string, number>();
   configs.forEach((qc: unknown, i: number) => {
     const base = `/queryConfigurations/${i}`;
     if (!isRecord(qc)) {
@@ -220,8 +227,9 @@ export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
     // OffChainZKP: linkedMultiQuery rules of one group share a request id (zkp/query-groups.ts checks them).
     if (zkp && type !== 'OffChainZKP' && isRecord(qc.query) && qc.query.requestId !== undefined) {
       const rid = qc.query.requestId;
-      const first = requestIds.get(rid);
-      if (first === undefined) requestIds.set(rid, i);
+      const key = String(rid); // 7 and "7" are the same request
+      const first = requestIds.get(key);
+      if (first === undefined) requestIds.set(key, i);
       else {
         problems.push({
           pointer: `${base}/query/requestId`,

@@ -1,11 +1,53 @@
 import { evaluateOnChainRules, type ProofStatusReader } from '../chain/index.js';
+import { RequestCheck } from '../chain/request-check.js';
+import { RequestMatcher } from '../chain/request-match.js';
+import { requestIdOf } from '../chain/proof-status.js';
+import type { FieldProblem } from '../engine/index.js';
 import { executionResult } from '../engine/result.js';
+import type { Scenario } from '../schemas/scenario.js';
+import type { OfflineDocumentLoader } from '../zkp/documents.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
 
-/** OnChainZKP: one result per rule from the verifier contract's view of the address (read from the chain). */
-export function onChainZkpStrategy(chain: ProofStatusReader): ScenarioStrategy {
+export interface OnChainZkpOptions {
+  /** CHAIN_ALLOW_UNCHECKED_REQUESTS. */
+  allowUncheckedRequests?: boolean;
+  /** Credential type -> JSON-LD context (ZKP_CONTEXTS), for rules that name none. */
+  contexts?: Readonly<Record<string, string>>;
+  /** The offline JSON-LD documents the rules' contexts are read from. */
+  documentLoader?: OfflineDocumentLoader;
+}
+
+/**
+ * OnChainZKP: one result per rule from the verifier contract's view of the address (read from the chain), each rule
+ * compared with the contract's request for its requestId (src/chain/request-check.ts).
+ */
+export function onChainZkpStrategy(chain: ProofStatusReader, options: OnChainZkpOptions = {}): ScenarioStrategy {
+  const { documentLoader } = options;
+  const check = new RequestCheck({
+    allowUnchecked: options.allowUncheckedRequests === true,
+    ...(documentLoader && { matcher: new RequestMatcher({ contexts: options.contexts, documentLoader }) }),
+  });
   return {
     type: 'OnChainZKP',
+    async validate(scenario: Scenario): Promise<FieldProblem[]> {
+      const problems: FieldProblem[] = [];
+      scenario.queryConfigurations.forEach((qc, i) => {
+        const at = `/queryConfigurations/${i}/query`;
+        const rid = qc.query.requestId;
+        if (rid !== undefined && requestIdOf(rid) === undefined) {
+          problems.push({ pointer: `${at}/requestId`, message: 'requestId must be an integer from 0 to 2^256-1 (a decimal string above 2^53-1)' });
+        }
+        const context = qc.query.context;
+        if (context !== undefined && documentLoader !== undefined && !documentLoader.has(context)) {
+          problems.push({
+            pointer: `${at}/context`,
+            message: `the JSON-LD context ${context} is not one the service holds (bundled, or ZKP_JSONLD_DOCUMENTS_FILE): ` +
+              'the rule could not be compared with the contract\'s request',
+          });
+        }
+      });
+      return problems;
+    },
     async execute({ entry, address, addressChain, executionId }: ExecuteInput): Promise<Started> {
       const { plan, scenario } = entry;
       const outcomes = await evaluateOnChainRules(chain, {
@@ -13,7 +55,7 @@ export function onChainZkpStrategy(chain: ProofStatusReader): ScenarioStrategy {
         smartContractDeployments: scenario.smartContractDeployments,
         address,
         chain: addressChain,
-      });
+      }, check);
       const head = { objectType: plan.type, name: plan.name, scenarioId: plan.scenarioId, address, executionId };
       const results = plan.rules.map((rule, i) => {
         const o = outcomes[i];

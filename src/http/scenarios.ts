@@ -10,6 +10,7 @@ import { checkDeploymentTransitions } from '../domain/deployments.js';
 import type { PlanCache } from '../domain/plan-cache.js';
 import { IdOf, IdString, refOf } from '../schemas/common.js';
 import { Scenario as ScenarioSchema, ScenarioPatch, type Scenario } from '../schemas/scenario.js';
+import { exampleOnChainScenario } from '../schemas/example-scenario.js';
 import { ScenarioIdTaken } from '../store/errors.js';
 import type { ProjectScope, ScenarioRow, ScenarioStore } from '../store/types.js';
 import {
@@ -137,6 +138,18 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
           examples: [{ id: 'adult-kyc', input: ScenarioSchema.examples[0] }, { id: 'adult-zkp', input: exampleOffChainScenario }],
         },
       ),
+      'x-request-examples': {
+        challengeQuery: {
+          summary: 'ChallengeQuery: rules checked against the credentials sent with execute',
+          value: { id: 'adult-kyc', input: ScenarioSchema.examples[0] },
+        },
+        onChainZkp: {
+          summary: 'OnChainZKP: a rule answered by a UniversalVerifier request (npm run demo:onchain)',
+          description: 'The verifier contract must hold a request under `requestId` that asks what the rule says ' +
+            '(KYCAgeCredential birthday $lt 20020101 here): the service compares them, see docs/onchain-walkthrough.md.',
+          value: { id: 'onchain-demo', input: exampleOnChainScenario },
+        },
+      },
       headers: IdempotencyHeaders,
       response: scenarioResponses.create,
     },

@@ -14,3 +14,30 @@ export const exampleScenario = {
   smartContractDeployments: [],
   type: 'ChallengeQuery' as const,
 };
+
+/**
+ * The OnChainZKP create example: one rule answered by a UniversalVerifier's request (docs/onchain-walkthrough.md,
+ * `npm run demo:onchain`). The rule names its JSON-LD context so the service can compare it with the contract's
+ * request (the CredentialAtomicQuerySigV2Validator params and their query hash); the requestId is a type-1 id, too
+ * large for a JSON number, so it is a decimal string.
+ */
+export const exampleOnChainScenario = {
+  name: 'Born before 2002 (on chain)',
+  description: 'The holder proved to the UniversalVerifier that their KYCAgeCredential birthday is before 2002-01-01',
+  queryConfigurations: [{
+    id: 'born-before-2002',
+    query: {
+      type: 'KYCAgeCredential',
+      context: 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld',
+      requestId: '1766847064778387718112045955079886503624711098445418933835811865445692516',
+      attribute: 'birthday',
+      operator: '$lt' as const,
+      value: 20020101,
+    },
+  }],
+  smartContractDeployments: [{
+    id: 'universal-verifier', contractName: 'UniversalVerifier', status: 'Deployed',
+    address: '0x9a9f2ccfde556a7e9ff0848998aa4a0cfd8863ae', chain: 'eip155:31337',
+  }],
+  type: 'OnChainZKP' as const,
+};

@@ -33,10 +33,16 @@ export const Query = Type.Object(
       description: 'Credential type the query reads, matched against the credential `type` array (e.g. IDInformation).',
       examples: ['IDInformation'],
     }),
-    requestId: Type.Optional(Type.Integer({
-      minimum: 0, maximum: 4294967295,
+    requestId: Type.Optional(Type.Union([
+      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+      Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', maxLength: 78 }),
+    ], {
       description: 'Number of the zero-knowledge proof request: required in OnChainZKP and OffChainZKP scenarios, where ' +
-        'the wallet proves (and a verifier contract records) the rule under this number.',
+        'the wallet proves (and a verifier contract records) the rule under this number. A JSON integer up to ' +
+        '2^53-1, or a decimal string for larger ids: OnChainZKP takes any uint256 (UniversalVerifier request ids of ' +
+        '64 bits and the type-prefixed 256-bit ids); OffChainZKP and ChallengeQuery take ' +
+        'integers from 0 (OffChainZKP: 1) to 4294967295.',
+      examples: [1, '1766847064778387718112045955079886503624711098445418933835811865445692516'],
     })),
     attribute: Type.Optional(Type.String({
       minLength: 1, maxLength: 256,

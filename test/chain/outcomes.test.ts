@@ -60,21 +60,21 @@ describe('ruleOutcomes', () => {
     ];
     const out = ruleOutcomes([qc('a', 1), qc('b', 2), qc('c', 3), qc('d', 4), qc('e', 5), qc('f')], target, SENDER, statuses);
     expect(out).toEqual([
-      { objectId: 'a', requestId: 1, status: 'valid', is_valid: true, reasons: [], txHash: '0xabc', scenarioVerifierAddress: V, chain: 'eip155:1', blockNumber: 100 },
+      { objectId: 'a', requestId: '1', status: 'valid', is_valid: true, reasons: [], txHash: '0xabc', scenarioVerifierAddress: V, chain: 'eip155:1', blockNumber: 100 },
       {
-        objectId: 'b', requestId: 2, status: 'not-valid', is_valid: false, scenarioVerifierAddress: V, chain: 'eip155:1', blockNumber: 100,
+        objectId: 'b', requestId: '2', status: 'not-valid', is_valid: false, scenarioVerifierAddress: V, chain: 'eip155:1', blockNumber: 100,
         reasons: [`verifier ${V} (eip155:1) holds no verified proof of request 2 from ${SENDER} at block 100`],
       },
       {
-        objectId: 'c', requestId: 3, status: 'error', is_valid: false, scenarioVerifierAddress: V, chain: 'eip155:1', blockNumber: null,
+        objectId: 'c', requestId: '3', status: 'error', is_valid: false, scenarioVerifierAddress: V, chain: 'eip155:1', blockNumber: null,
         reasons: [`could not read the proof status of request 3 from verifier ${V} (eip155:1): eip155:1 did not answer within 3000 ms`],
       },
       {
-        objectId: 'd', requestId: 4, status: 'error', is_valid: false, scenarioVerifierAddress: V, chain: 'eip155:1', blockNumber: 100,
+        objectId: 'd', requestId: '4', status: 'error', is_valid: false, scenarioVerifierAddress: V, chain: 'eip155:1', blockNumber: 100,
         reasons: [`request 4 is not set on verifier ${V} (eip155:1): the scenario's requestId does not match the contract`],
       },
       {
-        objectId: 'e', requestId: 5, status: 'error', is_valid: false, scenarioVerifierAddress: V, chain: 'eip155:1', blockNumber: null,
+        objectId: 'e', requestId: '5', status: 'error', is_valid: false, scenarioVerifierAddress: V, chain: 'eip155:1', blockNumber: null,
         reasons: ['the proof status of request 5 was not read'],
       },
       {

@@ -104,8 +104,9 @@ describe('current iden3 interface (getRequestProofStatus)', () => {
 
     const other = await r.readProofStatuses({ chain: chain.chain, verifierAddress: current, sender: bob, requestIds: [1] });
     expect(read(other, 1)).toMatchObject({ verified: false, method: 'getRequestProofStatus' });
-    // Only the contract's first contact probes; both reads found the interface at the first try.
-    expect(r.stats()).toMatchObject({ ethCalls: 4, multicalls: 0, logQueries: 1 });
+    // Only the contract's first contact probes; both reads found the interface at the first try. The unknown request 9
+    // costs one more call: it is asked as a multi-request (getMultiRequestProofsStatus).
+    expect(r.stats()).toMatchObject({ ethCalls: 5, multicalls: 0, logQueries: 1 });
   });
 
   it('accepts lower-case addresses and bigint request ids, and keeps the request order and duplicates', async () => {
@@ -183,7 +184,7 @@ describe('Multicall3', () => {
       const r = reader({ multicall: 'auto' });
       const head = await chain.blockNumber();
       const entries = await r.readProofStatuses({ chain: chain.chain, verifierAddress: current, sender: alice, requestIds: [1, 2, 3, 9] });
-      expect(r.stats()).toMatchObject({ ethCalls: 1, multicalls: 1 });
+      expect(r.stats()).toMatchObject({ ethCalls: 2, multicalls: 2 }); // the reads, then the unknown 9 as a multi-request
       expect(read(entries, 1)).toMatchObject({ verified: true, txHash: submitted.current1.hash, blockNumber: head });
       expect(read(entries, 2).verified).toBe(false);
       expect(read(entries, 3).verified).toBe(false);
@@ -191,7 +192,7 @@ describe('Multicall3', () => {
 
       const old = await r.readProofStatuses({ chain: chain.chain, verifierAddress: legacy, sender: alice, requestIds: [1, 2] });
       expect(read(old, 1)).toMatchObject({ verified: true, method: 'getProofStatus', txHash: submitted.legacy1.hash });
-      expect(r.stats()).toMatchObject({ ethCalls: 4, multicalls: 4 }); // 2 absent methods + the legacy one
+      expect(r.stats()).toMatchObject({ ethCalls: 5, multicalls: 5 }); // 2 absent methods + the legacy one
 
       // Chunks of multicallBatchSize, all at one block.
       const small = reader({ multicall: 'auto', multicallBatchSize: 2 });
@@ -205,20 +206,28 @@ describe('Multicall3', () => {
 });
 
 describe('cache', () => {
-  it('reuses a status for cacheTtlMs, then reads the chain again', async () => {
+  it('reuses a verified status for cacheTtlMs; "not verified" only at the block it was read at, 1 s at most', async () => {
     let now = 1_000_000;
     const r = reader({ multicall: 'off', cacheTtlMs: 5000, clock: () => now });
     const q = { chain: chain.chain, verifierAddress: current, sender: bob, requestIds: [3] };
     expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: false, cached: false });
+    now += 500;
+    expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: false, cached: true }); // same block
+    await chain.mine();
+    expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: false, cached: false }); // a new block
+    now += 1000;
+    expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: false, cached: false }); // same block, 1 s later
+    expect(r.stats()).toMatchObject({ cacheHits: 1, chainReads: 3 });
 
+    // A proof mined right after a read is seen by the next read (the regression: it used to wait out cacheTtlMs).
     await chain.write(current, 'TestUniversalVerifier', 'setProofVerified', [bob, 3n, true], owner);
+    expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: true, cached: false });
     now += 4999;
-    expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: false, cached: true });
-    expect(r.stats()).toMatchObject({ cacheHits: 1, chainReads: 1 });
-
+    await chain.mine();
+    expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: true, cached: true });
     now += 1;
     expect(read(await r.readProofStatuses(q), 3)).toMatchObject({ verified: true, cached: false });
-    expect(r.stats()).toMatchObject({ cacheHits: 1, chainReads: 2 });
+    expect(r.stats()).toMatchObject({ cacheHits: 2, chainReads: 5 });
     await chain.write(current, 'TestUniversalVerifier', 'setProofVerified', [bob, 3n, false], owner);
   });
 

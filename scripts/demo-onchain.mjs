@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+/**
+ * `npm run demo:onchain`: an OnChainZKP scenario from start to finish on this machine, nothing to install or fetch.
+ *
+ * 1. Starts a local Hardhat node (chain eip155:31337) on 127.0.0.1.
+ * 2. Deploys the iden3 verification stack of @iden3/contracts 3.4.0 (scripts/iden3-stack.mjs): State, the
+ *    CredentialAtomicQuerySigV2Validator and the UniversalVerifier. The Groth16 verifier behind the validator is a
+ *    stand-in that accepts every proof (no proving keys offline); the validator's own checks are the real ones.
+ * 3. Registers a request on the verifier: "KYCAgeCredential, birthday before 2002-01-01", under a type-1 request id
+ *    (a 256-bit id derived from the params, as current iden3 tools make them).
+ * 4. Submits a response for the demo address, as a dApp's frontend does after the wallet made the proof.
+ * 5. Starts the service (dist/server.js) against the node, creates the scenario, executes it for the demo address and
+ *    for another one, and prints both answers.
+ *
+ *   node scripts/demo-onchain.mjs        (after npm run build; `npm run demo:onchain` does both)
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { deployIden3Stack, KYC_AGE, OPERATORS, queryHashV2, sigV2Params, typeOneRequestId } from './iden3-stack.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const TOKEN = 'demo-onchain-token-0123456789';
+const say = (line = '') => process.stdout.write(`${line}\n`);
+
+async function startNode() {
+  process.env.HARDHAT_CONFIG = path.join(root, 'scripts', 'hardhat.config.cjs');
+  const hre = require('hardhat');
+  const { JsonRpcServer } = require('hardhat/internal/hardhat-network/jsonrpc/server');
+  const server = new JsonRpcServer({ hostname: '127.0.0.1', port: 0, provider: hre.network.provider });
+  const { port } = await server.listen();
+  return { provider: hre.network.provider, server, url: `http://127.0.0.1:${port}` };
+}
+
+function startService(env) {
+  const proc = spawn(process.execPath, [path.join(root, 'dist', 'server.js')], {
+    cwd: root, env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the service did not start:\n${out}`)), 30_000);
+    const seen = (d) => {
+      out += d;
+      const m = /listening at (http:\/\/127\.0\.0\.1:\d+)/i.exec(out) ?? /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1] });
+      }
+    };
+    proc.stdout.on('data', seen);
+    proc.stderr.on('data', seen);
+    proc.on('exit', (code) => reject(new Error(`the service exited with ${code}:\n${out}`)));
+  });
+}
+
+/** One JSON call; a 503 (the service sheds load while it warms up on a busy machine) is tried again, as a client should. */
+async function call(url, method, pathname, body) {
+  let res;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    res = await fetch(url + pathname, {
+      method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    });
+    if (res.status !== 503) break;
+    await res.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${method} ${pathname} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+const node = await startNode();
+let service;
+const data = fs.mkdtempSync(path.join(os.tmpdir(), 'scs-demo-onchain-'));
+try {
+  say(`1. Local Hardhat node: ${node.url} (chain eip155:31337)`);
+  const stack = await deployIden3Stack(node.provider);
+  say('2. Deployed @iden3/contracts 3.4.0: State ' + stack.state + ', CredentialAtomicQuerySigV2Validator ' + stack.sigV2Validator +
+    ', UniversalVerifier ' + stack.verifier + ' (Groth16 verifier: a stand-in that accepts every proof)');
+
+  const query = { schema: KYC_AGE.schema, claimPathKey: KYC_AGE.birthdayPathKey, operator: OPERATORS.$lt, values: [20020101n] };
+  const params = sigV2Params(query);
+  const requestId = typeOneRequestId(params, stack.owner);
+  const metadata = JSON.stringify({ context: KYC_AGE.context, type: KYC_AGE.type, credentialSubject: { birthday: { $lt: 20020101 } } });
+  await stack.setRequest(requestId, stack.sigV2Validator, params, metadata);
+  say(`3. Request ${requestId} set on the verifier: ${KYC_AGE.type} birthday $lt 20020101 (validator params with its query hash)`);
+
+  const [, holder, stranger] = stack.accounts;
+  await stack.submit(holder, requestId, { kind: 'v2', queryHash: queryHashV2(query) });
+  say(`4. Response submitted from the demo address ${holder}`);
+
+  service = await startService({
+    API_TOKENS: TOKEN, DATA_DIR: data, CHAIN_RPC_URLS: `eip155:31337=${node.url}`,
+  });
+  say(`5. Service: ${service.url} (CHAIN_RPC_URLS=eip155:31337=${node.url})`);
+
+  const scenario = {
+    name: 'Born before 2002 (on chain)',
+    type: 'OnChainZKP',
+    queryConfigurations: [{
+      id: 'born-before-2002',
+      query: {
+        type: KYC_AGE.type, context: KYC_AGE.context, requestId: requestId.toString(),
+        attribute: 'birthday', operator: '$lt', value: 20020101,
+      },
+    }],
+    smartContractDeployments: [{ id: 'universal-verifier', contractName: 'UniversalVerifier', status: 'Deployed', address: stack.verifier, chain: 'eip155:31337' }],
+  };
+  await call(service.url, 'POST', '/compliance/scenarios', { id: 'onchain-demo', input: scenario });
+  say('6. Scenario "onchain-demo" created');
+
+  for (const address of [holder, stranger]) {
+    const [result] = await call(service.url, 'POST', '/compliance/scenarios/execute', { scenarioId: 'onchain-demo', address, credentials: [] });
+    const r = result.result;
+    say();
+    say(`Execute for ${address}: ${r.status}`);
+    say(JSON.stringify(r.result, null, 2));
+    say(`RESULT ${address} ${r.status}`);
+  }
+} finally {
+  service?.proc.kill('SIGTERM');
+  await node.server.close();
+  fs.rmSync(data, { recursive: true, force: true });
+}

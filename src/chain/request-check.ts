@@ -1,0 +1,95 @@
+/**
+ * The second half of an OnChainZKP answer: the verifier's proof status says whether the address proved request N;
+ * this says whether request N asks what the scenario's rule says. An outcome the chain decided (valid / not-valid)
+ * becomes `error` when the contract's request asks something else, and when the request cannot be compared (a custom
+ * validator, a contract that does not show its requests, a rule without a JSON-LD context) unless the operator
+ * accepts that (CHAIN_ALLOW_UNCHECKED_REQUESTS=true: the outcome stands, and its reasons say it was not compared).
+ * Comparisons are kept per (chain, contract, requestId, rule) for REQUEST_CHECK_TTL_MS.
+ */
+import type { LRUCache } from 'lru-cache';
+import { keep, lruCache } from '../domain/cache.js';
+import type { QueryConfiguration } from '../schemas/scenario.js';
+import type { OnChainRuleOutcome } from './outcomes.js';
+import type { RequestComparison, RequestMatcher } from './request-match.js';
+import { requestIdOf, type RequestId, type StoredQuery, type StoredRequestEntry } from './proof-status.js';
+
+/** As long as the reader keeps a stored request (request-reads.ts REQUEST_TTL_MS). */
+const REQUEST_CHECK_TTL_MS = 60_000;
+
+export interface RequestCheckOptions {
+  /** Compares a rule with a stored credential query; without one no request can be compared. */
+  matcher?: RequestMatcher;
+  /** CHAIN_ALLOW_UNCHECKED_REQUESTS: a request that cannot be compared does not make the rule `error`. */
+  allowUnchecked?: boolean;
+}
+
+export class RequestCheck {
+  private readonly comparisons: LRUCache<string, RequestComparison> | undefined = lruCache(10_000);
+
+  constructor(private readonly options: RequestCheckOptions = {}) {}
+
+  /** One stored query against the rule, kept per (chain, contract, requestId, query hash, rule). */
+  private async compare(o: OnChainRuleOutcome, requestId: RequestId, stored: StoredQuery, qc: QueryConfiguration): Promise<RequestComparison> {
+    const key = `${o.chain}|${o.scenarioVerifierAddress?.toLowerCase()}|${requestId}|${stored.queryHash}|${JSON.stringify(qc.query)}`;
+    let comparison = this.comparisons?.get(key);
+    if (comparison === undefined) {
+      comparison = await this.options.matcher!.compare(qc.query, stored);
+      keep(this.comparisons, key, comparison, REQUEST_CHECK_TTL_MS);
+    }
+    return comparison;
+  }
+
+  /**
+   * The outcomes with the request check applied. `entries` are the stored requests read from the outcomes' verifier
+   * (any order, matched by request id).
+   */
+  async apply(
+    outcomes: readonly OnChainRuleOutcome[], configurations: readonly QueryConfiguration[], entries: readonly StoredRequestEntry[],
+  ): Promise<OnChainRuleOutcome[]> {
+    const byId = new Map(entries.map((e) => [String(e.requestId), e]));
+    return Promise.all(outcomes.map(async (o, i) => {
+      const qc = configurations[i];
+      if (o.status === 'error' || o.requestId === null || qc === undefined) return o;
+      const where = `verifier ${o.scenarioVerifierAddress} (${o.chain})`;
+      const error = (reason: string): OnChainRuleOutcome => {
+        const { txHash: _tx, ...rest } = o;
+        return { ...rest, status: 'error', is_valid: false, reasons: [reason] };
+      };
+      const unchecked = (why: string): OnChainRuleOutcome => {
+        if (this.options.allowUnchecked === true) {
+          return { ...o, reasons: [...o.reasons, `request ${o.requestId} was not compared with rule "${qc.id}" (CHAIN_ALLOW_UNCHECKED_REQUESTS=true): ${why}`] };
+        }
+        return error(`rule "${qc.id}": the service cannot tell whether request ${o.requestId} on ${where} asks what the rule says: ${why} ` +
+          '(CHAIN_ALLOW_UNCHECKED_REQUESTS=true accepts such requests unchecked)');
+      };
+      const entry = byId.get(o.requestId) ?? byId.get(String(requestIdOf(qc.query.requestId)));
+      if (entry === undefined) return error(`request ${o.requestId} was not read from ${where}`);
+      if ('error' in entry) return error(`could not read request ${o.requestId} from ${where}: ${entry.error}`);
+      if ('unreadable' in entry) return unchecked(entry.unreadable);
+      if (this.options.matcher === undefined) return unchecked('no JSON-LD documents are configured to read the rule with');
+      const singles = 'requests' in entry ? entry.requests : [entry];
+      const multi = 'requests' in entry ? ` (multi-request of ${singles.map((r) => String(r.requestId)).join(', ')})` : '';
+      const differences: string[] = [];
+      const unknown: string[] = [];
+      for (const single of singles) {
+        if ('error' in single) {
+          unknown.push(`request ${single.requestId}: ${single.error}`);
+          continue;
+        }
+        if ('unreadable' in single) {
+          unknown.push(single.unreadable);
+          continue;
+        }
+        const comparison = await this.compare(o, single.requestId, single.query, qc);
+        if (comparison.match === true) return o; // a multi-request proves the rule when one of its requests asks it
+        if (comparison.match === 'unknown') unknown.push(comparison.why);
+        else differences.push(...comparison.differences);
+      }
+      if (unknown.length > 0) return unchecked(unknown.join('; '));
+      if ('groupIds' in entry && entry.groupIds.length > 0) {
+        return unchecked(`multi-request ${o.requestId} has groups of linked requests (${entry.groupIds.join(', ')}), which are not compared`);
+      }
+      return error(`rule "${qc.id}" does not match request ${o.requestId}${multi} on ${where}, which asks something else: ${differences.join('; ')}`);
+    }));
+  }
+}

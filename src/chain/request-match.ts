@@ -1,0 +1,160 @@
+/**
+ * Does the contract's request ask what the scenario's rule says? The rule's query is turned into the circuit query
+ * the way the iden3 libraries do (js-sdk's parseQueryMetadata on the rule's JSON-LD context, read offline; the schema
+ * hash of the type's IRI, as js-iden3-auth computes it), then compared field by field with the query the request's
+ * params hold, and its query hash (js-sdk's calculateQueryHashV2 / calculateQueryHashV3) with the params' queryHash:
+ * a wallet proves the query hash, so fields that look right under a hash of another query do not match.
+ */
+import * as jsSdk from '@0xpolygonid/js-sdk';
+import * as core from '@iden3/js-iden3-core';
+import * as merklization from '@iden3/js-jsonld-merklization';
+import type { LRUCache } from 'lru-cache';
+import { keep, lruCache } from '../domain/cache.js';
+import type { Query } from '../schemas/scenario.js';
+import type { StoredQuery } from './proof-status.js';
+
+type SchemaHash = unknown;
+/** A JSON-LD document loader, as jsonld.js and the iden3 libraries call it. */
+type DocumentLoader = (url: string) => Promise<{ document: unknown }>;
+interface QueryMetadata { slotIndex: number; values: bigint[]; claimPathKey: bigint; merklizedSchema: boolean }
+interface SdkSubset {
+  QueryOperators: Record<string, number>;
+  parseQueryMetadata(
+    q: { fieldName: string; operator: number; operatorValue?: unknown }, ldContextJSON: string, type: string, options: { documentLoader: DocumentLoader },
+  ): Promise<QueryMetadata>;
+  calculateCoreSchemaHash(id: Uint8Array): { bigInt(): bigint };
+  calculateQueryHashV2(values: bigint[], schema: SchemaHash, slotIndex: bigint, operator: bigint, claimPathKey: bigint, claimPathNotExists: bigint): bigint;
+  calculateQueryHashV3(
+    values: bigint[], schema: SchemaHash, slotIndex: bigint, operator: bigint, claimPathKey: bigint, valueArraySize: number, merklized: number,
+    isRevocationChecked: number, verifierID: bigint, nullifierSessionID: bigint,
+  ): bigint;
+  prepareCircuitArrayValues(values: bigint[], size: number): bigint[];
+}
+const sdk = jsSdk as unknown as SdkSubset;
+const { SchemaHash } = core as unknown as { SchemaHash: { newSchemaHashFromInt(i: bigint): SchemaHash } };
+const { Path } = merklization as unknown as { Path: { getTypeIDFromContext(ctx: string, type: string, o: { documentLoader: DocumentLoader }): Promise<string> } };
+
+/** Values the V2 circuits hash (js-sdk pads to this many); V3 uses the same. */
+const VALUE_ARRAY_SIZE = 64;
+
+export interface RequestMatchOptions {
+  /** Credential type -> JSON-LD context URL, for rules that name no `context` (ZKP_CONTEXTS). */
+  contexts?: Readonly<Record<string, string>>;
+  /** The offline JSON-LD loader (src/zkp/documents.ts); without one no rule can be compared. */
+  documentLoader?: DocumentLoader;
+}
+
+/** The circuit query a rule means. */
+interface Expected {
+  context: string;
+  typeId: string;
+  schema: bigint;
+  operator: number;
+  meta: QueryMetadata;
+}
+
+export type RequestComparison =
+  | { match: true }
+  | { match: false; differences: string[] }
+  /** The rule cannot be turned into a circuit query (no context, a context the service does not hold, ...). */
+  | { match: 'unknown'; why: string };
+
+const operatorName = (code: bigint) => Object.entries(sdk.QueryOperators).find(([, c]) => BigInt(c) === code)?.[0] ?? `operator ${code}`;
+const list = (values: readonly bigint[]) => {
+  const shown = values.slice(0, 8).map(String);
+  return `[${shown.join(', ')}${values.length > 8 ? ', …' : ''}]`;
+};
+/** Values without the zeros a request pads them with. */
+const trimmed = (values: readonly bigint[]) => {
+  let n = values.length;
+  while (n > 0 && values[n - 1] === 0n) n--;
+  return values.slice(0, n);
+};
+
+export class RequestMatcher {
+  private readonly expected: LRUCache<string, Expected | string> | undefined = lruCache(1000);
+
+  constructor(private readonly options: RequestMatchOptions) {}
+
+  /** The rule's query against the stored one. Never rejects. */
+  async compare(query: Query, stored: StoredQuery): Promise<RequestComparison> {
+    const expected = await this.expectedOf(query);
+    if (typeof expected === 'string') return { match: 'unknown', why: expected };
+    const differences: string[] = [];
+    const { meta } = expected;
+    if (stored.schema !== expected.schema) {
+      differences.push(`its schema hash is ${stored.schema}, the rule's credential type ${expected.typeId} has ${expected.schema}`);
+    }
+    if (stored.operator !== BigInt(expected.operator)) {
+      differences.push(`its operator is ${operatorName(stored.operator)}, the rule's is ${query.operator}`);
+    }
+    if (stored.claimPathKey !== meta.claimPathKey || stored.slotIndex !== BigInt(meta.slotIndex)) {
+      differences.push(`it asks about another attribute (claimPathKey ${stored.claimPathKey}, slot ${stored.slotIndex}) than the rule's ` +
+        `${JSON.stringify(query.attribute ?? '')} (claimPathKey ${meta.claimPathKey}, slot ${meta.slotIndex})`);
+    }
+    const [have, want] = [trimmed(stored.values), trimmed(meta.values)];
+    if (stored.values.length > VALUE_ARRAY_SIZE || have.length !== want.length || have.some((v, i) => v !== want[i])) {
+      differences.push(`its values are ${list(trimmed(stored.values))}, the rule's ${list(meta.values)}`);
+    }
+    if (stored.kind === 'v2' && meta.merklizedSchema && meta.claimPathKey !== 0n && stored.claimPathNotExists !== 0n) {
+      differences.push(`it asks for the attribute's absence (claimPathNotExists ${stored.claimPathNotExists})`);
+    }
+    if (differences.length > 0) return { match: false, differences };
+    const hash = this.queryHash(expected, stored);
+    if (hash !== stored.queryHash) {
+      return {
+        match: false,
+        differences: [`its query hash ${stored.queryHash} is not the hash of its fields (${hash}, as the iden3 libraries compute it): ` +
+          'a wallet proves the query of that hash, not the fields'],
+      };
+    }
+    return { match: true };
+  }
+
+  /** The query hash of the expected query with the request's other params, as js-sdk computes it for the circuit. */
+  private queryHash(expected: Expected, stored: StoredQuery): bigint {
+    const { meta } = expected;
+    const schema = SchemaHash.newSchemaHashFromInt(expected.schema);
+    const values = sdk.prepareCircuitArrayValues(meta.values.slice(), VALUE_ARRAY_SIZE); // it pads the array it is given
+    const [slot, op] = [BigInt(meta.slotIndex), BigInt(expected.operator)];
+    if (stored.kind === 'v2') return sdk.calculateQueryHashV2(values, schema, slot, op, meta.claimPathKey, stored.claimPathNotExists ?? 0n);
+    return sdk.calculateQueryHashV3(
+      values, schema, slot, op, meta.claimPathKey, meta.values.length, meta.merklizedSchema ? 1 : 0,
+      stored.skipClaimRevocationCheck ? 0 : 1, stored.verifierID ?? 0n, stored.nullifierSessionID ?? 0n,
+    );
+  }
+
+  /** The circuit query of a rule, or why there is none. Kept per rule (JSON-LD processing is slow). */
+  private async expectedOf(query: Query): Promise<Expected | string> {
+    const key = JSON.stringify([query.type, query.context, query.attribute, query.operator, query.value]);
+    const hit = this.expected?.get(key);
+    if (hit !== undefined) return hit;
+    const result = await this.computeExpected(query);
+    keep(this.expected, key, result);
+    return result;
+  }
+
+  private async computeExpected(query: Query): Promise<Expected | string> {
+    const { contexts, documentLoader } = this.options;
+    const context = query.context ?? (contexts && Object.hasOwn(contexts, query.type) ? contexts[query.type] : undefined);
+    if (context === undefined) {
+      return `the rule names no JSON-LD context for ${query.type} (query.context, or ZKP_CONTEXTS), so its circuit query is unknown`;
+    }
+    if (documentLoader === undefined) return 'the service has no JSON-LD documents to read the rule\'s context with';
+    const operator = sdk.QueryOperators[query.operator];
+    if (operator === undefined) return `operator ${query.operator} has no circuit code`;
+    try {
+      const { document } = await documentLoader(context);
+      const ld = JSON.stringify(document);
+      const typeId = await Path.getTypeIDFromContext(ld, query.type, { documentLoader });
+      const schema = sdk.calculateCoreSchemaHash(new TextEncoder().encode(typeId)).bigInt();
+      const property = query.operator === '$noop'
+        ? { fieldName: '', operator }
+        : { fieldName: query.attribute ?? '', operator, operatorValue: query.value };
+      const meta = await sdk.parseQueryMetadata(property, ld, query.type, { documentLoader });
+      return { context, typeId, schema, operator, meta };
+    } catch (err) {
+      return `the rule's query cannot be read against its context ${context}: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
+}

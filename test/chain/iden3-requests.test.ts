@@ -1,0 +1,216 @@
+/**
+ * OnChainZKP against the real iden3 stack of @iden3/contracts 3.4.0 on a local Hardhat node (scripts/iden3-stack.mjs):
+ * State, UniversalVerifier, and the real credential validators CredentialAtomicQuerySigV2Validator and
+ * CredentialAtomicQueryV3Validator holding the requests' params. Only the Groth16 verifier behind the validators is
+ * a stand-in that accepts every proof (no proving keys offline): the responses carry the public signals a wallet's
+ * proof would, and the validators check them against the request (query hash, challenge, issuer state, GIST root).
+ *
+ * The request params use the constants of iden3's own deployment scripts (KYCAgeCredential's schema hash and the
+ * claimPathKey of `birthday` under the kyc-v3 context), and query hashes are js-sdk's: the service's comparison
+ * (src/chain/request-match.ts, computing them from the rule) is checked against those, not against itself.
+ */
+import { createRequire } from 'node:module';
+import * as jsSdk from '@0xpolygonid/js-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toFunctionSelector, type Abi, type AbiFunction, type Address, type EIP1193Provider, type Hex } from 'viem';
+import { evaluateOnChainRules, type OnChainInput } from '../../src/chain/index.js';
+import { requestAbi } from '../../src/chain/abi.js';
+import { ChainReader } from '../../src/chain/reader.js';
+import { RequestCheck } from '../../src/chain/request-check.js';
+import { RequestMatcher } from '../../src/chain/request-match.js';
+import type { QueryConfiguration } from '../../src/schemas/scenario.js';
+import { createDocumentLoader } from '../../src/zkp/documents.js';
+// @ts-expect-error: a JavaScript module without declarations (it is also the demo's)
+import * as stackModule from '../../scripts/iden3-stack.mjs';
+import { startLocalChain, type LocalChain } from './evm.js';
+
+const require = createRequire(import.meta.url);
+const universal = require('@iden3/contracts/build/contracts/UniversalVerifier.json') as { abi: Abi };
+
+interface Query { schema: bigint; claimPathKey: bigint; operator: bigint; values: bigint[]; queryHash?: bigint }
+interface Stack {
+  accounts: Address[]; owner: Address; verifier: Address; sigV2Validator: Address; v3Validator: Address;
+  setRequest(id: bigint, validator: Address, params: Hex, metadata?: string): Promise<unknown>;
+  submit(sender: Address, id: bigint, o: { kind: 'v2' | 'v3' | 'custom'; queryHash?: bigint }): Promise<unknown>;
+  whitelist(validator: Address): Promise<unknown>;
+  setMultiRequest(requestIds: bigint[], groupIds?: bigint[]): Promise<bigint>;
+}
+const stack = stackModule as {
+  deployIden3Stack(p: EIP1193Provider): Promise<Stack>;
+  sigV2Params(q: Query): Hex; v3Params(q: Query): Hex;
+  queryHashV2(q: Query): bigint; queryHashV3(q: Query): bigint;
+  typeOneRequestId(params: Hex, creator: Address): bigint;
+  KYC_AGE: { context: string; type: string; schema: bigint; birthdayPathKey: bigint };
+  OPERATORS: Record<string, bigint>;
+};
+const { KYC_AGE, OPERATORS } = stack;
+
+let chain: LocalChain;
+let s: Stack;
+let alice: Address;
+let bob: Address;
+let carol: Address;
+
+/** The contract side of `birthday $lt <value>` (KYCAgeCredential). */
+const born = (before: bigint, operator = OPERATORS.$lt!): Query =>
+  ({ schema: KYC_AGE.schema, claimPathKey: KYC_AGE.birthdayPathKey, operator, values: [before] });
+/** The scenario side of it. */
+const rule = (id: string, requestId: number | string, value = 20020101, operator: '$lt' | '$gt' = '$lt'): QueryConfiguration =>
+  ({ id, query: { type: KYC_AGE.type, context: KYC_AGE.context, requestId, attribute: 'birthday', operator, value } });
+
+const ID_64 = 2n ** 63n + 7n;
+const ID_200 = 2n ** 200n - 1n;
+let typeOne: bigint;
+
+const check = (allowUnchecked = false) =>
+  new RequestCheck({ matcher: new RequestMatcher({ documentLoader: createDocumentLoader() }), allowUnchecked });
+const reader = (cacheTtlMs = 5000) =>
+  new ChainReader({ chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], timeoutMs: 5000, cacheTtlMs, errorTtlMs: 0 });
+const input = (queryConfigurations: QueryConfiguration[], address: Address): OnChainInput => ({
+  queryConfigurations,
+  smartContractDeployments: [{ id: 'uv', status: 'Deployed', address: s.verifier, chain: chain.chain } as never],
+  address,
+});
+
+beforeAll(async () => {
+  chain = await startLocalChain();
+  const hre = require('hardhat') as { network: { provider: EIP1193Provider } };
+  s = await stack.deployIden3Stack(hre.network.provider);
+  [, alice, bob, carol] = s.accounts as [Address, Address, Address, Address];
+
+  const asked = born(20020101n);
+  // 1: the rule's query. 2: another value. 3: the rule's fields under the hash of another query (a wallet proves the hash).
+  await s.setRequest(1n, s.sigV2Validator, stack.sigV2Params(asked));
+  await s.setRequest(2n, s.sigV2Validator, stack.sigV2Params(born(20100101n)));
+  await s.setRequest(3n, s.sigV2Validator, stack.sigV2Params({ ...asked, queryHash: stack.queryHashV2(born(20100101n)) }));
+  await s.setRequest(4n, s.sigV2Validator, stack.sigV2Params(born(20020101n, OPERATORS.$gt)));
+  await s.setRequest(ID_64, s.sigV2Validator, stack.sigV2Params(asked));
+  await s.setRequest(ID_200, s.v3Validator, stack.v3Params(asked));
+  const typeOneParams = stack.v3Params(asked);
+  // js-sdk's own derivation of a type-1 id (what a dApp built on it registers), checked against the contract's below.
+  typeOne = (jsSdk as unknown as { calculateRequestId(p: Hex, c: Address): bigint }).calculateRequestId(typeOneParams, s.owner);
+  expect(typeOne).toBe(stack.typeOneRequestId(typeOneParams, s.owner));
+  await s.setRequest(typeOne, s.v3Validator, typeOneParams);
+
+  // Alice proved every one of them; the contract accepted each response (its validators checked the signals).
+  await s.submit(alice, 1n, { kind: 'v2', queryHash: stack.queryHashV2(asked) });
+  await s.submit(alice, 2n, { kind: 'v2', queryHash: stack.queryHashV2(born(20100101n)) });
+  await s.submit(alice, 3n, { kind: 'v2', queryHash: stack.queryHashV2(born(20100101n)) });
+  await s.submit(alice, 4n, { kind: 'v2', queryHash: stack.queryHashV2(born(20020101n, OPERATORS.$gt)) });
+  await s.submit(alice, ID_64, { kind: 'v2', queryHash: stack.queryHashV2(asked) });
+  await s.submit(alice, ID_200, { kind: 'v3', queryHash: stack.queryHashV3(asked) });
+  await s.submit(alice, typeOne, { kind: 'v3', queryHash: stack.queryHashV3(asked) });
+}, 180_000);
+
+afterAll(async () => {
+  await chain?.stop();
+});
+
+describe('the request ABI matches the iden3 build artifact', () => {
+  it('getRequest has the same selector and output types', () => {
+    const mine = requestAbi.find((x) => x.type === 'function' && x.name === 'getRequest') as AbiFunction;
+    const theirs = universal.abi.find((x) => x.type === 'function' && x.name === 'getRequest') as AbiFunction;
+    expect(toFunctionSelector(mine)).toBe(toFunctionSelector(theirs));
+    const types = (f: AbiFunction) => JSON.stringify(f.outputs.map((o) => ('components' in o ? o.components.map((c) => c.type) : o.type)));
+    expect(types(mine)).toBe(types(theirs));
+  });
+});
+
+describe('a rule is checked against the contract\'s request for its id', () => {
+  it('answers valid where the request asks what the rule says (SigV2 validator), not-valid for an address without a proof', async () => {
+    const r = reader();
+    const [a] = await evaluateOnChainRules(r, input([rule('adult', 1)], alice), check());
+    expect(a).toMatchObject({ status: 'valid', is_valid: true, reasons: [], requestId: '1' });
+    const [b] = await evaluateOnChainRules(r, input([rule('adult', 1)], bob), check());
+    expect(b).toMatchObject({ status: 'not-valid', is_valid: false });
+  });
+
+  it('answers error, never valid, where the request\'s params ask another value or operator, naming the rule and the difference', async () => {
+    const [value, operator] = await evaluateOnChainRules(reader(), input([rule('adult', 2), rule('adult-gt', 4)], alice), check());
+    expect(value).toMatchObject({ status: 'error', is_valid: false });
+    expect(value!.reasons.join(' ')).toMatch(/rule "adult".*request 2.*values are \[20100101\], the rule's \[20020101\]/);
+    expect(operator).toMatchObject({ status: 'error', is_valid: false });
+    expect(operator!.reasons.join(' ')).toMatch(/rule "adult-gt".*request 4.*operator is \$gt, the rule's is \$lt/);
+  });
+
+  it('answers error where the fields look right but the query hash is another query\'s (what the wallet proved)', async () => {
+    const [o] = await evaluateOnChainRules(reader(), input([rule('adult', 3)], alice), check());
+    expect(o).toMatchObject({ status: 'error', is_valid: false });
+    expect(o!.reasons.join(' ')).toMatch(/rule "adult".*request 3.*query hash .* is not the hash of its fields/);
+  });
+
+  it('addresses 64-bit, 2^200-1 and keccak-derived type-1 (256-bit) request ids, given as integers or decimal strings', async () => {
+    expect(typeOne >> 240n).toBe(1n);
+    const rules = [rule('id64', ID_64.toString()), rule('id200', ID_200.toString()), rule('type1', typeOne.toString())];
+    const outcomes = await evaluateOnChainRules(reader(), input(rules, alice), check());
+    expect(outcomes.map((o) => [o.status, o.requestId])).toEqual([
+      ['valid', ID_64.toString()], ['valid', ID_200.toString()], ['valid', typeOne.toString()],
+    ]);
+    const others = await evaluateOnChainRules(reader(), input(rules, bob), check());
+    expect(others.map((o) => o.status)).toEqual(['not-valid', 'not-valid', 'not-valid']);
+  });
+
+  it('shows a proof submitted after a first execute on the very next one (no stale "not verified")', async () => {
+    const r = reader(60_000);
+    const [before] = await evaluateOnChainRules(r, input([rule('adult', 1)], carol), check());
+    expect(before!.status).toBe('not-valid');
+    await s.submit(carol, 1n, { kind: 'v2', queryHash: stack.queryHashV2(born(20020101n)) });
+    const [after] = await evaluateOnChainRules(r, input([rule('adult', 1)], carol), check());
+    expect(after).toMatchObject({ status: 'valid', is_valid: true });
+    const [again] = await evaluateOnChainRules(r, input([rule('adult', 1)], carol), check());
+    expect(again!.status).toBe('valid'); // verified answers are kept as before
+    expect(r.stats().cacheHits).toBeGreaterThan(0);
+  });
+});
+
+describe('a multi-request (getMultiRequestProofsStatus)', () => {
+  let multi: bigint;
+  beforeAll(async () => {
+    // Requests 1 (the rule's query) and 2 (another value) as one multi-request: alice proved both, carol only 1.
+    multi = await s.setMultiRequest([1n, 2n]);
+  });
+
+  it('is valid when every request of it is proved and one of them asks what the rule says; not-valid otherwise', async () => {
+    const r = reader();
+    const [a] = await evaluateOnChainRules(r, input([rule('adult', multi.toString())], alice), check());
+    expect(a).toMatchObject({ status: 'valid', is_valid: true, requestId: multi.toString() });
+    const [c] = await evaluateOnChainRules(r, input([rule('adult', multi.toString())], carol), check());
+    expect(c).toMatchObject({ status: 'not-valid', is_valid: false });
+  });
+
+  it('answers error when none of its requests asks what the rule says', async () => {
+    const [o] = await evaluateOnChainRules(reader(), input([rule('born-2012', multi.toString(), 20120101)], alice), check());
+    expect(o).toMatchObject({ status: 'error', is_valid: false });
+    expect(o!.reasons.join(' ')).toMatch(/rule "born-2012" does not match request \d+ \(multi-request of 1, 2\)/);
+  });
+});
+
+describe('a request the service cannot compare', () => {
+  let customId: bigint;
+  beforeAll(async () => {
+    const custom = await chain.deploy('TestCustomValidator');
+    await s.whitelist(custom);
+    customId = 77n;
+    await s.setRequest(customId, custom, '0x000000000000000000000000000000000000000000000000000000000000002a');
+    await s.submit(alice, customId, { kind: 'custom' });
+  });
+
+  it('answers error by default (a custom validator), saying why and what allows it', async () => {
+    const [o] = await evaluateOnChainRules(reader(), input([rule('adult', 77)], alice), check());
+    expect(o).toMatchObject({ status: 'error', is_valid: false });
+    expect(o!.reasons.join(' ')).toMatch(/cannot tell whether request 77 .* not a credential validator's query .*CHAIN_ALLOW_UNCHECKED_REQUESTS=true/);
+  });
+
+  it('answers from the proof status with CHAIN_ALLOW_UNCHECKED_REQUESTS=true, its reasons saying it was not compared', async () => {
+    const [o] = await evaluateOnChainRules(reader(), input([rule('adult', 77)], alice), check(true));
+    expect(o).toMatchObject({ status: 'valid', is_valid: true });
+    expect(o!.reasons.join(' ')).toMatch(/request 77 was not compared with rule "adult"/);
+  });
+
+  it('answers error for a rule without a JSON-LD context (its circuit query is unknown)', async () => {
+    const noContext: QueryConfiguration = { id: 'bare', query: { type: KYC_AGE.type, requestId: 1, attribute: 'birthday', operator: '$lt', value: 20020101 } };
+    const [o] = await evaluateOnChainRules(reader(), input([noContext], alice), check());
+    expect(o).toMatchObject({ status: 'error', is_valid: false });
+    expect(o!.reasons.join(' ')).toMatch(/names no JSON-LD context/);
+  });
+});
