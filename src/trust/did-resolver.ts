@@ -33,6 +33,9 @@ export interface StateResolver {
   latestState(did: string): Promise<string | undefined>;
 }
 
+/** Whether an issuer state was published (the DID resolver, or state-contract.ts). Throws ResolverFailure when that cannot be told. */
+export type StatePublication = Pick<StateResolver, 'isPublished'>;
+
 const HASH_HEX = /^[0-9a-f]{64}$/;
 
 function stateInfo(answer: unknown): Record<string, unknown> | undefined {

@@ -3,6 +3,7 @@ import type { Credential } from '../schemas/credential.js';
 import type { FetchLike } from './http.js';
 import type { IssuerList } from './issuers.js';
 import type { StatusResolverFn } from './revocation.js';
+import type { StatePublication } from './did-resolver.js';
 
 export type { TrustVerdict };
 
@@ -55,6 +56,11 @@ export interface TrustDeps {
   clock?: () => number;
   /** Resolvers per credentialStatus type, added to (or replacing) the built-in ones, e.g. an on-chain one. */
   statusResolvers?: Readonly<Record<string, StatusResolverFn>>;
+  /**
+   * Whether an issuer state was published (BJJ proofs at a non-genesis state, Iden3SparseMerkleTreeProof), instead of
+   * the DID resolver of `resolverUrl`: e.g. the State contracts (state-contract.ts) or the demo issuer's own states.
+   */
+  statePublication?: StatePublication;
 }
 
 export interface VerifyContext {
