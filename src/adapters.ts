@@ -14,7 +14,7 @@ import { Executor, OffChainZkp, challengeQueryStrategy, onChainZkpStrategy } fro
 import { Metrics } from './http/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import { openStore, type Store } from './store/index.js';
-import { createDemoIssuer, demoStatusResolver } from './trust/demo-issuer.js';
+import { createDemoIssuer, demoStatePublication, demoStatusResolver } from './trust/demo-issuer.js';
 import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
 import { onchainStatusResolver } from './trust/onchain-status.js';
 import type { StateResolvers } from './zkp/state.js';
@@ -53,7 +53,7 @@ export interface Adapters {
 
 /**
  * The credential verifier of the configuration. With DEMO_ISSUER=1 the deterministic demo issuer is trusted too and
- * its revocation statuses are answered in process, so demo credentials verify with no other server.
+ * its revocation statuses and issuer states are answered in process, so demo credentials verify with no other server.
  */
 async function credentialVerifier(config: Config, given: TrustDeps, log: FastifyBaseLogger): Promise<CredentialVerifier> {
   if (config.trust.mode === 'off') {
@@ -72,7 +72,11 @@ async function credentialVerifier(config: Config, given: TrustDeps, log: Fastify
   const trusted = config.trust.trustedIssuers;
   return createCredentialVerifier(
     { ...config.trust, trustedIssuers: trusted === '*' ? '*' : [...trusted, demo.did] },
-    { ...deps, statusResolvers: { ...deps.statusResolvers, SparseMerkleTreeProof: demoStatusResolver(demo) } },
+    {
+      ...deps,
+      statusResolvers: { ...deps.statusResolvers, SparseMerkleTreeProof: demoStatusResolver(demo) },
+      statePublication: (resolver) => demoStatePublication(demo, deps.statePublication?.(resolver) ?? resolver),
+    },
   );
 }
 

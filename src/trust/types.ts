@@ -57,10 +57,11 @@ export interface TrustDeps {
   /** Resolvers per credentialStatus type, added to (or replacing) the built-in ones, e.g. an on-chain one. */
   statusResolvers?: Readonly<Record<string, StatusResolverFn>>;
   /**
-   * Whether an issuer state was published (BJJ proofs at a non-genesis state, Iden3SparseMerkleTreeProof), instead of
-   * the DID resolver of `resolverUrl`: e.g. the State contracts (state-contract.ts) or the demo issuer's own states.
+   * Where to ask whether an issuer state was published (BJJ proofs at a non-genesis state, Iden3SparseMerkleTreeProof),
+   * given the DID resolver of `resolverUrl`: by default that resolver; e.g. the State contracts (state-contract.ts), or
+   * the demo issuer's own states before the resolver (demoStatePublication).
    */
-  statePublication?: StatePublication;
+  statePublication?: (resolver: StatePublication) => StatePublication;
 }
 
 export interface VerifyContext {

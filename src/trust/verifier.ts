@@ -121,7 +121,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       documents: options.documents,
     },
     documentLoader,
-    publication: deps.statePublication ?? stateResolver,
+    publication: deps.statePublication?.(stateResolver) ?? stateResolver,
   });
   const limits = {
     bytes: options.maxCredentialBytes ?? DEFAULTS.maxCredentialBytes,
