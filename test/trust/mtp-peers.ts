@@ -25,12 +25,11 @@ export interface Peers {
 }
 
 export async function startPeers(seeds: [string, string], documents?: Record<string, unknown>, alsoPublished?: (did: string, state: string) => boolean): Promise<Peers> {
-  let a: DemoIssuer | undefined;
-  let b: DemoIssuer | undefined;
+  const issuers: DemoIssuer[] = []; // a, then b
   let down = false;
   const status = await startServer(async (req) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    const issuer = url.pathname.startsWith('/a/') ? a : url.pathname.startsWith('/b/') ? b : undefined;
+    const issuer = url.pathname.startsWith('/a/') ? issuers[0] : url.pathname.startsWith('/b/') ? issuers[1] : undefined;
     const nonce = nonceFromStatusPath(url.pathname);
     return issuer === undefined || nonce === undefined ? { status: 404, json: {} } : { json: await issuer.status(nonce) };
   });
@@ -39,14 +38,15 @@ export async function startPeers(seeds: [string, string], documents?: Record<str
     const url = new URL(req.url ?? '/', 'http://x');
     const did = decodeURIComponent(url.pathname.split('/').pop() ?? '');
     const state = url.searchParams.get('state') ?? '';
-    const issuer = [a, b].find((x) => x?.did === did);
+    const issuer = issuers.find((x) => x.did === did);
     const published = (issuer?.isPublished(state) ?? false) || (alsoPublished?.(did, state) ?? false);
     return { json: { didDocument: { id: did, verificationMethod: [{ id: `${did}#state-info`, type: 'Iden3StateInfo2023', published, info: { id: did, state } }] } } };
   });
-  [a, b] = await Promise.all([
+  const [a, b] = await Promise.all([
     createDemoIssuer({ seed: seeds[0], statusUrl: `${status.url}/a/status` }),
     createDemoIssuer({ seed: seeds[1], statusUrl: `${status.url}/b/status` }),
   ]);
+  issuers.push(a, b);
   const resolverUrl = `${resolver.url}/1.0/identifiers`;
   const documentLoader = createDocumentLoader({ documents, fetch: () => Promise.reject(new Error('offline')), timeoutMs: 1 });
   return {
