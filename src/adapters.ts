@@ -60,12 +60,20 @@ async function credentialVerifier(config: Config, given: TrustDeps, log: Fastify
     log.warn('CREDENTIAL_VERIFICATION=off: credentials are believed without checks; every result says verification "off". Development only.');
   }
   // On-chain revocation statuses are read from the chains of CHAIN_RPC_URLS.
-  const deps: TrustDeps = config.chains.chains.size === 0
+  let deps: TrustDeps = config.chains.chains.size === 0
     ? given
     : {
         ...given,
         statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: await onchainStatusResolver(config.chains), ...given.statusResolvers },
       };
+  if (config.trust.issuerStates?.source === 'chain') {
+    // viem only here (src/chain/lazy.ts): issuer states read from the State contracts of CHAIN_RPC_URLS.
+    const { stateContractPublication } = await import('./trust/state-contract.js');
+    const fromChain = stateContractPublication({
+      chains: config.chains, contracts: config.trust.issuerStates.contracts, shortCacheMs: config.trust.revocationCacheMs, clock: Date.now,
+    });
+    deps = { ...deps, statePublication: () => fromChain };
+  }
   if (!config.demoIssuer) return createCredentialVerifier(config.trust, deps);
   const demo = await createDemoIssuer({ statusUrl: `http://127.0.0.1:${config.port}/demo-issuer/status` });
   log.warn({ issuer: demo.did }, 'DEMO_ISSUER=1: the demo issuer, whose key is public, is trusted. Never in production.');

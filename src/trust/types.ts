@@ -18,6 +18,12 @@ export interface TrustOptions {
    * such credentials answer `error`.
    */
   resolverUrl?: string;
+  /**
+   * Where issuer states' publication is checked: the DID resolver (default), or the State contracts read through the
+   * service's chains (`chain`: the caller builds it, state-contract.ts, and hands it in as TrustDeps.statePublication),
+   * with State contract addresses per chain (`eip155:<id>`) over iden3's defaults.
+   */
+  issuerStates?: { source: 'resolver' | 'chain'; contracts: Readonly<Record<string, string>> };
   /** Timeout of each outgoing request (status, DID resolver, remote JSON-LD document), ms. */
   timeoutMs: number;
   /** How long a "not revoked" answer is reused, ms (0: never). "Revoked" is remembered for good. */

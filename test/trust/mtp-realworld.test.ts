@@ -73,7 +73,7 @@ describe.skipIf(!present)(`real Iden3SparseMerkleTreeProof credentials (skipped 
   for (const { file, c } of withMtp) {
     it(`${file}: js-sdk and the service accept its MTP; a changed copy is refused by both`, async () => {
       expect(await peers.jsSdk(c, MTP)).toBe(true);
-      const mtpOnly = { ...structuredClone(c), proof: [structuredClone(mtpOf(c))] };
+      const mtpOnly: Json = { ...structuredClone(c), proof: [structuredClone(mtpOf(c))] };
       const v = await verdict(mtpOnly, c);
       if (mtpOf(c)!.issuerData.state.revocationTreeRoot === ZERO) {
         expect(v).toEqual({ ok: true });
