@@ -50,7 +50,7 @@ export interface StateContractOptions {
 }
 
 /** The State contract address of a chain: the configured one, else iden3's default. */
-export function stateContractOf(chainId: number, contracts: Readonly<Record<string, string>> = {}): Address {
+function stateContractOf(chainId: number, contracts: Readonly<Record<string, string>> = {}): Address {
   return (contracts[`eip155:${chainId}`] as Address | undefined) ?? STATE_CONTRACTS[chainId] ?? UNIFIED_STATE_CONTRACT;
 }
 
