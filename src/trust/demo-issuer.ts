@@ -1,4 +1,6 @@
 /**
+ * Over 300 lines (313): one issuer instance, with the BJJ, MTP, status and reverse-hash answers sharing its wallet.
+ *
  * A deterministic demo issuer: @0xpolygonid/js-sdk's in-memory issuer (in-memory key store, data sources and Merkle
  * tree storage; no chain) whose BabyJubJub key comes from a fixed seed, so its DID is the same on every machine and
  * every run. It issues IDInformation credentials signed with BJJSignature2021 and/or proved by an
