@@ -21,7 +21,9 @@
  * Environment: ENGINE_BENCH_MS (length of a measurement round, default 5), ENGINE_BENCH_ROUNDS (default 200),
  * ENGINE_BENCH_CLOCK (wall, the default, or cpu). Each figure is the fastest round (see measure below).
  * ENGINE_COLD_CREDENTIALS (30), ENGINE_COLD_WARMUP (20: a server verifies many; the JIT settles over the first tens),
- * ENGINE_ONLY=cold (section 4 only).
+ * 5. The same for Iden3SparseMerkleTreeProof-only credentials against js-sdk's verifyProof for that type (bench/cold-mtp.mjs).
+ *    Goals: <= 25 ms of CPU per credential and >= 8x faster than js-sdk; exits 1 on a miss.
+ * ENGINE_ONLY=cold (sections 4 and 5 only), ENGINE_ONLY=mtp (section 5 only).
  */
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -31,6 +33,7 @@ import jre from 'json-rules-engine';
 import { compilePlan, runPlan } from '../dist/engine/index.js';
 import { ADDRESS, credential, credentials, DEMO_STATUS_URL, demoIdCredentials, executeBody, forged, freshIdCredentials, RULES, scenario } from './fixtures.mjs';
 import { describeRun, fmt, table } from './lib.mjs';
+import { coldMtp, reportColdMtp } from './cold-mtp.mjs';
 
 const { Engine } = jre;
 const ROUND_MS = Number(process.env.ENGINE_BENCH_MS ?? 5);
@@ -41,8 +44,9 @@ const GOAL_COLD_MS = 25;
 const GOAL_COLD_RATIO = 8;
 const COLD_CREDENTIALS = Math.max(1, Math.floor(Number(process.env.ENGINE_COLD_CREDENTIALS ?? 30)));
 const COLD_WARMUP = Math.max(1, Math.floor(Number(process.env.ENGINE_COLD_WARMUP ?? 20)));
-/** ENGINE_ONLY=cold: the cold verification section alone (it takes ~30 s: js-sdk is slow). */
+/** ENGINE_ONLY=cold: the cold verification sections alone (they take ~1 min: js-sdk is slow); =mtp: section 5 alone. */
 const ONLY_COLD = process.env.ENGINE_ONLY?.trim() === 'cold';
+const ONLY_MTP = process.env.ENGINE_ONLY?.trim() === 'mtp';
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const EXECUTION_ID = randomUUID();
 
@@ -338,9 +342,9 @@ async function runCold() {
   }
 }
 
-if (ONLY_COLD) {
+if (ONLY_COLD || ONLY_MTP) {
   console.log(describeRun());
-  const failures = reportCold(await runCold());
+  const failures = [...(ONLY_MTP ? [] : reportCold(await runCold())), ...reportColdMtp(await coldMtp(startJsSdk))];
   if (failures.length > 0) {
     console.log(`\nGoals missed:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
     process.exit(1);
@@ -556,8 +560,9 @@ try {
 } catch (err) {
   other.push([`trust verification: not measured (${String(err.message ?? err).slice(0, 100)})`, NaN]);
 }
-// 4. (defined above)
+// 4. and 5. (defined above, and in cold-mtp.mjs)
 const coldResult = await runCold();
+const coldMtpResult = await coldMtp(startJsSdk);
 
 const results = ours(validCreds);
 other.push([`JSON.stringify of the 5 results (${JSON.stringify(results).length} bytes; execute now records its response text instead)`, measure(() => { sink += JSON.stringify(results).length; })]);
@@ -591,8 +596,9 @@ console.log('\nOther per-request costs of execute (informative):\n');
 console.log(table(['operation', 'ns'], other.map(([k, v]) => [k, typeof v === 'number' ? fmt(v) : cell(v)])));
 
 const coldFailures = reportCold(coldResult);
+const coldMtpFailures = reportColdMtp(coldMtpResult);
 
-const failures = [...coldFailures];
+const failures = [...coldFailures, ...coldMtpFailures];
 if (mismatches > 0) failures.push(`${mismatches} credential set(s) where the two engines disagree`);
 if (!(oursNs.min <= GOAL_NS)) failures.push(`runPlan ${fmt(oursNs.min)} ns per 5-rule evaluation > ${GOAL_NS} ns`);
 if (!(ratio >= GOAL_RATIO)) failures.push(`only ${fmt(ratio, 0)}x faster than json-rules-engine (< ${GOAL_RATIO}x)`);

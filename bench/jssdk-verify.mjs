@@ -26,7 +26,10 @@
  * here, as a resolver answers for an issuer state never published (published: false; js-sdk then accepts it only if
  * it is the DID's genesis state, which it checks itself). Any other fetch is refused.
  *
- * Protocol (process.send): {id, op: 'verify', credential, statuses?: 'revoking'} -> {id, ok, error?, cpuMs, wallMs};
+ * Iden3SparseMerkleTreeProof credentials (bench/cold-mtp.mjs): `proofType: 'Iden3SparseMerkleTreeProof'` and
+ * `published: true` (the resolver then answers their states as published), the same revocation check after.
+ *
+ * Protocol (process.send): {id, op: 'verify', credential, statuses?: 'revoking', proofType?, published?} -> {id, ok, error?, cpuMs, wallMs};
  * {id, op: 'revoke', nonce} revokes a nonce in the second ("revoking") demo issuer instance; {id, op: 'status', nonce}
  * -> {id, cpuMs} (the CPU time of one demo status answer here). Prints nothing on success.
  */
@@ -81,7 +84,9 @@ const documentLoader = async (url) => {
   return { contextUrl: null, documentUrl: url, document: JSON.parse(text) };
 };
 
-// The DID resolver, for js-sdk's validateDIDDocumentAuth only.
+// The DID resolver, for js-sdk's validateDIDDocumentAuth only: `published` as the current request says (false for the
+// BJJ credentials, whose key state is genesis; true for the MTP ones, whose states the issuer published).
+let answerPublished = false;
 globalThis.fetch = async (input, init) => {
   const url = String(input?.url ?? input);
   if (url.startsWith(`${RESOLVER}/`)) {
@@ -91,7 +96,7 @@ globalThis.fetch = async (input, init) => {
       didDocument: {
         '@context': ['https://www.w3.org/ns/did/v1'],
         id: did,
-        verificationMethod: [{ id: `${did}#state-info`, type: 'Iden3StateInfo2023', controller: did, published: false, info: { id: did, state } }],
+        verificationMethod: [{ id: `${did}#state-info`, type: 'Iden3StateInfo2023', controller: did, published: answerPublished, info: { id: did, state } }],
       },
     }), { headers: { 'content-type': 'application/json' } });
   }
@@ -115,10 +120,10 @@ const registries = { demo: registryOf(demo), revoking: registryOf(revoking) };
 const wallets = Object.fromEntries(Object.entries(registries).map(([k, r]) => [k, new sdk.CredentialWallet(new sdk.CredentialStorage(new sdk.InMemoryDataSource()), r)]));
 pristine();
 
-/** js-sdk's verification of one credential: true, or throws why not. */
-async function jsSdkVerify(json, which) {
+/** js-sdk's verification of one credential (its `proofType` proof, BJJ by default): true, or throws why not. */
+async function jsSdkVerify(json, which, proofType = sdk.ProofType.BJJSignature) {
   const credential = sdk.W3CCredential.fromJSON(json);
-  const proofOk = await credential.verifyProof(sdk.ProofType.BJJSignature, RESOLVER, {
+  const proofOk = await credential.verifyProof(proofType, RESOLVER, {
     credStatusResolverRegistry: registries[which],
     merklizeOptions: { documentLoader },
   });
@@ -144,7 +149,8 @@ process.on('message', async (m) => {
       let ok = false;
       let error;
       try {
-        ok = await jsSdkVerify(m.credential, m.statuses === 'revoking' ? 'revoking' : 'demo');
+        answerPublished = m.published === true;
+        ok = await jsSdkVerify(m.credential, m.statuses === 'revoking' ? 'revoking' : 'demo', m.proofType);
       } catch (e) {
         error = String(e?.message ?? e).slice(0, 300);
       }

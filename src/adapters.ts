@@ -14,7 +14,7 @@ import { Executor, OffChainZkp, challengeQueryStrategy, onChainZkpStrategy } fro
 import { Metrics } from './http/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import { openStore, type Store } from './store/index.js';
-import { createDemoIssuer, demoStatusResolver } from './trust/demo-issuer.js';
+import { createDemoIssuer, demoStatePublication, demoStatusResolver } from './trust/demo-issuer.js';
 import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
 import { onchainStatusResolver } from './trust/onchain-status.js';
 import { createDocumentLoader, readDocumentsFile } from './zkp/documents.js';
@@ -54,26 +54,38 @@ export interface Adapters {
 
 /**
  * The credential verifier of the configuration. With DEMO_ISSUER=1 the deterministic demo issuer is trusted too and
- * its revocation statuses are answered in process, so demo credentials verify with no other server.
+ * its revocation statuses and issuer states are answered in process, so demo credentials verify with no other server.
  */
 async function credentialVerifier(config: Config, given: TrustDeps, log: FastifyBaseLogger): Promise<CredentialVerifier> {
   if (config.trust.mode === 'off') {
     log.warn('CREDENTIAL_VERIFICATION=off: credentials are believed without checks; every result says verification "off". Development only.');
   }
   // On-chain revocation statuses are read from the chains of CHAIN_RPC_URLS.
-  const deps: TrustDeps = config.chains.chains.size === 0
+  let deps: TrustDeps = config.chains.chains.size === 0
     ? given
     : {
         ...given,
         statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: await onchainStatusResolver(config.chains), ...given.statusResolvers },
       };
+  if (config.trust.issuerStates?.source === 'chain') {
+    // viem only here (src/chain/lazy.ts): issuer states read from the State contracts of CHAIN_RPC_URLS.
+    const { stateContractPublication } = await import('./trust/state-contract.js');
+    const fromChain = stateContractPublication({
+      chains: config.chains, contracts: config.trust.issuerStates.contracts, shortCacheMs: config.trust.revocationCacheMs, clock: Date.now,
+    });
+    deps = { ...deps, statePublication: () => fromChain };
+  }
   if (!config.demoIssuer) return createCredentialVerifier(config.trust, deps);
   const demo = await createDemoIssuer({ statusUrl: `http://127.0.0.1:${config.port}/demo-issuer/status` });
   log.warn({ issuer: demo.did }, 'DEMO_ISSUER=1: the demo issuer, whose key is public, is trusted. Never in production.');
   const trusted = config.trust.trustedIssuers;
   return createCredentialVerifier(
     { ...config.trust, trustedIssuers: trusted === '*' ? '*' : [...trusted, demo.did] },
-    { ...deps, statusResolvers: { ...deps.statusResolvers, SparseMerkleTreeProof: demoStatusResolver(demo) } },
+    {
+      ...deps,
+      statusResolvers: { ...deps.statusResolvers, SparseMerkleTreeProof: demoStatusResolver(demo) },
+      statePublication: (resolver) => demoStatePublication(demo, deps.statePublication?.(resolver) ?? resolver),
+    },
   );
 }
 

@@ -21,7 +21,7 @@ const DEFAULTS: Config = {
   requestTimeoutMs: 30_000,
   trust: {
     mode: 'strict', trustedIssuers: [], resolverUrl: undefined, timeoutMs: 3000, revocationCacheMs: 60_000,
-    resolverCacheMs: 3_600_000, cacheSize: 10_000, requireHolderBinding: false, documents: undefined, remoteDocumentPrefixes: [],
+    resolverCacheMs: 3_600_000, issuerStates: { source: 'resolver', contracts: {} }, cacheSize: 10_000, requireHolderBinding: false, documents: undefined, remoteDocumentPrefixes: [],
     threads: defaultThreads(), coldQueue: 256, coldPerTenant: 100, refusalCacheMs: 30_000, maxCredentialBytes: 65_536, maxCredentialLeaves: 256,
   },
   demoIssuer: false,

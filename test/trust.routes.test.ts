@@ -7,6 +7,7 @@ import { auth, makeApp, scenario } from './helpers.js';
 const HOLDER = '0x52908400098527886E0F7030069857D2E4169EE7';
 const OTHER = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 let demoCredential: Record<string, any>;
+let demoMtpCredential: Record<string, any>;
 
 beforeAll(async () => {
   const issuer = await createDemoIssuer({ statusUrl: 'http://127.0.0.1:3000/demo-issuer/status' });
@@ -15,6 +16,14 @@ beforeAll(async () => {
     claims: { reviewAnswer: 'GREEN', personalData: { firstName: 'Alice', age: 30, citizenship: 'FRA' } },
     issuanceDate: new Date(Date.now() - 60_000),
     expirationDate: new Date(Date.now() + 30 * 86_400_000),
+  });
+  demoMtpCredential = await issuer.issue({
+    subjectId: `did:pkh:eip155:1:${HOLDER}`,
+    claims: { reviewAnswer: 'GREEN', personalData: { firstName: 'Alice', age: 30, citizenship: 'FRA' } },
+    issuanceDate: new Date(Date.now() - 60_000),
+    expirationDate: new Date(Date.now() + 30 * 86_400_000),
+    nonce: 4242,
+    proof: 'mtp',
   });
 }, 60_000);
 
@@ -39,6 +48,11 @@ describe('credential trust on execute (strict)', () => {
     const results = (await execute(app, demoCredential)).json();
     expect(results.map((r: any) => r.result.status)).toEqual(['valid', 'valid']);
     expect(results[0].result.verification).toBeUndefined();
+  });
+
+  it('an Iden3SparseMerkleTreeProof-only demo credential passes too (its state answered in process)', async () => {
+    const results = (await execute(app, demoMtpCredential)).json();
+    expect(results.map((r: any) => r.result.status)).toEqual(['valid', 'valid']);
   });
 
   it('a changed credentialSubject value fails as not-valid, saying the proof does not match', async () => {

@@ -10,7 +10,10 @@
  *   itself with DEMO_ISSUER=1 (a proposal; see the report of the trust work).
  *
  * Options: --address 0x... (default a fixed demo address), --scenario-id <id>, --status-url <url>, --serve, --port <n>,
- *          --expires-in-days <n> (default 365), --body (print only the execute request body, for curl -d @-).
+ *          --expires-in-days <n> (default 365), --body (print only the execute request body, for curl -d @-),
+ *          --proof bjj|mtp|both (default bjj: a BJJSignature2021; mtp: an Iden3SparseMerkleTreeProof only, whose issuer
+ *          state a service with DEMO_ISSUER=1 answers as published in process; both: the two, as the Privado ID issuer
+ *          node issues them).
  * The demo issuer's seed is public: never trust its DID outside a demo.
  */
 import http from 'node:http';
@@ -20,18 +23,21 @@ import { createDemoIssuer, nonceFromStatusPath } from '../trust/demo-issuer.js';
 const DEMO_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: node dist/scripts/demo-credentials.js [--address 0x...] [--scenario-id id] [--status-url url] [--serve] [--port n] [--expires-in-days n] [--body]\n`);
+  process.stderr.write(`${message}\nusage: node dist/scripts/demo-credentials.js [--address 0x...] [--scenario-id id] [--status-url url] [--serve] [--port n] [--expires-in-days n] [--proof bjj|mtp|both] [--body]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv: string[]) {
-  const out: { address: string; scenarioId: string; statusUrl?: string; serve: boolean; port: number; days: number; body: boolean } = {
+  const out: {
+    address: string; scenarioId: string; statusUrl?: string; serve: boolean; port: number; days: number; body: boolean; proof: 'bjj' | 'mtp' | 'both';
+  } = {
     address: DEMO_ADDRESS,
     scenarioId: '<your scenario id>',
     serve: false,
     port: 3999,
     days: 365,
     body: false,
+    proof: 'bjj',
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -48,6 +54,12 @@ function parseArgs(argv: string[]) {
       case '--body': out.body = true; break;
       case '--port': out.port = Number(value()); break;
       case '--expires-in-days': out.days = Number(value()); break;
+      case '--proof': {
+        const v = value();
+        if (v !== 'bjj' && v !== 'mtp' && v !== 'both') usage('--proof must be bjj, mtp or both');
+        out.proof = v;
+        break;
+      }
       case '--help': case '-h': usage('Issues demo credentials signed by the demo issuer.'); break;
       default: usage(`unknown option ${arg}`);
     }
@@ -86,6 +98,7 @@ const credential = await issuer.issue({
   },
   issuanceDate: new Date(now - 60_000),
   expirationDate: new Date(now + args.days * 86_400_000),
+  proof: args.proof,
 });
 
 let server: http.Server | undefined;

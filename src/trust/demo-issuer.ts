@@ -1,8 +1,12 @@
 /**
+ * Over 300 lines (313): one issuer instance, with the BJJ, MTP, status and reverse-hash answers sharing its wallet.
+ *
  * A deterministic demo issuer: @0xpolygonid/js-sdk's in-memory issuer (in-memory key store, data sources and Merkle
  * tree storage; no chain) whose BabyJubJub key comes from a fixed seed, so its DID is the same on every machine and
- * every run. It issues IDInformation credentials signed with BJJSignature2021, whose credentialStatus is a
- * SparseMerkleTreeProof at `{statusUrl}/{nonce}`, and answers those statuses (`status(nonce)`) from its own trees.
+ * every run. It issues IDInformation credentials signed with BJJSignature2021 and/or proved by an
+ * Iden3SparseMerkleTreeProof (the claim added to its claims tree, the new state "published" in process: `isPublished`),
+ * whose credentialStatus is a SparseMerkleTreeProof at `{statusUrl}/{nonce}`, and answers those statuses
+ * (`status(nonce)`) from its own trees.
  *
  * For demos and tests only: the seed is public, so anyone can issue as this issuer. Never trust its DID in
  * production.
@@ -14,6 +18,7 @@ import { createDocumentLoader, ID_INFORMATION_SCHEMA_URL } from './documents.js'
 import type { Did, Hash, Proof } from './iden3.js';
 import { DEFAULT_STATUS_RESOLVERS, verifyStatusAnswer, type StatusResolverFn } from './revocation.js';
 import { STATUS_TYPES } from './structure.js';
+import type { StatePublication } from './did-resolver.js';
 
 /** The public seed of the demo issuer (32 bytes). */
 const DEMO_ISSUER_SEED = 'scenario-compliance-demo-issuer1';
@@ -38,6 +43,8 @@ interface W3C {
 }
 interface IdentityWallet {
   createIdentity(opts: Record<string, unknown>): Promise<{ did: Did; credential: W3C }>;
+  addCredentialsToMerkleTree(credentials: W3C[], did: Did): Promise<unknown>;
+  generateIden3SparseMerkleTreeProof(did: Did, credentials: W3C[], txId?: string, blockNumber?: number, blockTimestamp?: number): Promise<W3C[]>;
   issueCredential(did: Did, request: Record<string, unknown>, opts?: Record<string, unknown>): Promise<W3C>;
   getDIDTreeModel(did: Did): Promise<TreeModel>;
   generateNonRevocationMtpWithNonce(did: Did, nonce: bigint): Promise<MtpWithState>;
@@ -54,6 +61,7 @@ interface SdkSubset {
   CredentialWallet: new (storage: unknown) => unknown;
   IdentityWallet: new (kms: unknown, storage: unknown, credentialWallet: unknown) => IdentityWallet;
   VerifiableConstants: { ERRORS: { IDENTITY_DOES_NOT_EXIST: string } };
+  W3CCredential: { fromJSON(json: unknown): W3C };
   getNodesRepresentation(revokedNonces: number[] | undefined, trees: TreeModel, state: Hash): Promise<{ toJSON(): ReverseHashNode }[]>;
 }
 const sdk = sdkNs as unknown as SdkSubset;
@@ -85,6 +93,12 @@ interface DemoIssueRequest {
    * SparseMerkleTreeProof js-sdk appends `/{nonce}` to the id.
    */
   revocation?: { type: string; id: string };
+  /**
+   * The proofs it carries: `bjj` (default) a BJJSignature2021; `mtp` an Iden3SparseMerkleTreeProof only (the claim is
+   * added to the issuer's claims tree, and the new state published: see attachMtp); `both`, as the Privado ID issuer
+   * node issues once its state is published.
+   */
+  proof?: 'bjj' | 'mtp' | 'both';
 }
 
 /** A node as a reverse hash service stores it: its hash and its children, hex. */
@@ -121,6 +135,17 @@ export interface DemoIssuer {
   reverseHashNodes(revokedNonces?: number[]): Promise<ReverseHashNode[]>;
   /** The issuer's current state, hex. */
   currentState(): Promise<string>;
+  /**
+   * Adds the core claim of `credential`'s BJJSignature2021 proof to this issuer's claims tree and appends an
+   * Iden3SparseMerkleTreeProof of it at the new state, which this issuer then calls published (unless `publish` is
+   * false). The credential need not be this issuer's: the proof then names this issuer (issuerData.id), as a forger's
+   * would.
+   */
+  attachMtp(credential: Record<string, unknown>, options?: { publish?: boolean }): Promise<Record<string, unknown>>;
+  /** Whether this instance published the state (hex): the states attachMtp reached. Nothing is on a chain. */
+  isPublished(state: string): boolean;
+  /** The Merkle proof (existence or not) of a core claim (hex) in the claims tree at the current state, with the state. */
+  claimProof(coreClaimHex: string): Promise<KeyAtState>;
 }
 
 /** The nonce of a status URL `${statusUrl}/${nonce}`, or undefined. */
@@ -181,6 +206,31 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
     revocationOpts: { type: 'SparseMerkleTreeProof', id: statusUrl },
   });
   const loader = createDocumentLoader({ fetch: () => Promise.reject(new Error('offline')), timeoutMs: 1 });
+  const published = new Set<string>();
+  const claimFromHex = (hex: string) => new (core as unknown as { Claim: new () => { fromHex(h: string): { hIndex(): bigint } } }).Claim().fromHex(hex);
+  /** The state with its roots, hex, and the claims tree proof of key `hIndex`. */
+  const atState = async (hIndex: bigint): Promise<KeyAtState> => {
+    const now = await wallet.getDIDTreeModel(did);
+    const claimsRoot = await now.claimsTree.root();
+    const { proof } = await now.claimsTree.generateProof(hIndex, claimsRoot);
+    return {
+      state: {
+        value: now.state.hex(),
+        claimsTreeRoot: claimsRoot.hex(),
+        revocationTreeRoot: (await now.revocationTree.root()).hex(),
+        rootOfRoots: (await now.rootsTree.root()).hex(),
+      },
+      mtp: proof.toJSON(),
+    };
+  };
+  const attachMtp = async (json: Record<string, unknown>, options: { publish?: boolean } = {}) => {
+    const credential = sdk.W3CCredential.fromJSON(json);
+    await wallet.addCredentialsToMerkleTree([credential], did);
+    const [proved] = await wallet.generateIden3SparseMerkleTreeProof(did, [credential]);
+    const out = JSON.parse(JSON.stringify(proved!.toJSON())) as Record<string, unknown>;
+    if (options.publish !== false) published.add((await wallet.getDIDTreeModel(did)).state.hex());
+    return out;
+  };
 
   return {
     did: did.string(),
@@ -200,8 +250,15 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
         },
         { documentLoader: loader },
       );
-      return JSON.parse(JSON.stringify(issued.toJSON())) as Record<string, unknown>;
+      const json = JSON.parse(JSON.stringify(issued.toJSON())) as Record<string, unknown>;
+      if ((r.proof ?? 'bjj') === 'bjj') return json;
+      const proved = await attachMtp(json);
+      if (r.proof === 'mtp') proved.proof = (proved.proof as { type: string }[]).filter((p) => p.type !== 'BJJSignature2021');
+      return proved;
     },
+    attachMtp,
+    isPublished: (state) => published.has(state),
+    claimProof: async (hex) => atState(claimFromHex(hex).hIndex()),
     async revoke(nonce) {
       const trees = await wallet.getDIDTreeModel(did);
       await trees.revocationTree.add(BigInt(nonce), 0n);
@@ -211,20 +268,7 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
       const marker = BigInt('0x' + createHash('sha256').update(`${Date.now()}\u0000${Math.random()}`).digest('hex').slice(0, 60));
       await trees.claimsTree.add(marker, 1n);
       const proofs = (authCredential.toJSON().proof ?? []) as { coreClaim?: string }[];
-      const authClaimHex = proofs.find((p) => typeof p.coreClaim === 'string')?.coreClaim as string;
-      const authClaim = new (core as unknown as { Claim: new () => { fromHex(h: string): { hIndex(): bigint } } }).Claim().fromHex(authClaimHex);
-      const now = await wallet.getDIDTreeModel(did);
-      const claimsRoot = await now.claimsTree.root();
-      const { proof } = await now.claimsTree.generateProof(authClaim.hIndex(), claimsRoot);
-      return {
-        state: {
-          value: now.state.hex(),
-          claimsTreeRoot: claimsRoot.hex(),
-          revocationTreeRoot: (await now.revocationTree.root()).hex(),
-          rootOfRoots: (await now.rootsTree.root()).hex(),
-        },
-        mtp: proof.toJSON(),
-      };
+      return atState(claimFromHex(proofs.find((p) => typeof p.coreClaim === 'string')?.coreClaim as string).hIndex());
     },
     async reverseHashNodes(revokedNonces) {
       const trees = await wallet.getDIDTreeModel(did);
@@ -262,4 +306,15 @@ export function demoStatusResolver(
 ): StatusResolverFn {
   return async (request, io) =>
     request.issuerDid === issuer.did ? verifyStatusAnswer(await issuer.status(request.nonce), request.nonce) : otherwise(request, io);
+}
+
+/**
+ * The publication of issuer states for DEMO_ISSUER=1: the demo issuer's own states are answered in process, every
+ * other issuer's by `otherwise` (the DID resolver or the State contracts). The demo issuer publishes on no chain, and
+ * the credentials it issued in another process (demo-credentials) reached states this instance never saw: so every
+ * state of its own is called published (the local checks still hold: the claim is in the claims tree of a state that
+ * is the hash of its roots and not its genesis state). Its key is public anyway: anyone can issue as it.
+ */
+export function demoStatePublication(issuer: DemoIssuer, otherwise: StatePublication): StatePublication {
+  return { isPublished: (did, state) => (did === issuer.did ? Promise.resolve(true) : otherwise.isPublished(did, state)) };
 }

@@ -37,6 +37,9 @@ export interface StateResolver {
   latestState(did: string): Promise<string | undefined>;
 }
 
+/** Whether an issuer state was published (the DID resolver, or state-contract.ts). Throws ResolverFailure when that cannot be told. */
+export type StatePublication = Pick<StateResolver, 'isPublished'>;
+
 const HASH_HEX = /^[0-9a-f]{64}$/;
 /** The media type of a DID resolution result (W3C DID Resolution). */
 export const DID_RESOLUTION_MEDIA_TYPE = 'application/did-resolution';

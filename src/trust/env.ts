@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
+import { parseChainRef } from '../chain/config.js';
 import { flag, httpUrl, integer, oneOf, readEnv, text, type Env } from '../config/variables.js';
 import type { TrustOptions } from './types.js';
 import { DEFAULTS } from './verifier.js';
@@ -25,6 +26,17 @@ export const trustEnv = Type.Object({
     expect: 'an http(s) URL',
     description: 'e.g. `https://resolver.privado.id/1.0/identifiers`: checks issuer states that are not genesis states, and ' +
       '`Iden3ReverseSparseMerkleTreeProof`; without it those answer `error`.',
+  })),
+  ISSUER_STATE_SOURCE: oneOf(['resolver', 'chain'] as const, {
+    default: 'resolver',
+    description: 'Where an issuer state\'s publication is checked (BJJ key states that are not genesis states, ' +
+      '`Iden3SparseMerkleTreeProof` states): `resolver` asks `DID_RESOLVER_URL`; `chain` reads the iden3 State contract of ' +
+      'the issuer\'s network through `CHAIN_RPC_URLS`.',
+  }),
+  ISSUER_STATE_CONTRACTS: Type.Optional(text({
+    expect: 'comma-separated `chain=address` entries',
+    docDefault: 'iden3\'s State contracts (Polygon main and Amoy, the unified address elsewhere)',
+    description: 'State contract per chain for `ISSUER_STATE_SOURCE=chain`: `eip155:80002=0x…`.',
   })),
   TRUST_HTTP_TIMEOUT_MS: integer(1, 120_000, {
     default: DEFAULTS.timeoutMs,
@@ -103,6 +115,21 @@ function documentsFile(file: string | undefined): Record<string, unknown> | unde
   return parsed as Record<string, unknown>;
 }
 
+/** ISSUER_STATE_CONTRACTS: `eip155:<id>=0x<40 hex>` entries, by CAIP-2 chain. */
+function stateContracts(raw: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of list(raw)) {
+    const eq = entry.indexOf('=');
+    const ref = parseChainRef(entry.slice(0, Math.max(0, eq)));
+    const address = entry.slice(eq + 1);
+    if (eq < 0 || ref === undefined || !/^0x[0-9a-fA-F]{40}$/.test(address)) {
+      throw new ConfigError(`ISSUER_STATE_CONTRACTS: ${JSON.stringify(entry.slice(0, 80))} must be eip155:<chain id>=0x<40 hex digits>`);
+    }
+    out[ref.chain] = address;
+  }
+  return out;
+}
+
 /** The trust options of checked trust variables: DIDs, URLs and prefixes checked, the documents file read. */
 export function trustOptions(env: TrustEnv): TrustOptions {
   const issuers = list(env.TRUSTED_ISSUERS);
@@ -118,6 +145,7 @@ export function trustOptions(env: TrustEnv): TrustOptions {
     mode: env.CREDENTIAL_VERIFICATION,
     trustedIssuers: issuers.includes('*') ? '*' : issuers,
     resolverUrl,
+    issuerStates: { source: env.ISSUER_STATE_SOURCE, contracts: stateContracts(env.ISSUER_STATE_CONTRACTS) },
     timeoutMs: env.TRUST_HTTP_TIMEOUT_MS,
     revocationCacheMs: env.REVOCATION_CACHE_MS,
     resolverCacheMs: env.DID_RESOLVER_CACHE_MS,

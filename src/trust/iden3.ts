@@ -80,7 +80,7 @@ interface CoreSubset {
   DID: DidStatic;
   Id: IdStatic;
   SchemaHash: { authSchemaHash: SchemaHash };
-  Claim: { newClaim(sh: SchemaHash, ...options: ClaimOption[]): Claim };
+  Claim: { newClaim(sh: SchemaHash, ...options: ClaimOption[]): Claim; new (): { fromHex(hex: string): Claim } };
   ClaimOptions: {
     withIndexDataBytes(a: Uint8Array, b: Uint8Array): ClaimOption;
     withValueDataBytes(a: Uint8Array, b: Uint8Array): ClaimOption;
@@ -90,6 +90,8 @@ interface CoreSubset {
 }
 const core = coreNs as unknown as CoreSubset;
 export const { DID, Id, SchemaHash, Claim, ClaimOptions } = core;
+/** A core claim from its hex form (256 bytes); throws when malformed. */
+export const claimFromHex = (hex: string): Claim => new core.Claim().fromHex(hex);
 /** @iden3/js-iden3-core IdPosition and MerklizedRootPosition (numeric enums). */
 export const IdPosition = { None: 0, Index: 1, Value: 2 } as const;
 export const MerklizedRootPosition = { None: 0, Index: 1, Value: 2 } as const;

@@ -8,12 +8,13 @@
  * verified credential; a refusal that hangs on a changeable fact (an issuer state the resolver cannot answer for) is
  * kept for a short time only.
  */
-import { ResolverFailure, type StateResolver } from './did-resolver.js';
+import { ResolverFailure, type StatePublication } from './did-resolver.js';
 import { DocumentUnavailable, type DocumentLoader } from './documents.js';
 import { keep, lruCache } from '../domain/cache.js';
 import { ColdPool, type ColdPoolOptions, type Reservation } from './pool.js';
 import { coldCheck, type ColdTask, type VerifiedProof } from './proof.js';
-import { notValid, undecided, type Json } from './structure.js';
+import { stateKey } from './proof-check.js';
+import { undecided, type Json } from './structure.js';
 import type { VerifierStats } from './types.js';
 
 /** Round trips of one cold check to the request thread's I/O (an issuer state, JSON-LD documents) at most. */
@@ -29,7 +30,8 @@ export interface ProofSourceOptions {
   /** The cold pool's threads and bounds, and the operator's documents (the check itself is coldCheck). */
   pool: Omit<ColdPoolOptions, 'inline'>;
   documentLoader: DocumentLoader;
-  stateResolver: StateResolver;
+  /** Whether an issuer state was published: the DID resolver, or the State contract of the issuer's network. */
+  publication: StatePublication;
 }
 
 export interface ProofSource {
@@ -50,7 +52,7 @@ export interface ProofSource {
 }
 
 export function createProofSource(o: ProofSourceOptions): ProofSource {
-  const { documentLoader, stateResolver, refusalCacheMs } = o;
+  const { documentLoader, publication, refusalCacheMs } = o;
   // Verified proofs and refusals apart: a refusal never evicts a verified credential.
   const verified = lruCache<string, VerifiedProof>(o.cacheSize, o.clock);
   const refused = lruCache<string, VerifiedProof>(o.cacheSize, o.clock);
@@ -73,18 +75,17 @@ export function createProofSource(o: ProofSourceOptions): ProofSource {
     for (let round = 0; round < MAX_COLD_ROUNDS; round++) {
       const r = await reservation.run(task);
       if (r.kind === 'done') return r.proof;
+      if (r.refused !== undefined) task = { ...task, refused: r.refused };
       if (r.kind === 'state') {
-        let published: boolean;
+        if (task.states?.[stateKey(r.issuerDid, r.state)] !== undefined) break; // answered already: a bug, not a loop
+        // The answer goes back to the check, which words the verdict (and may try the credential's next proof).
+        let answer: boolean | string;
         try {
-          published = await stateResolver.isPublished(r.issuerDid, r.state);
+          answer = await publication.isPublished(r.issuerDid, r.state);
         } catch (e) {
-          const why = e instanceof ResolverFailure ? e.message : 'the DID resolver answer could not be read';
-          return { verdict: undecided(`the issuer state in its proof cannot be checked: ${why}`), cacheable: false };
+          answer = e instanceof ResolverFailure ? e.message : 'the DID resolver answer could not be read';
         }
-        if (!published) {
-          return { verdict: notValid("the issuer state in its proof is neither the issuer's genesis state nor a published one"), cacheable: false };
-        }
-        task = { ...task, statePublished: true };
+        task = { ...task, states: { ...task.states, [stateKey(r.issuerDid, r.state)]: answer } };
         continue;
       }
       if (task.documents?.[r.url] !== undefined) break; // handed in already: the thread cannot use it

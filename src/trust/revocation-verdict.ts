@@ -5,11 +5,14 @@
  */
 import type { TrustVerdict } from '../engine/types.js';
 import type { VerifiedProof } from './proof.js';
+import { PROOF_TYPES } from './proof-types.js';
 import { keyStatusFrom, type RevocationChecker, type RevocationOutcome, type RevocationRequest } from './revocation.js';
 import { notValid, OK, undecided, type Json } from './structure.js';
 
 /** A revocation question no status source the issuer signed can answer: nothing is requested. */
 const UNSIGNED: RevocationOutcome = Object.freeze({ kind: 'unsigned' });
+/** A question the verified proof does not raise (the signing key's, for a proof type without one): nothing to ask. */
+const NOT_RAISED: RevocationOutcome = Object.freeze({ kind: 'active' });
 
 /**
  * The verdict of one revocation answer. `status` is the source that was asked (for the key: the credential's own,
@@ -37,8 +40,11 @@ function describeRevocation(o: RevocationOutcome, status: Json, what: 'credentia
   }
 }
 
-/** The credential's own revocation question and its issuer key's; undefined for one no signed source can answer. */
-type RevocationRequests = [RevocationRequest | undefined, RevocationRequest | undefined];
+/**
+ * The credential's own revocation question and its issuer key's; undefined for one no signed source can answer, null
+ * for one its proof type does not raise (ProofType.keyRevocation).
+ */
+type RevocationRequests = [RevocationRequest | undefined, RevocationRequest | undefined | null];
 
 export interface RevocationVerdicts {
   /**
@@ -49,11 +55,11 @@ export interface RevocationVerdicts {
    */
   requests(c: Json, proof: VerifiedProof): RevocationRequests;
   /** The answer to one question (asked of the checker, which caches it). */
-  check(r: RevocationRequest | undefined): Promise<RevocationOutcome>;
+  check(r: RevocationRequest | undefined | null): Promise<RevocationOutcome>;
   /** The answer to one question when it is known without asking, else undefined. */
-  known(r: RevocationRequest | undefined): RevocationOutcome | undefined;
+  known(r: RevocationRequest | undefined | null): RevocationOutcome | undefined;
   /** The verdict once the proof and both revocation answers are known. */
-  conclude(c: Json, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome, keyRequest: RevocationRequest | undefined): TrustVerdict;
+  conclude(c: Json, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome, keyRequest: RevocationRequest | undefined | null): TrustVerdict;
 }
 
 export function createRevocationVerdicts(revocation: RevocationChecker): RevocationVerdicts {
@@ -66,12 +72,13 @@ export function createRevocationVerdicts(revocation: RevocationChecker): Revocat
       const issuerDid = c.issuer as string;
       const subjectId = (c.credentialSubject as Json).id;
       const own = c.credentialStatus as Json;
-      const keyStatus = proof.statusSigned === true ? keyStatusFrom(own, proof.nonce as bigint, proof.keyNonce as bigint) : undefined;
+      const raisesKey = proof.proofType === undefined || PROOF_TYPES[proof.proofType]?.keyRevocation !== false;
+      const keyStatus = raisesKey && proof.statusSigned === true ? keyStatusFrom(own, proof.nonce as bigint, proof.keyNonce as bigint) : undefined;
       found = [
         proof.statusSigned === true
           ? { status: own, nonce: proof.nonce as bigint, issuerDid, holderDid: typeof subjectId === 'string' ? subjectId : issuerDid }
           : undefined,
-        keyStatus === undefined ? undefined : { status: keyStatus, nonce: proof.keyNonce as bigint, issuerDid, holderDid: issuerDid },
+        !raisesKey ? null : keyStatus === undefined ? undefined : { status: keyStatus, nonce: proof.keyNonce as bigint, issuerDid, holderDid: issuerDid },
       ];
       requestsByProof.set(proof, found);
     }
@@ -79,7 +86,7 @@ export function createRevocationVerdicts(revocation: RevocationChecker): Revocat
   };
 
   const conclude = (
-    c: Json, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome, keyRequest: RevocationRequest | undefined,
+    c: Json, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome, keyRequest: RevocationRequest | undefined | null,
   ): TrustVerdict => {
     const signed = proof.statusSigned === true;
     const ownStatus = c.credentialStatus as Json;
@@ -94,8 +101,8 @@ export function createRevocationVerdicts(revocation: RevocationChecker): Revocat
 
   return {
     requests,
-    check: (r) => (r === undefined ? Promise.resolve(UNSIGNED) : revocation.check(r)),
-    known: (r) => (r === undefined ? UNSIGNED : revocation.known(r)),
+    check: (r) => (r === null ? Promise.resolve(NOT_RAISED) : r === undefined ? Promise.resolve(UNSIGNED) : revocation.check(r)),
+    known: (r) => (r === null ? NOT_RAISED : r === undefined ? UNSIGNED : revocation.known(r)),
     conclude,
   };
 }

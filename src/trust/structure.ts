@@ -5,7 +5,6 @@
  */
 import type { TrustVerdict } from '../engine/types.js';
 
-const BJJ_SIGNATURE_2021 = 'BJJSignature2021';
 const W3C_CREDENTIALS_V1 = 'https://www.w3.org/2018/credentials/v1';
 
 export const STATUS_TYPES = {
@@ -52,7 +51,7 @@ function isNonce(x: unknown): x is number {
 }
 
 /** Checks a credentialStatus object (the credential's own, or the issuer key's inside a BJJ proof). */
-function checkStatus(status: unknown, where: string): TrustVerdict {
+export function checkStatus(status: unknown, where: string): TrustVerdict {
   if (!isRecord(status)) return notValid(`${where} is missing or not an object`);
   const { id, type, revocationNonce } = status;
   if (typeof id !== 'string' || id.length === 0 || id.length > MAX_URI) return notValid(`${where}.id must be a non-empty string of at most ${MAX_URI} characters`);
@@ -83,17 +82,11 @@ function checkSchema(schema: unknown): TrustVerdict {
   return OK;
 }
 
-/** The BJJSignature2021 entry of `proof` (an object or an array of them), or undefined. */
-export function findBjjProof(proof: unknown): Json | undefined {
-  if (Array.isArray(proof)) {
-    for (const p of proof) if (isRecord(p) && p.type === BJJ_SIGNATURE_2021) return p;
-    return undefined;
-  }
-  return isRecord(proof) && proof.type === BJJ_SIGNATURE_2021 ? proof : undefined;
-}
-
-/** Everything the later checks rely on, in one pass. */
-export function checkStructure(c: unknown): TrustVerdict {
+/**
+ * Everything the later checks rely on, in one pass. `checkProofs` checks the proof entries (proof-types.ts
+ * checkProofStructure: at least one of a supported type, each well-formed).
+ */
+export function checkStructure(c: unknown, checkProofs: (proof: unknown) => TrustVerdict): TrustVerdict {
   if (!isRecord(c)) return notValid('is not a JSON object');
   if (typeof c.id !== 'string' || c.id.length === 0) return notValid('id must be a non-empty string');
   const context = c['@context'];
@@ -103,11 +96,7 @@ export function checkStructure(c: unknown): TrustVerdict {
   if (!isRecord(c.credentialSubject)) return notValid('credentialSubject must be an object');
   const schema = checkSchema(c.credentialSchema);
   if (!schema.ok) return schema;
-  const proof = findBjjProof(c.proof);
-  if (proof === undefined) return notValid('has no BJJSignature2021 proof (the proof type this service verifies)');
-  const issuerData = proof.issuerData;
-  if (!isRecord(issuerData)) return notValid('BJJSignature2021 proof has no issuerData');
-  const status = checkStatus(c.credentialStatus, 'credentialStatus');
-  if (!status.ok) return status;
-  return checkStatus(issuerData.credentialStatus, 'the issuer key status in the proof (issuerData.credentialStatus)');
+  const proofs = checkProofs(c.proof);
+  if (!proofs.ok) return proofs;
+  return checkStatus(c.credentialStatus, 'credentialStatus');
 }

@@ -3,6 +3,7 @@ import type { Credential } from '../schemas/credential.js';
 import type { FetchLike } from './http.js';
 import type { IssuerList } from './issuers.js';
 import type { StatusResolverFn } from './revocation.js';
+import type { StatePublication } from './did-resolver.js';
 
 export type { TrustVerdict };
 
@@ -17,6 +18,12 @@ export interface TrustOptions {
    * such credentials answer `error`.
    */
   resolverUrl?: string;
+  /**
+   * Where issuer states' publication is checked: the DID resolver (default), or the State contracts read through the
+   * service's chains (`chain`: the caller builds it, state-contract.ts, and hands it in as TrustDeps.statePublication),
+   * with State contract addresses per chain (`eip155:<id>`) over iden3's defaults.
+   */
+  issuerStates?: { source: 'resolver' | 'chain'; contracts: Readonly<Record<string, string>> };
   /** Timeout of each outgoing request (status, DID resolver, remote JSON-LD document), ms. */
   timeoutMs: number;
   /** How long a "not revoked" answer is reused, ms (0: never). "Revoked" is remembered for good. */
@@ -55,6 +62,12 @@ export interface TrustDeps {
   clock?: () => number;
   /** Resolvers per credentialStatus type, added to (or replacing) the built-in ones, e.g. an on-chain one. */
   statusResolvers?: Readonly<Record<string, StatusResolverFn>>;
+  /**
+   * Where to ask whether an issuer state was published (BJJ proofs at a non-genesis state, Iden3SparseMerkleTreeProof),
+   * given the DID resolver of `resolverUrl`: by default that resolver; e.g. the State contracts (state-contract.ts), or
+   * the demo issuer's own states before the resolver (demoStatePublication).
+   */
+  statePublication?: (resolver: StatePublication) => StatePublication;
 }
 
 export interface VerifyContext {

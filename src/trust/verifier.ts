@@ -1,9 +1,10 @@
 /**
  * The credential verifier: for each presented credential, in this order (the first failure is the verdict):
- * 1. structure (credentialStatus, credentialSchema, issuer, types, a BJJSignature2021 proof) — structure.ts;
+ * 1. structure (credentialStatus, credentialSchema, issuer, types, a proof of a supported type) — structure.ts,
+ *    proof-types.ts;
  * 2. trusted issuer — issuers.ts;
  * 3. holder binding — holder.ts;
- * 4. the proof (signature, issuer key and state, core claim match) — proof.ts, run in the cold verification pool
+ * 4. the proof (one supported proof that verifies: proof.ts, the proof types of proof-types.ts), run in the cold verification pool
  *    (pool.ts: worker threads, bounded per tenant and in all) and cached per content — proof-source.ts: verified proofs
  *    in one cache, refusals in another (so that refusals, which anyone can make in any number, never evict a verified
  *    credential), refusals that hang on a changeable fact (an issuer state the resolver cannot answer for) for a short
@@ -26,6 +27,7 @@ import { CredentialTooLarge, measureCredential } from './limits.js';
 import type { Reservation } from './pool.js';
 import { installFastPoseidon } from './poseidon.js';
 import type { VerifiedProof } from './proof.js';
+import { checkProofStructure } from './proof-types.js';
 import { createProofSource } from './proof-source.js';
 import { createRevocationChecker, DEFAULT_STATUS_RESOLVERS } from './revocation.js';
 import { createRevocationVerdicts } from './revocation-verdict.js';
@@ -119,7 +121,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       documents: options.documents,
     },
     documentLoader,
-    stateResolver,
+    publication: deps.statePublication?.(stateResolver) ?? stateResolver,
   });
   const limits = {
     bytes: options.maxCredentialBytes ?? DEFAULTS.maxCredentialBytes,
@@ -131,7 +133,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   // digests, as the proof is per content.
   const shapes = lruCache<string, { address: string; shape: Shape }>(cacheSize, clock);
   const shapeOf = (credential: Credential, address: string): Shape => {
-    const structure = checkStructure(credential);
+    const structure = checkStructure(credential, checkProofStructure);
     return structure.ok
       ? { structure, holder: checkHolder((credential as unknown as Json).credentialSubject as Json, address, requireHolderBinding) }
       : { structure, holder: structure };

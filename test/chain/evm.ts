@@ -54,6 +54,23 @@ function compileContracts(): Record<string, Artifact> {
   return out;
 }
 
+/** A prebuilt artifact (e.g. @iden3/contracts' build) with its library placeholders. */
+export type BuildArtifact = { abi: Abi; bytecode: Hex; linkReferences: Record<string, Record<string, { start: number; length: number }[]>> };
+
+/** The bytecode of `a` with its libraries' addresses written in. */
+export function link(a: BuildArtifact, libraries: Record<string, Address>): Hex {
+  let code = a.bytecode.slice(2);
+  for (const refs of Object.values(a.linkReferences)) {
+    for (const [name, places] of Object.entries(refs)) {
+      const library = libraries[name];
+      if (library === undefined) throw new Error(`no address for library ${name}`);
+      const address = library.slice(2).toLowerCase();
+      for (const { start, length } of places) code = code.slice(0, start * 2) + address + code.slice((start + length) * 2);
+    }
+  }
+  return `0x${code}`;
+}
+
 const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
 
 interface JsonRpcServerLike {
@@ -86,8 +103,9 @@ export interface LocalChain {
   start(): Promise<void>;
 }
 
-export async function startLocalChain(): Promise<LocalChain> {
-  process.env.HARDHAT_CONFIG ??= path.join(here, 'hardhat.config.cjs');
+/** `config`: another Hardhat configuration file (e.g. another chain id); one per process (Hardhat reads it once). */
+export async function startLocalChain(config = path.join(here, 'hardhat.config.cjs')): Promise<LocalChain> {
+  process.env.HARDHAT_CONFIG ??= config;
   const hre = require('hardhat') as { network: { provider: EIP1193Provider } };
   const { JsonRpcServer } = require('hardhat/internal/hardhat-network/jsonrpc/server') as {
     JsonRpcServer: new (config: { hostname: string; port: number; provider: EIP1193Provider }) => JsonRpcServerLike;

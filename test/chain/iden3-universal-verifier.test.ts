@@ -8,14 +8,13 @@
 import { createRequire } from 'node:module';
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import {
-  encodeAbiParameters, hexToBigInt, keccak256, pad, toEventSelector, toFunctionSelector, toHex, type Abi, type AbiFunction, type Address, type Hex,
+  encodeAbiParameters, hexToBigInt, keccak256, pad, toEventSelector, toFunctionSelector, toHex, type AbiFunction, type Address, type Hex,
 } from 'viem';
 import { isProofStatusError, verifierAbi, type ProofStatusRead } from '../../src/chain/index.js';
 import { ChainReader } from '../../src/chain/reader.js';
-import { startLocalChain, type Artifact, type LocalChain } from './evm.js';
+import { link, startLocalChain, type Artifact, type BuildArtifact, type LocalChain } from './evm.js';
 
 const require = createRequire(import.meta.url);
-type BuildArtifact = { abi: Abi; bytecode: Hex; linkReferences: Record<string, Record<string, { start: number; length: number }[]>> };
 const universal = require('@iden3/contracts/build/contracts/UniversalVerifier.json') as BuildArtifact;
 const verifierLib = require('@iden3/contracts/build/contracts/VerifierLib.json') as BuildArtifact;
 
@@ -27,19 +26,6 @@ const mappingSlot = (key: bigint | Address, keyType: 'uint256' | 'address', base
 const word = (n: bigint): Hex => pad(toHex(n), { size: 32 });
 /** A string shorter than 32 bytes as Solidity stores it: bytes left-aligned, length * 2 in the last byte. */
 const shortString = (s: string): Hex => `0x${Buffer.from(s).toString('hex').padEnd(62, '0')}${(s.length * 2).toString(16).padStart(2, '0')}`;
-
-function link(a: BuildArtifact, libraries: Record<string, Address>): Hex {
-  let code = a.bytecode.slice(2);
-  for (const refs of Object.values(a.linkReferences)) {
-    for (const [name, places] of Object.entries(refs)) {
-      const library = libraries[name];
-      if (library === undefined) throw new Error(`no address for library ${name}`);
-      const address = library.slice(2).toLowerCase();
-      for (const { start, length } of places) code = code.slice(0, start * 2) + address + code.slice((start + length) * 2);
-    }
-  }
-  return `0x${code}`;
-}
 
 let chain: LocalChain;
 let proxy: Address;

@@ -1,7 +1,7 @@
 /** The demo path: the deterministic demo issuer's credentials verify end to end, with or without a status server. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCredentialVerifier } from '../../src/trust/index.js';
-import { createDemoIssuer, demoStatusResolver, nonceFromStatusPath, type DemoIssuer } from '../../src/trust/demo-issuer.js';
+import { createDemoIssuer, demoStatePublication, demoStatusResolver, nonceFromStatusPath, type DemoIssuer } from '../../src/trust/demo-issuer.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { closedPortUrl, startServer, type TestServer } from './servers.js';
 
@@ -48,5 +48,27 @@ describe('demo issuer', () => {
       { statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(inProcess) }, fetch: () => Promise.reject(new Error('no network')) },
     );
     expect(await v.verify([credential], { address: ADDRESS, now: Date.now() })).toEqual([{ ok: true }]);
+  });
+
+  it('issues MTP-only and BJJ + MTP credentials (--proof mtp|both) that verify in process, as with DEMO_ISSUER=1', async () => {
+    const subjectId = `did:pkh:eip155:1:${ADDRESS}`;
+    const claims = { reviewAnswer: 'GREEN', personalData: { age: 30, citizenship: 'FRA' } };
+    const mtp = await demo.issue({ subjectId, claims, nonce: 71, proof: 'mtp' });
+    const both = await demo.issue({ subjectId, claims, nonce: 72, proof: 'both' });
+    expect((mtp.proof as { type: string }[]).map((p) => p.type)).toEqual(['Iden3SparseMerkleTreeProof']);
+    expect((both.proof as { type: string }[]).map((p) => p.type)).toEqual(['BJJSignature2021', 'Iden3SparseMerkleTreeProof']);
+    // Another instance, as the service's: it never saw these states, and answers its own as published.
+    const inProcess = await createDemoIssuer({ statusUrl: await closedPortUrl() });
+    const noResolver = { isPublished: () => Promise.reject(new Error('no resolver')) };
+    const v = createCredentialVerifier(
+      { mode: 'strict', trustedIssuers: [DEMO_DID], timeoutMs: 5000, revocationCacheMs: 0 },
+      {
+        statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(inProcess) },
+        statePublication: () => demoStatePublication(inProcess, noResolver),
+        fetch: () => Promise.reject(new Error('no network')),
+      },
+    );
+    const verdicts = await v.verify([mtp, both, { ...both, proof: [(both.proof as unknown[])[1]] }] as unknown as Credential[], { address: ADDRESS, now: Date.now() });
+    expect(verdicts).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
   });
 });

@@ -41,6 +41,7 @@ export function iden3DidFromEthAddress(address: string, method: 'iden3' | 'polyg
 
 interface W3C {
   toCoreClaim(opts: Record<string, unknown>): Promise<{ hex(): string }>;
+  verifyProof(proofType: string, resolverUrl: string, opts?: Record<string, unknown>): Promise<boolean>;
 }
 /** js-sdk's W3CCredential, for comparing with its own computations. */
 export const W3CCredential = (sdkNs as unknown as { W3CCredential: { fromJSON(obj: unknown): W3C } }).W3CCredential;

@@ -12,7 +12,7 @@ import type { Credential } from '../../src/schemas/credential.js';
 import { closedPortUrl, startServer, type TestServer } from './servers.js';
 import { startDidResolver, type TestDidResolver } from './did-resolver-server.js';
 import { Claim as ClaimNs, W3CCredential } from './iden3-test.js';
-import { computeCoreClaim } from '../../src/trust/proof.js';
+import { computeCoreClaim } from '../../src/trust/proof-check.js';
 import { createDocumentLoader } from '../../src/trust/documents.js';
 import { IdPosition, MerklizedRootPosition } from '../../src/trust/iden3.js';
 import { compilePlan, runPlan } from '../../src/engine/index.js';
@@ -279,11 +279,14 @@ describe('tampering and forgery', () => {
 });
 
 describe('structure', () => {
-  it('refuses credentials without a BJJSignature2021 proof, or with malformed status or schema', async () => {
+  it('refuses credentials without a proof of a supported type, or with malformed proof, status or schema', async () => {
     const v = shared();
     const noProof = clone(creds.valid);
-    noProof.proof = [{ type: 'Iden3SparseMerkleTreeProof' }];
-    expectFail(await one(v, noProof), 'not-valid', /has no BJJSignature2021 proof/);
+    noProof.proof = [{ type: 'EcdsaSecp256k1Signature2019' }];
+    expectFail(await one(v, noProof), 'not-valid', /has no BJJSignature2021 or Iden3SparseMerkleTreeProof proof/);
+    const emptyMtp = clone(creds.valid);
+    emptyMtp.proof = [{ type: 'Iden3SparseMerkleTreeProof' }];
+    expectFail(await one(v, emptyMtp), 'not-valid', /Iden3SparseMerkleTreeProof proof has no issuerData/);
     const badStatus = clone(creds.valid);
     badStatus.credentialStatus = { id: 'ftp://x/1', type: 'SparseMerkleTreeProof', revocationNonce: 1001 };
     expectFail(await one(v, badStatus), 'not-valid', /credentialStatus.id must be an http\(s\) URL/);

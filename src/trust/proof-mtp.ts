@@ -1,0 +1,105 @@
+/**
+ * Iden3SparseMerkleTreeProof: the issuer put the credential's core claim into its claims tree and published the
+ * resulting state (on chain, through the State contract). What is checked, cheapest refusal first (js-sdk's
+ * verifyProof checks only the Merkle root of the proof against the stated claims tree root and asks the resolver about
+ * the stated value; the checks it leaves out are marked):
+ *
+ * 1. The proof's issuer (issuerData.id) is the credential's `issuer` (js-sdk does not compare them: another issuer's
+ *    proof would pass under a trusted issuer's name).
+ * 2. The stated state is not the issuer's genesis state (js-sdk accepts one). The DID commits to its genesis state,
+ *    whose claims tree an issuer builds with its own key claims only (js-sdk's createIdentity, the issuer node), before
+ *    it issues anything: a credential's claim there was not issued the iden3 way, and no publication vouches for it.
+ * 3. The stated state is the Poseidon hash of its three roots (js-sdk does not check it: a forger's own tree, or a
+ *    genuine proof at an unpublished state, would pass under a published state's value).
+ * 4. `mtp` proves the existence (js-sdk never reads `existence`: a genuine non-existence proof of a forged claim passes
+ *    there) of the proof's core claim in the claims tree of that state.
+ * 5. That state was published by the issuer (asked of the request thread: the DID resolver or the State contract).
+ * 6. The core claim recomputed from the credential equals the proof's, and credentialStatus carries its revocation
+ *    nonce (proof-check.ts matchContent: JSON-LD merklization, the costly step, last).
+ *
+ * Revocation: the credential's own nonce, from its credentialStatus, as for every proof type; there is no signing key.
+ */
+import { claimFromHex, DID, Hash, isGenesisState, Proof, validateTreeState, verifyProof, type Claim as ClaimT, type Did, type Proof as ProofT } from './iden3.js';
+import { done, matchContent, refusal, stateKey, statusCovered, type ProofType } from './proof-check.js';
+import { isRecord, notValid, OK, undecided, type Json } from './structure.js';
+
+const NAME = 'Iden3SparseMerkleTreeProof';
+const HASH_HEX = /^[0-9a-f]{64}$/;
+const ROOTS = ['value', 'claimsTreeRoot', 'revocationTreeRoot', 'rootOfRoots'] as const;
+
+interface Parsed {
+  issuer: Did;
+  claim: ClaimT;
+  mtp: ProofT;
+  state: Record<(typeof ROOTS)[number], string>;
+}
+
+function parse(raw: Json): Parsed | undefined {
+  try {
+    const issuerData = raw.issuerData as Json;
+    const st = issuerData.state as Json;
+    const state = {} as Parsed['state'];
+    for (const k of ROOTS) {
+      const v = st[k];
+      if (typeof v !== 'string' || !HASH_HEX.test(v)) return undefined;
+      Hash.fromHex(v); // a field element
+      state[k] = v;
+    }
+    return { issuer: DID.parse(String(issuerData.id)), claim: claimFromHex(String(raw.coreClaim)), mtp: Proof.fromJSON(raw.mtp), state };
+  } catch {
+    return undefined;
+  }
+}
+
+export const iden3SparseMerkleTreeProof: ProofType = {
+  type: NAME,
+  keyRevocation: false,
+
+  structure(proof) {
+    const issuerData = proof.issuerData;
+    if (!isRecord(issuerData)) return notValid(`${NAME} proof has no issuerData`);
+    if (typeof issuerData.id !== 'string') return notValid(`${NAME} proof: issuerData.id must be a DID`);
+    if (!isRecord(issuerData.state)) return notValid(`${NAME} proof has no issuerData.state`);
+    if (typeof proof.coreClaim !== 'string' || !/^[0-9a-f]{512}$/i.test(proof.coreClaim)) return notValid(`${NAME} proof: coreClaim must be 256 bytes in hex`);
+    if (!isRecord(proof.mtp) || !Array.isArray(proof.mtp.siblings) || proof.mtp.siblings.length > 256) {
+      return notValid(`${NAME} proof: mtp must be a Merkle proof (existence, at most 256 siblings)`);
+    }
+    return OK;
+  },
+
+  async check(credential, raw, task, ctx) {
+    const p = parse(raw);
+    if (p === undefined) return refusal(`its ${NAME} is malformed (issuerData, state, coreClaim or mtp cannot be read)`);
+    const issuerDid = p.issuer.string();
+    if (issuerDid !== credential.issuer) return refusal(`its ${NAME} was made by another issuer than the credential names (issuerData.id)`);
+    let genesis: boolean;
+    try {
+      genesis = isGenesisState(p.issuer, p.state.value);
+    } catch {
+      return refusal(`the issuer of its ${NAME} is not an iden3 identity`);
+    }
+    if (genesis) return refusal(`its ${NAME} names the issuer's genesis state, which holds no issued credential`);
+    if (!validateTreeState({ state: p.state.value, claimsTreeRoot: p.state.claimsTreeRoot, revocationTreeRoot: p.state.revocationTreeRoot, rootOfRoots: p.state.rootOfRoots })) {
+      return refusal(`the issuer state in its ${NAME} is not the hash of its tree roots`);
+    }
+    let included = false;
+    try {
+      const { hi, hv } = p.claim.hiHv();
+      included = p.mtp.existence && (await verifyProof(Hash.fromHex(p.state.claimsTreeRoot), p.mtp, hi, hv));
+    } catch {
+      included = false;
+    }
+    if (!included) return refusal(`its ${NAME} does not prove that its claim is in the issuer's claims tree at the state it names`);
+
+    const published = task.states?.[stateKey(issuerDid, p.state.value)];
+    if (published === undefined) return { kind: 'state', issuerDid, state: p.state.value };
+    if (typeof published === 'string') {
+      return done({ verdict: undecided(`the issuer state of its ${NAME} cannot be checked: ${published}`), cacheable: false });
+    }
+    if (!published) return done({ verdict: notValid(`the issuer state of its ${NAME} was not published by the issuer`), cacheable: false });
+
+    const mismatch = await matchContent(credential, p.claim, NAME, ctx);
+    if (mismatch !== undefined) return mismatch;
+    return done({ verdict: OK, cacheable: true, nonce: p.claim.getRevocationNonce(), statusSigned: statusCovered(p.claim) });
+  },
+};
