@@ -43,8 +43,9 @@ export const serviceEnv = Type.Object({
   RATE_LIMIT_MAX: integer(0, 100_000_000, {
     default: 6000,
     description: 'Requests per token per window (0 = no limit); past it, 429 with `Retry-After`. A token is one budget however ' +
-      'its header is spelled; routes without a token, and requests with no, a malformed or an unknown token (401s included), ' +
-      'count against the client address. Per instance, and per worker process with `WORKERS`.',
+      'its header (or a JWT\'s signature) is spelled; routes without a token, and requests with no, a malformed or an unknown ' +
+      'token (401s included, and a JWT not yet seen to verify), count against the client address. Per instance, and per ' +
+      'worker process with `WORKERS`.',
   }),
   RATE_LIMIT_WINDOW_MS: integer(1000, 86_400_000, { default: 60_000, description: 'The rate-limit window.' }),
   MAX_EVENT_LOOP_DELAY_MS: integer(0, 60_000, {

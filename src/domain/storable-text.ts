@@ -9,7 +9,7 @@ import type { FieldError } from '../schemas/problem.js';
 // eslint-disable-next-line no-control-regex -- U+0000 is what this looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-const storableText = (s: string): boolean => !UNSTORABLE.test(s);
+export const storableText = (s: string): boolean => !UNSTORABLE.test(s);
 
 /** The fields (strings and keys) of a parsed JSON value holding such text; `path` is where the value sits. */
 export function unstorableText(value: unknown, path: ReadonlyArray<string | number> = []): FieldError[] {
