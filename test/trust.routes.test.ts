@@ -158,4 +158,21 @@ describe('the cold path on execute', () => {
       await small.close();
     }
   });
+
+  it('a 429 SCS_VERIFICATION_BUDGET is not kept for an Idempotency-Key: a retry is judged anew, with Retry-After', async () => {
+    const app = await appWith({ DEMO_ISSUER: '1', COLD_QUEUE_PER_TOKEN: '2' });
+    try {
+      const send = () => app.inject({
+        method: 'POST', url: '/compliance/scenarios/execute', headers: { ...auth, 'idempotency-key': 'budget-1' },
+        payload: { address: HOLDER, credentials: many(3), scenarioId: 'adult' },
+      });
+      expect((await send()).statusCode).toBe(429);
+      const again = await send();
+      expect(again.statusCode).toBe(429);
+      expect(again.headers['idempotent-replayed']).toBeUndefined();
+      expect(Number(again.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -105,6 +105,11 @@ export const sqliteMigrations: Migration[] = [
       CREATE INDEX scenarios_project ON scenarios (project_id, seq);
     `,
   },
+  {
+    // Idempotency claims are leased: a claim whose owner died is free once its lease runs out.
+    version: 6,
+    sql: 'ALTER TABLE idempotency_keys ADD COLUMN lease_until TEXT;',
+  },
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -189,5 +194,10 @@ export const postgresMigrations: Migration[] = [
       CREATE UNIQUE INDEX scenarios_project_id ON scenarios ((COALESCE(project_id, '')), id);
       CREATE INDEX scenarios_id ON scenarios (id);
     `,
+  },
+  {
+    // Idempotency claims are leased (see the SQLite migration 6).
+    version: 6,
+    sql: 'ALTER TABLE idempotency_keys ADD COLUMN lease_until TIMESTAMPTZ;',
   },
 ];

@@ -206,13 +206,17 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const { rows } = await query<WebhookRow>(`SELECT ${WCOLS} FROM webhook_deliveries WHERE execution_id = $1 ORDER BY created_at, id`, [executionId]);
       return rows.map(read.webhook);
     },
-    async claimIdempotencyKey(key, requestHash, now, expiredBefore) {
-      // Insert-or-read; a row deleted between the two (released, expired) makes us try again.
+    async claimIdempotencyKey(key, requestHash, now, expiredBefore, leaseUntil) {
+      // Insert-or-read; a row deleted between the two (released, expired) makes us try again. A claim whose lease ran
+      // out (or without one: from before leases) lost its owner, and is free.
       for (;;) {
-        await query('DELETE FROM idempotency_keys WHERE key = $1 AND created_at < $2', [key, expiredBefore]);
+        await query(
+          'DELETE FROM idempotency_keys WHERE key = $1 AND (created_at < $2 OR (status IS NULL AND (lease_until IS NULL OR lease_until < $3)))',
+          [key, expiredBefore, now],
+        );
         const inserted = await query(
-          'INSERT INTO idempotency_keys (key, request_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING RETURNING key',
-          [key, requestHash, now],
+          'INSERT INTO idempotency_keys (key, request_hash, created_at, lease_until) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING RETURNING key',
+          [key, requestHash, now, leaseUntil],
         );
         if (inserted.rowCount) return { claimed: true };
         const { rows } = await query<{ request_hash: string; status: number | null; headers: Record<string, string> | null; body: string | null }>(
@@ -227,6 +231,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
           response: row.status === null ? undefined : { status: row.status, headers: row.headers!, body: row.body! },
         };
       }
+    },
+    async renewIdempotencyLease(key, leaseUntil) {
+      await query('UPDATE idempotency_keys SET lease_until = $1 WHERE key = $2 AND status IS NULL', [leaseUntil, key]);
     },
     async completeIdempotencyKey(key, response) {
       await query('UPDATE idempotency_keys SET status = $1, headers = $2, body = $3 WHERE key = $4',

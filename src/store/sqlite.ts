@@ -144,19 +144,23 @@ export function openSqliteStore(options: SqliteOptions): Store {
   );
   const webhooksOfExecution = db.prepare<[string], WebhookRow>(`SELECT ${wcols} FROM webhook_deliveries WHERE execution_id = ? ORDER BY created_at, id`);
 
-  const freeExpiredKey = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE key = ? AND created_at < ?');
-  const claimKey = db.prepare<[string, string, string]>(
-    'INSERT INTO idempotency_keys (key, request_hash, created_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING',
+  // A claim without a lease dates from before leases: its owner is gone (the service was restarted since).
+  const freeExpiredKey = db.prepare<[string, string, string]>(
+    'DELETE FROM idempotency_keys WHERE key = ? AND (created_at < ? OR (status IS NULL AND (lease_until IS NULL OR lease_until < ?)))',
   );
+  const claimKey = db.prepare<[string, string, string, string]>(
+    'INSERT INTO idempotency_keys (key, request_hash, created_at, lease_until) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING',
+  );
+  const renewKey = db.prepare<[string, string]>('UPDATE idempotency_keys SET lease_until = ? WHERE key = ? AND status IS NULL');
   const selectKey = db.prepare<[string], { request_hash: string; status: number | null; headers: string | null; body: string | null }>(
     'SELECT request_hash, status, headers, body FROM idempotency_keys WHERE key = ?',
   );
   const completeKey = db.prepare<[number, string, string, string]>('UPDATE idempotency_keys SET status = ?, headers = ?, body = ? WHERE key = ?');
   const releaseKey = db.prepare<[string]>('DELETE FROM idempotency_keys WHERE key = ? AND status IS NULL');
   const purgeKeys = db.prepare<[string]>('DELETE FROM idempotency_keys WHERE created_at < ?');
-  const claim = db.transaction((key: string, requestHash: string, now: string, expiredBefore: string) => {
-    freeExpiredKey.run(key, expiredBefore);
-    if (claimKey.run(key, requestHash, now).changes > 0) return { claimed: true as const };
+  const claim = db.transaction((key: string, requestHash: string, now: string, expiredBefore: string, leaseUntil: string) => {
+    freeExpiredKey.run(key, expiredBefore, now);
+    if (claimKey.run(key, requestHash, now, leaseUntil).changes > 0) return { claimed: true as const };
     const row = selectKey.get(key)!;
     return {
       claimed: false as const,
@@ -224,8 +228,11 @@ export function openSqliteStore(options: SqliteOptions): Store {
     async webhooksOf(executionId) {
       return webhooksOfExecution.all(executionId).map(read.webhook);
     },
-    async claimIdempotencyKey(key, requestHash, now, expiredBefore) {
-      return claim.immediate(key, requestHash, now, expiredBefore);
+    async claimIdempotencyKey(key, requestHash, now, expiredBefore, leaseUntil) {
+      return claim.immediate(key, requestHash, now, expiredBefore, leaseUntil);
+    },
+    async renewIdempotencyLease(key, leaseUntil) {
+      renewKey.run(leaseUntil, key);
     },
     async completeIdempotencyKey(key, response) {
       completeKey.run(response.status, JSON.stringify(response.headers), response.body, key);

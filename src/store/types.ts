@@ -157,10 +157,13 @@ type IdempotencyClaim =
 /** Idempotency keys (Stripe's model): the first request with a key does the work, retries get its response. */
 export interface IdempotencyStore {
   /**
-   * Claims the key for a request whose body hashes to requestHash. Not claimed: another request holds it (no
-   * response yet: in progress) or finished it (its response). A key created before `expiredBefore` counts as free.
+   * Claims the key for a request whose identity hashes to requestHash, leased until `leaseUntil`. Not claimed: another
+   * request holds it (no response yet, lease running: in progress) or finished it (its response). A key created before
+   * `expiredBefore`, or claimed and left with its lease run out (its owner died), counts as free.
    */
-  claimIdempotencyKey(key: string, requestHash: string, now: string, expiredBefore: string): Promise<IdempotencyClaim>;
+  claimIdempotencyKey(key: string, requestHash: string, now: string, expiredBefore: string, leaseUntil: string): Promise<IdempotencyClaim>;
+  /** Extends the lease of a claimed key still in progress (the owner's heartbeat). */
+  renewIdempotencyLease(key: string, leaseUntil: string): Promise<void>;
   completeIdempotencyKey(key: string, response: IdempotentResponse): Promise<void>;
   /** Frees a claimed key whose request failed in a way worth retrying (e.g. 503). */
   releaseIdempotencyKey(key: string): Promise<void>;
