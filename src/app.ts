@@ -61,6 +61,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // What Node's HTTP parser refuses (malformed request, headers too large, request timeout) as problem+json too.
     clientErrorHandler: handleClientError,
     requestTimeout: config.requestTimeoutMs,
+    // request.ip, which every per-address limit counts: the X-Forwarded-For client only behind a listed proxy.
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const { store, now, metrics, plans, verifier, offChain, executor, onVerdicts, webhooks } = await composeAdapters(config, deps, app.log);

@@ -35,6 +35,7 @@ const DEFAULTS: Config = {
     stateTransitionDelayMs: 3_600_000, allowPlainMessages: false, responsesPerMinute: 30, answersPerExecution: 5,
   },
   publicBaseUrl: undefined,
+  trustProxy: [],
   webhook: undefined,
   executionRetentionDays: 90,
   executionPurgeIntervalMs: 3_600_000,

@@ -280,4 +280,14 @@ describe.each(backends)('%s store', (_name, open, available) => {
     const done = await store.claimIdempotencyKey(key, 'h2', at(200), old, at(230));
     expect(done).toMatchObject({ claimed: false, response: { status: 200, body: '[]' } });
   });
+
+  it.skipIf(!available)('counts OffChainZKP answers per execution up to a budget, atomically', async () => {
+    const e = execution({ state: 'pending', zkp: { thid: 'n', expiresAt: 1 } });
+    await store.recordExecution(e);
+    const counts = await Promise.all(Array.from({ length: 5 }, () => store.countZkpAnswer(e.executionId, 3)));
+    expect(counts.filter((c) => c !== undefined).sort()).toEqual([1, 2, 3]);
+    expect(await store.countZkpAnswer(e.executionId, 4)).toBe(4);
+    expect(await store.countZkpAnswer(crypto.randomUUID(), 3)).toBeUndefined();
+    expect(await store.countZkpAnswer('not-a-uuid', 3)).toBeUndefined();
+  });
 });

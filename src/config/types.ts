@@ -34,6 +34,8 @@ export interface Config {
   chains: ChainSettings;
   /** OffChainZKP: authorization requests and proof verification (ZKP_*). */
   zkp: ZkpEnvConfig;
+  /** Proxies (addresses, CIDRs) whose X-Forwarded-For names the client address; empty = none. */
+  trustProxy: string[];
   /** The URL wallets reach this service at (callback URLs); required where ZKP_VERIFIER_DID is set, never a request's Host. */
   publicBaseUrl?: string;
   /** Execution webhooks (WEBHOOK_*), when WEBHOOK_URL is set. */

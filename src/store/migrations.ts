@@ -110,6 +110,11 @@ export const sqliteMigrations: Migration[] = [
     version: 6,
     sql: 'ALTER TABLE idempotency_keys ADD COLUMN lease_until TEXT;',
   },
+  {
+    // The OffChainZKP answers an execution took (ZKP_ANSWERS_PER_EXECUTION), with the execution: one budget for all instances.
+    version: 7,
+    sql: 'ALTER TABLE executions ADD COLUMN zkp_answers INTEGER NOT NULL DEFAULT 0;',
+  },
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -199,5 +204,10 @@ export const postgresMigrations: Migration[] = [
     // Idempotency claims are leased (see the SQLite migration 6).
     version: 6,
     sql: 'ALTER TABLE idempotency_keys ADD COLUMN lease_until TIMESTAMPTZ;',
+  },
+  {
+    // OffChainZKP answers per execution (see the SQLite migration 7).
+    version: 7,
+    sql: 'ALTER TABLE executions ADD COLUMN zkp_answers INTEGER NOT NULL DEFAULT 0;',
   },
 ];

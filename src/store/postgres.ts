@@ -175,6 +175,14 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         }
       });
     },
+    async countZkpAnswer(executionId, max) {
+      if (!UUID.test(executionId)) return undefined;
+      const { rows } = await query<{ zkp_answers: number }>(
+        'UPDATE executions SET zkp_answers = zkp_answers + 1 WHERE execution_id = $1 AND zkp_answers < $2 RETURNING zkp_answers',
+        [executionId, max],
+      );
+      return rows[0]?.zkp_answers;
+    },
     async expiredPendingExecutions(before, limit) {
       const { rows } = await query<ExecutionRow>(
         `SELECT ${ECOLS} FROM executions WHERE state = 'pending' AND expires_at < $1 ORDER BY expires_at LIMIT $2`,

@@ -125,6 +125,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
     if (c.webhook) insertWebhook.run(c.webhook);
     return true;
   });
+  const countAnswer = db.prepare<[string, number], { zkp_answers: number }>(
+    'UPDATE executions SET zkp_answers = zkp_answers + 1 WHERE execution_id = ? AND zkp_answers < ? RETURNING zkp_answers',
+  );
   const expiredPending = db.prepare<[string, number], ExecutionRow>(
     `SELECT ${ecols} FROM executions WHERE state = 'pending' AND expires_at < ? ORDER BY expires_at LIMIT ?`,
   );
@@ -215,6 +218,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
     async completeExecution(executionId, completion) {
       return completeTx.immediate(executionId, completion);
+    },
+    async countZkpAnswer(executionId, max) {
+      return countAnswer.get(executionId, max)?.zkp_answers;
     },
     async expiredPendingExecutions(before, limit) {
       return expiredPending.all(before, limit).map(read.execution);

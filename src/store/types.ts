@@ -134,6 +134,11 @@ interface ExecutionStore {
    * same transaction. False when it was no longer pending (another answer or the expiry got there first).
    */
   completeExecution(executionId: string, completion: ExecutionCompletion): Promise<boolean>;
+  /**
+   * Counts one OffChainZKP answer against a pending execution's budget, atomically, so the budget holds across
+   * processes and instances: the new count, or undefined when the execution had taken `max` already (or is gone).
+   */
+  countZkpAnswer(executionId: string, max: number): Promise<number | undefined>;
   /** Pending executions whose authorization request expired before the instant. */
   expiredPendingExecutions(before: string, limit: number): Promise<ExecutionRecord[]>;
   /** Due webhook deliveries, leased to this caller for leaseMs so that instances do not send one twice. */
