@@ -16,6 +16,7 @@ const DEFAULTS: Config = {
   bodyLimit: 1024 * 1024,
   docs: true,
   shutdownTimeoutMs: 10_000,
+  shutdownDelayMs: 0,
   rateLimit: { max: 6000, windowMs: 60_000 },
   maxEventLoopDelayMs: 1000,
   requestTimeoutMs: 30_000,

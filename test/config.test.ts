@@ -23,6 +23,7 @@ const BAD: [variable: string, env: Env][] = [
   ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'https://svc.example/#x' }],
   ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/8,proxy.internal' }],
   ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/33' }],
+  ['SHUTDOWN_DELAY_MS', { SHUTDOWN_DELAY_MS: '600001' }],
   ['TRUST_PROXY', { TRUST_PROXY: '::1/129' }],
   ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
   ['BODY_LIMIT', { BODY_LIMIT: '1023' }],

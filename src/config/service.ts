@@ -49,6 +49,13 @@ export const serviceEnv = Type.Object({
     default: 10_000,
     description: 'On SIGTERM, how long in-flight requests may take before the process exits anyway.',
   }),
+  SHUTDOWN_DELAY_MS: integer(0, 600_000, {
+    default: 0,
+    description: 'On SIGTERM, how long the service keeps serving before it stops listening: meanwhile `/health/ready` answers 503 ' +
+      'and every answer carries `Connection: close`, so load balancers and keep-alive clients move away first. Set it to the ' +
+      'time your load balancer or orchestrator takes to stop routing here (e.g. `5000` on Kubernetes). `SHUTDOWN_TIMEOUT_MS` ' +
+      'counts after it.',
+  }),
   RATE_LIMIT_MAX: integer(0, 100_000_000, {
     default: 6000,
     description: 'Requests per token per window (0 = no limit); past it, 429 with `Retry-After`. A token is one budget however ' +
@@ -85,7 +92,7 @@ export const serviceEnv = Type.Object({
 export type ServiceEnv = Static<typeof serviceEnv>;
 
 type ServiceSettings = Pick<Config,
-  | 'port' | 'host' | 'publicBaseUrl' | 'trustProxy' | 'logLevel' | 'bodyLimit' | 'docs' | 'shutdownTimeoutMs' | 'rateLimit' | 'maxEventLoopDelayMs'
+  | 'port' | 'host' | 'publicBaseUrl' | 'trustProxy' | 'logLevel' | 'bodyLimit' | 'docs' | 'shutdownTimeoutMs' | 'shutdownDelayMs' | 'rateLimit' | 'maxEventLoopDelayMs'
   | 'requestTimeoutMs' | 'workers' | 'demoIssuer' | 'executionRetentionDays' | 'executionPurgeIntervalMs'>;
 
 /**
@@ -135,6 +142,7 @@ export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): Serv
     bodyLimit: env.BODY_LIMIT,
     docs: env.DOCS_ENABLED,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
     maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,

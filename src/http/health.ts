@@ -6,7 +6,13 @@ import { answered, problemResponses } from './responses.js';
 
 const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ store: ScenarioStore }> = async (app, { store }) => {
+export interface HealthOptions {
+  store: ScenarioStore;
+  /** Whether the instance is stopping (draining or closing): then it is not ready, whatever the database says. */
+  stopping: () => boolean;
+}
+
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { store, stopping }) => {
   app.get('/health/live', {
     schema: {
       operationId: 'live',
@@ -25,13 +31,18 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: ScenarioStore }> =
       response: {
         200: answered(Health, 'The database answers: this instance can take traffic.'),
         ...problemResponses([503], {
-          503: 'The database does not answer (code SCS_DATABASE_UNAVAILABLE), or the service is overloaded ' +
-            '(SCS_OVERLOADED): send no traffic to this instance for now; ask again after Retry-After.',
+          503: 'The database does not answer (code SCS_DATABASE_UNAVAILABLE), the service is overloaded ' +
+            '(SCS_OVERLOADED), or this instance is stopping (SCS_SHUTTING_DOWN, from the stop signal on): send no ' +
+            'traffic to this instance for now; ask again after Retry-After.',
         }),
       },
     },
     logLevel: 'warn',
   }, async (request, reply) => {
+    if (stopping()) {
+      reply.header('Retry-After', '1');
+      return sendProblem(reply, 503, { code: 'SCS_SHUTTING_DOWN', detail: 'This instance is shutting down; send traffic to another' });
+    }
     try {
       await store.ping();
       return { status: 'ok' };
