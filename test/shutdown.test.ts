@@ -77,10 +77,10 @@ describe('SIGTERM', () => {
     const server = await start({ DATA_DIR: tempDir(), API_TOKENS: TOKEN, SHUTDOWN_DELAY_MS: '1000' });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
     const answers: Answer[] = [];
-    let stop = false;
+    const state = { stop: false };
     const client = async () => {
       // Bounded: until the listener is gone, at most 10 s.
-      for (const t0 = Date.now(); !stop && Date.now() - t0 < 10_000;) {
+      for (const t0 = Date.now(); !state.stop && Date.now() - t0 < 10_000;) {
         const a = await send(server, agent, 'GET', '/compliance/scenarios');
         answers.push(a);
         if (a.error === 'ECONNREFUSED') return;
@@ -91,7 +91,7 @@ describe('SIGTERM', () => {
       await new Promise((r) => setTimeout(r, 500));
       server.proc.kill('SIGTERM');
       expect(await server.exited).toBe(0);
-      stop = true;
+      state.stop = true;
       await Promise.all(clients);
       // Lost: a request the server had a connection open for, closed under it. A new connection refused, or reset
       // from the listen backlog as the listener closes, carried a request the server never read: what SHUTDOWN_DELAY_MS
