@@ -153,7 +153,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await secured.register(auth, { authenticate });
     const idempotent = idempotency(store, now);
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: (s) => executor.validate(s) });
-    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts });
+    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal: (t) => verifier.coldRefusal(t) });
     await secured.register(executionRoutes, { store });
   });
 
