@@ -188,7 +188,10 @@ describe('the cold path on execute', () => {
         });
         req.on('error', reject);
         req.write('{"address":"');
-        setTimeout(() => reject(new Error('no answer within 5 s: the body was waited for')), 5000).unref();
+        setTimeout(() => {
+          req.destroy();
+          reject(new Error('no answer within 5 s: the body was waited for'));
+        }, 5000).unref();
       });
       expect(refused).toMatchObject({ status: 429, code: 'SCS_VERIFICATION_BUDGET' });
       expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
