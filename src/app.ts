@@ -19,10 +19,28 @@ import { zkpResponseRoutes } from './http/zkp-response.js';
 
 export type { AppDeps } from './adapters.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The first step of a graceful stop (server.ts, on SIGTERM), before close(): /health/ready answers 503 and every
+     * answer carries `Connection: close`, while requests are still served, so clients and load balancers move away
+     * before the listener closes.
+     */
+    drain(): void;
+  }
+}
+
 /** How often pending OffChainZKP executions whose request expired are failed. */
 const EXPIRY_SWEEP_MS = 5000;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * On close, how long connections without a request in progress are left open after the listener closed. Node's
+ * server.close() ends them at once, and one a client opened an instant before (its request not read yet) would be cut
+ * off (ECONNRESET) with its request; given this, its request is read and answered (with Connection: close).
+ */
+const IDLE_GRACE_MS = 1000;
 
 /** Headers and fields that must never reach a log line, should a serializer ever include them. */
 export const REDACT = [
@@ -61,6 +79,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // What Node's HTTP parser refuses (malformed request, headers too large, request timeout) as problem+json too.
     clientErrorHandler: handleClientError,
     requestTimeout: config.requestTimeoutMs,
+    // request.ip, which every per-address limit counts: the X-Forwarded-For client only behind a listed proxy.
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const { store, now, metrics, plans, verifier, offChain, executor, onVerdicts, webhooks } = await composeAdapters(config, deps, app.log);
@@ -88,11 +108,18 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     timers.push(setInterval(sweep, EXPIRY_SWEEP_MS).unref());
     webhooks?.start();
   });
-  // While shutting down, responses to requests still in flight close their connection, so that close() need not
-  // wait for the client's keep-alive to end.
+  // While draining and shutting down, every answer closes its connection, so that no keep-alive client writes its next
+  // request to a socket close() is about to end, and close() need not wait for the client's keep-alive to end.
+  let draining = false;
   let closing = false;
+  app.decorate('drain', () => {
+    if (!draining) app.log.info('draining: readiness 503, connections closed after each answer');
+    draining = true;
+  });
   app.addHook('preClose', async () => {
     closing = true;
+    const closeIdle = app.server.closeIdleConnections.bind(app.server);
+    app.server.closeIdleConnections = () => setTimeout(closeIdle, IDLE_GRACE_MS).unref();
     for (const t of timers) clearInterval(t);
     await webhooks?.stop();
   });
@@ -103,7 +130,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (closing) reply.header('connection', 'close');
+    if (draining || closing) reply.header('connection', 'close');
   });
 
   // JSON only: Fastify also parses text/plain by default, which would turn a wrong Content-Type into a 400.
@@ -118,7 +145,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(protection, { rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify });
 
   // Open routes: health, metrics and the wallets' OffChainZKP callback (which the proof itself authenticates).
-  await app.register(healthRoutes, { store });
+  await app.register(healthRoutes, { store, stopping: () => draining || closing });
   await app.register(metricsPlugin, { metrics });
   await app.register(zkpResponseRoutes, { offChain, responsesPerMinute: config.zkp.responsesPerMinute });
   // Everything else takes a bearer token with the route's scope.
@@ -126,7 +153,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await secured.register(auth, { authenticate });
     const idempotent = idempotency(store, now);
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: (s) => executor.validate(s) });
-    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts });
+    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal: (t) => verifier.coldRefusal(t) });
     await secured.register(executionRoutes, { store });
   });
 

@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
@@ -51,7 +52,7 @@ if (config.workers > 1 && cluster.isPrimary) {
   const token = runToken();
   if (token) log.warn(TOKEN_WARNING);
   // The workers share the token made here (they see it as their API_TOKENS).
-  const primary = startPrimary({ workers: config.workers, shutdownTimeoutMs: config.shutdownTimeoutMs, env: token ? { API_TOKENS: token } : {}, log });
+  const primary = startPrimary({ workers: config.workers, shutdownTimeoutMs: config.shutdownDelayMs + config.shutdownTimeoutMs, env: token ? { API_TOKENS: token } : {}, log });
   primary.listening.then((address) => logSummary(log, address), () => {}); // a failed start is told by `stopped`
   process.exit(await primary.stopped);
 }
@@ -67,9 +68,12 @@ if (generatedToken) app.log.warn(TOKEN_WARNING);
 // container runtime): close-with-grace would take a second one as a reason to exit 1 mid-request. SIGINT and SIGHUP
 // (a terminal's, to the group) are the primary's to act on.
 let workerStop: 'SIGTERM' | undefined; // a worker's SIGTERM closes through close-with-grace's manual close
-const closer = closeWithGrace({ delay: config.shutdownTimeoutMs, skip: worker ? [...STOP_SIGNALS] : [] }, async ({ signal, err }) => {
+const closer = closeWithGrace({ delay: config.shutdownDelayMs + config.shutdownTimeoutMs, skip: worker ? [...STOP_SIGNALS] : [] }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error');
   else app.log.info({ signal: signal ?? workerStop }, 'shutting down');
+  // Tell clients first (readiness 503, Connection: close), keep serving for SHUTDOWN_DELAY_MS, then stop listening.
+  app.drain();
+  if (!err && config.shutdownDelayMs > 0) await sleep(config.shutdownDelayMs);
   await app.close();
 });
 if (worker) {

@@ -1,6 +1,10 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { ADDRESS, DAY, auth, credential, makeApp, scenario } from './helpers.js';
+import { IDEMPOTENCY_LEASE_MS, storedKey } from '../src/http/idempotency.js';
+import { openSqliteStore } from '../src/store/sqlite.js';
+import { ADDRESS, DAY, TOKEN, auth, credential, makeApp, scenario, tempDir } from './helpers.js';
 
 let app: FastifyInstance;
 let clock = Date.now();
@@ -86,6 +90,74 @@ describe('Idempotency-Key on execute', () => {
     const res = await execute('x'.repeat(256));
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].field).toContain('idempotency-key');
+  });
+});
+
+describe('Idempotency-Key: only final answers are kept, and the request is all that selects the result', () => {
+  it('keeps nothing of a 400 raised inside the handler (a bad EIP-55 checksum): the retry is judged anew', async () => {
+    const bad = { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD', credentials: [credential({ id: 'urn:uuid:fixed' })], scenarioId: 'adult' };
+    expect((await execute('key-h', bad)).statusCode).toBe(400);
+    const again = await execute('key-h', bad);
+    expect(again.statusCode).toBe(400);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    // The key is free: the corrected request does the work.
+    const good = await execute('key-h');
+    expect(good.statusCode).toBe(200);
+    expect(await executions()).toBe(1);
+  });
+
+  it('keeps nothing of a 404: once the scenario exists, the retry runs it', async () => {
+    const body = { address: ADDRESS, credentials: [], scenarioId: 'later' };
+    expect((await execute('key-404', body)).statusCode).toBe(404);
+    await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'later', input: scenario() } });
+    const retry = await execute('key-404', body);
+    expect(retry.statusCode).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('does not replay one project\'s verdict to the same key and body sent to another project (?projectId=): 422', async () => {
+    for (const projectId of ['pa', 'pb']) {
+      await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'both', input: scenario({ projectId }) } });
+    }
+    const body = { address: ADDRESS, credentials: [], scenarioId: 'both' };
+    const send = (projectId: string) => app.inject({
+      method: 'POST', url: `/compliance/scenarios/execute?projectId=${projectId}`, headers: { ...auth, 'idempotency-key': 'key-p' }, payload: body,
+    });
+    expect((await send('pa')).statusCode).toBe(200);
+    const other = await send('pb');
+    expect(other.statusCode).toBe(422);
+    expect(other.json().code).toBe('SCS_IDEMPOTENCY_KEY_REUSED');
+    expect((await send('pa')).headers['idempotent-replayed']).toBe('true');
+  });
+});
+
+describe('Idempotency-Key: a claim whose owner died', () => {
+  it('is held until its lease runs out (no heartbeat renews it), then free: the retry does the work', async () => {
+    const store = await openSqliteStore({ file: path.join(tempDir(), 'k.db'), synchronous: 'NORMAL' });
+    let t = Date.now();
+    const other = await makeApp({}, { now: () => t, store });
+    try {
+      await other.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'adult', input: scenario() } });
+      // What a process killed mid-request leaves: a claim, never completed, never renewed.
+      const subject = `token:${createHash('sha256').update(TOKEN).digest('hex').slice(0, 12)}`;
+      const key = storedKey(subject, 'POST /compliance/scenarios/execute', 'key-dead');
+      const iso = (ms: number) => new Date(ms).toISOString();
+      expect(await store.claimIdempotencyKey(key, 'x', iso(t), iso(t - DAY), iso(t + IDEMPOTENCY_LEASE_MS))).toEqual({ claimed: true });
+      const send = () => other.inject({
+        method: 'POST', url: '/compliance/scenarios/execute', headers: { ...auth, 'idempotency-key': 'key-dead' },
+        payload: { address: ADDRESS, credentials: [], scenarioId: 'adult' },
+      });
+      t += IDEMPOTENCY_LEASE_MS - 1000;
+      expect((await send()).statusCode).not.toBe(200);
+      t += 2000;
+      expect(IDEMPOTENCY_LEASE_MS).toBeLessThanOrEqual(60_000);
+      const after = await send();
+      expect(after.statusCode).toBe(200);
+      expect(after.headers['idempotent-replayed']).toBeUndefined();
+      expect((await send()).headers['idempotent-replayed']).toBe('true');
+    } finally {
+      await other.close();
+    }
   });
 });
 

@@ -200,10 +200,14 @@ describe('OffChainZKP', () => {
     expect(own.json().results[0].result.status).toBe('not-valid');
   });
 
-  it('takes ZKP_ANSWERS_PER_EXECUTION answers per execution, then 429 with Retry-After; others are not touched', async () => {
+  it('takes ZKP_ANSWERS_PER_EXECUTION checked answers per execution, then 429 with Retry-After; others are not touched', async () => {
+    // The fixture's proof is taken by the first execution it completes: answered again, it is checked and refused
+    // as a replay, which spends an answer (answers refused before the check spend none: test/offchain.budget.test.ts).
+    const used = await start();
+    await answer(used.executionId, plainResponse({ thid: used.request.thid }));
     const a = await start();
     const b = await start();
-    for (let i = 0; i < 5; i++) expect((await answer(a.executionId, plainResponse({ thid: b.request.thid }))).statusCode).toBe(409);
+    for (let i = 0; i < 5; i++) expect((await answer(a.executionId, plainResponse({ thid: a.request.thid }))).json().code).toBe('SCS_ZKP_PROOF_REPLAYED');
     const sixth = await answer(a.executionId, plainResponse({ thid: a.request.thid }));
     expect(sixth.statusCode).toBe(429);
     expect(sixth.json().code).toBe('SCS_TOO_MANY_ANSWERS');

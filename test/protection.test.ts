@@ -233,3 +233,46 @@ describe('load shedding', () => {
     }
   });
 });
+
+describe('behind a proxy (TRUST_PROXY)', () => {
+  const zkp = (app: Awaited<ReturnType<typeof makeApp>>, remoteAddress: string, forwarded: string) => app.inject({
+    method: 'POST', url: `/compliance/executions/${crypto.randomUUID()}/zkp-response`, remoteAddress,
+    headers: { 'content-type': 'text/plain', 'x-forwarded-for': forwarded }, payload: 'x',
+  });
+  const anonymous = (app: Awaited<ReturnType<typeof makeApp>>, remoteAddress: string, forwarded: string) => app.inject({
+    method: 'GET', url: '/compliance/scenarios', remoteAddress, headers: { 'x-forwarded-for': forwarded },
+  });
+
+  it('counts every per-address limit on the client that a listed proxy names, so one wallet cannot spend another\'s', async () => {
+    const app = await makeApp({ TRUST_PROXY: '10.1.0.0/16, 127.0.0.1', ZKP_RESPONSES_PER_MINUTE: '3', RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW_MS: '60000' });
+    try {
+      const attacker = [];
+      for (let i = 0; i < 30; i++) attacker.push((await zkp(app, '10.1.2.3', '198.51.100.66')).statusCode);
+      expect(attacker.slice(0, 3)).toEqual([404, 404, 404]);
+      expect(new Set(attacker.slice(3))).toEqual(new Set([429]));
+      // The wallet behind the same load balancer keeps its own budget.
+      expect((await zkp(app, '10.1.2.3', '203.0.113.9')).statusCode).toBe(404);
+      expect((await zkp(app, '127.0.0.1', '203.0.113.10')).statusCode).toBe(404);
+      // The service-wide limit for requests without a token, too.
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await anonymous(app, '10.1.9.9', '198.51.100.66')).statusCode);
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+      expect((await anonymous(app, '10.1.9.9', '203.0.113.9')).statusCode).toBe(401);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('ignores X-Forwarded-For from anyone not listed, and by default: a client cannot pick a fresh address', async () => {
+    for (const env of [{}, { TRUST_PROXY: '10.1.0.0/16' }]) {
+      const app = await makeApp({ ...env, ZKP_RESPONSES_PER_MINUTE: '3' });
+      try {
+        const statuses = [];
+        for (let i = 0; i < 5; i++) statuses.push((await zkp(app, '192.0.2.1', `198.51.100.${i}`)).statusCode);
+        expect(statuses).toEqual([404, 404, 404, 429, 429]);
+      } finally {
+        await app.close();
+      }
+    }
+  });
+});

@@ -265,4 +265,29 @@ describe.each(backends)('%s store', (_name, open, available) => {
     expect((await store.webhooksOf(e.executionId))[0]).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
     expect((await store.claimWebhooks(far, 100, far)).filter((d) => d.id === id)).toHaveLength(0);
   });
+
+  it.skipIf(!available)('leases idempotency claims: held while renewed, free once the lease runs out, never once completed', async () => {
+    const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, s)).toISOString();
+    const old = '2029-12-01T00:00:00.000Z';
+    const key = `lease-${Math.random().toString(36).slice(2)}`;
+    expect(await store.claimIdempotencyKey(key, 'h', at(0), old, at(30))).toEqual({ claimed: true });
+    await store.renewIdempotencyLease(key, at(50));
+    expect(await store.claimIdempotencyKey(key, 'h', at(40), old, at(70))).toEqual({ claimed: false, requestHash: 'h' });
+    // Its owner stopped renewing at 50 s: the key is free for the next request.
+    expect(await store.claimIdempotencyKey(key, 'h2', at(51), old, at(81))).toEqual({ claimed: true });
+    await store.completeIdempotencyKey(key, { status: 200, headers: {}, body: '[]' });
+    await store.renewIdempotencyLease(key, at(500));
+    const done = await store.claimIdempotencyKey(key, 'h2', at(200), old, at(230));
+    expect(done).toMatchObject({ claimed: false, response: { status: 200, body: '[]' } });
+  });
+
+  it.skipIf(!available)('counts OffChainZKP answers per execution up to a budget, atomically', async () => {
+    const e = execution({ state: 'pending', zkp: { thid: 'n', expiresAt: 1 } });
+    await store.recordExecution(e);
+    const counts = await Promise.all(Array.from({ length: 5 }, () => store.countZkpAnswer(e.executionId, 3)));
+    expect(counts.filter((c) => c !== undefined).sort()).toEqual([1, 2, 3]);
+    expect(await store.countZkpAnswer(e.executionId, 4)).toBe(4);
+    expect(await store.countZkpAnswer(crypto.randomUUID(), 3)).toBeUndefined();
+    expect(await store.countZkpAnswer('not-a-uuid', 3)).toBeUndefined();
+  });
 });

@@ -1,4 +1,6 @@
 /** Credential trust through HTTP: real credentials from the demo issuer (js-sdk), verified in strict mode. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createDemoIssuer } from '../src/trust/demo-issuer.js';
@@ -170,6 +172,68 @@ describe('the cold path on execute', () => {
       expect(Number(full.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     } finally {
       await small.close();
+    }
+  });
+
+  it('a token at its budget of first checks is refused 429 before its body is read; another token is served meanwhile', async () => {
+    const other = 'second-token-0123456789abcdef';
+    const app = await makeApp({ CREDENTIAL_VERIFICATION: 'strict', DEMO_ISSUER: '1', VERIFY_THREADS: '1', COLD_QUEUE_PER_TOKEN: '10', API_TOKENS: `${auth.authorization.slice(7)},${other}` });
+    try {
+      await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'adult', input: scenario() } });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as AddressInfo;
+      // 10 new credentials (COLD_QUEUE_PER_TOKEN): every slot of the token is taken while they are checked.
+      const flood = executeAll(app, many(10));
+      const coldQueue = async () => Number(/^credential_cold_queue (\d+)$/m.exec((await app.inject({ method: 'GET', url: '/metrics' })).body)?.[1]);
+      for (let i = 0; i < 200 && (await coldQueue()) < 10; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await coldQueue()).toBe(10);
+      // Headers and the first bytes of a body that never ends: answered at once, so the body was never waited for.
+      const refused = await new Promise<{ status: number; retryAfter?: string; code: string }>((resolve, reject) => {
+        const req = http.request({
+          host: '127.0.0.1', port, method: 'POST', path: '/compliance/scenarios/execute',
+          headers: { ...auth, 'content-type': 'application/json', 'content-length': 100_000 },
+        }, (res) => {
+          let text = '';
+          res.on('data', (d) => { text += d; });
+          res.on('end', () => {
+            req.destroy();
+            resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], code: JSON.parse(text).code });
+          });
+        });
+        req.on('error', reject);
+        req.write('{"address":"');
+        setTimeout(() => {
+          req.destroy();
+          reject(new Error('no answer within 5 s: the body was waited for'));
+        }, 5000).unref();
+      });
+      expect(refused).toMatchObject({ status: 429, code: 'SCS_VERIFICATION_BUDGET' });
+      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+      const served = await app.inject({
+        method: 'POST', url: '/compliance/scenarios/execute', headers: { authorization: `Bearer ${other}` },
+        payload: { address: HOLDER, credentials: [demoCredential], scenarioId: 'adult' },
+      });
+      expect(served.statusCode).toBe(200);
+      expect((await flood).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+
+  it('a 429 SCS_VERIFICATION_BUDGET is not kept for an Idempotency-Key: a retry is judged anew, with Retry-After', async () => {
+    const app = await appWith({ DEMO_ISSUER: '1', COLD_QUEUE_PER_TOKEN: '2' });
+    try {
+      const send = () => app.inject({
+        method: 'POST', url: '/compliance/scenarios/execute', headers: { ...auth, 'idempotency-key': 'budget-1' },
+        payload: { address: HOLDER, credentials: many(3), scenarioId: 'adult' },
+      });
+      expect((await send()).statusCode).toBe(429);
+      const again = await send();
+      expect(again.statusCode).toBe(429);
+      expect(again.headers['idempotent-replayed']).toBeUndefined();
+      expect(Number(again.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    } finally {
+      await app.close();
     }
   });
 });

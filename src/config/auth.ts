@@ -16,7 +16,10 @@ export const authEnv = Type.Object({
   AUTH_JWKS_URL: Type.Optional(text({
     expect: 'an http(s) URL',
     docDefault: 'unset (no JWTs)',
-    description: 'Accept JWT bearer tokens signed by a key of this JWKS.',
+    description: 'Accept JWT bearer tokens signed by a key of this JWKS; a JWT must carry `exp`. A token listed in `API_TOKENS` is ' +
+      'that static token even when it has a JWT\'s shape (two dots). While the JWKS does not answer 200 with JSON, JWTs it ' +
+      'would have to be fetched for answer 503 `SCS_AUTH_UNAVAILABLE`, and it is asked again only after a pause doubling ' +
+      'from 1 s to 30 s with each failure in a row.',
   })),
   AUTH_JWT_ISSUER: Type.Optional(text({ expect: 'text', docDefault: requiredWithJwks, description: 'The `iss` a JWT must carry.' })),
   AUTH_JWT_AUDIENCE: Type.Optional(text({ expect: 'text', docDefault: requiredWithJwks, description: 'The `aud` a JWT must carry.' })),

@@ -3,6 +3,7 @@
  * modules' variables are next to each module (store, trust, chain, zkp); callers and webhooks are in auth.ts and
  * webhook.ts here.
  */
+import { isIP } from 'node:net';
 import os from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Config } from './types.js';
@@ -26,6 +27,14 @@ export const serviceEnv = Type.Object({
     description: 'The URL wallets reach this service at, for OffChainZKP callback URLs. Required where `ZKP_VERIFIER_DID` is set ' +
       '(the service does not start without it): callback URLs never come from a request\'s `Host` header, which any caller sets.',
   })),
+  TRUST_PROXY: Type.Optional(text({
+    expect: 'comma-separated IP addresses or CIDRs (`10.0.0.0/8`)',
+    docDefault: 'unset: no proxy is trusted',
+    description: 'The load balancers or reverse proxies in front of the service: a request from one of them is taken to come from ' +
+      'the client address its `X-Forwarded-For` names (Fastify\'s `trustProxy`), and that address is what every per-address ' +
+      'limit counts (`RATE_LIMIT_MAX` without a token, `ZKP_RESPONSES_PER_MINUTE`). Unset, `X-Forwarded-For` is ignored: ' +
+      'behind a proxy, every client then shares the proxy\'s address and its budgets.',
+  })),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
     default: 'info',
     description: 'The least severe level logged; `silent` logs nothing.',
@@ -40,11 +49,19 @@ export const serviceEnv = Type.Object({
     default: 10_000,
     description: 'On SIGTERM, how long in-flight requests may take before the process exits anyway.',
   }),
+  SHUTDOWN_DELAY_MS: integer(0, 600_000, {
+    default: 0,
+    description: 'On SIGTERM, how long the service keeps serving before it stops listening: meanwhile `/health/ready` answers 503 ' +
+      'and every answer carries `Connection: close`, so load balancers and keep-alive clients move away first. Set it to the ' +
+      'time your load balancer or orchestrator takes to stop routing here (e.g. `5000` on Kubernetes). `SHUTDOWN_TIMEOUT_MS` ' +
+      'counts after it.',
+  }),
   RATE_LIMIT_MAX: integer(0, 100_000_000, {
     default: 6000,
     description: 'Requests per token per window (0 = no limit); past it, 429 with `Retry-After`. A token is one budget however ' +
-      'its header is spelled; routes without a token, and requests with no, a malformed or an unknown token (401s included), ' +
-      'count against the client address. Per instance, and per worker process with `WORKERS`.',
+      'its header (or a JWT\'s signature) is spelled; routes without a token, and requests with no, a malformed or an unknown ' +
+      'token (401s included, and a JWT not yet seen to verify), count against the client address. Per instance, and per ' +
+      'worker process with `WORKERS`.',
   }),
   RATE_LIMIT_WINDOW_MS: integer(1000, 86_400_000, { default: 60_000, description: 'The rate-limit window.' }),
   MAX_EVENT_LOOP_DELAY_MS: integer(0, 60_000, {
@@ -75,7 +92,7 @@ export const serviceEnv = Type.Object({
 export type ServiceEnv = Static<typeof serviceEnv>;
 
 type ServiceSettings = Pick<Config,
-  | 'port' | 'host' | 'publicBaseUrl' | 'logLevel' | 'bodyLimit' | 'docs' | 'shutdownTimeoutMs' | 'rateLimit' | 'maxEventLoopDelayMs'
+  | 'port' | 'host' | 'publicBaseUrl' | 'trustProxy' | 'logLevel' | 'bodyLimit' | 'docs' | 'shutdownTimeoutMs' | 'shutdownDelayMs' | 'rateLimit' | 'maxEventLoopDelayMs'
   | 'requestTimeoutMs' | 'workers' | 'demoIssuer' | 'executionRetentionDays' | 'executionPurgeIntervalMs'>;
 
 /**
@@ -90,16 +107,42 @@ function workers(value: ServiceEnv['WORKERS'], database: DatabaseConfig): number
   return n;
 }
 
+/** TRUST_PROXY: each entry an IP address or a CIDR (address/prefix); unset = none. */
+function trustProxy(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  return raw.split(',').map((e) => e.trim()).filter((e) => e !== '').map((entry, i) => {
+    const [address = '', prefix, more] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 6 ? 128 : 32;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !prefixOk || more !== undefined) {
+      throw new ConfigError(`TRUST_PROXY must be comma-separated IP addresses or CIDRs (e.g. 10.0.0.0/8); entry ${i + 1} is neither`);
+    }
+    return entry;
+  });
+}
+
+/** PUBLIC_BASE_URL: callback URLs are made by appending paths, so it may have a path but no query or fragment. */
+function publicBaseUrl(value: string | undefined): string | undefined {
+  const url = httpUrl('PUBLIC_BASE_URL', value);
+  if (url !== undefined && /[?#]/.test(url)) {
+    throw new ConfigError('PUBLIC_BASE_URL must not have a query (?) or fragment (#): callback URLs are made by appending paths to it');
+  }
+  return url;
+}
+
 /** The service settings of checked service variables; WORKERS is checked against the database it would share. */
 export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): ServiceSettings {
   return {
     port: env.PORT,
     host: env.HOST,
-    publicBaseUrl: httpUrl('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL),
+    publicBaseUrl: publicBaseUrl(env.PUBLIC_BASE_URL),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL,
     bodyLimit: env.BODY_LIMIT,
     docs: env.DOCS_ENABLED,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
     maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,

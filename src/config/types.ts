@@ -20,6 +20,8 @@ export interface Config {
   docs: boolean;
   /** How long SIGTERM waits for in-flight requests before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** On SIGTERM, how long to keep serving (readiness 503, Connection: close) before the listener closes. */
+  shutdownDelayMs: number;
   /** Per-token rate limit: at most `max` requests per `windowMs` (max 0 = off). */
   rateLimit: { max: number; windowMs: number };
   /** Shed load with 503 when the event loop lags more than this (0 = off). */
@@ -34,6 +36,8 @@ export interface Config {
   chains: ChainSettings;
   /** OffChainZKP: authorization requests and proof verification (ZKP_*). */
   zkp: ZkpEnvConfig;
+  /** Proxies (addresses, CIDRs) whose X-Forwarded-For names the client address; empty = none. */
+  trustProxy: string[];
   /** The URL wallets reach this service at (callback URLs); required where ZKP_VERIFIER_DID is set, never a request's Host. */
   publicBaseUrl?: string;
   /** Execution webhooks (WEBHOOK_*), when WEBHOOK_URL is set. */

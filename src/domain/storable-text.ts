@@ -9,7 +9,7 @@ import type { FieldError } from '../schemas/problem.js';
 // eslint-disable-next-line no-control-regex -- U+0000 is what this looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-const storableText = (s: string): boolean => !UNSTORABLE.test(s);
+export const storableText = (s: string): boolean => !UNSTORABLE.test(s);
 
 /**
  * Whether a JSON text may hold such text once parsed: a U+0000 or a UTF-16 surrogate escaped (`\u0000`, `\ud800`),

@@ -6,8 +6,6 @@
  * (ZKP_VERIFIER_DID set): then at start, through ready(), so that a bad setting (e.g. ZKP_CIRCUITS_DIR without the
  * verification keys) stops the start; without it never, since every OffChainZKP execute answers error.
  */
-import type { LRUCache } from 'lru-cache';
-import { keep, lruCache } from '../domain/cache.js';
 import { newDelivery } from '../domain/webhooks.js';
 import type { FieldProblem } from '../engine/index.js';
 import { executionResult, failed, withVerdict } from '../engine/result.js';
@@ -68,8 +66,6 @@ export class OffChainZkp implements ScenarioStrategy {
   private readonly documents: OfflineDocumentLoader;
   /** Made by ready() (or the first answer), then reused (it reads the verification keys). */
   private verifier?: Promise<ZkpVerifier>;
-  /** Answers that reached the proof check, per pending execution (this process), kept until it expires. */
-  private readonly answers: LRUCache<string, number>;
   /** The proof checks waiting for the one running (see checkOneAtATime). */
   private readonly waiting: Array<() => void> = [];
   private checking = false;
@@ -77,7 +73,6 @@ export class OffChainZkp implements ScenarioStrategy {
   constructor(private readonly options: OffChainZkpOptions) {
     const z = options.zkp;
     this.documents = createDocumentLoader({ documents: z.documentsFile ? readDocumentsFile(z.documentsFile) : undefined });
-    this.answers = lruCache<string, number>(10_000, options.now)!;
   }
 
   /** Where OffChainZKP is configured, loads the library and makes the verifier now (it throws on a bad setting). */
@@ -196,7 +191,9 @@ export class OffChainZkp implements ScenarioStrategy {
 
   /**
    * The wallet's answer (a JWZ token, or a plain message where allowed) to a pending execution: the cheap refusals
-   * first (unknown, not pending, expired, over its answer budget), then the proof check; a verified answer completes
+   * first (unknown, not pending, expired, not decodable, another thread or recipient), then the execution's answer
+   * budget, which only answers past those checks spend (so garbage posted to the callback URL cannot lock the holder
+   * out) and which the database keeps (one budget across instances), then the proof check; a verified answer completes
    * the execution with a verdict per rule. Undefined: no pending OffChainZKP execution has this id (404).
    */
   async answer(executionId: string, token: string): Promise<AnswerOutcome | undefined> {
@@ -210,25 +207,25 @@ export class OffChainZkp implements ScenarioStrategy {
       await this.expire(record);
       return refuse(410, 'SCS_REQUEST_EXPIRED', 'The authorization request expired; start a new execution');
     }
-    const answered = this.answers.get(executionId) ?? 0;
+    const max = this.options.zkp.answersPerExecution;
     const leftSeconds = Math.max(1, Math.ceil((record.zkp.expiresAt * 1000 - now) / 1000));
-    if (answered >= this.options.zkp.answersPerExecution) {
-      return refuse(429, 'SCS_TOO_MANY_ANSWERS',
-        `This execution has taken ${answered} answers, the most it takes (ZKP_ANSWERS_PER_EXECUTION); start a new execution`, leftSeconds);
-    }
-    keep(this.answers, executionId, answered + 1, leftSeconds * 1000);
+    const beforeProof = async () => {
+      if ((await this.options.store.countZkpAnswer(executionId, max)) === undefined) throw new AnswerBudgetSpent();
+    };
     const verifier = await this.loadVerifier();
     let verification;
     try {
       const pending = record.zkp as unknown as PendingAuthorization; // stored by execute() from a PendingAuthorization
-      const checked = await this.checkOneAtATime(() => verifier.verify(token, pending, { now, address: record.address }));
+      const checked = await this.checkOneAtATime(() => verifier.verify(token, pending, { now, address: record.address, beforeProof }));
       if (checked === undefined) {
-        // Not checked: not counted.
-        keep(this.answers, executionId, Math.max(0, (this.answers.get(executionId) ?? 1) - 1), leftSeconds * 1000);
         return refuse(503, 'SCS_OVERLOADED', 'Too many answers are waiting for their proof check; send it again shortly', 1);
       }
       verification = checked.value;
     } catch (err) {
+      if (err instanceof AnswerBudgetSpent) {
+        return refuse(429, 'SCS_TOO_MANY_ANSWERS',
+          `This execution has taken ${max} answers, the most it takes (ZKP_ANSWERS_PER_EXECUTION); start a new execution`, leftSeconds);
+      }
       // Expiry was refused above at this same instant; a ZkpError is a 4xx refusal or 503 (a dependency is down).
       if (!isZkpError(err)) throw err;
       return refuse(err.statusCode, `SCS_${err.code}`, err.message, err.statusCode === 503 ? 5 : undefined);
@@ -249,6 +246,9 @@ export class OffChainZkp implements ScenarioStrategy {
     return { ok: true, execution: ended };
   }
 }
+
+/** The execution's answer budget (ZKP_ANSWERS_PER_EXECUTION) is spent: thrown by beforeProof, answered 429. */
+class AnswerBudgetSpent extends Error {}
 
 /** The pending authorization as the store keeps it (JSON): the thread id and expiry are what the store reads. */
 function toStored(pending: PendingAuthorization): PendingZkp {

@@ -1,8 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { sendProblem } from './errors.js';
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
+import { storableText } from '../domain/storable-text.js';
+import { sendProblem, type FieldError } from './errors.js';
+import { keysUnavailable, remoteKeys } from './jwks.js';
 
 const SCOPES = ['scenarios:read', 'scenarios:write', 'scenarios:execute'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -43,6 +46,18 @@ export interface JwtOptions {
 const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest();
 const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPES);
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+/** Verified JWTs remembered for the rate limit's key (identify); more only evicts the least recently used. */
+const KNOWN_JWTS = 10_000;
+
+/**
+ * One key per JWT however its signature is spelled: base64url leaves the last character's low bits free, so 16
+ * spellings of an ES256 signature (and 4 of an RS256 one) verify alike. Decoded and encoded again, they are one text.
+ */
+function jwtKey(token: string): string {
+  const dot = token.lastIndexOf('.');
+  const signature = Buffer.from(token.slice(dot + 1), 'base64url').toString('base64url');
+  return createHash('sha256').update(`${token.slice(0, dot)}.${signature}`).digest('base64url').slice(0, 22);
+}
 
 /** The token of an `Authorization: Bearer <token>` header (scheme in any case, spaces around), or undefined. */
 function bearerToken(header: string | undefined): string | undefined {
@@ -50,7 +65,7 @@ function bearerToken(header: string | undefined): string | undefined {
 }
 
 class AuthError extends Error {
-  constructor(readonly status: 401 | 503, message: string, readonly bearerError?: string) {
+  constructor(readonly status: 400 | 401 | 503, message: string, readonly bearerError?: string, readonly errors?: FieldError[]) {
     super(message);
   }
 }
@@ -71,7 +86,10 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
       projects: t.projects === '*' ? ('*' as const) : new Set(t.projects),
     },
   }));
-  const keys = jwt ? createRemoteJWKSet(new URL(jwt.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 }) : undefined;
+  const keys = jwt ? remoteKeys(jwt.jwksUrl) : undefined;
+  // The JWTs that verified, by jwtKey, until they expire: the rate limit counts a request against its token only
+  // once the token is known good, so made-up tokens share their client address's budget.
+  const knownJwts = new LRUCache<string, true>({ max: KNOWN_JWTS });
 
   async function fromJwt(token: string): Promise<Principal> {
     let payload: JWTPayload;
@@ -81,15 +99,20 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
         audience: jwt!.audience,
         algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'],
         clockTolerance: 5,
+        // A token without an expiry would be good forever, however it leaked.
+        requiredClaims: ['exp'],
       }));
     } catch (err) {
       // The key set could not be fetched: nothing is known about the token, so try again later, not 401.
-      if (err instanceof joseErrors.JWKSTimeout || !(err instanceof joseErrors.JOSEError)) {
-        throw new AuthError(503, 'The token keys (AUTH_JWKS_URL) cannot be fetched now; retry shortly');
-      }
-      const reason = err instanceof joseErrors.JWTExpired ? 'The bearer token has expired' : 'The bearer token is not valid';
+      if (keysUnavailable(err)) throw new AuthError(503, 'The token keys (AUTH_JWKS_URL) cannot be fetched now; retry shortly');
+      const reason = err instanceof joseErrors.JWTExpired
+        ? 'The bearer token has expired'
+        : err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'exp'
+          ? 'The bearer token has no expiry (exp); tokens must expire'
+          : 'The bearer token is not valid';
       throw new AuthError(401, reason, 'invalid_token');
     }
+    knownJwts.set(jwtKey(token), true, { ttl: Math.max(1, (payload.exp! + 5) * 1000 - Date.now()) });
     const raw = payload.scope ?? payload.scp;
     const list = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
     const scopes = new Set(list.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s as string)));
@@ -97,6 +120,13 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
     const projects = claim === '*'
       ? ('*' as const)
       : new Set(Array.isArray(claim) ? claim.filter((p): p is string => typeof p === 'string') : []);
+    // Project ids reach the database: the rule for every stored text.
+    if (projects !== '*' && ![...projects].every(storableText)) {
+      const field = `the token's ${jwt!.projectsClaim} claim`;
+      throw new AuthError(400, `A project id in ${field} holds U+0000 or an unpaired UTF-16 surrogate`, undefined, [
+        { field: `headers.authorization.${jwt!.projectsClaim}`, pointer: '/authorization', message: `${field} must not hold U+0000 or an unpaired UTF-16 surrogate` },
+      ]);
+    }
     return { kind: 'jwt', subject: `jwt:${String(payload.iss)}:${String(payload.sub ?? '')}`, scopes, projects };
   }
 
@@ -108,25 +138,29 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
     if (token === undefined) {
       throw new AuthError(401, header ? 'The Authorization header must be "Bearer <token>"' : 'Send Authorization: Bearer <token>');
     }
-    if (keys && JWT_SHAPE.test(token)) return fromJwt(token);
+    // Configured tokens first: one may have a JWT's shape (two dots) and is still that token.
     const given = digest(token);
     let found: Principal | undefined;
     for (const s of statics) if (timingSafeEqual(s.digest, given)) found = s.principal;
-    if (!found) throw new AuthError(401, 'The bearer token is not valid', 'invalid_token');
-    return found;
+    if (found) return found;
+    if (keys && JWT_SHAPE.test(token)) return fromJwt(token);
+    throw new AuthError(401, 'The bearer token is not valid', 'invalid_token');
   }
 
   /**
    * Whose budget a request to an authenticated route spends, known before authentication runs (the rate limit runs
    * first, so that refused requests cost little): a configured token's subject, however its header is spelled
-   * (`bearer`, `BEARER`, extra spaces: one token, one budget); a JWT-shaped token (with AUTH_JWKS_URL) by the digest of
-   * the token; anything else (no header, another scheme, an unknown token) undefined: the client address's budget.
+   * (`bearer`, `BEARER`, extra spaces: one token, one budget); a JWT that verified before (with AUTH_JWKS_URL) by its
+   * jwtKey (one budget however its signature is spelled); anything else (no header, another scheme, an unknown token,
+   * a JWT not verified yet) undefined: the client address's budget.
    */
   function identify(header: string | undefined): string | undefined {
     const token = bearerToken(header);
     if (token === undefined) return undefined;
-    if (keys && JWT_SHAPE.test(token)) return `jwt:${digest(token).toString('base64url').slice(0, 22)}`;
-    return bySubject.get(digest(token).toString('hex'));
+    const subject = bySubject.get(digest(token).toString('hex'));
+    if (subject !== undefined || !keys || !JWT_SHAPE.test(token)) return subject;
+    const key = jwtKey(token);
+    return knownJwts.has(key) ? `jwt:${key}` : undefined;
   }
 
   return Object.assign(authenticate, { identify });
@@ -145,6 +179,7 @@ function authHook(authenticate: Authenticator) {
         reply.header('Retry-After', '5');
         return sendProblem(reply, 503, { code: 'SCS_AUTH_UNAVAILABLE', detail: err.message });
       }
+      if (err.status === 400) return sendProblem(reply, 400, { code: 'SCS_VALIDATION', detail: err.message, errors: err.errors });
       reply.header('WWW-Authenticate', `Bearer realm="compliance"${err.bearerError ? `, error="${err.bearerError}"` : ''}`);
       return sendProblem(reply, 401, { code: 'SCS_UNAUTHORIZED', detail: err.message });
     }

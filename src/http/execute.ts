@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { fieldError, unstorableText } from '../domain/storable-text.js';
 import { Type } from '@sinclair/typebox';
@@ -31,7 +32,12 @@ export interface ExecuteRoutesOptions {
   executor: Executor;
   /** Told the results of every completed execute (metrics). */
   onVerdicts: (results: ExecutionResult[]) => void;
+  /** The refusal of a tenant at its budget of first credential checks (CredentialVerifier.coldRefusal), or undefined. */
+  coldRefusal: (tenant: string) => Error | undefined;
 }
+
+/** Whose budgets an execute spends: the token's subject (the client address without one). */
+const tenantOf = (request: FastifyRequest) => request.principal?.subject ?? `ip:${request.ip}`;
 
 /** Bodies whose credentials' digests are remembered, by the SHA-256 of the body's text (hashes only, no content). */
 const DIGEST_MEMO_SIZE = 4096;
@@ -44,7 +50,7 @@ function countStatuses(results: readonly ExecutionResult[]): Record<ExecutionRes
 }
 
 /** POST /compliance/scenarios/execute: translates the request into an ExecuteInput and the strategy's answer into the response and the audit record. */
-export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts }) => {
+export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal }) => {
   // A body's text is hashed as it is parsed (~6 µs for 8 KB; the text itself is not kept). The same body sent again,
   // as a frontend re-checking a wallet does, then gets its credentials' digests from a small cache instead of
   // canonicalising every credential anew (~15 µs each). Sound: equal texts parse to equal credentials.
@@ -64,6 +70,12 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
 
   app.post('/compliance/scenarios/execute', {
     config: { scope: 'scenarios:execute' },
+    // A token at its budget of first checks is refused before its body is read (after authentication): a flood of
+    // new credentials then costs the request thread a refusal each, not a read, parse and digest of every body.
+    onRequest: async (request) => {
+      const refused = coldRefusal(tenantOf(request));
+      if (refused) throw refused;
+    },
     preHandler: idempotent.preHandler,
     onSend: idempotent.onSend,
     schema: {
@@ -148,7 +160,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
         digests,
         executionId,
         at,
-        tenant: request.principal?.subject ?? `ip:${request.ip}`,
+        tenant: tenantOf(request),
       });
     } catch (e) {
       // A credential over a size limit is a 400; ColdWorkRefused carries its own status (429/503) and Retry-After.

@@ -7,7 +7,13 @@ import { answered, problemResponses } from './responses.js';
 
 const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ store: ScenarioStore }> = async (app, { store }) => {
+export interface HealthOptions {
+  store: ScenarioStore;
+  /** Whether the instance is stopping (draining or closing): then it is not ready, whatever the database says. */
+  stopping: () => boolean;
+}
+
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { store, stopping }) => {
   app.get('/health/live', {
     schema: {
       operationId: 'live',
@@ -27,13 +33,18 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: ScenarioStore }> =
         200: answered(Health, 'The database answers and takes writes: this instance can take traffic.'),
         ...problemResponses([503], {
           503: 'The database does not answer (code SCS_DATABASE_UNAVAILABLE), its storage is full (SCS_STORAGE_FULL: a ' +
-            'write was refused for lack of space, and a 64 KiB test write still is), or the service is overloaded ' +
-            '(SCS_OVERLOADED): send no traffic to this instance for now; ask again after Retry-After.',
+            'write was refused for lack of space, and a 64 KiB test write still is), the service is overloaded ' +
+            '(SCS_OVERLOADED), or this instance is stopping (SCS_SHUTTING_DOWN, from the stop signal on): send no ' +
+            'traffic to this instance for now; ask again after Retry-After.',
         }),
       },
     },
     logLevel: 'warn',
   }, async (request, reply) => {
+    if (stopping()) {
+      reply.header('Retry-After', '1');
+      return sendProblem(reply, 503, { code: 'SCS_SHUTTING_DOWN', detail: 'This instance is shutting down; send traffic to another' });
+    }
     try {
       await store.ping();
       return { status: 'ok' };

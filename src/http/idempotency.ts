@@ -4,8 +4,15 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, onSendAs
 import { canonicalJson, sha256Hex } from '../domain/canonical-json.js';
 import type { IdempotencyStore } from '../store/types.js';
 import { sendProblem } from './errors.js';
+import { scopeOf } from './tenancy.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+/** How long a claim holds without its owner's heartbeat: a claim whose process died is free within this. */
+export const IDEMPOTENCY_LEASE_MS = 30_000;
+/** How often the owner of a claim renews its lease while it works. */
+const HEARTBEAT_MS = 10_000;
+/** No request works longer than this: a heartbeat stops then, whatever happened to its request. */
+const MAX_HEARTBEAT_MS = 10 * 60_000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 /** Response headers replayed with the body. */
 const REPLAYED_HEADERS = ['content-type', 'location', 'etag'];
@@ -13,25 +20,34 @@ const REPLAYED_HEADERS = ['content-type', 'location', 'etag'];
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyKey?: string;
+    idempotencyHeartbeat?: NodeJS.Timeout;
   }
 }
 
 /**
  * Idempotency-Key (the Stripe model) for POST routes: the first request with a key does the work and its response
- * (status, body byte for byte, Location/ETag) is stored; a retry with the same key and body gets that response
- * with `Idempotent-Replayed: true`; the same key with another body is 422; one still in progress is 409. Keys are
- * scoped to the caller and the route, and expire after 24 h. Requests refused by validation store nothing; a 5xx
- * frees the key so the retry does the work.
+ * (status, body byte for byte, Location/ETag) is stored; a retry with the same key and request gets that response
+ * with `Idempotent-Replayed: true`; the same key with another request (body, query such as `?projectId=`, or the
+ * token's projects: whatever selects the result) is 422; one still in progress is 409. Keys are scoped to the caller
+ * and the route, and expire after 24 h. Only a success (2xx), the answer of work done, is stored: a refusal changed
+ * nothing, so it frees the key and a retry is judged anew (a 400 of the handler, a 404, a 429 with its Retry-After, a
+ * 5xx). A claim is a lease renewed while its request works, so a claim whose process died is free within
+ * IDEMPOTENCY_LEASE_MS.
  */
 /** The header as route schemas declare it (documented in openapi.yaml). */
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({
     minLength: 1, maxLength: 255,
-    description: 'Makes a retry safe: the same key and body within 24 h return the first response (Idempotent-Replayed: true) without doing the work again; another body with the key is 422.',
+    description: 'Makes a retry safe: the same key and request (body and query) within 24 h return the first success (Idempotent-Replayed: true) without doing the work again; another request with the key is 422. Refusals are not kept: a retry after one is judged anew.',
   })),
 });
 
 export type Idempotency = ReturnType<typeof idempotency>;
+
+/** The key as stored: scoped to the caller and the route, hashed (the client's key text is not kept). */
+export function storedKey(subject: string, route: string, key: string): string {
+  return createHash('sha256').update(`${subject}\n${route}\n${key}`).digest('hex');
+}
 
 export function idempotency(store: IdempotencyStore, now: () => number) {
   const preHandler: preHandlerAsyncHookHandler = async function (request: FastifyRequest, reply: FastifyReply) {
@@ -44,14 +60,22 @@ export function idempotency(store: IdempotencyStore, now: () => number) {
         errors: [{ field: 'headers.idempotency-key', pointer: '/idempotency-key', message: 'must be 1 to 255 printable characters' }],
       });
     }
-    const key = createHash('sha256')
-      .update(`${request.principal?.subject ?? ''}\n${request.method} ${request.routeOptions.url}\n${raw}`)
-      .digest('hex');
-    const requestHash = sha256Hex(canonicalJson(request.body ?? null));
+    const key = storedKey(request.principal?.subject ?? '', `${request.method} ${request.routeOptions.url}`, raw);
+    const requestHash = sha256Hex(canonicalJson({
+      body: request.body ?? null,
+      query: request.query ?? null,
+      projects: scopeOf(request.principal).key,
+    }));
     const at = now();
-    const claim = await store.claimIdempotencyKey(key, requestHash, new Date(at).toISOString(), new Date(at - IDEMPOTENCY_TTL_MS).toISOString());
+    const leaseFrom = (t: number) => new Date(t + IDEMPOTENCY_LEASE_MS).toISOString();
+    const claim = await store.claimIdempotencyKey(key, requestHash, new Date(at).toISOString(), new Date(at - IDEMPOTENCY_TTL_MS).toISOString(), leaseFrom(at));
     if (claim.claimed) {
       request.idempotencyKey = key;
+      const heartbeat = setInterval(() => {
+        if (now() - at > MAX_HEARTBEAT_MS) return clearInterval(heartbeat);
+        store.renewIdempotencyLease(key, leaseFrom(now())).catch((err) => request.log.warn({ err }, 'could not renew an idempotency lease'));
+      }, HEARTBEAT_MS).unref();
+      request.idempotencyHeartbeat = heartbeat;
       return;
     }
     if (claim.requestHash !== requestHash) {
@@ -73,7 +97,8 @@ export function idempotency(store: IdempotencyStore, now: () => number) {
     const key = request.idempotencyKey;
     if (key === undefined) return payload;
     request.idempotencyKey = undefined;
-    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+    clearInterval(request.idempotencyHeartbeat);
+    if (reply.statusCode >= 300 || typeof payload !== 'string') {
       await store.releaseIdempotencyKey(key).catch((err) => request.log.warn({ err }, 'could not release an idempotency key'));
       return payload;
     }

@@ -29,8 +29,8 @@ export function deeperThan(value: unknown, limit: number): boolean {
 
 /**
  * The rate limit's key: on a route that takes a token, the caller's identity (`identify`: a configured token's subject
- * however the header is spelled, or a JWT's digest); everywhere else, and for a missing, malformed or unknown token,
- * the client address. So neither respelling a token nor adding an Authorization header to a route without one buys a
+ * however the header is spelled, or a JWT that verified before); everywhere else, and for a missing, malformed or
+ * unknown token, the client address. So neither respelling a token nor adding an Authorization header to a route without one buys a
  * fresh budget, and unknown tokens share their address's.
  */
 function rateKey(identify: (header: string | undefined) => string | undefined) {

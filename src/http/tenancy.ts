@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { ProjectScope } from '../store/types.js';
 import type { Principal } from './auth.js';
+import { storableText } from '../domain/storable-text.js';
+import { ValidationFailed } from './errors.js';
 
 /**
  * Tenancy: a token sees the scenarios (and their executions) of its projects; operator tokens ('*') see all,
@@ -36,6 +38,10 @@ export function scopeOf(principal: Principal | undefined): { projects: ProjectSc
 export function narrowScope(principal: Principal | undefined, projectId: string | undefined): { projects: ProjectScope; key: string } {
   const scope = scopeOf(principal);
   if (projectId === undefined) return scope;
+  // It reaches the database (an operator's scope): the same rule as for every stored text.
+  if (!storableText(projectId)) {
+    throw new ValidationFailed([{ field: 'querystring.projectId', pointer: '/projectId', message: 'must not contain U+0000 or an unpaired UTF-16 surrogate' }]);
+  }
   const held = scope.projects === undefined || (projectId !== '' && scope.projects.includes(projectId));
   const projects = held ? [projectId] : [];
   return { projects, key: JSON.stringify(projects) };

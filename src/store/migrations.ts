@@ -120,6 +120,16 @@ export const sqliteMigrations: Migration[] = [
       );
     `,
   },
+  {
+    // Idempotency claims are leased: a claim whose owner died is free once its lease runs out.
+    version: 7,
+    sql: 'ALTER TABLE idempotency_keys ADD COLUMN lease_until TEXT;',
+  },
+  {
+    // The OffChainZKP answers an execution took (ZKP_ANSWERS_PER_EXECUTION), with the execution: one budget for all instances.
+    version: 8,
+    sql: 'ALTER TABLE executions ADD COLUMN zkp_answers INTEGER NOT NULL DEFAULT 0;',
+  },
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -218,5 +228,15 @@ export const postgresMigrations: Migration[] = [
         PRIMARY KEY (project_id, scenario_id, nullifier_hash)
       );
     `,
+  },
+  {
+    // Idempotency claims are leased (see the SQLite migration 7).
+    version: 7,
+    sql: 'ALTER TABLE idempotency_keys ADD COLUMN lease_until TIMESTAMPTZ;',
+  },
+  {
+    // OffChainZKP answers per execution (see the SQLite migration 8).
+    version: 8,
+    sql: 'ALTER TABLE executions ADD COLUMN zkp_answers INTEGER NOT NULL DEFAULT 0;',
   },
 ];

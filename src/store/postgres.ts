@@ -194,6 +194,14 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         }
       });
     },
+    async countZkpAnswer(executionId, max) {
+      if (!UUID.test(executionId)) return undefined;
+      const { rows } = await write<{ zkp_answers: number }>(
+        'UPDATE executions SET zkp_answers = zkp_answers + 1 WHERE execution_id = $1 AND zkp_answers < $2 RETURNING zkp_answers',
+        [executionId, max],
+      );
+      return rows[0]?.zkp_answers;
+    },
     async expiredPendingExecutions(before, limit) {
       const { rows } = await query<ExecutionRow>(
         `SELECT ${ECOLS} FROM executions WHERE state = 'pending' AND expires_at < $1 ORDER BY expires_at LIMIT $2`,
@@ -225,13 +233,17 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const { rows } = await query<WebhookRow>(`SELECT ${WCOLS} FROM webhook_deliveries WHERE execution_id = $1 ORDER BY created_at, id`, [executionId]);
       return rows.map(read.webhook);
     },
-    async claimIdempotencyKey(key, requestHash, now, expiredBefore) {
-      // Insert-or-read; a row deleted between the two (released, expired) makes us try again.
+    async claimIdempotencyKey(key, requestHash, now, expiredBefore, leaseUntil) {
+      // Insert-or-read; a row deleted between the two (released, expired) makes us try again. A claim whose lease ran
+      // out (or without one: from before leases) lost its owner, and is free.
       for (;;) {
-        await write('DELETE FROM idempotency_keys WHERE key = $1 AND created_at < $2', [key, expiredBefore]);
+        await write(
+          'DELETE FROM idempotency_keys WHERE key = $1 AND (created_at < $2 OR (status IS NULL AND (lease_until IS NULL OR lease_until < $3)))',
+          [key, expiredBefore, now],
+        );
         const inserted = await write(
-          'INSERT INTO idempotency_keys (key, request_hash, created_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING RETURNING key',
-          [key, requestHash, now],
+          'INSERT INTO idempotency_keys (key, request_hash, created_at, lease_until) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING RETURNING key',
+          [key, requestHash, now, leaseUntil],
         );
         if (inserted.rowCount) return { claimed: true };
         const { rows } = await query<{ request_hash: string; status: number | null; headers: Record<string, string> | null; body: string | null }>(
@@ -246,6 +258,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
           response: row.status === null ? undefined : { status: row.status, headers: row.headers!, body: row.body! },
         };
       }
+    },
+    async renewIdempotencyLease(key, leaseUntil) {
+      await write('UPDATE idempotency_keys SET lease_until = $1 WHERE key = $2 AND status IS NULL', [leaseUntil, key]);
     },
     async completeIdempotencyKey(key, response) {
       await write('UPDATE idempotency_keys SET status = $1, headers = $2, body = $3 WHERE key = $4',

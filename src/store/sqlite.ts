@@ -153,6 +153,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
     if (c.webhook) insertWebhook.run(c.webhook);
     return true;
   });
+  const countAnswer = db.prepare<[string, number], { zkp_answers: number }>(
+    'UPDATE executions SET zkp_answers = zkp_answers + 1 WHERE execution_id = ? AND zkp_answers < ? RETURNING zkp_answers',
+  );
   const expiredPending = db.prepare<[string, number], ExecutionRow>(
     `SELECT ${ecols} FROM executions WHERE state = 'pending' AND expires_at < ? ORDER BY expires_at LIMIT ?`,
   );
@@ -172,10 +175,14 @@ export function openSqliteStore(options: SqliteOptions): Store {
   );
   const webhooksOfExecution = db.prepare<[string], WebhookRow>(`SELECT ${wcols} FROM webhook_deliveries WHERE execution_id = ? ORDER BY created_at, id`);
 
-  const freeExpiredKey = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE key = ? AND created_at < ?');
-  const claimKey = db.prepare<[string, string, string]>(
-    'INSERT INTO idempotency_keys (key, request_hash, created_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING',
+  // A claim without a lease dates from before leases: its owner is gone (the service was restarted since).
+  const freeExpiredKey = db.prepare<[string, string, string]>(
+    'DELETE FROM idempotency_keys WHERE key = ? AND (created_at < ? OR (status IS NULL AND (lease_until IS NULL OR lease_until < ?)))',
   );
+  const claimKey = db.prepare<[string, string, string, string]>(
+    'INSERT INTO idempotency_keys (key, request_hash, created_at, lease_until) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING',
+  );
+  const renewKey = db.prepare<[string, string]>('UPDATE idempotency_keys SET lease_until = ? WHERE key = ? AND status IS NULL');
   const selectKey = db.prepare<[string], { request_hash: string; status: number | null; headers: string | null; body: string | null }>(
     'SELECT request_hash, status, headers, body FROM idempotency_keys WHERE key = ?',
   );
@@ -188,9 +195,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const boundAddress = db.prepare<[string, string, string], { address_hash: string }>(
     'SELECT address_hash FROM zkp_nullifiers WHERE project_id = ? AND scenario_id = ? AND nullifier_hash = ?',
   );
-  const claim = write((key: string, requestHash: string, now: string, expiredBefore: string) => {
-    freeExpiredKey.run(key, expiredBefore);
-    if (claimKey.run(key, requestHash, now).changes > 0) return { claimed: true as const };
+  const claim = write((key: string, requestHash: string, now: string, expiredBefore: string, leaseUntil: string) => {
+    freeExpiredKey.run(key, expiredBefore, now);
+    if (claimKey.run(key, requestHash, now, leaseUntil).changes > 0) return { claimed: true as const };
     const row = selectKey.get(key)!;
     return {
       claimed: false as const,
@@ -207,6 +214,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const completeKeyTx = write((...args: Parameters<typeof completeKey.run>) => completeKey.run(...args));
   const releaseKeyTx = write((key: string) => releaseKey.run(key));
   const purgeKeysTx = write((createdBefore: string) => purgeKeys.run(createdBefore));
+  const renewKeyTx = write((leaseUntil: string, key: string) => renewKey.run(leaseUntil, key));
+  // UPDATE ... RETURNING read with get() commits in sqlite3_reset, whose failure is ignored: in a transaction instead.
+  const countAnswerTx = write((executionId: string, max: number) => countAnswer.get(executionId, max)?.zkp_answers);
   // The insert and the read in one committed transaction: the address is answered only once the binding is durable.
   const bindNullifierTx = write((b: Parameters<Store['bindNullifier']>[0]): string => {
     bindNullifier.run(b.projectId, b.scenarioId, b.nullifierHash, b.addressHash, b.at);
@@ -264,6 +274,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
     async completeExecution(executionId, completion) {
       return completeTx(executionId, completion);
     },
+    async countZkpAnswer(executionId, max) {
+      return countAnswerTx(executionId, max);
+    },
     async expiredPendingExecutions(before, limit) {
       return expiredPending.all(before, limit).map(read.execution);
     },
@@ -276,8 +289,11 @@ export function openSqliteStore(options: SqliteOptions): Store {
     async webhooksOf(executionId) {
       return webhooksOfExecution.all(executionId).map(read.webhook);
     },
-    async claimIdempotencyKey(key, requestHash, now, expiredBefore) {
-      return claim(key, requestHash, now, expiredBefore);
+    async claimIdempotencyKey(key, requestHash, now, expiredBefore, leaseUntil) {
+      return claim(key, requestHash, now, expiredBefore, leaseUntil);
+    },
+    async renewIdempotencyLease(key, leaseUntil) {
+      await renewKeyTx(leaseUntil, key);
     },
     async completeIdempotencyKey(key, response) {
       await completeKeyTx(response.status, JSON.stringify(response.headers), response.body, key);

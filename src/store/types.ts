@@ -134,6 +134,11 @@ interface ExecutionStore {
    * same transaction. False when it was no longer pending (another answer or the expiry got there first).
    */
   completeExecution(executionId: string, completion: ExecutionCompletion): Promise<boolean>;
+  /**
+   * Counts one OffChainZKP answer against a pending execution's budget, atomically, so the budget holds across
+   * processes and instances: the new count, or undefined when the execution had taken `max` already (or is gone).
+   */
+  countZkpAnswer(executionId: string, max: number): Promise<number | undefined>;
   /** Pending executions whose authorization request expired before the instant. */
   expiredPendingExecutions(before: string, limit: number): Promise<ExecutionRecord[]>;
   /** Due webhook deliveries, leased to this caller for leaseMs so that instances do not send one twice. */
@@ -157,10 +162,13 @@ type IdempotencyClaim =
 /** Idempotency keys (Stripe's model): the first request with a key does the work, retries get its response. */
 export interface IdempotencyStore {
   /**
-   * Claims the key for a request whose body hashes to requestHash. Not claimed: another request holds it (no
-   * response yet: in progress) or finished it (its response). A key created before `expiredBefore` counts as free.
+   * Claims the key for a request whose identity hashes to requestHash, leased until `leaseUntil`. Not claimed: another
+   * request holds it (no response yet, lease running: in progress) or finished it (its response). A key created before
+   * `expiredBefore`, or claimed and left with its lease run out (its owner died), counts as free.
    */
-  claimIdempotencyKey(key: string, requestHash: string, now: string, expiredBefore: string): Promise<IdempotencyClaim>;
+  claimIdempotencyKey(key: string, requestHash: string, now: string, expiredBefore: string, leaseUntil: string): Promise<IdempotencyClaim>;
+  /** Extends the lease of a claimed key still in progress (the owner's heartbeat). */
+  renewIdempotencyLease(key: string, leaseUntil: string): Promise<void>;
   completeIdempotencyKey(key: string, response: IdempotentResponse): Promise<void>;
   /** Frees a claimed key whose request failed in a way worth retrying (e.g. 503). */
   releaseIdempotencyKey(key: string): Promise<void>;

@@ -74,11 +74,13 @@ export const trustEnv = Type.Object({
   COLD_QUEUE_PER_TOKEN: integer(1, 100_000, {
     default: DEFAULTS.coldPerTenant,
     description: 'New credentials one token (or JWT subject) may have waiting for or in their first check; a request that ' +
-      'would pass it gets 429 + `Retry-After`.',
+      'would pass it gets 429 + `Retry-After`; while a token has every slot taken (or was refused while its checks run), ' +
+      'its executes are refused so before their body is read. Per instance, and per worker process with `WORKERS` (the ' +
+      'checks run where the request is).',
   }),
   COLD_QUEUE_MAX: integer(1, 100_000, {
     default: DEFAULTS.coldQueue,
-    description: 'The same for all tokens together; past it, 503 + `Retry-After`.',
+    description: 'The same for all tokens together; past it, 503 + `Retry-After`. Per instance, and per worker process with `WORKERS`.',
   }),
   TRUST_REFUSAL_CACHE_MS: integer(0, 86_400_000, {
     default: DEFAULTS.refusalCacheMs,

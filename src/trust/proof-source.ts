@@ -11,7 +11,7 @@
 import { ResolverFailure, type StatePublication } from './did-resolver.js';
 import { DocumentUnavailable, type DocumentLoader } from './documents.js';
 import { keep, lruCache } from '../domain/cache.js';
-import { ColdPool, type ColdPoolOptions, type Reservation } from './pool.js';
+import { ColdPool, type ColdPoolOptions, type ColdWorkRefused, type Reservation } from './pool.js';
 import { coldCheck, type ColdTask, type VerifiedProof } from './proof.js';
 import { stateKey } from './proof-check.js';
 import { undecided, type Json } from './structure.js';
@@ -41,6 +41,8 @@ export interface ProofSource {
   has(key: string): boolean;
   /** Admits `n` cold checks for `tenant` in the pool, or throws ColdWorkRefused. */
   reserve(tenant: string, n: number): Reservation;
+  /** The refusal a request of `tenant` meets before its body is read: it is at its cold-work budget (ColdPool.atBudget). */
+  atBudget(tenant: string): ColdWorkRefused | undefined;
   /**
    * The proof of credential `c` with content digest `key`: cached, shared with the check of the same content under
    * way, or checked now in a slot of `reservation`. A failure is an undecided verdict.
@@ -126,6 +128,7 @@ export function createProofSource(o: ProofSourceOptions): ProofSource {
     cached: cachedProof,
     has: (key) => cachedProof(key) !== undefined || pendingProofs.has(key),
     reserve: (tenant, n) => pool.reserve(tenant, n),
+    atBudget: (tenant) => pool.atBudget(tenant),
     get: proofOf,
     stats() {
       const load = pool.load;

@@ -97,6 +97,11 @@ export interface CredentialVerifier {
    * checked then. Every other failure is a verdict.
    */
   verify(credentials: readonly Credential[], ctx: VerifyContext): Promise<TrustVerdict[]>;
+  /**
+   * Whether `tenant` is at its budget of first checks, known before its request is read: the refusal (429 with
+   * Retry-After) its execute then meets at once, or undefined.
+   */
+  coldRefusal(tenant: string): Error | undefined;
   /** Counters for metrics and tests: cold checks started, the pool's load, and the two proof caches' sizes. */
   stats(): VerifierStats;
   /** Starts the cold verification threads now instead of at the first credential (a server calls it at start). */

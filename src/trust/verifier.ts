@@ -71,6 +71,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       async verify(credentials) {
         return credentials.map(() => OK);
       },
+      coldRefusal: () => undefined,
       stats: () => ({ coldChecks: 0, coldReserved: 0, coldCapacity: 0, verified: 0, refused: 0 }),
       warm() {},
       async close() {},
@@ -266,6 +267,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       if (i === credentials.length) return known;
       return verifySlow(credentials, ctx);
     },
+    coldRefusal: proofs.atBudget,
     stats: proofs.stats,
     warm: proofs.warm,
     close: proofs.close,

@@ -77,11 +77,14 @@ export const zkpEnv = Type.Object({
   ZKP_RESPONSES_PER_MINUTE: integer(0, 999_999, {
     default: 30,
     description: 'Answers to the OffChainZKP callback per client address and minute (429 beyond), instead of `RATE_LIMIT_MAX` ' +
-      'on that route; `0` leaves the route to `RATE_LIMIT_MAX`.',
+      'on that route; `0` leaves the route to `RATE_LIMIT_MAX`. The client address is the proxy\'s unless `TRUST_PROXY` lists ' +
+      'it. Per instance, and per worker process with `WORKERS`.',
   }),
   ZKP_ANSWERS_PER_EXECUTION: integer(1, 999_999, {
     default: 5,
-    description: 'Answers one pending execution takes (each may cost a proof check); 429 beyond: start a new execution.',
+    description: 'Answers one pending execution takes (each may cost a proof check); 429 beyond: start a new execution. Only ' +
+      'answers that decode and pass the thread, recipient and address checks count. Kept with the execution in the database: ' +
+      'one budget across processes and instances.',
   }),
 });
 

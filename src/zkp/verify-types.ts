@@ -83,6 +83,11 @@ export interface VerifyCallOptions {
    * proof is checked. Other identities (BabyJubJub keys) encode no address: nothing in the answer binds them to it.
    */
   address?: string;
+  /**
+   * Called once the answer decoded and passed the cheap checks (thread id, recipient, message, request ids, identity
+   * and address), before any proof is checked; what it throws refuses the answer (the caller's answer budget).
+   */
+  beforeProof?: () => Promise<void>;
 }
 
 /** A loaded verifier: create once per process with createZkpVerifier, then call verify for each answer. */

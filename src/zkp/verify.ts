@@ -133,6 +133,7 @@ export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<Zk
     const now = call.now ?? Date.now();
     const { envelope, message, circuitId } = decodeResponse(token, allowPlain);
     checkAnswer(message, pending, now, call.address);
+    await call.beforeProof?.();
 
     // A copy of the request the library may read (and mutate): without expires_time, see libOpts.
     const request = JSON.parse(JSON.stringify(pending.request)) as AuthorizationRequest;

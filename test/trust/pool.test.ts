@@ -124,6 +124,26 @@ describe('admission', () => {
     expect(await v.verify(asCredentials([genuine[0], genuine[0]]), ctx('tenant-b'))).toEqual([{ ok: true }, { ok: true }]);
   });
 
+  it('say a tenant is at its budget, before its request is read, while every slot is taken or after a refusal while busy', async () => {
+    const pool = new ColdPool({ threads: 0, maxQueued: 100, perTenant: 4, inline: async () => ({ kind: 'done', proof: { verdict: { ok: true }, cacheable: true } }) });
+    expect(pool.atBudget('a')).toBeUndefined();
+    const all = pool.reserve('a', 4);
+    expect(pool.atBudget('a')).toMatchObject({ statusCode: 429, code: 'SCS_VERIFICATION_BUDGET' });
+    expect(pool.atBudget('b')).toBeUndefined();
+    all.release();
+    expect(pool.atBudget('a')).toBeUndefined();
+    // A request too large for the room left: refused, and the tenant is at its budget until its checks end.
+    const some = pool.reserve('a', 1);
+    expect(() => pool.reserve('a', 4)).toThrow(ColdWorkRefused);
+    expect(pool.atBudget('a')?.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    some.release();
+    expect(pool.atBudget('a')).toBeUndefined();
+    // One request over the budget alone, with nothing running, is its own refusal only.
+    expect(() => pool.reserve('a', 5)).toThrow(ColdWorkRefused);
+    expect(pool.atBudget('a')).toBeUndefined();
+    await pool.close();
+  });
+
   it('takes tenants in turn: one tenant with many waiting delays another by one turn, not by its whole queue', async () => {
     const order: string[] = [];
     const pool = new ColdPool({
