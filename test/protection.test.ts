@@ -264,7 +264,7 @@ describe('behind a proxy (TRUST_PROXY)', () => {
   });
 
   it('ignores X-Forwarded-For from anyone not listed, and by default: a client cannot pick a fresh address', async () => {
-    for (const env of [{}, { TRUST_PROXY: '10.1.0.0/16' }]) {
+    for (const env of [{}, { TRUST_PROXY: '10.1.0.0/16' }] as Record<string, string>[]) {
       const app = await makeApp({ ...env, ZKP_RESPONSES_PER_MINUTE: '3' });
       try {
         const statuses = [];

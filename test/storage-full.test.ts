@@ -20,6 +20,8 @@ const bulky = (tag: string) => scenario({ name: tag, description: randomBytes(20
 
 /** Free room of the capped database, in pages: a few scenarios, then it is full. */
 const ROOM = 80;
+/** A lease that outlives the test: a claim stays in progress. */
+const LEASE = '2999-01-01T00:00:00.000Z';
 
 const dir = tempDir();
 const file = path.join(dir, 'scenarios.db');
@@ -136,7 +138,7 @@ describe('every write of the SQLite store, on a database with no room left', () 
     await Promise.all([store.recordExecution(pending), store.recordExecution(delivered)]);
     const hook = webhook(delivered.executionId);
     await store.completeExecution(delivered.executionId, { state: 'completed', results: [], updatedAt: now, webhook: hook });
-    await store.claimIdempotencyKey('k', 'h', now, '2000-01-01T00:00:00.000Z');
+    await store.claimIdempotencyKey('k', 'h', now, '2000-01-01T00:00:00.000Z', LEASE);
     await store.close();
 
     const pages = new Database(at).pragma('page_count', { simple: true }) as number;
@@ -149,8 +151,9 @@ describe('every write of the SQLite store, on a database with no room left', () 
     const results = [{ objectType: 'ChallengeQuery', name: big }] as unknown as ExecutionResult[];
     await refused(store.completeExecution(pending.executionId, { state: 'completed', results, updatedAt: now, webhook: webhook(pending.executionId) }));
     await refused(store.updateWebhook({ ...hook, state: 'failed', attempts: 1, lastError: big }));
-    await refused(store.claimIdempotencyKey('k2', big, now, '2000-01-01T00:00:00.000Z'));
+    await refused(store.claimIdempotencyKey('k2', big, now, '2000-01-01T00:00:00.000Z', LEASE));
     await refused(store.completeIdempotencyKey('k', { status: 201, headers: {}, body: big }));
+    await refused(store.renewIdempotencyLease('k', big));
     await refused(store.ping()); // readiness: the probe does not fit either
 
     expect(await store.find('x', undefined)).toEqual([]);
@@ -158,7 +161,7 @@ describe('every write of the SQLite store, on a database with no room left', () 
     expect((await store.getExecution(pending.executionId))!.state).toBe('pending');
     expect(await store.webhooksOf(pending.executionId)).toEqual([]);
     expect((await store.webhooksOf(delivered.executionId))[0]).toMatchObject({ state: 'pending', attempts: 0 });
-    expect(await store.claimIdempotencyKey('k', 'h', now, '2000-01-01T00:00:00.000Z')).toEqual({ claimed: false, requestHash: 'h' });
+    expect(await store.claimIdempotencyKey('k', 'h', now, '2000-01-01T00:00:00.000Z', LEASE)).toEqual({ claimed: false, requestHash: 'h' });
     await store.close();
   });
 });
