@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { composeAdapters, type AppDeps } from './adapters.js';
 import type { Config } from './config.js';
 import { auth, createAuthenticator } from './http/auth.js';
+import { corsPlugin } from './http/cors.js';
 import { openApiDocs } from './http/docs.js';
 import { handleClientError, handleFrameworkError, problemDetails, sendProblem } from './http/errors.js';
 import { executeRoutes } from './http/execute.js';
@@ -141,6 +142,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   await app.register(openApiDocs, { ui: config.docs });
 
+  // Before protection and auth: a preflight is answered before them, and their refusals carry the CORS headers.
+  if (config.corsOrigins.length > 0) await app.register(corsPlugin, { origins: config.corsOrigins });
   const authenticate = createAuthenticator(config.apiTokens, config.jwt);
   await app.register(protection, { rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify });
 

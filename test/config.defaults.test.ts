@@ -15,6 +15,7 @@ const DEFAULTS: Config = {
   logLevel: 'info',
   bodyLimit: 1024 * 1024,
   docs: true,
+  corsOrigins: [],
   shutdownTimeoutMs: 10_000,
   shutdownDelayMs: 0,
   rateLimit: { max: 6000, windowMs: 60_000 },

@@ -28,6 +28,8 @@ const BAD: [variable: string, env: Env][] = [
   ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
   ['BODY_LIMIT', { BODY_LIMIT: '1023' }],
   ['DOCS_ENABLED', { DOCS_ENABLED: 'maybe' }],
+  ['CORS_ORIGINS', { CORS_ORIGINS: '*' }],
+  ['CORS_ORIGINS', { CORS_ORIGINS: 'https://app.example.com/' }],
   ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '-1' }],
   ['RATE_LIMIT_MAX', { RATE_LIMIT_MAX: '1e3' }],
   ['RATE_LIMIT_WINDOW_MS', { RATE_LIMIT_WINDOW_MS: '999' }],

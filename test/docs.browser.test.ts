@@ -7,15 +7,20 @@
  * the UI and runs "Try it out" on execute with the example body the page offers: the answer must be 200, through the
  * page. The scenario the example body names is created beforehand with fetch.
  *
+ * CORS, in the same browser: pages served from two other origins (127.0.0.1 on other ports) call execute with fetch;
+ * the one listed in CORS_ORIGINS gets the answer and can read its exposed headers, the other is refused by the browser.
+ *
  * Without /usr/bin/chromium the test is skipped with a message, unless REQUIRE_BROWSER=1 (CI), where that fails.
  * Screenshots: /tmp/scs-docs-*.png (DOCS_SCREENSHOT_DIR to change).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { scenario, tempDir } from './helpers.js';
+import { ADDRESS, credential, scenario, tempDir } from './helpers.js';
 
 /** Debian's chromium; CHROMIUM_PATH only exists to exercise the skip (e.g. CHROMIUM_PATH=/nonexistent). */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -62,15 +67,26 @@ function startServer(env: Record<string, string>): Promise<Server> {
   });
 }
 
+/** A page server on 127.0.0.1 and a free port: another origin than the service's. */
+async function pageOrigin(): Promise<{ origin: string; close: () => void }> {
+  const pages = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title>'));
+  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${(pages.address() as AddressInfo).port}`, close: () => pages.close() };
+}
+
 let server: Server | undefined;
 let browser: Browser | undefined;
+let listed: Awaited<ReturnType<typeof pageOrigin>> | undefined;
+let unlisted: Awaited<ReturnType<typeof pageOrigin>> | undefined;
 const knownCspReports = new Set<string>();
 
 describe.skipIf(!haveBrowser && !required)('the docs UI at /docs in headless chromium', () => {
   beforeAll(async () => {
     if (!haveBrowser) throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is absent: apt-get update && apt-get install -y chromium`);
     execFileSync('npm', ['run', 'build'], { stdio: 'pipe' });
-    server = await startServer({ DATA_DIR: tempDir('scs-docs-'), API_TOKENS: TOKEN, LOG_LEVEL: 'info' });
+    listed = await pageOrigin();
+    unlisted = await pageOrigin();
+    server = await startServer({ DATA_DIR: tempDir('scs-docs-'), API_TOKENS: TOKEN, LOG_LEVEL: 'info', CORS_ORIGINS: listed.origin });
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -82,6 +98,8 @@ describe.skipIf(!haveBrowser && !required)('the docs UI at /docs in headless chr
   afterAll(async () => {
     for (const report of knownCspReports) console.warn(`docs.browser.test.ts: known docs CSP issue (not failed): ${report}`);
     await browser?.close();
+    listed?.close();
+    unlisted?.close();
     if (server) {
       server.proc.kill('SIGTERM');
       await new Promise((resolve) => {
@@ -189,4 +207,38 @@ describe.skipIf(!haveBrowser && !required)('the docs UI at /docs in headless chr
       await page.close();
     }
   }, 90_000);
+
+  it('a page on an origin listed in CORS_ORIGINS calls execute and reads its headers; one on another origin cannot', async () => {
+    const created = await fetch(`${server!.url}/compliance/scenarios`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'cors-browser', input: scenario() }),
+    });
+    expect(created.status, await created.text()).toBe(201);
+    const call = { url: `${server!.url}/compliance/scenarios/execute`, token: TOKEN, body: JSON.stringify({ scenarioId: 'cors-browser', address: ADDRESS, credentials: [credential()] }) };
+    const fromPage = async (origin: string) => {
+      const page = await browser!.newPage();
+      try {
+        await page.goto(`${origin}/`);
+        // Authorization and a JSON Content-Type make this a preflighted request, as every real client's is.
+        return await page.evaluate(async ({ url, token, body }) => {
+          try {
+            const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+            return { status: res.status, requestId: res.headers.get('x-request-id'), body: await res.json() as unknown };
+          } catch (err) {
+            return { error: String(err) };
+          }
+        }, call);
+      } finally {
+        await page.close();
+      }
+    };
+
+    const allowed = await fromPage(listed!.origin);
+    expect(allowed).toMatchObject({ status: 200, requestId: expect.stringMatching(/\S/) });
+    expect((allowed as { body: { objectId: string }[] }).body.map((r) => r.objectId)).toEqual(['q-kyc', 'q-age']);
+
+    const refused = await fromPage(unlisted!.origin);
+    expect(refused).toEqual({ error: expect.stringMatching(/Failed to fetch/) });
+  }, 60_000);
 });

@@ -51,6 +51,8 @@ describe('body parsing problems', () => {
     const token = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: json, payload: '{"input": SECRET}' });
     const { detail } = expectCode(token, 400, 'SCS_INVALID_JSON');
     expect(detail).toBe(`Body is not valid JSON: Unexpected token 'S'. ${SEND_JSON}`);
+    // Like every 400, it lists the failing field: the body, with where it stops being JSON.
+    expect(token.json().errors).toEqual([{ field: 'body', pointer: '', message: 'is not valid JSON: Unexpected token \'S\'' }]);
   });
 
   it('answers a __proto__ key with 400 SCS_PROTOTYPE_KEY', async () => {
@@ -72,6 +74,7 @@ describe('body parsing problems', () => {
     for (const [method, url] of routes) {
       const res = await app.inject({ method, url, headers: json, payload: '' });
       expect(expectCode(res, 400, 'SCS_EMPTY_BODY').detail, url).toBe(`The body is empty, but its Content-Type says JSON. ${SEND_JSON}`);
+      expect(res.json().errors, url).toEqual([{ field: 'body', pointer: '', message: 'is empty; send a JSON object' }]);
     }
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADDRESS, TOKEN, auth, credential, makeApp, scenario } from './helpers.js';
 import Fastify from 'fastify';
-import { deeperThan, MAX_JSON_DEPTH, protection } from '../src/http/protection.js';
+import { deeperThan, MAX_JSON_DEPTH, protection, tooDeepAt } from '../src/http/protection.js';
 
 describe('rate limiting per token', () => {
   it('answers 429 problem+json with Retry-After past the limit, per token, and leaves other tokens alone', async () => {
@@ -118,6 +118,12 @@ describe('limits', () => {
       });
       expect(res.statusCode).toBe(400);
       expect(res.json().code).toBe('SCS_TOO_DEEP');
+      // The body is level 1, credentials 2, the credential 3, credentialSubject 4, deep 5: level 33 is deep's 28th array.
+      const field = `body.credentials.0.credentialSubject.deep${'.0'.repeat(28)}`;
+      expect(res.json().errors).toEqual([{
+        field, pointer: `/credentials/0/credentialSubject/deep${'/0'.repeat(28)}`, message: 'is nested 33 levels deep; the body may nest at most 32',
+      }]);
+      expect(res.json().detail).toBe(`The JSON body nests deeper than 32 levels, first at ${field}`);
     } finally {
       await app.close();
     }
@@ -137,6 +143,8 @@ describe('limits', () => {
     expect(deeperThan({}, 0)).toBe(true);
     expect(deeperThan({}, 1)).toBe(false);
     expect(deeperThan(JSON.parse('{"__proto__": {"a": {}}}'), 2)).toBe(true);
+    expect(tooDeepAt({ ok: [1], 'a/b': [{ x: 1 }, [{ 'c~d': {} }]] }, 3)).toEqual(['a/b', 1, 0]);
+    expect(tooDeepAt({ ok: [1], a: [{ x: 1 }] }, 3)).toBeUndefined();
     // Inherited enumerable keys are not the document's.
     const proto = Object.prototype as Record<string, unknown>;
     proto.polluted = { a: { b: {} } };

@@ -45,6 +45,12 @@ export const serviceEnv = Type.Object({
     description: 'Largest request body in bytes; larger ones get 413.',
   }),
   DOCS_ENABLED: flag({ default: true, description: 'Serve the Swagger UI at `/docs`.' }),
+  CORS_ORIGINS: Type.Optional(text({
+    expect: 'comma-separated origins such as `https://app.example.com` (scheme, host and port; never `*`)',
+    docDefault: 'unset: no CORS, browsers on other origins cannot call',
+    description: 'Browser pages on these origins may call the API (CORS: preflight answered, `ETag`, `Retry-After`, `Location`, ' +
+      '`Idempotent-Replayed` and `x-request-id` readable). No cookies are used, so no credentials mode. See "From a browser".',
+  })),
   SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, {
     default: 10_000,
     description: 'On SIGTERM, how long in-flight requests may take before the process exits anyway.',
@@ -92,7 +98,8 @@ export const serviceEnv = Type.Object({
 export type ServiceEnv = Static<typeof serviceEnv>;
 
 type ServiceSettings = Pick<Config,
-  | 'port' | 'host' | 'publicBaseUrl' | 'trustProxy' | 'logLevel' | 'bodyLimit' | 'docs' | 'shutdownTimeoutMs' | 'shutdownDelayMs' | 'rateLimit' | 'maxEventLoopDelayMs'
+  | 'port' | 'host' | 'publicBaseUrl' | 'trustProxy' | 'logLevel' | 'bodyLimit' | 'docs' | 'corsOrigins' | 'shutdownTimeoutMs'
+  | 'shutdownDelayMs' | 'rateLimit' | 'maxEventLoopDelayMs'
   | 'requestTimeoutMs' | 'workers' | 'demoIssuer' | 'executionRetentionDays' | 'executionPurgeIntervalMs'>;
 
 /**
@@ -131,6 +138,24 @@ function publicBaseUrl(value: string | undefined): string | undefined {
   return url;
 }
 
+/**
+ * CORS_ORIGINS: each an origin exactly as a browser sends it in `Origin` (`https://app.example.com`, a port where not
+ * the scheme's default; no path, no trailing slash), so that the comparison is plain string equality. `*` is refused:
+ * the list is what a deployment vouches for, and any page on the web calling with a user's token is not that.
+ */
+function corsOrigins(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  return raw.split(',').map((o) => o.trim()).filter((o) => o.length > 0).map((origin) => {
+    if (origin === '*') throw new ConfigError('CORS_ORIGINS must list origins explicitly; `*` is not accepted');
+    let parsed: URL | undefined;
+    try { parsed = new URL(origin); } catch { /* below */ }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== origin) {
+      throw new ConfigError(`CORS_ORIGINS: "${origin}" is not an origin as browsers send it (e.g. https://app.example.com, lower case, no path or trailing slash)`);
+    }
+    return origin;
+  });
+}
+
 /** The service settings of checked service variables; WORKERS is checked against the database it would share. */
 export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): ServiceSettings {
   return {
@@ -141,6 +166,7 @@ export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): Serv
     logLevel: env.LOG_LEVEL,
     bodyLimit: env.BODY_LIMIT,
     docs: env.DOCS_ENABLED,
+    corsOrigins: corsOrigins(env.CORS_ORIGINS),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },

@@ -18,6 +18,8 @@ export interface Config {
   bodyLimit: number;
   /** Serve the Swagger UI at /docs. */
   docs: boolean;
+  /** Origins whose browser pages may call the API (CORS); empty = CORS off. */
+  corsOrigins: string[];
   /** How long SIGTERM waits for in-flight requests before the process exits anyway. */
   shutdownTimeoutMs: number;
   /** On SIGTERM, how long to keep serving (readiness 503, Connection: close) before the listener closes. */

@@ -32,12 +32,16 @@ const isFiniteNumber = (x: unknown): x is number => typeof x === 'number' && Num
 const isStringOrNumber = (x: unknown): boolean => typeof x === 'string' || isFiniteNumber(x);
 const isScalar = (x: unknown): boolean => isStringOrNumber(x) || typeof x === 'boolean';
 
-/** What a query value is, for messages ("got a boolean"). The scenario's value is not personal data. */
-function kindOf(x: unknown): string {
+/**
+ * What a query value is, for messages ("got a boolean"). The scenario's value is not personal data. `dates`: where
+ * the operator takes ISO 8601 dates, a string says whether it is one; elsewhere it is just a string.
+ */
+function kindOf(x: unknown, dates = false): string {
   if (x === null) return 'null';
   if (Array.isArray(x)) return 'an array';
   switch (typeof x) {
     case 'string':
+      if (!dates) return 'a string';
       return isDateString(x) ? 'an ISO 8601 date' : 'a string that is not an ISO 8601 date';
     case 'number':
       return Number.isFinite(x) ? 'a number' : 'a non-finite number';
@@ -134,13 +138,14 @@ function checkValue(
     case '$gt':
     case '$gte':
       if (!isFiniteNumber(value) && !isDateString(value)) {
-        add('/value', `value for ${op} must be a number or ${DATE_HINT}; got ${kindOf(value)}`);
+        add('/value', `value for ${op} must be a number or ${DATE_HINT}; got ${kindOf(value, true)}`);
       }
       return;
     case '$in':
     case '$nin':
       if (!Array.isArray(value) || value.length === 0) {
-        add('/value', `value for ${op} must be a non-empty array of strings and numbers; got ${Array.isArray(value) ? 'an empty array' : kindOf(value)}`);
+        const one = isStringOrNumber(value) ? ` (one value is written as a one-element array: [${JSON.stringify(value)}])` : '';
+        add('/value', `value for ${op} must be a non-empty array of strings and numbers; got ${Array.isArray(value) ? 'an empty array' : kindOf(value)}${one}`);
         return;
       }
       value.forEach((x, j) => {
@@ -171,7 +176,7 @@ function checkValue(
           add('/value', `value for ${op} must have min <= max; got min ${lo as string} after max ${hi as string}`);
         }
       } else {
-        add('/value', `${shape}; got ${kindOf(lo)} and ${kindOf(hi)}`);
+        add('/value', `${shape}; got ${kindOf(lo, true)} and ${kindOf(hi, true)}`);
       }
       break;
     }

@@ -71,6 +71,25 @@ class AuthError extends Error {
 }
 
 /**
+ * Why jose refused a JWT, in words for the caller (WWW-Authenticate's error_description, the problem's detail) and
+ * the log: which check failed and what it expects, never the token or its claims' values.
+ */
+function jwtRefusal(err: InstanceType<typeof joseErrors.JOSEError>, jwt: JwtOptions): string {
+  if (err instanceof joseErrors.JWTExpired) return 'The bearer token has expired: get a new one';
+  if (err instanceof joseErrors.JWTClaimValidationFailed) {
+    if (err.claim === 'exp') return 'The bearer token has no expiry (exp); tokens must expire';
+    if (err.claim === 'aud') return `The bearer token is for another audience: its aud must include ${jwt.audience}`;
+    if (err.claim === 'iss') return `The bearer token is from another issuer: its iss must be ${jwt.issuer}`;
+    if (err.claim === 'nbf') return 'The bearer token is not valid yet (nbf is in the future)';
+    return `The bearer token's ${err.claim} claim is not valid`;
+  }
+  if (err instanceof joseErrors.JWKSNoMatchingKey) return 'The bearer token is signed with a key AUTH_JWKS_URL does not list (unknown kid)';
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'The bearer token\'s signature does not verify';
+  if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'The bearer token is signed with an algorithm this service does not accept';
+  return 'The bearer token is not valid';
+}
+
+/**
  * Turns a request's Authorization header into a Principal. Static tokens are compared as SHA-256 digests with
  * timingSafeEqual against every configured token, so neither the length nor the position of a match shows in the
  * timing; they carry every scope. JWTs (when AUTH_JWKS_URL is set) are verified against the JWKS, issuer and
@@ -104,13 +123,10 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
       }));
     } catch (err) {
       // The key set could not be fetched: nothing is known about the token, so try again later, not 401.
-      if (keysUnavailable(err)) throw new AuthError(503, 'The token keys (AUTH_JWKS_URL) cannot be fetched now; retry shortly');
-      const reason = err instanceof joseErrors.JWTExpired
-        ? 'The bearer token has expired'
-        : err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'exp'
-          ? 'The bearer token has no expiry (exp); tokens must expire'
-          : 'The bearer token is not valid';
-      throw new AuthError(401, reason, 'invalid_token');
+      if (keysUnavailable(err) || !(err instanceof joseErrors.JOSEError)) {
+        throw new AuthError(503, 'The token keys (AUTH_JWKS_URL) cannot be fetched now; retry shortly');
+      }
+      throw new AuthError(401, jwtRefusal(err, jwt!), 'invalid_token');
     }
     knownJwts.set(jwtKey(token), true, { ttl: Math.max(1, (payload.exp! + 5) * 1000 - Date.now()) });
     const raw = payload.scope ?? payload.scp;
@@ -180,7 +196,10 @@ function authHook(authenticate: Authenticator) {
         return sendProblem(reply, 503, { code: 'SCS_AUTH_UNAVAILABLE', detail: err.message });
       }
       if (err.status === 400) return sendProblem(reply, 400, { code: 'SCS_VALIDATION', detail: err.message, errors: err.errors });
-      reply.header('WWW-Authenticate', `Bearer realm="compliance"${err.bearerError ? `, error="${err.bearerError}"` : ''}`);
+      // RFC 6750: error_description says why, in the characters it may hold (printable ASCII but " and \).
+      const why = err.bearerError ? `, error="${err.bearerError}", error_description="${err.message.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '')}"` : '';
+      reply.header('WWW-Authenticate', `Bearer realm="compliance"${why}`);
+      request.log.info({ reason: err.message }, 'bearer token refused');
       return sendProblem(reply, 401, { code: 'SCS_UNAUTHORIZED', detail: err.message });
     }
   };

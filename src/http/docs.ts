@@ -10,7 +10,42 @@ declare module 'fastify' {
   }
 }
 
-type Operation = { 'x-request-examples'?: unknown; requestBody?: { content?: Record<string, { examples?: unknown }> } };
+type Media = { examples?: Record<string, { value?: Record<string, unknown> }> };
+type Operation = {
+  'x-request-examples'?: unknown;
+  requestBody?: { content?: Record<string, { examples?: unknown }> };
+  responses?: Record<string, { headers?: Record<string, unknown>; content?: Record<string, Media> }>;
+};
+
+/** Sent with every response (src/app.ts): the request's id, the caller's own when it sent a sane one. */
+const REQUEST_ID_HEADER = {
+  description: 'The id of this request: the x-request-id the caller sent when it is 1 to 128 of [A-Za-z0-9._:-], else ' +
+    'a new UUID. Quote it when reporting a problem: the log lines of the request carry it.',
+  schema: { type: 'string' },
+};
+
+/** The example path of an operation's path template, for problem examples' `instance`. */
+const examplePath = (template: string) =>
+  template.replace('{scenarioId}', 'adult-kyc').replace(/\{[A-Za-z]*[iI]d\}/g, '0b5e2c1e-7d0c-4a5e-9a55-3f1f0c2d9e41');
+
+/**
+ * Every response gets the x-request-id header (a $ref to components.headers), and every problem example the
+ * `instance` of its operation's path: the parts a route schema cannot say.
+ */
+function addResponseDetails<T extends { paths?: object; components?: object }>(doc: T): T {
+  (doc.components as Record<string, unknown>).headers = { RequestId: REQUEST_ID_HEADER };
+  for (const [template, item] of Object.entries(doc.paths ?? {}) as [string, Record<string, Operation>][]) {
+    for (const operation of Object.values(item)) {
+      for (const response of Object.values(operation.responses ?? {})) {
+        response.headers = { ...response.headers, 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+        for (const example of Object.values(response.content?.['application/problem+json']?.examples ?? {})) {
+          if (example.value !== undefined) example.value = { ...example.value, instance: examplePath(template) };
+        }
+      }
+    }
+  }
+  return doc;
+}
 
 /**
  * Moves each operation's `x-request-examples` (a route schema's x- keys are copied onto its operation) to the media
@@ -68,7 +103,9 @@ async function docs(app: FastifyInstance, { ui }: { ui: boolean }): Promise<void
         },
       },
     },
-    transformObject: (documents) => ('openapiObject' in documents ? placeRequestExamples(documents.openapiObject) : documents.swaggerObject),
+    transformObject: (documents) => ('openapiObject' in documents
+      ? addResponseDetails(placeRequestExamples(documents.openapiObject))
+      : documents.swaggerObject),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },

@@ -37,6 +37,9 @@ export const ForbiddenProject = createError<[string]>('SCS_FORBIDDEN_PROJECT', '
 export const Conflict = createError<[string]>('SCS_CONFLICT', '%s', 409);
 export const MetricsUnavailable = createError<[string]>('SCS_METRICS_UNAVAILABLE', 'The metrics of the workers could not be gathered: %s', 503);
 
+/** The field error of a body that is wrong as a whole (empty, not JSON): every 400 lists its fields, this one the body. */
+export const bodyError = (message: string): FieldError => ({ field: 'body', pointer: '', message });
+
 /**
  * A 400 naming the failing fields (the first MAX_FIELD_ERRORS of them); `truncated`: whoever found them stopped
  * looking, so there are more than `errors` holds.
@@ -185,7 +188,7 @@ export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
 const SEND_JSON = 'Send a JSON object with Content-Type: application/json';
 
 /** Fastify's errors that reach a client (body parsing), as this service's codes, each detail saying what to do. */
-const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; detail: (request: FastifyRequest) => string }> = {
+const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; detail: (request: FastifyRequest) => string; body?: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: {
     status: 413, code: 'SCS_BODY_TOO_LARGE',
     detail: (request) => `The body is larger than ${request.routeOptions.bodyLimit ?? 'the'} bytes this service accepts; send a smaller body`,
@@ -200,8 +203,11 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; detail: (
   },
   FST_ERR_CTP_EMPTY_JSON_BODY: {
     status: 400, code: 'SCS_EMPTY_BODY', detail: () => `The body is empty, but its Content-Type says JSON. ${SEND_JSON}`,
+    body: 'is empty; send a JSON object',
   },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'SCS_INVALID_JSON', detail: () => `Body is not valid JSON. ${SEND_JSON}` },
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    status: 400, code: 'SCS_INVALID_JSON', detail: () => `Body is not valid JSON. ${SEND_JSON}`, body: 'is not valid JSON',
+  },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     status: 400, code: 'SCS_BAD_CONTENT_LENGTH',
     detail: () => 'The body\'s length is not the one its Content-Length header states; send the exact length in bytes, or no Content-Length',
@@ -224,17 +230,19 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const framework = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
     if (framework) {
-      return sendProblem(reply, framework.status, { code: framework.code, detail: framework.detail(request) });
+      return sendProblem(reply, framework.status, {
+        code: framework.code, detail: framework.detail(request), ...(framework.body && { errors: [bodyError(framework.body)] }),
+      });
     }
     if (error instanceof SyntaxError) {
-      return sendProblem(reply, 400, { code: 'SCS_INVALID_JSON', detail: `Body is not valid JSON. ${SEND_JSON}` });
+      return sendProblem(reply, 400, { code: 'SCS_INVALID_JSON', detail: `Body is not valid JSON. ${SEND_JSON}`, errors: [bodyError('is not valid JSON')] });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       if (status === 401) reply.header('WWW-Authenticate', 'Bearer realm="compliance"');
       const retry = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
       if (status === 429 && retry !== undefined) reply.header('Retry-After', String(retry));
-      return sendProblem(reply, status, { code: error.code, detail: error.message });
+      return sendProblem(reply, status, { code: error.code, detail: error.message, ...(error.errors && { errors: error.errors }) });
     }
     if (status === 503) {
       const retry = (error as { retryAfterSeconds?: number }).retryAfterSeconds;

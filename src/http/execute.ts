@@ -16,7 +16,7 @@ import { refOf } from '../schemas/common.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
 import { CredentialTooLarge } from '../trust/index.js';
 import { ScenarioNotFound, ValidationFailed } from './errors.js';
-import { AUTHENTICATED, also, answered, problemResponses } from './responses.js';
+import { AUTHENTICATED, EXAMPLES, also, answered, problemResponses } from './responses.js';
 import { executeRequestExamples, executeResponseExamples } from '../schemas/examples.js';
 import { canSee, narrowScope } from './tenancy.js';
 import { ProjectQuery, findScenarioIn } from './scenarios.js';
@@ -109,6 +109,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
           'service or a chain did not answer): never a pass, executing again later may decide it; pending ' +
           '(OffChainZKP): hand `result.authorizationRequest` to the holder\'s wallet, then read GET ' +
           '/compliance/executions/{executionId} until its state is completed (or failed: the request expired).',
+          ['Idempotent-Replayed'],
         ),
         ...problemResponses([...AUTHENTICATED, 404, 409, 413, 415, 422], {
           400: also(400, 'The address is checked too (body.address: an EVM address is 0x + 40 hex, and mixed case ' +
@@ -123,7 +124,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
             'to be verified; send again after Retry-After (credentials verified once are checked quickly afterwards).'),
           503: also(503, 'SCS_VERIFICATION_QUEUE_FULL: the service is verifying too many new credentials for all ' +
             'callers together.'),
-        }),
+        }, { retryAfter: [409], examples: { 400: EXAMPLES.invalidExecute, 404: EXAMPLES.scenarioNotFound, 409: EXAMPLES.ambiguous } }),
       },
     },
   }, async (request, reply) => {

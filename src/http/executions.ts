@@ -6,7 +6,7 @@ import type { Store } from '../store/types.js';
 import { executionView } from '../execution/view.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
 import { ExecutionNotFound } from './errors.js';
-import { AUTHENTICATED, answered, problemResponses } from './responses.js';
+import { AUTHENTICATED, EXAMPLES, answered, problemResponses } from './responses.js';
 import { canSee, projectFilter } from './tenancy.js';
 
 /** The execution audit log, read-only. */
@@ -27,7 +27,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
         ...problemResponses([...AUTHENTICATED, 404], {
           404: 'No execution with this id in the token\'s projects (code SCS_EXECUTION_NOT_FOUND). Records are kept ' +
             'EXECUTION_RETENTION_DAYS days.',
-        }),
+        }, { examples: { 400: EXAMPLES.invalidExecutionId, 404: EXAMPLES.executionNotFound } }),
       },
     },
   }, async (request) => {
@@ -52,7 +52,8 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
       response: {
         200: answered(Page(refOf(Execution)), 'A page of the scenario\'s executions, newest first (empty for an id ' +
           'no scenario of the token\'s projects holds or held); `nextCursor` is null on the last page.'),
-        ...problemResponses(AUTHENTICATED, { 400: 'The scenario id, limit or cursor is not valid (code SCS_VALIDATION): `errors` names it.' }),
+        ...problemResponses(AUTHENTICATED, { 400: 'The scenario id, limit or cursor is not valid (code SCS_VALIDATION): `errors` names it.' },
+          { examples: { 400: EXAMPLES.invalidLimit } }),
       },
     },
   }, async (request) => {

@@ -10,7 +10,7 @@
  * - say where a text stops being JSON (Fastify's error says only that it is not).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { InvalidJson, PrototypeKey, ValidationFailed } from './errors.js';
+import { InvalidJson, PrototypeKey, ValidationFailed, bodyError } from './errors.js';
 import { inexactNumbers } from './exact-numbers.js';
 import { mayHoldUnstorable, unstorableText } from '../domain/storable-text.js';
 import { MAX_FIELD_ERRORS } from '../schemas/problem.js';
@@ -27,7 +27,8 @@ function notJson(text: string): Error {
   try {
     JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
-    return new InvalidJson((err as Error).message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, ''));
+    const reason = (err as Error).message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
+    return Object.assign(new InvalidJson(reason), { errors: [bodyError(`is not valid JSON: ${reason}`)] });
   }
   return new PrototypeKey();
 }

@@ -11,21 +11,30 @@ export const MAX_JSON_DEPTH = 32;
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
- * Whether a parsed JSON value nests deeper than `limit` levels (a scalar is 0 deep, `{}` 1). Recursive, but never more
- * than `limit` calls deep, so a deep document cannot overflow the stack here; it allocates nothing (run on every body).
+ * Where a parsed JSON value nests deeper than `limit` levels (a scalar is 0 deep, `{}` 1): the keys and indexes down
+ * to the first object or array past the limit, or undefined when none is. Recursive, but never more than `limit`
+ * calls deep, so a deep document cannot overflow the stack here; it allocates only once it found one (run on every body).
  */
-export function deeperThan(value: unknown, limit: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (limit <= 0) return true;
+export function tooDeepAt(value: unknown, limit: number): (string | number)[] | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (limit <= 0) return [];
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (deeperThan(value[i], limit - 1)) return true;
-    return false;
+    for (let i = 0; i < value.length; i++) {
+      const at = tooDeepAt(value[i], limit - 1);
+      if (at) return [i, ...at];
+    }
+    return undefined;
   }
   for (const key in value) {
-    if (hasOwn.call(value, key) && deeperThan((value as Record<string, unknown>)[key], limit - 1)) return true;
+    if (!hasOwn.call(value, key)) continue;
+    const at = tooDeepAt((value as Record<string, unknown>)[key], limit - 1);
+    if (at) return [key, ...at];
   }
-  return false;
+  return undefined;
 }
+
+/** Whether a parsed JSON value nests deeper than `limit` levels (see tooDeepAt). */
+export const deeperThan = (value: unknown, limit: number): boolean => tooDeepAt(value, limit) !== undefined;
 
 /**
  * The rate limit's key: on a route that takes a token, the caller's identity (`identify`: a configured token's subject
@@ -84,11 +93,17 @@ async function registerProtection(app: FastifyInstance, { rateLimit: limits, max
   if (maxEventLoopDelayMs > 0) installLoadShedding(app, maxEventLoopDelayMs);
 
   app.addHook('preValidation', async (request, reply) => {
-    if (deeperThan(request.body, MAX_JSON_DEPTH)) {
+    const at = tooDeepAt(request.body, MAX_JSON_DEPTH);
+    if (at) {
+      const field = ['body', ...at].join('.');
       return sendProblem(reply, 400, {
         code: 'SCS_TOO_DEEP',
-        detail: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels`,
-        errors: [{ field: 'body', pointer: '', message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` }],
+        detail: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels, first at ${field}`,
+        errors: [{
+          field,
+          pointer: at.map((k) => `/${String(k).replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
+          message: `is nested ${MAX_JSON_DEPTH + 1} levels deep; the body may nest at most ${MAX_JSON_DEPTH}`,
+        }],
       });
     }
   });

@@ -29,6 +29,73 @@ const WHEN: Record<number, string> = {
     'seconds the Retry-After header gives, then send again (with the same Idempotency-Key, a POST is never done twice).',
 };
 
+/** Response headers, as the OpenAPI document declares them where they are sent. */
+const HEADERS = {
+  ETag: {
+    type: 'string',
+    description: 'The scenario\'s version, a strong entity tag with its quotes (e.g. `"12.3"`): send it back as is in ' +
+      'If-Match on PATCH to refuse a lost update.',
+  },
+  Location: { type: 'string', description: 'The created scenario\'s URL path (with ?projectId= where the id alone is ambiguous for this token).' },
+  'Idempotent-Replayed': {
+    type: 'string',
+    enum: ['true'],
+    description: '`true` when this is the stored response to an earlier request with the same Idempotency-Key (nothing was done again).',
+  },
+  'Retry-After': { type: 'string', pattern: '^[0-9]+$', description: 'Seconds to wait before sending again.' },
+} as const;
+
+type HeaderName = keyof typeof HEADERS;
+const headersOf = (names: readonly HeaderName[]) => Object.fromEntries(names.map((n) => [n, HEADERS[n]]));
+
+/** The statuses that always come with Retry-After. */
+const RETRY = new Set([429, 503]);
+
+/**
+ * Example problems (OpenAPI examples of application/problem+json), as the service sends them, per status. A route
+ * passes its own where it has a more telling one (e.g. 412 on PATCH); `instance` is filled in with the operation's
+ * path when the document is built (docs.ts).
+ */
+/** A problem as the service sends it (errors.ts): its type is derived from its code. */
+const problem = (status: number, title: string, code: string, detail: string, extra: Record<string, unknown> = {}) =>
+  ({ type: `urn:problem:${code.toLowerCase().replace(/_/g, '-')}`, title, status, detail, code, ...extra });
+
+const PROBLEM_EXAMPLES: Record<number, Record<string, unknown>> = {
+  401: problem(401, 'Unauthorized', 'SCS_UNAUTHORIZED', 'The bearer token is not valid'),
+  403: problem(403, 'Forbidden', 'SCS_FORBIDDEN', 'This token lacks the scope scenarios:write'),
+  412: problem(412, 'Precondition Failed', 'SCS_PRECONDITION_FAILED', 'If-Match "12.3" does not match the current ETag "12.4" ' +
+    'of the scenario; send If-Match: "12.4" as the ETag header gives it (quotes included, no W/ prefix: If-Match compares strong tags)'),
+  413: problem(413, 'Content Too Large', 'SCS_BODY_TOO_LARGE', 'The body is larger than 1048576 bytes this service accepts; send a smaller body'),
+  415: problem(415, 'Unsupported Media Type', 'SCS_UNSUPPORTED_MEDIA_TYPE', 'Content-Type "text/plain" is not accepted here. ' +
+    'Send a JSON object with Content-Type: application/json (PATCH also takes application/merge-patch+json)'),
+  422: problem(422, 'Unprocessable Content', 'SCS_IDEMPOTENCY_KEY_REUSED',
+    'This Idempotency-Key was used with another request body; use a new key for a new request'),
+  429: problem(429, 'Too Many Requests', 'SCS_RATE_LIMITED', 'Rate limit exceeded: at most 6000 requests per window for this ' +
+    'token (or, without one, this client address); retry in 1 minute'),
+  503: problem(503, 'Service Unavailable', 'SCS_OVERLOADED', 'The service is overloaded (event loop delay 1240 ms, over 1000 ms); retry shortly'),
+};
+
+const invalid = (detail: string, field: string, message: string) => problem(400, 'Bad Request', 'SCS_VALIDATION', detail, {
+  type: 'urn:problem:validation',
+  errors: [{ field, pointer: `/${field.split('.').slice(1).join('/')}`, message }],
+});
+
+/** Route-specific example problems, as the service answers them (400, 404 and 409 say something of their route). */
+export const EXAMPLES = {
+  invalidExecute: invalid('The request body is not valid', 'body.credentials.0.issuanceDate', 'is required'),
+  invalidRules: invalid('The scenario rules are not valid', 'body.input.queryConfigurations.1.query.value',
+    'value for $gte must be a number or an ISO 8601 date (e.g. 2001-02-03, 2001-02-03T04:05:06Z or 2001-02-03T04:05:06.789+02:00)'),
+  invalidPatch: invalid('The scenario after the patch is not valid', 'body.input.name', 'is required'),
+  invalidQuery: invalid('The request querystring is not valid', 'querystring.projectId', 'must NOT have more than 128 characters'),
+  invalidExecutionId: invalid('The request params is not valid', 'params.executionId', 'must NOT have more than 64 characters'),
+  invalidLimit: invalid('The request querystring is not valid', 'querystring.limit', 'must be >= 1'),
+  scenarioNotFound: problem(404, 'Not Found', 'SCS_SCENARIO_NOT_FOUND', 'No scenario with id adult-kyc'),
+  executionNotFound: problem(404, 'Not Found', 'SCS_EXECUTION_NOT_FOUND', 'No execution with id 0b5e2c1e-7d0c-4a5e-9a55-3f1f0c2d9e41'),
+  scenarioExists: problem(409, 'Conflict', 'SCS_SCENARIO_EXISTS', 'A scenario with id adult-kyc exists already'),
+  ambiguous: problem(409, 'Conflict', 'SCS_SCENARIO_AMBIGUOUS', 'Scenario id adult-kyc names a scenario in more than one ' +
+    'project this token holds (kyc-eu, kyc-us); add ?projectId= to name one'),
+};
+
 /** The statuses every route behind bearer authentication may answer with, whatever it does. */
 export const AUTHENTICATED = [400, 401, 403, 429, 503] as const;
 
@@ -37,11 +104,24 @@ export const AUTHENTICATED = [400, 401, 403, 429, 503] as const;
  * type every error of this service is sent with. `when` gives a route's own description of a status (when it is
  * answered, what to do), replacing the common one.
  */
-export function problemResponses(statuses: readonly number[], when: Partial<Record<number, string>> = {}): Record<number, unknown> {
-  return Object.fromEntries([...new Set(statuses)].map((status) => [status, {
-    description: when[status] ?? WHEN[status] ?? 'An error: see `code` and `detail`.',
-    content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
-  }]));
+export function problemResponses(
+  statuses: readonly number[],
+  when: Partial<Record<number, string>> = {},
+  { examples = {}, retryAfter = [] }: { examples?: Partial<Record<number, Record<string, unknown>>>; retryAfter?: readonly number[] } = {},
+): Record<number, unknown> {
+  return Object.fromEntries([...new Set(statuses)].map((status) => {
+    const example = examples[status] ?? PROBLEM_EXAMPLES[status];
+    return [status, {
+      description: when[status] ?? WHEN[status] ?? 'An error: see `code` and `detail`.',
+      ...((RETRY.has(status) || retryAfter.includes(status)) && { headers: headersOf(['Retry-After']) }),
+      content: {
+        'application/problem+json': {
+          schema: Type.Ref('Problem'),
+          ...(example && { examples: { [String(example.code)]: { value: example } } }),
+        },
+      },
+    }];
+  }));
 }
 
 /** The common description of a status followed by what a route adds to it. */
@@ -52,5 +132,8 @@ export const also = (status: number, more: string) => `${WHEN[status]} ${more}`;
  * own description of what the body is). @fastify/swagger keeps nothing beside a $ref in the document, but reads the
  * description there as the response's.
  */
-export const answered = <T extends TSchema>(schema: T, description: string): T =>
-  ({ ...schema, ...('$ref' in schema ? { description } : { 'x-response-description': description }) });
+export const answered = <T extends TSchema>(schema: T, description: string, headers: readonly HeaderName[] = []): T => ({
+  ...schema,
+  ...('$ref' in schema ? { description } : { 'x-response-description': description }),
+  ...(headers.length > 0 && { headers: headersOf(headers) }),
+});

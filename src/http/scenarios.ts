@@ -17,7 +17,7 @@ import {
   Conflict, ForbiddenProject, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, preconditionFailed,
   type FieldError,
 } from './errors.js';
-import { scenarioResponses } from './scenario-responses.js';
+import { IfMatch, scenarioResponses, updateRequestExamples } from './scenario-responses.js';
 import { overBudget, type Validators } from './validation.js';
 import { PageQuery, pageOf, pageResponse } from './cursor.js';
 import { canSee, narrowScope, projectFilter, scopeOf } from './tenancy.js';
@@ -241,11 +241,9 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
         consumes: ['application/json', 'application/merge-patch+json'],
         params: ScenarioParams,
         querystring: ProjectQuery,
-        headers: Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 1024, description: 'ETag from a previous read or write' })) }),
-        body: Type.Object({ input: refOf(ScenarioPatch) }, {
-          additionalProperties: false,
-          examples: [{ input: { description: 'Adults with a green KYC review', message: null } }],
-        }),
+        headers: Type.Object({ 'if-match': IfMatch }),
+        body: Type.Object({ input: refOf(ScenarioPatch) }, { additionalProperties: false }),
+        'x-request-examples': updateRequestExamples,
         response: scenarioResponses.update,
       },
     }, async (request, reply) => {

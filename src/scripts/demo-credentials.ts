@@ -10,7 +10,8 @@
  *   itself with DEMO_ISSUER=1 (a proposal; see the report of the trust work).
  *
  * Options: --address 0x... (default a fixed demo address), --scenario-id <id>, --status-url <url>, --serve, --port <n>,
- *          --expires-in-days <n> (default 365), --body (print only the execute request body, for curl -d @-),
+ *          --expires-in-days <n> (default 365), --expired (a credential that expired yesterday, to see that reason),
+ *          --body (print only the execute request body, for curl -d @-),
  *          --proof bjj|mtp|both (default bjj: a BJJSignature2021; mtp: an Iden3SparseMerkleTreeProof only, whose issuer
  *          state a service with DEMO_ISSUER=1 answers as published in process; both: the two, as the Privado ID issuer
  *          node issues them).
@@ -23,13 +24,14 @@ import { createDemoIssuer, nonceFromStatusPath } from '../trust/demo-issuer.js';
 const DEMO_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: node dist/scripts/demo-credentials.js [--address 0x...] [--scenario-id id] [--status-url url] [--serve] [--port n] [--expires-in-days n] [--proof bjj|mtp|both] [--body]\n`);
+  process.stderr.write(`${message}\nusage: node dist/scripts/demo-credentials.js [--address 0x...] [--scenario-id id] [--status-url url] [--serve] [--port n] [--expires-in-days n] [--expired] [--proof bjj|mtp|both] [--body]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv: string[]) {
   const out: {
-    address: string; scenarioId: string; statusUrl?: string; serve: boolean; port: number; days: number; body: boolean; proof: 'bjj' | 'mtp' | 'both';
+    address: string; scenarioId: string; statusUrl?: string; serve: boolean; port: number; days: number; body: boolean; expired: boolean;
+    proof: 'bjj' | 'mtp' | 'both';
   } = {
     address: DEMO_ADDRESS,
     scenarioId: '<your scenario id>',
@@ -38,6 +40,7 @@ function parseArgs(argv: string[]) {
     days: 365,
     body: false,
     proof: 'bjj',
+    expired: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -52,6 +55,7 @@ function parseArgs(argv: string[]) {
       case '--status-url': out.statusUrl = value(); break;
       case '--serve': out.serve = true; break;
       case '--body': out.body = true; break;
+      case '--expired': out.expired = true; break;
       case '--port': out.port = Number(value()); break;
       case '--expires-in-days': out.days = Number(value()); break;
       case '--proof': {
@@ -96,8 +100,9 @@ const credential = await issuer.issue({
       countryOfBirth: 'FRA',
     },
   },
-  issuanceDate: new Date(now - 60_000),
-  expirationDate: new Date(now + args.days * 86_400_000),
+  // --expired: issued two days ago, expired yesterday (the holder's data is the same, so only the expiry fails).
+  issuanceDate: new Date(args.expired ? now - 2 * 86_400_000 : now - 60_000),
+  expirationDate: new Date(args.expired ? now - 86_400_000 : now + args.days * 86_400_000),
   proof: args.proof,
 });
 

@@ -105,7 +105,15 @@ describe('validateScenarioRules: value shape per operator', () => {
   });
 
   it('$in/$nin: refuse a scalar, an empty array and elements that are not strings or numbers', () => {
-    expect(problems(q('$in', 'FRA'))).toEqual([{ pointer: VALUE, message: 'value for $in must be a non-empty array of strings and numbers; got a string that is not an ISO 8601 date' }]);
+    // A string is just a string where the operator takes no dates: not "a string that is not an ISO 8601 date".
+    expect(problems(q('$in', 'FRA'))).toEqual([{
+      pointer: VALUE, message: 'value for $in must be a non-empty array of strings and numbers; got a string (one value is written as a one-element array: ["FRA"])',
+    }]);
+    expect(problems(q('$nin', 7))).toEqual([{
+      pointer: VALUE, message: 'value for $nin must be a non-empty array of strings and numbers; got a number (one value is written as a one-element array: [7])',
+    }]);
+    expect(problems(q('$in', true))[0]!.message).toBe('value for $in must be a non-empty array of strings and numbers; got a boolean');
+    expect(problems(q('$eq', [true]))[0]!.message).toMatch(/got a boolean$/);
     expect(problems(q('$nin', []))).toEqual([{ pointer: VALUE, message: 'value for $nin must be a non-empty array of strings and numbers; got an empty array' }]);
     expect(problems(q('$in', ['FRA', false]))).toEqual([{ pointer: `${VALUE}/1`, message: 'each element of the value for $in must be a string or a number; got a boolean' }]);
   });
