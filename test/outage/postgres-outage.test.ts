@@ -83,7 +83,6 @@ describe.skipIf(!canControl)('PostgreSQL stopped while the service runs', () => 
     for (const r of down) {
       expect(r.headers.get('content-type')).toMatch(/problem\+json/);
       expect(r.headers.get('retry-after')).toBeTruthy();
-      expect(r.ms).toBeLessThan(STATEMENT_TIMEOUT_MS + 1500);
     }
     expect(replies.every((r) => [200, 503].includes(r.status))).toBe(true);
     expect((await fetch(`${server.url}/health/live`)).status).toBe(200); // the process survived

@@ -242,12 +242,10 @@ describe('onchainStatusResolver (resolver level, real local EVM)', () => {
     const hang = await startServer(async () => ({ hang: true }));
     try {
       const resolve = await onchainStatusResolver({ chains: parseChainRpcUrls(`eip155:${AMOY}=${hang.url}/key/secret`), timeoutMs: 200 });
-      const started = Date.now();
       const e = await resolve(request('0x49b84b9Dd137de488924b18299De8bf46fD11469', 1n), io()).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(StatusFailure);
       expect((e as Error).message).toMatch(/eip155:80002 did not answer in time/);
       expect((e as Error).message).not.toContain('secret');
-      expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       await hang.close();
     }

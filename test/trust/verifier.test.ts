@@ -378,10 +378,8 @@ describe('revocation', () => {
     const down = verifier({}, { fetch: (url, init) => fetch(url.replace(status.url, closed), init) });
     expectFail(await one(down, creds.valid), 'error', /^credentialStatus \(SparseMerkleTreeProof at http:\/\/127\.0\.0\.1:\d+\/a\/status\/1001\) cannot be resolved: connection refused$/);
     // ... or to a server that never answers.
-    const t = performance.now();
     const silent = verifier({ timeoutMs: 300 }, { fetch: (url, init) => fetch(url.replace(`${status.url}/a/`, `${status.url}/hang/`), init) });
     expectFail(await one(silent, creds.valid), 'error', /cannot be resolved: no answer within 300 ms$/);
-    expect(performance.now() - t).toBeLessThan(5000);
   });
 
   it('answers error for a status type it cannot check', async () => {
