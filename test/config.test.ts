@@ -84,7 +84,7 @@ const BAD: [variable: string, env: Env][] = [
   ['CHAIN_ALLOW_UNCHECKED_REQUESTS', { CHAIN_ALLOW_UNCHECKED_REQUESTS: 'maybe' }],
   ['ZKP_VERIFIER_DID', { ZKP_VERIFIER_DID: 'did:x', PUBLIC_BASE_URL: 'https://svc.example' }],
   ['ZKP_REQUEST_TTL_SECONDS', { ZKP_REQUEST_TTL_SECONDS: '0' }],
-  ['ZKP_DEFAULT_CIRCUIT_ID', { ZKP_DEFAULT_CIRCUIT_ID: 'credentialAtomicQueryV3' }],
+  ['ZKP_DEFAULT_CIRCUIT_ID', { ZKP_DEFAULT_CIRCUIT_ID: 'credentialAtomicQuerySigV1' }],
   ['ZKP_CONTEXTS', { ZKP_CONTEXTS: '[]' }],
   ['ZKP_ALLOWED_ISSUERS', { ZKP_ALLOWED_ISSUERS: 'me' }],
   ['ZKP_JSONLD_DOCUMENTS_FILE', { ZKP_JSONLD_DOCUMENTS_FILE: '/nonexistent/documents.json' }],

@@ -83,7 +83,7 @@ describe('openapi.yaml examples', () => {
 
   it('has PATCH examples that the service applies as they say: a rule added, arrays replaced whole', async () => {
     const examples = operation('updateScenario').requestBody!.content['application/json']!.examples!;
-    const create = operation('createScenario').requestBody!.content['application/json']!.example as { id: string };
+    const create = operation('createScenario').requestBody!.content['application/json']!.examples!.challengeQuery!.value as { id: string };
     const app = await makeApp();
     try {
       const rules: Record<string, string[]> = {};

@@ -135,7 +135,6 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
         { id: Type.Optional(IdString), input: refOf(ScenarioSchema) },
         {
           additionalProperties: false,
-          examples: [{ id: 'adult-kyc', input: ScenarioSchema.examples[0] }, { id: 'adult-zkp', input: exampleOffChainScenario }],
         },
       ),
       'x-request-examples': {
@@ -148,6 +147,11 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
           description: 'The verifier contract must hold a request under `requestId` that asks what the rule says ' +
             '(KYCAgeCredential birthday $lt 20020101 here): the service compares them, see docs/onchain-walkthrough.md.',
           value: { id: 'onchain-demo', input: exampleOnChainScenario },
+        },
+        offChainZkp: {
+          summary: 'OffChainZKP: execute answers an iden3comm authorization request; the wallet\'s proof completes it',
+          description: 'Needs ZKP_VERIFIER_DID and PUBLIC_BASE_URL: see docs/offchain-walkthrough.md (npm run demo:offchain).',
+          value: { id: 'adult-zkp', input: exampleOffChainScenario },
         },
       },
       headers: IdempotencyHeaders,

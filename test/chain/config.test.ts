@@ -60,7 +60,7 @@ describe('chainSettingsFromEnv', () => {
   it('has documented defaults', () => {
     expect(chainSettingsFromEnv({})).toEqual({
       chains: new Map(), defaultChain: undefined, timeoutMs: 3000, cacheTtlMs: 5000, cacheMaxEntries: 10_000,
-      errorTtlMs: 1000, multicall: 'auto', txHashLookbackBlocks: 10_000,
+      errorTtlMs: 1000, multicall: 'auto', txHashLookbackBlocks: 10_000, allowUncheckedRequests: false,
     });
   });
 

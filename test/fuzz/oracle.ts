@@ -249,6 +249,9 @@ function predictStatuses(api: Api, req: FuzzRequest, url: string, headers: Recor
   if (op.body && body !== undefined && !api.bodyValidator(op, bodyCt!)(isJsonType(bodyCt!) ? JSON.parse(req.payload!) : body)) return [400];
   if (!api.partValidator(op, 'query')(query)) return [400];
   if (!api.partValidator(op, 'header')(lowerHeaders)) return [400];
+  // A ?projectId= that could not reach SQL as sent (U+0000, an unpaired surrogate) is refused naming it.
+  const project = projectParam(url);
+  if (project !== undefined && unstorable(project)) return [400];
 
   // Ids are unique per project; the operator token sees every project: one row is found, several are ambiguous (409).
   const found = (id: unknown, yes: number) => {
