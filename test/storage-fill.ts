@@ -87,3 +87,19 @@ export function unmount(dir: string): void {
   execFileSync('umount', ['-l', dir]);
   fs.rmdirSync(dir);
 }
+
+/**
+ * Fills the storage, reads readiness, frees it (removes `filler`), reads readiness again and writes once more, then
+ * kills the server with SIGKILL: what the storage tests then check against a restarted server.
+ */
+export async function fillFreeAndKill(server: Server, filler: string, rounds: number) {
+  const filled = await fill(server, rounds);
+  const ready = await call(server, TOKEN, 'GET', '/health/ready');
+  fs.rmSync(filler);
+  const readyAgain = await fetch(`${server.url}/health/ready`);
+  const after = await call(server, TOKEN, 'POST', '/compliance/scenarios', { id: 'after', input: bulky('after') });
+  if (after.status === 201) filled.etags.set('after', after.headers.get('etag')!);
+  server.proc.kill('SIGKILL');
+  await server.exited;
+  return { filled, ready, readyAgain, after };
+}

@@ -11,8 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
-import { call, killAll, start } from './server-process.js';
-import { TOKEN, bulky, codes, expectKept, fill, mountTmpfs, serverEnv, unmount } from './storage-fill.js';
+import { killAll, start } from './server-process.js';
+import { codes, expectKept, fill, fillFreeAndKill, mountTmpfs, serverEnv, unmount } from './storage-fill.js';
 
 const env = (dataDir: string) => ({ ...serverEnv, DATA_DIR: dataDir });
 const TMPFS_TEST = 'the full-tmpfs test (the ulimit -f and max_page_count tests fill storage without it)';
@@ -51,15 +51,8 @@ describe('the server on storage that fills', () => {
       fs.writeFileSync(filler, randomBytes(512 * 1024));
       const dataDir = path.join(mount, 'data');
       let server = await start(env(dataDir));
-      const filled = await fill(server, 400);
-      const ready = await call(server, TOKEN, 'GET', '/health/ready');
       // Space freed: ready again without a request failing first, and writes are taken.
-      fs.rmSync(filler);
-      const readyAgain = await fetch(`${server.url}/health/ready`);
-      const after = await call(server, TOKEN, 'POST', '/compliance/scenarios', { id: 'after', input: bulky('after') });
-      if (after.status === 201) filled.etags.set('after', after.headers.get('etag')!);
-      server.proc.kill('SIGKILL');
-      await server.exited;
+      const { filled, ready, readyAgain, after } = await fillFreeAndKill(server, filler, 400);
 
       server = await start(env(dataDir));
       await expectKept(server, filled);

@@ -17,8 +17,8 @@ import { openPostgresStore } from '../src/store/postgres.js';
 import type { Scenario } from '../src/schemas/scenario.js';
 import { ADDRESS, auth, credential, makeApp, scenario } from './helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
-import { call, killAll, start } from './server-process.js';
-import { TOKEN, bulky, codes, expectKept, fill, mountTmpfs, serverEnv, skipped, unmount } from './storage-fill.js';
+import { killAll, start } from './server-process.js';
+import { codes, expectKept, fillFreeAndKill, mountTmpfs, serverEnv, skipped, unmount } from './storage-fill.js';
 
 const schemas: string[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -145,14 +145,7 @@ describe.skipIf('skipped' in tablespace)('PostgreSQL on a tablespace that fills'
       await client.end();
     }
 
-    const filled = await fill(server, 400);
-    const ready = await call(server, TOKEN, 'GET', '/health/ready');
-    fs.rmSync(filler);
-    const readyAgain = await fetch(`${server.url}/health/ready`);
-    const after = await call(server, TOKEN, 'POST', '/compliance/scenarios', { id: 'after', input: bulky('after') });
-    if (after.status === 201) filled.etags.set('after', after.headers.get('etag')!);
-    server.proc.kill('SIGKILL');
-    await server.exited;
+    const { filled, ready, readyAgain, after } = await fillFreeAndKill(server, filler, 400);
 
     server = await start(env);
     await expectKept(server, filled);
