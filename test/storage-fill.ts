@@ -8,11 +8,11 @@ import { expect } from 'vitest';
 import { ADDRESS, credential, scenario } from './helpers.js';
 import { call, type Reply, type Server } from './server-process.js';
 
-export const TOKEN = 'storage-full-token-0123456789';
+const TOKEN = 'storage-full-token-0123456789';
 export const serverEnv = { API_TOKENS: TOKEN, CREDENTIAL_VERIFICATION: 'off' };
 
 /** A scenario of ~8 KB that does not compress. */
-export const bulky = (tag: string) => scenario({ name: tag, description: randomBytes(2048).toString('hex'), message: randomBytes(2000).toString('hex') });
+const bulky = (tag: string) => scenario({ name: tag, description: randomBytes(2048).toString('hex'), message: randomBytes(2000).toString('hex') });
 
 /** What a server acknowledged: scenario id -> the ETag it answered last, and the execution ids it answered. */
 export interface Acknowledged {
