@@ -23,8 +23,20 @@ describe('inexactNumbers', () => {
     ]);
   });
 
-  it('finds nothing in a body of short numbers (the common case, unscanned)', () => {
-    expect(inexactNumbers('{"a":[1,2.5,-3],"b":"x"}')).toEqual([]);
+  it('finds nothing in a body of short numbers and decimals (the common case)', () => {
+    expect(inexactNumbers('{"a":[1,2.5,-3,-0.5,0,0.0,1e2,1.5E+300,123456789012345],"b":"x","e-0":"1e-400"}')).toEqual([]);
+  });
+
+  it('decides every literal as exactNumber does, its shortcut for short digits in the normal range included', () => {
+    const digits = (min: number, max: number) => fc.stringMatching(new RegExp(`^[0-9]{${min},${max}}$`));
+    const literal = fc.tuple(fc.boolean(), fc.oneof(fc.constant('0'), fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 20)).map(([d, r]) => `${d}${r}`)),
+      fc.option(digits(1, 20), { nil: undefined }), fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.integer({ min: 0, max: 400 })), { nil: undefined }))
+      .map(([minus, int, frac, exp]) => `${minus ? '-' : ''}${int}${frac === undefined ? '' : `.${frac}`}${exp === undefined ? '' : `${exp[0]}${exp[1]}${exp[2]}`}`);
+    const edges = ['1e308', '1.7976931348623157e308', '1.8e308', '9.99999999999999e307', '1e-307', '1e-308', '2.2250738585072014e-308', '2.225073858507201e-308',
+      '123456789012345', '1234567890123456', '12345678901234567', '0.000000000000001e-300', '1000000000000000000000', '-0.0e5', '0e-99999999', '1e-0000000000000000400', '1e+000000000000000000001'];
+    const agree = (x: string) => inexactNumbers(`{"v":[${x}]}`).length === (exactNumber(x) ? 0 : 1);
+    for (const x of edges) expect(agree(x), x).toBe(true);
+    fc.assert(fc.property(literal, agree), { numRuns: 5000 });
   });
 
   it('scans a body nested 50,000 deep without overflowing the stack', () => {

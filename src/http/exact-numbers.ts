@@ -79,29 +79,72 @@ function stringEnd(text: string, at: number): number {
   }
 }
 
-/** Whether a number literal may differ from its double: an exponent, 16 or more digits, or a negative zero. */
-function suspicious(text: string, from: number, to: number): boolean {
-  if (to - from >= 16) return true;
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 101 || c === 69) return true; // e, E
-  }
-  return text.charCodeAt(from) === 45 && text.charCodeAt(from + 1) === 48; // -0, -0.5 (checked, kept)
-}
+/** 10^-307 and 10^307: a decimal in [10^-307, 10^308) is a normal double (MIN_NORMAL < 10^-307). */
+const MIN_MAGNITUDE = -307;
+const MAX_MAGNITUDE = 307;
+/** Past this, an exponent is no longer read as a number here (exactNumber decides). */
+const LONG_EXPONENT = 100_000;
 
-const isNumberChar = (c: number) => (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
+/**
+ * Reads the number literal at `from` in one pass and decides the common case without converting it: at most 15
+ * significant digits and a magnitude where doubles are normal keep it exactly, zero keeps it, a minus zero does not.
+ * Only the others (16+ digits, near the ends of the range) go to exactNumber. Returns where the literal ends, negated
+ * (minus one) when the number is not kept.
+ */
+function scanNumber(text: string, from: number): number {
+  let i = from;
+  const negative = text.charCodeAt(i) === 45;
+  if (negative) i++;
+  let intDigits = 0; // digits before the '.'
+  let seen = 0; // digits read, both parts
+  let first = -1; // index among the digits of the first non-zero one, and of the last
+  let last = -1;
+  let fraction = false;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (c !== 48) {
+        if (first === -1) first = seen;
+        last = seen;
+      }
+      seen++;
+      if (!fraction) intDigits++;
+    } else if (c === 46 && !fraction) {
+      fraction = true;
+    } else break;
+  }
+  let exponent = 0;
+  let long = false;
+  const mark = text.charCodeAt(i);
+  if (mark === 101 || mark === 69) { // e, E
+    i++;
+    const sign = text.charCodeAt(i) === 45 ? -1 : 1;
+    if (text.charCodeAt(i) === 45 || text.charCodeAt(i) === 43) i++;
+    for (; i < text.length; i++) {
+      const d = text.charCodeAt(i);
+      if (d < 48 || d > 57) break;
+      if (exponent < LONG_EXPONENT) exponent = exponent * 10 + d - 48;
+      else long = true;
+    }
+    exponent *= sign;
+  }
+  if (first === -1) return negative ? -i - 1 : i; // a zero; -0 becomes 0
+  // The literal is in [10^magnitude, 10^(magnitude+1)).
+  const magnitude = intDigits - 1 - first + exponent;
+  if (!long && last - first < 15 && magnitude >= MIN_MAGNITUDE && magnitude <= MAX_MAGNITUDE) return i;
+  return exactNumber(text.slice(from, i)) ? i : -i - 1;
+}
 
 /**
  * The fields of a JSON text whose number literals JSON.parse would change, as field errors (`body.a.b.2`, pointer
  * `/a/b/2`), at most `limit` of them (then it stops: the caller says there are more). The text must be valid JSON
  * (call after it parsed); anything unexpected ends the scan with what was found. Linear in the text, with a small
- * constant: a number is only examined when it could be changed (an exponent, 16+ characters, a minus zero), and an
- * object's key is only decoded for a path that is reported.
+ * constant: each number is read once and converted only when its digits and exponent do not settle it (scanNumber),
+ * and an object's key is only decoded for a path that is reported.
  */
 export function inexactNumbers(text: string, limit = Infinity): FieldError[] {
-  // Every number of at most 15 significant digits, without exponent and not -0, is kept: a text without a longer
-  // digit run (a '.' between digits joined), an exponent or a '-0' has none to find.
-  if (!/\d[eE]|-0|\d{16}/.test(text.replace(/(?<=\d)\.(?=\d)/g, ''))) return [];
+  // No regular expression screens the text first: one over the whole text costs more than this scan (a body of
+  // short numbers tries it at every digit).
   const found: FieldError[] = [];
   // A loop with an explicit stack (a recursive descent would overflow on deeply nested arrays): each open container is
   // a frame holding the array index, or where the object key of the value being read starts and ends in the text.
@@ -132,15 +175,12 @@ export function inexactNumbers(text: string, limit = Infinity): FieldError[] {
       }
       i = next;
     } else if ((c >= 48 && c <= 57) || c === 45) {
-      let end = i + 1;
-      while (end < text.length && isNumberChar(text.charCodeAt(end))) end++;
-      if (suspicious(text, i, end)) {
-        const literal = text.slice(i, end);
-        if (!exactNumber(literal)) {
-          found.push(fieldError(path(), `the number ${literal.slice(0, 40)} cannot be kept exactly (it would become ${String(Number(literal))}): send a value a double holds exactly`));
-        }
-      }
-      i = end;
+      const end = scanNumber(text, i);
+      if (end < 0) {
+        const literal = text.slice(i, -end - 1);
+        found.push(fieldError(path(), `the number ${literal.slice(0, 40)} cannot be kept exactly (it would become ${String(Number(literal))}): send a value a double holds exactly`));
+        i = -end - 1;
+      } else i = end;
     } else {
       i++; // whitespace, ':', true, false, null
     }
