@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADDRESS, TOKEN, auth, credential, makeApp, scenario } from './helpers.js';
 import Fastify from 'fastify';
-import { deeperThan, MAX_JSON_DEPTH, protection, tooDeepAt } from '../src/http/protection.js';
+import { deeperThan, MAX_JSON_DEPTH, MAX_JSON_KEYS, protection, shapeProblem, tooDeepAt } from '../src/http/protection.js';
 
 describe('rate limiting per token', () => {
   it('answers 429 problem+json with Retry-After past the limit, per token, and leaves other tokens alone', async () => {
@@ -150,6 +150,58 @@ describe('limits', () => {
     proto.polluted = { a: { b: {} } };
     try {
       expect(deeperThan({ x: 1 }, 1)).toBe(false);
+    } finally {
+      delete proto.polluted;
+    }
+  });
+
+  it('refuses an object of more than 1000 keys with 400 SCS_TOO_MANY_KEYS naming it, and executes with 1000', async () => {
+    const app = await makeApp({ MAX_CREDENTIAL_LEAVES: '5000' });
+    try {
+      await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 's', input: scenario() } });
+      // credential() gives credentialSubject 3 keys of its own.
+      const claims = (n: number) => Object.fromEntries(Array.from({ length: n - 3 }, (_, i) => [`claim${i}`, i]));
+      const execute = (n: number) => app.inject({
+        method: 'POST', url: '/compliance/scenarios/execute', headers: auth,
+        payload: { address: ADDRESS, scenarioId: 's', credentials: [credential(), credential({}, claims(n))] },
+      });
+      const under = await execute(MAX_JSON_KEYS);
+      expect(under.statusCode, under.body).toBe(200);
+      const over = await execute(MAX_JSON_KEYS + 1);
+      expect(over.statusCode).toBe(400);
+      expect(over.json()).toMatchObject({ code: 'SCS_TOO_MANY_KEYS', detail: 'The JSON body has an object of more than 1000 keys, at body.credentials.1.credentialSubject' });
+      expect(over.json().errors).toEqual([{
+        field: 'body.credentials.1.credentialSubject', pointer: '/credentials/1/credentialSubject', message: 'has 1001 keys; an object of the body may have at most 1000',
+      }]);
+
+      // Unknown fields: over the cap the walk refuses them before Ajv lists them; at the cap Ajv names them.
+      const unknown = (n: number) => app.inject({
+        method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { input: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 1])) },
+      });
+      const many = await unknown(83_000);
+      expect(many.statusCode).toBe(400);
+      expect(many.json().code).toBe('SCS_TOO_MANY_KEYS');
+      expect(many.json().errors).toEqual([expect.objectContaining({ field: 'body.input', pointer: '/input', message: expect.stringContaining('83000 keys') })]);
+      const atCap = await unknown(MAX_JSON_KEYS);
+      expect(atCap.statusCode).toBe(400);
+      expect(atCap.json()).toMatchObject({ code: 'SCS_VALIDATION', errorsTruncated: true });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('counts keys exactly at the cap, own keys only, the whole body included, the first offender named', () => {
+    const object = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+    expect(shapeProblem(object(10), 32, 10)).toBeUndefined();
+    expect(shapeProblem(object(11), 32, 10)).toEqual({ at: [], keys: 11 });
+    expect(shapeProblem({ a: [1, { 'b/c': object(11) }], d: object(12) }, 32, 10)).toEqual({ at: ['a', 1, 'b/c'], keys: 11 });
+    // Depth first: the too-deep object inside the first key is found before the big object after it.
+    expect(shapeProblem({ a: { b: { c: {} } }, d: object(12) }, 2, 10)).toEqual({ at: ['a', 'b'] });
+    expect(shapeProblem([object(5)], 32, 4)).toEqual({ at: [0], keys: 5 });
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = 1;
+    try {
+      expect(shapeProblem(object(10), 32, 10)).toBeUndefined();
     } finally {
       delete proto.polluted;
     }

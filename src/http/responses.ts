@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { MAX_JSON_DEPTH, MAX_JSON_KEYS } from './protection.js';
 
 /**
  * The documented responses of the routes, as the OpenAPI document shows them: for each status, when it is answered and
@@ -7,7 +8,8 @@ import { Type, type TSchema } from '@sinclair/typebox';
 
 /** What each problem status means on any authenticated route; a route adds or replaces what is its own. */
 const WHEN: Record<number, string> = {
-  400: 'The request is not valid (code SCS_VALIDATION; SCS_INVALID_JSON when the body is not JSON). `errors` has one ' +
+  400: 'The request is not valid (code SCS_VALIDATION; SCS_INVALID_JSON when the body is not JSON, SCS_TOO_DEEP when it ' +
+    `nests deeper than ${MAX_JSON_DEPTH} levels, SCS_TOO_MANY_KEYS when one of its objects has more than ${MAX_JSON_KEYS} keys). \`errors\` has one ` +
     'entry per failing field: `field` names it (e.g. body.credentials.0.issuer) and `message` says what it must be. ' +
     'At most 20 are listed; `errorsTruncated: true` says the request fails in more places (fix these and send it again ' +
     'to see the next). Show each message next to its field and fix the request: sent again unchanged, it gets the same answer.',
