@@ -53,8 +53,9 @@ function levelOf(scoped: unknown, inherited: ReadonlySet<string>, propagateByDef
   const propagate = own.some((d) => d['@propagate'] === true) || (propagateByDefault && own.every((d) => d['@propagate'] !== false));
   const terms = own.flatMap((d) => Object.entries(d).filter(([name, def]) => isAttributeTerm(name, def)));
   const below = propagate ? new Set([...inherited, ...terms.map(([name]) => name)]) : inherited;
-  const names = new Map<string, Level | null | 'open'>([...inherited].map((name) => [name, 'open']));
+  const names = new Map<string, Level | null | 'open'>();
   for (const [name, def] of terms) names.set(name, childOf(def, below));
+  for (const name of inherited) if (!names.has(name)) names.set(name, 'open');
   return { names };
 }
 
