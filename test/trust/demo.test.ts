@@ -54,7 +54,7 @@ describe('demo issuer', () => {
 
   it('answers a credential of DEMO_REVOKED_NONCE (--revoked) revoked from another instance, and every other one not', async () => {
     const revoked = (await demo.issue({
-      subjectId: `did:pkh:eip155:1:${ADDRESS}`, claims: { reviewAnswer: 'GREEN' }, nonce: DEMO_REVOKED_NONCE,
+      subjectId: `did:pkh:eip155:1:${ADDRESS}`, claims: { reviewAnswer: 'GREEN', personalData: { age: 30, citizenship: 'FRA' } }, nonce: DEMO_REVOKED_NONCE,
     })) as unknown as Credential;
     // The answering instance, as a service with DEMO_ISSUER=1 makes it: nothing shared with the issuing one.
     const answering = await revokeDemoNonce(await createDemoIssuer({ statusUrl: await closedPortUrl() }));
