@@ -14,9 +14,11 @@ import { Executor, OffChainZkp, challengeQueryStrategy, onChainZkpStrategy } fro
 import { Metrics } from './http/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import { openStore, type Store } from './store/index.js';
-import { createDemoIssuer, demoStatePublication, demoStatusResolver } from './trust/demo-issuer.js';
+import { createDemoIssuer, demoStatePublication, demoStatusResolver, revokeDemoNonce } from './trust/demo-issuer.js';
 import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
 import { onchainStatusResolver } from './trust/onchain-status.js';
+import { credentialTypeDocuments } from './trust/documents.js';
+import { knownTypesOnce } from './domain/credential-types.js';
 import { createDocumentLoader, readDocumentsFile } from './zkp/documents.js';
 import type { StateResolvers } from './zkp/state.js';
 
@@ -76,7 +78,8 @@ async function credentialVerifier(config: Config, given: TrustDeps, log: Fastify
     deps = { ...deps, statePublication: () => fromChain };
   }
   if (!config.demoIssuer) return createCredentialVerifier(config.trust, deps);
-  const demo = await createDemoIssuer({ statusUrl: `http://127.0.0.1:${config.port}/demo-issuer/status` });
+  // It answers statuses only: DEMO_REVOKED_NONCE revoked (demo-credentials --revoked), every other nonce not.
+  const demo = await revokeDemoNonce(await createDemoIssuer({ statusUrl: `http://127.0.0.1:${config.port}/demo-issuer/status` }));
   log.warn({ issuer: demo.did }, 'DEMO_ISSUER=1: the demo issuer, whose key is public, is trusted. Never in production.');
   const trusted = config.trust.trustedIssuers;
   return createCredentialVerifier(
@@ -110,7 +113,9 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
       contexts: config.zkp.contexts,
       documentLoader: createDocumentLoader({ documents: config.zkp.documentsFile ? readDocumentsFile(config.zkp.documentsFile) : undefined }),
     });
-    const executor = new Executor([challengeQueryStrategy(verifier), onChain, offChain]);
+    // The credential types of the contexts the verifier's document loader holds (bundled and JSONLD_DOCUMENTS_FILE).
+    const credentialTypes = knownTypesOnce(() => credentialTypeDocuments(config.trust.documents));
+    const executor = new Executor([challengeQueryStrategy(verifier, { credentialTypes }), onChain, offChain]);
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now) : undefined;
     return { store, now, metrics, plans: new PlanCache(), verifier, offChain, executor, onVerdicts, webhooks };
   } catch (err) {

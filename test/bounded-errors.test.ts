@@ -16,7 +16,7 @@ type App = Awaited<ReturnType<typeof makeApp>>;
 const list = (item: string, n: number) => `[${Array(n).fill(item).join(',')}]`;
 const scenarioText = (rules: string, more = '') =>
   `{"name":"N","type":"ChallengeQuery","smartContractDeployments":[],"queryConfigurations":${rules}${more}}`;
-const rule = (value: string) => `{"id":"q","query":{"type":"IDInformation","attribute":"a","operator":"$in","value":${value}}}`;
+const rule = (value: string) => `{"id":"q","query":{"type":"IDInformation","attribute":"reviewAnswer","operator":"$in","value":${value}}}`;
 
 /** The request bodies of the issue, and others failing in every item or key. */
 const bodies = {

@@ -1,6 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { TOKEN, auth, makeApp, scenario } from './helpers.js';
+import { TOKEN, auth, makeApp, scenario, tempDir } from './helpers.js';
 
 let app: FastifyInstance;
 beforeEach(async () => {
@@ -120,13 +122,13 @@ describe('POST /compliance/scenarios', () => {
     let body = expectProblem(await create({ input: scenario({ type: 'Magic' }) }), 400);
     expect(body.errors.map((e: any) => e.field)).toContain('body.input.type');
     body = expectProblem(await create({
-      input: scenario({ queryConfigurations: [{ id: 'q', query: { type: 'IDInformation', attribute: 'a', value: 1, operator: '$like' } }] }),
+      input: scenario({ queryConfigurations: [{ id: 'q', query: { type: 'IDInformation', attribute: 'reviewAnswer', value: 1, operator: '$like' } }] }),
     }), 400);
     expect(body.errors.map((e: any) => e.field)).toContain('body.input.queryConfigurations.0.query.operator');
   });
 
   it('answers a value outside a fixed list with one error listing the allowed values', async () => {
-    const query = { type: 'IDInformation', requestId: 1, attribute: 'a', value: 1, operator: '$eq' };
+    const query = { type: 'IDInformation', requestId: 1, attribute: 'reviewAnswer', value: 1, operator: '$eq' };
     const cases: [Record<string, unknown>, string, string][] = [
       [{ type: 'Magic' }, '/input/type', 'must be one of ChallengeQuery, OnChainZKP, OffChainZKP'],
       [
@@ -307,7 +309,7 @@ describe('PATCH /compliance/scenarios/{scenarioId}', () => {
   });
 
   it('refuses a patch whose result breaks the rules, with the field, and writes nothing', async () => {
-    const res = await patch('s', { input: { queryConfigurations: [{ id: 'q', query: { type: 'IDInformation', attribute: 'a', operator: '$in', value: 5 } }] } });
+    const res = await patch('s', { input: { queryConfigurations: [{ id: 'q', query: { type: 'IDInformation', attribute: 'reviewAnswer', operator: '$in', value: 5 } }] } });
     const body = expectProblem(res, 400);
     expect(body.errors.map((e: any) => e.field)).toContain('body.input.queryConfigurations.0.query.value');
     expect((await get('s')).json().revision).toBe(1);
@@ -446,5 +448,64 @@ describe('requestId of OnChainZKP rules: any uint256, as a JSON integer or a dec
     });
     const body = expectProblem(await create({ input }), 400);
     expect(body.errors[0].message).toMatch(/duplicate requestId 7/);
+  });
+});
+
+describe('rules checked against the credential types the service knows', () => {
+  const rule = (query: Record<string, unknown>) => scenario({ queryConfigurations: [{ id: 'q', query: { requestId: 1, operator: '$eq', value: 1, ...query } }] });
+  const only = (res: Parameters<typeof expectProblem>[0]) => {
+    const body = expectProblem(res, 400);
+    expect(body.code).toBe('SCS_VALIDATION');
+    expect(body.errors).toHaveLength(1);
+    return body.errors[0];
+  };
+
+  it('refuses a type near a held one, naming the field and the nearest type', async () => {
+    const e = only(await create({ id: 's', input: rule({ type: 'IDInfo', attribute: 'personalData.age' }) }));
+    expect(e).toMatchObject({ field: 'body.input.queryConfigurations.0.query.type', pointer: '/input/queryConfigurations/0/query/type' });
+    expect(e.message).toMatch(/IDInfo is not a credential type the service knows; did you mean IDInformation\?/);
+    expect((await get('s')).statusCode).toBe(404);
+  });
+
+  it('refuses an unknown attribute of a held type with the nearest known name, nested paths included', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['personalData.agee', /did you mean personalData\.age\?/],
+      ['reviewAnswr', /did you mean reviewAnswer\?/],
+      ['personalData.age.years', /personalData\.age is a plain value in IDInformation/],
+    ];
+    for (const [attribute, message] of cases) {
+      const e = only(await create({ input: rule({ type: 'IDInformation', attribute }) }));
+      expect(e.field).toBe('body.input.queryConfigurations.0.query.attribute');
+      expect(e.message).toMatch(message);
+    }
+  });
+
+  it('accepts known-good rules and types whose context the service does not hold', async () => {
+    expect((await create({ id: 'good', input: scenario() })).statusCode).toBe(201);
+    expect((await create({ id: 'por', input: rule({ type: 'ProofOfResidence', attribute: 'address.country' }) })).statusCode).toBe(201);
+  });
+
+  it('refuses the same on PATCH, and writes nothing', async () => {
+    expect((await create({ id: 's', input: scenario() })).statusCode).toBe(201);
+    const e = only(await patch('s', { input: { queryConfigurations: [{ id: 'q', query: { type: 'IDInformation', attribute: 'personalData.agee', operator: '$gte', value: 18 } }] } }));
+    expect(e.field).toBe('body.input.queryConfigurations.0.query.attribute');
+    expect(e.message).toMatch(/did you mean personalData\.age\?/);
+    expect((await get('s')).json().revision).toBe(1);
+  });
+
+  it('knows the types of JSONLD_DOCUMENTS_FILE', async () => {
+    const file = path.join(tempDir(), 'documents.json');
+    fs.writeFileSync(file, JSON.stringify({
+      'https://example.com/por.jsonld': { '@context': [{ ProofOfResidence: { '@id': 'urn:por', '@context': { country: { '@id': 'urn:c', '@type': 'xsd:string' } } } }] },
+    }));
+    const withFile = await makeApp({ JSONLD_DOCUMENTS_FILE: file });
+    try {
+      const post = (input: unknown) => withFile.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { input } });
+      expect((await post(rule({ type: 'ProofOfResidence', attribute: 'country' }))).statusCode).toBe(201);
+      const e = only(await post(rule({ type: 'ProofOfResidence', attribute: 'contry' })));
+      expect(e.message).toMatch(/did you mean country\?/);
+    } finally {
+      await withFile.close();
+    }
   });
 });

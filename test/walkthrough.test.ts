@@ -49,8 +49,8 @@ describe('the README walkthrough', () => {
     expect(mask(second)).toBe(mask(first));
 
     const answers = first.trim().split('\n').map((line) => JSON.parse(line) as unknown);
-    expect(answers).toHaveLength(6);
-    const [created, valid, patched, notValid, audit, expired] = answers as any[];
+    expect(answers).toHaveLength(7);
+    const [created, valid, patched, notValid, audit, expired, revoked] = answers as any[];
     expect(created).toMatchObject({ id: 'adult-kyc', revision: 1 });
     expect(valid.map((r: any) => r.result.status)).toEqual(['valid', 'valid']);
     expect(patched.input.queryConfigurations[1].query.value).toBe(40);
@@ -59,5 +59,7 @@ describe('the README walkthrough', () => {
     expect(audit.executionId).toBe(notValid[0].executionId);
     expect(expired.map((r: any) => r.result.status)).toEqual(['not-valid', 'not-valid']);
     expect(JSON.stringify(expired)).toMatch(/expired/i);
+    expect(revoked.map((r: any) => r.result.status)).toEqual(['not-valid', 'not-valid']);
+    for (const r of revoked) expect(r.result.result.reasons.join(' ')).toMatch(/revoked by its issuer \(SparseMerkleTreeProof\)/);
   }, 240_000);
 });

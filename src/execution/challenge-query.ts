@@ -1,4 +1,6 @@
-import { runPlan } from '../engine/index.js';
+import { runPlan, type FieldProblem } from '../engine/index.js';
+import { checkCredentialTypes, type CredentialTypes } from '../domain/credential-types.js';
+import type { Scenario } from '../schemas/scenario.js';
 import type { CredentialVerifier } from '../trust/index.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
 
@@ -7,9 +9,17 @@ import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
  * rules of the engine. A credential over a size limit rejects with CredentialTooLarge; no room for new credentials'
  * checks with ColdWorkRefused (this token's budget, or the service's queue): nothing is recorded then.
  */
-export function challengeQueryStrategy(verifier: CredentialVerifier): ScenarioStrategy {
+export function challengeQueryStrategy(
+  verifier: CredentialVerifier,
+  options: { credentialTypes?: () => CredentialTypes } = {},
+): ScenarioStrategy {
+  const { credentialTypes } = options;
   return {
     type: 'ChallengeQuery',
+    // At create/patch: a rule's type near a known credential type but not it, or an attribute its type lacks.
+    async validate(scenario: Scenario): Promise<FieldProblem[]> {
+      return credentialTypes ? checkCredentialTypes(scenario.queryConfigurations, credentialTypes()) : [];
+    },
     async execute({ entry, address, credentials, digests, executionId, at, tenant }: ExecuteInput): Promise<Started> {
       const trust = await verifier.verify(credentials, {
         address,

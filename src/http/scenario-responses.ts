@@ -12,7 +12,9 @@ const AMBIGUOUS = 'SCS_SCENARIO_AMBIGUOUS: several of the token\'s projects have
   'to name one.';
 const IN_PROGRESS = 'SCS_IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still running; send again after Retry-After.';
 const RULES = 'The rules are checked too, each error under body.input: an operator and its value must fit, query ' +
-  'configuration ids must be unique, a deployment status may not move backwards.';
+  'configuration ids must be unique, a deployment status may not move backwards, and a ChallengeQuery rule\'s type and ' +
+  'attribute must be ones the held JSON-LD contexts define when its type is (or is near) a held one: the message names ' +
+  'the nearest ("did you mean personalData.age?").';
 const ETAG = 'The ETag header is the scenario\'s version: send it as If-Match on PATCH to refuse a lost update.';
 
 /** PATCH's If-Match header: the quoted form, as the ETag header gives it. */

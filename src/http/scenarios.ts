@@ -45,6 +45,14 @@ export const ProjectQuery = Type.Object({
   })),
 }, { additionalProperties: false });
 
+/** What create and PATCH say of the credential types (src/domain/credential-types.ts). */
+const TYPES_CHECKED =
+  'ChallengeQuery rules are checked against the credential types of the JSON-LD contexts the service holds (bundled, ' +
+  'and JSONLD_DOCUMENTS_FILE): a `type` near a held type but not it (IDInfo for IDInformation), or an `attribute` ' +
+  'its held type does not define (personalData.agee), is a 400 SCS_VALIDATION naming the field and the nearest known ' +
+  'names ("did you mean personalData.age?"). A type whose context the service does not hold is accepted unchecked.';
+const TYPES_CHECKED_SHORT = 'ChallengeQuery rule types and attributes too, against the held JSON-LD contexts, as on create';
+
 const etagOf = (row: Pick<ScenarioRow, 'seq' | 'revision'>) => `"${row.seq}.${row.revision}"`;
 
 /** If-Match (RFC 9110 13.1.1): `*` or a list of strong entity tags; weak tags never match. */
@@ -129,7 +137,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
       description:
         'A scenario must exist before it can be executed or patched. `id` is optional: chosen by the client or ' +
         'generated. Ids are unique per project: 409 when the scenario\'s project has one with that id; another project\'s ' +
-        'scenarios are never revealed.',
+        'scenarios are never revealed. ' + TYPES_CHECKED,
       tags, security: [{ bearerAuth: ['scenarios:write'] }],
       body: Type.Object(
         { id: Type.Optional(IdString), input: refOf(ScenarioSchema) },
@@ -239,7 +247,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
         summary: 'Update a scenario',
         description:
           'JSON Merge Patch (RFC 7396) over the fields of `input`: absent = unchanged, null = cleared (400 on a required field), ' +
-          'arrays replaced whole. The merged scenario is validated in full. Send `If-Match` with the ETag of a read to refuse a lost update (412). ' +
+          'arrays replaced whole. The merged scenario is validated in full (' + TYPES_CHECKED_SHORT + '). Send `If-Match` with the ETag of a read to refuse a lost update (412). ' +
           'Like every write, it needs a bearer token with the scope scenarios:write.',
         tags, security: [{ bearerAuth: ['scenarios:write'] }],
         consumes: ['application/json', 'application/merge-patch+json'],

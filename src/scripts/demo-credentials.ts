@@ -11,6 +11,8 @@
  *
  * Options: --address 0x... (default a fixed demo address), --scenario-id <id>, --status-url <url>, --serve, --port <n>,
  *          --expires-in-days <n> (default 365), --expired (a credential that expired yesterday, to see that reason),
+ *          --revoked (a credential whose revocation nonce is DEMO_REVOKED_NONCE, which every demo issuer status answer
+ *          calls revoked: a service with DEMO_ISSUER=1 and --serve alike, to see that reason),
  *          --body (print only the execute request body, for curl -d @-),
  *          --proof bjj|mtp|both (default bjj: a BJJSignature2021; mtp: an Iden3SparseMerkleTreeProof only, whose issuer
  *          state a service with DEMO_ISSUER=1 answers as published in process; both: the two, as the Privado ID issuer
@@ -19,18 +21,19 @@
  */
 import http from 'node:http';
 import { parseAddress } from '../domain/address.js';
-import { createDemoIssuer, nonceFromStatusPath } from '../trust/demo-issuer.js';
+import { DEMO_REVOKED_NONCE, createDemoIssuer, nonceFromStatusPath, revokeDemoNonce } from '../trust/demo-issuer.js';
 
 const DEMO_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: node dist/scripts/demo-credentials.js [--address 0x...] [--scenario-id id] [--status-url url] [--serve] [--port n] [--expires-in-days n] [--expired] [--proof bjj|mtp|both] [--body]\n`);
+  process.stderr.write(`${message}\nusage: node dist/scripts/demo-credentials.js [--address 0x...] [--scenario-id id] [--status-url url] [--serve] [--port n] [--expires-in-days n] [--expired] [--revoked] [--proof bjj|mtp|both] [--body]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv: string[]) {
   const out: {
     address: string; scenarioId: string; statusUrl?: string; serve: boolean; port: number; days: number; body: boolean; expired: boolean;
+    revoked: boolean;
     proof: 'bjj' | 'mtp' | 'both';
   } = {
     address: DEMO_ADDRESS,
@@ -41,6 +44,7 @@ function parseArgs(argv: string[]) {
     body: false,
     proof: 'bjj',
     expired: false,
+    revoked: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -56,6 +60,7 @@ function parseArgs(argv: string[]) {
       case '--serve': out.serve = true; break;
       case '--body': out.body = true; break;
       case '--expired': out.expired = true; break;
+      case '--revoked': out.revoked = true; break;
       case '--port': out.port = Number(value()); break;
       case '--expires-in-days': out.days = Number(value()); break;
       case '--proof': {
@@ -104,7 +109,11 @@ const credential = await issuer.issue({
   issuanceDate: new Date(args.expired ? now - 2 * 86_400_000 : now - 60_000),
   expirationDate: new Date(args.expired ? now - 86_400_000 : now + args.days * 86_400_000),
   proof: args.proof,
+  ...(args.revoked && { nonce: DEMO_REVOKED_NONCE }),
 });
+// --serve answers statuses as a service with DEMO_ISSUER=1 does: DEMO_REVOKED_NONCE revoked (after issuing, which
+// it must do at the state every demo credential carries).
+if (args.serve) await revokeDemoNonce(issuer);
 
 let server: http.Server | undefined;
 if (args.serve) {

@@ -20,6 +20,13 @@ import { DEFAULT_STATUS_RESOLVERS, verifyStatusAnswer, type StatusResolverFn } f
 import { STATUS_TYPES } from './structure.js';
 import type { StatePublication } from './did-resolver.js';
 
+/**
+ * The revocation nonce the demo issuer calls revoked wherever it answers statuses (a service with DEMO_ISSUER=1,
+ * demo-credentials --serve): demo-credentials --revoked issues with it. Answering instances revoke it at creation
+ * (`revokeDemoNonce`), so a credential issued in another process is answered revoked with no state shared between them.
+ */
+export const DEMO_REVOKED_NONCE = 4_000_000_001;
+
 /** The public seed of the demo issuer (32 bytes). */
 const DEMO_ISSUER_SEED = 'scenario-compliance-demo-issuer1';
 
@@ -294,8 +301,18 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
 }
 
 /**
+ * Makes `issuer` answer DEMO_REVOKED_NONCE as revoked: for an instance that answers statuses, after it issued what it
+ * issues (revoking moves its state, which the credentials it issues afterwards carry).
+ */
+export async function revokeDemoNonce(issuer: DemoIssuer): Promise<DemoIssuer> {
+  await issuer.revoke(DEMO_REVOKED_NONCE);
+  return issuer;
+}
+
+/**
  * A SparseMerkleTreeProof resolver that answers the demo issuer's statuses in process, from a demo issuer instance
- * (same seed, so same DID and, as nothing is revoked in a fresh instance, the same answers as the one that issued),
+ * (same seed, so same DID and, as a fresh instance has revoked nothing but DEMO_REVOKED_NONCE when revokeDemoNonce
+ * was called, the same answers as the one that issued),
  * and hands every other issuer to `otherwise` (default: the HTTP resolver). The answer is verified like any other.
  * For DEMO_ISSUER=1: `createCredentialVerifier(options, { statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(demo) } })`
  * makes demo credentials verifiable with no status server at all.

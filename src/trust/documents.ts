@@ -103,12 +103,32 @@ export function remoteDocumentUrl(url: unknown, prefixes: readonly string[]): st
   return undefined;
 }
 
-export function createDocumentLoader(options: DocumentLoaderOptions): TrustDocumentLoader {
+/**
+ * The documents the loader serves without the network, URL -> JSON text: the bundled ones, then those handed in (which
+ * win).
+ */
+function offlineDocuments(documents?: Readonly<Record<string, unknown>>): Map<string, string> {
   const texts = bundled();
-  for (const [url, doc] of Object.entries(options.documents ?? {})) {
+  for (const [url, doc] of Object.entries(documents ?? {})) {
     if (typeof doc !== 'object' || doc === null) throw new TypeError(`JSON-LD document ${url} must be a JSON object`);
     texts.set(url, JSON.stringify(doc));
   }
+  return texts;
+}
+
+/**
+ * What the loader holds that may define credential types (src/domain/credential-types.ts): every document it serves
+ * without the network but the W3C credentials and iden3 proof and display contexts, whose types are proofs, statuses
+ * and display methods, not credentials a rule reads.
+ */
+export function credentialTypeDocuments(documents?: Readonly<Record<string, unknown>>): Array<[string, string]> {
+  const c = VerifiableConstants.JSONLD_SCHEMA;
+  const envelope = new Set<string>([c.W3C_CREDENTIAL_2018, c.IDEN3_CREDENTIAL, c.IDEN3_DISPLAY_METHOD]);
+  return [...offlineDocuments(documents)].filter(([url]) => !envelope.has(url));
+}
+
+export function createDocumentLoader(options: DocumentLoaderOptions): TrustDocumentLoader {
+  const texts = offlineDocuments(options.documents);
   const prefixes = (options.remoteDocumentPrefixes ?? []).filter((p) => /^https?:\/\/[^/]+\//i.test(p));
   const remote = new LRUCache<string, Promise<string>>({ max: 256 });
   const maxBytes = options.maxBytes ?? 1024 * 1024;

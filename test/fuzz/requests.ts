@@ -138,7 +138,16 @@ type ScenarioTypes = ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'];
  * families, whose status the oracle does not pin down.
  */
 const SEMANTIC_TYPES = ['ChallengeQuery'] as const;
-const ATTRIBUTES = ['reviewAnswer', 'personalData.age', 'personalData.citizenship', 'personalData.birthDate', 'a.b.c', 'x'];
+/**
+ * Credential types with attributes create accepts: those of the contexts the service holds (IDInformation,
+ * KYCAgeCredential), and any attribute of a type whose context it does not hold (ProofOfResidence).
+ */
+const UNHELD_TYPE = 'ProofOfResidence';
+const TYPED_ATTRIBUTES: ReadonlyArray<readonly [string, string]> = [
+  ['IDInformation', 'reviewAnswer'], ['IDInformation', 'personalData.age'], ['IDInformation', 'personalData.citizenship'],
+  ['IDInformation', 'personalData.birthDate'], ['KYCAgeCredential', 'birthday'], ['KYCAgeCredential', 'documentType'],
+  [UNHELD_TYPE, 'a.b.c'], [UNHELD_TYPE, 'x'],
+];
 
 const isoDate = fc.date({ min: new Date('1950-01-01T00:00:00Z'), max: new Date('2090-01-01T00:00:00Z'), noInvalidDate: true })
   .chain((d) => fc.constantFrom(d.toISOString(), d.toISOString().slice(0, 10)));
@@ -148,11 +157,11 @@ const shortString = fc.string({ maxLength: 16 });
 const stringOrNumber = fc.oneof(shortString, finite);
 
 /** A query valid for the scenario type (zero-knowledge types: no $lte/$gte, at most 64 $in values; requestId set later). */
-function ruleQuery(type: ScenarioTypes[number], attributeArb: fc.Arbitrary<string>) {
+function ruleQuery(type: ScenarioTypes[number], attributeArb: fc.Arbitrary<readonly [string, string]>) {
   const zkp = type !== 'ChallengeQuery';
   const ops = ['$noop', '$eq', '$ne', '$lt', '$gt', '$in', '$nin', '$exists', '$between', '$nonbetween', ...(zkp ? [] : ['$lte', '$gte'])];
-  return fc.tuple(fc.constantFrom(...ops), attributeArb, fc.constantFrom('IDInformation', 'KYCAgeCredential'), fc.option(fc.nat({ max: 4294967295 }), { nil: undefined }))
-    .chain(([operator, attribute, credType, requestId]) => {
+  return fc.tuple(fc.constantFrom(...ops), attributeArb, fc.option(fc.nat({ max: 4294967295 }), { nil: undefined }))
+    .chain(([operator, [credType, attribute], requestId]) => {
       let value: fc.Arbitrary<unknown>;
       switch (operator) {
         case '$noop': value = fc.constant(undefined); break;
@@ -191,7 +200,10 @@ function ruleQueryConfigurations(ctx: GeneratorContext, type: ScenarioTypes[numb
 
 function buildRuleQueryConfigurations(ctx: GeneratorContext, type: ScenarioTypes[number]) {
   const attributeSchema = (ctx.api.component('Query').properties as { attribute: Schema }).attribute;
-  const attributeArb = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ATTRIBUTES) }, { weight: 1, arbitrary: ctx.arbs.valid(attributeSchema) as fc.Arbitrary<string> });
+  const attributeArb = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...TYPED_ATTRIBUTES) },
+    { weight: 1, arbitrary: (ctx.arbs.valid(attributeSchema) as fc.Arbitrary<string>).map((a) => [UNHELD_TYPE, a] as const) },
+  );
   const idSchema = (ctx.api.component('QueryConfiguration').properties as { id: Schema }).id;
   return fc.array(fc.tuple(ctx.arbs.valid(idSchema) as fc.Arbitrary<string>, ruleQuery(type, attributeArb)), { maxLength: 4 })
     .map((list) => {

@@ -1,7 +1,9 @@
 /** The demo path: the deterministic demo issuer's credentials verify end to end, with or without a status server. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCredentialVerifier } from '../../src/trust/index.js';
-import { createDemoIssuer, demoStatePublication, demoStatusResolver, nonceFromStatusPath, type DemoIssuer } from '../../src/trust/demo-issuer.js';
+import {
+  DEMO_REVOKED_NONCE, createDemoIssuer, demoStatePublication, demoStatusResolver, nonceFromStatusPath, revokeDemoNonce, type DemoIssuer,
+} from '../../src/trust/demo-issuer.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { closedPortUrl, startServer, type TestServer } from './servers.js';
 
@@ -48,6 +50,25 @@ describe('demo issuer', () => {
       { statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(inProcess) }, fetch: () => Promise.reject(new Error('no network')) },
     );
     expect(await v.verify([credential], { address: ADDRESS, now: Date.now() })).toEqual([{ ok: true }]);
+  });
+
+  it('answers a credential of DEMO_REVOKED_NONCE (--revoked) revoked from another instance, and every other one not', async () => {
+    const revoked = (await demo.issue({
+      subjectId: `did:pkh:eip155:1:${ADDRESS}`, claims: { reviewAnswer: 'GREEN', personalData: { age: 30, citizenship: 'FRA' } }, nonce: DEMO_REVOKED_NONCE,
+    })) as unknown as Credential;
+    // The answering instance, as a service with DEMO_ISSUER=1 makes it: nothing shared with the issuing one.
+    const answering = await revokeDemoNonce(await createDemoIssuer({ statusUrl: await closedPortUrl() }));
+    const v = createCredentialVerifier(
+      { mode: 'strict', trustedIssuers: [DEMO_DID], timeoutMs: 5000, revocationCacheMs: 0 },
+      {
+        statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(answering) },
+        statePublication: (resolver) => demoStatePublication(answering, resolver),
+        fetch: () => Promise.reject(new Error('no network')),
+      },
+    );
+    const [r, ok] = await v.verify([revoked, credential], { address: ADDRESS, now: Date.now() });
+    expect(r).toMatchObject({ ok: false, status: 'not-valid', reason: 'revoked by its issuer (SparseMerkleTreeProof)' });
+    expect(ok).toEqual({ ok: true });
   });
 
   it('issues MTP-only and BJJ + MTP credentials (--proof mtp|both) that verify in process, as with DEMO_ISSUER=1', async () => {

@@ -1,0 +1,217 @@
+/**
+ * The credential types the service knows, read from the JSON-LD contexts its document loader holds (bundled and
+ * operator-supplied): each type-scoped term of a context (`"IDInformation": {"@id": …, "@context": {…}}`) is a type,
+ * and the terms of its scoped contexts are its attributes (`personalData.age`: `age` in the context scoped to
+ * `personalData`). Used at create/patch to refuse a rule naming a type or attribute that is near, but not, one the
+ * service holds (a typo), with the nearest names.
+ *
+ * A type the service holds no context for cannot be told from a typo by its name alone: a type is refused only when it
+ * is near a known one (same name but for case, a prefix of at least 4 characters, or a small edit distance); any
+ * other unknown type is taken to be one whose context the service does not hold, and is accepted.
+ */
+import type { FieldProblem } from '../engine/validate.js';
+
+/** The names defined at one level of a type: each term, with the names of the level below it (null: a plain value). */
+interface Level {
+  readonly names: ReadonlyMap<string, Level | null | 'open'>;
+}
+
+export interface CredentialTypes {
+  /** Type name -> its attributes (merged over every context that defines the type). */
+  readonly types: ReadonlyMap<string, Level | 'open'>;
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** The term definitions of a context value: an object, or an array of objects (remote references are skipped). */
+function definitions(context: unknown): Array<Record<string, unknown>> {
+  return (Array.isArray(context) ? context : [context]).filter(isRecord);
+}
+
+/** Types that wrap every credential (the W3C envelope): a rule may name them, but they define no subject attributes. */
+const ENVELOPE_TYPES: ReadonlySet<string> = new Set(['VerifiableCredential', 'VerifiablePresentation']);
+
+/**
+ * Whether a term names an attribute: prefixes (`"xsd": "http://…#"`) and keyword aliases other than `id` and `type`
+ * (`"id": "@id"`: the subject's DID, which a rule may read) do not.
+ */
+function isAttributeTerm(name: string, def: unknown): boolean {
+  if (name.startsWith('@')) return false;
+  if (typeof def === 'string') return def === '@id' || def === '@type' || (!def.startsWith('@') && !/[#/:]$/.test(def));
+  return isRecord(def);
+}
+
+/**
+ * The names of one level: the terms of `scoped` (the context scoped to a type or property) and those `inherited` from
+ * a propagating context above (accepted, but what lies below them is not checked). A scoped context given only by
+ * reference (a URL) makes the level open: nothing below is checked.
+ */
+function levelOf(scoped: unknown, inherited: ReadonlySet<string>, propagateByDefault: boolean): Level | 'open' {
+  const own = definitions(scoped);
+  if (own.length === 0) return 'open';
+  // JSON-LD 1.1: a property-scoped context propagates unless it says otherwise, a type-scoped one only when it says so.
+  const propagate = own.some((d) => d['@propagate'] === true) || (propagateByDefault && own.every((d) => d['@propagate'] !== false));
+  const terms = own.flatMap((d) => Object.entries(d).filter(([name, def]) => isAttributeTerm(name, def)));
+  const below = propagate ? new Set([...inherited, ...terms.map(([name]) => name)]) : inherited;
+  const names = new Map<string, Level | null | 'open'>();
+  for (const [name, def] of terms) names.set(name, childOf(def, below));
+  for (const name of inherited) if (!names.has(name)) names.set(name, 'open');
+  return { names };
+}
+
+/** What lies below a term: its scoped context's names, null for a typed value (xsd:…), else open. */
+function childOf(def: unknown, inherited: ReadonlySet<string>): Level | null | 'open' {
+  if (def === '@id' || def === '@type') return null;
+  if (!isRecord(def)) return 'open';
+  if (def['@context'] !== undefined) return levelOf(def['@context'], inherited, true);
+  const type = def['@type'];
+  return typeof type === 'string' && type !== '@id' && type !== '@vocab' ? null : 'open';
+}
+
+function merge(a: Level | 'open', b: Level | 'open'): Level | 'open' {
+  if (a === 'open' || b === 'open') return 'open';
+  const names = new Map(a.names);
+  for (const [k, v] of b.names) {
+    const had = names.get(k);
+    if (had === undefined || had === null) names.set(k, v);
+    else if (v !== null) names.set(k, merge(had, v));
+  }
+  return { names };
+}
+
+/**
+ * The credential types defined by a set of JSON-LD documents (URL -> document, as JSON text or parsed). Documents that
+ * are not JSON-LD contexts (JSON schemas) define nothing. Never throws: an unreadable document is skipped.
+ */
+export function knownTypes(documents: Iterable<readonly [string, unknown]>): CredentialTypes {
+  const types = new Map<string, Level | 'open'>();
+  for (const [, raw] of documents) {
+    let doc: unknown = raw;
+    if (typeof raw === 'string') {
+      try {
+        doc = JSON.parse(raw);
+      } catch {
+        continue;
+      }
+    }
+    if (!isRecord(doc)) continue;
+    for (const top of definitions(doc['@context'])) {
+      for (const [name, def] of Object.entries(top)) {
+        if (name.startsWith('@') || ENVELOPE_TYPES.has(name) || !isRecord(def) || def['@context'] === undefined) continue;
+        const attributes = levelOf(def['@context'], new Set(), false);
+        const had = types.get(name);
+        types.set(name, had === undefined ? attributes : merge(had, attributes));
+      }
+    }
+  }
+  return { types };
+}
+
+/**
+ * The known types of `documents`, read on the first call and kept: the contexts are parsed once per process, not per
+ * request (documents change only with a restart).
+ */
+export function knownTypesOnce(documents: () => Iterable<readonly [string, unknown]>): () => CredentialTypes {
+  let types: CredentialTypes | undefined;
+  return () => (types ??= knownTypes(documents()));
+}
+
+/** Optimal string alignment distance (Damerau-Levenshtein with adjacent swaps), case-insensitive. */
+function distance(a: string, b: string): number {
+  const s = a.toLowerCase();
+  const t = b.toLowerCase();
+  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => [i, ...new Array<number>(t.length).fill(0)]);
+  for (let j = 1; j <= t.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= s.length; i++) {
+    for (let j = 1; j <= t.length; j++) {
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[s.length]![t.length]!;
+}
+
+/** How near `name` is to `known`, or undefined when not near: 0 for the same name but for case, then prefixes, then typos. */
+function nearness(name: string, known: string): number | undefined {
+  const a = name.toLowerCase();
+  const b = known.toLowerCase();
+  if (a === b) return 0;
+  if (a.length >= 4 && b.length >= 4 && (b.startsWith(a) || a.startsWith(b))) return 1;
+  const d = distance(a, b);
+  const allowed = Math.min(a.length, b.length) <= 4 ? 1 : 2;
+  return d <= allowed ? 1 + d : undefined;
+}
+
+/** The known names nearest to `name` (at most 3), nearest first; [] when none is near. */
+export function nearestNames(name: string, known: Iterable<string>): string[] {
+  const scored: Array<[string, number]> = [];
+  for (const k of known) {
+    const n = nearness(name, k);
+    if (n !== undefined) scored.push([k, n]);
+  }
+  return scored.sort((x, y) => x[1] - y[1] || x[0].localeCompare(y[0])).slice(0, 3).map(([k]) => k);
+}
+
+const quoteList = (names: readonly string[]) => names.join(', ');
+const INDEX = /^(?:0|[1-9][0-9]{0,8})$/;
+
+/** The first problem of an attribute path in a type's attributes, or undefined when the path is defined (or open). */
+function attributeProblem(type: string, attributes: Level | 'open', attribute: string): string | undefined {
+  let level: Level | null | 'open' = attributes;
+  const done: string[] = [];
+  for (const segment of attribute.split('.')) {
+    if (level === 'open') return undefined;
+    // A canonical index steps into an array of the same term (engine/path.ts).
+    if (INDEX.test(segment) && done.length > 0) {
+      done.push(segment);
+      continue;
+    }
+    const where = done.length === 0 ? type : `${done.join('.')} of ${type}`;
+    if (level === null) return `${done.join('.')} is a plain value in ${type}: it has no attribute ${segment}`;
+    const next: Level | null | 'open' | undefined = level.names.get(segment);
+    if (next === undefined) {
+      const prefix = done.length === 0 ? '' : `${done.join('.')}.`;
+      const near = nearestNames(segment, level.names.keys()).map((n) => prefix + n);
+      const hint = near.length > 0
+        ? `did you mean ${quoteList(near)}?`
+        : `known: ${quoteList([...level.names.keys()].filter((n) => n !== 'id' && n !== 'type').slice(0, 12).map((n) => prefix + n))}`;
+      return `${attribute} is not an attribute of ${type}: ${where} has no ${segment}; ${hint}`;
+    }
+    level = next;
+    done.push(segment);
+  }
+  return undefined;
+}
+
+/**
+ * Problems of the rules' `type` and `attribute` against the known credential types (pointers as validateScenarioRules's,
+ * under `base`). A type near a known one but not it is refused; a known type's attributes must be defined.
+ */
+export function checkCredentialTypes(queryConfigurations: readonly unknown[], known: CredentialTypes, base = '/queryConfigurations'): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (!Array.isArray(queryConfigurations)) return problems;
+  queryConfigurations.forEach((qc, i) => {
+    const query = isRecord(qc) ? qc.query : undefined;
+    if (!isRecord(query) || typeof query.type !== 'string') return;
+    const at = `${base}/${i}/query`;
+    const type = query.type;
+    const attributes = known.types.get(type);
+    if (attributes === undefined) {
+      const near = ENVELOPE_TYPES.has(type) ? [] : nearestNames(type, known.types.keys());
+      if (near.length > 0) {
+        problems.push({
+          pointer: `${at}/type`,
+          message: `${type} is not a credential type the service knows; did you mean ${quoteList(near)}? ` +
+            '(a type whose JSON-LD context the service does not hold is accepted only when its name is not near a known one)',
+        });
+      }
+      return;
+    }
+    if (typeof query.attribute !== 'string' || query.attribute.length === 0) return;
+    const problem = attributeProblem(type, attributes, query.attribute);
+    if (problem !== undefined) problems.push({ pointer: `${at}/attribute`, message: problem });
+  });
+  return problems;
+}
