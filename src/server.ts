@@ -72,9 +72,12 @@ const closer = closeWithGrace({ delay: config.shutdownDelayMs + config.shutdownT
   if (err) app.log.error({ err }, 'shutting down after an error');
   else app.log.info({ signal: signal ?? workerStop }, 'shutting down');
   // Tell clients first (readiness 503, Connection: close), keep serving for SHUTDOWN_DELAY_MS, then stop listening.
+  const t0 = performance.now();
   app.drain();
   if (!err && config.shutdownDelayMs > 0) await sleep(config.shutdownDelayMs);
   await app.close();
+  // The last line before exit: a process that ends otherwise after it (by a signal) ended in its own teardown.
+  app.log.info({ ms: Math.round(performance.now() - t0) }, 'stopped: every request answered, threads and stores closed');
 });
 if (worker) {
   onceOnStopSignals(() => {

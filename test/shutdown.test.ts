@@ -16,6 +16,10 @@ afterAll(killAll);
 
 const TOKEN = 'shutdown-token-0123456789';
 
+/** How the process ended, for a failed exit assertion: the signal that ended it (if one did), its stderr, its last log lines. */
+const howItEnded = (server: Server) =>
+  `signal: ${server.proc.signalCode}\nstderr:\n${server.stderr()}\nlast log lines:\n${server.stdout().split('\n').slice(-12).join('\n')}`;
+
 interface Answer { status?: number; connection?: string; code?: string; error?: string }
 
 /** One request on `agent`; a socket error is an answer too (`error`: its code). */
@@ -67,7 +71,7 @@ describe('SIGTERM', () => {
       expect(await send(server, agent, 'GET', '/health/ready')).toMatchObject({ status: 503, code: 'SCS_SHUTTING_DOWN', connection: 'close' });
       expect(await send(server, agent, 'GET', '/compliance/scenarios')).toMatchObject({ status: 200, connection: 'close' });
       expect(await slow).toMatchObject({ status: 200, connection: 'close' });
-      expect(await server.exited).toBe(0);
+      expect(await server.exited, howItEnded(server)).toBe(0);
     } finally {
       agent.destroy();
     }
@@ -90,7 +94,7 @@ describe('SIGTERM', () => {
       const clients = Array.from({ length: 8 }, client);
       await new Promise((r) => setTimeout(r, 500));
       server.proc.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
+      expect(await server.exited, howItEnded(server)).toBe(0);
       state.stop = true;
       await Promise.all(clients);
       // Lost: a request the server had a connection open for, closed under it. A new connection refused, or reset
