@@ -53,10 +53,11 @@ export class ValidationFailed extends ValidationError {
 
 /**
  * What the problem handler reads of an error: Fastify's `code` and `statusCode` (set by @fastify/error in each
- * module's errors.ts), and what some of those errors add: the failing fields of a 400, and the seconds a 429 or 503
- * asks the client to wait (Retry-After).
+ * module's errors.ts), its message as the problem's detail, and what some of those errors add: a detail other than
+ * the message, the failing fields of a 400, and the seconds a 429 or 503 asks the client to wait (Retry-After).
  */
 interface CodedError extends FastifyError {
+  detail?: string;
   errors?: FieldError[];
   errorsTruncated?: boolean;
   retryAfterSeconds?: number;
@@ -250,7 +251,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       if (status === 401) reply.header('WWW-Authenticate', 'Bearer realm="compliance"');
       if (status === 429 && retry !== undefined) reply.header('Retry-After', String(retry));
       return sendProblem(reply, status, {
-        code: error.code, detail: error.message, ...(error.errors && { errors: error.errors, errorsTruncated: error.errorsTruncated }),
+        code: error.code, detail: error.detail ?? error.message, ...(error.errors && { errors: error.errors, errorsTruncated: error.errorsTruncated }),
       });
     }
     if (status === 503) {
