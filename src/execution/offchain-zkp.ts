@@ -23,6 +23,7 @@ import { checkZkpQuerySchemas } from '../zkp/schema-check.js';
 import type { StateResolvers } from '../zkp/state.js';
 import type { ZkpVerifier } from '../zkp/verify.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
+import { ExecutionNotPending, ProofChecksBusy, RequestExpired, TooManyAnswers } from './errors.js';
 import { bindNullifiers } from './nullifiers.js';
 import { executionView } from './view.js';
 
@@ -46,20 +47,11 @@ export const MAX_WAITING_CHECKS = 16;
 /** `/compliance/executions/{id}/zkp-response`: where the wallet POSTs its answer. */
 export const callbackPath = (executionId: string) => `/compliance/executions/${executionId}/zkp-response`;
 
-/** Why an answer was not taken: the HTTP status and problem code the callback answers, and when to retry. */
-interface Refusal {
-  status: number;
-  code: string;
-  detail: string;
-  retryAfterSeconds?: number;
+/** An accepted answer: the execution, completed. A refused one throws (execution/errors.ts, zkp/errors.ts). */
+export interface AnswerOutcome {
+  ok: true;
+  execution: ReturnType<typeof executionView>;
 }
-
-export type AnswerOutcome =
-  | { ok: true; execution: ReturnType<typeof executionView> }
-  | { ok: false; refusal: Refusal };
-
-const refuse = (status: number, code: string, detail: string, retryAfterSeconds?: number): AnswerOutcome =>
-  ({ ok: false, refusal: { status, code, detail, ...(retryAfterSeconds !== undefined && { retryAfterSeconds }) } });
 
 export class OffChainZkp implements ScenarioStrategy {
   readonly type = 'OffChainZKP' as const;
@@ -170,18 +162,18 @@ export class OffChainZkp implements ScenarioStrategy {
   }
 
   /**
-   * Runs one proof check at a time in this process, with at most MAX_WAITING_CHECKS waiting (else undefined: the
-   * caller answers 503). A check is ~50–90 ms of Groth16 CPU on the one thread of zkp/groth16.ts: one at a time, and a
+   * Runs one proof check at a time in this process, with at most MAX_WAITING_CHECKS waiting (else ProofChecksBusy,
+   * a 503). A check is ~50–90 ms of Groth16 CPU on the one thread of zkp/groth16.ts: one at a time, and a
    * short queue, keep a burst of answers from piling up behind it.
    */
-  private async checkOneAtATime<T>(check: () => Promise<T>): Promise<{ value: T } | undefined> {
+  private async checkOneAtATime<T>(check: () => Promise<T>): Promise<T> {
     if (this.checking) {
-      if (this.waiting.length >= MAX_WAITING_CHECKS) return undefined;
+      if (this.waiting.length >= MAX_WAITING_CHECKS) throw new ProofChecksBusy();
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
     this.checking = true;
     try {
-      return { value: await check() };
+      return await check();
     } finally {
       const next = this.waiting.shift();
       if (next) next();
@@ -194,42 +186,30 @@ export class OffChainZkp implements ScenarioStrategy {
    * first (unknown, not pending, expired, not decodable, another thread or recipient), then the execution's answer
    * budget, which only answers past those checks spend (so garbage posted to the callback URL cannot lock the holder
    * out) and which the database keeps (one budget across instances), then the proof check; a verified answer completes
-   * the execution with a verdict per rule. Undefined: no pending OffChainZKP execution has this id (404).
+   * the execution with a verdict per rule. Undefined: no pending OffChainZKP execution has this id (404). A refused
+   * answer throws an error carrying its status: ExecutionNotPending, RequestExpired, TooManyAnswers, ProofChecksBusy,
+   * or the verifier's ZkpError.
    */
   async answer(executionId: string, token: string): Promise<AnswerOutcome | undefined> {
     const record = await this.options.store.getExecution(executionId);
     if (!record || !record.zkp) return undefined;
     if (record.state !== 'pending') {
-      return refuse(409, 'SCS_EXECUTION_NOT_PENDING', `This execution is ${record.state}: it takes no further answer`);
+      throw new ExecutionNotPending(`This execution is ${record.state}: it takes no further answer`);
     }
     const now = this.options.now();
     if (now > record.zkp.expiresAt * 1000) {
       await this.expire(record);
-      return refuse(410, 'SCS_REQUEST_EXPIRED', 'The authorization request expired; start a new execution');
+      throw new RequestExpired();
     }
     const max = this.options.zkp.answersPerExecution;
     const leftSeconds = Math.max(1, Math.ceil((record.zkp.expiresAt * 1000 - now) / 1000));
     const beforeProof = async () => {
-      if ((await this.options.store.countZkpAnswer(executionId, max)) === undefined) throw new AnswerBudgetSpent();
+      if ((await this.options.store.countZkpAnswer(executionId, max)) === undefined) throw new TooManyAnswers(max, leftSeconds);
     };
     const verifier = await this.loadVerifier();
-    let verification;
-    try {
-      const pending = record.zkp as unknown as PendingAuthorization; // stored by execute() from a PendingAuthorization
-      const checked = await this.checkOneAtATime(() => verifier.verify(token, pending, { now, address: record.address, beforeProof }));
-      if (checked === undefined) {
-        return refuse(503, 'SCS_OVERLOADED', 'Too many answers are waiting for their proof check; send it again shortly', 1);
-      }
-      verification = checked.value;
-    } catch (err) {
-      if (err instanceof AnswerBudgetSpent) {
-        return refuse(429, 'SCS_TOO_MANY_ANSWERS',
-          `This execution has taken ${max} answers, the most it takes (ZKP_ANSWERS_PER_EXECUTION); start a new execution`, leftSeconds);
-      }
-      // Expiry was refused above at this same instant; a ZkpError is a 4xx refusal or 503 (a dependency is down).
-      if (!isZkpError(err)) throw err;
-      return refuse(err.statusCode, `SCS_${err.code}`, err.message, err.statusCode === 503 ? 5 : undefined);
-    }
+    // Expiry was refused above at this same instant; the verifier's ZkpError is a 4xx refusal or 503 (a dependency is down).
+    const pending = record.zkp as unknown as PendingAuthorization; // stored by execute() from a PendingAuthorization
+    const verification = await this.checkOneAtATime(() => verifier.verify(token, pending, { now, address: record.address, beforeProof }));
     // verify answers one verdict per rule of the pending request, in its order (zkp/verify.ts).
     const verdicts = await bindNullifiers(this.options.store, record, verification.verdicts, now);
     const results = record.results.map((r, i) => {
@@ -242,13 +222,10 @@ export class OffChainZkp implements ScenarioStrategy {
       return disclosed ? { ...r, result: { ...r.result, disclosure: disclosed } } : r;
     });
     const ended = await this.finish(record, 'completed', results, shown);
-    if (!ended) return refuse(409, 'SCS_EXECUTION_NOT_PENDING', 'This execution was completed by another answer or expired meanwhile');
+    if (!ended) throw new ExecutionNotPending('This execution was completed by another answer or expired meanwhile');
     return { ok: true, execution: ended };
   }
 }
-
-/** The execution's answer budget (ZKP_ANSWERS_PER_EXECUTION) is spent: thrown by beforeProof, answered 429. */
-class AnswerBudgetSpent extends Error {}
 
 /** The pending authorization as the store keeps it (JSON): the thread id and expiry are what the store reads. */
 function toStored(pending: PendingAuthorization): PendingZkp {

@@ -40,16 +40,27 @@ export const MetricsUnavailable = createError<[string]>('SCS_METRICS_UNAVAILABLE
 /** The field error of a body that is wrong as a whole (empty, not JSON): every 400 lists its fields, this one the body. */
 export const bodyError = (message: string): FieldError => ({ field: 'body', pointer: '', message });
 
+const ValidationError = createError<[string]>('SCS_VALIDATION', '%s', 400);
 /**
- * A 400 naming the failing fields (the first MAX_FIELD_ERRORS of them); `truncated`: whoever found them stopped
+ * A 400 naming the failing fields (the first MAX_FIELD_ERRORS of them); `errorsTruncated`: whoever found them stopped
  * looking, so there are more than `errors` holds.
  */
-export class ValidationFailed extends Error {
-  readonly statusCode = 400;
-  readonly code = 'SCS_VALIDATION';
-  constructor(readonly errors: FieldError[], message = 'The request is not valid', readonly truncated = false) {
+export class ValidationFailed extends ValidationError {
+  constructor(readonly errors: FieldError[], message = 'The request is not valid', readonly errorsTruncated = false) {
     super(message);
   }
+}
+
+/**
+ * What the problem handler reads of an error: Fastify's `code` and `statusCode` (set by @fastify/error in each
+ * module's errors.ts), its message as the problem's detail, and what some of those errors add: a detail other than
+ * the message, the failing fields of a 400, and the seconds a 429 or 503 asks the client to wait (Retry-After).
+ */
+interface CodedError extends FastifyError {
+  detail?: string;
+  errors?: FieldError[];
+  errorsTruncated?: boolean;
+  retryAfterSeconds?: number;
 }
 
 const TITLES: Record<number, string> = {
@@ -215,7 +226,7 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; detail: (
 };
 
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError & { errors?: FieldError[] }, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((error: CodedError, request: FastifyRequest, reply: FastifyReply) => {
     if (error.validation) {
       const part = error.validationContext ?? 'body';
       return sendProblem(reply, 400, {
@@ -224,9 +235,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
         errors: fieldErrors(part, error.validation as AjvError[]),
         errorsTruncated: overBudget(error.validation),
       });
-    }
-    if (error instanceof ValidationFailed) {
-      return sendProblem(reply, 400, { code: error.code, detail: error.message, errors: error.errors, errorsTruncated: error.truncated });
     }
     const framework = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
     if (framework) {
@@ -238,14 +246,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(reply, 400, { code: 'SCS_INVALID_JSON', detail: `Body is not valid JSON. ${SEND_JSON}`, errors: [bodyError('is not valid JSON')] });
     }
     const status = error.statusCode ?? 500;
+    const retry = error.retryAfterSeconds;
     if (status >= 400 && status < 500) {
       if (status === 401) reply.header('WWW-Authenticate', 'Bearer realm="compliance"');
-      const retry = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
       if (status === 429 && retry !== undefined) reply.header('Retry-After', String(retry));
-      return sendProblem(reply, status, { code: error.code, detail: error.message, ...(error.errors && { errors: error.errors }) });
+      return sendProblem(reply, status, {
+        code: error.code, detail: error.detail ?? error.message, ...(error.errors && { errors: error.errors, errorsTruncated: error.errorsTruncated }),
+      });
     }
     if (status === 503) {
-      const retry = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
       reply.header('Retry-After', String(retry ?? 1));
       request.log.warn({ err: error }, 'service unavailable');
       return sendProblem(reply, 503, { code: error.code, detail: error.message });
@@ -306,12 +315,19 @@ export function handleClientError(this: FastifyInstance, error: ConnectionError,
   socket.destroy(error);
 }
 
-/** The error @fastify/rate-limit answers with (errorResponseBuilder): 429 SCS_RATE_LIMITED with Retry-After. */
-export function rateLimited(message: string, context: { statusCode?: number; ttl: number }): Error {
-  return Object.assign(new Error(message), {
-    statusCode: context.statusCode ?? 429, code: 'SCS_RATE_LIMITED', retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
-  });
+const RateLimitedError = createError<[string]>('SCS_RATE_LIMITED', '%s', 429);
+class RateLimited extends RateLimitedError {
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
 }
+
+/**
+ * The error @fastify/rate-limit answers with (errorResponseBuilder): 429 SCS_RATE_LIMITED with Retry-After. Always
+ * 429: the plugin's other status (403) is for its `ban` option, which this service does not set.
+ */
+export const rateLimited = (message: string, context: { ttl: number }): Error =>
+  new RateLimited(message, Math.max(1, Math.ceil(context.ttl / 1000)));
 
 /** Every error of the app as RFC 9457 problem details: the root's error handler (a named plugin, so not encapsulated). */
 export const problemDetails = fp(async (app: FastifyInstance) => registerErrorHandling(app), { name: 'problem-details', fastify: '5.x' });

@@ -14,7 +14,6 @@ import { MAX_RESULTS_BYTES, compactResults } from '../engine/result.js';
 import type { Credential } from '../schemas/credential.js';
 import { refOf } from '../schemas/common.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
-import { CredentialTooLarge } from '../trust/index.js';
 import { ScenarioNotFound, ValidationFailed } from './errors.js';
 import { AUTHENTICATED, EXAMPLES, also, answered, problemResponses } from './responses.js';
 import { executeRequestExamples, executeResponseExamples } from '../schemas/examples.js';
@@ -151,29 +150,17 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     const executionId = randomUUID();
     // Each credential's digest, once: the audit record keeps it, and the trust checks key their cache on it.
     const digests = digestsOf(request, body.credentials);
-    let started;
-    try {
-      started = await executor.execute({
-        entry,
-        address: address.address,
-        addressChain: typeof body.address === 'object' ? body.address.chain : undefined,
-        credentials: body.credentials,
-        digests,
-        executionId,
-        at,
-        tenant: tenantOf(request),
-      });
-    } catch (e) {
-      // A credential over a size limit is a 400; ColdWorkRefused carries its own status (429/503) and Retry-After.
-      if (e instanceof CredentialTooLarge) {
-        const id = String(body.credentials[e.index]?.id ?? '').slice(0, 200);
-        throw new ValidationFailed(
-          [{ field: `body.credentials[${e.index}]`, pointer: `/credentials/${e.index}`, message: e.message }],
-          `Credential ${e.index} (${JSON.stringify(id)}) is too large to be verified`,
-        );
-      }
-      throw e;
-    }
+    // A credential over a size limit rejects with a 400 naming it, no room for its first checks with a 429 or 503.
+    const started = await executor.execute({
+      entry,
+      address: address.address,
+      addressChain: typeof body.address === 'object' ? body.address.chain : undefined,
+      credentials: body.credentials,
+      digests,
+      executionId,
+      at,
+      tenant: tenantOf(request),
+    });
     let { results } = started;
     const { pending } = started;
     // The request's log lines from here on, its completion line among them, name the execution and count its results:

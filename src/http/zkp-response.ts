@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { MAX_WAITING_CHECKS, callbackPath, type OffChainZkp } from '../execution/offchain-zkp.js';
 import { refOf } from '../schemas/common.js';
 import { Execution } from '../schemas/execution.js';
-import { ExecutionNotFound, rateLimited, sendProblem } from './errors.js';
+import { ExecutionNotFound, rateLimited } from './errors.js';
 import { answered, problemResponses } from './responses.js';
 
 export interface ZkpResponseRoutesOptions {
@@ -15,7 +15,7 @@ export interface ZkpResponseRoutesOptions {
 
 /**
  * The wallet's callback for OffChainZKP: outside bearer auth (the wallet has no token; the proof and the thread id bind
- * it). The strategy decides; this route translates its refusals into problems.
+ * it). The strategy decides; its refusals carry their status and code, which the problem handler answers.
  */
 export const zkpResponseRoutes: FastifyPluginAsyncTypebox<ZkpResponseRoutesOptions> = async (app, { offChain, responsesPerMinute }) => {
   // Wallets POST the token as text; a plain JSON message may come as application/json.
@@ -73,16 +73,12 @@ export const zkpResponseRoutes: FastifyPluginAsyncTypebox<ZkpResponseRoutesOptio
         }),
       },
     },
-  }, async (request, reply) => {
+  }, async (request) => {
     const { executionId } = request.params;
     const body = request.body;
     const token = typeof body === 'string' ? body.trim() : JSON.stringify(body);
     const outcome = await offChain.answer(executionId, token);
     if (outcome === undefined) throw new ExecutionNotFound(executionId);
-    if (outcome.ok) return outcome.execution;
-    const { status, code, detail, retryAfterSeconds } = outcome.refusal;
-    request.log.info({ code }, 'zkp answer refused');
-    if (retryAfterSeconds !== undefined) reply.header('Retry-After', String(retryAfterSeconds));
-    return sendProblem(reply, status, { code, detail });
+    return outcome.execution;
   });
 };

@@ -1,12 +1,12 @@
+import createError from '@fastify/error';
 import { ConfigError } from '../config/errors.js';
 
 /** The database cannot be reached or did not answer in time: a 503 with Retry-After, never a 500. */
-class StoreUnavailable extends Error {
-  readonly statusCode = 503;
-  readonly code = 'SCS_DATABASE_UNAVAILABLE';
-  constructor(readonly cause?: unknown) {
-    super('The database is not available; retry shortly');
-  }
+const StoreUnavailable = createError<[{ cause: unknown }]>('SCS_DATABASE_UNAVAILABLE', 'The database is not available; retry shortly', 503);
+
+/** The `code` of a driver or system error (a string for every driver this store uses), or undefined. */
+export function codeOf(err: unknown): unknown {
+  return typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
 }
 
 const PG_UNAVAILABLE_CODES = new Set([
@@ -22,7 +22,7 @@ const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '
 /** Whether an error from a database driver means "not reachable now" rather than a bug. */
 function isUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  const code = (err as { code?: unknown }).code;
+  const code = codeOf(err);
   if (typeof code === 'string' && (PG_UNAVAILABLE_CODES.has(code) || NET_CODES.has(code))) return true;
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return true;
   // The storage refused a read or write (a failing disk, a file over its size limit): nothing is wrong with the request.
@@ -36,26 +36,23 @@ function isUnavailable(err: unknown): boolean {
  * and nothing of it kept. 503, not 507: clients and load balancers know what a 503 with Retry-After asks of them, and
  * the request itself is fine (another instance, or this one once space is freed, takes it).
  */
-export class StorageFull extends Error {
-  readonly statusCode = 503;
-  readonly code = 'SCS_STORAGE_FULL';
+export class StorageFull extends createError<[{ cause: unknown }]>(
+  'SCS_STORAGE_FULL', 'The database\'s storage is full: nothing was written. Retry later; the operator must free space', 503,
+) {
   /** Freeing space takes an operator: no point in retrying within the second. */
   readonly retryAfterSeconds = 30;
-  constructor(readonly cause?: unknown) {
-    super('The database\'s storage is full: nothing was written. Retry later; the operator must free space');
-  }
 }
 
 /** Whether a driver error means the database's storage is full. */
 function isStorageFull(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
+  const code = codeOf(err);
   return code === 'SQLITE_FULL' || code === '53100';
 }
 
 /** A driver error as the service answers it: StorageFull, StoreUnavailable, or itself (a bug, or one the caller maps). */
 export function storeError(err: unknown): unknown {
-  if (isStorageFull(err)) return new StorageFull(err);
-  return isUnavailable(err) ? new StoreUnavailable(err) : err;
+  if (isStorageFull(err)) return new StorageFull({ cause: err });
+  return isUnavailable(err) ? new StoreUnavailable({ cause: err }) : err;
 }
 
 /** Runs a database call, turning "storage full" and "not reachable" errors into StorageFull and StoreUnavailable. */
@@ -76,13 +73,13 @@ export class ScenarioIdTaken extends Error {
 
 /** Whether a driver error is a unique-constraint violation (SQLite or PostgreSQL). */
 export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
+  const code = codeOf(err);
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
 }
 
 /** The code of a driver or system error (an AggregateError of several addresses: its first error's). */
 function errorCode(err: Error): string | undefined {
-  const code = (err as { code?: unknown }).code ?? (err as { errors?: Array<{ code?: unknown }> }).errors?.[0]?.code;
+  const code = codeOf(err) ?? ('errors' in err && Array.isArray(err.errors) ? codeOf(err.errors[0]) : undefined);
   return typeof code === 'string' ? code : undefined;
 }
 

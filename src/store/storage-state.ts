@@ -1,8 +1,8 @@
-import { StorageFull, storeError } from './errors.js';
+import { StorageFull, codeOf, storeError } from './errors.js';
 
 /** Whether a write's error says the storage refuses writes: full, or an I/O error (a failing disk, a file size limit). */
 const refusedByStorage = (err: unknown, mapped: unknown) =>
-  mapped instanceof StorageFull || /^SQLITE_IOERR/.test(String((err as { code?: unknown } | null)?.code));
+  mapped instanceof StorageFull || /^SQLITE_IOERR/.test(String(codeOf(err)));
 
 /**
  * Bytes the readiness probe writes while the storage is full: room for a few ordinary writes (a scenario, a batch of

@@ -14,22 +14,6 @@ export interface CredentialSize {
   over: 'bytes' | 'leaves';
 }
 
-/** A credential over a limit: a 400 naming it (index and id) and the limit. */
-export class CredentialTooLarge extends Error {
-  override name = 'CredentialTooLarge';
-  constructor(
-    readonly index: number,
-    readonly size: CredentialSize,
-    readonly limits: CredentialLimits,
-  ) {
-    super(
-      size.over === 'bytes'
-        ? `must be at most ${limits.bytes} bytes of JSON to be verified (MAX_CREDENTIAL_BYTES)`
-        : `must hold at most ${limits.leaves} values outside its proof to be verified (MAX_CREDENTIAL_LEAVES)`,
-    );
-  }
-}
-
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /** Counts scalar values, stopping past `max`; returns the count (max + 1 when over). */

@@ -16,24 +16,9 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { compiledWorker, webWorkerData } from '../worker-file.js';
+import { ColdWorkRefused } from './errors.js';
 import type { ColdResult, ColdTask } from './proof.js';
 import warmupCredential from './documents/warmup-credential.json' with { type: 'json' };
-
-/** No room for a request's cold checks: 429 for its tenant's budget, 503 for the service's queue (with Retry-After). */
-export class ColdWorkRefused extends Error {
-  override name = 'ColdWorkRefused';
-  readonly statusCode: 429 | 503;
-  readonly code: string;
-  constructor(
-    readonly scope: 'tenant' | 'service',
-    readonly retryAfterSeconds: number,
-    message: string,
-  ) {
-    super(message);
-    this.statusCode = scope === 'tenant' ? 429 : 503;
-    this.code = scope === 'tenant' ? 'SCS_VERIFICATION_BUDGET' : 'SCS_VERIFICATION_QUEUE_FULL';
-  }
-}
 
 export interface ColdPoolOptions {
   /** Worker threads; 0 runs every check on the calling thread. */

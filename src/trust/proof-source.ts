@@ -11,7 +11,8 @@
 import { ResolverFailure, type StatePublication } from './did-resolver.js';
 import { DocumentUnavailable, type DocumentLoader } from './documents.js';
 import { keep, lruCache } from '../domain/cache.js';
-import { ColdPool, type ColdPoolOptions, type ColdWorkRefused, type Reservation } from './pool.js';
+import type { ColdWorkRefused } from './errors.js';
+import { ColdPool, type ColdPoolOptions, type Reservation } from './pool.js';
 import { coldCheck, type ColdTask, type VerifiedProof } from './proof.js';
 import { stateKey } from './proof-check.js';
 import { undecided, type Json } from './structure.js';

@@ -23,7 +23,8 @@ import { createDocumentLoader } from './documents.js';
 import { checkHolder } from './holder.js';
 import { checkIssuer } from './issuers.js';
 import { keep, lruCache } from '../domain/cache.js';
-import { CredentialTooLarge, measureCredential } from './limits.js';
+import { CredentialTooLarge } from './errors.js';
+import { measureCredential } from './limits.js';
 import type { Reservation } from './pool.js';
 import { installFastPoseidon } from './poseidon.js';
 import type { VerifiedProof } from './proof.js';
@@ -220,7 +221,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
         keys[i] = key;
         if (cold.has(key) || proofs.has(key)) continue;
         const size = measureCredential(credential, limits);
-        if (size !== undefined) throw new CredentialTooLarge(i, size, limits);
+        if (size !== undefined) throw new CredentialTooLarge(i, size, limits, credential.id);
         cold.add(key);
       } catch (e) {
         if (e instanceof CredentialTooLarge) throw e;
