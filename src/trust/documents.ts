@@ -5,9 +5,9 @@
  * Offline by default. Served, in this order:
  * 1. documents handed in (TrustOptions.documents: URL -> document, e.g. read from an operator's file);
  * 2. documents bundled with the service: the W3C credentials v1, iden3 proofs, iden3 display method and AuthBJJ
- *    contexts (from @0xpolygonid/js-sdk's constants), the IDInformation context and JSON schema of this service
- *    (src/trust/documents/IDInformation-v1.*), and the iden3 KYC test contexts and schemas
- *    (src/trust/documents/iden3-kyc-test-documents.json);
+ *    contexts (from @0xpolygonid/js-sdk's constants), and the IDInformation context and JSON schema of this service
+ *    (src/trust/documents/IDInformation-v1.*); other issuers' contexts (iden3's KYC ones among them) come from the
+ *    operator (JSONLD_DOCUMENTS_FILE, or step 3);
  * 3. URLs starting with one of TrustOptions.remoteDocumentPrefixes: fetched once (timeout, size limit, no redirect)
  *    and kept in memory for the life of the process.
  * Any other URL is refused with DocumentUnavailable (the verdict is then `error`: the proof cannot be checked).
@@ -15,7 +15,6 @@
 import { VerifiableConstants } from './iden3.js';
 import idInformationContext from './documents/IDInformation-v1.jsonld.json' with { type: 'json' };
 import idInformationSchema from './documents/IDInformation-v1.schema.json' with { type: 'json' };
-import iden3Kyc from './documents/iden3-kyc-test-documents.json' with { type: 'json' };
 import { fetchJson, type FetchLike } from './http.js';
 import { LRUCache } from 'lru-cache';
 
@@ -43,7 +42,7 @@ export type DocumentLoader = (url: string) => Promise<RemoteDocument>;
 function bundled(): Map<string, string> {
   const c = VerifiableConstants.JSONLD_SCHEMA;
   const a = VerifiableConstants.AUTH;
-  const map = new Map<string, string>([
+  return new Map<string, string>([
     [c.W3C_CREDENTIAL_2018, c.W3C_VC_DOCUMENT_2018],
     [c.IDEN3_CREDENTIAL, c.IDEN3_PROOFS_DEFINITION_DOCUMENT],
     [c.IDEN3_DISPLAY_METHOD, c.IDEN3_DISPLAY_METHOD_DEFINITION_DOCUMENT],
@@ -52,10 +51,6 @@ function bundled(): Map<string, string> {
     [ID_INFORMATION_CONTEXT_URL, JSON.stringify(idInformationContext)],
     [ID_INFORMATION_SCHEMA_URL, JSON.stringify(idInformationSchema)],
   ]);
-  for (const [url, doc] of Object.entries(iden3Kyc as Record<string, unknown>)) {
-    if (!map.has(url)) map.set(url, JSON.stringify(doc));
-  }
-  return map;
 }
 
 export interface DocumentLoaderOptions {

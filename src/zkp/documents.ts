@@ -1,16 +1,14 @@
 /**
  * The offline JSON-LD document loader. The verifier needs the JSON-LD context a query names (to compute the schema
  * hash and the claim path key of the attribute); nothing is fetched over the network: documents ship with the
- * service (src/zkp/documents/) or come from a file the operator provides (ZKP_JSONLD_DOCUMENTS_FILE), and every
- * other URL is refused with DocumentNotAvailableError.
+ * service or come from a file the operator provides (ZKP_JSONLD_DOCUMENTS_FILE: iden3's KYC contexts, for one), and
+ * every other URL is refused with DocumentNotAvailableError.
  *
- * Bundled: iden3-claim-schema-vocab.json, a map URL -> document of the iden3 KYC test contexts and JSON schemas
- * (kyc-v3, kyc-v4, kyc-v101, kyc-nonmerklized, and a few ipfs:// test schemas), and the W3C credentials v1 context
- * (from the credentials-context package): a selective-disclosure answer carries a verifiable presentation in it.
+ * Bundled: the W3C credentials v1 context (from the credentials-context package): a selective-disclosure answer
+ * carries a verifiable presentation in it.
  */
 import { readFileSync } from 'node:fs';
 import credentialsContext from 'credentials-context';
-import bundled from './documents/iden3-claim-schema-vocab.json' with { type: 'json' };
 import { DocumentNotAvailableError, ZkpOptionsError } from './errors.js';
 import type { JsonLdDocumentLoader } from './sdk.js';
 
@@ -30,7 +28,7 @@ export interface DocumentLoaderOptions {
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** The documents that ship with the service, URL -> document. */
-const bundledDocuments: Readonly<Record<string, unknown>> = { ...(bundled as Record<string, unknown>), [credentialsContext.CONTEXT_URL]: credentialsContext.CONTEXT };
+const bundledDocuments: Readonly<Record<string, unknown>> = { [credentialsContext.CONTEXT_URL]: credentialsContext.CONTEXT };
 
 export function createDocumentLoader(options: DocumentLoaderOptions = {}): OfflineDocumentLoader {
   const map = new Map<string, string>();

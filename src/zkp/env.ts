@@ -54,7 +54,8 @@ export const zkpEnv = Type.Object({
   }),
   ZKP_JSONLD_DOCUMENTS_FILE: Type.Optional(text({
     expect: 'a JSON file',
-    description: 'JSON file `{"<url>": <document>}` of JSON-LD contexts served offline besides the bundled iden3 KYC ones.',
+    description: 'JSON file `{"<url>": <document>}` of JSON-LD contexts served offline (iden3\'s KYC ones among them: ' +
+      'only the W3C credentials context ships with the service).',
   })),
   ZKP_CIRCUITS_DIR: Type.Optional(text({
     expect: 'a directory',
