@@ -37,7 +37,7 @@ async function startNode() {
 }
 
 /** iden3's JSON-LD contexts (kyc-v3 here) do not ship with the service: the operator's file is handed on. */
-const documents = Object.fromEntries(['JSONLD_DOCUMENTS_FILE', 'ZKP_JSONLD_DOCUMENTS_FILE'].filter((n) => process.env[n]).map((n) => [n, process.env[n]]));
+const documents = process.env.JSONLD_DOCUMENTS_FILE ? { JSONLD_DOCUMENTS_FILE: process.env.JSONLD_DOCUMENTS_FILE } : {};
 
 function startService(env) {
   const proc = spawn(process.execPath, [path.join(root, 'dist', 'server.js')], {

@@ -7,6 +7,7 @@ import cluster from 'node:cluster';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { chainReaderFor, type ProofStatusReader } from './chain/index.js';
 import { clusterMetrics } from './cluster.js';
+import { createDocumentLoader } from './jsonld/documents.js';
 import type { Config } from './config.js';
 import { PlanCache } from './domain/plan-cache.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
@@ -17,7 +18,6 @@ import { openStore, type Store } from './store/index.js';
 import { createDemoIssuer, demoStatePublication, demoStatusResolver } from './trust/demo-issuer.js';
 import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
 import { onchainStatusResolver } from './trust/onchain-status.js';
-import { createDocumentLoader, readDocumentsFile } from './zkp/documents.js';
 import type { StateResolvers } from './zkp/state.js';
 
 export interface AppDeps {
@@ -97,9 +97,11 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
   const store = metrics.timeStore(deps.store ?? (await openStore(config.database, (err) => log.warn({ err }, 'database connection error'))));
   try {
     const onVerdicts = (results: readonly ExecutionResult[]) => metrics.countVerdicts(results);
+    // Offline, for both ZKP types: rules' contexts are checked at create time against what the service holds.
+    const documentLoader = createDocumentLoader({ documents: config.trust.documents });
     const offChain = new OffChainZkp({
       zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, webhooks: config.webhook !== undefined,
-      store, now, stateResolvers: deps.zkpStateResolvers, onVerdicts,
+      store, now, stateResolvers: deps.zkpStateResolvers, onVerdicts, documentLoader,
     });
     await offChain.ready();
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
@@ -108,7 +110,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const onChain = onChainZkpStrategy(chain, {
       allowUncheckedRequests: config.chains.allowUncheckedRequests,
       contexts: config.zkp.contexts,
-      documentLoader: createDocumentLoader({ documents: config.zkp.documentsFile ? readDocumentsFile(config.zkp.documentsFile) : undefined }),
+      documentLoader,
     });
     const executor = new Executor([challengeQueryStrategy(verifier), onChain, offChain]);
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now) : undefined;

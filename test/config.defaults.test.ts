@@ -33,7 +33,7 @@ const DEFAULTS: Config = {
   },
   zkp: {
     verifierDid: undefined, requestTtlMs: 600_000, defaultCircuitId: 'credentialAtomicQuerySigV2', contexts: {}, allowedIssuers: ['*'],
-    documentsFile: undefined, circuitsDir: undefined, stateResolvers: {}, proofMaxAgeMs: 3_600_000, clockSkewMs: 300_000,
+    circuitsDir: undefined, stateResolvers: {}, proofMaxAgeMs: 3_600_000, clockSkewMs: 300_000,
     stateTransitionDelayMs: 3_600_000, allowPlainMessages: false, responsesPerMinute: 30, answersPerExecution: 5,
   },
   publicBaseUrl: undefined,

@@ -38,5 +38,5 @@ export const iden3Documents = (): Record<string, unknown> => existsSync(IDEN3_DO
 
 /** The variables that hand iden3's contexts to the service, when the shared fixtures are there (else none). */
 export const iden3DocumentsEnv = (): Record<string, string> => existsSync(IDEN3_DOCUMENTS_FILE)
-  ? { JSONLD_DOCUMENTS_FILE: IDEN3_DOCUMENTS_FILE, ZKP_JSONLD_DOCUMENTS_FILE: IDEN3_DOCUMENTS_FILE }
+  ? { JSONLD_DOCUMENTS_FILE: IDEN3_DOCUMENTS_FILE }
   : {};

@@ -58,7 +58,9 @@ export const trustEnv = Type.Object({
   REQUIRE_HOLDER_BINDING: flag({ default: false, description: 'Refuse credentials whose `credentialSubject.id` encodes no address.' }),
   JSONLD_DOCUMENTS_FILE: Type.Optional(text({
     expect: 'a JSON file',
-    description: 'JSON file `{url: document}` of JSON-LD contexts and JSON schemas for credential proofs, served offline.',
+    description: 'JSON file `{url: document}` of JSON-LD contexts and JSON schemas served offline, for credential proofs and ' +
+      'ZKP rules alike: the contexts of your issuers\' credential types (iden3\'s KYC ones among them). Only the project\'s ' +
+      'own and its libraries\' documents ship with the service.',
   })),
   JSONLD_REMOTE_PREFIXES: Type.Optional(text({
     expect: 'http(s) URL prefixes with a path',
@@ -111,8 +113,9 @@ function documentsFile(file: string | undefined): Record<string, unknown> | unde
   } catch (e) {
     throw new ConfigError(`JSONLD_DOCUMENTS_FILE: cannot read ${file}: ${(e as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError('JSONLD_DOCUMENTS_FILE must hold one JSON object: URL -> document');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError('JSONLD_DOCUMENTS_FILE must hold one JSON object: URL -> document');
+  for (const [url, doc] of Object.entries(parsed)) {
+    if (typeof doc !== 'object' || doc === null) throw new ConfigError(`JSONLD_DOCUMENTS_FILE: the document of ${url} is not a JSON object`);
   }
   return parsed as Record<string, unknown>;
 }

@@ -16,7 +16,7 @@ import {
   parseSerializationAttr,
   type Claim as ClaimT,
 } from './iden3.js';
-import { DocumentUnavailable, type DocumentLoader } from './documents.js';
+import { DocumentUnavailable, type DocumentLoader } from '../jsonld/documents.js';
 import { merklizeForRoot } from './merklize.js';
 import { isRecord, notValid, type Json } from './structure.js';
 import type { TrustVerdict } from '../engine/types.js';

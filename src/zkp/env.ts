@@ -18,7 +18,6 @@ export interface ZkpEnvConfig {
   defaultCircuitId: ZkpDefaultCircuitId;
   contexts: Record<string, string>;
   allowedIssuers: string[];
-  documentsFile?: string;
   circuitsDir?: string;
   stateResolvers: Record<string, RpcChainConfig>;
   proofMaxAgeMs: number;
@@ -52,11 +51,6 @@ export const zkpEnv = Type.Object({
     default: '*',
     description: 'Comma-separated issuer DIDs whose credentials a proof may come from.',
   }),
-  ZKP_JSONLD_DOCUMENTS_FILE: Type.Optional(text({
-    expect: 'a JSON file',
-    description: 'JSON file `{"<url>": <document>}` of JSON-LD contexts served offline (iden3\'s KYC ones among them: ' +
-      'only the W3C credentials context ships with the service).',
-  })),
   ZKP_CIRCUITS_DIR: Type.Optional(text({
     expect: 'a directory',
     docDefault: 'the keys shipped in `@iden3/js-iden3-auth`',
@@ -139,7 +133,6 @@ export function zkpEnvConfig(env: ZkpEnv): ZkpEnvConfig {
     defaultCircuitId: env.ZKP_DEFAULT_CIRCUIT_ID,
     contexts: contexts(env.ZKP_CONTEXTS),
     allowedIssuers: issuers.includes('*') ? ['*'] : issuers,
-    documentsFile: existing('ZKP_JSONLD_DOCUMENTS_FILE', env.ZKP_JSONLD_DOCUMENTS_FILE, 'file'),
     circuitsDir: existing('ZKP_CIRCUITS_DIR', env.ZKP_CIRCUITS_DIR, 'directory'),
     stateResolvers: stateResolvers(env.ZKP_STATE_RESOLVERS),
     proofMaxAgeMs: env.ZKP_PROOF_MAX_AGE_SECONDS * 1000,

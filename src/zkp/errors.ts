@@ -16,8 +16,7 @@ export type ZkpErrorCode =
   | 'ZKP_THREAD_MISMATCH'
   | 'ZKP_REQUEST_EXPIRED'
   | 'ZKP_PROOF_REPLAYED'
-  | 'ZKP_VERIFIER_UNAVAILABLE'
-  | 'ZKP_DOCUMENT_NOT_AVAILABLE';
+  | 'ZKP_VERIFIER_UNAVAILABLE';
 
 export class ZkpError extends Error {
   readonly code: ZkpErrorCode;
@@ -113,17 +112,6 @@ export class ProofReplayedError extends ZkpError {
 export class VerifierUnavailableError extends ZkpError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('ZKP_VERIFIER_UNAVAILABLE', 503, message, options);
-  }
-}
-
-/** The offline JSON-LD document loader was asked for a document it does not hold (there is no network loading). */
-export class DocumentNotAvailableError extends ZkpError {
-  readonly url: string;
-  constructor(url: string) {
-    super('ZKP_DOCUMENT_NOT_AVAILABLE', 500,
-      `JSON-LD document ${JSON.stringify(url.slice(0, 300))} is not available offline (network loading is disabled); ` +
-      'add it to ZKP_JSONLD_DOCUMENTS_FILE');
-    this.url = url;
   }
 }
 

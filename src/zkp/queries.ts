@@ -162,7 +162,7 @@ function checkZkpQuery(query: Record<string, unknown>, circuitId: ZkpCircuitId, 
     } else if (options.documents && !options.documents.has(context)) {
       add(query.context !== undefined ? '/context' : '/type',
         `the JSON-LD context ${JSON.stringify(context)} is not available to the verifier (documents load offline only): ` +
-        'add it to ZKP_JSONLD_DOCUMENTS_FILE');
+        'add it to JSONLD_DOCUMENTS_FILE');
     }
   }
 

@@ -7,10 +7,10 @@
 import { parseQueriesMetadata } from './sdk.js';
 import type { FieldProblem } from '../engine/validate.js';
 import { contextOf, toIden3Query, type ZkpQueryConfiguration } from './queries.js';
-import type { OfflineDocumentLoader } from './documents.js';
+import type { JsonLdLoader } from '../jsonld/documents.js';
 
 export interface SchemaCheckOptions {
-  documentLoader: OfflineDocumentLoader;
+  documentLoader: JsonLdLoader;
   contexts?: Readonly<Record<string, string>>;
   basePointer?: string;
 }

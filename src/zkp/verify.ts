@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { auth } from '@iden3/js-iden3-auth';
 import { didAddressMatches } from '../trust/holder.js';
-import { createDocumentLoader } from './documents.js';
+import { createDocumentLoader } from '../jsonld/documents.js';
 import { offloadGroth16 } from './groth16.js';
 import {
   ProofReplayedError, RequestExpiredError, ResponseMismatchError, ThreadMismatchError, VerifierUnavailableError, ZkpError,

@@ -1,7 +1,7 @@
 /** Unit tests of the pieces of src/trust that need no issuer: holder DIDs, issuer lists, caches, canonical JSON, env. */
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, contentHash } from '../../src/trust/canonical.js';
-import { createDocumentLoader, ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL, remoteDocumentUrl } from '../../src/trust/documents.js';
+import { createDocumentLoader, ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL, jsonLdDocuments, remoteDocumentUrl } from '../../src/jsonld/documents.js';
 import { checkHolder, ethAddressOfPublicKey, holderAddressOf } from '../../src/trust/holder.js';
 import { checkIssuer } from '../../src/trust/issuers.js';
 import { keep, lruCache } from '../../src/domain/cache.js';
@@ -123,6 +123,22 @@ describe('caches and hashing', () => {
 });
 
 describe('document loader', () => {
+  const KYC_V4 = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v4.jsonld';
+
+  it('ships only the project\'s own documents and its libraries\', iden3\'s KYC contexts only when handed in', async () => {
+    expect([...jsonLdDocuments().keys()].sort()).toEqual([
+      ID_INFORMATION_SCHEMA_URL, ID_INFORMATION_CONTEXT_URL,
+      'https://schema.iden3.io/core/jsonld/auth.jsonld', 'https://schema.iden3.io/core/jsonld/displayMethod.jsonld',
+      'https://schema.iden3.io/core/jsonld/iden3proofs.jsonld', 'https://schema.iden3.io/core/json/auth.json',
+      'https://www.w3.org/2018/credentials/v1',
+    ].sort());
+    const offline = createDocumentLoader();
+    expect(offline.has(KYC_V4)).toBe(false);
+    await expect(offline(KYC_V4)).rejects.toThrow(/is not available offline/);
+    const handed = createDocumentLoader({ documents: { [KYC_V4]: { '@context': { KYCAgeCredential: 'urn:x' } } } });
+    expect((await handed(KYC_V4)).document).toEqual({ '@context': { KYCAgeCredential: 'urn:x' } });
+  });
+
   it('serves bundled documents offline and refuses others', async () => {
     const loader = createDocumentLoader({ fetch: () => Promise.reject(new Error('no network')), timeoutMs: 100 });
     for (const url of [
@@ -130,7 +146,6 @@ describe('document loader', () => {
       'https://schema.iden3.io/core/jsonld/iden3proofs.jsonld',
       ID_INFORMATION_CONTEXT_URL,
       ID_INFORMATION_SCHEMA_URL,
-      'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v4.jsonld',
     ]) {
       const doc = await loader(url);
       expect(doc.documentUrl).toBe(url);

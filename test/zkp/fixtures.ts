@@ -6,7 +6,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
-import { createDocumentLoader, type ZkpQueryConfiguration } from '../../src/zkp/index.js';
+import type { ZkpQueryConfiguration } from '../../src/zkp/index.js';
+// Not through src/zkp/index.js: that loads js-iden3-auth, which test/zkp/lazy-load.test.ts shows is loaded only where needed.
+import { createDocumentLoader } from '../../src/jsonld/documents.js';
 import { haveSharedFixtures, iden3Documents, sharedFixture } from '../shared-fixtures.js';
 
 const dir = fileURLToPath(new URL('./vectors/', import.meta.url));

@@ -18,7 +18,6 @@ import { buildPending, forgeJwz, rejection, steeredResolvers, WIDE } from './lib
 
 const present = haveMtpVector() && haveIden3Documents();
 
-
 let verifier: ZkpVerifier;
 beforeAll(async () => {
   verifier = await createZkpVerifier({ documentLoader: iden3DocumentLoader(), stateResolvers: steeredResolvers().resolvers, proofMaxAgeMs: WIDE, allowPlainMessages: true });

@@ -17,8 +17,8 @@ import type { ExecutionRecord, Store } from '../../src/store/types.js';
 import { alwaysLatestStateResolvers, buildAuthorizationRequest, readZkpEnv, type ZkpQueryConfiguration } from '../../src/zkp/index.js';
 import { tempDir } from '../helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from '../pg.js';
-import { v3Message, v3Vector } from './fixtures.js';
-import { haveIden3Documents, IDEN3_DOCUMENTS_FILE } from '../shared-fixtures.js';
+import { iden3DocumentLoader, v3Message, v3Vector } from './fixtures.js';
+import { haveIden3Documents } from '../shared-fixtures.js';
 
 const LD = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/';
 const NOW = 1710951589 * 1000 + 60_000;
@@ -81,8 +81,9 @@ describe.each(backends)('%s', (_name, open, available) => {
     const store = await open();
     try {
       const offChain = new OffChainZkp({
-        zkp: readZkpEnv({ ZKP_VERIFIER_DID: v3Vector.verifierDid, ZKP_PROOF_MAX_AGE_SECONDS: '999999999', ZKP_JSONLD_DOCUMENTS_FILE: IDEN3_DOCUMENTS_FILE }),
+        zkp: readZkpEnv({ ZKP_VERIFIER_DID: v3Vector.verifierDid, ZKP_PROOF_MAX_AGE_SECONDS: '999999999' }),
         publicBaseUrl: 'https://svc.example', webhooks: true, store, now: () => NOW, stateResolvers: alwaysLatestStateResolvers(),
+        documentLoader: iden3DocumentLoader(),
       });
       const first = pendingRecord('employees', '0x52908400098527886E0F7030069857D2E4169EE7');
       await store.recordExecution(first);

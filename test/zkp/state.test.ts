@@ -87,7 +87,8 @@ describe.skipIf(!present)('createRpcStateResolvers', () => {
 describe.skipIf(!present)('the verifier on RPC state resolvers', () => {
   let verifier: ZkpVerifier;
   beforeAll(async () => {
-    verifier = await createZkpVerifier({ documentLoader: iden3DocumentLoader(),
+    verifier = await createZkpVerifier({
+      documentLoader: iden3DocumentLoader(),
       stateResolvers: createRpcStateResolvers({ 'polygon:mumbai': { rpcUrl, contractAddress: CONTRACT } }, { latestTtlMs: 1, replacedTtlMs: 1 }),
       proofMaxAgeMs: 100 * 365 * 86_400_000,
       allowPlainMessages: true,
