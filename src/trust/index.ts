@@ -4,6 +4,5 @@
  */
 export { createCredentialVerifier } from './verifier.js';
 export type { CredentialVerifier, TrustDeps, TrustOptions, TrustVerdict } from './types.js';
-export { trustOptionsFromEnv } from './env.js';
 export { ColdWorkRefused, defaultThreads } from './pool.js';
 export { CredentialTooLarge } from './limits.js';

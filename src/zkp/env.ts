@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
-import { integer, oneOf, readEnv, text, type Env } from '../config/variables.js';
+import { integer, oneOf, text } from '../config/variables.js';
 import { ZkpOptionsError } from './errors.js';
 import { DEFAULT_ZKP_CIRCUIT_ID, ZKP_DEFAULT_CIRCUIT_IDS, type ZkpDefaultCircuitId } from './queries.js';
 import { isCanonicalDid, isCanonicalIden3Did } from './did.js';
@@ -142,9 +142,4 @@ export function zkpEnvConfig(env: ZkpEnv): ZkpEnvConfig {
     responsesPerMinute: env.ZKP_RESPONSES_PER_MINUTE,
     answersPerExecution: env.ZKP_ANSWERS_PER_EXECUTION,
   };
-}
-
-/** Every ZKP variable, read and checked alone (loadConfig reads them with the rest). Throws ConfigError. */
-export function readZkpEnv(env: Env = process.env): ZkpEnvConfig {
-  return zkpEnvConfig(readEnv(zkpEnv, env));
 }

@@ -25,4 +25,3 @@ export {
   ZkpError, ZkpQueryError, ZkpOptionsError, MalformedResponseError, UnsupportedResponseError, InvalidTokenError,
   ResponseMismatchError, ThreadMismatchError, RequestExpiredError, ProofReplayedError, VerifierUnavailableError,
 } from './errors.js';
-export { readZkpEnv } from './env.js';

@@ -29,7 +29,8 @@ import {
 import { InMemoryReplayGuard, proofFingerprint } from './replay.js';
 import type { AuthorizationRequest, PendingAuthorization } from './request.js';
 import { watchDependencies, type DependencyWatch } from './verify-dependencies.js';
-import { decodeResponse, isRecord, type ResponseMessage } from './verify-envelope.js';
+import { decodeResponse, type ResponseMessage } from './verify-envelope.js';
+import { isRecord } from '../schemas/json.js';
 import { envelopeRefusal, judgeFailure } from './verify-failures.js';
 import { judgeAcrossRules } from './verify-groups.js';
 import { judgeRule, type CheckAuthResponse } from './verify-rule.js';

@@ -7,7 +7,7 @@ import { checkIssuer } from '../../src/trust/issuers.js';
 import { keep, lruCache } from '../../src/domain/cache.js';
 import { fetchJson } from '../../src/trust/http.js';
 import { keyStatusFrom } from '../../src/trust/revocation.js';
-import { trustOptionsFromEnv } from '../../src/trust/index.js';
+import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/config.js';
 import { iden3DidFromEthAddress } from './iden3-test.js';
 import { startServer } from './servers.js';
@@ -215,7 +215,7 @@ describe('document loader', () => {
 
 describe('options from the environment', () => {
   it('has safe defaults', () => {
-    expect(trustOptionsFromEnv({})).toMatchObject({
+    expect(loadConfig({}).trust).toMatchObject({
       mode: 'strict',
       trustedIssuers: [],
       resolverUrl: undefined,
@@ -229,7 +229,7 @@ describe('options from the environment', () => {
   });
 
   it('reads every variable', () => {
-    const o = trustOptionsFromEnv({
+    const o = loadConfig({
       CREDENTIAL_VERIFICATION: 'OFF',
       TRUSTED_ISSUERS: 'did:iden3:a, did:iden3:b did:pkh:eip155:1:0x1',
       DID_RESOLVER_URL: 'https://resolver.privado.id/1.0/identifiers',
@@ -239,7 +239,7 @@ describe('options from the environment', () => {
       CREDENTIAL_CACHE_SIZE: '5',
       REQUIRE_HOLDER_BINDING: 'true',
       JSONLD_REMOTE_PREFIXES: 'https://schemas.example/ctx/',
-    });
+    }).trust;
     expect(o).toMatchObject({
       mode: 'off',
       trustedIssuers: ['did:iden3:a', 'did:iden3:b', 'did:pkh:eip155:1:0x1'],
@@ -251,16 +251,16 @@ describe('options from the environment', () => {
       requireHolderBinding: true,
       remoteDocumentPrefixes: ['https://schemas.example/ctx/'],
     });
-    expect(trustOptionsFromEnv({ TRUSTED_ISSUERS: '*' }).trustedIssuers).toBe('*');
+    expect(loadConfig({ TRUSTED_ISSUERS: '*' }).trust.trustedIssuers).toBe('*');
   });
 
   it('refuses bad values with the variable name', () => {
-    expect(() => trustOptionsFromEnv({ CREDENTIAL_VERIFICATION: 'lenient' })).toThrow(ConfigError);
-    expect(() => trustOptionsFromEnv({ TRUSTED_ISSUERS: 'issuer-a' })).toThrow(/TRUSTED_ISSUERS/);
-    expect(() => trustOptionsFromEnv({ DID_RESOLVER_URL: 'ftp://x' })).toThrow(/DID_RESOLVER_URL/);
-    expect(() => trustOptionsFromEnv({ TRUST_HTTP_TIMEOUT_MS: '0' })).toThrow(/TRUST_HTTP_TIMEOUT_MS/);
-    expect(() => trustOptionsFromEnv({ JSONLD_DOCUMENTS_FILE: '/nonexistent/x.json' })).toThrow(/JSONLD_DOCUMENTS_FILE/);
-    expect(() => trustOptionsFromEnv({ REQUIRE_HOLDER_BINDING: 'maybe' })).toThrow(/REQUIRE_HOLDER_BINDING/);
+    expect(() => loadConfig({ CREDENTIAL_VERIFICATION: 'lenient' }).trust).toThrow(ConfigError);
+    expect(() => loadConfig({ TRUSTED_ISSUERS: 'issuer-a' }).trust).toThrow(/TRUSTED_ISSUERS/);
+    expect(() => loadConfig({ DID_RESOLVER_URL: 'ftp://x' }).trust).toThrow(/DID_RESOLVER_URL/);
+    expect(() => loadConfig({ TRUST_HTTP_TIMEOUT_MS: '0' }).trust).toThrow(/TRUST_HTTP_TIMEOUT_MS/);
+    expect(() => loadConfig({ JSONLD_DOCUMENTS_FILE: '/nonexistent/x.json' }).trust).toThrow(/JSONLD_DOCUMENTS_FILE/);
+    expect(() => loadConfig({ REQUIRE_HOLDER_BINDING: 'maybe' }).trust).toThrow(/REQUIRE_HOLDER_BINDING/);
   });
 });
 

@@ -14,7 +14,8 @@ import { executionResult } from '../../src/engine/result.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { ExecutionRecord, Store } from '../../src/store/types.js';
-import { alwaysLatestStateResolvers, buildAuthorizationRequest, readZkpEnv, type ZkpQueryConfiguration } from '../../src/zkp/index.js';
+import { alwaysLatestStateResolvers, buildAuthorizationRequest, type ZkpQueryConfiguration } from '../../src/zkp/index.js';
+import { loadConfig } from '../../src/config.js';
 import { tempDir } from '../helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from '../pg.js';
 import { iden3DocumentLoader, v3Message, v3Vector } from './fixtures.js';
@@ -81,7 +82,7 @@ describe.each(backends)('%s', (_name, open, available) => {
     const store = await open();
     try {
       const offChain = new OffChainZkp({
-        zkp: readZkpEnv({ ZKP_VERIFIER_DID: v3Vector.verifierDid, ZKP_PROOF_MAX_AGE_SECONDS: '999999999' }),
+        zkp: loadConfig({ ZKP_VERIFIER_DID: v3Vector.verifierDid, ZKP_PROOF_MAX_AGE_SECONDS: '999999999', PUBLIC_BASE_URL: 'https://svc.example' }).zkp,
         publicBaseUrl: 'https://svc.example', webhooks: true, store, now: () => NOW, stateResolvers: alwaysLatestStateResolvers(),
         documentLoader: iden3DocumentLoader(),
       });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
-  buildAuthorizationRequest, createDocumentLoader, checkZkpQuerySchemas, validateZkpQueries, readZkpEnv,
+  buildAuthorizationRequest, createDocumentLoader, checkZkpQuerySchemas, validateZkpQueries,
   toIden3Query, ZkpQueryError, ZkpOptionsError, type ZkpQueryConfiguration,
 } from '../../src/zkp/index.js';
+import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/config.js';
 import { fixtureConfiguration, fixtureRequest, haveMtpVector, iden3DocumentLoader, KYC_V3, USER_DID, VERIFIER_DID } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
@@ -225,9 +226,9 @@ describe.skipIf(!haveDocuments)('offline document loader', () => {
   });
 });
 
-describe('readZkpEnv', () => {
+describe('the ZKP variables', () => {
   it('has defaults for everything', () => {
-    expect(readZkpEnv({})).toEqual({
+    expect(loadConfig({}).zkp).toEqual({
       verifierDid: undefined, requestTtlMs: 600_000, defaultCircuitId: 'credentialAtomicQuerySigV2', contexts: {}, allowedIssuers: ['*'],
       circuitsDir: undefined, stateResolvers: {}, proofMaxAgeMs: 3_600_000, clockSkewMs: 300_000,
       stateTransitionDelayMs: 3_600_000, allowPlainMessages: false, responsesPerMinute: 30, answersPerExecution: 5,
@@ -235,12 +236,12 @@ describe('readZkpEnv', () => {
   });
 
   it('reads and checks every variable', () => {
-    const cfg = readZkpEnv({
-      ZKP_VERIFIER_DID: VERIFIER_DID, ZKP_REQUEST_TTL_SECONDS: '120', ZKP_DEFAULT_CIRCUIT_ID: 'credentialAtomicQueryMTPV2',
+    const cfg = loadConfig({
+      PUBLIC_BASE_URL: 'https://svc.example', ZKP_VERIFIER_DID: VERIFIER_DID, ZKP_REQUEST_TTL_SECONDS: '120', ZKP_DEFAULT_CIRCUIT_ID: 'credentialAtomicQueryMTPV2',
       ZKP_CONTEXTS: JSON.stringify({ IDInformation: KYC_V3 }), ZKP_ALLOWED_ISSUERS: `${ISSUER}, ${USER_DID}`,
       ZKP_STATE_RESOLVERS: JSON.stringify({ 'polygon:amoy': { rpcUrl: 'https://rpc.example', contractAddress: `0x${'1a'.repeat(20)}` } }),
       ZKP_PROOF_MAX_AGE_SECONDS: '60', ZKP_ALLOW_PLAIN_RESPONSES: 'true', ZKP_RESPONSES_PER_MINUTE: '0', ZKP_ANSWERS_PER_EXECUTION: '2',
-    });
+    }).zkp;
     expect(cfg).toMatchObject({ verifierDid: VERIFIER_DID, requestTtlMs: 120_000, defaultCircuitId: 'credentialAtomicQueryMTPV2', allowedIssuers: [ISSUER, USER_DID], proofMaxAgeMs: 60_000, allowPlainMessages: true, responsesPerMinute: 0, answersPerExecution: 2 });
     expect(Object.keys(cfg.stateResolvers)).toEqual(['polygon:amoy']);
     for (const env of [
@@ -248,6 +249,6 @@ describe('readZkpEnv', () => {
       { ZKP_DEFAULT_CIRCUIT_ID: 'x' }, { ZKP_CONTEXTS: '[]' }, { ZKP_CONTEXTS: '{"a":1}' }, { ZKP_ALLOWED_ISSUERS: 'me' },
       { ZKP_STATE_RESOLVERS: '{"polygon":{}}' }, { ZKP_STATE_RESOLVERS: '{"polygon:amoy":{"rpcUrl":"x","contractAddress":"0x1"}}' },
       { ZKP_ALLOW_PLAIN_RESPONSES: 'yes' }, { ZKP_RESPONSES_PER_MINUTE: '-1' }, { ZKP_ANSWERS_PER_EXECUTION: '0' }, { ZKP_ANSWERS_PER_EXECUTION: 'many' },
-    ]) expect(() => readZkpEnv(env), JSON.stringify(env)).toThrow(ConfigError);
+    ]) expect(() => loadConfig(env).zkp, JSON.stringify(env)).toThrow(ConfigError);
   });
 });
