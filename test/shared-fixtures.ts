@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // SCS_SHARED_FIXTURES points elsewhere (a missing folder shows what the tests do without them).
-export const SHARED_FIXTURES = path.resolve(REPO_ROOT, process.env.SCS_SHARED_FIXTURES ?? '../shared/fixtures');
+const SHARED_FIXTURES = path.resolve(REPO_ROOT, process.env.SCS_SHARED_FIXTURES ?? '../shared/fixtures');
 
 /** The absolute path of `../shared/fixtures/<relative>`. */
 export const sharedFixture = (relative: string): string => path.join(SHARED_FIXTURES, relative);
@@ -28,7 +28,7 @@ export function haveSharedFixtures(...relatives: string[]): boolean {
 }
 
 /** iden3's KYC JSON-LD contexts and JSON schemas (kyc-v3, kyc-v4, …), in the format of JSONLD_DOCUMENTS_FILE. */
-export const IDEN3_DOCUMENTS_FILE = sharedFixture('iden3/jsonld-and-json-schemas.json');
+const IDEN3_DOCUMENTS_FILE = sharedFixture('iden3/jsonld-and-json-schemas.json');
 export const haveIden3Documents = (): boolean => haveSharedFixtures('iden3/jsonld-and-json-schemas.json');
 
 /** The documents of IDEN3_DOCUMENTS_FILE, URL -> document; none where it is absent (see haveIden3Documents). */
