@@ -12,9 +12,10 @@ import type { Config } from './config.js';
 import { PlanCache } from './domain/plan-cache.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import { Executor, OffChainZkp, challengeQueryStrategy, onChainZkpStrategy } from './execution/index.js';
-import { Metrics } from './http/metrics.js';
+import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import { openStore, type Store } from './store/index.js';
+import { observeStore } from './store/observer.js';
 import { createDemoIssuer, demoStatePublication, demoStatusResolver } from './trust/demo-issuer.js';
 import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
 import { onchainStatusResolver } from './trust/onchain-status.js';
@@ -94,7 +95,10 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
   const now = deps.now ?? Date.now;
   // In a cluster worker, /metrics sums every worker's figures.
   const metrics = new Metrics(cluster.isWorker ? clusterMetrics : undefined);
-  const store = metrics.timeStore(deps.store ?? (await openStore(config.database, (err) => log.warn({ err }, 'database connection error'))));
+  // The metrics observe every store operation (a handed-in store too); the store knows only the observer's interface.
+  const store = deps.store
+    ? observeStore(deps.store, metrics)
+    : await openStore(config.database, (err) => log.warn({ err }, 'database connection error'), metrics);
   try {
     const onVerdicts = (results: readonly ExecutionResult[]) => metrics.countVerdicts(results);
     // Offline, for both ZKP types: rules' contexts are checked at create time against what the service holds.
