@@ -22,6 +22,21 @@ module.exports = {
       'and errors.ts); the configuration maps onto it, not the other way round.',
       '^src/store/', { path: '^src/config(\\.ts$|/)', pathNot: '^src/config/(variables|errors)\\.ts$' }),
     boundary('domain-no-http', 'Domain modules know nothing of HTTP.', '^src/domain/', '^src/http/'),
+    {
+      name: 'nothing-below-imports-http',
+      comment: 'Only the app (src/app.ts) knows src/http/: the configuration, the composition root, stores, adapters and ' +
+        'domain modules import nothing from it (what both sides need, such as auth settings or metrics, lives below).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(http/|app\\.ts$)' },
+      to: { path: '^src/http/' },
+    },
+    boundary('routes-import-no-route',
+      'A route module does not import another route module: what two routes share lives in a non-route module ' +
+      '(scenario-lookup.ts, tenancy.ts, ...).',
+      '^src/http/', '^src/http/(execute|executions|health|scenarios|zkp-response)\\.ts$'),
+    boundary('engine-no-type-specific-schemas',
+      'The engine knows no scenario type\'s own schemas or examples (the OffChainZKP and OnChainZKP examples, ...).',
+      '^src/engine/', '^src/schemas/example'),
     { name: 'no-circular', comment: 'No import cycles.', severity: 'error', from: {}, to: { circular: true } },
   ],
   options: {

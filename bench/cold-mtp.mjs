@@ -32,7 +32,8 @@ const median = (xs) => {
 /** Measures; `startJsSdk` is engine.mjs's (the js-sdk child process). Answers the figures, or { error }. */
 export async function coldMtp(startJsSdk) {
   try {
-    const { createCredentialVerifier, trustOptionsFromEnv } = await import('../dist/trust/index.js');
+    const { createCredentialVerifier } = await import('../dist/trust/index.js');
+    const { loadConfig } = await import('../dist/config.js');
     const { createDemoIssuer, demoStatusResolver } = await import('../dist/trust/demo-issuer.js');
     const issuer = await createDemoIssuer({ statusUrl: DEMO_STATUS_URL });
     const now = Date.now();
@@ -42,7 +43,7 @@ export async function coldMtp(startJsSdk) {
     // Indices far from the BJJ section's (its credentials are cached on disk), so that no content repeats.
     for (let i = 0; i < W + N; i++) credentials.push(await issuer.issue({ ...freshIssueRequest(100_000 + i, dates), proof: 'mtp' }));
     const issueMs = performance.now() - t0;
-    const base = trustOptionsFromEnv({ CREDENTIAL_VERIFICATION: 'strict', TRUSTED_ISSUERS: issuer.did });
+    const base = loadConfig({ CREDENTIAL_VERIFICATION: 'strict', TRUSTED_ISSUERS: issuer.did }).trust;
     const verifier = createCredentialVerifier({ ...base, threads: 0 }, {
       statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(issuer) },
       statePublication: () => ({ isPublished: async (_did, state) => issuer.isPublished(state) }),

@@ -160,7 +160,8 @@ function startJsSdk() {
 }
 
 async function coldVerification() {
-  const { createCredentialVerifier, trustOptionsFromEnv } = await import('../dist/trust/index.js');
+  const { createCredentialVerifier } = await import('../dist/trust/index.js');
+  const { loadConfig } = await import('../dist/config.js');
   const { createDemoIssuer, demoStatusResolver } = await import('../dist/trust/demo-issuer.js');
   const N = COLD_CREDENTIALS;
   const W = COLD_WARMUP;
@@ -177,7 +178,7 @@ async function coldVerification() {
   const revoking = await createDemoIssuer({ statusUrl: DEMO_STATUS_URL });
   const revokedNonce = toRevoke.credentialStatus.revocationNonce;
   await revoking.revoke(revokedNonce);
-  const base = trustOptionsFromEnv({ CREDENTIAL_VERIFICATION: 'strict', TRUSTED_ISSUERS: fresh.issuer });
+  const base = loadConfig({ CREDENTIAL_VERIFICATION: 'strict', TRUSTED_ISSUERS: fresh.issuer }).trust;
   const deps = (issuer) => ({ statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(issuer) } });
   // threads: 0: every check on this thread, so that process.cpuUsage sees all of it (ignored before the pool existed).
   const verifiers = {
@@ -538,12 +539,13 @@ try {
 // the rules: warm (proofs cached per credential content, revocation answers for REVOCATION_CACHE_MS) and cold
 // (both caches off). The demo issuer's statuses are answered in process, as with DEMO_ISSUER=1: no network.
 try {
-  const { createCredentialVerifier, trustOptionsFromEnv } = await import('../dist/trust/index.js');
+  const { createCredentialVerifier } = await import('../dist/trust/index.js');
+  const { loadConfig } = await import('../dist/config.js');
   const { createDemoIssuer, demoStatusResolver } = await import('../dist/trust/demo-issuer.js');
   const { canonicalJson, sha256Hex } = await import('../dist/domain/canonical-json.js');
   const { issuer, credentials: demo } = await demoIdCredentials();
   const demoIssuer = await createDemoIssuer({ statusUrl: 'http://127.0.0.1:3000/demo-issuer/status' });
-  const base = trustOptionsFromEnv({ CREDENTIAL_VERIFICATION: 'strict', TRUSTED_ISSUERS: issuer });
+  const base = loadConfig({ CREDENTIAL_VERIFICATION: 'strict', TRUSTED_ISSUERS: issuer }).trust;
   const deps = { statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(demoIssuer) } };
   // With the digests, as execute hands them in (it computes them once for the audit record).
   const ctx = { address: ADDRESS, now: Date.now(), relevantTypes: new Set(['IDInformation']), digests: demo.map((c) => sha256Hex(canonicalJson(c))) };

@@ -140,7 +140,7 @@ export async function demoIdCredentials() {
 // credential (js-sdk's BabyJubJub signature and Poseidon merklization in JavaScript), too slow to issue a thousand
 // at every run: freshIdCredentials issues them in parallel with node:worker_threads (bench/issue-worker.mjs) and keeps
 // them in a file under the OS temp dir (never in the repository), keyed by the demo issuer's DID and what issuing
-// depends on (dist/trust/demo-issuer.js, the IDInformation context and schema in dist/trust/documents/, the js-sdk
+// depends on (dist/trust/demo-issuer.js, the IDInformation context and schema in dist/jsonld/documents/, the js-sdk
 // version). Credential #i of a cache is always the same (its claims are freshClaims(i)), so a later run that needs
 // more issues only the missing ones. Each process (a bench server, the engine benchmark) sees each credential once: reusing them across runs
 // is fine, since every run starts a new server and new verifiers.
@@ -206,8 +206,9 @@ function freshCacheKey(did) {
   fileDigest(hash, path.join(dist, 'demo-issuer.js'));
   try {
     // The IDInformation context and schema the demo issuer issues with (other files there do not change what it issues).
-    for (const f of fs.readdirSync(path.join(dist, 'documents')).sort()) {
-      if (f.startsWith('IDInformation')) fileDigest(hash, path.join(dist, 'documents', f));
+    const documents = path.resolve(here, '../dist/jsonld/documents');
+    for (const f of fs.readdirSync(documents).sort()) {
+      if (f.startsWith('IDInformation')) fileDigest(hash, path.join(documents, f));
     }
   } catch {
     hash.update('(no documents)');

@@ -60,14 +60,14 @@ const RESOLVER = 'http://did-resolver.bench.invalid/1.0/identifiers';
 // JSON-LD documents: js-sdk's own constants, and the IDInformation context the demo issuer issues with.
 const ID_CONTEXT_URL = 'https://compliance.example/schemas/IDInformation-v1.jsonld';
 const readContext = () => {
-  for (const dir of ['../dist/trust/documents', '../src/trust/documents']) {
+  for (const dir of ['../dist/jsonld/documents', '../src/jsonld/documents']) {
     try {
       return fs.readFileSync(path.resolve(here, dir, 'IDInformation-v1.jsonld.json'), 'utf8');
     } catch {
       // try the next
     }
   }
-  throw new Error('IDInformation-v1.jsonld.json not found in dist/trust/documents or src/trust/documents');
+  throw new Error('IDInformation-v1.jsonld.json not found in dist/jsonld/documents or src/jsonld/documents');
 };
 const J = sdk.VerifiableConstants.JSONLD_SCHEMA;
 const A = sdk.VerifiableConstants.AUTH;

@@ -36,9 +36,12 @@ async function startNode() {
   return { provider: hre.network.provider, server, url: `http://127.0.0.1:${port}` };
 }
 
+/** iden3's JSON-LD contexts (kyc-v3 here) do not ship with the service: the operator's file is handed on. */
+const documents = process.env.JSONLD_DOCUMENTS_FILE ? { JSONLD_DOCUMENTS_FILE: process.env.JSONLD_DOCUMENTS_FILE } : {};
+
 function startService(env) {
   const proc = spawn(process.execPath, [path.join(root, 'dist', 'server.js')], {
-    cwd: root, env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root, env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...documents, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   return new Promise((resolve, reject) => {

@@ -7,19 +7,19 @@ import cluster from 'node:cluster';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { chainReaderFor, type ProofStatusReader } from './chain/index.js';
 import { clusterMetrics } from './cluster.js';
+import { createDocumentLoader, credentialTypeDocuments } from './jsonld/documents.js';
 import type { Config } from './config.js';
 import { PlanCache } from './domain/plan-cache.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import { Executor, OffChainZkp, challengeQueryStrategy, onChainZkpStrategy } from './execution/index.js';
-import { Metrics } from './http/metrics.js';
+import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import { openStore, type Store } from './store/index.js';
+import { observeStore } from './store/observer.js';
 import { createDemoIssuer, demoStatePublication, demoStatusResolver, revokeDemoNonce } from './trust/demo-issuer.js';
+import { knownTypesOnce } from './domain/credential-types.js';
 import { createCredentialVerifier, type CredentialVerifier, type TrustDeps } from './trust/index.js';
 import { onchainStatusResolver } from './trust/onchain-status.js';
-import { credentialTypeDocuments } from './trust/documents.js';
-import { knownTypesOnce } from './domain/credential-types.js';
-import { createDocumentLoader, readDocumentsFile } from './zkp/documents.js';
 import type { StateResolvers } from './zkp/state.js';
 
 export interface AppDeps {
@@ -97,12 +97,17 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
   const now = deps.now ?? Date.now;
   // In a cluster worker, /metrics sums every worker's figures.
   const metrics = new Metrics(cluster.isWorker ? clusterMetrics : undefined);
-  const store = metrics.timeStore(deps.store ?? (await openStore(config.database, (err) => log.warn({ err }, 'database connection error'))));
+  // The metrics observe every store operation (a handed-in store too); the store knows only the observer's interface.
+  const store = deps.store
+    ? observeStore(deps.store, metrics)
+    : await openStore(config.database, (err) => log.warn({ err }, 'database connection error'), metrics);
   try {
     const onVerdicts = (results: readonly ExecutionResult[]) => metrics.countVerdicts(results);
+    // Offline, for both ZKP types: rules' contexts are checked at create time against what the service holds.
+    const documentLoader = createDocumentLoader({ documents: config.trust.documents });
     const offChain = new OffChainZkp({
       zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, webhooks: config.webhook !== undefined,
-      store, now, stateResolvers: deps.zkpStateResolvers, onVerdicts,
+      store, now, stateResolvers: deps.zkpStateResolvers, onVerdicts, documentLoader,
     });
     await offChain.ready();
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
@@ -111,7 +116,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const onChain = onChainZkpStrategy(chain, {
       allowUncheckedRequests: config.chains.allowUncheckedRequests,
       contexts: config.zkp.contexts,
-      documentLoader: createDocumentLoader({ documents: config.zkp.documentsFile ? readDocumentsFile(config.zkp.documentsFile) : undefined }),
+      documentLoader,
     });
     // The credential types of the contexts the verifier's document loader holds (bundled and JSONLD_DOCUMENTS_FILE).
     const credentialTypes = knownTypesOnce(() => credentialTypeDocuments(config.trust.documents));

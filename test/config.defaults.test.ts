@@ -2,9 +2,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { configSchema, loadConfig, type Config } from '../src/config.js';
-import { chainSettingsFromEnv } from '../src/chain/index.js';
-import { defaultThreads, trustOptionsFromEnv } from '../src/trust/index.js';
-import { readZkpEnv } from '../src/zkp/index.js';
+import { defaultThreads } from '../src/trust/index.js';
 
 const DEFAULTS: Config = {
   port: 3000,
@@ -33,7 +31,7 @@ const DEFAULTS: Config = {
   },
   zkp: {
     verifierDid: undefined, requestTtlMs: 600_000, defaultCircuitId: 'credentialAtomicQuerySigV2', contexts: {}, allowedIssuers: ['*'],
-    documentsFile: undefined, circuitsDir: undefined, stateResolvers: {}, proofMaxAgeMs: 3_600_000, clockSkewMs: 300_000,
+    circuitsDir: undefined, stateResolvers: {}, proofMaxAgeMs: 3_600_000, clockSkewMs: 300_000,
     stateTransitionDelayMs: 3_600_000, allowPlainMessages: false, responsesPerMinute: 30, answersPerExecution: 5,
   },
   publicBaseUrl: undefined,
@@ -64,10 +62,10 @@ describe('loadConfig defaults', () => {
     expect(loadConfig({ [name]: ' \t ' })).toEqual(DEFAULTS);
   });
 
-  it('keeps the blank rule in every module reader, not only in loadConfig', () => {
-    expect(chainSettingsFromEnv({ CHAIN_READ_TIMEOUT_MS: '  ' })).toEqual(DEFAULTS.chains);
-    expect(trustOptionsFromEnv({ TRUST_HTTP_TIMEOUT_MS: '  ' })).toEqual(DEFAULTS.trust);
-    expect(readZkpEnv({ ZKP_REQUEST_TTL_SECONDS: '  ' })).toEqual(DEFAULTS.zkp);
+  it('keeps the blank rule in every module\'s variables', () => {
+    expect(loadConfig({ CHAIN_READ_TIMEOUT_MS: '  ' }).chains).toEqual(DEFAULTS.chains);
+    expect(loadConfig({ TRUST_HTTP_TIMEOUT_MS: '  ' }).trust).toEqual(DEFAULTS.trust);
+    expect(loadConfig({ ZKP_REQUEST_TTL_SECONDS: '  ' }).zkp).toEqual(DEFAULTS.zkp);
   });
 });
 

@@ -87,7 +87,6 @@ const BAD: [variable: string, env: Env][] = [
   ['ZKP_DEFAULT_CIRCUIT_ID', { ZKP_DEFAULT_CIRCUIT_ID: 'credentialAtomicQuerySigV1' }],
   ['ZKP_CONTEXTS', { ZKP_CONTEXTS: '[]' }],
   ['ZKP_ALLOWED_ISSUERS', { ZKP_ALLOWED_ISSUERS: 'me' }],
-  ['ZKP_JSONLD_DOCUMENTS_FILE', { ZKP_JSONLD_DOCUMENTS_FILE: '/nonexistent/documents.json' }],
   ['ZKP_CIRCUITS_DIR', { ZKP_CIRCUITS_DIR: aFile }],
   ['ZKP_STATE_RESOLVERS', { ZKP_STATE_RESOLVERS: '{"polygon":{}}' }],
   ['ZKP_STATE_RESOLVERS', { ZKP_STATE_RESOLVERS: 'not json' }],

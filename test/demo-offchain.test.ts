@@ -6,11 +6,12 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { haveIden3Documents, iden3DocumentsEnv } from './shared-fixtures.js';
 
-it('prints the authorization request as JSON, deep link and QR code, with the callback under PUBLIC_BASE_URL', () => {
+it.skipIf(!haveIden3Documents())('prints the authorization request as JSON, deep link and QR code, with the callback under PUBLIC_BASE_URL', () => {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const run = spawnSync(process.execPath, [path.resolve('dist/scripts/demo-offchain.js'), '--once', '--port', String(port),
-    '--public-base-url', 'https://compliance.example'], { encoding: 'utf8', timeout: 90_000 });
+    '--public-base-url', 'https://compliance.example'], { encoding: 'utf8', timeout: 90_000, env: { ...process.env, ...iden3DocumentsEnv() } });
   expect(run.status, run.stderr).toBe(0);
   const link = /iden3comm:\/\/\?i_m=(\S+)/.exec(run.stdout)?.[1];
   expect(link).toBeDefined();

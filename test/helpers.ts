@@ -6,6 +6,7 @@ import { buildApp, type AppDeps } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import type { ExecutionResult } from '../src/schemas/execution.js';
 import { TEMP_ROOT_VARIABLE } from './temp-root.global.js';
+import { iden3DocumentsEnv } from './shared-fixtures.js';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 export const auth = { authorization: `Bearer ${TOKEN}` };
@@ -26,7 +27,10 @@ export async function makeApp(env: Record<string, string> = {}, deps: AppDeps = 
   // Load shedding off unless a test asks for it: a busy test machine must not turn requests into 503s.
   // Credential verification off unless a test asks for it: these tests' credentials are synthetic (unsigned), and
   // they test the rules; test/trust.routes.test.ts and test/trust/ test verification with real signed credentials.
-  const config = loadConfig({ DATA_DIR: tempDir(), API_TOKENS: TOKEN, MAX_EVENT_LOOP_DELAY_MS: '0', CREDENTIAL_VERIFICATION: 'off', ...env });
+  // iden3's KYC contexts from ../shared/fixtures, as an operator hands them in (the service does not ship them).
+  const config = loadConfig({
+    DATA_DIR: tempDir(), API_TOKENS: TOKEN, MAX_EVENT_LOOP_DELAY_MS: '0', CREDENTIAL_VERIFICATION: 'off', ...iden3DocumentsEnv(), ...env,
+  });
   const app = await buildApp(config, { logger: false, ...deps });
   await app.ready();
   return Object.assign(app, { config });

@@ -7,7 +7,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
-import { readEnv, flag, integer, oneOf, text, type Env } from '../config/variables.js';
+import { flag, integer, oneOf, text } from '../config/variables.js';
 
 /** A chain endpoint: CAIP-2 reference, numeric chain id, JSON-RPC URL. */
 export interface ChainEndpoint {
@@ -189,9 +189,4 @@ export function chainSettings(env: ChainEnv): ChainSettings {
     txHashLookbackBlocks: env.CHAIN_TXHASH_LOOKBACK_BLOCKS,
     allowUncheckedRequests: env.CHAIN_ALLOW_UNCHECKED_REQUESTS,
   };
-}
-
-/** Every chain variable, read and checked alone (loadConfig reads them with the rest). Throws ConfigError. */
-export function chainSettingsFromEnv(env: Env = process.env): ChainSettings {
-  return chainSettings(readEnv(chainEnv, env));
 }

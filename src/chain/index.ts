@@ -3,14 +3,14 @@
  * through loadViem / chainReaderFor (lazy.ts); only a module that may load viem imports reader.ts itself. Wire-up sketch:
  *
  * ```ts
- * const settings = chainSettingsFromEnv(process.env);          // throws ConfigError (src/config/errors.ts)
+ * const settings = loadConfig(process.env).chains;              // throws ConfigError (src/config/errors.ts)
  * const reader = await chainReaderFor(settings);                // one per process; hand it to buildApp
  * const outcomes = await evaluateOnChainRules(reader, {         // in execute, for OnChainZKP scenarios
  *   queryConfigurations, smartContractDeployments, address, chain: addressObject?.chain,
  * });
  * ```
  */
-export { chainSettingsFromEnv, parseChainRpcUrls, parseChainRef, redactRpcUrl } from './config.js';
+export { parseChainRpcUrls, parseChainRef, redactRpcUrl } from './config.js';
 export {
   isProofStatusError,
   type ProofStatusEntry, type ProofStatusRead, type ProofStatusReader, type ReadProofStatusesRequest,

@@ -102,7 +102,7 @@ export class ChainReader implements ProofStatusReader {
     this.defaultChain = def ?? (this.chains.size === 1 ? this.chains.keys().next().value : undefined);
   }
 
-  /** A reader for the settings of `chainSettingsFromEnv`. */
+  /** A reader for the chain settings of the configuration (`loadConfig().chains`). */
   static fromSettings(settings: ChainSettings, extra: Partial<ChainReaderOptions> = {}): ChainReader {
     return new ChainReader({ ...settings, ...extra });
   }

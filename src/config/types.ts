@@ -1,6 +1,6 @@
 import type { ChainSettings } from '../chain/config.js';
 import type { WebhookConfig } from '../domain/webhooks.js';
-import type { JwtOptions, StaticToken } from '../http/auth.js';
+import type { JwtOptions, StaticToken } from '../domain/auth-settings.js';
 import type { DatabaseConfig } from '../store/config.js';
 import type { TrustOptions } from '../trust/types.js';
 import type { ZkpEnvConfig } from '../zkp/env.js';

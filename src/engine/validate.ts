@@ -5,6 +5,7 @@
  */
 import { Operators, ScenarioTypes, type Operator, type Scenario, type ScenarioType } from '../schemas/scenario.js';
 import { parseInstant } from './instant.js';
+import { isRecord } from '../schemas/json.js';
 
 export interface FieldProblem {
   /** JSON pointer relative to the Scenario, e.g. '/queryConfigurations/1/query/value'. */
@@ -21,8 +22,6 @@ const ZKP_TYPES: ReadonlySet<string> = new Set<ScenarioType>(['OffChainZKP', 'On
 const ZKP_MAX_IN_VALUES = 64;
 
 const DATE_HINT = 'an ISO 8601 date (e.g. 2001-02-03, 2001-02-03T04:05:06Z or 2001-02-03T04:05:06.789+02:00)';
-
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 function isDateString(x: unknown): boolean {
   return typeof x === 'string' && !Number.isNaN(parseInstant(x, true));

@@ -13,7 +13,7 @@ import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ExecutionRecord, PendingZkp, Store } from '../store/types.js';
 // Not ../zkp/index.js: what needs @iden3/js-iden3-auth comes through loadIden3Auth (see ready()).
-import { createDocumentLoader, readDocumentsFile, type OfflineDocumentLoader } from '../zkp/documents.js';
+import { createDocumentLoader, type JsonLdLoader } from '../jsonld/documents.js';
 import type { ZkpEnvConfig } from '../zkp/env.js';
 import { isZkpError } from '../zkp/errors.js';
 import { loadIden3Auth } from '../zkp/lazy.js';
@@ -39,6 +39,8 @@ export interface OffChainZkpOptions {
   stateResolvers?: StateResolvers;
   /** Told the final results of every execution this strategy ends (metrics). */
   onVerdicts?: (results: ExecutionResult[]) => void;
+  /** The JSON-LD documents of rules' contexts (the operator's JSONLD_DOCUMENTS_FILE); default: the bundled ones. */
+  documentLoader?: JsonLdLoader;
 }
 
 /** Answers waiting for the proof check running in this process before more get 503. */
@@ -55,7 +57,7 @@ export interface AnswerOutcome {
 
 export class OffChainZkp implements ScenarioStrategy {
   readonly type = 'OffChainZKP' as const;
-  private readonly documents: OfflineDocumentLoader;
+  private readonly documents: JsonLdLoader;
   /** Made by ready() (or the first answer), then reused (it reads the verification keys). */
   private verifier?: Promise<ZkpVerifier>;
   /** The proof checks waiting for the one running (see checkOneAtATime). */
@@ -63,8 +65,7 @@ export class OffChainZkp implements ScenarioStrategy {
   private checking = false;
 
   constructor(private readonly options: OffChainZkpOptions) {
-    const z = options.zkp;
-    this.documents = createDocumentLoader({ documents: z.documentsFile ? readDocumentsFile(z.documentsFile) : undefined });
+    this.documents = options.documentLoader ?? createDocumentLoader();
   }
 
   /** Where OffChainZKP is configured, loads the library and makes the verifier now (it throws on a bad setting). */

@@ -5,7 +5,7 @@ import { requestIdOf } from '../chain/proof-status.js';
 import type { FieldProblem } from '../engine/index.js';
 import { executionResult } from '../engine/result.js';
 import type { Scenario } from '../schemas/scenario.js';
-import type { OfflineDocumentLoader } from '../zkp/documents.js';
+import type { JsonLdLoader } from '../jsonld/documents.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
 
 export interface OnChainZkpOptions {
@@ -14,7 +14,7 @@ export interface OnChainZkpOptions {
   /** Credential type -> JSON-LD context (ZKP_CONTEXTS), for rules that name none. */
   contexts?: Readonly<Record<string, string>>;
   /** The offline JSON-LD documents the rules' contexts are read from. */
-  documentLoader?: OfflineDocumentLoader;
+  documentLoader?: JsonLdLoader;
 }
 
 /**
@@ -41,7 +41,7 @@ export function onChainZkpStrategy(chain: ProofStatusReader, options: OnChainZkp
         if (context !== undefined && documentLoader !== undefined && !documentLoader.has(context)) {
           problems.push({
             pointer: `${at}/context`,
-            message: `the JSON-LD context ${context} is not one the service holds (bundled, or ZKP_JSONLD_DOCUMENTS_FILE): ` +
+            message: `the JSON-LD context ${context} is not one the service holds (bundled, or JSONLD_DOCUMENTS_FILE): ` +
               'the rule could not be compared with the contract\'s request',
           });
         }

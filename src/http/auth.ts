@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
+import type { JwtOptions, StaticToken } from '../domain/auth-settings.js';
 import { storableText } from '../domain/storable-text.js';
 import { sendProblem, type FieldError } from './errors.js';
 import { keysUnavailable, remoteKeys } from './jwks.js';
@@ -27,20 +28,6 @@ declare module 'fastify' {
     /** The scope a route requires (checked after authentication). */
     scope?: Scope;
   }
-}
-
-/** A configured static token: `token`, `token:*` (operator) or `token:projA+projB`. */
-export interface StaticToken {
-  token: string;
-  projects: '*' | string[];
-}
-
-export interface JwtOptions {
-  jwksUrl: string;
-  issuer: string;
-  audience: string;
-  /** The claim holding the caller's projects (an array of strings, or '*'). */
-  projectsClaim: string;
 }
 
 const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest();

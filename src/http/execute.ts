@@ -18,7 +18,7 @@ import { ScenarioNotFound, ValidationFailed } from './errors.js';
 import { AUTHENTICATED, EXAMPLES, also, answered, problemResponses } from './responses.js';
 import { executeRequestExamples, executeResponseExamples } from '../schemas/examples.js';
 import { canSee, narrowScope } from './tenancy.js';
-import { ProjectQuery, findScenarioIn } from './scenarios.js';
+import { ProjectQuery, findScenarioIn } from './scenario-lookup.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 
 export interface ExecuteRoutesOptions {

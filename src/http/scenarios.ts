@@ -12,18 +12,18 @@ import { IdOf, IdString, refOf } from '../schemas/common.js';
 import { Scenario as ScenarioSchema, ScenarioPatch, type Scenario } from '../schemas/scenario.js';
 import { exampleOnChainScenario } from '../schemas/example-scenario.js';
 import { ScenarioIdTaken } from '../store/errors.js';
-import type { ProjectScope, ScenarioRow, ScenarioStore } from '../store/types.js';
+import type { ScenarioRow, ScenarioStore } from '../store/types.js';
 import {
-  Conflict, ForbiddenProject, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, preconditionFailed,
+  Conflict, ForbiddenProject, ScenarioExists, ScenarioNotFound, ValidationFailed, fieldErrors, preconditionFailed,
   type FieldError,
 } from './errors.js';
 import { IfMatch, scenarioResponses, updateRequestExamples } from './scenario-responses.js';
 import { overBudget, type Validators } from './validation.js';
 import { PageQuery, pageOf, pageResponse } from './cursor.js';
-import { canSee, narrowScope, projectFilter, scopeOf } from './tenancy.js';
-import type { Principal } from './auth.js';
+import { canSee, projectFilter, scopeOf } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { keptBodies } from './json.js';
+import { findScenario, ProjectQuery } from './scenario-lookup.js';
 import { KeyedQueue } from '../domain/keyed-queue.js';
 
 /**
@@ -34,16 +34,6 @@ import { KeyedQueue } from '../domain/keyed-queue.js';
 const PATCH_ATTEMPTS = 20;
 const PATCH_BACKOFF_MAX_MS = 5;
 const ScenarioParams = Type.Object({ scenarioId: IdOf('The scenario\'s id.', 'adult-kyc') }, { additionalProperties: false });
-/** Ids are unique per project: a token holding several projects (or an operator) names the one it means. */
-export const ProjectQuery = Type.Object({
-  projectId: Type.Optional(Type.String({
-    maxLength: 128,
-    description:
-      'The project of the scenario, for a token that holds several projects where more than one has a scenario with ' +
-      'this id (409 SCS_SCENARIO_AMBIGUOUS otherwise). Empty: the scenario without a project (operator tokens). A ' +
-      'project the token does not hold finds nothing (404).',
-  })),
-}, { additionalProperties: false });
 
 /** What create and PATCH say of the credential types (src/domain/credential-types.ts). */
 const TYPES_CHECKED =
@@ -87,27 +77,6 @@ async function checkRules(
       'The scenario rules are not valid',
     );
   }
-}
-
-/**
- * The one scenario with this id in the request's projects. Ids are unique per project: another project's scenario is
- * not found (404, its existence not revealed), and an id in two of the token's projects is a 409 naming them.
- */
-function findScenario(
-  store: ScenarioStore, principal: Principal | undefined, projectId: string | undefined, id: string,
-): Promise<ScenarioRow> {
-  return findScenarioIn(store, principal, narrowScope(principal, projectId).projects, id);
-}
-
-/** findScenario in projects the caller has narrowed already (execute holds them from its head read). */
-export async function findScenarioIn(
-  store: ScenarioStore, principal: Principal | undefined, projects: ProjectScope, id: string,
-): Promise<ScenarioRow> {
-  const rows = await store.find(id, projects);
-  const row = rows[0];
-  if (row === undefined || !canSee(principal, row.input.projectId)) throw new ScenarioNotFound(id);
-  if (rows.length > 1) throw new ScenarioAmbiguous(id, rows.map((r) => r.input.projectId ?? '(no project)').join(', '));
-  return row;
 }
 
 export interface ScenarioRoutesOptions {

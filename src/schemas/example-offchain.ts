@@ -1,6 +1,6 @@
 /**
- * The OffChainZKP create example of the OpenAPI document: iden3's KYCAgeCredential (the kyc-v3 context the service
- * bundles), an age condition proved with credentialAtomicQueryV3 and a nullifier (one holder, one address), linked
+ * The OffChainZKP create example of the OpenAPI document: iden3's KYCAgeCredential (kyc-v3, a context the operator
+ * hands in), an age condition proved with credentialAtomicQueryV3 and a nullifier (one holder, one address), linked
  * conditions on the same credential, and a selective disclosure. test/zkp/request-v3.test.ts checks that create
  * accepts it.
  */

@@ -9,7 +9,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
-import { createDocumentLoader, type DocumentLoader } from './documents.js';
+import { createDocumentLoader, type DocumentLoader } from '../jsonld/documents.js';
 import { installFastPoseidon } from './poseidon.js';
 import { coldCheck, type ColdResult, type ColdTask } from './proof.js';
 

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import * as sdkNs from '@0xpolygonid/js-sdk';
 import * as coreNs from '@iden3/js-iden3-core';
-import { createDocumentLoader, ID_INFORMATION_SCHEMA_URL } from './documents.js';
+import { createDocumentLoader, ID_INFORMATION_SCHEMA_URL } from '../jsonld/documents.js';
 import type { Did, Hash, Proof } from './iden3.js';
 import { DEFAULT_STATUS_RESOLVERS, verifyStatusAnswer, type StatusResolverFn } from './revocation.js';
 import { STATUS_TYPES } from './structure.js';

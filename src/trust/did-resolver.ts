@@ -11,7 +11,7 @@
  */
 import { fetchJson, FetchFailure, type FetchLike } from './http.js';
 import { keep as keepFor, lruCache } from '../domain/cache.js';
-import { isRecord } from './structure.js';
+import { isRecord } from '../schemas/json.js';
 
 export class ResolverFailure extends Error {
   override name = 'ResolverFailure';

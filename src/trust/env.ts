@@ -5,8 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
+import { isRecord } from '../schemas/json.js';
 import { parseChainRef } from '../chain/config.js';
-import { flag, httpUrl, integer, oneOf, readEnv, text, type Env } from '../config/variables.js';
+import { flag, httpUrl, integer, oneOf, text } from '../config/variables.js';
 import type { TrustOptions } from './types.js';
 import { DEFAULTS } from './verifier.js';
 import { defaultThreads } from './pool.js';
@@ -58,7 +59,9 @@ export const trustEnv = Type.Object({
   REQUIRE_HOLDER_BINDING: flag({ default: false, description: 'Refuse credentials whose `credentialSubject.id` encodes no address.' }),
   JSONLD_DOCUMENTS_FILE: Type.Optional(text({
     expect: 'a JSON file',
-    description: 'JSON file `{url: document}` of JSON-LD contexts and JSON schemas for credential proofs, served offline.',
+    description: 'JSON file `{url: document}` of JSON-LD contexts and JSON schemas served offline, for credential proofs and ' +
+      'ZKP rules alike: the contexts of your issuers\' credential types (iden3\'s KYC ones among them). Only the project\'s ' +
+      'own and its libraries\' documents ship with the service.',
   })),
   JSONLD_REMOTE_PREFIXES: Type.Optional(text({
     expect: 'http(s) URL prefixes with a path',
@@ -111,10 +114,11 @@ function documentsFile(file: string | undefined): Record<string, unknown> | unde
   } catch (e) {
     throw new ConfigError(`JSONLD_DOCUMENTS_FILE: cannot read ${file}: ${(e as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError('JSONLD_DOCUMENTS_FILE must hold one JSON object: URL -> document');
+  if (!isRecord(parsed)) throw new ConfigError('JSONLD_DOCUMENTS_FILE must hold one JSON object: URL -> document');
+  for (const [url, doc] of Object.entries(parsed)) {
+    if (typeof doc !== 'object' || doc === null) throw new ConfigError(`JSONLD_DOCUMENTS_FILE: the document of ${url} is not a JSON object`);
   }
-  return parsed as Record<string, unknown>;
+  return parsed;
 }
 
 /** ISSUER_STATE_CONTRACTS: `eip155:<id>=0x<40 hex>` entries, by CAIP-2 chain. */
@@ -162,9 +166,4 @@ export function trustOptions(env: TrustEnv): TrustOptions {
     maxCredentialBytes: env.MAX_CREDENTIAL_BYTES,
     maxCredentialLeaves: env.MAX_CREDENTIAL_LEAVES,
   };
-}
-
-/** Every trust variable, read and checked alone (loadConfig reads them with the rest). Throws ConfigError. */
-export function trustOptionsFromEnv(env: Env = process.env): TrustOptions {
-  return trustOptions(readEnv(trustEnv, env));
 }

@@ -25,7 +25,8 @@ import { poseidon } from '@iden3/js-crypto';
 import { BJJSignatureProof2021, isGenesisState, SchemaHash, validateTreeState, verifyProof, type BjjProof } from './iden3.js';
 import { verifyPoseidonSignature } from './babyjub.js';
 import { done, matchContent, refusal, sameNonce, stateKey, statusCovered, type ProofType } from './proof-check.js';
-import { checkStatus, isRecord, notValid, OK, undecided, type Json } from './structure.js';
+import { checkStatus, notValid, OK, undecided, type Json } from './structure.js';
+import { isRecord } from '../schemas/json.js';
 
 const NAME = 'BJJSignature2021';
 

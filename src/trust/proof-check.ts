@@ -16,9 +16,10 @@ import {
   parseSerializationAttr,
   type Claim as ClaimT,
 } from './iden3.js';
-import { DocumentUnavailable, type DocumentLoader } from './documents.js';
+import { DocumentUnavailable, type DocumentLoader } from '../jsonld/documents.js';
 import { merklizeForRoot } from './merklize.js';
-import { isRecord, notValid, type Json } from './structure.js';
+import { notValid, type Json } from './structure.js';
+import { isRecord } from '../schemas/json.js';
 import type { TrustVerdict } from '../engine/types.js';
 
 /** What the later steps need from a verified proof. */

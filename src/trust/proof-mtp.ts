@@ -21,7 +21,8 @@
  */
 import { claimFromHex, DID, Hash, isGenesisState, Proof, validateTreeState, verifyProof, type Claim as ClaimT, type Did, type Proof as ProofT } from './iden3.js';
 import { done, matchContent, refusal, stateKey, statusCovered, type ProofType } from './proof-check.js';
-import { isRecord, notValid, OK, undecided, type Json } from './structure.js';
+import { notValid, OK, undecided, type Json } from './structure.js';
+import { isRecord } from '../schemas/json.js';
 
 const NAME = 'Iden3SparseMerkleTreeProof';
 const HASH_HEX = /^[0-9a-f]{64}$/;

@@ -9,7 +9,7 @@
  * kept for a short time only.
  */
 import { ResolverFailure, type StatePublication } from './did-resolver.js';
-import { DocumentUnavailable, type DocumentLoader } from './documents.js';
+import { DocumentUnavailable, type DocumentLoader } from '../jsonld/documents.js';
 import { keep, lruCache } from '../domain/cache.js';
 import type { ColdWorkRefused } from './errors.js';
 import { ColdPool, type ColdPoolOptions, type Reservation } from './pool.js';

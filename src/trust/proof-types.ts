@@ -6,7 +6,8 @@
 import { bjjSignature2021 } from './proof-bjj.js';
 import { iden3SparseMerkleTreeProof } from './proof-mtp.js';
 import type { ProofType } from './proof-check.js';
-import { isRecord, notValid, OK, type Json } from './structure.js';
+import { notValid, OK, type Json } from './structure.js';
+import { isRecord } from '../schemas/json.js';
 import type { TrustVerdict } from '../engine/types.js';
 
 export const PROOF_TYPES: Readonly<Record<string, ProofType>> = Object.freeze({

@@ -28,7 +28,8 @@ import { ResolverFailure, type StateResolver } from './did-resolver.js';
 import { DID, Hash, isGenesisState, Proof, testBit, validateTreeState, verifyProof, type Hash as HashT, type Proof as ProofT } from './iden3.js';
 import { fetchJson, FetchFailure, type FetchLike } from './http.js';
 import { keep, lruCache } from '../domain/cache.js';
-import { isHttpUrl, isRecord, STATUS_TYPES, type Json } from './structure.js';
+import { isHttpUrl, STATUS_TYPES, type Json } from './structure.js';
+import { isRecord } from '../schemas/json.js';
 
 /** A status that cannot be resolved (`error`) or whose answer is unusable. */
 export class StatusFailure extends Error {

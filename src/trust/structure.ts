@@ -4,6 +4,7 @@
  * never credentialSubject values.
  */
 import type { TrustVerdict } from '../engine/types.js';
+import { isRecord } from '../schemas/json.js';
 
 const W3C_CREDENTIALS_V1 = 'https://www.w3.org/2018/credentials/v1';
 
@@ -19,8 +20,6 @@ const MAX_URI = 2048;
 const ABSOLUTE_URI = /^[a-z][a-z0-9+.-]*:\S+$/i;
 
 export type Json = Record<string, unknown>;
-
-export const isRecord = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 export function notValid(reason: string): TrustVerdict {
   return { ok: false, status: 'not-valid', reason };

@@ -19,7 +19,7 @@ import type { TrustVerdict } from '../engine/types.js';
 import type { Credential } from '../schemas/credential.js';
 import { contentHash } from './canonical.js';
 import { createStateResolver } from './did-resolver.js';
-import { createDocumentLoader } from './documents.js';
+import { createDocumentLoader } from '../jsonld/documents.js';
 import { checkHolder } from './holder.js';
 import { checkIssuer } from './issuers.js';
 import { keep, lruCache } from '../domain/cache.js';

@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
-import { integer, oneOf, readEnv, text, type Env } from '../config/variables.js';
+import { integer, oneOf, text } from '../config/variables.js';
 import { ZkpOptionsError } from './errors.js';
 import { DEFAULT_ZKP_CIRCUIT_ID, ZKP_DEFAULT_CIRCUIT_IDS, type ZkpDefaultCircuitId } from './queries.js';
 import { isCanonicalDid, isCanonicalIden3Did } from './did.js';
@@ -18,7 +18,6 @@ export interface ZkpEnvConfig {
   defaultCircuitId: ZkpDefaultCircuitId;
   contexts: Record<string, string>;
   allowedIssuers: string[];
-  documentsFile?: string;
   circuitsDir?: string;
   stateResolvers: Record<string, RpcChainConfig>;
   proofMaxAgeMs: number;
@@ -52,10 +51,6 @@ export const zkpEnv = Type.Object({
     default: '*',
     description: 'Comma-separated issuer DIDs whose credentials a proof may come from.',
   }),
-  ZKP_JSONLD_DOCUMENTS_FILE: Type.Optional(text({
-    expect: 'a JSON file',
-    description: 'JSON file `{"<url>": <document>}` of JSON-LD contexts served offline besides the bundled iden3 KYC ones.',
-  })),
   ZKP_CIRCUITS_DIR: Type.Optional(text({
     expect: 'a directory',
     docDefault: 'the keys shipped in `@iden3/js-iden3-auth`',
@@ -138,7 +133,6 @@ export function zkpEnvConfig(env: ZkpEnv): ZkpEnvConfig {
     defaultCircuitId: env.ZKP_DEFAULT_CIRCUIT_ID,
     contexts: contexts(env.ZKP_CONTEXTS),
     allowedIssuers: issuers.includes('*') ? ['*'] : issuers,
-    documentsFile: existing('ZKP_JSONLD_DOCUMENTS_FILE', env.ZKP_JSONLD_DOCUMENTS_FILE, 'file'),
     circuitsDir: existing('ZKP_CIRCUITS_DIR', env.ZKP_CIRCUITS_DIR, 'directory'),
     stateResolvers: stateResolvers(env.ZKP_STATE_RESOLVERS),
     proofMaxAgeMs: env.ZKP_PROOF_MAX_AGE_SECONDS * 1000,
@@ -148,9 +142,4 @@ export function zkpEnvConfig(env: ZkpEnv): ZkpEnvConfig {
     responsesPerMinute: env.ZKP_RESPONSES_PER_MINUTE,
     answersPerExecution: env.ZKP_ANSWERS_PER_EXECUTION,
   };
-}
-
-/** Every ZKP variable, read and checked alone (loadConfig reads them with the rest). Throws ConfigError. */
-export function readZkpEnv(env: Env = process.env): ZkpEnvConfig {
-  return zkpEnvConfig(readEnv(zkpEnv, env));
 }

@@ -18,7 +18,6 @@ const CODES = [
   'ZKP_REQUEST_EXPIRED',
   'ZKP_PROOF_REPLAYED',
   'ZKP_VERIFIER_UNAVAILABLE',
-  'ZKP_DOCUMENT_NOT_AVAILABLE',
 ] as const;
 export type ZkpErrorCode = (typeof CODES)[number];
 const ZKP_CODES: ReadonlySet<string> = new Set(CODES);
@@ -103,17 +102,6 @@ export class ProofReplayedError extends zkpError<[string]>('ZKP_PROOF_REPLAYED',
 export class VerifierUnavailableError extends zkpError<[string, { cause?: unknown }?]>('ZKP_VERIFIER_UNAVAILABLE', 503) {
   override name = 'VerifierUnavailableError';
   readonly retryAfterSeconds = 5;
-}
-
-/** The offline JSON-LD document loader was asked for a document it does not hold (there is no network loading). */
-export class DocumentNotAvailableError extends zkpError<[string]>('ZKP_DOCUMENT_NOT_AVAILABLE', 500) {
-  override name = 'DocumentNotAvailableError';
-  constructor(readonly url: string) {
-    super(
-      `JSON-LD document ${JSON.stringify(url.slice(0, 300))} is not available offline (network loading is disabled); ` +
-      'add it to ZKP_JSONLD_DOCUMENTS_FILE',
-    );
-  }
 }
 
 export const isZkpError = (e: unknown): e is ZkpError => e instanceof ZkpError;

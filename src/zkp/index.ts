@@ -15,7 +15,7 @@ export { buildAuthorizationRequest, type AuthorizationRequest, type PendingAutho
 export { validateZkpQueries, toIden3Query, type ZkpQueryConfiguration } from './queries.js';
 export { checkZkpQuerySchemas } from './schema-check.js';
 export { createZkpVerifier, verifyAuthorizationResponse, peekThreadId, defaultCircuitsDir, type ZkpVerifier } from './verify.js';
-export { createDocumentLoader } from './documents.js';
+export { createDocumentLoader } from '../jsonld/documents.js';
 export {
   alwaysLatestStateResolvers, type StateResolver, type StateResolvers, type ResolvedState,
 } from './state.js';
@@ -24,6 +24,4 @@ export { InMemoryReplayGuard, proofFingerprint } from './replay.js';
 export {
   ZkpError, ZkpQueryError, ZkpOptionsError, MalformedResponseError, UnsupportedResponseError, InvalidTokenError,
   ResponseMismatchError, ThreadMismatchError, RequestExpiredError, ProofReplayedError, VerifierUnavailableError,
-  DocumentNotAvailableError,
 } from './errors.js';
-export { readZkpEnv } from './env.js';

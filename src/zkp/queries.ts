@@ -24,7 +24,8 @@ import { Operators } from '../schemas/scenario.js';
 import type { Query } from '../schemas/scenario.js';
 import type { FieldProblem } from '../engine/validate.js';
 import { checkGroups } from './query-groups.js';
-import { checkValue, V3_ONLY_OPERATORS, isRecord, type Add } from './query-values.js';
+import { checkValue, V3_ONLY_OPERATORS, type Add } from './query-values.js';
+import { isRecord } from '../schemas/json.js';
 
 const ZKP_CIRCUIT_IDS = ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2', 'credentialAtomicQueryV3', 'linkedMultiQuery'] as const;
 export type ZkpCircuitId = (typeof ZKP_CIRCUIT_IDS)[number];
@@ -162,7 +163,7 @@ function checkZkpQuery(query: Record<string, unknown>, circuitId: ZkpCircuitId, 
     } else if (options.documents && !options.documents.has(context)) {
       add(query.context !== undefined ? '/context' : '/type',
         `the JSON-LD context ${JSON.stringify(context)} is not available to the verifier (documents load offline only): ` +
-        'add it to ZKP_JSONLD_DOCUMENTS_FILE');
+        'add it to JSONLD_DOCUMENTS_FILE');
     }
   }
 

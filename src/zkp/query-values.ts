@@ -12,7 +12,6 @@ const MAX_VALUES = 64;
 /** ISO 8601 date or date-time (the shapes xsd:dateTime fields take); checked loosely, js-sdk hashes it later. */
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}(:?\d{2})?)?)?$/;
 
-export const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const isFiniteNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 
 function kindOf(x: unknown): string {

@@ -7,15 +7,14 @@
 import { parseQueriesMetadata } from './sdk.js';
 import type { FieldProblem } from '../engine/validate.js';
 import { contextOf, toIden3Query, type ZkpQueryConfiguration } from './queries.js';
-import type { OfflineDocumentLoader } from './documents.js';
+import type { JsonLdLoader } from '../jsonld/documents.js';
+import { isRecord } from '../schemas/json.js';
 
 export interface SchemaCheckOptions {
-  documentLoader: OfflineDocumentLoader;
+  documentLoader: JsonLdLoader;
   contexts?: Readonly<Record<string, string>>;
   basePointer?: string;
 }
-
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** True when one of the context's term definitions is `type`. */
 function definesType(document: unknown, type: string): boolean {

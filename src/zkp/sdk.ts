@@ -10,7 +10,7 @@
 import * as jsSdk from '@0xpolygonid/js-sdk';
 
 /** A JSON-LD document loader, as jsonld.js and the iden3 libraries call it. */
-export type JsonLdDocumentLoader = (url: string) => Promise<{ contextUrl: string | null; documentUrl: string; document: unknown }>;
+type JsonLdDocumentLoader = (url: string) => Promise<{ contextUrl: string | null; documentUrl: string; document: unknown }>;
 
 /** The public signals of the V2 query circuits that this module reads. */
 interface QueryV2PubSignals {

@@ -5,19 +5,19 @@
  * The record goes by the call, not by the message: the watched resolver or loader itself notes that it failed.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { OfflineDocumentLoader } from './documents.js';
+import type { JsonLdLoader } from '../jsonld/documents.js';
 import type { StateResolver, StateResolvers } from './state.js';
 import { isResolverFact } from './verify-failures.js';
 
 /** The resolvers and loader to hand to the library, and `run`, which says what of them failed during a check. */
 export interface DependencyWatch {
   resolvers: StateResolvers;
-  loader: OfflineDocumentLoader;
+  loader: JsonLdLoader;
   /** Runs `check`; on its failure, also what dependencies failed meanwhile (empty: none did). */
   run<T>(check: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown; failed: string[] }>;
 }
 
-export function watchDependencies(resolvers: StateResolvers, loader: OfflineDocumentLoader): DependencyWatch {
+export function watchDependencies(resolvers: StateResolvers, loader: JsonLdLoader): DependencyWatch {
   const calls = new AsyncLocalStorage<string[]>();
   const note = (what: string) => calls.getStore()?.push(what);
 
@@ -52,7 +52,7 @@ export function watchDependencies(resolvers: StateResolvers, loader: OfflineDocu
       note(`the JSON-LD document ${JSON.stringify(String(url).slice(0, 200))} is not available to the verifier`);
       throw e;
     }
-  }) as OfflineDocumentLoader;
+  }) as JsonLdLoader;
   Object.defineProperty(watchedLoader, 'has', { value: (url: string) => loader.has(url) });
   Object.defineProperty(watchedLoader, 'urls', { value: loader.urls });
 

@@ -4,6 +4,7 @@
  * verifier does not take (JWS, JWE, other circuits, plain messages when not allowed), UnsupportedResponseError.
  */
 import { isCanonicalIden3Did } from './did.js';
+import { isRecord } from '../schemas/json.js';
 import { MalformedResponseError, UnsupportedResponseError } from './errors.js';
 import { AUTHORIZATION_RESPONSE_TYPE, PLAIN_MEDIA_TYPE } from './request.js';
 
@@ -38,7 +39,6 @@ export interface DecodedResponse {
   circuitId?: string;
 }
 
-export const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const DECIMAL = /^[0-9]{1,80}$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const AUTH_CIRCUITS = new Set(['authV2', 'authV3', 'authV3-8-32']);

@@ -10,8 +10,7 @@
 import type { ProofResponse } from './verify-envelope.js';
 import type { PendingRule } from './request.js';
 import type { ZkpVerdict } from './verify-types.js';
-
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+import { isRecord } from '../schemas/json.js';
 
 function fail(verdict: ZkpVerdict, reason: string): void {
   if (verdict.status === 'valid') verdict.status = 'not-valid';

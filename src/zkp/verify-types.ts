@@ -2,7 +2,7 @@
  * What the verifier (verify.ts) takes and answers: its options, and the verdicts of an answer. Types and defaults
  * only, so that modules typing a verifier load nothing.
  */
-import type { OfflineDocumentLoader } from './documents.js';
+import type { JsonLdLoader } from '../jsonld/documents.js';
 import type { ProofReplayGuard } from './replay.js';
 import type { PendingAuthorization } from './request.js';
 import type { StateResolvers } from './state.js';
@@ -15,7 +15,7 @@ export interface ZkpVerifierOptions {
   /** Chain key ("polygon:amoy") -> state resolver (createRpcStateResolvers; alwaysLatestStateResolvers in tests). */
   stateResolvers: StateResolvers;
   /** Offline JSON-LD loader (default: the bundled documents only). */
-  documentLoader?: OfflineDocumentLoader;
+  documentLoader?: JsonLdLoader;
   /** Directory of <circuitId>/verification_key.json (env ZKP_CIRCUITS_DIR; default: the keys shipped in js-iden3-auth). */
   circuitsDir?: string;
   /** Oldest accepted proof, ms between its timestamp signal and verification (env ZKP_PROOF_MAX_AGE_SECONDS, default 3600 s). */

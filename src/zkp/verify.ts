@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { auth } from '@iden3/js-iden3-auth';
 import { didAddressMatches } from '../trust/holder.js';
-import { createDocumentLoader } from './documents.js';
+import { createDocumentLoader } from '../jsonld/documents.js';
 import { offloadGroth16 } from './groth16.js';
 import {
   ProofReplayedError, RequestExpiredError, ResponseMismatchError, ThreadMismatchError, VerifierUnavailableError, ZkpError,
@@ -29,7 +29,8 @@ import {
 import { InMemoryReplayGuard, proofFingerprint } from './replay.js';
 import type { AuthorizationRequest, PendingAuthorization } from './request.js';
 import { watchDependencies, type DependencyWatch } from './verify-dependencies.js';
-import { decodeResponse, isRecord, type ResponseMessage } from './verify-envelope.js';
+import { decodeResponse, type ResponseMessage } from './verify-envelope.js';
+import { isRecord } from '../schemas/json.js';
 import { envelopeRefusal, judgeFailure } from './verify-failures.js';
 import { judgeAcrossRules } from './verify-groups.js';
 import { judgeRule, type CheckAuthResponse } from './verify-rule.js';

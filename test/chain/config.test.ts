@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chainSettingsFromEnv, parseChainRef, parseChainRpcUrls, redactRpcUrl } from '../../src/chain/index.js';
+import { parseChainRef, parseChainRpcUrls, redactRpcUrl } from '../../src/chain/index.js';
+import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/config.js';
 
 describe('parseChainRpcUrls', () => {
@@ -58,28 +59,28 @@ describe('parseChainRef and redactRpcUrl', () => {
 
 describe('chainSettingsFromEnv', () => {
   it('has documented defaults', () => {
-    expect(chainSettingsFromEnv({})).toEqual({
+    expect(loadConfig({}).chains).toEqual({
       chains: new Map(), defaultChain: undefined, timeoutMs: 3000, cacheTtlMs: 5000, cacheMaxEntries: 10_000,
       errorTtlMs: 1000, multicall: 'auto', txHashLookbackBlocks: 10_000, allowUncheckedRequests: false,
     });
   });
 
   it('defaults the chain to the only configured one, or to CHAIN_DEFAULT', () => {
-    expect(chainSettingsFromEnv({ CHAIN_RPC_URLS: 'eip155:5=http://a' }).defaultChain).toBe('eip155:5');
-    expect(chainSettingsFromEnv({ CHAIN_RPC_URLS: 'eip155:5=http://a,eip155:6=http://b' }).defaultChain).toBeUndefined();
-    expect(chainSettingsFromEnv({ CHAIN_RPC_URLS: 'eip155:5=http://a,eip155:6=http://b', CHAIN_DEFAULT: 'eip155:6' }).defaultChain).toBe('eip155:6');
-    expect(() => chainSettingsFromEnv({ CHAIN_RPC_URLS: 'eip155:5=http://a', CHAIN_DEFAULT: 'eip155:6' })).toThrow(/CHAIN_DEFAULT is eip155:6, which CHAIN_RPC_URLS does not list/);
-    expect(() => chainSettingsFromEnv({ CHAIN_DEFAULT: 'mainnet' })).toThrow(/CHAIN_DEFAULT must be a CAIP-2/);
+    expect(loadConfig({ CHAIN_RPC_URLS: 'eip155:5=http://a' }).chains.defaultChain).toBe('eip155:5');
+    expect(loadConfig({ CHAIN_RPC_URLS: 'eip155:5=http://a,eip155:6=http://b' }).chains.defaultChain).toBeUndefined();
+    expect(loadConfig({ CHAIN_RPC_URLS: 'eip155:5=http://a,eip155:6=http://b', CHAIN_DEFAULT: 'eip155:6' }).chains.defaultChain).toBe('eip155:6');
+    expect(() => loadConfig({ CHAIN_RPC_URLS: 'eip155:5=http://a', CHAIN_DEFAULT: 'eip155:6' }).chains).toThrow(/CHAIN_DEFAULT is eip155:6, which CHAIN_RPC_URLS does not list/);
+    expect(() => loadConfig({ CHAIN_DEFAULT: 'mainnet' }).chains).toThrow(/CHAIN_DEFAULT must be a CAIP-2/);
   });
 
   it('validates the numbers and the multicall mode', () => {
-    const s = chainSettingsFromEnv({
+    const s = loadConfig({
       CHAIN_READ_TIMEOUT_MS: '1500', CHAIN_CACHE_TTL_MS: '0', CHAIN_CACHE_MAX_ENTRIES: '5', CHAIN_ERROR_TTL_MS: '0',
       CHAIN_MULTICALL: 'OFF', CHAIN_TXHASH_LOOKBACK_BLOCKS: '0',
-    });
+    }).chains;
     expect(s).toMatchObject({ timeoutMs: 1500, cacheTtlMs: 0, cacheMaxEntries: 5, errorTtlMs: 0, multicall: 'off', txHashLookbackBlocks: 0 });
-    expect(() => chainSettingsFromEnv({ CHAIN_READ_TIMEOUT_MS: '10' })).toThrow(/CHAIN_READ_TIMEOUT_MS must be an integer from 100/);
-    expect(() => chainSettingsFromEnv({ CHAIN_CACHE_TTL_MS: '-1' })).toThrow(ConfigError);
-    expect(() => chainSettingsFromEnv({ CHAIN_MULTICALL: 'yes' })).toThrow(/CHAIN_MULTICALL must be auto or off/);
+    expect(() => loadConfig({ CHAIN_READ_TIMEOUT_MS: '10' }).chains).toThrow(/CHAIN_READ_TIMEOUT_MS must be an integer from 100/);
+    expect(() => loadConfig({ CHAIN_CACHE_TTL_MS: '-1' }).chains).toThrow(ConfigError);
+    expect(() => loadConfig({ CHAIN_MULTICALL: 'yes' }).chains).toThrow(/CHAIN_MULTICALL must be auto or off/);
   });
 });

@@ -6,8 +6,9 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
 import {
-  chainReaderFor, chainSettingsFromEnv, isProofStatusError, noChains, type ProofStatusEntry, type ProofStatusRead, type ReadProofStatusesRequest,
+  chainReaderFor, isProofStatusError, noChains, type ProofStatusEntry, type ProofStatusRead, type ReadProofStatusesRequest,
 } from '../../src/chain/index.js';
+import { loadConfig } from '../../src/config.js';
 import { ChainReader } from '../../src/chain/reader.js';
 import { startLocalChain, type LocalChain } from './evm.js';
 
@@ -269,8 +270,8 @@ describe('failures answer error entries, never hang or reject', () => {
   });
 
   it('where no chain is configured: noChains, answering as a ChainReader over no chains does (test/chain/lazy-load.test.ts checks it loads no viem)', async () => {
-    expect(await chainReaderFor(chainSettingsFromEnv({}))).toBe(noChains);
-    expect(await chainReaderFor(chainSettingsFromEnv({ CHAIN_RPC_URLS: `${chain.chain}=${chain.url}` }))).toBeInstanceOf(ChainReader);
+    expect(await chainReaderFor(loadConfig({}).chains)).toBe(noChains);
+    expect(await chainReaderFor(loadConfig({ CHAIN_RPC_URLS: `${chain.chain}=${chain.url}` }).chains)).toBeInstanceOf(ChainReader);
     const none = new ChainReader({ chains: [] });
     for (const r of [none, noChains]) expect([r.defaultChain, r.hasChain(chain.chain), r.hasChain('eip155:1')]).toEqual([undefined, false, false]);
     const requests: ReadProofStatusesRequest[] = [

@@ -8,7 +8,7 @@ import { Merklizer } from '@iden3/js-jsonld-merklization';
 import * as mtNs from '@iden3/js-merkletree';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createDocumentLoader } from '../../src/trust/documents.js';
+import { createDocumentLoader } from '../../src/jsonld/documents.js';
 import { FIELD } from '../../src/trust/poseidon.js';
 import { merklizeForRoot, sparseMerkleRoot, withCollectingTrees } from '../../src/trust/merklize.js';
 import { at } from '../elements.js';

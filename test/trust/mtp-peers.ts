@@ -5,7 +5,7 @@
  * W3CCredential.verifyProof for the same proof type, to compare with.
  */
 import { createDemoIssuer, nonceFromStatusPath, type DemoIssuer } from '../../src/trust/demo-issuer.js';
-import { createDocumentLoader } from '../../src/trust/documents.js';
+import { createDocumentLoader } from '../../src/jsonld/documents.js';
 import { startServer, type TestServer } from './servers.js';
 import { W3CCredential } from './iden3-test.js';
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCredentialVerifier, type TrustOptions, type TrustVerdict } from '../../src/trust/index.js';
 import { computeCoreClaim } from '../../src/trust/proof-check.js';
-import { createDocumentLoader } from '../../src/trust/documents.js';
+import { createDocumentLoader } from '../../src/jsonld/documents.js';
 import { claimFromHex } from '../../src/trust/iden3.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { only } from '../elements.js';

@@ -6,7 +6,8 @@
  * in the status id; the service reads the chain configured for it). Offline: 127.0.0.1 only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCredentialVerifier, trustOptionsFromEnv, type TrustVerdict } from '../../src/trust/index.js';
+import { createCredentialVerifier, type TrustVerdict } from '../../src/trust/index.js';
+import { loadConfig } from '../../src/config.js';
 import { createDemoIssuer, demoStatusResolver, type DemoIssuer } from '../../src/trust/demo-issuer.js';
 import { onchainStatusResolver, parseOnchainStatusId } from '../../src/trust/onchain-status.js';
 import { parseChainRpcUrls } from '../../src/chain/config.js';
@@ -64,7 +65,7 @@ describe('issuer DIDs on every network @iden3/js-iden3-core knows', () => {
       expect(issuer.did, where).toMatch(new RegExp(`^did:${method}:${blockchain}:${networkId}:[1-9A-HJ-NP-Za-km-z]+$`));
       expect(isCanonicalIden3Did(issuer.did), where).toBe(true);
       expect(chainIdOfDid(issuer.did), where).toBe(chainId);
-      expect(trustOptionsFromEnv({ TRUSTED_ISSUERS: issuer.did }).trustedIssuers, where).toEqual([issuer.did]);
+      expect(loadConfig({ TRUSTED_ISSUERS: issuer.did }).trust.trustedIssuers, where).toEqual([issuer.did]);
 
       // A holder DID of the same network made from the request's address: bound to it, as on Polygon Amoy.
       const holder = iden3DidFromEthAddress(ADDRESS, method, { blockchain, networkId });

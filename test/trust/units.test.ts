@@ -1,13 +1,13 @@
 /** Unit tests of the pieces of src/trust that need no issuer: holder DIDs, issuer lists, caches, canonical JSON, env. */
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, contentHash } from '../../src/trust/canonical.js';
-import { createDocumentLoader, ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL, remoteDocumentUrl } from '../../src/trust/documents.js';
+import { createDocumentLoader, ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL, jsonLdDocuments, remoteDocumentUrl } from '../../src/jsonld/documents.js';
 import { checkHolder, ethAddressOfPublicKey, holderAddressOf } from '../../src/trust/holder.js';
 import { checkIssuer } from '../../src/trust/issuers.js';
 import { keep, lruCache } from '../../src/domain/cache.js';
 import { fetchJson } from '../../src/trust/http.js';
 import { keyStatusFrom } from '../../src/trust/revocation.js';
-import { trustOptionsFromEnv } from '../../src/trust/index.js';
+import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/config.js';
 import { iden3DidFromEthAddress } from './iden3-test.js';
 import { startServer } from './servers.js';
@@ -123,6 +123,22 @@ describe('caches and hashing', () => {
 });
 
 describe('document loader', () => {
+  const KYC_V4 = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v4.jsonld';
+
+  it('ships only the project\'s own documents and its libraries\', iden3\'s KYC contexts only when handed in', async () => {
+    expect([...jsonLdDocuments().keys()].sort()).toEqual([
+      ID_INFORMATION_SCHEMA_URL, ID_INFORMATION_CONTEXT_URL,
+      'https://schema.iden3.io/core/jsonld/auth.jsonld', 'https://schema.iden3.io/core/jsonld/displayMethod.jsonld',
+      'https://schema.iden3.io/core/jsonld/iden3proofs.jsonld', 'https://schema.iden3.io/core/json/auth.json',
+      'https://www.w3.org/2018/credentials/v1',
+    ].sort());
+    const offline = createDocumentLoader();
+    expect(offline.has(KYC_V4)).toBe(false);
+    await expect(offline(KYC_V4)).rejects.toThrow(/is not available offline/);
+    const handed = createDocumentLoader({ documents: { [KYC_V4]: { '@context': { KYCAgeCredential: 'urn:x' } } } });
+    expect((await handed(KYC_V4)).document).toEqual({ '@context': { KYCAgeCredential: 'urn:x' } });
+  });
+
   it('serves bundled documents offline and refuses others', async () => {
     const loader = createDocumentLoader({ fetch: () => Promise.reject(new Error('no network')), timeoutMs: 100 });
     for (const url of [
@@ -130,7 +146,6 @@ describe('document loader', () => {
       'https://schema.iden3.io/core/jsonld/iden3proofs.jsonld',
       ID_INFORMATION_CONTEXT_URL,
       ID_INFORMATION_SCHEMA_URL,
-      'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v4.jsonld',
     ]) {
       const doc = await loader(url);
       expect(doc.documentUrl).toBe(url);
@@ -200,7 +215,7 @@ describe('document loader', () => {
 
 describe('options from the environment', () => {
   it('has safe defaults', () => {
-    expect(trustOptionsFromEnv({})).toMatchObject({
+    expect(loadConfig({}).trust).toMatchObject({
       mode: 'strict',
       trustedIssuers: [],
       resolverUrl: undefined,
@@ -214,7 +229,7 @@ describe('options from the environment', () => {
   });
 
   it('reads every variable', () => {
-    const o = trustOptionsFromEnv({
+    const o = loadConfig({
       CREDENTIAL_VERIFICATION: 'OFF',
       TRUSTED_ISSUERS: 'did:iden3:a, did:iden3:b did:pkh:eip155:1:0x1',
       DID_RESOLVER_URL: 'https://resolver.privado.id/1.0/identifiers',
@@ -224,7 +239,7 @@ describe('options from the environment', () => {
       CREDENTIAL_CACHE_SIZE: '5',
       REQUIRE_HOLDER_BINDING: 'true',
       JSONLD_REMOTE_PREFIXES: 'https://schemas.example/ctx/',
-    });
+    }).trust;
     expect(o).toMatchObject({
       mode: 'off',
       trustedIssuers: ['did:iden3:a', 'did:iden3:b', 'did:pkh:eip155:1:0x1'],
@@ -236,16 +251,16 @@ describe('options from the environment', () => {
       requireHolderBinding: true,
       remoteDocumentPrefixes: ['https://schemas.example/ctx/'],
     });
-    expect(trustOptionsFromEnv({ TRUSTED_ISSUERS: '*' }).trustedIssuers).toBe('*');
+    expect(loadConfig({ TRUSTED_ISSUERS: '*' }).trust.trustedIssuers).toBe('*');
   });
 
   it('refuses bad values with the variable name', () => {
-    expect(() => trustOptionsFromEnv({ CREDENTIAL_VERIFICATION: 'lenient' })).toThrow(ConfigError);
-    expect(() => trustOptionsFromEnv({ TRUSTED_ISSUERS: 'issuer-a' })).toThrow(/TRUSTED_ISSUERS/);
-    expect(() => trustOptionsFromEnv({ DID_RESOLVER_URL: 'ftp://x' })).toThrow(/DID_RESOLVER_URL/);
-    expect(() => trustOptionsFromEnv({ TRUST_HTTP_TIMEOUT_MS: '0' })).toThrow(/TRUST_HTTP_TIMEOUT_MS/);
-    expect(() => trustOptionsFromEnv({ JSONLD_DOCUMENTS_FILE: '/nonexistent/x.json' })).toThrow(/JSONLD_DOCUMENTS_FILE/);
-    expect(() => trustOptionsFromEnv({ REQUIRE_HOLDER_BINDING: 'maybe' })).toThrow(/REQUIRE_HOLDER_BINDING/);
+    expect(() => loadConfig({ CREDENTIAL_VERIFICATION: 'lenient' }).trust).toThrow(ConfigError);
+    expect(() => loadConfig({ TRUSTED_ISSUERS: 'issuer-a' }).trust).toThrow(/TRUSTED_ISSUERS/);
+    expect(() => loadConfig({ DID_RESOLVER_URL: 'ftp://x' }).trust).toThrow(/DID_RESOLVER_URL/);
+    expect(() => loadConfig({ TRUST_HTTP_TIMEOUT_MS: '0' }).trust).toThrow(/TRUST_HTTP_TIMEOUT_MS/);
+    expect(() => loadConfig({ JSONLD_DOCUMENTS_FILE: '/nonexistent/x.json' }).trust).toThrow(/JSONLD_DOCUMENTS_FILE/);
+    expect(() => loadConfig({ REQUIRE_HOLDER_BINDING: 'maybe' }).trust).toThrow(/REQUIRE_HOLDER_BINDING/);
   });
 });
 

@@ -13,7 +13,7 @@ import { closedPortUrl, startServer, type TestServer } from './servers.js';
 import { startDidResolver, type TestDidResolver } from './did-resolver-server.js';
 import { Claim as ClaimNs, W3CCredential } from './iden3-test.js';
 import { computeCoreClaim } from '../../src/trust/proof-check.js';
-import { createDocumentLoader } from '../../src/trust/documents.js';
+import { createDocumentLoader } from '../../src/jsonld/documents.js';
 import { IdPosition, MerklizedRootPosition } from '../../src/trust/iden3.js';
 import { compilePlan, runPlan } from '../../src/engine/index.js';
 import { contentHash } from '../../src/trust/canonical.js';

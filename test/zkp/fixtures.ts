@@ -1,14 +1,24 @@
 /**
- * The public iden3 test vectors (./vectors: the MTP V2 one copied from ../shared/fixtures/iden3, the V3 one from
- * js-iden3-auth's tests, see vectors/README.md), and helpers shaping them.
+ * The public iden3 test vectors, and helpers shaping them: the MTP V2 one read from ../shared/fixtures/iden3 (not
+ * copied: tests that use it skip where it is absent, see haveMtpVector), the V3 one from js-iden3-auth's tests
+ * (./vectors, see vectors/README.md).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import type { ZkpQueryConfiguration } from '../../src/zkp/index.js';
+// Not through src/zkp/index.js: that loads js-iden3-auth, which test/zkp/lazy-load.test.ts shows is loaded only where needed.
+import { createDocumentLoader } from '../../src/jsonld/documents.js';
+import { haveSharedFixtures, iden3Documents, sharedFixture } from '../shared-fixtures.js';
 
 const dir = fileURLToPath(new URL('./vectors/', import.meta.url));
 const read = (name: string): unknown => JSON.parse(readFileSync(dir + name, 'utf8'));
+const MTP_REQUEST = sharedFixture('iden3/auth-request-mtp-v2.json');
+const MTP_RESPONSE = sharedFixture('iden3/auth-response-mtp-v2.json');
+const readShared = (file: string): unknown => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined);
+
+/** Whether the MTP V2 vector is there (it warns, naming the files, when not): `describe.skipIf(!haveMtpVector())`. */
+export const haveMtpVector = (): boolean => haveSharedFixtures('iden3/auth-request-mtp-v2.json', 'iden3/auth-response-mtp-v2.json');
 
 export interface FixtureRequest {
   reason: string;
@@ -30,12 +40,14 @@ export interface FixtureResponse {
   proof: FixtureProof;
 }
 
-export const fixtureRequest = read('auth-request-mtp-v2.json') as FixtureRequest;
-export const fixtureResponse = read('auth-response-mtp-v2.json') as FixtureResponse;
+// Undefined where ../shared/fixtures is absent: the tests that read them are skipped there (haveMtpVector).
+export const fixtureRequest = readShared(MTP_REQUEST) as FixtureRequest;
+export const fixtureResponse = readShared(MTP_RESPONSE) as FixtureResponse;
 
 export const KYC_V3 = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld';
-export const VERIFIER_DID = fixtureRequest.sender;
-export const USER_DID = fixtureResponse.userId;
+/** The vector's verifier (the request's sender) and holder (the answer's userId), written out: config tests use them. */
+export const VERIFIER_DID = 'did:polygonid:polygon:mumbai:1125GJqgw6YEsKFwj63GY87MMxPL9kwDKxPUiwMLNZ';
+export const USER_DID = 'did:polygonid:polygon:mumbai:2qPDLXDaU1xa1ERTb1XKBfPCB3o2wA46q49neiXWwY';
 /** 2023-03-20T14:37:18Z: the proof's timestamp signal. */
 /** The issuer of the fixture's credential (issuerID public signal). */
 export const ISSUER_DID = 'did:polygonid:polygon:mumbai:2qJ689kpoJxcSzB5sAFJtPsSBSrHF5dq722BHMqURL';
@@ -91,3 +103,10 @@ export const v3Vector = read('v3-nullifier-authv2.json') as V3Vector;
 /** The V3 vector's authorization response (the JWZ payload), a fresh copy. */
 export const v3Message = (): Record<string, unknown> & { thid: string; from: string; body: { scope: FixtureProof[] } } =>
   JSON.parse(Buffer.from(v3Vector.token.split('.')[1] ?? '', 'base64url').toString('utf8'));
+
+/**
+ * A document loader with iden3's KYC contexts from ../shared/fixtures, as the service gets them from its operator
+ * (JSONLD_DOCUMENTS_FILE). Empty of them where the shared fixtures are absent: tests that need it check
+ * haveIden3Documents() first.
+ */
+export const iden3DocumentLoader = () => createDocumentLoader({ documents: iden3Documents() });

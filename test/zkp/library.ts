@@ -10,10 +10,10 @@ import path from 'node:path';
 import { auth } from '@iden3/js-iden3-auth';
 import { offloadGroth16 } from '../../src/zkp/groth16.js';
 import {
-  buildAuthorizationRequest, createDocumentLoader, defaultCircuitsDir, ZkpError, type AuthorizationRequest, type ResolvedState,
+  buildAuthorizationRequest, defaultCircuitsDir, ZkpError, type AuthorizationRequest, type ResolvedState,
   type StateResolver, type StateResolvers, type ZkpQueryConfiguration,
 } from '../../src/zkp/index.js';
-import { fixtureConfiguration, fixtureRequest, plainResponse, VERIFIER_DID } from './fixtures.js';
+import { fixtureConfiguration, fixtureRequest, iden3DocumentLoader, plainResponse, VERIFIER_DID } from './fixtures.js';
 
 const authEntry = createRequire(import.meta.url).resolve('@iden3/js-iden3-auth');
 /** require() as js-iden3-auth does: its own copies of js-sdk, js-jwz and ethers. */
@@ -60,7 +60,7 @@ export interface Library {
 
 export async function createLibrary(resolvers: StateResolvers): Promise<Library> {
   const lib = await auth.Verifier.newVerifier({
-    stateResolver: resolvers, circuitsDir: defaultCircuitsDir(), documentLoader: createDocumentLoader() as never,
+    stateResolver: resolvers, circuitsDir: defaultCircuitsDir(), documentLoader: iden3DocumentLoader() as never,
   });
   await offloadGroth16(lib);
   return lib as unknown as Library;

@@ -1,0 +1,172 @@
+/**
+ * The one JSON-LD document loader of the service: credential proofs (src/trust: a BJJSignature2021 proof recomputes
+ * the claim, which merklizes the credential with its @context) and zero-knowledge queries (src/zkp and src/chain: the
+ * schema hash and claim path of an attribute) read their contexts and JSON schemas through it.
+ *
+ * Offline by default. Served, in this order:
+ * 1. documents handed in (the operator's JSONLD_DOCUMENTS_FILE: URL -> document; iden3's KYC contexts, for one);
+ * 2. documents bundled with the service: what this project wrote (the IDInformation context and JSON schema of its
+ *    demo issuer, ./documents/) and the contexts of the libraries it uses (W3C credentials v1, iden3 proofs, iden3
+ *    display method, AuthBJJ);
+ * 3. URLs under one of `remoteDocumentPrefixes`: fetched once (timeout, size limit, no redirect) and kept in memory.
+ * Any other URL is refused with DocumentUnavailable.
+ */
+import credentialsContext from 'credentials-context';
+import { LRUCache } from 'lru-cache';
+import { VerifiableConstants } from '../trust/iden3.js';
+import { fetchJson, type FetchLike } from '../trust/http.js';
+import idInformationContext from './documents/IDInformation-v1.jsonld.json' with { type: 'json' };
+import idInformationSchema from './documents/IDInformation-v1.schema.json' with { type: 'json' };
+
+/** The URL of the IDInformation JSON-LD context this service ships (used by the demo issuer). */
+export const ID_INFORMATION_CONTEXT_URL = 'https://compliance.example/schemas/IDInformation-v1.jsonld';
+/** The URL of the IDInformation JSON schema this service ships (credentialSchema.id of demo credentials). */
+export const ID_INFORMATION_SCHEMA_URL = 'https://compliance.example/schemas/IDInformation-v1.json';
+
+export class DocumentUnavailable extends Error {
+  override name = 'DocumentUnavailable';
+  constructor(readonly url: string, detail: string) {
+    super(`JSON-LD document ${url} ${detail}`);
+  }
+}
+
+interface RemoteDocument {
+  contextUrl: null;
+  documentUrl: string;
+  document: unknown;
+}
+
+export type DocumentLoader = (url: string) => Promise<RemoteDocument>;
+
+/** A DocumentLoader that also says which URLs it serves without the network (checked when a scenario is created). */
+export interface JsonLdLoader extends DocumentLoader {
+  has(url: string): boolean;
+  readonly urls: readonly string[];
+}
+
+export interface DocumentLoaderOptions {
+  /** More documents, URL -> JSON document (JSONLD_DOCUMENTS_FILE); they win over the bundled ones with the same URL. */
+  documents?: Readonly<Record<string, unknown>>;
+  /** Serve the bundled documents (default true). */
+  includeBundled?: boolean;
+  /** URL prefixes whose documents may be fetched (default none: fully offline); needs `fetch`. */
+  remoteDocumentPrefixes?: readonly string[];
+  fetch?: FetchLike;
+  timeoutMs?: number;
+  /** Answers larger than this are refused (default 1 MiB). */
+  maxBytes?: number;
+}
+
+/** The documents bundled with the service, URL -> document. */
+function bundledDocuments(): Array<[string, unknown]> {
+  const c = VerifiableConstants.JSONLD_SCHEMA;
+  const a = VerifiableConstants.AUTH;
+  return [
+    [credentialsContext.CONTEXT_URL, credentialsContext.CONTEXT],
+    [c.IDEN3_CREDENTIAL, JSON.parse(c.IDEN3_PROOFS_DEFINITION_DOCUMENT)],
+    [c.IDEN3_DISPLAY_METHOD, JSON.parse(c.IDEN3_DISPLAY_METHOD_DEFINITION_DOCUMENT)],
+    [a.AUTH_BJJ_CREDENTIAL_SCHEMA_JSONLD_URL, JSON.parse(a.AUTH_BJJ_CREDENTIAL_SCHEMA_JSONLD)],
+    [a.AUTH_BJJ_CREDENTIAL_SCHEMA_JSON_URL, JSON.parse(a.AUTH_BJJ_CREDENTIAL_SCHEMA_JSON)],
+    [ID_INFORMATION_CONTEXT_URL, idInformationContext],
+    [ID_INFORMATION_SCHEMA_URL, idInformationSchema],
+  ];
+}
+
+const isDocument = (doc: unknown): boolean => typeof doc === 'object' && doc !== null;
+
+/**
+ * The documents a loader made with these options serves offline: URL -> JSON text (parsed on each load, so that no
+ * caller can change what the next one reads). Throws TypeError for a document that is not a JSON object or array.
+ */
+export function jsonLdDocuments(options: Pick<DocumentLoaderOptions, 'documents' | 'includeBundled'> = {}): Map<string, string> {
+  const texts = new Map<string, string>();
+  const add = (url: string, doc: unknown) => {
+    if (!isDocument(doc)) throw new TypeError(`JSON-LD document ${url} must be a JSON object`);
+    texts.set(url, JSON.stringify(doc));
+  };
+  if (options.includeBundled !== false) for (const [url, doc] of bundledDocuments()) add(url, doc);
+  for (const [url, doc] of Object.entries(options.documents ?? {})) add(url, doc);
+  return texts;
+}
+
+/**
+ * What the loader holds that may define credential types (src/domain/credential-types.ts): every document it serves
+ * without the network but the W3C credentials and iden3 proof and display contexts, whose types are proofs, statuses
+ * and display methods, not credentials a rule reads.
+ */
+export function credentialTypeDocuments(documents?: Readonly<Record<string, unknown>>): Array<[string, string]> {
+  const c = VerifiableConstants.JSONLD_SCHEMA;
+  const envelope = new Set<string>([credentialsContext.CONTEXT_URL, c.W3C_CREDENTIAL_2018, c.IDEN3_CREDENTIAL, c.IDEN3_DISPLAY_METHOD]);
+  return [...jsonLdDocuments({ documents })].filter(([url]) => !envelope.has(url));
+}
+
+/**
+ * The URL to fetch for a document URL, if it lies under one of the allowed prefixes, compared as parsed and normalised
+ * URLs: same scheme, host and port; no user or password; a path under the prefix's (`..`, `%2e%2e` and the like
+ * resolved first; a prefix without a final `/` matches itself or what follows a `/`); no encoded slash or backslash
+ * (`%2f`, `%5c`), which a server may decode into another path. Else undefined. The answer is the normalised URL: it is
+ * what gets fetched, never the raw text.
+ */
+export function remoteDocumentUrl(url: unknown, prefixes: readonly string[]): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (u.username || u.password || /%2f|%5c|\\/i.test(u.pathname)) return undefined;
+  for (const prefix of prefixes) {
+    let p: URL;
+    try {
+      p = new URL(prefix);
+    } catch {
+      continue;
+    }
+    if (p.protocol !== u.protocol || p.host !== u.host) continue;
+    const base = p.pathname;
+    const under = base.endsWith('/') ? u.pathname.startsWith(base) : u.pathname === base || u.pathname.startsWith(`${base}/`);
+    if (under) return u.href;
+  }
+  return undefined;
+}
+
+export function createDocumentLoader(options: DocumentLoaderOptions = {}): JsonLdLoader {
+  const texts = jsonLdDocuments(options);
+  const urls = Object.freeze([...texts.keys()]);
+  const fetchImpl = options.fetch;
+  const prefixes = fetchImpl ? (options.remoteDocumentPrefixes ?? []).filter((p) => /^https?:\/\/[^/]+\//i.test(p)) : [];
+  const remote = new LRUCache<string, Promise<string>>({ max: 256 });
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
+
+  const fetchRemote = async (fetcher: FetchLike, url: string): Promise<string> => {
+    try {
+      const doc = await fetchJson(fetcher, { url, timeoutMs: options.timeoutMs ?? 5000, maxBytes });
+      if (typeof doc !== 'object' || doc === null) throw new Error('answer is not a JSON object');
+      return JSON.stringify(doc);
+    } catch (e) {
+      remote.delete(url); // a failure is not kept: the next verification tries again
+      throw new DocumentUnavailable(url, `could not be fetched: ${(e as Error).message}`);
+    }
+  };
+
+  const loader = (async (url: string): Promise<RemoteDocument> => {
+    let text = typeof url === 'string' ? texts.get(url) : undefined;
+    if (text === undefined) {
+      const target = remoteDocumentUrl(url, prefixes);
+      if (target === undefined || fetchImpl === undefined) {
+        throw new DocumentUnavailable(String(url), 'is not available offline (not bundled, not in JSONLD_DOCUMENTS_FILE and not under an allowed remote prefix)');
+      }
+      let pending = remote.get(target);
+      if (pending === undefined) {
+        pending = fetchRemote(fetchImpl, target);
+        remote.set(target, pending);
+      }
+      text = await pending;
+    }
+    return { contextUrl: null, documentUrl: url, document: JSON.parse(text) as unknown };
+  }) as JsonLdLoader;
+  Object.defineProperty(loader, 'has', { value: (url: string) => texts.has(url) });
+  Object.defineProperty(loader, 'urls', { value: urls });
+  return loader;
+}

@@ -1,0 +1,30 @@
+import type { Store } from './types.js';
+
+/** Told how long each store operation takes (the metrics), without the store knowing what listens. */
+export interface StoreObserver {
+  /** Called as an operation starts; the function it returns is called as it ends, with its outcome. */
+  startOperation(operation: string): (outcome: 'ok' | 'error') => void;
+}
+
+/** The store, with every operation but close reported to the observer. */
+export function observeStore(store: Store, observer: StoreObserver): Store {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function' || prop === 'close') return value;
+      const operation = String(prop);
+      return (...args: unknown[]) => {
+        const end = observer.startOperation(operation);
+        const result = value.apply(target, args);
+        if (result instanceof Promise) {
+          return result.then(
+            (v) => { end('ok'); return v; },
+            (e) => { end('error'); throw e; },
+          );
+        }
+        end('ok');
+        return result;
+      };
+    },
+  });
+}
