@@ -48,7 +48,7 @@ export interface Adapters {
   executor: Executor;
   /** Counts the final results of an execution in the metrics. */
   onVerdicts: (results: readonly ExecutionResult[]) => void;
-  /** Execution webhooks, where WEBHOOK_URL is set. */
+  /** Execution webhooks, where WEBHOOK_SECRET is set. */
   webhooks?: WebhookDispatcher;
 }
 
@@ -98,7 +98,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
   try {
     const onVerdicts = (results: readonly ExecutionResult[]) => metrics.countVerdicts(results);
     const offChain = new OffChainZkp({
-      zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, webhooks: config.webhook !== undefined,
+      zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, webhook: config.webhook,
       store, now, stateResolvers: deps.zkpStateResolvers, onVerdicts,
     });
     await offChain.ready();
