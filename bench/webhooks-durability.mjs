@@ -71,13 +71,16 @@ function startService(env) {
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => { err += d; });
+  let listening = false;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}\n${err}`)), 30_000);
+    // A start on a busy machine (the verification threads warming up) can take a while.
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}\n${err}`)), 120_000);
     child.stdout.on('data', (d) => {
+      if (listening) return;
       out += d;
-      if (out.length > 100_000) out = out.slice(-50_000);
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m) {
+        listening = true;
         clearTimeout(timer);
         resolve({ child, base: m[1], exited: new Promise((r) => child.once('exit', r)) });
       }
