@@ -21,7 +21,7 @@ export interface WebhookConfig {
  * decision, never credential content. `disclosure` is the one exception, documented in docs/decisions.md: an
  * OffChainZKP `$sd` rule's value, which the holder disclosed to this receiver on purpose.
  */
-export interface ExecutionEvent {
+interface ExecutionEvent {
   type: WebhookDelivery['event'];
   timestamp: string;
   data: {
@@ -102,7 +102,7 @@ export function executionDelivery(
 }
 
 /** The delay before retry n (1-based): base × 2^(n−1), at most an hour. */
-export function retryDelayMs(retryBaseMs: number, attempts: number): number {
+function retryDelayMs(retryBaseMs: number, attempts: number): number {
   return Math.min(retryBaseMs * 2 ** (attempts - 1), 3_600_000);
 }
 

@@ -243,7 +243,8 @@ export const postgresMigrations: Migration[] = [
     // OffChainZKP answers per execution (see the SQLite migration 8).
     version: 8,
     sql: 'ALTER TABLE executions ADD COLUMN zkp_answers INTEGER NOT NULL DEFAULT 0;',
-  },  {
+  },
+  {
     // Per-scenario webhook URLs (see the SQLite migration 9).
     version: 9,
     sql: 'ALTER TABLE webhook_deliveries ADD COLUMN url TEXT;',
