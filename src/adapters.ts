@@ -50,7 +50,7 @@ export interface Adapters {
   executor: Executor;
   /** Counts the final results of an execution in the metrics. */
   onVerdicts: (results: readonly ExecutionResult[]) => void;
-  /** Execution webhooks, where WEBHOOK_URL is set. */
+  /** Execution webhooks, where WEBHOOK_SECRET is set. */
   webhooks?: WebhookDispatcher;
 }
 
@@ -106,7 +106,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     // Offline, for both ZKP types: rules' contexts are checked at create time against what the service holds.
     const documentLoader = createDocumentLoader({ documents: config.trust.documents });
     const offChain = new OffChainZkp({
-      zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, webhooks: config.webhook !== undefined,
+      zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, webhook: config.webhook,
       store, now, stateResolvers: deps.zkpStateResolvers, onVerdicts, documentLoader,
     });
     await offChain.ready();

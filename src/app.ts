@@ -17,6 +17,7 @@ import { protection } from './http/protection.js';
 import { scenarioRoutes } from './http/scenarios.js';
 import { installValidators } from './http/validation.js';
 import { zkpResponseRoutes } from './http/zkp-response.js';
+import { webhookProblems } from './domain/webhooks.js';
 
 export type { AppDeps } from './adapters.js';
 
@@ -155,9 +156,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(async (secured) => {
     await secured.register(auth, { authenticate });
     const idempotent = idempotency(store, now);
-    await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: (s) => executor.validate(s) });
-    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal: (t) => verifier.coldRefusal(t) });
-    await secured.register(executionRoutes, { store });
+    await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: async (s) => [...webhookProblems(s, config.webhook), ...(await executor.validate(s))] });
+    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal: (t) => verifier.coldRefusal(t), webhook: config.webhook });
+    await secured.register(executionRoutes, { store, now });
   });
 
   return app;

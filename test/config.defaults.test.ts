@@ -105,7 +105,7 @@ describe('loadConfig spellings', () => {
     const c = loadConfig({
       API_TOKENS: 'operator-token-0123456789, tenant-token-0123456789:projA+projB',
       AUTH_JWKS_URL: 'https://id.example/jwks', AUTH_JWT_ISSUER: 'https://id.example', AUTH_JWT_AUDIENCE: 'svc',
-      WEBHOOK_URL: 'https://hooks.example/in/', WEBHOOK_SECRET: 'a-secret-of-16-chars', WEBHOOK_MAX_ATTEMPTS: '3',
+      WEBHOOK_URL: 'https://hooks.example/in/', WEBHOOK_SECRET: `whsec_${'A'.repeat(32)}`, WEBHOOK_MAX_ATTEMPTS: '3',
     });
     expect(c.apiTokens).toEqual([
       { token: 'operator-token-0123456789', projects: '*' },
@@ -113,7 +113,7 @@ describe('loadConfig spellings', () => {
     ]);
     expect(c.jwt).toEqual({ jwksUrl: 'https://id.example/jwks', issuer: 'https://id.example', audience: 'svc', projectsClaim: 'projects' });
     expect(c.webhook).toEqual({
-      url: 'https://hooks.example/in', secret: 'a-secret-of-16-chars', maxAttempts: 3, retryBaseMs: 1000, timeoutMs: 5000, pollMs: 1000,
+      url: 'https://hooks.example/in', secret: `whsec_${'A'.repeat(32)}`, maxAttempts: 3, retryBaseMs: 1000, timeoutMs: 5000, pollMs: 1000,
     });
   });
 });

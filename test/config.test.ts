@@ -98,6 +98,8 @@ const BAD: [variable: string, env: Env][] = [
   ['ZKP_ANSWERS_PER_EXECUTION', { ZKP_ANSWERS_PER_EXECUTION: '0' }],
   ['WEBHOOK_URL', { WEBHOOK_URL: 'ftp://hooks.example' }],
   ['WEBHOOK_SECRET', { WEBHOOK_URL: 'https://hooks.example', WEBHOOK_SECRET: 'short' }],
+  ['WEBHOOK_SECRET', { WEBHOOK_SECRET: 'not-a-whsec-secret-0123456789abcdef' }],
+  ['WEBHOOK_SECRET', { WEBHOOK_URL: 'https://hooks.example' }],
   ['WEBHOOK_MAX_ATTEMPTS', { WEBHOOK_MAX_ATTEMPTS: '101' }],
   ['WEBHOOK_RETRY_BASE_MS', { WEBHOOK_RETRY_BASE_MS: '9' }],
   ['WEBHOOK_TIMEOUT_MS', { WEBHOOK_TIMEOUT_MS: '99' }],

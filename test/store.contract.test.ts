@@ -238,6 +238,35 @@ describe.each(backends)('%s store', (_name, open, available) => {
     expect(await store.webhooksOf(e.executionId)).toHaveLength(1);
   });
 
+  it.skipIf(!available)('writes an execution\'s webhook in its record\'s commit: with it, or not at all; replays a delivery', async () => {
+    const at = now();
+    const withHook = (e: ExecutionRecord): ExecutionRecord => ({
+      ...e,
+      webhook: {
+        id: crypto.randomUUID(), executionId: e.executionId, event: 'execution.completed', url: 'https://hooks.example/own', payload: '{"x":1}',
+        state: 'pending', attempts: 0, nextAttemptAt: at, lastStatus: null, lastError: null, createdAt: at, updatedAt: at,
+      },
+    });
+    // Concurrent records share a group commit; each keeps its own delivery, and a record without one gets none.
+    const batch = [withHook(execution()), withHook(execution()), execution()];
+    await Promise.all(batch.map((e) => store.recordExecution(e)));
+    for (const e of batch) {
+      expect((await store.webhooksOf(e.executionId)).map((w) => [w.id, w.url])).toEqual(e.webhook ? [[e.webhook.id, 'https://hooks.example/own']] : []);
+    }
+    // A record the database refuses (its id taken) takes its delivery with it.
+    const again = withHook(batch[2]!);
+    await expect(store.recordExecution(again)).rejects.toThrow();
+    expect(await store.webhooksOf(again.executionId)).toEqual([]);
+
+    const delivery = batch[0]!.webhook!;
+    await store.updateWebhook({ id: delivery.id, state: 'failed', attempts: 3, nextAttemptAt: at, lastStatus: 500, lastError: 'answered 500', updatedAt: at });
+    const later = new Date(Date.now() + 1000).toISOString();
+    expect(await store.replayWebhook(batch[0]!.executionId, delivery.id, later))
+      .toMatchObject({ id: delivery.id, state: 'pending', attempts: 0, nextAttemptAt: later, lastStatus: 500 });
+    expect(await store.replayWebhook(batch[1]!.executionId, delivery.id, later)).toBeUndefined();
+    expect(await store.replayWebhook(batch[0]!.executionId, crypto.randomUUID(), later)).toBeUndefined();
+  });
+
   it.skipIf(!available)('lists expired pending executions only', async () => {
     const expired = execution({ state: 'pending', zkp: { thid: 'a', expiresAt: 1 }, expiresAt: '2001-01-01T00:00:00.000Z' });
     const later = execution({ state: 'pending', zkp: { thid: 'b', expiresAt: 2 }, expiresAt: '2999-01-01T00:00:00.000Z' });

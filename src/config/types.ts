@@ -42,7 +42,7 @@ export interface Config {
   trustProxy: string[];
   /** The URL wallets reach this service at (callback URLs); required where ZKP_VERIFIER_DID is set, never a request's Host. */
   publicBaseUrl?: string;
-  /** Execution webhooks (WEBHOOK_*), when WEBHOOK_URL is set. */
+  /** Execution webhooks (WEBHOOK_*), when WEBHOOK_SECRET is set. */
   webhook?: WebhookConfig;
   /** Execution audit records older than this many days are purged. */
   executionRetentionDays: number;

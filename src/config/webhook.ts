@@ -1,4 +1,4 @@
-/** Execution webhooks (WEBHOOK_*): where completed and failed executions are POSTed, and how deliveries retry. */
+/** Execution webhooks (WEBHOOK_*): where the ends of executions are POSTed, how they are signed, how deliveries retry. */
 import { Type, type Static } from '@sinclair/typebox';
 import type { WebhookConfig } from '../domain/webhooks.js';
 import { ConfigError } from './errors.js';
@@ -7,15 +7,15 @@ import { httpUrl, integer, text } from './variables.js';
 export const webhookEnv = Type.Object({
   WEBHOOK_URL: Type.Optional(text({
     expect: 'an http(s) URL',
-    docDefault: 'unset (no webhooks)',
-    description: 'Where execution-completed/failed events are POSTed.',
+    docDefault: 'unset (only scenarios with a `webhookUrl` get webhooks)',
+    description: 'Where the end of every execution is POSTed (Standard Webhooks), unless its scenario names its own `webhookUrl`.',
   })),
   WEBHOOK_SECRET: Type.Optional(text({
-    expect: 'at least 16 characters',
-    docDefault: 'required with `WEBHOOK_URL`',
-    description: 'HMAC-SHA256 key of the `X-Webhook-Signature` header (16+ characters).',
+    expect: 'a Standard Webhooks secret: whsec_ and the base64 of 24 to 64 random bytes',
+    docDefault: 'unset (no webhooks); required with `WEBHOOK_URL` and by scenarios with a `webhookUrl`',
+    description: 'Signs every delivery (`webhook-signature`, HMAC-SHA256); receivers verify it with the same secret.',
   })),
-  WEBHOOK_MAX_ATTEMPTS: integer(1, 100, { default: 8, description: 'Attempts before a delivery is marked failed.' }),
+  WEBHOOK_MAX_ATTEMPTS: integer(1, 100, { default: 8, description: 'Attempts before a delivery is marked failed (a replay starts it again).' }),
   WEBHOOK_RETRY_BASE_MS: integer(10, 3_600_000, {
     default: 1000,
     description: 'Backoff: the n-th retry waits base × 2^(n−1), at most an hour.',
@@ -26,14 +26,21 @@ export const webhookEnv = Type.Object({
 
 export type WebhookEnv = Static<typeof webhookEnv>;
 
-/** The webhook settings of checked webhook variables, when WEBHOOK_URL is set; its secret is then required. */
+const SECRET = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
+
+/** The webhook settings of checked webhook variables, when WEBHOOK_SECRET is set; WEBHOOK_URL needs it. */
 export function webhookConfig(env: WebhookEnv): WebhookConfig | undefined {
   const url = httpUrl('WEBHOOK_URL', env.WEBHOOK_URL);
-  if (!url) return undefined;
-  const secret = env.WEBHOOK_SECRET ?? '';
-  if (secret.length < 16) throw new ConfigError('WEBHOOK_SECRET (at least 16 characters) is required when WEBHOOK_URL is set');
+  const secret = env.WEBHOOK_SECRET;
+  if (secret === undefined) {
+    if (url !== undefined) throw new ConfigError('WEBHOOK_SECRET (whsec_ and base64) is required when WEBHOOK_URL is set');
+    return undefined;
+  }
+  const key = SECRET.exec(secret)?.[1];
+  const bytes = key === undefined ? 0 : Buffer.from(key, 'base64').length;
+  if (bytes < 24 || bytes > 64) throw new ConfigError('WEBHOOK_SECRET must be whsec_ and the base64 of 24 to 64 random bytes');
   return {
-    url,
+    ...(url !== undefined && { url }),
     secret,
     maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
     retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,

@@ -6,7 +6,7 @@
  * (ZKP_VERIFIER_DID set): then at start, through ready(), so that a bad setting (e.g. ZKP_CIRCUITS_DIR without the
  * verification keys) stops the start; without it never, since every OffChainZKP execute answers error.
  */
-import { newDelivery } from '../domain/webhooks.js';
+import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
 import type { FieldProblem } from '../engine/index.js';
 import { executionResult, failed, withVerdict } from '../engine/result.js';
 import type { ExecutionResult } from '../schemas/execution.js';
@@ -31,8 +31,8 @@ export interface OffChainZkpOptions {
   zkp: ZkpEnvConfig;
   /** Base of callback URLs (PUBLIC_BASE_URL; required where ZKP_VERIFIER_DID is set), never a request's Host. */
   publicBaseUrl?: string;
-  /** Queue a webhook delivery with each ended execution (WEBHOOK_URL is set). */
-  webhooks: boolean;
+  /** Execution webhooks (WEBHOOK_SECRET is set): each ended execution queues its event, where one is configured. */
+  webhook?: WebhookConfig;
   store: Store;
   now: () => number;
   /** Issuer-state resolvers by chain; defaults to ZKP_STATE_RESOLVERS (RPC). Tests hand in their own. */
@@ -132,7 +132,9 @@ export class OffChainZkp implements ScenarioStrategy {
     const results = plan.rules.map((rule, i) => executionResult(head, rule, 'pending', failed([
       `awaiting the wallet's zero-knowledge proof for request ${pending.rules[i]?.requestId}: send it the authorizationRequest`,
     ]), { authorizationRequest: request }));
-    return { results, pending: { zkp: toStored(pending), expiresAt: new Date(pending.expiresAt * 1000).toISOString() } };
+    // The scenario's webhookUrl as it was at execute: its event goes there when the execution ends.
+    const zkp = { ...toStored(pending), ...(scenario.webhookUrl && { webhookUrl: scenario.webhookUrl }) };
+    return { results, pending: { zkp, expiresAt: new Date(pending.expiresAt * 1000).toISOString() } };
   }
 
   /**
@@ -143,9 +145,8 @@ export class OffChainZkp implements ScenarioStrategy {
     const updatedAt = new Date(this.options.now()).toISOString();
     // `shown` (the answer and the webhook) may carry disclosed values; the audit record keeps `results`, without them.
     const ended: ExecutionRecord = { ...record, state, results: shown, updatedAt, zkp: null };
-    const webhook = this.options.webhooks
-      ? newDelivery(record.executionId, state === 'completed' ? 'execution.completed' : 'execution.failed', executionView(ended), updatedAt)
-      : undefined;
+    const scenarioUrl = typeof record.zkp?.webhookUrl === 'string' ? record.zkp.webhookUrl : null;
+    const webhook = webhookTarget(this.options.webhook, scenarioUrl) === undefined ? undefined : executionDelivery(ended, shown, scenarioUrl);
     if (!(await this.options.store.completeExecution(record.executionId, { state, results, updatedAt, webhook }))) return undefined;
     this.options.onVerdicts?.(results);
     return executionView(ended, webhook && [webhook]);

@@ -1,5 +1,13 @@
 import type { ExecutionRecord, WebhookDelivery } from '../store/types.js';
 
+/** A webhook delivery as its log shows it (see the WebhookDelivery schema): never its payload. */
+export function deliveryView(w: WebhookDelivery) {
+  return {
+    id: w.id, event: w.event, state: w.state, attempts: w.attempts, lastStatus: w.lastStatus, lastError: w.lastError,
+    nextAttemptAt: w.nextAttemptAt, createdAt: w.createdAt, updatedAt: w.updatedAt,
+  };
+}
+
 /** An execution as the API shows it (see the Execution schema). */
 export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) {
   return {
@@ -16,9 +24,7 @@ export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) 
     ...(r.state === 'pending' && r.expiresAt && { expiresAt: r.expiresAt }),
     ...(r.state === 'pending' && r.zkp && { authorizationRequest: r.zkp.request }),
     ...(webhooks && webhooks.length > 0 && {
-      webhooks: webhooks.map((w) => ({
-        id: w.id, event: w.event, state: w.state, attempts: w.attempts, lastStatus: w.lastStatus, lastError: w.lastError, updatedAt: w.updatedAt,
-      })),
+      webhooks: webhooks.map(deliveryView),
     }),
   };
 }

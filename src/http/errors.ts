@@ -11,6 +11,9 @@ import type { FieldError } from '../schemas/problem.js';
 /** Coded errors (SCS_ = Scenario Compliance Service). The error handler turns each into problem+json. */
 export const ScenarioNotFound = createError<[string]>('SCS_SCENARIO_NOT_FOUND', 'No scenario with id %s', 404);
 export const ExecutionNotFound = createError<[string]>('SCS_EXECUTION_NOT_FOUND', 'No execution with id %s', 404);
+export const WebhookDeliveryNotFound = createError<[string, string]>(
+  'SCS_WEBHOOK_DELIVERY_NOT_FOUND', 'Execution %s has no webhook delivery with id %s', 404,
+);
 export const ScenarioExists = createError<[string]>('SCS_SCENARIO_EXISTS', 'A scenario with id %s exists already', 409);
 export const ScenarioAmbiguous = createError<[string, string]>(
   'SCS_SCENARIO_AMBIGUOUS',

@@ -20,6 +20,7 @@ import { executeRequestExamples, executeResponseExamples } from '../schemas/exam
 import { canSee, narrowScope } from './tenancy.js';
 import { ProjectQuery, findScenarioIn } from './scenario-lookup.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
+import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
 
 export interface ExecuteRoutesOptions {
   store: Store;
@@ -33,6 +34,8 @@ export interface ExecuteRoutesOptions {
   onVerdicts: (results: ExecutionResult[]) => void;
   /** The refusal of a tenant at its budget of first credential checks (CredentialVerifier.coldRefusal), or undefined. */
   coldRefusal: (tenant: string) => Error | undefined;
+  /** Execution webhooks (WEBHOOK_SECRET is set): an execution that ends at execute queues its event with its record. */
+  webhook?: WebhookConfig;
 }
 
 /** Whose budgets an execute spends: the token's subject (the client address without one). */
@@ -49,7 +52,7 @@ function countStatuses(results: readonly ExecutionResult[]): Record<ExecutionRes
 }
 
 /** POST /compliance/scenarios/execute: translates the request into an ExecuteInput and the strategy's answer into the response and the audit record. */
-export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal }) => {
+export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal, webhook }) => {
   // A body's text is hashed as it is parsed (~6 µs for 8 KB; the text itself is not kept). The same body sent again,
   // as a frontend re-checking a wallet does, then gets its credentials' digests from a small cache instead of
   // canonicalising every credential anew (~15 µs each). Sound: equal texts parse to equal credentials.
@@ -193,6 +196,11 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     // The parsed body (mostly credentials and their proofs) is not needed past this point: let it die young instead
     // of being copied by every scavenge while the request waits for its commit (~5 µs of CPU per execute under load).
     Reflect.set(request, 'body', undefined);
+    // The event of an execution that ended here joins its record's insert (the same group commit, no round trip of
+    // its own); a pending OffChainZKP execution's is queued when it ends (execution/offchain-zkp.ts).
+    if (!pending && webhookTarget(webhook, entry.scenario.webhookUrl) !== undefined) {
+      record.webhook = executionDelivery(record, results, entry.scenario.webhookUrl ?? null);
+    }
     // Answered only once the audit record is committed: no verdict leaves the service unrecorded.
     await store.recordExecution(record);
     if (!pending) onVerdicts(results);

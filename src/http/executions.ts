@@ -1,17 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IdOf, refOf } from '../schemas/common.js';
-import { Execution } from '../schemas/execution.js';
+import { Execution, WebhookDeliveryView } from '../schemas/execution.js';
 import type { Store } from '../store/types.js';
-import { executionView } from '../execution/view.js';
+import { deliveryView, executionView } from '../execution/view.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
-import { ExecutionNotFound } from './errors.js';
+import { ExecutionNotFound, WebhookDeliveryNotFound } from './errors.js';
 import { AUTHENTICATED, EXAMPLES, answered, problemResponses } from './responses.js';
 import { canSee, projectFilter } from './tenancy.js';
 
-/** The execution audit log, read-only. */
-export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+/** The execution audit log, read-only, and the replay of its webhooks. */
+export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store; now: () => number }> = async (app, { store, now }) => {
   const tags = ['executions'];
+  const ExecutionIdParam = Type.String({ minLength: 1, maxLength: 64, description: 'The executionId of an execute answer.' });
 
   app.get('/compliance/executions/:executionId', {
     config: { scope: 'scenarios:read' },
@@ -19,7 +20,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
       operationId: 'getExecution',
       summary: 'Read one execution from the audit log',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
-      params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64, description: 'The executionId of an execute answer.' }) }, { additionalProperties: false }),
+      params: Type.Object({ executionId: ExecutionIdParam }, { additionalProperties: false }),
       response: {
         200: answered(refOf(Execution), 'The execution as recorded: its state and its results. For OffChainZKP, read it ' +
           'again until `state` is completed (the wallet answered: the results carry the verdicts) or failed (the ' +
@@ -36,6 +37,39 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
     // Executions follow their scenario's project.
     if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
     return executionView(record, await store.webhooksOf(executionId));
+  });
+
+  app.post('/compliance/executions/:executionId/webhooks/:deliveryId/replay', {
+    config: { scope: 'scenarios:write' },
+    schema: {
+      operationId: 'replayExecutionWebhook',
+      summary: 'Send an execution\'s webhook again',
+      description: 'Makes the delivery due now with a fresh round of WEBHOOK_MAX_ATTEMPTS attempts, whatever its state ' +
+        '(a failed one after the receiver was fixed, or a delivered one the receiver lost). The payload and the ' +
+        '`webhook-id` are the same as before (a receiver that drops duplicates by `webhook-id` drops it too); the ' +
+        'signature and `webhook-timestamp` are new. Sent by the next poll of the outbox (WEBHOOK_POLL_MS); follow it ' +
+        'in the execution\'s `webhooks` log.',
+      tags, security: [{ bearerAuth: ['scenarios:write'] }],
+      params: Type.Object({
+        executionId: ExecutionIdParam,
+        deliveryId: Type.String({ minLength: 1, maxLength: 64, description: 'The id of a delivery in the execution\'s `webhooks`.' }),
+      }, { additionalProperties: false }),
+      response: {
+        202: answered(refOf(WebhookDeliveryView), 'The delivery, due now: pending, no attempts yet.'),
+        ...problemResponses([...AUTHENTICATED, 404], {
+          404: 'No execution with this id in the token\'s projects (SCS_EXECUTION_NOT_FOUND), or it has no delivery ' +
+            'with this id (SCS_WEBHOOK_DELIVERY_NOT_FOUND).',
+        }, { examples: { 400: EXAMPLES.invalidExecutionId, 404: EXAMPLES.executionNotFound } }),
+      },
+    },
+  }, async (request, reply) => {
+    const { executionId, deliveryId } = request.params;
+    const record = await store.getExecution(executionId);
+    if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
+    const delivery = await store.replayWebhook(executionId, deliveryId, new Date(now()).toISOString());
+    if (!delivery) throw new WebhookDeliveryNotFound(executionId, deliveryId);
+    request.log.info({ executionId, delivery: deliveryId }, 'webhook replay requested');
+    return reply.code(202).send(deliveryView(delivery));
   });
 
   app.get('/compliance/scenarios/:scenarioId/executions', {

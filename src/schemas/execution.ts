@@ -133,6 +133,24 @@ export const ExecutionResult = Type.Object(
 );
 export type ExecutionResult = Static<typeof ExecutionResult>;
 
+/** One webhook delivery of an execution, as its delivery log shows it. */
+export const WebhookDeliveryView = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'Id of the delivery: its `webhook-id` header, the same on every retry and replay.' }),
+    event: StringEnum(['execution.completed', 'execution.failed'], { description: 'The event announced (`type` of the payload).' }),
+    state: StringEnum(['pending', 'delivered', 'failed'], {
+      description: 'pending: not delivered yet (retried); delivered: the receiver answered 2xx; failed: given up after WEBHOOK_MAX_ATTEMPTS (replay it).',
+    }),
+    attempts: Type.Integer({ minimum: 0, description: 'Deliveries tried so far (since the last replay).' }),
+    lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; null: none answered.' }),
+    lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed; null: it did not.' }),
+    nextAttemptAt: Type.String({ format: 'date-time', description: 'While pending: when it is tried next.' }),
+    createdAt: Type.String({ format: 'date-time', description: 'When the delivery was queued (with the execution\'s end).' }),
+    updatedAt: Type.String({ format: 'date-time', description: 'When the delivery last changed.' }),
+  },
+  { $id: 'WebhookDelivery', additionalProperties: false, description: 'A webhook delivery and its last attempt: never its payload.' },
+);
+
 /** One execute call as the audit log keeps it: never any credential content, only ids and digests. */
 export const Execution = Type.Object(
   {
@@ -161,23 +179,9 @@ export const Execution = Type.Object(
     }),
     expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'OffChainZKP, while pending: when the authorization request expires.' })),
     authorizationRequest: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'OffChainZKP, while pending: the request for the wallet.' })),
-    webhooks: Type.Optional(Type.Array(
-      Type.Object(
-        {
-          id: Type.String({ description: 'Id of the delivery.' }),
-          event: Type.String({ examples: ['execution.completed'], description: 'The event announced.' }),
-          state: StringEnum(['pending', 'delivered', 'failed'], {
-            description: 'pending: not delivered yet (retried); delivered: the receiver answered 2xx; failed: given up.',
-          }),
-          attempts: Type.Integer({ description: 'Deliveries tried so far.' }),
-          lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; null: none answered.' }),
-          lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed; null: it did not.' }),
-          updatedAt: Type.String({ format: 'date-time', description: 'When the delivery last changed.' }),
-        },
-        { additionalProperties: false },
-      ),
-      { description: 'Webhook deliveries announcing this execution\'s end, when WEBHOOK_URL is set.' },
-    )),
+    webhooks: Type.Optional(Type.Array(refOf(WebhookDeliveryView), {
+      description: 'The delivery log of the webhook announcing this execution\'s end (where WEBHOOK_URL or the scenario\'s webhookUrl is set).',
+    })),
   },
   {
     $id: 'Execution',

@@ -190,6 +190,12 @@ const fieldSchemas = {
       '(an issuer must be in both); absent or null = the service list alone; "*" = no narrowing.',
     examples: [['did:iden3:polygon:amoy:x9GjpMsjNkcHtSoWMdvhbhZrmXfH1tk9RxjSx8FXa']],
   })),
+  webhookUrl: Nullable(Type.String({
+    minLength: 8, maxLength: 2048, pattern: '^https?://[^\\s]+$',
+    description: 'Where the end of each of this scenario\'s executions is POSTed (Standard Webhooks, signed with the ' +
+      'service\'s WEBHOOK_SECRET, which must be set: 400 otherwise), instead of WEBHOOK_URL. Absent or null: WEBHOOK_URL, if set.',
+    examples: ['https://dapp.example/webhooks/compliance'],
+  })),
 };
 const f = fieldSchemas;
 
@@ -205,6 +211,7 @@ export const Scenario = Type.Object({
   projectId: Type.Optional(f.projectId),
   vcsIncluded: Type.Optional(f.vcsIncluded),
   trustedIssuers: Type.Optional(f.trustedIssuers),
+  webhookUrl: Type.Optional(f.webhookUrl),
 }, {
   $id: 'Scenario',
   additionalProperties: false,
@@ -222,6 +229,7 @@ export type Scenario = {
   projectId?: string | null;
   vcsIncluded?: string[] | null;
   trustedIssuers?: string[] | null;
+  webhookUrl?: string | null;
 };
 
 /**
@@ -240,6 +248,7 @@ export const ScenarioPatch = Type.Object(
     projectId: Type.Optional(f.projectId),
     vcsIncluded: Type.Optional(f.vcsIncluded),
     trustedIssuers: Type.Optional(f.trustedIssuers),
+    webhookUrl: Type.Optional(f.webhookUrl),
   },
   {
     $id: 'ScenarioPatch',

@@ -130,6 +130,11 @@ export const sqliteMigrations: Migration[] = [
     version: 8,
     sql: 'ALTER TABLE executions ADD COLUMN zkp_answers INTEGER NOT NULL DEFAULT 0;',
   },
+  {
+    // Webhooks for every execution: a delivery may go to its scenario's own webhookUrl (null: WEBHOOK_URL).
+    version: 9,
+    sql: 'ALTER TABLE webhook_deliveries ADD COLUMN url TEXT;',
+  },
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -238,5 +243,10 @@ export const postgresMigrations: Migration[] = [
     // OffChainZKP answers per execution (see the SQLite migration 8).
     version: 8,
     sql: 'ALTER TABLE executions ADD COLUMN zkp_answers INTEGER NOT NULL DEFAULT 0;',
+  },
+  {
+    // Per-scenario webhook URLs (see the SQLite migration 9).
+    version: 9,
+    sql: 'ALTER TABLE webhook_deliveries ADD COLUMN url TEXT;',
   },
 ];

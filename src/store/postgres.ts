@@ -5,7 +5,7 @@ import { GroupCommit } from './group-commit.js';
 import { PROBE_BYTES, PROBE_KEY, StorageState } from './storage-state.js';
 import type { ExecutionPage, ExecutionRecord, ScenarioHead, ScenarioPage, Store } from './types.js';
 import {
-  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
+  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, WEBHOOK_FIELDS, executionValues, webhookValues, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -83,18 +83,19 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     throw err;
   }
 
-  // One multi-row INSERT per batch of concurrent executions.
+  // One multi-row INSERT per batch of concurrent executions. Their webhooks (the outbox) join it as a data-modifying
+  // CTE: one statement, so one transaction and one round trip.
   const insertBatch = async (records: ExecutionRecord[]) => {
     const values: unknown[] = [];
-    const rows = records.map((r, i) => {
-      values.push(...executionValues(r));
-      const b = i * EXECUTION_INSERT_FIELDS;
-      return `(${Array.from({ length: EXECUTION_INSERT_FIELDS }, (_, k) => `$${b + k + 1}`).join(', ')})`;
-    });
-    await write(
-      `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS}) VALUES ${rows.join(', ')}`,
-      values,
-    );
+    const tuple = (row: unknown[]) => {
+      const first = values.length + 1;
+      values.push(...row);
+      return `(${row.map((_, k) => `$${first + k}`).join(', ')})`;
+    };
+    const rows = records.map((r) => tuple(executionValues(r)));
+    const hooks = records.flatMap((r) => (r.webhook ? [tuple(webhookValues(r.webhook))] : []));
+    const outbox = hooks.length > 0 ? `WITH outbox AS (INSERT INTO webhook_deliveries (${WCOLS}) VALUES ${hooks.join(', ')}) ` : '';
+    await write(`${outbox}INSERT INTO executions (${EXECUTION_INSERT_COLUMNS}) VALUES ${rows.join(', ')}`, values);
   };
   // Batches are independent INSERTs on pooled connections, so a few may commit at once: a batch need not wait for
   // the round trip of the one before it. Half the pool at most, so that reads always find a connection.
@@ -178,10 +179,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
             return false;
           }
           if (c.webhook) {
-            const w = c.webhook;
             await client.query(
-              `INSERT INTO webhook_deliveries (${WCOLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-              [w.id, w.executionId, w.event, w.payload, w.state, w.attempts, w.nextAttemptAt, w.lastStatus, w.lastError, w.createdAt, w.updatedAt],
+              `INSERT INTO webhook_deliveries (${WCOLS}) VALUES (${Array.from({ length: WEBHOOK_FIELDS }, (_, k) => `$${k + 1}`).join(', ')})`,
+              webhookValues(c.webhook),
             );
           }
           await client.query('COMMIT');
@@ -232,6 +232,15 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       if (!UUID.test(executionId)) return [];
       const { rows } = await query<WebhookRow>(`SELECT ${WCOLS} FROM webhook_deliveries WHERE execution_id = $1 ORDER BY created_at, id`, [executionId]);
       return rows.map(read.webhook);
+    },
+    async replayWebhook(executionId, deliveryId, now) {
+      if (!UUID.test(executionId) || !UUID.test(deliveryId)) return undefined;
+      const { rows } = await write<WebhookRow>(
+        `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $1, updated_at = $1, lease_until = NULL
+         WHERE id = $2 AND execution_id = $3 RETURNING ${WCOLS}`,
+        [now, deliveryId, executionId],
+      );
+      return rows[0] ? read.webhook(rows[0]) : undefined;
     },
     async claimIdempotencyKey(key, requestHash, now, expiredBefore, leaseUntil) {
       // Insert-or-read; a row deleted between the two (released, expired) makes us try again. A claim whose lease ran

@@ -40,6 +40,7 @@ export interface WebhookColumns<T> {
   id: string;
   execution_id: string;
   event: WebhookDelivery['event'];
+  url: string | null;
   payload: string;
   state: WebhookDelivery['state'];
   attempts: number;
@@ -66,7 +67,14 @@ export function executionValues(r: ExecutionRecord): Array<string | number | nul
   ];
 }
 
-export const WEBHOOK_COLUMNS = 'id, execution_id, event, payload, state, attempts, next_attempt_at, last_status, last_error, created_at, updated_at';
+export const WEBHOOK_COLUMNS = 'id, execution_id, event, url, payload, state, attempts, next_attempt_at, last_status, last_error, created_at, updated_at';
+/** How many: the placeholders of one inserted delivery. */
+export const WEBHOOK_FIELDS = WEBHOOK_COLUMNS.split(',').length;
+
+/** A delivery as the values of one INSERT row, in the order of WEBHOOK_COLUMNS. */
+export function webhookValues(w: WebhookDelivery): Array<string | number | null> {
+  return [w.id, w.executionId, w.event, w.url ?? null, w.payload, w.state, w.attempts, w.nextAttemptAt, w.lastStatus, w.lastError, w.createdAt, w.updatedAt];
+}
 
 /**
  * A page of at most `limit` records from up to limit + 1 rows, and the seq to continue from when there were more.
@@ -145,6 +153,7 @@ export function readers<J, T>({ json, time }: Columns<J, T>) {
       id: r.id,
       executionId: r.execution_id,
       event: r.event,
+      url: r.url,
       payload: r.payload,
       state: r.state,
       attempts: r.attempts,

@@ -6,15 +6,18 @@ import type Database from 'better-sqlite3';
 type Params = Array<string | number | null>;
 
 export interface BatchWriter {
-  /** Runs the statement once per row in one transaction; resolves once it is committed. */
-  write(rows: Params[]): Promise<void>;
+  /**
+   * Runs the statement once per row, then the follow-up statement once per `followUps` row, in one transaction;
+   * resolves once it is committed.
+   */
+  write(rows: Params[], followUps?: Params[]): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
  * The writer thread's program (CommonJS, run with `eval`, so that it works the same from `src/` under the test
- * runner and from `dist/`): its own connection to the database file, one prepared statement, one transaction per
- * message. better-sqlite3 is synchronous, so these inserts would otherwise run on the event loop of the requests.
+ * runner and from `dist/`): its own connection to the database file, one prepared statement (and an optional
+ * follow-up: the outbox rows of the same records), one transaction per message. better-sqlite3 is synchronous, so these inserts would otherwise run on the event loop of the requests.
  */
 const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -38,11 +41,15 @@ if (workerData.checkpointMs) {
   if (workerData.maxPages !== undefined) db.pragma('max_page_count = ' + workerData.maxPages);
   // A transaction per message: its COMMIT throws when it fails (a full disk), and the batch is then refused.
   const statement = db.prepare(workerData.sql);
-  const writeAll = db.transaction((rows) => { for (const row of rows) statement.run(row); });
+  const followUp = workerData.followUpSql ? db.prepare(workerData.followUpSql) : undefined;
+  const writeAll = db.transaction((rows, more) => {
+    for (const row of rows) statement.run(row);
+    if (more) for (const row of more) followUp.run(row);
+  });
   parentPort.on('message', (m) => {
     if (m.close) { db.close(); parentPort.close(); return; }
     try {
-      writeAll(m.rows);
+      writeAll(m.rows, m.more);
       parentPort.postMessage({ id: m.id });
     } catch (err) {
       parentPort.postMessage({ id: m.id, error: { message: String(err && err.message), code: err && err.code } });
@@ -76,9 +83,10 @@ export const BACKSTOP_CHECKPOINT_PAGES = 10_000;
  * reading meanwhile and sees each batch once it is committed), and a checkpointer thread beside it. Batches are committed one after the other, in the
  * order they were written; the thread is started on the first write and again after it failed (a batch in flight
  * then fails as unavailable: it may or may not have been committed), and does not keep the process alive while idle.
- * `maxPages`: PRAGMA max_page_count of the writer's connection (see SqliteOptions.maxPages).
+ * `maxPages`: PRAGMA max_page_count of the writer's connection (see SqliteOptions.maxPages); `followUpSql`: the
+ * statement of `write`'s followUps.
  */
-export function threadWriter(file: string, synchronous: string, sql: string, maxPages?: number): BatchWriter {
+export function threadWriter(file: string, synchronous: string, sql: string, maxPages?: number, followUpSql?: string): BatchWriter {
   let worker: Worker | undefined;
   let checkpointer: Worker | undefined;
   let nextId = 0;
@@ -91,7 +99,7 @@ export function threadWriter(file: string, synchronous: string, sql: string, max
   };
   const connection = { driver, file, synchronous, cacheKib: THREAD_CACHE_KIB, busyTimeoutMs: BUSY_TIMEOUT_MS };
   const start = (): Worker => {
-    const w = new Worker(PROGRAM, { eval: true, workerData: { ...connection, sql, maxPages, autocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } });
+    const w = new Worker(PROGRAM, { eval: true, workerData: { ...connection, sql, followUpSql, maxPages, autocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } });
     w.unref();
     if (checkpointer === undefined) {
       const c = new Worker(PROGRAM, { eval: true, workerData: { ...connection, checkpointMs: CHECKPOINT_MS } });
@@ -122,13 +130,13 @@ export function threadWriter(file: string, synchronous: string, sql: string, max
   };
 
   return {
-    write(rows) {
+    write(rows, followUps) {
       const w = (worker ??= start());
       const id = ++nextId;
       const done = new Promise<void>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
         w.ref();
-        w.postMessage({ id, rows });
+        w.postMessage({ id, rows, more: followUps?.length ? followUps : undefined });
       });
       inFlight.add(done);
       void done.catch(() => {}).finally(() => inFlight.delete(done));
@@ -149,14 +157,17 @@ export function threadWriter(file: string, synchronous: string, sql: string, max
 }
 
 /** The same on the request thread's own connection: for `:memory:` databases, which a second connection cannot open. */
-export function inlineWriter(db: Database.Database, sql: string): BatchWriter {
+export function inlineWriter(db: Database.Database, sql: string, followUpSql?: string): BatchWriter {
   const statement = db.prepare(sql);
-  const writeAll = db.transaction((rows: Params[]) => {
+  const followUp = followUpSql === undefined ? undefined : db.prepare(followUpSql);
+  const writeAll = db.transaction((rows: Params[], more: Params[]) => {
     for (const row of rows) statement.run(row);
+    if (more.length > 0 && followUp === undefined) throw new Error('this writer has no follow-up statement');
+    for (const row of more) followUp?.run(row);
   });
   return {
-    async write(rows) {
-      writeAll(rows);
+    async write(rows, followUps = []) {
+      writeAll(rows, followUps);
     },
     async close() {},
   };

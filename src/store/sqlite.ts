@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ExecutionRecord, ExecutionPage, ScenarioHead, ScenarioPage, Store } from './types.js';
 import {
-  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, executionValues, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, readers,
+  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, WEBHOOK_FIELDS, executionValues, webhookValues, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, readers,
   type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
 } from './rows.js';
 import { sqliteMigrations } from './migrations.js';
@@ -127,15 +127,20 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const purge = db.prepare<[string]>('DELETE FROM executions WHERE created_at < ?');
   // Audit records are inserted by a writer thread (its own connection), in group commits: the request thread only
   // serialises them. A `:memory:` database has one connection, so it inserts in place.
+  // The outbox rows of the records (their webhooks) are inserted in the records' own transaction.
+  const insertWebhookSql = `INSERT INTO webhook_deliveries (${WEBHOOK_COLUMNS}) VALUES (${Array(WEBHOOK_FIELDS).fill('?').join(', ')})`;
   let writer;
   if (options.file === ':memory:') {
-    writer = inlineWriter(db, insertExecutionSql);
+    writer = inlineWriter(db, insertExecutionSql, insertWebhookSql);
   } else {
-    writer = threadWriter(options.file, options.synchronous, insertExecutionSql, options.maxPages);
+    writer = threadWriter(options.file, options.synchronous, insertExecutionSql, options.maxPages, insertWebhookSql);
     // The writer's checkpointer thread keeps the WAL short; this connection checkpoints only as a backstop.
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   }
-  const commit = (records: ExecutionRecord[]) => storage.write(() => writer.write(records.map(executionValues)));
+  const commit = (records: ExecutionRecord[]) => storage.write(() => writer.write(
+    records.map(executionValues),
+    records.flatMap((r) => (r.webhook ? [webhookValues(r.webhook)] : [])),
+  ));
   // The writer thread commits its messages in order: a batch is sent as soon as it is formed (each turn of the
   // event loop), without waiting for the one before it to be acknowledged.
   const audit = new GroupCommit<ExecutionRecord>(commit, 256, WRITER_BATCHES_IN_FLIGHT);
@@ -144,13 +149,10 @@ export function openSqliteStore(options: SqliteOptions): Store {
     "UPDATE executions SET state = ?, results = ?, updated_at = ? WHERE execution_id = ? AND state = 'pending'",
   );
   const wcols = WEBHOOK_COLUMNS;
-  const insertWebhook = db.prepare(
-    `INSERT INTO webhook_deliveries (${wcols})
-     VALUES (@id, @executionId, @event, @payload, @state, @attempts, @nextAttemptAt, @lastStatus, @lastError, @createdAt, @updatedAt)`,
-  );
+  const insertWebhook = db.prepare<[Array<string | number | null>]>(insertWebhookSql);
   const completeTx = write((executionId: string, c: Parameters<Store['completeExecution']>[1]): boolean => {
     if (finish.run(c.state, JSON.stringify(c.results), c.updatedAt, executionId).changes === 0) return false;
-    if (c.webhook) insertWebhook.run(c.webhook);
+    if (c.webhook) insertWebhook.run(webhookValues(c.webhook));
     return true;
   });
   const countAnswer = db.prepare<[string, number], { zkp_answers: number }>(
@@ -174,6 +176,11 @@ export function openSqliteStore(options: SqliteOptions): Store {
      last_error = @lastError, updated_at = @updatedAt, lease_until = NULL WHERE id = @id`,
   );
   const webhooksOfExecution = db.prepare<[string], WebhookRow>(`SELECT ${wcols} FROM webhook_deliveries WHERE execution_id = ? ORDER BY created_at, id`);
+  const replay = db.prepare<[string, string, string, string], WebhookRow>(
+    `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?, lease_until = NULL
+     WHERE id = ? AND execution_id = ? RETURNING ${wcols}`,
+  );
+  const replayTx = write((now: string, id: string, executionId: string) => replay.get(now, now, id, executionId));
 
   // A claim without a lease dates from before leases: its owner is gone (the service was restarted since).
   const freeExpiredKey = db.prepare<[string, string, string]>(
@@ -288,6 +295,10 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
     async webhooksOf(executionId) {
       return webhooksOfExecution.all(executionId).map(read.webhook);
+    },
+    async replayWebhook(executionId, deliveryId, now) {
+      const row = await replayTx(now, deliveryId, executionId);
+      return row ? read.webhook(row) : undefined;
     },
     async claimIdempotencyKey(key, requestHash, now, expiredBefore, leaseUntil) {
       return claim(key, requestHash, now, expiredBefore, leaseUntil);

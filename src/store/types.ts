@@ -84,6 +84,8 @@ export interface ExecutionRecord {
   zkp?: PendingZkp | null;
   /** OffChainZKP: when the authorization request expires (a pending execution then fails). */
   expiresAt?: string | null;
+  /** The webhook announcing the execution's end (when one is configured): inserted in the record's own transaction. */
+  webhook?: WebhookDelivery;
 }
 
 /** The OffChainZKP state of a pending execution: plain JSON made by src/zkp (PendingAuthorization). */
@@ -94,6 +96,8 @@ export interface WebhookDelivery {
   id: string;
   executionId: string;
   event: 'execution.completed' | 'execution.failed';
+  /** Where to send it (the scenario's `webhookUrl`); null or absent: WEBHOOK_URL when it is sent. */
+  url?: string | null;
   /** The exact body to send. */
   payload: string;
   state: 'pending' | 'delivered' | 'failed';
@@ -146,6 +150,11 @@ interface ExecutionStore {
   /** Records an attempt's outcome. */
   updateWebhook(delivery: Pick<WebhookDelivery, 'id' | 'state' | 'attempts' | 'nextAttemptAt' | 'lastStatus' | 'lastError' | 'updatedAt'>): Promise<void>;
   webhooksOf(executionId: string): Promise<WebhookDelivery[]>;
+  /**
+   * Makes an execution's delivery due now with a fresh attempt count (a replay), whatever its state; the delivery as
+   * it now stands, or undefined when the execution has no delivery with this id.
+   */
+  replayWebhook(executionId: string, deliveryId: string, now: string): Promise<WebhookDelivery | undefined>;
 }
 
 /** A stored response to a request carrying an Idempotency-Key. */

@@ -55,6 +55,8 @@ function pendingRecord(scenarioId: string, address: string, sd = false): Executi
 }
 
 const schema = freshSchema('nullifiers');
+/** Webhooks on: the disclosing execution's event is queued (its URL is never called here). */
+const HOOKS = { url: 'https://hooks.example/in', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, maxAttempts: 3, retryBaseMs: 100, timeoutMs: 1000, pollMs: 50 };
 const backends: Array<[string, () => Promise<Store>, boolean]> = [
   ['sqlite', async () => openSqliteStore({ file: path.join(tempDir(), 'n.db'), synchronous: 'NORMAL' }), true],
   ['postgres', async () => openPostgresStore({ url: PG_URL, schema }), pgAvailable],
@@ -83,7 +85,7 @@ describe.each(backends)('%s', (_name, open, available) => {
     try {
       const offChain = new OffChainZkp({
         zkp: loadConfig({ ZKP_VERIFIER_DID: v3Vector.verifierDid, ZKP_PROOF_MAX_AGE_SECONDS: '999999999', PUBLIC_BASE_URL: 'https://svc.example' }).zkp,
-        publicBaseUrl: 'https://svc.example', webhooks: true, store, now: () => NOW, stateResolvers: alwaysLatestStateResolvers(),
+        publicBaseUrl: 'https://svc.example', webhook: HOOKS, store, now: () => NOW, stateResolvers: alwaysLatestStateResolvers(),
         documentLoader: iden3DocumentLoader(),
       });
       const first = pendingRecord('employees', '0x52908400098527886E0F7030069857D2E4169EE7');
@@ -113,7 +115,7 @@ describe.each(backends)('%s', (_name, open, available) => {
       await store.recordExecution(disclosing);
       const d = await offChain.answer(disclosing.executionId, sdVector.token);
       expect(d?.ok && d.execution.results[0]?.result).toMatchObject({ status: 'valid', disclosure: { attribute: 'birthday', value: 19960424 } });
-      expect(JSON.parse((await store.webhooksOf(disclosing.executionId))[0]?.payload ?? '{}').execution.results[0].result.disclosure)
+      expect(JSON.parse((await store.webhooksOf(disclosing.executionId))[0]?.payload ?? '{}').data.rules[0].disclosure)
         .toEqual({ attribute: 'birthday', value: 19960424 });
       const audit = await store.getExecution(disclosing.executionId);
       expect(audit?.results[0]?.result.status).toBe('valid');

@@ -1,0 +1,174 @@
+/**
+ * Execution webhooks end to end, on both stores: a real HTTP receiver (node:http) checks every delivery with the
+ * standardwebhooks library as a dApp backend would; a receiver that fails gets the delivery again (backoff), one that
+ * keeps failing gets it WEBHOOK_MAX_ATTEMPTS times and then the replay call sends it again; a scenario's webhookUrl
+ * takes its events to its own receiver. The payload carries the verdict and each rule's status, never a credential.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { Webhook } from 'standardwebhooks';
+import { ADDRESS, auth, credential, executeOnce, makeApp, scenario } from './helpers.js';
+import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
+
+const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+
+interface Received { path: string; headers: Record<string, string>; body: string; answered: number }
+
+/** A receiver: answers 500 to the first `failures[path]` deliveries on a path, then 200; keeps what it got. */
+async function receiver() {
+  const received: Received[] = [];
+  const failures = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const left = failures.get(path) ?? 0;
+      if (left > 0) failures.set(path, left - 1);
+      const answered = left > 0 ? 500 : 200;
+      received.push({ path, headers: req.headers as Record<string, string>, body, answered });
+      res.statusCode = answered;
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { received, failures, base, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+const schema = freshSchema('webhooks');
+const stores: Array<[string, Record<string, string>, boolean]> = [
+  ['SQLite', {}, true],
+  ['PostgreSQL', { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema }, pgAvailable],
+];
+
+describe.each(stores)('execution webhooks (%s)', (_name, storeEnv, available) => {
+  let app: FastifyInstance;
+  let hook: Awaited<ReturnType<typeof receiver>>;
+
+  beforeAll(async () => {
+    if (!available) return;
+    hook = await receiver();
+    app = await makeApp({
+      ...storeEnv,
+      WEBHOOK_URL: `${hook.base}/global`,
+      WEBHOOK_SECRET: SECRET,
+      WEBHOOK_POLL_MS: '20',
+      WEBHOOK_RETRY_BASE_MS: '20',
+      WEBHOOK_MAX_ATTEMPTS: '3',
+    });
+    for (const [id, extra] of [['kyc', {}], ['own', { webhookUrl: `${hook.base}/own` }]] as const) {
+      const res = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id, input: scenario(extra) } });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+  }, 30_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await hook?.close();
+    if (available && storeEnv.DATABASE_SCHEMA) await dropSchema(storeEnv.DATABASE_SCHEMA);
+  });
+
+  const read = async (executionId: string) => (await app.inject({ url: `/compliance/executions/${executionId}`, headers: auth })).json();
+  const deliveredTo = (path: string, executionId: string) =>
+    hook.received.filter((r) => r.path === path && JSON.parse(r.body).data.executionId === executionId);
+
+  it.skipIf(!available)('POSTs a ChallengeQuery execution\'s end, signed (Standard Webhooks), retried after failures, logged', async () => {
+    hook.failures.set('/global', 2);
+    const [first] = await executeOnce(app, 'kyc');
+    const executionId = first!.executionId;
+    await expect.poll(async () => (await read(executionId)).webhooks?.[0]?.state, { timeout: 10_000, interval: 25 }).toBe('delivered');
+    expect((await read(executionId)).webhooks).toEqual([expect.objectContaining({ event: 'execution.completed', attempts: 3, lastStatus: 200, lastError: null })]);
+
+    const got = deliveredTo('/global', executionId);
+    expect(got.map((r) => r.answered)).toEqual([500, 500, 200]);
+    // One webhook-id across retries; each delivery verifies with the library (it throws on a bad signature or timestamp).
+    expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    for (const r of got) new Webhook(SECRET).verify(r.body, r.headers);
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(got[0]!.body, got[0]!.headers)).toThrow();
+
+    const event = JSON.parse(got[2]!.body);
+    expect(event).toEqual({
+      type: 'execution.completed',
+      timestamp: expect.any(String),
+      data: {
+        executionId, scenarioId: 'kyc', scenarioRevision: 1, projectId: null, address: ADDRESS, state: 'completed', verdict: 'passed',
+        rules: [{ id: 'q-kyc', status: 'valid' }, { id: 'q-age', status: 'valid' }],
+        createdAt: expect.any(String), updatedAt: expect.any(String),
+      },
+    });
+    // No credential content: not the subject's data, not the credential's id.
+    for (const secret of ['Alice', 'GREEN', 'personalData', 'urn:uuid']) expect(got[2]!.body).not.toContain(secret);
+  });
+
+  it.skipIf(!available)('carries the verdict failed when a rule is not valid', async () => {
+    const res = await app.inject({
+      method: 'POST', url: '/compliance/scenarios/execute', headers: auth,
+      payload: { address: ADDRESS, credentials: [credential({}, { reviewAnswer: 'RED' })], scenarioId: 'kyc' },
+    });
+    const executionId = res.json()[0].executionId as string;
+    await expect.poll(() => deliveredTo('/global', executionId).length, { timeout: 10_000, interval: 25 }).toBeGreaterThan(0);
+    expect(JSON.parse(deliveredTo('/global', executionId)[0]!.body).data).toMatchObject({
+      verdict: 'failed', rules: [{ id: 'q-kyc', status: 'not-valid' }, { id: 'q-age', status: 'valid' }],
+    });
+  });
+
+  it.skipIf(!available)('sends a scenario\'s events to its own webhookUrl', async () => {
+    const [first] = await executeOnce(app, 'own');
+    const executionId = first!.executionId;
+    await expect.poll(() => deliveredTo('/own', executionId).length, { timeout: 10_000, interval: 25 }).toBe(1);
+    expect(deliveredTo('/global', executionId)).toEqual([]);
+    new Webhook(SECRET).verify(deliveredTo('/own', executionId)[0]!.body, deliveredTo('/own', executionId)[0]!.headers);
+  });
+
+  it.skipIf(!available)('gives up after WEBHOOK_MAX_ATTEMPTS, and the replay call sends it again with the same webhook-id', async () => {
+    hook.failures.set('/global', 3);
+    const [first] = await executeOnce(app, 'kyc');
+    const executionId = first!.executionId;
+    await expect.poll(async () => (await read(executionId)).webhooks?.[0]?.state, { timeout: 10_000, interval: 25 }).toBe('failed');
+    const [failed] = (await read(executionId)).webhooks;
+    expect(failed).toMatchObject({ attempts: 3, lastStatus: 500, lastError: 'answered 500' });
+
+    const replay = await app.inject({ method: 'POST', url: `/compliance/executions/${executionId}/webhooks/${failed.id}/replay`, headers: auth });
+    expect(replay.statusCode, replay.body).toBe(202);
+    expect(replay.json()).toMatchObject({ id: failed.id, state: 'pending', attempts: 0 });
+    await expect.poll(async () => (await read(executionId)).webhooks?.[0]?.state, { timeout: 10_000, interval: 25 }).toBe('delivered');
+    const got = deliveredTo('/global', executionId);
+    expect(got.map((r) => r.answered)).toEqual([500, 500, 500, 200]);
+    expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set([failed.id]));
+    new Webhook(SECRET).verify(got[3]!.body, got[3]!.headers);
+  });
+
+  it.skipIf(!available)('answers 404 to a replay of an unknown delivery or execution, and 401 without a token', async () => {
+    const [first] = await executeOnce(app, 'kyc');
+    const executionId = first!.executionId;
+    const unknown = await app.inject({ method: 'POST', url: `/compliance/executions/${executionId}/webhooks/${crypto.randomUUID()}/replay`, headers: auth });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe('SCS_WEBHOOK_DELIVERY_NOT_FOUND');
+    const noExecution = await app.inject({ method: 'POST', url: `/compliance/executions/${crypto.randomUUID()}/webhooks/${crypto.randomUUID()}/replay`, headers: auth });
+    expect(noExecution.json().code).toBe('SCS_EXECUTION_NOT_FOUND');
+    const anonymous = await app.inject({ method: 'POST', url: `/compliance/executions/${executionId}/webhooks/${crypto.randomUUID()}/replay` });
+    expect(anonymous.statusCode).toBe(401);
+  });
+});
+
+describe('without WEBHOOK_SECRET', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => { app = await makeApp(); });
+  afterAll(async () => { await app?.close(); });
+
+  it('queues no webhook, and refuses a scenario with a webhookUrl (400 naming the field)', async () => {
+    const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'kyc', input: scenario() } });
+    expect(created.statusCode).toBe(201);
+    const [first] = await executeOnce(app, 'kyc');
+    expect((await app.inject({ url: `/compliance/executions/${first!.executionId}`, headers: auth })).json().webhooks).toBeUndefined();
+
+    const refused = await app.inject({
+      method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'own', input: scenario({ webhookUrl: 'https://dapp.example/hook' }) },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().errors).toEqual([expect.objectContaining({ pointer: '/input/webhookUrl' })]);
+  });
+});
