@@ -9,6 +9,7 @@ import { chainReaderFor, type ProofStatusReader } from './chain/index.js';
 import { clusterMetrics } from './cluster.js';
 import type { Config } from './config.js';
 import { PlanCache } from './domain/plan-cache.js';
+import { createAttestor, type Attestor } from './domain/attestation.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import { Executor, OffChainZkp, challengeQueryStrategy, onChainZkpStrategy } from './execution/index.js';
 import { Metrics } from './http/metrics.js';
@@ -50,6 +51,8 @@ export interface Adapters {
   onVerdicts: (results: readonly ExecutionResult[]) => void;
   /** Execution webhooks, where WEBHOOK_URL is set. */
   webhooks?: WebhookDispatcher;
+  /** Signs attestations of verdicts (ATTESTATION_*); signs nothing when no key is configured. */
+  attestor: Attestor;
 }
 
 /**
@@ -112,7 +115,8 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     });
     const executor = new Executor([challengeQueryStrategy(verifier), onChain, offChain]);
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now) : undefined;
-    return { store, now, metrics, plans: new PlanCache(), verifier, offChain, executor, onVerdicts, webhooks };
+    const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
+    return { store, now, metrics, plans: new PlanCache(), verifier, offChain, executor, onVerdicts, webhooks, attestor };
   } catch (err) {
     await store.close();
     throw err;

@@ -1,3 +1,5 @@
+import type { AttestedExecution } from '../domain/attestation.js';
+import { verdictOf } from '../domain/verdict.js';
 import type { ExecutionRecord, WebhookDelivery } from '../store/types.js';
 
 /** An execution as the API shows it (see the Execution schema). */
@@ -13,6 +15,7 @@ export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) 
     updatedAt: r.updatedAt,
     credentials: r.credentials,
     results: r.results,
+    verdict: verdictOf(r.results.map((x) => x.result)),
     ...(r.state === 'pending' && r.expiresAt && { expiresAt: r.expiresAt }),
     ...(r.state === 'pending' && r.zkp && { authorizationRequest: r.zkp.request }),
     ...(webhooks && webhooks.length > 0 && {
@@ -20,5 +23,19 @@ export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) 
         id: w.id, event: w.event, state: w.state, attempts: w.attempts, lastStatus: w.lastStatus, lastError: w.lastError, updatedAt: w.updatedAt,
       })),
     }),
+  };
+}
+
+/** What an attestation says of an execution: ids, the verdict, each rule's status, the credentials' digests. */
+export function attestedExecution(r: ExecutionRecord, scenarioDigest: string): AttestedExecution {
+  return {
+    executionId: r.executionId,
+    scenarioId: r.scenarioId,
+    scenarioRevision: r.scenarioRevision,
+    scenarioDigest,
+    address: r.address,
+    verdict: verdictOf(r.results.map((x) => x.result)),
+    rules: r.results.map((x) => ({ id: x.objectId, status: x.result.status })),
+    credentials: r.credentials.map((c) => c.sha256),
   };
 }
