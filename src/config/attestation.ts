@@ -40,7 +40,8 @@ export const attestationEnv = Type.Object({
     description: 'How long an attestation is valid after it is issued (`exp` of a JWS, `expiry` of an EIP-712 attestation).',
   }),
   ATTESTATION_ISSUER: Type.Optional(text({
-    expect: 'text',
+    expect: 'printable characters, no spaces (e.g. `https://compliance.example.com`)',
+    pattern: '^[\\x21-\\x7e]{1,512}$',
     docDefault: 'unset: no `iss`',
     description: 'The `iss` claim of JWS attestations (e.g. this service\'s public URL), for backends that check it.',
   })),
