@@ -4,8 +4,8 @@
  * signature for its contracts (contracts/ComplianceGate.sol). Both carry digests and statuses only: never a
  * credential's content nor a disclosed value.
  */
-import { randomBytes } from 'node:crypto';
-import { SignJWT, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import { createPrivateKey, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Verdict } from './verdict.js';
 
 /** A JSON Web Key as configured (private or public). */
@@ -107,20 +107,21 @@ export interface Attestor {
 }
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** The attestor of the settings: keys imported (or made, in development) once, at start. */
 export async function createAttestor(config: AttestationConfig, warn: (message: string) => void): Promise<Attestor> {
-  let signing: { kid: string; alg: string; key: CryptoKey | Uint8Array } | undefined;
+  let signing: { kid: string; alg: string; key: KeyObject } | undefined;
   let published: JWK[] = [];
   if (config.jwks === 'generate') {
-    const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+    const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
     const kid = `dev-${randomBytes(6).toString('hex')}`;
-    signing = { kid, alg: 'EdDSA', key: privateKey };
+    signing = { kid, alg: 'EdDSA', key: createPrivateKey({ key: await exportJWK(privateKey) as never, format: 'jwk' }) };
     published = [publicJwk({ ...(await exportJWK(publicKey)), kid, alg: 'EdDSA' })];
     warn('ATTESTATION_JWKS unset in development: JWS attestations are signed by a key made for this start only. Never in production.');
   } else if (config.jwks) {
     const [first] = config.jwks;
-    if (first) signing = { kid: first.kid, alg: first.alg, key: await importJWK(first as JWK, first.alg) };
+    if (first) signing = { kid: first.kid, alg: first.alg, key: createPrivateKey({ key: first as never, format: 'jwk' }) };
     published = config.jwks.map(publicJwk);
   }
   // The EIP-712 signer is made at its first use: viem (megabytes of heap) is loaded only by a service that signs one.
@@ -136,10 +137,18 @@ export async function createAttestor(config: AttestationConfig, warn: (message: 
     jws: signing !== undefined,
     eip712: key !== undefined,
     jwks: { keys: published },
+    // node:crypto's one-shot sign, synchronous: a compact JWS is two base64url parts and a signature, and jose's
+    // WebCrypto path (async, a key import per call) cost several times more of an execute's CPU.
     async signJws(e, nowMs) {
       if (!signing) throw new Error('no JWS attestation key');
       const iat = Math.floor(nowMs / 1000);
-      const jwt = new SignJWT({
+      const header = b64({ alg: signing.alg, kid: signing.kid, typ: JWS_TYPE });
+      const payload = b64({
+        ...(issuer !== undefined && { iss: issuer }),
+        sub: e.address,
+        jti: e.executionId,
+        iat,
+        exp: iat + ttlSeconds,
         executionId: e.executionId,
         scenarioId: e.scenarioId,
         scenarioRevision: e.scenarioRevision,
@@ -148,14 +157,11 @@ export async function createAttestor(config: AttestationConfig, warn: (message: 
         verdict: e.verdict,
         rules: e.rules,
         credentials: e.credentials,
-      })
-        .setProtectedHeader({ alg: signing.alg, kid: signing.kid, typ: JWS_TYPE })
-        .setSubject(e.address)
-        .setJti(e.executionId)
-        .setIssuedAt(iat)
-        .setExpirationTime(iat + ttlSeconds);
-      if (issuer !== undefined) jwt.setIssuer(issuer);
-      return jwt.sign(signing.key);
+      });
+      const input = `${header}.${payload}`;
+      // ES256: the signature is r || s (IEEE P1363), as JWS wants, not DER.
+      const signature = sign(signing.alg === 'ES256' ? 'sha256' : null, Buffer.from(input), { key: signing.key, dsaEncoding: 'ieee-p1363' });
+      return `${input}.${signature.toString('base64url')}`;
     },
     async signEip712(e, { chainId, verifyingContract }, nowMs) {
       if (key === undefined) throw new Error('no EIP-712 attestation key');
