@@ -10,6 +10,7 @@ import { clusterMetrics } from './cluster.js';
 import { createDocumentLoader, credentialTypeDocuments } from './jsonld/documents.js';
 import type { Config } from './config.js';
 import { PlanCache } from './domain/plan-cache.js';
+import { createAttestor, type Attestor } from './domain/attestation.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import { Executor, OffChainZkp, challengeQueryStrategy, onChainZkpStrategy } from './execution/index.js';
 import { Metrics } from './domain/metrics.js';
@@ -52,6 +53,8 @@ export interface Adapters {
   onVerdicts: (results: readonly ExecutionResult[]) => void;
   /** Execution webhooks, where WEBHOOK_SECRET is set. */
   webhooks?: WebhookDispatcher;
+  /** Signs attestations of verdicts (ATTESTATION_*); signs nothing when no key is configured. */
+  attestor: Attestor;
 }
 
 /**
@@ -122,7 +125,8 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const credentialTypes = knownTypesOnce(() => credentialTypeDocuments(config.trust.documents));
     const executor = new Executor([challengeQueryStrategy(verifier, { credentialTypes }), onChain, offChain]);
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now) : undefined;
-    return { store, now, metrics, plans: new PlanCache(), verifier, offChain, executor, onVerdicts, webhooks };
+    const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
+    return { store, now, metrics, plans: new PlanCache(), verifier, offChain, executor, onVerdicts, webhooks, attestor };
   } catch (err) {
     await store.close();
     throw err;

@@ -7,6 +7,7 @@ import { auth, createAuthenticator } from './http/auth.js';
 import { corsPlugin } from './http/cors.js';
 import { openApiDocs } from './http/docs.js';
 import { handleClientError, handleFrameworkError, problemDetails, sendProblem } from './http/errors.js';
+import { attestationRoutes, jwksRoute } from './http/attestation.js';
 import { executeRoutes } from './http/execute.js';
 import { executionRoutes } from './http/executions.js';
 import { healthRoutes } from './http/health.js';
@@ -85,7 +86,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const { store, now, metrics, plans, verifier, offChain, executor, onVerdicts, webhooks } = await composeAdapters(config, deps, app.log);
+  const { store, now, metrics, plans, verifier, offChain, executor, onVerdicts, webhooks, attestor } = await composeAdapters(config, deps, app.log);
   app.addHook('onClose', async () => store.close());
   app.addHook('onClose', () => verifier.close());
   if (deps.warmVerification) app.addHook('onReady', async () => verifier.warm());
@@ -152,13 +153,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(healthRoutes, { store, stopping: () => draining || closing });
   await app.register(metricsPlugin, { metrics });
   await app.register(zkpResponseRoutes, { offChain, responsesPerMinute: config.zkp.responsesPerMinute });
+  await app.register(jwksRoute, { attestor });
   // Everything else takes a bearer token with the route's scope.
   await app.register(async (secured) => {
     await secured.register(auth, { authenticate });
     const idempotent = idempotency(store, now);
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: async (s) => [...webhookProblems(s, config.webhook), ...(await executor.validate(s))] });
-    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal: (t) => verifier.coldRefusal(t), webhook: config.webhook });
+    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal: (t) => verifier.coldRefusal(t), webhook: config.webhook, attestor });
     await secured.register(executionRoutes, { store, now });
+    await secured.register(attestationRoutes, { store, attestor, now });
   });
 
   return app;

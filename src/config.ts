@@ -13,6 +13,7 @@ import { chainEnv, chainSettings } from './chain/config.js';
 import { zkpEnv, zkpEnvConfig } from './zkp/env.js';
 import { trustEnv, trustOptions } from './trust/env.js';
 import { databaseConfig, storeEnv } from './store/config.js';
+import { attestationConfig, attestationEnv } from './config/attestation.js';
 import { authEnv, authSettings } from './config/auth.js';
 import type { ConfigSection } from './config/docs.js';
 import { ConfigError } from './config/errors.js';
@@ -34,10 +35,11 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
   { title: 'Chains (OnChainZKP)', source: 'src/chain/config.ts', schema: chainEnv },
   { title: 'Zero-knowledge proofs (OffChainZKP)', source: 'src/zkp/env.ts', schema: zkpEnv },
   { title: 'Webhooks', source: 'src/config/webhook.ts', schema: webhookEnv },
+  { title: 'Attestations', source: 'src/config/attestation.ts', schema: attestationEnv },
 ];
 
 /** Every variable of the service: the modules' schemas composed (a name declared twice throws here, at import). */
-export const configSchema = composeSchemas(serviceEnv, authEnv, storeEnv, trustEnv, chainEnv, zkpEnv, webhookEnv);
+export const configSchema = composeSchemas(serviceEnv, authEnv, storeEnv, trustEnv, chainEnv, zkpEnv, webhookEnv, attestationEnv);
 
 /** The configuration of `env` (process.env by default). Throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
@@ -50,13 +52,18 @@ export function loadConfig(env: Env = process.env): Config {
   if (zkp.verifierDid !== undefined && service.publicBaseUrl === undefined) {
     throw new ConfigError('PUBLIC_BASE_URL is required where OffChainZKP is configured (ZKP_VERIFIER_DID is set): the URL wallets send their proofs to');
   }
+  const trust = trustOptions(values);
+  // Development (the demo issuer, or credentials believed unchecked) in one process: unset attestation keys are made
+  // per start. Anywhere else they are off until configured: a key made silently would change at every restart.
+  const development = (service.demoIssuer || trust.mode === 'off') && service.workers === 1;
   return {
     ...service,
     database,
     ...authSettings(values),
-    trust: trustOptions(values),
+    trust,
     chains: chainSettings(values),
     zkp,
     webhook: webhookConfig(values),
+    attestation: attestationConfig(values, development),
   };
 }

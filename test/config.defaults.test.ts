@@ -36,6 +36,7 @@ const DEFAULTS: Config = {
   },
   publicBaseUrl: undefined,
   trustProxy: [],
+  attestation: { ttlSeconds: 600 },
   webhook: undefined,
   executionRetentionDays: 90,
   executionPurgeIntervalMs: 3_600_000,

@@ -104,6 +104,12 @@ const BAD: [variable: string, env: Env][] = [
   ['WEBHOOK_RETRY_BASE_MS', { WEBHOOK_RETRY_BASE_MS: '9' }],
   ['WEBHOOK_TIMEOUT_MS', { WEBHOOK_TIMEOUT_MS: '99' }],
   ['WEBHOOK_POLL_MS', { WEBHOOK_POLL_MS: '60001' }],
+  ['ATTESTATION_JWKS', { ATTESTATION_JWKS: '{"keys":[{"kty":"EC","crv":"P-256","x":"a","y":"b","alg":"ES256","kid":"k"}]}' }],
+  ['ATTESTATION_JWKS_FILE', { ATTESTATION_JWKS_FILE: '/nonexistent/jwks.json' }],
+  ['ATTESTATION_EIP712_KEY', { ATTESTATION_EIP712_KEY: '0x1234' }],
+  ['ATTESTATION_EIP712_KEY_FILE', { ATTESTATION_EIP712_KEY_FILE: '/nonexistent/key' }],
+  ['ATTESTATION_TTL_SECONDS', { ATTESTATION_TTL_SECONDS: '5' }],
+  ['ATTESTATION_ISSUER', { ATTESTATION_ISSUER: 'has spaces' }],
 ];
 
 /** The ConfigError loadConfig throws for `env`, or a failure when it throws nothing or something else. */

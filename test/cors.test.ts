@@ -29,14 +29,14 @@ describe('CORS for the origins of CORS_ORIGINS', () => {
     }
   });
 
-  it('lets a listed origin read ETag, Location, Idempotent-Replayed, Retry-After and x-request-id, and shares the answer cross-origin', async () => {
+  it('lets a listed origin read ETag, Location, Idempotent-Replayed, Retry-After, x-request-id and the attestations, and shares the answer cross-origin', async () => {
     const app = await makeApp({ CORS_ORIGINS: APP, RATE_LIMIT_MAX: '2' });
     try {
       const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: { ...auth, origin: APP }, payload: { id: 'cors-1', input: scenario() } });
       expect(created.statusCode).toBe(201);
       expect(created.headers['access-control-allow-origin']).toBe(APP);
       expect(String(created.headers['access-control-expose-headers']).split(', '))
-        .toEqual(['ETag', 'Retry-After', 'Location', 'Idempotent-Replayed', 'x-request-id']);
+        .toEqual(['ETag', 'Retry-After', 'Location', 'Idempotent-Replayed', 'x-request-id', 'Attestation', 'Attestation-EIP712']);
       expect(created.headers['cross-origin-resource-policy']).toBe('cross-origin');
 
       const executed = await app.inject({

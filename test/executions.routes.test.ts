@@ -16,7 +16,7 @@ const execute = (credentials: unknown[]) =>
   app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: { address: ADDRESS, credentials, scenarioId: 'adult' } });
 
 describe('the execution audit log', () => {
-  it('records each execute call: ids, revision, address, results and credential digests, never credential content', async () => {
+  it('records each execute call: ids, revision, address, results, verdict and credential digests, never credential content', async () => {
     const cred = credential({}, { personalData: { firstName: 'Zebulon', age: 30 } });
     const res = await execute([cred]);
     const results = res.json();
@@ -35,6 +35,7 @@ describe('the execution audit log', () => {
       updatedAt: expect.any(String),
       credentials: [{ id: cred.id, sha256: sha256Hex(canonicalJson(cred)) }],
       results,
+      verdict: 'passed',
     });
     const text = got.body;
     expect(text).not.toContain('Zebulon');

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { ADDRESS, auth, credential, executeOnce, makeApp, scenario } from './helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
 
@@ -113,6 +114,22 @@ describe.each(stores)('execution webhooks (%s)', (_name, storeEnv, available) =>
     expect(JSON.parse(deliveredTo('/global', executionId)[0]!.body).data).toMatchObject({
       verdict: 'failed', rules: [{ id: 'q-kyc', status: 'not-valid' }, { id: 'q-age', status: 'valid' }],
     });
+  });
+
+  it.skipIf(!available)('carries the attestation the execute answered, verifiable with the JWKS as a backend would', async () => {
+    const res = await app.inject({
+      method: 'POST', url: '/compliance/scenarios/execute?attest=jws', headers: auth,
+      payload: { address: ADDRESS, credentials: [credential()], scenarioId: 'kyc' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const jws = res.headers.attestation as string;
+    const executionId = res.json()[0].executionId as string;
+    await expect.poll(() => deliveredTo('/global', executionId).length, { timeout: 10_000, interval: 25 }).toBeGreaterThan(0);
+    const { data } = JSON.parse(deliveredTo('/global', executionId)[0]!.body);
+    expect(data.attestation).toEqual({ jws });
+    const jwks = createLocalJWKSet((await app.inject({ url: '/.well-known/jwks.json' })).json());
+    const { payload } = await jwtVerify(data.attestation.jws, jwks, { typ: 'scs-attestation+jwt' });
+    expect(payload).toMatchObject({ executionId, verdict: 'passed' });
   });
 
   it.skipIf(!available)('sends a scenario\'s events to its own webhookUrl', async () => {

@@ -1,3 +1,4 @@
+import type { AttestationConfig } from '../domain/attestation.js';
 import type { ChainSettings } from '../chain/config.js';
 import type { WebhookConfig } from '../domain/webhooks.js';
 import type { JwtOptions, StaticToken } from '../domain/auth-settings.js';
@@ -44,6 +45,8 @@ export interface Config {
   publicBaseUrl?: string;
   /** Execution webhooks (WEBHOOK_*), when WEBHOOK_SECRET is set. */
   webhook?: WebhookConfig;
+  /** Signed attestations of executions' verdicts (ATTESTATION_*). */
+  attestation: AttestationConfig;
   /** Execution audit records older than this many days are purged. */
   executionRetentionDays: number;
   /** How often the purge runs. */

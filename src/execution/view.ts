@@ -1,3 +1,5 @@
+import type { AttestedExecution } from '../domain/attestation.js';
+import { verdictOf } from '../domain/verdict.js';
 import type { ExecutionRecord, WebhookDelivery } from '../store/types.js';
 
 /** A webhook delivery as its log shows it (see the WebhookDelivery schema): never its payload. */
@@ -21,10 +23,25 @@ export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) 
     updatedAt: r.updatedAt,
     credentials: r.credentials,
     results: r.results,
+    verdict: verdictOf(r.results.map((x) => x.result)),
     ...(r.state === 'pending' && r.expiresAt && { expiresAt: r.expiresAt }),
     ...(r.state === 'pending' && r.zkp && { authorizationRequest: r.zkp.request }),
     ...(webhooks && webhooks.length > 0 && {
       webhooks: webhooks.map(deliveryView),
     }),
+  };
+}
+
+/** What an attestation says of an execution: ids, the verdict, each rule's status, the credentials' digests. */
+export function attestedExecution(r: ExecutionRecord, scenarioDigest: string): AttestedExecution {
+  return {
+    executionId: r.executionId,
+    scenarioId: r.scenarioId,
+    scenarioRevision: r.scenarioRevision,
+    scenarioDigest,
+    address: r.address,
+    verdict: verdictOf(r.results.map((x) => x.result)),
+    rules: r.results.map((x) => ({ id: x.objectId, status: x.result.status })),
+    credentials: r.credentials.map((c) => c.sha256),
   };
 }

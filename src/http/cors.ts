@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
 /** What a browser client must read from an answer: the scenario's version, when to retry, where it was created, replays, the id to quote. */
-const CORS_EXPOSED_HEADERS = ['ETag', 'Retry-After', 'Location', 'Idempotent-Replayed', 'x-request-id'];
+const CORS_EXPOSED_HEADERS = ['ETag', 'Retry-After', 'Location', 'Idempotent-Replayed', 'x-request-id', 'Attestation', 'Attestation-EIP712'];
 
 /** What a browser client sends beyond the CORS-safelisted headers. */
 const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', 'x-request-id'];

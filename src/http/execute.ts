@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { AddressParser } from '../domain/address.js';
 import { contentDigest, sha256Hex } from '../domain/canonical-json.js';
 import { useJsonParser } from './json.js';
-import type { PlanCache } from '../domain/plan-cache.js';
+import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
 import type { Executor } from '../execution/index.js';
 import { ExecuteRequest, ExecutionResult } from '../schemas/execution.js';
 import { MAX_RESULTS_BYTES, compactResults } from '../engine/result.js';
@@ -21,6 +21,9 @@ import { canSee, narrowScope } from './tenancy.js';
 import { ProjectQuery, findScenarioIn } from './scenario-lookup.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
+import type { Attestor } from '../domain/attestation.js';
+import { attestedExecution } from '../execution/view.js';
+import { AttestQuery, attestRequest, attestationsOf, eip712Header } from './attestation.js';
 
 export interface ExecuteRoutesOptions {
   store: Store;
@@ -36,7 +39,11 @@ export interface ExecuteRoutesOptions {
   coldRefusal: (tenant: string) => Error | undefined;
   /** Execution webhooks (WEBHOOK_SECRET is set): an execution that ends at execute queues its event with its record. */
   webhook?: WebhookConfig;
+  /** Signs the verdicts asked for with `?attest=`. */
+  attestor: Attestor;
 }
+
+const ExecuteQuery = Type.Object({ ...ProjectQuery.properties, ...AttestQuery }, { additionalProperties: false });
 
 /** Whose budgets an execute spends: the token's subject (the client address without one). */
 const tenantOf = (request: FastifyRequest) => request.principal?.subject ?? `ip:${request.ip}`;
@@ -52,7 +59,7 @@ function countStatuses(results: readonly ExecutionResult[]): Record<ExecutionRes
 }
 
 /** POST /compliance/scenarios/execute: translates the request into an ExecuteInput and the strategy's answer into the response and the audit record. */
-export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal, webhook }) => {
+export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal, webhook, attestor }) => {
   // A body's text is hashed as it is parsed (~6 µs for 8 KB; the text itself is not kept). The same body sent again,
   // as a frontend re-checking a wallet does, then gets its credentials' digests from a small cache instead of
   // canonicalising every credential anew (~15 µs each). Sound: equal texts parse to equal credentials.
@@ -68,6 +75,14 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     const digests = Object.freeze(credentials.map((c) => contentDigest(c)));
     if (key !== undefined) digestMemo.set(key, digests);
     return digests;
+  };
+
+  // A scenario revision's digest, computed at its first attested execute (a cached plan is one revision).
+  const scenarioDigests = new WeakMap<CachedPlan, string>();
+  const scenarioDigest = (entry: CachedPlan): string => {
+    let d = scenarioDigests.get(entry);
+    if (d === undefined) scenarioDigests.set(entry, (d = contentDigest(entry.scenario)));
+    return d;
   };
 
   app.post('/compliance/scenarios/execute', {
@@ -98,7 +113,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
       security: [{ bearerAuth: ['scenarios:execute'] }],
       body: refOf(ExecuteRequest),
       'x-request-examples': executeRequestExamples,
-      querystring: ProjectQuery,
+      querystring: ExecuteQuery,
       headers: IdempotencyHeaders,
       response: {
         200: answered(
@@ -111,7 +126,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
           'service or a chain did not answer): never a pass, executing again later may decide it; pending ' +
           '(OffChainZKP): hand `result.authorizationRequest` to the holder\'s wallet, then read GET ' +
           '/compliance/executions/{executionId} until its state is completed (or failed: the request expired).',
-          ['Idempotent-Replayed'],
+          ['Idempotent-Replayed', 'Attestation', 'Attestation-EIP712'],
         ),
         ...problemResponses([...AUTHENTICATED, 404, 409, 413, 415, 422], {
           400: also(400, 'The address is checked too (body.address: an EVM address is 0x + 40 hex, and mixed case ' +
@@ -131,6 +146,8 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     },
   }, async (request, reply) => {
     const body = request.body;
+    // The attestation asked for is checked before any work: a request that cannot get it is refused whole.
+    const asked = request.query.attest === undefined ? undefined : attestRequest(request.query, attestor);
     const address = addresses.parse(body.address);
     if (!address.ok) {
       throw new ValidationFailed([fieldError(typeof body.address === 'string' ? ['address'] : ['address', 'address'], address.message)]);
@@ -198,12 +215,19 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     Reflect.set(request, 'body', undefined);
     // The event of an execution that ended here joins its record's insert (the same group commit, no round trip of
     // its own); a pending OffChainZKP execution's is queued when it ends (execution/offchain-zkp.ts).
+    // Signed before the commit so that the webhook, written with the record, carries what the caller receives.
+    const signed = asked ? await attestationsOf(attestor, asked, attestedExecution(record, scenarioDigest(entry)), now()) : undefined;
     if (!pending && webhookTarget(webhook, entry.scenario.webhookUrl) !== undefined) {
-      record.webhook = executionDelivery(record, results, entry.scenario.webhookUrl ?? null);
+      const attestation = signed && { ...(signed.jws !== undefined && { jws: signed.jws }), ...(signed.eip712 !== undefined && { eip712: signed.eip712 }) };
+      record.webhook = executionDelivery(record, results, entry.scenario.webhookUrl ?? null, { attestation });
     }
     // Answered only once the audit record is committed: no verdict leaves the service unrecorded.
     await store.recordExecution(record);
     if (!pending) onVerdicts(results);
+    if (signed) {
+      if (signed.jws !== undefined) reply.header('Attestation', signed.jws);
+      if (signed.eip712 !== undefined) reply.header('Attestation-EIP712', eip712Header(signed.eip712));
+    }
     // Sent as serialised above (the audit record's text), not serialised a second time.
     return reply.type('application/json; charset=utf-8').serializer(() => text).send(results);
   });

@@ -15,7 +15,7 @@ const HEARTBEAT_MS = 10_000;
 const MAX_HEARTBEAT_MS = 10 * 60_000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 /** Response headers replayed with the body. */
-const REPLAYED_HEADERS = ['content-type', 'location', 'etag'];
+const REPLAYED_HEADERS = ['content-type', 'location', 'etag', 'attestation', 'attestation-eip712'];
 
 declare module 'fastify' {
   interface FastifyRequest {

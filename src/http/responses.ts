@@ -45,6 +45,17 @@ const HEADERS = {
     description: '`true` when this is the stored response to an earlier request with the same Idempotency-Key (nothing was done again).',
   },
   'Retry-After': { type: 'string', pattern: '^[0-9]+$', description: 'Seconds to wait before sending again.' },
+  Attestation: {
+    type: 'string',
+    description: 'With `?attest=jws`: a compact JWS (typ `scs-attestation+jwt`, ES256 or EdDSA) of the execution\'s verdict, ' +
+      'to verify with /.well-known/jwks.json. Claims: executionId (also jti), scenarioId, scenarioRevision, scenarioDigest, ' +
+      'address (also sub), verdict, rules [{id, status}], credentials [SHA-256], iat, exp (and iss where configured).',
+  },
+  'Attestation-EIP712': {
+    type: 'string',
+    description: 'With `?attest=eip712`: base64url of a JSON {signer, domain, message, signature}: the EIP-712 typed data ' +
+      '`Attestation(address subject,bytes32 scenario,uint8 verdict,uint64 expiry,uint256 nonce)` and its signature.',
+  },
 } as const;
 
 type HeaderName = keyof typeof HEADERS;

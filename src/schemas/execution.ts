@@ -115,6 +115,12 @@ export const RuleResult = Type.Object(
   { $id: 'RuleResult', additionalProperties: false, description: 'The verdict of one rule, and the query it checked (as in the scenario; a long value list abbreviated).' },
 );
 
+export const Verdict = StringEnum(['passed', 'failed', 'error', 'pending'], {
+  $id: 'Verdict',
+  description: 'The execution\'s overall verdict, folded from its rules\' statuses: passed when every rule is valid; failed ' +
+    'when any is not-valid; else error when any could not be decided; else pending (awaiting a proof).',
+});
+
 /** An execution result: one per rule. */
 export const ExecutionResult = Type.Object(
   {
@@ -177,6 +183,7 @@ export const Execution = Type.Object(
     results: Type.Array(refOf(ExecutionResult), {
       description: 'The results as execute answered them; for OffChainZKP, with the verdicts once the wallet answered.',
     }),
+    verdict: refOf(Verdict),
     expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'OffChainZKP, while pending: when the authorization request expires.' })),
     authorizationRequest: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'OffChainZKP, while pending: the request for the wallet.' })),
     webhooks: Type.Optional(Type.Array(refOf(WebhookDeliveryView), {

@@ -22,14 +22,16 @@ export interface Artifact {
 
 let compiled: Record<string, Artifact> | undefined;
 
-/** Compiles every .sol file of test/chain/contracts once per process (solc-js, bundled compiler). */
+/** Compiles every .sol file of test/chain/contracts and contracts/ once per process (solc-js, bundled compiler). */
 function compileContracts(): Record<string, Artifact> {
   if (compiled) return compiled;
   const solc = require('solc') as { compile(input: string): string };
-  const dir = path.join(here, 'contracts');
   const sources: Record<string, { content: string }> = {};
-  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.sol'))) {
-    sources[f] = { content: fs.readFileSync(path.join(dir, f), 'utf8') };
+  // The test contracts, and the project's reference contracts (contracts/ComplianceGate.sol).
+  for (const dir of [path.join(here, 'contracts'), path.join(here, '../../contracts')]) {
+    for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.sol'))) {
+      sources[f] = { content: fs.readFileSync(path.join(dir, f), 'utf8') };
+    }
   }
   const input = {
     language: 'Solidity',

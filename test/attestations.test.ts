@@ -1,0 +1,162 @@
+/**
+ * JWS attestations verified exactly as a dApp backend would: jose's createRemoteJWKSet against the running service's
+ * /.well-known/jwks.json, with the typ, and the execution's claims checked.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK } from 'jose';
+import { ADDRESS, auth, credential, makeApp, scenario } from './helpers.js';
+
+const TYPE = 'scs-attestation+jwt';
+
+async function privateJwk(alg: 'ES256' | 'EdDSA', kid: string): Promise<JWK> {
+  const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' && { crv: 'Ed25519' }) });
+  return { ...(await exportJWK(privateKey)), kid, alg };
+}
+
+async function started(env: Record<string, string>): Promise<{ app: FastifyInstance; url: string }> {
+  const app = await makeApp(env);
+  await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'adult', input: scenario() } });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { app, url };
+}
+
+const body = (overrides: Record<string, unknown> = {}) => ({ address: ADDRESS, credentials: [credential()], scenarioId: 'adult', ...overrides });
+
+async function attest(app: FastifyInstance, payload = body()) {
+  const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute?attest=jws', headers: auth, payload });
+  expect(res.statusCode).toBe(200);
+  const jws = res.headers.attestation;
+  expect(typeof jws).toBe('string');
+  return { jws: jws as string, results: res.json() as { executionId: string }[] };
+}
+
+describe('JWS attestations', () => {
+  let oldKey: JWK;
+  let newKey: JWK;
+  let first: { app: FastifyInstance; url: string };
+
+  beforeAll(async () => {
+    oldKey = await privateJwk('ES256', 'k-2026-01');
+    newKey = await privateJwk('EdDSA', 'k-2026-02');
+    first = await started({ ATTESTATION_JWKS: JSON.stringify({ keys: [oldKey] }) });
+  });
+  afterAll(async () => first?.app.close());
+
+  it('verifies with the service\'s JWKS and carries the execution\'s ids, verdict, rules and digests', async () => {
+    const cred = credential();
+    const { jws, results } = await attest(first.app, body({ credentials: [cred] }));
+    const keys = createRemoteJWKSet(new URL(`${first.url}/.well-known/jwks.json`));
+    const { payload, protectedHeader } = await jwtVerify(jws, keys, { typ: TYPE, algorithms: ['ES256', 'EdDSA'] });
+    expect(protectedHeader).toMatchObject({ alg: 'ES256', kid: 'k-2026-01', typ: TYPE });
+    const record = (await first.app.inject({ method: 'GET', url: `/compliance/executions/${results[0]?.executionId}`, headers: auth })).json();
+    expect(record.verdict).toBe('passed');
+    const scenarioRow = (await first.app.inject({ method: 'GET', url: '/compliance/scenarios/adult', headers: auth })).json();
+    expect(payload).toMatchObject({
+      executionId: results[0]?.executionId,
+      jti: results[0]?.executionId,
+      scenarioId: 'adult',
+      scenarioRevision: scenarioRow.revision,
+      address: ADDRESS,
+      sub: ADDRESS,
+      verdict: 'passed',
+      rules: [{ id: 'q-kyc', status: 'valid' }, { id: 'q-age', status: 'valid' }],
+      credentials: [record.credentials[0].sha256],
+    });
+    expect(payload.scenarioDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(payload.exp! - payload.iat!).toBe(600);
+  });
+
+  it('says failed for a failing address, and carries no credential value', async () => {
+    const cred = credential({}, { personalData: { firstName: 'Zebedee', lastName: 'Quux', age: 12, citizenship: 'FRA', birthDate: 20140101 } });
+    const { jws } = await attest(first.app, body({ credentials: [cred] }));
+    const { payload } = await jwtVerify(jws, createRemoteJWKSet(new URL(`${first.url}/.well-known/jwks.json`)), { typ: TYPE });
+    expect(payload.verdict).toBe('failed');
+    const text = Buffer.from(jws.split('.')[1]!, 'base64url').toString();
+    for (const value of ['Zebedee', 'Quux', '20140101', cred.id, cred.issuer, cred.credentialSubject.id]) expect(text).not.toContain(value);
+  });
+
+  it('refuses a tampered payload', async () => {
+    const { jws } = await attest(first.app);
+    const [h, p, s] = jws.split('.');
+    const claims = JSON.parse(Buffer.from(p!, 'base64url').toString());
+    const forged = `${h}.${Buffer.from(JSON.stringify({ ...claims, verdict: 'passed', address: '0x0000000000000000000000000000000000000001' })).toString('base64url')}.${s}`;
+    const keys = createLocalJWKSet(await (await fetch(`${first.url}/.well-known/jwks.json`)).json());
+    await expect(jwtVerify(forged, keys, { typ: TYPE })).rejects.toThrow(/signature verification failed/);
+  });
+
+  it('refuses a JWS of another key with the same kid', async () => {
+    const stranger = await importJWK(await privateJwk('ES256', 'k-2026-01'), 'ES256');
+    const forged = await new SignJWT({ verdict: 'passed' }).setProtectedHeader({ alg: 'ES256', kid: 'k-2026-01', typ: TYPE }).sign(stranger);
+    const keys = createLocalJWKSet(await (await fetch(`${first.url}/.well-known/jwks.json`)).json());
+    await expect(jwtVerify(forged, keys, { typ: TYPE })).rejects.toThrow(/signature verification failed/);
+  });
+
+  it('after a rotation, signs with the new kid and an attestation of the old key still verifies', async () => {
+    const { jws: old } = await attest(first.app);
+    // The rotated service: the new key first, the old one published after it (its private part is not used).
+    const second = await started({ ATTESTATION_JWKS: JSON.stringify({ keys: [newKey, oldKey] }) });
+    try {
+      const { jws: fresh } = await attest(second.app);
+      expect(decodeProtectedHeader(fresh)).toMatchObject({ alg: 'EdDSA', kid: 'k-2026-02' });
+      const jwks = await (await fetch(`${second.url}/.well-known/jwks.json`)).json() as { keys: JWK[] };
+      expect(jwks.keys.map((k) => k.kid)).toEqual(['k-2026-02', 'k-2026-01']);
+      expect(jwks.keys.every((k) => k.d === undefined)).toBe(true);
+      const keys = createRemoteJWKSet(new URL(`${second.url}/.well-known/jwks.json`));
+      expect((await jwtVerify(old, keys, { typ: TYPE })).protectedHeader.kid).toBe('k-2026-01');
+      expect((await jwtVerify(fresh, keys, { typ: TYPE })).protectedHeader.kid).toBe('k-2026-02');
+    } finally {
+      await second.app.close();
+    }
+  });
+
+  it('signs again on GET /compliance/executions/{id}/attestation, and 409 once the scenario changed', async () => {
+    const { results } = await attest(first.app);
+    const url = `/compliance/executions/${results[0]?.executionId}/attestation`;
+    const res = await first.app.inject({ method: 'GET', url, headers: auth });
+    expect(res.statusCode).toBe(200);
+    const { payload } = await jwtVerify(res.json().jws, createRemoteJWKSet(new URL(`${first.url}/.well-known/jwks.json`)), { typ: TYPE });
+    expect(payload.executionId).toBe(results[0]?.executionId);
+    const patched = await first.app.inject({ method: 'PATCH', url: '/compliance/scenarios/adult', headers: { ...auth, 'content-type': 'application/merge-patch+json' }, payload: { input: { description: 'changed' } } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const after = await first.app.inject({ method: 'GET', url, headers: auth });
+    expect(after.statusCode).toBe(409);
+    expect(after.json().code).toBe('SCS_SCENARIO_CHANGED');
+  });
+});
+
+describe('attestation keys', () => {
+  it('without keys outside development, asking for an attestation is a 400 naming querystring.attest, and the JWKS is empty', async () => {
+    const { app, url } = await started({ CREDENTIAL_VERIFICATION: 'strict' });
+    try {
+      const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute?attest=jws', headers: auth, payload: body() });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errors[0].field).toBe('querystring.attest');
+      expect(await (await fetch(`${url}/.well-known/jwks.json`)).json()).toEqual({ keys: [] });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('in development (CREDENTIAL_VERIFICATION=off), a key is made at start and its attestations verify', async () => {
+    const { app, url } = await started({});
+    try {
+      const { jws } = await attest(app);
+      const { protectedHeader } = await jwtVerify(jws, createRemoteJWKSet(new URL(`${url}/.well-known/jwks.json`)), { typ: TYPE });
+      expect(protectedHeader.alg).toBe('EdDSA');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('an execute without ?attest answers no attestation header', async () => {
+    const { app } = await started({});
+    try {
+      const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: body() });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers.attestation).toBeUndefined();
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * EIP-712 attestations on a real EVM: the service signs (?attest=eip712), contracts/ComplianceGate.sol checks them
+ * on the local Hardhat node. A valid attestation passes the guarded function once; a tampered, expired, replayed,
+ * other-address or failed-verdict one reverts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { BaseError, ContractFunctionRevertedError, createPublicClient, http, keccak256, toBytes, type Abi, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { startLocalChain, type LocalChain } from './evm.js';
+import { auth, credential, makeApp, scenario } from '../helpers.js';
+
+const KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+
+interface Eip712Answer {
+  signer: Address;
+  domain: { chainId: number; verifyingContract: Address };
+  message: { subject: Address; scenario: Hex; verdict: number; expiry: number; nonce: string };
+  signature: Hex;
+}
+
+let chain: LocalChain;
+let gate: Address;
+let abi: Abi;
+let app: FastifyInstance;
+let past: FastifyInstance;
+
+async function withScenario(a: FastifyInstance) {
+  await a.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'adult', input: scenario() } });
+  return a;
+}
+
+beforeAll(async () => {
+  chain = await startLocalChain();
+  gate = await chain.deploy('ComplianceGate', [keccak256(toBytes('adult')), privateKeyToAccount(KEY).address]);
+  abi = chain.artifacts.ComplianceGate!.abi;
+  app = await withScenario(await makeApp({ ATTESTATION_EIP712_KEY: KEY }));
+  // A service whose clock is two hours behind: its attestations (600 s) expired an hour and a half ago.
+  past = await withScenario(await makeApp({ ATTESTATION_EIP712_KEY: KEY }, { now: () => Date.now() - 2 * 3600_000 }));
+}, 120_000);
+
+afterAll(async () => {
+  await app?.close();
+  await past?.close();
+  await chain?.stop();
+});
+
+async function attestation(subject: Address, { service = app, age = 30 } = {}): Promise<Eip712Answer> {
+  const cred = credential({}, { personalData: { firstName: 'A', lastName: 'B', age, citizenship: 'FRA', birthDate: 19950101 } });
+  const res = await service.inject({
+    method: 'POST',
+    url: `/compliance/scenarios/execute?attest=eip712&chainId=${chain.chainId}&verifyingContract=${gate}`,
+    headers: auth,
+    payload: { address: subject, credentials: [cred], scenarioId: 'adult' },
+  });
+  expect(res.statusCode).toBe(200);
+  return JSON.parse(Buffer.from(String(res.headers['attestation-eip712']), 'base64url').toString()) as Eip712Answer;
+}
+
+const args = (a: Eip712Answer, overrides: { expiry?: number; nonce?: string; signature?: Hex } = {}) =>
+  [BigInt(overrides.expiry ?? a.message.expiry), BigInt(overrides.nonce ?? a.message.nonce), overrides.signature ?? a.signature] as const;
+
+/** The custom error a guarded call from `from` reverts with, or 'ok'. */
+async function outcome(from: Address, a: Eip712Answer, overrides = {}): Promise<string> {
+  const client = createPublicClient({ transport: http(chain.url) });
+  try {
+    await client.simulateContract({ account: from, address: gate, abi, functionName: 'guarded', args: args(a, overrides) });
+    return 'ok';
+  } catch (err) {
+    const revert = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : undefined;
+    if (revert instanceof ContractFunctionRevertedError) return revert.data?.errorName ?? 'revert';
+    throw err;
+  }
+}
+
+describe('EIP-712 attestations and contracts/ComplianceGate.sol', () => {
+  it('a valid attestation passes the guarded function, once: replayed, it reverts', async () => {
+    const subject = chain.accounts[1]!;
+    const a = await attestation(subject);
+    expect(a.message).toMatchObject({ subject, scenario: keccak256(toBytes('adult')), verdict: 1 });
+    expect(a.signer).toBe(privateKeyToAccount(KEY).address);
+    expect(await outcome(subject, a)).toBe('ok');
+    await chain.write(gate, 'ComplianceGate', 'guarded', args(a), subject);
+    expect(await outcome(subject, a)).toBe('NonceUsed');
+  });
+
+  it('an attestation sent by another address reverts', async () => {
+    const a = await attestation(chain.accounts[1]!);
+    expect(await outcome(chain.accounts[2]!, a)).toBe('SignerNotAllowed');
+  });
+
+  it('a tampered attestation reverts: another expiry, another nonce, a changed signature', async () => {
+    const subject = chain.accounts[1]!;
+    const a = await attestation(subject);
+    expect(await outcome(subject, a, { expiry: a.message.expiry + 3600 })).toBe('SignerNotAllowed');
+    expect(await outcome(subject, a, { nonce: (BigInt(a.message.nonce) + 1n).toString() })).toBe('SignerNotAllowed');
+    const sig = a.signature;
+    const flipped = `${sig.slice(0, 10)}${sig[10] === 'a' ? 'b' : 'a'}${sig.slice(11)}` as Hex;
+    expect(['SignerNotAllowed', 'BadSignature']).toContain(await outcome(subject, a, { signature: flipped }));
+    expect(await outcome(subject, a)).toBe('ok');
+  });
+
+  it('an expired attestation reverts', async () => {
+    const subject = chain.accounts[1]!;
+    const a = await attestation(subject, { service: past });
+    expect(a.message.expiry).toBeLessThan(Date.now() / 1000);
+    expect(await outcome(subject, a)).toBe('AttestationExpired');
+  });
+
+  it('the attestation of a failed verdict reverts', async () => {
+    const subject = chain.accounts[1]!;
+    const a = await attestation(subject, { age: 12 });
+    expect(a.message.verdict).toBe(2);
+    expect(await outcome(subject, a)).toBe('SignerNotAllowed');
+  });
+
+  it('a signer removed from the allow-list is refused', async () => {
+    const subject = chain.accounts[1]!;
+    const a = await attestation(subject);
+    await chain.write(gate, 'ComplianceGate', 'setSigner', [a.signer, false]);
+    try {
+      expect(await outcome(subject, a)).toBe('SignerNotAllowed');
+    } finally {
+      await chain.write(gate, 'ComplianceGate', 'setSigner', [a.signer, true]);
+    }
+  });
+});
