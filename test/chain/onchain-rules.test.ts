@@ -54,7 +54,8 @@ beforeAll(async () => {
   await chain.write(verifier, 'TestUniversalVerifier', 'setRequest', [1n]);
   await chain.write(verifier, 'TestUniversalVerifier', 'setRequest', [2n]);
   submission = await chain.write(verifier, 'TestUniversalVerifier', 'submitResponse', [1n], alice);
-  reader = new ChainReader({ chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], timeoutMs: 2000, errorTtlMs: 0, cacheTtlMs: 0 });
+  // Generous: a busy machine answers slowly, and timeouts are reader.test.ts's subject.
+  reader = new ChainReader({ chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], timeoutMs: 30_000, errorTtlMs: 0, cacheTtlMs: 0 });
 });
 
 afterAll(async () => {
@@ -143,7 +144,7 @@ describe('evaluateOnChainRules', () => {
 
     const two = new ChainReader({
       chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }, { chain: 'eip155:80002', chainId: 80002, url: 'http://127.0.0.1:9/' }],
-      timeoutMs: 2000,
+      timeoutMs: 30_000,
     });
     const mixed = [deployment(), deployment({ id: 'dep-2', chain: 'eip155:80002' })];
     const preferred = await evaluate(two, input({ smartContractDeployments: mixed, chain: 'eip155:31337' }));
