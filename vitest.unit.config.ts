@@ -9,5 +9,7 @@ export default defineConfig({
   test: {
     globalSetup: ['test/temp-root.global.ts'],
     include: ['test/**/*.unit.test.ts'],
+    // As in vitest.config.ts: a busy machine is slower, and no test is about how fast it runs.
+    testTimeout: 180_000,
   },
 });
