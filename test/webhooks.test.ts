@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
-import { ADDRESS, auth, credential, executeOnce, makeApp, scenario } from './helpers.js';
+import { ADDRESS, auth, demoCredential, executeOnce, makeApp, scenario } from './helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
@@ -106,7 +106,7 @@ describe.each(stores)('execution webhooks (%s)', (_name, storeEnv, available) =>
   it.skipIf(!available)('carries the verdict failed when a rule is not valid', async () => {
     const res = await app.inject({
       method: 'POST', url: '/compliance/scenarios/execute', headers: auth,
-      payload: { address: ADDRESS, credentials: [credential({}, { reviewAnswer: 'RED' })], scenarioId: 'kyc' },
+      payload: { address: ADDRESS, credentials: [await demoCredential({ reviewAnswer: 'RED' })], scenarioId: 'kyc' },
     });
     const executionId = res.json()[0].executionId as string;
     await expect.poll(() => deliveredTo('/global', executionId).length, { timeout: 10_000, interval: 25 }).toBeGreaterThan(0);
