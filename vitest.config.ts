@@ -1,11 +1,34 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * `npm test`. Most files share their worker processes (isolate: false): loading the app and its libraries once per
+ * process instead of once per file halves the suite's CPU. A file that changes what a process holds for good runs in
+ * a process of its own (the `isolated` project); add a file to ISOLATED when it does:
+ * - probes which modules the process loaded (lazy-load tests) or registers a module hook;
+ * - starts Hardhat (one network and one configuration file per process: test/chain/evm.ts).
+ */
+const ISOLATED = [
+  'test/**/lazy-load.test.ts',
+  'test/chain/**/*.test.ts',
+  'test/onchain.routes.test.ts',
+  'test/trust/mtp-chain.test.ts',
+  'test/trust/onchain-status.test.ts',
+];
+const EXCLUDED = ['test/outage/**', 'node_modules/**'];
+
+// Generous: no test is about how fast it runs, and on a machine with ten times more work than cores a test that takes
+// ten seconds when it is idle takes minutes. Only a hang waits this long.
+const timeouts = { testTimeout: 180_000, hookTimeout: 300_000 };
+
 export default defineConfig({
   test: {
+    // Once per run, before any file (the projects below have none of their own).
     globalSetup: ['test/temp-root.global.ts', 'test/build.global.ts'],
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/outage/**', 'node_modules/**'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Two files at a time even on two cores: many wait on server processes, a browser or timers.
+    maxWorkers: 2,
+    projects: [
+      { test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...EXCLUDED, ...ISOLATED], isolate: false, unstubEnvs: true, ...timeouts } },
+      { test: { name: 'isolated', include: ISOLATED, exclude: EXCLUDED, ...timeouts } },
+    ],
   },
 });

@@ -4,7 +4,7 @@
  * their own directories); `configSchema` composes them, env-schema checks them, and each module's converter turns the
  * checked values into its options and checks what one value cannot say alone (PUBLIC_BASE_URL with ZKP_VERIFIER_DID,
  * AUTH_JWT_ISSUER with AUTH_JWKS_URL, WORKERS with an in-memory database). README's configuration table is written
- * from the same schemas (`npm run docs:config`; test/config.docs.test.ts fails when it drifts).
+ * from the same schemas (`npm run docs:config`; test/config.docs.unit.test.ts fails when it drifts).
  *
  * Blank values: an empty or whitespace-only value is unset, for every variable, exactly as if it were absent (its
  * default applies); other values are trimmed. Every problem is a ConfigError whose one-line message names the variable.

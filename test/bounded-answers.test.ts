@@ -14,7 +14,7 @@ import { VALUE_QUOTE_BYTES } from '../src/engine/query.js';
 import { MAX_RULES_BYTES } from '../src/engine/validate.js';
 import { MAX_RESULTS_BYTES } from '../src/engine/result.js';
 import { PAGE_MAX_BYTES } from '../src/store/rows.js';
-import { ADDRESS, auth, credential, makeApp, scenario, tempDir } from './helpers.js';
+import { ADDRESS, auth, credential, demoCredential, makeApp, scenario, tempDir } from './helpers.js';
 
 /** `count` distinct short values: 256 of them are ~2.8 KB of JSON, as in the issue's scenario. */
 const values = (count: number) => Array.from({ length: count }, (_, i) => `country-${i}`);
@@ -62,7 +62,7 @@ describe('execute answers and audit records', () => {
 
   it('echoes and quotes a short list whole', async () => {
     expect((await create('short', scenario({ queryConfigurations: [inRule(0, ['FRA', 'DEU'])] }))).statusCode).toBe(201);
-    const [r] = (await execute('short', [credential({}, { personalData: { citizenship: 'ITA' } })])).json() as ExecutionResult[];
+    const [r] = (await execute('short', [await demoCredential({ personalData: { citizenship: 'ITA' } })])).json() as ExecutionResult[];
     expect(r!.result.query).toEqual({ type: 'IDInformation', attribute: 'personalData.citizenship', value: ['FRA', 'DEU'], operator: '$in' });
     expect(r!.result.result.reasons).toEqual([
       'expected a usable IDInformation credential with personalData.citizenship $in ["FRA","DEU"]',
@@ -72,7 +72,7 @@ describe('execute answers and audit records', () => {
 
   it('never quotes a long list in reasons, not even per credential', async () => {
     expect((await create('long', scenario({ queryConfigurations: [inRule(0, values(40))] }))).statusCode).toBe(201);
-    const [r] = (await execute('long', [credential({}, { personalData: { citizenship: 'ITA' } })])).json() as ExecutionResult[];
+    const [r] = (await execute('long', [await demoCredential({ personalData: { citizenship: 'ITA' } })])).json() as ExecutionResult[];
     expect(r!.result.result.reasons[1]).toMatch(/personalData.citizenship is not \$in \(a list of 40 values\)$/);
     expect(JSON.stringify(r!.result.result.reasons)).not.toContain('country-39');
   });

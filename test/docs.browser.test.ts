@@ -49,7 +49,7 @@ function startServer(env: Record<string, string>): Promise<Server> {
   });
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${out}`)), 60_000);
     const onData = (d: Buffer) => {
       out += d;
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);

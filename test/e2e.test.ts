@@ -155,7 +155,7 @@ function pidsLogging(stdout: string, msg: RegExp): number[] {
   return [...new Set(logLines(stdout).filter((l) => msg.test(l.msg ?? '')).map((l) => l.pid))];
 }
 
-async function until<T>(what: string, probe: () => T | undefined | false, ms = 15_000): Promise<T> {
+async function until<T>(what: string, probe: () => T | undefined | false, ms = 45_000): Promise<T> {
   const t0 = Date.now();
   for (;;) {
     const v = probe();

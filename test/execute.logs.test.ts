@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { ADDRESS, auth, credential, makeApp, scenario } from './helpers.js';
+import { ADDRESS, auth, demoCredential, makeApp, scenario } from './helpers.js';
 import { first } from './elements.js';
 
 let app: FastifyInstance;
@@ -20,7 +20,7 @@ beforeAll(async () => {
     },
   });
   app = await makeApp({}, { logger: { level: 'info', stream } });
-  // q-kyc passes for the synthetic credential, q-age (at least 40) does not: one valid and one not-valid result.
+  // q-kyc passes for the demo credential, q-age (at least 40) does not: one valid and one not-valid result.
   const ageAtLeast40 = scenario().queryConfigurations.map((q) => (q.id === 'q-age' ? { ...q, query: { ...q.query, value: 40 } } : q));
   for (const [id, input] of [
     ['mixed', scenario({ queryConfigurations: ageAtLeast40 })],
@@ -35,9 +35,9 @@ afterAll(async () => {
   await app.close();
 });
 
-/** Executes `scenarioId` with one synthetic credential; its results and the completion log line of the request. */
+/** Executes `scenarioId` with one demo-issuer credential; its results and the completion log line of the request. */
 async function execute(scenarioId: string) {
-  const cred = credential();
+  const cred = await demoCredential();
   const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: { address: ADDRESS, credentials: [cred], scenarioId } });
   expect(res.statusCode).toBe(200);
   const reqId = res.headers['x-request-id'];

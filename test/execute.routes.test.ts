@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { ADDRESS, DAY, auth, credential, makeApp, scenario } from './helpers.js';
+import { ADDRESS, DAY, auth, credential, demoCredential, makeApp, scenario } from './helpers.js';
 import { haveIden3Documents } from './shared-fixtures.js';
 
 let app: FastifyInstance;
@@ -19,7 +19,7 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 describe('POST /compliance/scenarios/execute', () => {
   it('answers one result per rule, in order, in the shape the platform client parses', async () => {
-    const res = await execute({ address: ADDRESS, credentials: [credential()], scenarioId: 'adult' });
+    const res = await execute({ address: ADDRESS, credentials: [await demoCredential()], scenarioId: 'adult' });
     expect(res.statusCode).toBe(200);
     const results = res.json();
     expect(results).toHaveLength(2);
@@ -39,7 +39,6 @@ describe('POST /compliance/scenarios/execute', () => {
           executionId,
           status: 'valid',
           query: scenario().queryConfigurations.find((q) => q.id === r.objectId)!.query,
-          verification: 'off', // these tests' credentials are synthetic (see test/helpers.ts)
         },
       });
     }
@@ -54,7 +53,7 @@ describe('POST /compliance/scenarios/execute', () => {
   });
 
   it('answers not-valid with reasons when the credential fails, without echoing personal values', async () => {
-    const minor = credential({}, { reviewAnswer: 'RED', personalData: { firstName: 'Zebulon', age: 16 } });
+    const minor = await demoCredential({ reviewAnswer: 'RED', personalData: { firstName: 'Zebulon', age: 16 } });
     const results = (await execute({ address: ADDRESS, credentials: [minor], scenarioId: 'adult' })).json();
     for (const r of results) {
       expect(r.result.status).toBe('not-valid');
@@ -68,14 +67,14 @@ describe('POST /compliance/scenarios/execute', () => {
   });
 
   it('does not count an expired credential', async () => {
-    const expired = credential({ expirationDate: new Date(Date.now() - DAY).toISOString() });
+    const expired = await demoCredential({}, { issuanceDate: new Date(Date.now() - 2 * DAY), expirationDate: new Date(Date.now() - DAY) });
     const results = (await execute({ address: ADDRESS, credentials: [expired], scenarioId: 'adult' })).json();
-    expect(results.every((r: any) => r.result.result.is_valid === false)).toBe(true);
+    expect(results.map((r: any) => r.result.result.is_valid)).toEqual([false, false]);
     expect(results[0].result.result.reasons.join(' ')).toMatch(/expired/);
   });
 
   it('accepts the address as an object and answers with its string', async () => {
-    const res = await execute({ address: { address: ADDRESS, namespace: 'eip155', chain: 'eip155:1' }, credentials: [credential()], scenarioId: 'adult' });
+    const res = await execute({ address: { address: ADDRESS, namespace: 'eip155', chain: 'eip155:1' }, credentials: [await demoCredential()], scenarioId: 'adult' });
     expect(res.statusCode).toBe(200);
     expect(res.json()[0].address).toBe(ADDRESS);
   });
@@ -126,8 +125,8 @@ describe('POST /compliance/scenarios/execute', () => {
   });
 
   it('accepts a credential without expirationDate, as never expiring (the contract lists it; W3C and iden3 do not require it)', async () => {
-    const c: Record<string, unknown> = credential();
-    delete c.expirationDate;
+    const c = await demoCredential({}, { expirationDate: null });
+    expect(c.expirationDate).toBeUndefined();
     const res = await execute({ address: ADDRESS, credentials: [c], scenarioId: 'adult' });
     expect(res.statusCode).toBe(200);
     expect(res.json().map((r: any) => r.result.status)).toEqual(['valid', 'valid']);
@@ -147,13 +146,14 @@ describe('POST /compliance/scenarios/execute', () => {
   });
 
   it('sees a PATCH at once: the compiled plan follows the revision', async () => {
-    const before = (await execute({ address: ADDRESS, credentials: [credential()], scenarioId: 'adult' })).json();
+    const signed = await demoCredential();
+    const before = (await execute({ address: ADDRESS, credentials: [signed], scenarioId: 'adult' })).json();
     expect(before[1].result.status).toBe('valid');
     await app.inject({
       method: 'PATCH', url: '/compliance/scenarios/adult', headers: auth,
       payload: { input: { queryConfigurations: [{ id: 'q-age', query: { type: 'IDInformation', attribute: 'personalData.age', value: 65, operator: '$gte' } }] } },
     });
-    const after = (await execute({ address: ADDRESS, credentials: [credential()], scenarioId: 'adult' })).json();
+    const after = (await execute({ address: ADDRESS, credentials: [signed], scenarioId: 'adult' })).json();
     expect(after).toHaveLength(1);
     expect(after[0].result.status).toBe('not-valid');
   });
@@ -168,7 +168,7 @@ describe('POST /compliance/scenarios/execute', () => {
       const input = scenario({ type, queryConfigurations });
       const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id, input } });
       expect(created.statusCode).toBe(201);
-      const results = (await execute({ address: ADDRESS, credentials: [credential()], scenarioId: id })).json();
+      const results = (await execute({ address: ADDRESS, credentials: [await demoCredential()], scenarioId: id })).json();
       expect(results).toHaveLength(2);
       for (const r of results) {
         expect(r.objectType).toBe(type);
@@ -186,7 +186,7 @@ describe('POST /compliance/scenarios/execute', () => {
     });
     const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'offchain', input } });
     expect(created.statusCode, created.body).toBe(201);
-    const [r] = (await execute({ address: ADDRESS, credentials: [credential()], scenarioId: 'offchain' })).json();
+    const [r] = (await execute({ address: ADDRESS, credentials: [await demoCredential()], scenarioId: 'offchain' })).json();
     expect(r.result.status).toBe('error');
     expect(r.result.result.is_valid).toBe(false);
     expect(r.result.result.reasons.join(' ')).toMatch(/ZKP_VERIFIER_DID/);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
+import { createDemoIssuer, type DemoIssuer } from '../src/trust/demo-issuer.js';
 import type { ExecutionResult } from '../src/schemas/execution.js';
 import { TEMP_ROOT_VARIABLE } from './temp-root.global.js';
 import { iden3DocumentsEnv } from './shared-fixtures.js';
@@ -22,14 +23,18 @@ export function tempDir(prefix = 'scs-'): string {
   return dir;
 }
 
-/** An app on a real SQLite file in a fresh temporary directory. */
+/**
+ * An app on a real SQLite file in a fresh temporary directory, verifying credentials as the service does by default
+ * (CREDENTIAL_VERIFICATION=strict) and trusting the demo issuer: send it demoCredential()s. A test about something else
+ * that sends the synthetic credential() passes CREDENTIAL_VERIFICATION: 'off' and says why.
+ */
 export async function makeApp(env: Record<string, string> = {}, deps: AppDeps = {}): Promise<FastifyInstance & { config: Config }> {
   // Load shedding off unless a test asks for it: a busy test machine must not turn requests into 503s.
-  // Credential verification off unless a test asks for it: these tests' credentials are synthetic (unsigned), and
-  // they test the rules; test/trust.routes.test.ts and test/trust/ test verification with real signed credentials.
+  // VERIFY_THREADS=0: checks on the request thread, so that an app starts no threads that load the iden3 libraries.
   // iden3's KYC contexts from ../shared/fixtures, as an operator hands them in (the service does not ship them).
   const config = loadConfig({
-    DATA_DIR: tempDir(), API_TOKENS: TOKEN, MAX_EVENT_LOOP_DELAY_MS: '0', CREDENTIAL_VERIFICATION: 'off', ...iden3DocumentsEnv(), ...env,
+    DATA_DIR: tempDir(), API_TOKENS: TOKEN, MAX_EVENT_LOOP_DELAY_MS: '0', CREDENTIAL_VERIFICATION: 'strict', DEMO_ISSUER: '1',
+    VERIFY_THREADS: '0', ...iden3DocumentsEnv(), ...env,
   });
   const app = await buildApp(config, { logger: false, ...deps });
   await app.ready();
@@ -62,6 +67,27 @@ export function credential(overrides: Record<string, unknown> = {}, subject: Rec
 
 export const ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
+let demoIssuer: Promise<DemoIssuer> | undefined;
+
+/**
+ * A credential the demo issuer signed (BJJSignature2021) for `holder` (ADDRESS by default), with credential()'s claims
+ * and `subject` over them (`expirationDate: null`: none); makeApp's apps trust it. Issued by one demo issuer per test process (its key is fixed, so
+ * every app's in-process status answers agree with it).
+ */
+export async function demoCredential(
+  subject: Record<string, unknown> = {},
+  { holder = ADDRESS, issuanceDate = new Date(Date.now() - DAY), expirationDate = new Date(Date.now() + 365 * DAY) as Date | null } = {},
+): Promise<Record<string, any>> {
+  demoIssuer ??= createDemoIssuer({ statusUrl: 'http://127.0.0.1:3000/demo-issuer/status' });
+  const { personalData, ...rest } = subject;
+  return (await demoIssuer).issue({
+    subjectId: `did:pkh:eip155:1:${holder}`,
+    claims: { reviewAnswer: 'GREEN', ...rest, personalData: { firstName: 'Alice', age: 30, citizenship: 'FRA', ...(personalData as object) } },
+    issuanceDate,
+    expirationDate,
+  });
+}
+
 export function scenario(overrides: Record<string, unknown> = {}) {
   return {
     name: 'Adult KYC',
@@ -76,9 +102,9 @@ export function scenario(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** Executes a scenario for ADDRESS with one synthetic credential, expects 200 and answers the results. */
+/** Executes a scenario for ADDRESS with one demo-issuer credential, expects 200 and answers the results. */
 export async function executeOnce(app: FastifyInstance, scenarioId: string): Promise<ExecutionResult[]> {
-  const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: { address: ADDRESS, credentials: [credential()], scenarioId } });
+  const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: { address: ADDRESS, credentials: [await demoCredential()], scenarioId } });
   if (res.statusCode !== 200) throw new Error(`execute ${scenarioId}: ${res.statusCode} ${res.body}`);
   return res.json() as ExecutionResult[];
 }

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ADDRESS, auth, credential, makeApp, scenario } from './helpers.js';
+import { ADDRESS, auth, demoCredential, makeApp, scenario } from './helpers.js';
 
 describe('/metrics', () => {
   it('counts requests per route pattern and status, verdicts per scenario type, store latency, with no personal data', async () => {
     const app = await makeApp();
     try {
       await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'secret-scenario-id', input: scenario() } });
-      const holder = credential({}, { personalData: { firstName: 'Zebulon', age: 12 } });
+      const holder = await demoCredential({ personalData: { firstName: 'Zebulon', age: 12 } });
       for (let i = 0; i < 3; i++) {
         await app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: { address: ADDRESS, credentials: [holder], scenarioId: 'secret-scenario-id' } });
       }

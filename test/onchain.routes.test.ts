@@ -36,7 +36,7 @@ beforeAll(async () => {
   submitTx = (await chain.write(verifier as `0x${string}`, 'TestUniversalVerifier', 'submitResponse', [1n], chain.accounts[1])).hash;
   // The test double shows no requests: accepted unchecked here (test/demo-onchain.test.ts runs the real contracts).
   app = await makeApp({
-    CHAIN_RPC_URLS: `${chain.chain}=${chain.url}`, CHAIN_CACHE_TTL_MS: '0', CHAIN_READ_TIMEOUT_MS: '1500', CHAIN_ALLOW_UNCHECKED_REQUESTS: 'true',
+    CHAIN_RPC_URLS: `${chain.chain}=${chain.url}`, CHAIN_CACHE_TTL_MS: '0', CHAIN_READ_TIMEOUT_MS: '30000', CHAIN_ALLOW_UNCHECKED_REQUESTS: 'true',
   });
   const created = await app.inject({
     method: 'POST', url: '/compliance/scenarios', headers: auth,

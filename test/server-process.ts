@@ -39,7 +39,7 @@ export function start(env: Record<string, string>, { detached = false, shell = '
     resolve(code);
   }));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 60_000);
     proc.stderr!.on('data', (d) => { err += d; });
     proc.stdout!.on('data', (d) => {
       out += d;

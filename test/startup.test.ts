@@ -20,7 +20,7 @@ const logLines = (stdout: string): Line[] => stdout.trim().split('\n').filter((l
 async function startUp(env: Record<string, string>): Promise<{ server: Server; ready: Line; warnings: string[] }> {
   const server = await start({ API_TOKENS: 'startup-token-0123456789', ...env });
   const t0 = Date.now();
-  while (!logLines(server.stdout()).some((l) => l.msg.startsWith('ready: ')) && Date.now() - t0 < 10_000) {
+  while (!logLines(server.stdout()).some((l) => l.msg.startsWith('ready: ')) && Date.now() - t0 < 45_000) {
     await new Promise((r) => setTimeout(r, 50));
   }
   const lines = logLines(server.stdout());
@@ -149,7 +149,7 @@ describe('npm start', () => {
     // Closed once every writer of npm's output (npm and the server) has exited: then the output is all there.
     const outputClosed = new Promise((r) => npm.on('close', r));
     const t0 = Date.now();
-    while (!/Server listening/.test(out) && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 50));
+    while (!/Server listening/.test(out) && Date.now() - t0 < 45_000) await new Promise((r) => setTimeout(r, 50));
     const listening = logLines(out).find((l) => l.msg.startsWith('Server listening'));
     expect(listening, out).toBeDefined();
     const pid = listening!.pid as number;

@@ -93,7 +93,7 @@ describe('credential trust on execute (strict)', () => {
 
 describe('trust configuration', () => {
   it('an issuer not in TRUSTED_ISSUERS is not trusted', async () => {
-    const app = await appWith({});
+    const app = await appWith({ DEMO_ISSUER: '0' }); // makeApp trusts the demo issuer unless told not to
     try {
       const [r] = (await execute(app, demoCredential)).json();
       expect(r.result.status).toBe('not-valid');

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { ADDRESS, auth, credential, executeOnce, makeApp, scenario } from './helpers.js';
+import { ADDRESS, auth, demoCredential, executeOnce, makeApp, scenario } from './helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
@@ -107,7 +107,7 @@ describe.each(stores)('execution webhooks (%s)', (_name, storeEnv, available) =>
   it.skipIf(!available)('carries the verdict failed when a rule is not valid', async () => {
     const res = await app.inject({
       method: 'POST', url: '/compliance/scenarios/execute', headers: auth,
-      payload: { address: ADDRESS, credentials: [credential({}, { reviewAnswer: 'RED' })], scenarioId: 'kyc' },
+      payload: { address: ADDRESS, credentials: [await demoCredential({ reviewAnswer: 'RED' })], scenarioId: 'kyc' },
     });
     const executionId = res.json()[0].executionId as string;
     await expect.poll(() => deliveredTo('/global', executionId).length, { timeout: 10_000, interval: 25 }).toBeGreaterThan(0);
@@ -119,7 +119,7 @@ describe.each(stores)('execution webhooks (%s)', (_name, storeEnv, available) =>
   it.skipIf(!available)('carries the attestation the execute answered, verifiable with the JWKS as a backend would', async () => {
     const res = await app.inject({
       method: 'POST', url: '/compliance/scenarios/execute?attest=jws', headers: auth,
-      payload: { address: ADDRESS, credentials: [credential()], scenarioId: 'kyc' },
+      payload: { address: ADDRESS, credentials: [demoCredential()], scenarioId: 'kyc' },
     });
     expect(res.statusCode, res.body).toBe(200);
     const jws = res.headers.attestation as string;

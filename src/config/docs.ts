@@ -1,6 +1,6 @@
 /**
  * The configuration table of docs/configuration.md, written from the modules' schemas: `npm run docs:config` puts it between the
- * markers below, and test/config.docs.test.ts fails when the committed copy differs from what the schemas write.
+ * markers below, and test/config.docs.unit.test.ts fails when the committed copy differs from what the schemas write.
  */
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { expectation } from './variables.js';

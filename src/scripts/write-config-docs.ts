@@ -1,6 +1,6 @@
 /**
  * Writes the configuration table of docs/configuration.md from the modules' schemas: `npm run docs:config`. A test fails when the
- * committed table drifts (test/config.docs.test.ts).
+ * committed table drifts (test/config.docs.unit.test.ts).
  */
 import fs from 'node:fs';
 import { CONFIG_SECTIONS } from '../config.js';

@@ -7,7 +7,7 @@
  * arithmetic) that was ~200 ms of the ~250 ms a cold credential cost. Two changes, each with equal outputs:
  *
  * 1. The permutation comes from @railgun-community/poseidon-hash-wasm (Rust, compiled to WebAssembly; the same BN254
- *    Poseidon with circomlib's constants, 1 to 16 inputs): ~1.7x faster than js-crypto's. test/trust/poseidon.test.ts
+ *    Poseidon with circomlib's constants, 1 to 16 inputs): ~1.7x faster than js-crypto's. test/trust/poseidon.unit.test.ts
  *    proves equal outputs on js-crypto's and go-iden3-crypto's published vectors and on random inputs of every arity.
  * 2. Results are remembered (bounded LRU). Most hashes of a credential are the same for every credential of its schema
  *    (the hashed IRIs of its JSON-LD paths, the path keys, the types, the issuer, the context URLs, the leaves of

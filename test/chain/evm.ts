@@ -4,6 +4,7 @@
  * compiler (solc-js, no download). Setup transactions go through the in-process provider, so they keep working
  * while the HTTP server is stopped.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,25 +23,39 @@ export interface Artifact {
 
 let compiled: Record<string, Artifact> | undefined;
 
-/** Compiles every .sol file of test/chain/contracts and contracts/ once per process (solc-js, bundled compiler). */
+const SETTINGS = {
+  optimizer: { enabled: false }, // compiles twice as fast; gas does not matter here
+  evmVersion: 'cancun',
+  outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+};
+
+/**
+ * Compiles every .sol file of test/chain/contracts and contracts/ (the project's reference contracts) once (solc-js,
+ * bundled compiler): seconds of CPU, so the artifacts are kept in node_modules/.cache, keyed by the sources, the
+ * settings and the compiler's version, for the other test files and later runs.
+ */
 function compileContracts(): Record<string, Artifact> {
   if (compiled) return compiled;
-  const solc = require('solc') as { compile(input: string): string };
   const sources: Record<string, { content: string }> = {};
-  // The test contracts, and the project's reference contracts (contracts/ComplianceGate.sol).
   for (const dir of [path.join(here, 'contracts'), path.join(here, '../../contracts')]) {
-    for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.sol'))) {
+    for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.sol')).sort()) {
       sources[f] = { content: fs.readFileSync(path.join(dir, f), 'utf8') };
     }
   }
+  const solcVersion = (require('solc/package.json') as { version: string }).version;
+  const key = createHash('sha256').update(JSON.stringify({ solcVersion, sources, settings: SETTINGS })).digest('hex').slice(0, 32);
+  const cacheFile = path.join(here, '../../node_modules/.cache/scs-solc', `${key}.json`);
+  try {
+    compiled = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as Record<string, Artifact>;
+    return compiled;
+  } catch {
+    // not compiled yet
+  }
+  const solc = require('solc') as { compile(input: string): string };
   const input = {
     language: 'Solidity',
     sources,
-    settings: {
-      optimizer: { enabled: false }, // compiles twice as fast; gas does not matter here
-      evmVersion: 'cancun',
-      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
-    },
+    settings: SETTINGS,
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
     errors?: { severity: string; formattedMessage: string }[];
@@ -53,6 +68,11 @@ function compileContracts(): Record<string, Artifact> {
     for (const [name, c] of Object.entries(file)) out[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
   }
   compiled = out;
+  // Written whole under another name, then renamed: a file running in parallel never reads half of it.
+  fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
+  const partial = `${cacheFile}.${process.pid}`;
+  fs.writeFileSync(partial, JSON.stringify(out));
+  fs.renameSync(partial, cacheFile);
   return out;
 }
 

@@ -66,7 +66,7 @@ let typeOne: bigint;
 const check = (allowUnchecked = false) =>
   new RequestCheck({ matcher: new RequestMatcher({ documentLoader: iden3DocumentLoader() }), allowUnchecked });
 const reader = (cacheTtlMs = 5000) =>
-  new ChainReader({ chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], timeoutMs: 5000, cacheTtlMs, errorTtlMs: 0 });
+  new ChainReader({ chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], timeoutMs: 30_000, cacheTtlMs, errorTtlMs: 0 });
 const input = (queryConfigurations: QueryConfiguration[], address: Address): OnChainInput => ({
   queryConfigurations,
   smartContractDeployments: [{ id: 'uv', status: 'Deployed', address: s.verifier, chain: chain.chain } as never],

@@ -26,7 +26,7 @@ const readers: ChainReader[] = [];
 function reader(options: Partial<ConstructorParameters<typeof ChainReader>[0]> = {}): ChainReader {
   const r = new ChainReader({
     chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }],
-    timeoutMs: 2000,
+    timeoutMs: 30_000,
     errorTtlMs: 0,
     ...options,
   });
