@@ -4,7 +4,7 @@ import type { Attestor, AttestedExecution, Eip712Attestation } from '../domain/a
 import { contentDigest } from '../domain/canonical-json.js';
 import { attestedExecution } from '../execution/view.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
-import { ExecutionNotFound, ValidationFailed } from './errors.js';
+import { ExecutionNotFound, ScenarioChanged, ValidationFailed } from './errors.js';
 import { AUTHENTICATED, answered, problemResponses } from './responses.js';
 import { canSee } from './tenancy.js';
 
@@ -136,16 +136,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox<{ store: Store; attest
     const record = await store.getExecution(executionId);
     if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
     const digest = await scenarioDigest(record);
-    if (digest === undefined) throw new ScenarioChanged(record.scenarioId, record.scenarioRevision);
+    if (digest === undefined) throw new ScenarioChanged(JSON.stringify(record.scenarioId), record.scenarioRevision);
     return attestationsOf(attestor, asked, attestedExecution(record, digest), now());
   });
 };
-
-/** The scenario is no longer at the revision an execution ran: its digest cannot be signed again. */
-class ScenarioChanged extends Error {
-  readonly statusCode = 409;
-  readonly code = 'SCS_SCENARIO_CHANGED';
-  constructor(id: string, revision: number) {
-    super(`Scenario ${JSON.stringify(id)} is no longer at revision ${revision}, the one this execution ran`);
-  }
-}

@@ -14,6 +14,10 @@ export const ExecutionNotFound = createError<[string]>('SCS_EXECUTION_NOT_FOUND'
 export const WebhookDeliveryNotFound = createError<[string, string]>(
   'SCS_WEBHOOK_DELIVERY_NOT_FOUND', 'Execution %s has no webhook delivery with id %s', 404,
 );
+/** The scenario is no longer at the revision an execution ran: its digest cannot be signed again. */
+export const ScenarioChanged = createError<[string, number]>(
+  'SCS_SCENARIO_CHANGED', 'Scenario %s is no longer at revision %d, the one this execution ran', 409,
+);
 export const ScenarioExists = createError<[string]>('SCS_SCENARIO_EXISTS', 'A scenario with id %s exists already', 409);
 export const ScenarioAmbiguous = createError<[string, string]>(
   'SCS_SCENARIO_AMBIGUOUS',
