@@ -37,7 +37,7 @@ afterAll(async () => {
 
 /** Executes `scenarioId` with one demo-issuer credential; its results and the completion log line of the request. */
 async function execute(scenarioId: string) {
-  const cred = await demoCredential();
+  const cred = await demoCredential({ personalData: { lastName: 'Liddell' } });
   const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: { address: ADDRESS, credentials: [cred], scenarioId } });
   expect(res.statusCode).toBe(200);
   const reqId = res.headers['x-request-id'];
