@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK } from 'jose';
-import { ADDRESS, auth, credential, makeApp, scenario } from './helpers.js';
+import { ADDRESS, auth, demoCredential, makeApp, scenario } from './helpers.js';
 
 const TYPE = 'scs-attestation+jwt';
 
@@ -21,9 +21,11 @@ async function started(env: Record<string, string>): Promise<{ app: FastifyInsta
   return { app, url };
 }
 
-const body = (overrides: Record<string, unknown> = {}) => ({ address: ADDRESS, credentials: [credential()], scenarioId: 'adult', ...overrides });
+// Demo-issuer credentials: the service verifies them (makeApp runs with verification on), so `passed` means passed.
+const body = async (overrides: Record<string, unknown> = {}) => ({ address: ADDRESS, credentials: [await demoCredential()], scenarioId: 'adult', ...overrides });
 
-async function attest(app: FastifyInstance, payload = body()) {
+async function attest(app: FastifyInstance, given?: Record<string, unknown>) {
+  const payload = given ?? await body();
   const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute?attest=jws', headers: auth, payload });
   expect(res.statusCode).toBe(200);
   const jws = res.headers.attestation;
@@ -44,8 +46,8 @@ describe('JWS attestations', () => {
   afterAll(async () => first?.app.close());
 
   it('verifies with the service\'s JWKS and carries the execution\'s ids, verdict, rules and digests', async () => {
-    const cred = credential();
-    const { jws, results } = await attest(first.app, body({ credentials: [cred] }));
+    const cred = await demoCredential();
+    const { jws, results } = await attest(first.app, await body({ credentials: [cred] }));
     const keys = createRemoteJWKSet(new URL(`${first.url}/.well-known/jwks.json`));
     const { payload, protectedHeader } = await jwtVerify(jws, keys, { typ: TYPE, algorithms: ['ES256', 'EdDSA'] });
     expect(protectedHeader).toMatchObject({ alg: 'ES256', kid: 'k-2026-01', typ: TYPE });
@@ -68,10 +70,11 @@ describe('JWS attestations', () => {
   });
 
   it('says failed for a failing address, and carries no credential value', async () => {
-    const cred = credential({}, { personalData: { firstName: 'Zebedee', lastName: 'Quux', age: 12, citizenship: 'FRA', birthDate: 20140101 } });
-    const { jws } = await attest(first.app, body({ credentials: [cred] }));
+    const cred = await demoCredential({ personalData: { firstName: 'Zebedee', lastName: 'Quux', age: 12, birthDate: 20140101 } });
+    const { jws } = await attest(first.app, await body({ credentials: [cred] }));
     const { payload } = await jwtVerify(jws, createRemoteJWKSet(new URL(`${first.url}/.well-known/jwks.json`)), { typ: TYPE });
     expect(payload.verdict).toBe('failed');
+    expect(payload.rules).toEqual([{ id: 'q-kyc', status: 'valid' }, { id: 'q-age', status: 'not-valid' }]);
     const text = Buffer.from(jws.split('.')[1]!, 'base64url').toString();
     for (const value of ['Zebedee', 'Quux', '20140101', cred.id, cred.issuer, cred.credentialSubject.id]) expect(text).not.toContain(value);
   });
@@ -127,9 +130,9 @@ describe('JWS attestations', () => {
 
 describe('attestation keys', () => {
   it('without keys outside development, asking for an attestation is a 400 naming querystring.attest, and the JWKS is empty', async () => {
-    const { app, url } = await started({ CREDENTIAL_VERIFICATION: 'strict' });
+    const { app, url } = await started({ CREDENTIAL_VERIFICATION: 'strict', DEMO_ISSUER: '0' });
     try {
-      const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute?attest=jws', headers: auth, payload: body() });
+      const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute?attest=jws', headers: auth, payload: await body() });
       expect(res.statusCode).toBe(400);
       expect(res.json().errors[0].field).toBe('querystring.attest');
       expect(await (await fetch(`${url}/.well-known/jwks.json`)).json()).toEqual({ keys: [] });
@@ -138,7 +141,7 @@ describe('attestation keys', () => {
     }
   });
 
-  it('in development (CREDENTIAL_VERIFICATION=off), a key is made at start and its attestations verify', async () => {
+  it('in development (DEMO_ISSUER=1, as the test app starts), a key is made at start and its attestations verify', async () => {
     const { app, url } = await started({});
     try {
       const { jws } = await attest(app);
@@ -152,7 +155,7 @@ describe('attestation keys', () => {
   it('an execute without ?attest answers no attestation header', async () => {
     const { app } = await started({});
     try {
-      const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: body() });
+      const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers: auth, payload: await body() });
       expect(res.statusCode).toBe(200);
       expect(res.headers.attestation).toBeUndefined();
     } finally {

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { BaseError, ContractFunctionRevertedError, createPublicClient, http, keccak256, toBytes, type Abi, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startLocalChain, type LocalChain } from './evm.js';
-import { auth, credential, makeApp, scenario } from '../helpers.js';
+import { auth, demoCredential, makeApp, scenario } from '../helpers.js';
 
 const KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 
@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 async function attestation(subject: Address, { service = app, age = 30 } = {}): Promise<Eip712Answer> {
-  const cred = credential({}, { personalData: { firstName: 'A', lastName: 'B', age, citizenship: 'FRA', birthDate: 19950101 } });
+  const cred = await demoCredential({ personalData: { lastName: 'B', age, birthDate: 19950101 } }, { holder: subject });
   const res = await service.inject({
     method: 'POST',
     url: `/compliance/scenarios/execute?attest=eip712&chainId=${chain.chainId}&verifyingContract=${gate}`,
