@@ -126,6 +126,13 @@ describe('JWS attestations', () => {
     expect(after.statusCode).toBe(409);
     expect(after.json().code).toBe('SCS_SCENARIO_CHANGED');
   });
+  it('refuses a verifyingContract whose mixed case is not its EIP-55 checksum with a 400 naming it (found by the fuzzer as a 500)', async () => {
+    const { results } = await attest(first.app);
+    const bad = '0x9FDcCdDD32dCbfFc561dB2aBA1a7E3d7aE1FEEcB';
+    const res = await first.app.inject({ method: 'GET', url: `/compliance/executions/${results[0]?.executionId}/attestation?chainId=1&verifyingContract=${bad}`, headers: auth });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'querystring.verifyingContract' })]));
+  });
 });
 
 describe('attestation keys', () => {

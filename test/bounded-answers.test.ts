@@ -89,11 +89,12 @@ describe('execute answers and audit records', () => {
 
   it(`keeps an execute at the limits (256 long rules, 100 credentials with long ids) within ${MAX_RESULTS_BYTES} bytes`, async () => {
     const attribute = `a${'b'.repeat(190)}`;
-    const rules = Array.from({ length: 256 }, (_, i) => ({ id: `r${i}`, query: { type: 'IDInformation', attribute, operator: '$exists', value: true } }));
+    // A type whose context the service does not hold, so that its made-up long attribute passes create unchecked.
+    const rules = Array.from({ length: 256 }, (_, i) => ({ id: `r${i}`, query: { type: 'ProofOfResidence', attribute, operator: '$exists', value: true } }));
     const name = '"'.repeat(256); // escaped in JSON: twice its length
     expect(bytes(JSON.stringify(rules))).toBeLessThanOrEqual(MAX_RULES_BYTES);
     expect((await create('heavy', scenario({ name, queryConfigurations: rules }))).statusCode).toBe(201);
-    const credentials = Array.from({ length: 100 }, (_, i) => credential({ id: `urn:x:${i}:${'i'.repeat(500)}` }));
+    const credentials = Array.from({ length: 100 }, (_, i) => credential({ id: `urn:x:${i}:${'i'.repeat(500)}`, type: ['VerifiableCredential', 'ProofOfResidence'] }));
     const res = await execute('heavy', credentials);
     expect(res.statusCode).toBe(200);
     // On main: ~22 MB (100 lines of reasons per rule).
@@ -102,7 +103,7 @@ describe('execute answers and audit records', () => {
     for (const r of results) {
       expect(r.result.status).toBe('not-valid');
       expect(r.result.result.reasons).toEqual([
-        `expected a usable IDInformation credential with ${attribute} $exists true`,
+        `expected a usable ProofOfResidence credential with ${attribute} $exists true`,
         `${CREDENTIAL_REASONS + 1} more reasons not listed: this execution's results were over ${MAX_RESULTS_BYTES} bytes (send fewer credentials to see them)`,
       ]);
     }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { canonicalJson, sha256Hex } from '../src/domain/canonical-json.js';
-import { ADDRESS, DAY, auth, credential, makeApp, scenario } from './helpers.js';
+import { ADDRESS, auth, credential, DAY, demoCredential, makeApp, scenario } from './helpers.js';
 
 let app: FastifyInstance;
 beforeEach(async () => {
@@ -17,7 +17,7 @@ const execute = (credentials: unknown[]) =>
 
 describe('the execution audit log', () => {
   it('records each execute call: ids, revision, address, results, verdict and credential digests, never credential content', async () => {
-    const cred = credential({}, { personalData: { firstName: 'Zebulon', age: 30 } });
+    const cred = await demoCredential({ personalData: { firstName: 'Zebulon', age: 30 } });
     const res = await execute([cred]);
     const results = res.json();
     const executionId = results[0].executionId;

@@ -119,7 +119,7 @@ describe.each(stores)('execution webhooks (%s)', (_name, storeEnv, available) =>
   it.skipIf(!available)('carries the attestation the execute answered, verifiable with the JWKS as a backend would', async () => {
     const res = await app.inject({
       method: 'POST', url: '/compliance/scenarios/execute?attest=jws', headers: auth,
-      payload: { address: ADDRESS, credentials: [demoCredential()], scenarioId: 'kyc' },
+      payload: { address: ADDRESS, credentials: [await demoCredential()], scenarioId: 'kyc' },
     });
     expect(res.statusCode, res.body).toBe(200);
     const jws = res.headers.attestation as string;

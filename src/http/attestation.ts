@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Attestor, AttestedExecution, Eip712Attestation } from '../domain/attestation.js';
 import { contentDigest } from '../domain/canonical-json.js';
+import { BAD_CHECKSUM, evm, toChecksumAddress } from '../domain/address/evm.js';
 import { attestedExecution } from '../execution/view.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
 import { ExecutionNotFound, ScenarioChanged, ValidationFailed } from './errors.js';
@@ -42,10 +43,17 @@ export function attestRequest(query: AttestQuery, attestor: Attestor, asked = (q
   if (eip712 && !attestor.eip712) problems.push(field('attest', 'this service has no EIP-712 attestation key (ATTESTATION_EIP712_KEY)'));
   if (eip712 && query.chainId === undefined) problems.push(field('chainId', 'is required with attest=eip712'));
   if (eip712 && query.verifyingContract === undefined) problems.push(field('verifyingContract', 'is required with attest=eip712'));
+  if (query.chainId !== undefined && !Number.isSafeInteger(Number(query.chainId))) problems.push(field('chainId', 'must be at most 2^53-1'));
+  if (query.verifyingContract !== undefined && evm.check(query.verifyingContract) !== undefined) {
+    problems.push(field('verifyingContract', BAD_CHECKSUM));
+  }
   if (problems.length > 0) throw new ValidationFailed(problems, 'The attestation asked for cannot be given');
   return {
     jws,
-    ...(eip712 && { eip712: { chainId: Number(query.chainId), verifyingContract: query.verifyingContract as `0x${string}` } }),
+    // Checksummed here: viem refuses a mixed-case address whose checksum it has to check itself.
+    ...(eip712 && query.verifyingContract !== undefined && {
+      eip712: { chainId: Number(query.chainId), verifyingContract: toChecksumAddress(query.verifyingContract) as `0x${string}` },
+    }),
   };
 }
 
