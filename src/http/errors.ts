@@ -14,6 +14,9 @@ export const ExecutionNotFound = createError<[string]>('SCS_EXECUTION_NOT_FOUND'
 export const WebhookDeliveryNotFound = createError<[string, string]>(
   'SCS_WEBHOOK_DELIVERY_NOT_FOUND', 'Execution %s has no webhook delivery with id %s', 404,
 );
+export const WebhooksDisabled = createError(
+  'SCS_WEBHOOKS_DISABLED', 'Webhooks are not enabled on this service (its operator sets WEBHOOK_SECRET)', 404,
+);
 export const ScenarioExists = createError<[string]>('SCS_SCENARIO_EXISTS', 'A scenario with id %s exists already', 409);
 export const ScenarioAmbiguous = createError<[string, string]>(
   'SCS_SCENARIO_AMBIGUOUS',
