@@ -34,7 +34,7 @@ for (const [net, bits] of [
 ] as const) PRIVATE.addSubnet(net, bits, 'ipv6');
 
 /** Whether an IP address (v4 or v6, without brackets) is loopback, private, link-local or otherwise not public. */
-export function isPrivateAddress(address: string): boolean {
+function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
   return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');

@@ -224,8 +224,8 @@ export class WebhookDispatcher {
           }, d.payload, this.config.timeoutMs, guarded ? this.lookup : undefined);
           if (status < 200 || status > 299) error = `answered ${status}`;
         } catch (err) {
-          error = err instanceof DeliveryTimeout ? `no answer within ${this.config.timeoutMs} ms`
-            : err instanceof PrivateTargetRefused ? err.message : 'could not connect';
+          if (err instanceof DeliveryTimeout) error = `no answer within ${this.config.timeoutMs} ms`;
+          else error = err instanceof PrivateTargetRefused ? err.message : 'could not connect';
         }
       }
     }
