@@ -25,7 +25,7 @@ export const webhookSecretRoute: FastifyPluginAsyncTypebox<{ webhook: WebhookCon
         200: answered(Type.Object({
           projectId: Type.String(),
           secret: Type.String({ description: 'whsec_ and base64: verify `webhook-signature` with it (any Standard Webhooks library).' }),
-        }, { additionalProperties: false }), 'The project\'s signing secret.'),
+        }, { additionalProperties: false }), 'The project\'s signing secret, for the receivers of its scenarios\' webhookUrl.'),
         ...problemResponses([...AUTHENTICATED, 404], {
           403: 'The token does not hold this project (code SCS_FORBIDDEN_PROJECT).',
           404: 'Webhooks are not enabled on this service: its operator has not set WEBHOOK_SECRET (code SCS_WEBHOOKS_DISABLED).',
