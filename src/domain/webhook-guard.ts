@@ -90,7 +90,9 @@ export function guardedLookup(resolve: Resolve = systemResolve): LookupFunction 
       const first = addresses[0];
       if (bad) return callback(new PrivateTargetRefused(hostname, bad.address), '', 0);
       if (first === undefined) return callback(new Error(`${hostname} has no address`), '', 0);
-      const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+      const ofFamily = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+      const wanted = ofFamily.length > 0 ? ofFamily : addresses;
+      // node:net asks for every address (options.all) when it tries the families in turn (autoSelectFamily).
       if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, wanted);
       const chosen = wanted[0] ?? first;
       callback(null, chosen.address, chosen.family);
