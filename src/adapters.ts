@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import { PlanCache } from './domain/plan-cache.js';
 import { createAttestor, type Attestor } from './domain/attestation.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
+import type { Resolve } from './domain/webhook-guard.js';
 import { Executor, OffChainZkp, challengeQueryStrategy, onChainZkpStrategy } from './execution/index.js';
 import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
@@ -34,6 +35,8 @@ export interface AppDeps {
   chain?: ProofStatusReader;
   /** OffChainZKP issuer-state resolvers; default: ZKP_STATE_RESOLVERS over RPC. */
   zkpStateResolvers?: StateResolvers;
+  /** Resolves webhook target hostnames for the SSRF guard (default: the system's resolver), for tests. */
+  webhookResolve?: Resolve;
   /** Credential trust I/O (HTTP client, status resolvers), for tests on local servers. */
   trust?: TrustDeps;
   /** Start the cold verification threads when the app is ready instead of at the first new credential (the server does). */
@@ -124,7 +127,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     // The credential types of the contexts the verifier's document loader holds (bundled and JSONLD_DOCUMENTS_FILE).
     const credentialTypes = knownTypesOnce(() => credentialTypeDocuments(config.trust.documents));
     const executor = new Executor([challengeQueryStrategy(verifier, { credentialTypes }), onChain, offChain]);
-    const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now) : undefined;
+    const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now, deps.webhookResolve) : undefined;
     const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
     return { store, now, metrics, plans: new PlanCache(), verifier, offChain, executor, onVerdicts, webhooks, attestor };
   } catch (err) {

@@ -19,6 +19,7 @@ import { scenarioRoutes } from './http/scenarios.js';
 import { installValidators } from './http/validation.js';
 import { zkpResponseRoutes } from './http/zkp-response.js';
 import { webhookProblems } from './domain/webhooks.js';
+import { webhookSecretRoute } from './http/webhook-secret.js';
 
 export type { AppDeps } from './adapters.js';
 
@@ -162,6 +163,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal: (t) => verifier.coldRefusal(t), webhook: config.webhook, attestor });
     await secured.register(executionRoutes, { store, now });
     await secured.register(attestationRoutes, { store, attestor, now });
+    await secured.register(webhookSecretRoute, { webhook: config.webhook });
   });
 
   return app;

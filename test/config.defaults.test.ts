@@ -114,7 +114,9 @@ describe('loadConfig spellings', () => {
     ]);
     expect(c.jwt).toEqual({ jwksUrl: 'https://id.example/jwks', issuer: 'https://id.example', audience: 'svc', projectsClaim: 'projects' });
     expect(c.webhook).toEqual({
-      url: 'https://hooks.example/in', secret: `whsec_${'A'.repeat(32)}`, maxAttempts: 3, retryBaseMs: 1000, timeoutMs: 5000, pollMs: 1000,
+      url: 'https://hooks.example/in', secret: `whsec_${'A'.repeat(32)}`, allowPrivateTargets: false,
+      maxAttempts: 3, retryBaseMs: 1000, timeoutMs: 5000, pollMs: 1000,
     });
+    expect(loadConfig({ WEBHOOK_SECRET: `whsec_${'A'.repeat(32)}`, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }).webhook?.allowPrivateTargets).toBe(true);
   });
 });

@@ -100,6 +100,7 @@ const BAD: [variable: string, env: Env][] = [
   ['WEBHOOK_SECRET', { WEBHOOK_URL: 'https://hooks.example', WEBHOOK_SECRET: 'short' }],
   ['WEBHOOK_SECRET', { WEBHOOK_SECRET: 'not-a-whsec-secret-0123456789abcdef' }],
   ['WEBHOOK_SECRET', { WEBHOOK_URL: 'https://hooks.example' }],
+  ['WEBHOOK_ALLOW_PRIVATE_TARGETS', { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'sometimes' }],
   ['WEBHOOK_MAX_ATTEMPTS', { WEBHOOK_MAX_ATTEMPTS: '101' }],
   ['WEBHOOK_RETRY_BASE_MS', { WEBHOOK_RETRY_BASE_MS: '9' }],
   ['WEBHOOK_TIMEOUT_MS', { WEBHOOK_TIMEOUT_MS: '99' }],

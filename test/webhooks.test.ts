@@ -2,7 +2,8 @@
  * Execution webhooks end to end, on both stores: a real HTTP receiver (node:http) checks every delivery with the
  * standardwebhooks library as a dApp backend would; a receiver that fails gets the delivery again (backoff), one that
  * keeps failing gets it WEBHOOK_MAX_ATTEMPTS times and then the replay call sends it again; a scenario's webhookUrl
- * takes its events to its own receiver. The payload carries the verdict and each rule's status, never a credential.
+ * takes its events to its own receiver, signed with its project's secret. The payload carries the verdict and each
+ * rule's status, never a credential. The SSRF guard refuses internal webhook targets, written or resolved.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,10 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { ADDRESS, auth, demoCredential, executeOnce, makeApp, scenario } from './helpers.js';
+import { ADDRESS, TOKEN, auth, demoCredential, executeOnce, makeApp, scenario } from './helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+const TOKEN_A = 'token-of-project-a-0123456789';
+const asA = { authorization: `Bearer ${TOKEN_A}` };
 
 interface Received { path: string; headers: Record<string, string>; body: string; answered: number }
 
@@ -54,13 +57,21 @@ describe.each(stores)('execution webhooks (%s)', (_name, storeEnv, available) =>
     hook = await receiver();
     app = await makeApp({
       ...storeEnv,
+      API_TOKENS: `${TOKEN},${TOKEN_A}:projA`,
+      // The receiver is on 127.0.0.1: scenarios' webhookUrls may name it only with this operator setting.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
       WEBHOOK_URL: `${hook.base}/global`,
       WEBHOOK_SECRET: SECRET,
       WEBHOOK_POLL_MS: '20',
       WEBHOOK_RETRY_BASE_MS: '20',
       WEBHOOK_MAX_ATTEMPTS: '3',
     });
-    for (const [id, extra] of [['kyc', {}], ['own', { webhookUrl: `${hook.base}/own` }]] as const) {
+    for (const [id, extra] of [
+      ['kyc', {}],
+      ['own', { webhookUrl: `${hook.base}/own` }],
+      ['tenant-a', { projectId: 'projA', webhookUrl: `${hook.base}/tenant-a` }],
+      ['tenant-b', { projectId: 'projB', webhookUrl: `${hook.base}/tenant-b` }],
+    ] as const) {
       const res = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id, input: scenario(extra) } });
       expect(res.statusCode, res.body).toBe(201);
     }
@@ -140,6 +151,42 @@ describe.each(stores)('execution webhooks (%s)', (_name, storeEnv, available) =>
     new Webhook(SECRET).verify(deliveredTo('/own', executionId)[0]!.body, deliveredTo('/own', executionId)[0]!.headers);
   });
 
+  it.skipIf(!available)('signs a project scenario\'s events with its project\'s secret, which its tenant reads, and not another project\'s', async () => {
+    const secretOf = async (projectId: string, headers = auth) =>
+      app.inject({ url: `/compliance/webhooks/secret?projectId=${projectId}`, headers });
+    const a = await secretOf('projA', asA);
+    expect(a.statusCode, a.body).toBe(200);
+    const secretA = a.json().secret as string;
+    const secretB = (await secretOf('projB')).json().secret as string;
+    expect(secretA).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(new Set([secretA, secretB, SECRET]).size).toBe(3);
+    // A tenant reads only its own project's secret.
+    expect((await secretOf('projB', asA)).json().code).toBe('SCS_FORBIDDEN_PROJECT');
+
+    const executionA = (await executeOnce(app, 'tenant-a'))[0]!.executionId;
+    const executionB = (await executeOnce(app, 'tenant-b'))[0]!.executionId;
+    await expect.poll(() => deliveredTo('/tenant-a', executionA).length + deliveredTo('/tenant-b', executionB).length, { timeout: 10_000, interval: 25 }).toBe(2);
+    const [toA] = deliveredTo('/tenant-a', executionA);
+    const [toB] = deliveredTo('/tenant-b', executionB);
+    expect(new Webhook(secretA).verify(toA!.body, toA!.headers)).toMatchObject({ data: { projectId: 'projA' } });
+    new Webhook(secretB).verify(toB!.body, toB!.headers);
+    // Neither B's receiver nor the service secret verifies A's events (B could not forge them to A either).
+    expect(() => new Webhook(secretB).verify(toA!.body, toA!.headers)).toThrow();
+    expect(() => new Webhook(SECRET).verify(toA!.body, toA!.headers)).toThrow();
+    expect(() => new Webhook(secretA).verify(toB!.body, toB!.headers)).toThrow();
+  });
+
+  it.skipIf(!available)('signs the events sent to WEBHOOK_URL with the service secret, even a project scenario\'s', async () => {
+    const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: asA, payload: { id: 'tenant-global', input: scenario({ projectId: 'projA' }) } });
+    expect(created.statusCode, created.body).toBe(201);
+    const executionId = (await executeOnce(app, 'tenant-global'))[0]!.executionId;
+    await expect.poll(() => deliveredTo('/global', executionId).length, { timeout: 10_000, interval: 25 }).toBe(1);
+    const [got] = deliveredTo('/global', executionId);
+    new Webhook(SECRET).verify(got!.body, got!.headers);
+    const secretA = (await app.inject({ url: '/compliance/webhooks/secret?projectId=projA', headers: asA })).json().secret as string;
+    expect(() => new Webhook(secretA).verify(got!.body, got!.headers)).toThrow();
+  });
+
   it.skipIf(!available)('gives up after WEBHOOK_MAX_ATTEMPTS, and the replay call sends it again with the same webhook-id', async () => {
     hook.failures.set('/global', 3);
     const [first] = await executeOnce(app, 'kyc');
@@ -187,5 +234,85 @@ describe('without WEBHOOK_SECRET', () => {
     });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().errors).toEqual([expect.objectContaining({ pointer: '/input/webhookUrl' })]);
+  });
+
+  it('answers 404 SCS_WEBHOOKS_DISABLED to the project secret call', async () => {
+    const res = await app.inject({ url: '/compliance/webhooks/secret?projectId=projA', headers: auth });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().code).toBe('SCS_WEBHOOKS_DISABLED');
+  });
+});
+
+describe.each(stores)('the SSRF guard of scenario webhooks (%s)', (_name, storeEnv, available) => {
+  let app: FastifyInstance;
+  let hook: Awaited<ReturnType<typeof receiver>>;
+  const guardSchema = storeEnv.DATABASE_SCHEMA ? `${storeEnv.DATABASE_SCHEMA}_guard` : undefined;
+  // DNS as an attacker controls it: public-looking names that resolve to internal addresses.
+  const zone: Record<string, Array<{ address: string; family: number }>> = {
+    'rebind.example': [{ address: '127.0.0.1', family: 4 }],
+    'mixed.example': [{ address: '93.184.215.14', family: 4 }, { address: '169.254.169.254', family: 4 }],
+  };
+
+  beforeAll(async () => {
+    if (!available) return;
+    hook = await receiver();
+    app = await makeApp({
+      ...storeEnv,
+      ...(guardSchema && { DATABASE_SCHEMA: guardSchema }),
+      WEBHOOK_SECRET: SECRET, WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_MAX_ATTEMPTS: '2',
+    }, {
+      webhookResolve: (hostname, callback) => {
+        const addresses = zone[hostname];
+        if (addresses) callback(null, addresses);
+        else callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+      },
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await hook?.close();
+    if (guardSchema) await dropSchema(guardSchema);
+  });
+
+  const create = (id: string, webhookUrl: string) =>
+    app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id, input: scenario({ webhookUrl }) } });
+
+  it.skipIf(!available)('refuses a webhookUrl naming a private, loopback or link-local address, localhost, another scheme or credentials (400 naming /input/webhookUrl)', async () => {
+    const refused = [
+      'http://127.0.0.1:8080/hook', 'http://127.1/hook', 'http://2130706433/hook', 'http://0x7f.0.0.1/hook', 'http://0.0.0.0/hook',
+      'http://10.1.2.3/hook', 'http://172.16.0.1/hook', 'http://192.168.1.1/hook', 'http://169.254.169.254/latest/meta-data',
+      'http://100.64.0.1/hook', 'http://[::1]/hook', 'http://[::]/hook', 'http://[fd00::1]/hook', 'http://[fe80::1]/hook',
+      'http://[::ffff:127.0.0.1]/hook', 'http://[::ffff:a9fe:a9fe]/hook', 'http://localhost:3000/hook', 'http://LOCALHOST/hook',
+      'http://api.localhost/hook', 'https://user:pass@dapp.example/hook', 'https://token@dapp.example/hook',
+    ];
+    for (const url of refused) {
+      const res = await create('bad', url);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().errors, url).toEqual([expect.objectContaining({ pointer: '/input/webhookUrl' })]);
+    }
+    // A public name is accepted at write time (where it resolves is checked at delivery).
+    expect((await create('public', 'https://dapp.example/hook')).statusCode).toBe(201);
+    const patched = await app.inject({
+      method: 'PATCH', url: '/compliance/scenarios/public', headers: { ...auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ input: { webhookUrl: 'http://169.254.169.254/latest/meta-data' } }),
+    });
+    expect(patched.statusCode, patched.body).toBe(400);
+    expect(patched.json().errors).toEqual([expect.objectContaining({ pointer: '/input/webhookUrl' })]);
+  });
+
+  it.skipIf(!available)('refuses at delivery a hostname that resolves to a private address, and logs the attempt', async () => {
+    const port = new URL(hook.base).port;
+    for (const [id, host] of [['rebind', 'rebind.example'], ['mixed', 'mixed.example']] as const) {
+      expect((await create(id, `http://${host}:${port}/${id}`)).statusCode).toBe(201);
+      const executionId = (await executeOnce(app, id))[0]!.executionId;
+      const read = async () => (await app.inject({ url: `/compliance/executions/${executionId}`, headers: auth })).json().webhooks?.[0];
+      await expect.poll(async () => (await read())?.state, { timeout: 10_000, interval: 25 }).toBe('failed');
+      const bad = host === 'rebind.example' ? '127.0.0.1' : '169.254.169.254';
+      expect(await read()).toMatchObject({
+        attempts: 2, lastStatus: null, lastError: `refused: ${host} resolves to ${bad}, a loopback, private or link-local address`,
+      });
+    }
+    expect(hook.received).toEqual([]);
   });
 });

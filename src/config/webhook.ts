@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { WebhookConfig } from '../domain/webhooks.js';
 import { ConfigError } from './errors.js';
-import { httpUrl, integer, text } from './variables.js';
+import { flag, httpUrl, integer, text } from './variables.js';
 
 export const webhookEnv = Type.Object({
   WEBHOOK_URL: Type.Optional(text({
@@ -15,6 +15,11 @@ export const webhookEnv = Type.Object({
     docDefault: 'unset (no webhooks); required with `WEBHOOK_URL` and by scenarios with a `webhookUrl`',
     description: 'Signs every delivery (`webhook-signature`, HMAC-SHA256); receivers verify it with the same secret.',
   })),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: flag({
+    default: false,
+    description: 'Lets a scenario\'s `webhookUrl` name a loopback, private or link-local address (or a host resolving to one). ' +
+      'Off: refused when the scenario is written (400) and at delivery. For development and tests; `WEBHOOK_URL` is always trusted.',
+  }),
   WEBHOOK_MAX_ATTEMPTS: integer(1, 100, { default: 8, description: 'Attempts before a delivery is marked failed (a replay starts it again).' }),
   WEBHOOK_RETRY_BASE_MS: integer(10, 3_600_000, {
     default: 1000,
@@ -42,6 +47,7 @@ export function webhookConfig(env: WebhookEnv): WebhookConfig | undefined {
   return {
     ...(url !== undefined && { url }),
     secret,
+    allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
     retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
     timeoutMs: env.WEBHOOK_TIMEOUT_MS,

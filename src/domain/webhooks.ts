@@ -1,6 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
+import { PrivateTargetRefused, guardedLookup, literalTargetRefusal, webhookTargetProblem, type Resolve } from './webhook-guard.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { ExecutionRecord, Store, WebhookDelivery } from '../store/types.js';
 import { verdictOf, type Verdict } from './verdict.js';
@@ -10,6 +14,8 @@ export interface WebhookConfig {
   url?: string;
   /** The Standard Webhooks secret (`whsec_` + base64) every delivery is signed with. */
   secret: string;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: a scenario's webhookUrl may reach loopback/private/link-local addresses. */
+  allowPrivateTargets: boolean;
   maxAttempts: number;
   retryBaseMs: number;
   timeoutMs: number;
@@ -53,9 +59,52 @@ export function webhookProblems(scenario: { webhookUrl?: string | null }, config
   if (config === undefined) {
     return [{ pointer: '/webhookUrl', message: 'webhooks are not enabled on this service (its operator sets WEBHOOK_SECRET): remove webhookUrl or ask for them' }];
   }
-  if (!URL.canParse(url)) return [{ pointer: '/webhookUrl', message: 'must be an http(s) URL' }];
-  return [];
+  const problem = webhookTargetProblem(url, config.allowPrivateTargets);
+  return problem === undefined ? [] : [{ pointer: '/webhookUrl', message: problem }];
 }
+
+/**
+ * A project's own signing secret, derived rather than stored: `whsec_` + base64(HMAC-SHA256(key of WEBHOOK_SECRET,
+ * "project:" + projectId)). One tenant's receiver cannot forge another's events, and rotating WEBHOOK_SECRET rotates
+ * every project's secret with it.
+ */
+export function projectSecret(serviceSecret: string, projectId: string): string {
+  const key = Buffer.from(serviceSecret.slice('whsec_'.length), 'base64');
+  return `whsec_${createHmac('sha256', key).update(`project:${projectId}`).digest('base64')}`;
+}
+
+/**
+ * The secret a delivery is signed with: its project's for a scenario's own `webhookUrl` (the tenant's receiver), the
+ * service's for WEBHOOK_URL (the operator's) and for scenarios without a project (only operators write those).
+ */
+function signingSecret(config: WebhookConfig, d: WebhookDelivery): string {
+  if (d.url === null) return config.secret;
+  const projectId = (JSON.parse(d.payload) as ExecutionEvent).data.projectId;
+  return projectId === null ? config.secret : projectSecret(config.secret, projectId);
+}
+
+/** POSTs a delivery and answers the receiver's status; redirects are not followed (node:http never does). */
+type Post = (url: URL, headers: Record<string, string>, body: string, timeoutMs: number, lookup?: LookupFunction) => Promise<number>;
+
+class DeliveryTimeout extends Error {}
+
+const post: Post = (url, headers, body, timeoutMs, lookup) => new Promise((resolve, reject) => {
+  const request = (url.protocol === 'https:' ? https : http).request(url, {
+    method: 'POST',
+    headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+    ...(lookup && { lookup }),
+    // A fresh connection per delivery: a pooled socket would skip the lookup (and its check) of this one.
+    agent: false,
+  });
+  const timer = setTimeout(() => request.destroy(new DeliveryTimeout()), timeoutMs);
+  request.on('response', (res) => {
+    clearTimeout(timer);
+    res.resume();
+    resolve(res.statusCode ?? 0);
+  });
+  request.on('error', (err) => { clearTimeout(timer); reject(err); });
+  request.end(body);
+});
 
 /**
  * A new delivery of an execution's end, to be written in the same transaction as the record it announces. `url` is
@@ -115,17 +164,17 @@ function retryDelayMs(retryBaseMs: number, attempts: number): number {
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private readonly signer: Webhook;
+  private readonly lookup: LookupFunction;
 
   constructor(
     private readonly store: Store,
     private readonly config: WebhookConfig,
     private readonly log: FastifyBaseLogger,
     private readonly now: () => number = Date.now,
-    /** The HTTP client (the composition root hands in the service's; tests may hand in their own). */
-    private readonly fetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init),
+    /** Resolves a scenario target's hostname for the SSRF guard (the system's resolver; tests hand in their own). */
+    resolve?: Resolve,
   ) {
-    this.signer = new Webhook(config.secret);
+    this.lookup = guardedLookup(resolve);
   }
 
   start(): void {
@@ -159,25 +208,25 @@ export class WebhookDispatcher {
     if (url === undefined) {
       error = 'no WEBHOOK_URL is configured';
     } else {
-      const sentAt = new Date(this.now());
-      try {
-        const res = await this.fetch(url, {
-          method: 'POST',
-          headers: {
+      // A scenario's target is the tenant's choice, checked again here (the address its name resolves to now);
+      // WEBHOOK_URL is the operator's own and trusted as configured.
+      const guarded = d.url !== null && !this.config.allowPrivateTargets;
+      const target = new URL(url);
+      error = guarded ? literalTargetRefusal(target) ?? null : null;
+      if (error === null) {
+        const sentAt = new Date(this.now());
+        try {
+          status = await post(target, {
             'content-type': 'application/json',
             'webhook-id': d.id,
             'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-            'webhook-signature': this.signer.sign(d.id, sentAt, d.payload),
-          },
-          body: d.payload,
-          signal: AbortSignal.timeout(this.config.timeoutMs),
-          redirect: 'error',
-        });
-        status = res.status;
-        await res.body?.cancel();
-        if (!res.ok) error = `answered ${res.status}`;
-      } catch (err) {
-        error = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${this.config.timeoutMs} ms` : 'could not connect';
+            'webhook-signature': new Webhook(signingSecret(this.config, d)).sign(d.id, sentAt, d.payload),
+          }, d.payload, this.config.timeoutMs, guarded ? this.lookup : undefined);
+          if (status < 200 || status > 299) error = `answered ${status}`;
+        } catch (err) {
+          if (err instanceof DeliveryTimeout) error = `no answer within ${this.config.timeoutMs} ms`;
+          else error = err instanceof PrivateTargetRefused ? err.message : 'could not connect';
+        }
       }
     }
     const attempts = d.attempts + 1;

@@ -89,6 +89,7 @@ async function docs(app: FastifyInstance, { ui }: { ui: boolean }): Promise<void
         { name: 'execute', description: 'Run a scenario against an address and the credentials of its holder' },
         { name: 'scenarios', description: 'Create, read, list, update and delete scenarios' },
         { name: 'executions', description: 'The execution audit log' },
+        { name: 'webhooks', description: 'Execution webhooks: a project\'s signing secret' },
         { name: 'health', description: 'Liveness and readiness' },
       ],
       components: {

@@ -18,6 +18,9 @@ export const WebhookDeliveryNotFound = createError<[string, string]>(
 export const ScenarioChanged = createError<[string, number]>(
   'SCS_SCENARIO_CHANGED', 'Scenario %s is no longer at revision %d, the one this execution ran', 409,
 );
+export const WebhooksDisabled = createError(
+  'SCS_WEBHOOKS_DISABLED', 'Webhooks are not enabled on this service (its operator sets WEBHOOK_SECRET)', 404,
+);
 export const ScenarioExists = createError<[string]>('SCS_SCENARIO_EXISTS', 'A scenario with id %s exists already', 409);
 export const ScenarioAmbiguous = createError<[string, string]>(
   'SCS_SCENARIO_AMBIGUOUS',

@@ -192,8 +192,10 @@ const fieldSchemas = {
   })),
   webhookUrl: Nullable(Type.String({
     minLength: 8, maxLength: 2048, pattern: '^https?://[^\\s]+$',
-    description: 'Where the end of each of this scenario\'s executions is POSTed (Standard Webhooks, signed with the ' +
-      'service\'s WEBHOOK_SECRET, which must be set: 400 otherwise), instead of WEBHOOK_URL. Absent or null: WEBHOOK_URL, if set.',
+    description: 'Where the end of each of this scenario\'s executions is POSTed (Standard Webhooks, signed with its ' +
+      'project\'s secret, GET /compliance/webhooks/secret; the service must have WEBHOOK_SECRET: 400 otherwise), instead ' +
+      'of WEBHOOK_URL. http or https, no credentials; a loopback, private or link-local address or localhost is refused ' +
+      '(400), and so is, at delivery, a host resolving to one, unless the operator allows them. Absent or null: WEBHOOK_URL, if set.',
     examples: ['https://dapp.example/webhooks/compliance'],
   })),
 };

@@ -56,7 +56,7 @@ function pendingRecord(scenarioId: string, address: string, sd = false): Executi
 
 const schema = freshSchema('nullifiers');
 /** Webhooks on: the disclosing execution's event is queued (its URL is never called here). */
-const HOOKS = { url: 'https://hooks.example/in', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, maxAttempts: 3, retryBaseMs: 100, timeoutMs: 1000, pollMs: 50 };
+const HOOKS = { url: 'https://hooks.example/in', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, allowPrivateTargets: false, maxAttempts: 3, retryBaseMs: 100, timeoutMs: 1000, pollMs: 50 };
 const backends: Array<[string, () => Promise<Store>, boolean]> = [
   ['sqlite', async () => openSqliteStore({ file: path.join(tempDir(), 'n.db'), synchronous: 'NORMAL' }), true],
   ['postgres', async () => openPostgresStore({ url: PG_URL, schema }), pgAvailable],

@@ -1,0 +1,44 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { projectSecret, type WebhookConfig } from '../domain/webhooks.js';
+import { storableText } from '../domain/storable-text.js';
+import { ForbiddenProject, ValidationFailed, WebhooksDisabled } from './errors.js';
+import { AUTHENTICATED, answered, problemResponses } from './responses.js';
+import { canSee } from './tenancy.js';
+
+/** A project's webhook signing secret, for its tenant's receivers (docs/webhooks.md). */
+export const webhookSecretRoute: FastifyPluginAsyncTypebox<{ webhook: WebhookConfig | undefined }> = async (app, { webhook }) => {
+  app.get('/compliance/webhooks/secret', {
+    config: { scope: 'scenarios:write' },
+    schema: {
+      operationId: 'getProjectWebhookSecret',
+      summary: 'Read a project\'s webhook signing secret',
+      description: 'The Standard Webhooks secret (`whsec_…`) that signs the deliveries to the `webhookUrl` of the ' +
+        'project\'s scenarios: give it to your receiver. Each project has its own, derived from the service\'s ' +
+        'WEBHOOK_SECRET (it changes when the operator rotates that); deliveries to the operator\'s WEBHOOK_URL are ' +
+        'signed with WEBHOOK_SECRET itself. Same scope as writing a scenario, and only for a project the token holds.',
+      tags: ['webhooks'], security: [{ bearerAuth: ['scenarios:write'] }],
+      querystring: Type.Object({
+        projectId: Type.String({ minLength: 1, maxLength: 128, description: 'The project (a scenario\'s `projectId`).' }),
+      }, { additionalProperties: false }),
+      response: {
+        200: answered(Type.Object({
+          projectId: Type.String(),
+          secret: Type.String({ description: 'whsec_ and base64: verify `webhook-signature` with it (any Standard Webhooks library).' }),
+        }, { additionalProperties: false }), 'The project\'s signing secret, for the receivers of its scenarios\' webhookUrl.'),
+        ...problemResponses([...AUTHENTICATED, 404], {
+          403: 'The token does not hold this project (code SCS_FORBIDDEN_PROJECT).',
+          404: 'Webhooks are not enabled on this service: its operator has not set WEBHOOK_SECRET (code SCS_WEBHOOKS_DISABLED).',
+        }),
+      },
+    },
+  }, async (request) => {
+    const { projectId } = request.query;
+    if (!storableText(projectId)) {
+      throw new ValidationFailed([{ field: 'querystring.projectId', pointer: '/projectId', message: 'must not contain U+0000 or an unpaired UTF-16 surrogate' }]);
+    }
+    if (!canSee(request.principal, projectId)) throw new ForbiddenProject(`This token does not hold project ${projectId}`);
+    if (webhook === undefined) throw new WebhooksDisabled();
+    return { projectId, secret: projectSecret(webhook.secret, projectId) };
+  });
+};
