@@ -247,7 +247,17 @@ function ruleValidDeployments(ctx: GeneratorContext): fc.Arbitrary<Record<string
 function ruleValidScenario(ctx: GeneratorContext): fc.Arbitrary<Record<string, unknown>> {
   const base = ctx.arbs.valid(ctx.api.component('Scenario')) as fc.Arbitrary<Record<string, unknown>>;
   return fc.tuple(base, fc.constantFrom(...SEMANTIC_TYPES), ruleValidDeployments(ctx)).chain(([scenario, type, smartContractDeployments]) =>
-    ruleQueryConfigurations(ctx, type).map((queryConfigurations) => ({ ...scenario, type, queryConfigurations, smartContractDeployments })));
+    ruleQueryConfigurations(ctx, type).map((queryConfigurations) => ({ ...withoutWebhookUrl(scenario), type, queryConfigurations, smartContractDeployments })));
+}
+
+/**
+ * The fuzzed service has no WEBHOOK_SECRET, where a scenario's webhookUrl is refused (test/webhooks.test.ts checks
+ * that): a rule-valid scenario or patch has none, or null.
+ */
+function withoutWebhookUrl(input: Record<string, unknown>): Record<string, unknown> {
+  if (input.webhookUrl === undefined || input.webhookUrl === null) return input;
+  const { webhookUrl: _dropped, ...rest } = input;
+  return rest;
 }
 
 /** A merge patch whose result passes the rules whatever scenario it lands on (type only ever changes with queries). */
@@ -256,7 +266,7 @@ function ruleValidPatch(ctx: GeneratorContext): fc.Arbitrary<Record<string, unkn
   const required = ['name', 'queryConfigurations', 'smartContractDeployments', 'type'];
   return fc.tuple(base, fc.constantFrom('neither', 'both'), fc.constantFrom(...SEMANTIC_TYPES), fc.option(ruleValidDeployments(ctx), { nil: undefined }))
     .chain(([patch, change, type, deployments]) => {
-      const p: Record<string, unknown> = { ...patch };
+      const p: Record<string, unknown> = { ...withoutWebhookUrl(patch) };
       for (const k of required) if (p[k] === null) delete p[k];
       delete p.smartContractDeployments;
       if (deployments !== undefined) p.smartContractDeployments = deployments;
