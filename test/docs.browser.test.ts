@@ -185,7 +185,7 @@ describe.skipIf(!haveBrowser && !required)('the docs UI at /docs in headless chr
       expect([201, 409], await created.text()).toContain(created.status);
 
       // Execute through the page and wait for the browser's own request.
-      const answered = page.waitForResponse((r) => r.url().endsWith('/compliance/scenarios/execute') && r.request().method() === 'POST');
+      const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/compliance/scenarios/execute' && r.request().method() === 'POST');
       await execute.locator('button.execute').click();
       const response = await answered;
       const text = await response.text();

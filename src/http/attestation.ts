@@ -16,10 +16,10 @@ export const AttestQuery = {
     description: 'Sign the verdict: `jws` (header `Attestation`: a compact JWS a backend verifies with ' +
       '/.well-known/jwks.json), `eip712` (header `Attestation-EIP712`: base64url JSON of the typed data and its ' +
       'signature, for a contract such as contracts/ComplianceGate.sol; needs `chainId` and `verifyingContract`, and an ' +
-      'EVM address), or `jws,eip712`. Absent: none (the answer is the same array either way).',
-    examples: ['jws'],
+      'EVM address), or `jws,eip712`. Absent: none (the answer is the same array either way). No example value: the ' +
+      'docs page would fill it in and "Try it out" would then need the operator\'s keys.',
   })),
-  chainId: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'EIP-712: the chain id of the verifying contract.', examples: ['1'] })),
+  chainId: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'EIP-712: the chain id of the verifying contract (e.g. 1).' })),
   verifyingContract: Type.Optional(Type.String({
     pattern: '^0x[0-9a-fA-F]{40}$',
     description: 'EIP-712: the contract that checks the attestation (the typed data\'s domain).',
