@@ -14,11 +14,30 @@ const ISOLATED = [
   'test/trust/mtp-chain.test.ts',
   'test/trust/onchain-status.test.ts',
 ];
-const EXCLUDED = ['test/outage/**', 'node_modules/**'];
+/**
+ * The real-process tier, `npm run test:e2e` (CI runs it after `npm test`): files that start `node dist/server.js`
+ * processes (startup, graceful stop, kill -9, full disks, two instances, the README walkthrough) or a browser. They
+ * spend most of their time waiting for processes to start and stop, so they have a run of their own and `npm test`
+ * stays within minutes.
+ */
+export const E2E = [
+  'test/e2e.test.ts',
+  'test/startup.test.ts',
+  'test/shutdown.test.ts',
+  'test/sqlite-open.test.ts',
+  'test/storage-full.fs.test.ts',
+  'test/storage-full.postgres.test.ts',
+  'test/postgres.scaleout.test.ts',
+  'test/webhooks.durability.test.ts',
+  'test/walkthrough.test.ts',
+  'test/demo-onchain.test.ts',
+  'test/docs.browser.test.ts',
+];
+const EXCLUDED = ['test/outage/**', 'node_modules/**', ...E2E];
 
 // Generous: no test is about how fast it runs, and on a machine with ten times more work than cores a test that takes
 // ten seconds when it is idle takes minutes. Only a hang waits this long.
-const timeouts = { testTimeout: 180_000, hookTimeout: 300_000 };
+export const timeouts = { testTimeout: 180_000, hookTimeout: 300_000 };
 
 export default defineConfig({
   test: {
