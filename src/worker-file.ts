@@ -3,6 +3,7 @@
  * workerData that keeps the `web-worker` package quiet.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,3 +26,23 @@ export function compiledWorker(moduleUrl: string, name: string): string {
  * an empty script.
  */
 export const webWorkerData = (name: string) => ({ mod: 'data:text/javascript,', name });
+
+/**
+ * Loads @napi-rs/nice, the native addon piscina loads inside each thread for `niceIncrement`, on the main thread too,
+ * once, so that it is never unloaded. A Rust addon loaded only in worker threads can be unloaded while those threads'
+ * thread-local destructors still run its code: the process then dies by SIGSEGV after a clean stop (rust-lang/rust
+ * #91979; lightningcss #892, napi-rs #3443, where the workaround is this). Seen here as a graceful stop that, once in
+ * a few hundred, ended by a signal instead of exit 0. Without the addon (another platform), piscina runs without
+ * nice, and so does this.
+ */
+let pinned = false;
+export function pinNiceAddon(): void {
+  if (pinned) return;
+  pinned = true;
+  const require = createRequire(import.meta.url);
+  try {
+    require('@napi-rs/nice');
+  } catch {
+    // not installed for this platform: no thread loads it either
+  }
+}

@@ -30,7 +30,9 @@ async function startUp(env: Record<string, string>): Promise<{ server: Server; r
 
 async function stop(server: Server): Promise<void> {
   server.proc.kill('SIGTERM');
-  expect(await server.exited).toBe(0);
+  const code = await server.exited;
+  // On failure, the ending signal and the last words: a signal after 'stopped' is a crash in the process's teardown.
+  expect(code, `ended by ${server.proc.signalCode}; stderr: ${server.stderr().slice(-2000)}; last lines: ${server.stdout().split('\n').slice(-6).join('\n')}`).toBe(0);
 }
 
 describe('the start-up line', () => {

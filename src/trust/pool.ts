@@ -15,7 +15,7 @@
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import { compiledWorker, webWorkerData } from '../worker-file.js';
+import { compiledWorker, pinNiceAddon, webWorkerData } from '../worker-file.js';
 import { ColdWorkRefused } from './errors.js';
 import type { ColdResult, ColdTask } from './proof.js';
 import warmupCredential from './documents/warmup-credential.json' with { type: 'json' };
@@ -56,6 +56,7 @@ function acquire(threads: number, documents: Readonly<Record<string, unknown>> |
   const key = `${threads}:${documents === undefined ? '' : JSON.stringify(documents)}`;
   let entry = shared.get(key);
   if (entry === undefined) {
+    pinNiceAddon();
     entry = {
       piscina: new Piscina({
         filename: compiledWorker(import.meta.url, 'trust/cold-worker.js'),

@@ -10,12 +10,13 @@
  */
 import { createRequire } from 'node:module';
 import { Piscina } from 'piscina';
-import { compiledWorker, webWorkerData } from '../worker-file.js';
+import { compiledWorker, pinNiceAddon, webWorkerData } from '../worker-file.js';
 import type { Groth16Task } from './groth16-worker.js';
 
 let pool: Piscina | undefined;
 /** One thread per process (checks run one at a time: execution/offchain-zkp.ts); it exits when idle, so it never holds the process up. */
 function threads(): Piscina {
+  pinNiceAddon();
   pool ??= new Piscina({
     filename: compiledWorker(import.meta.url, 'zkp/groth16-worker.js'),
     minThreads: 0,
