@@ -31,7 +31,7 @@ const GOALS = { refusalMs: 100, probeMs: 500, maxErrors: 20 };
 
 const list = (item, n) => `[${Array(n).fill(item).join(',')}]`;
 const scenario = (rules, more = '') => `{"name":"N","type":"ChallengeQuery","smartContractDeployments":[],"queryConfigurations":${rules}${more}}`;
-const rule = (value) => `{"id":"q","query":{"type":"IDInformation","attribute":"a","operator":"$in","value":${value}}}`;
+const rule = (value) => `{"id":"q","query":{"type":"IDInformation","attribute":"reviewAnswer","operator":"$in","value":${value}}}`;
 /** n items of `item` that fit in `bytes` with the text around them. */
 const fill = (item, bytes) => Math.floor(bytes / (item.length + 1));
 const MB = 1000 * 1000; // under BODY_LIMIT (1 MiB) with what surrounds the list

@@ -49,19 +49,9 @@ if (config.workers > 1 && cluster.isPrimary) {
   process.exit(await primary.stopped);
 }
 
-/**
- * The same authentication (and scope check) as the service's /compliance routes, whichever shape dist/http/auth.js
- * has today (it is being worked on): authHook(createAuthenticator(...)) + scopeHook(), or the older bearerAuth().
- */
-function secure(context) {
-  if (typeof auth.authHook === 'function' && typeof auth.createAuthenticator === 'function') {
-    context.addHook('onRequest', auth.authHook(auth.createAuthenticator(config.apiTokens, config.jwt)));
-    if (typeof auth.scopeHook === 'function') context.addHook('preHandler', auth.scopeHook());
-  } else if (typeof auth.bearerAuth === 'function') {
-    context.addHook('onRequest', auth.bearerAuth(config.apiTokens));
-  } else {
-    console.error('bench server: no authentication hook found in dist/http/auth.js; bench routes run without it');
-  }
+/** The same authentication (and scope check) as the service's /compliance routes: its `auth` plugin. */
+async function secure(context) {
+  await context.register(auth.auth, { authenticate: auth.createAuthenticator(config.apiTokens, config.jwt) });
 }
 const routeConfig = { scope: 'scenarios:execute' };
 const opened = await openStore(config.database, (err) => console.error('database connection error', err.message));
@@ -91,7 +81,7 @@ const fixed = runPlan(compilePlan('bench-exec', 1, httpScenario()), {
 const executeResponse = Type.Array(Type.Ref('ExecutionResult'));
 
 await app.register(async (secured) => {
-  secure(secured);
+  await secure(secured);
 
   secured.post('/bench/ceiling', {
     config: routeConfig,
