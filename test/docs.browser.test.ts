@@ -13,7 +13,7 @@
  * Without /usr/bin/chromium the test is skipped with a message, unless REQUIRE_BROWSER=1 (CI), where that fails.
  * Screenshots: /tmp/scs-docs-*.png (DOCS_SCREENSHOT_DIR to change).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +21,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ADDRESS, credential, scenario, tempDir } from './helpers.js';
+import { build } from './server-process.js';
 
 /** Debian's chromium; CHROMIUM_PATH only exists to exercise the skip (e.g. CHROMIUM_PATH=/nonexistent). */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -83,7 +84,7 @@ const knownCspReports = new Set<string>();
 describe.skipIf(!haveBrowser && !required)('the docs UI at /docs in headless chromium', () => {
   beforeAll(async () => {
     if (!haveBrowser) throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is absent: apt-get update && apt-get install -y chromium`);
-    execFileSync('npm', ['run', 'build'], { stdio: 'pipe' });
+    build();
     listed = await pageOrigin();
     unlisted = await pageOrigin();
     server = await startServer({ DATA_DIR: tempDir('scs-docs-'), API_TOKENS: TOKEN, LOG_LEVEL: 'info', CORS_ORIGINS: listed.origin });
