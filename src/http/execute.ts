@@ -12,13 +12,14 @@ import type { Executor } from '../execution/index.js';
 import { ExecuteRequest, ExecutionResult } from '../schemas/execution.js';
 import { MAX_RESULTS_BYTES, compactResults } from '../engine/result.js';
 import type { Credential } from '../schemas/credential.js';
-import { refOf } from '../schemas/common.js';
+import { ProjectQuery, refOf } from '../schemas/common.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
-import { ScenarioNotFound, ValidationFailed } from './errors.js';
+import { ScenarioNotFound } from '../services/errors.js';
+import { findScenarioIn } from '../services/scenarios.js';
+import { ValidationFailed } from './errors.js';
 import { AUTHENTICATED, EXAMPLES, also, answered, problemResponses } from './responses.js';
 import { executeRequestExamples, executeResponseExamples } from '../schemas/examples.js';
 import { canSee, narrowScope } from './tenancy.js';
-import { ProjectQuery, findScenarioIn } from './scenario-lookup.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
 import type { Attestor } from '../domain/attestation.js';
@@ -163,7 +164,8 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     if (first === undefined) throw new ScenarioNotFound(body.scenarioId);
     let entry = heads.length === 1 ? plans.current(first) : undefined;
     if (!entry) {
-      entry = plans.compile(await findScenarioIn(store, request.principal, scope.projects, body.scenarioId));
+      const access = { ...scope, sees: (p: string | null | undefined) => canSee(request.principal, p) };
+      entry = plans.compile(await findScenarioIn(store, access, body.scenarioId));
     }
     if (!canSee(request.principal, entry.projectId)) throw new ScenarioNotFound(body.scenarioId);
     const at = now();
