@@ -1,7 +1,4 @@
-/**
- * Executions: resolve a scenario's plan (plan cache -> store -> compile), run it through its type's strategy, build
- * the audit record and commit it. The route (http/execute.ts) parses the request, signs what it is asked to and answers.
- */
+/** Executions: resolve a scenario's plan, run it through its type's strategy, build the audit record and commit it. */
 import { randomUUID } from 'node:crypto';
 import { contentDigest } from '../domain/canonical-json.js';
 import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
@@ -16,29 +13,23 @@ import { findScenarioIn, type Access } from './scenarios.js';
 export interface ExecutionServiceOptions {
   store: Store;
   plans: PlanCache;
-  /** The clock, epoch ms. */
   now: () => number;
-  /** Runs a scenario by its type (src/execution). */
   executor: Executor;
   /** Told the results of every completed execute (metrics). */
   onVerdicts: (results: ExecutionResult[]) => void;
 }
 
-/** One execute call: the request, parsed. */
 export interface ExecuteCall {
   scenarioId: string;
   access: Access;
-  /** The address string results carry, and the chain the request named with it. */
   address: string;
   addressChain?: string;
   credentials: Credential[];
   /** Each credential's content digest, same order: asked for once the scenario is found. */
   digests: () => readonly string[];
-  /** Whose budget new credentials' checks are charged to. */
   tenant: string;
 }
 
-/** An execution ready to be committed: its record (which the hook may still add to), as the strategy started it. */
 interface Ran {
   entry: CachedPlan;
   record: ExecutionRecord;
@@ -47,11 +38,10 @@ interface Ran {
 }
 
 export interface ExecuteHooks {
-  /** Serialises results as they are answered: the audit record keeps that very text. */
+  /** As the results are answered: the audit record keeps that very text. */
   serialize(results: ExecutionResult[]): string;
-  /** Told the strategy's results as soon as they are known (before serialisation). */
   started?(executionId: string, results: readonly ExecutionResult[]): void;
-  /** The last step before the commit (signing, and the webhook row that joins the record's insert). */
+  /** The last step before the commit: the route signs, and adds the webhook row that joins the record's insert. */
   beforeCommit?(ran: Ran): Promise<void>;
 }
 
@@ -59,10 +49,8 @@ export class ExecutionService {
   constructor(private readonly options: ExecutionServiceOptions) {}
 
   /**
-   * The scenario's compiled plan. Ids are unique per project: the scenario is looked for in the caller's projects only
-   * (404 elsewhere, 409 when the id is in two of them). The single-flight head read is shared by executes of one id
-   * with the same projects; the plan is compiled once per revision. The cached plan's project is checked again: the
-   * cache is keyed by scenario and revision, not by caller.
+   * The scenario's plan, compiled once per revision, from the caller's projects only (404 elsewhere, 409 when the id
+   * is in two of them). The cached plan's project is checked again: the cache is keyed by revision, not by caller.
    */
   async plan(scenarioId: string, access: Access): Promise<CachedPlan> {
     const { store, plans } = this.options;
@@ -75,13 +63,12 @@ export class ExecutionService {
     return entry;
   }
 
-  /** Runs the scenario and commits its audit record; answers the results and their text, as recorded. */
+  /** Runs the scenario and commits its audit record; answers the results and their text as recorded. */
   async execute(call: ExecuteCall, hooks: ExecuteHooks): Promise<{ results: ExecutionResult[]; text: string }> {
     const { store, now, executor, onVerdicts } = this.options;
     const entry = await this.plan(call.scenarioId, call.access);
     const at = now();
     const executionId = randomUUID();
-    // Each credential's digest, once: the audit record keeps it, and the trust checks key their cache on it.
     const digests = call.digests();
     // A credential over a size limit rejects with a 400 naming it, no room for its first checks with a 429 or 503.
     const started = await executor.execute({
@@ -98,8 +85,7 @@ export class ExecutionService {
     const { pending } = started;
     hooks.started?.(executionId, results);
     const timestamp = new Date(at).toISOString();
-    // Serialised once: the audit record keeps the very text that is answered. Results over MAX_RESULTS_BYTES (only a
-    // scenario of many long rules, run with many credentials) are compacted first.
+    // Results over MAX_RESULTS_BYTES (many long rules run with many credentials) are compacted first.
     let text = hooks.serialize(results);
     if (text.length > MAX_RESULTS_BYTES / 3 && Buffer.byteLength(text) > MAX_RESULTS_BYTES) { // UTF-8: at most 3 bytes per UTF-16 unit
       results = compactResults(results);
@@ -116,13 +102,13 @@ export class ExecutionService {
       resultsJson: text,
       zkp: pending?.zkp ?? null,
       expiresAt: pending?.expiresAt ?? null,
-      // digests holds one digest per credential: the fallback, never taken, would compute the same one.
+      // One digest per credential: the fallback is never taken.
       credentials: call.credentials.map((c, i) => ({ id: c.id, sha256: digests[i] ?? contentDigest(c) })),
       createdAt: timestamp,
       updatedAt: timestamp,
     };
     await hooks.beforeCommit?.({ entry, record, results, pending });
-    // Committed before anything is answered: no verdict leaves the service unrecorded.
+    // No verdict leaves the service unrecorded.
     await store.recordExecution(record);
     if (!pending) onVerdicts(results);
     return { results, text };

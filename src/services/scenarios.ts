@@ -1,7 +1,4 @@
-/**
- * Scenarios: create, patch, delete and find, and the one validation pipeline a scenario passes before it is stored.
- * The routes (http/scenarios.ts, http/execute.ts) translate requests into these calls and their results into answers.
- */
+/** Scenarios: create, patch, delete and find, and the one validation pipeline a scenario passes before it is stored. */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkDeploymentTransitions } from '../domain/deployments.js';
@@ -18,10 +15,7 @@ import {
   Conflict, ForbiddenProject, InvalidScenario, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, preconditionFailed,
 } from './errors.js';
 
-/**
- * What a caller may reach, as the routes' tenancy (http/tenancy.ts) gives it: the projects a lookup searches, a key
- * equal for equal project lists, and whether the caller sees (and may write) a scenario of a project.
- */
+/** What a caller may reach (http/tenancy.ts): the projects searched, their key, and whether it sees a project. */
 export interface Access {
   projects: ProjectScope;
   key: string;
@@ -34,11 +28,10 @@ export type SchemaCheck = (candidate: unknown) => { scenario: Scenario } | { err
 export interface ScenarioServiceOptions {
   store: ScenarioStore;
   plans: PlanCache;
-  /** The whole-Scenario schema, for the document a merge patch produces (a create's body is checked by its route). */
+  /** For the document a merge patch produces (a create's body is checked by its route). */
   schema: SchemaCheck;
   /** Checks of the scenario type beyond the engine's (OffChainZKP: what the circuits and contexts allow). */
   validate: (scenario: Scenario) => Promise<FieldProblem[]>;
-  /** The clock, epoch ms (createdAt, updatedAt). */
   now: () => number;
 }
 
@@ -50,7 +43,6 @@ export interface ScenarioServiceOptions {
 const PATCH_ATTEMPTS = 20;
 const PATCH_BACKOFF_MAX_MS = 5;
 
-/** A scenario revision's entity tag (the ETag of its reads and writes). */
 export const etagOf = (row: Pick<ScenarioRow, 'seq' | 'revision'>) => `"${row.seq}.${row.revision}"`;
 
 /** If-Match (RFC 9110 13.1.1): `*` or a list of strong entity tags; weak tags never match. */
@@ -62,9 +54,8 @@ function ifMatchHolds(header: string | undefined, etag: string): boolean {
 }
 
 /**
- * The one scenario with this id in the caller's projects. Ids are unique per project: another project's scenario is
- * not found (404, its existence not revealed), and an id in two of the caller's projects is a 409 naming them.
- * `sees` checks again what the store's project filter answered (defence in depth: a filter bug must not leak a row).
+ * The one scenario with this id in the caller's projects: another project's is not found (404, its existence not
+ * revealed), an id in two of them is a 409. `sees` checks the store's filter again: a filter bug must not leak a row.
  */
 export async function findScenarioIn(store: ScenarioStore, access: Access, id: string): Promise<ScenarioRow> {
   const rows = await store.find(id, access.projects);
@@ -74,20 +65,16 @@ export async function findScenarioIn(store: ScenarioStore, access: Access, id: s
   return row;
 }
 
-/** What a scenario to store is before the pipeline: a create's body (its route checked the schema) or a merged patch. */
 type Candidate = { checked: Scenario } | { merged: unknown };
 
 export class ScenarioService {
-  /** PATCHes of one scenario through this instance run one after the other. */
   private readonly patches = new KeyedQueue();
 
   constructor(private readonly options: ScenarioServiceOptions) {}
 
   /**
-   * The one validation pipeline: the schema, the caller's right to the scenario's project (`permit`, which throws),
-   * then what the schema cannot express, as field errors under `/input` with one problem per field: the engine
-   * (operator/value fit, unique ids), the deployment state machine (a status may not move backwards from `before`),
-   * and the scenario type's own checks (OffChainZKP circuits).
+   * The one validation pipeline: the schema, the caller's right to the project (`permit` throws), then one problem
+   * per field under `/input`: the engine, the deployment states (none moves back from `before`), the type's checks.
    */
   private async validated(
     candidate: Candidate, permit: (scenario: Scenario) => void, before: Scenario['smartContractDeployments'] = [],
@@ -116,10 +103,7 @@ export class ScenarioService {
     return scenario;
   }
 
-  /**
-   * Stores a new scenario under `id` (or a generated one). `ambiguous`: the caller holds another scenario with this
-   * id in another of its projects, so the id alone does not name the new one.
-   */
+  /** `ambiguous`: the caller holds another scenario with this id in another project, so the id alone does not name it. */
   async create(access: Access, id: string | undefined, input: Scenario): Promise<{ row: ScenarioRow; ambiguous: boolean }> {
     const { store, plans, now } = this.options;
     await this.validated({ checked: input }, (s) => {
@@ -151,10 +135,8 @@ export class ScenarioService {
   }
 
   /**
-   * Merges a JSON Merge Patch onto the scenario and stores the result, validated in full. `ifMatch` (as sent): the
-   * ETags the caller read; a stale one is a 412. PATCHes of one scenario through this instance run one after the
-   * other; compare-and-set on the revision guards against writers elsewhere: without If-Match, a concurrent writer
-   * makes us merge again onto its result.
+   * `ifMatch` as sent (a stale one is a 412). PATCHes of one scenario through this instance run one after the other;
+   * compare-and-set on the revision guards against writers elsewhere: without If-Match, we merge again onto theirs.
    */
   patch(access: Access, id: string, patch: Static<typeof ScenarioPatch>, ifMatch: string | undefined): Promise<ScenarioRow> {
     const { store, plans, now } = this.options;
