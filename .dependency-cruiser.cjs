@@ -31,9 +31,20 @@ module.exports = {
       to: { path: '^src/http/' },
     },
     boundary('routes-import-no-route',
-      'A route module does not import another route module: what two routes share lives in a non-route module ' +
-      '(scenario-lookup.ts, tenancy.ts, ...).',
-      '^src/http/', '^src/http/(execute|executions|health|scenarios|zkp-response)\\.ts$'),
+      'A route module does not import another route module: what two routes share lives in a service (src/services/) ' +
+      'or a non-route module of src/http/ (tenancy.ts, ...).',
+      '^src/http/', '^src/http/(execute|executions|health|scenarios|webhook-secret|zkp-response)\\.ts$'),
+    boundary('services-no-http',
+      'Services hold the rules of the routes and know nothing of HTTP: src/http/ imports src/services/, never the reverse.',
+      '^src/services/', '^src/http/'),
+    {
+      name: 'services-below-routes-only',
+      comment: 'Services sit between the routes and the stores, engine and strategies: only the routes (and the app or ' +
+        'the composition root, which may wire them) import them; stores, strategies, the engine and domain modules do not.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(http/|services/|app\\.ts$|adapters\\.ts$)' },
+      to: { path: '^src/services/' },
+    },
     boundary('engine-no-type-specific-schemas',
       'The engine knows no scenario type\'s own schemas or examples (the OffChainZKP and OnChainZKP examples, ...).',
       '^src/engine/', '^src/schemas/example'),

@@ -133,7 +133,7 @@ export class OffChainZkp implements ScenarioStrategy {
       `awaiting the wallet's zero-knowledge proof for request ${pending.rules[i]?.requestId}: send it the authorizationRequest`,
     ]), { authorizationRequest: request }));
     // The scenario's webhookUrl as it was at execute: its event goes there when the execution ends.
-    const zkp = { ...toStored(pending), ...(scenario.webhookUrl && { webhookUrl: scenario.webhookUrl }) };
+    const zkp: PendingZkp = { ...pending, ...(scenario.webhookUrl && { webhookUrl: scenario.webhookUrl }) };
     return { results, pending: { zkp, expiresAt: new Date(pending.expiresAt * 1000).toISOString() } };
   }
 
@@ -210,7 +210,8 @@ export class OffChainZkp implements ScenarioStrategy {
     };
     const verifier = await this.loadVerifier();
     // Expiry was refused above at this same instant; the verifier's ZkpError is a 4xx refusal or 503 (a dependency is down).
-    const pending = record.zkp as unknown as PendingAuthorization; // stored by execute() from a PendingAuthorization
+    const pending = record.zkp;
+    if (!isPendingAuthorization(pending)) throw new Error(`execution ${executionId} holds no pending authorization`);
     const verification = await this.checkOneAtATime(() => verifier.verify(token, pending, { now, address: record.address, beforeProof }));
     // verify answers one verdict per rule of the pending request, in its order (zkp/verify.ts).
     const verdicts = await bindNullifiers(this.options.store, record, verification.verdicts, now);
@@ -229,7 +230,8 @@ export class OffChainZkp implements ScenarioStrategy {
   }
 }
 
-/** The pending authorization as the store keeps it (JSON): the thread id and expiry are what the store reads. */
-function toStored(pending: PendingAuthorization): PendingZkp {
-  return pending as unknown as PendingZkp;
+/** The parse boundary of the OffChainZKP state the store keeps (JSON): execute() stored a PendingAuthorization there. */
+function isPendingAuthorization(stored: PendingZkp): stored is PendingZkp & PendingAuthorization {
+  return typeof stored.verifierDid === 'string' && typeof stored.createdAt === 'number' && Array.isArray(stored.rules) &&
+    typeof stored.request === 'object';
 }

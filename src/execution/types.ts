@@ -5,7 +5,7 @@ import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
 import type { PendingZkp } from '../store/types.js';
 
-/** One execute call, as the HTTP layer hands it to a strategy: validated, the address parsed, ids and time fixed. */
+/** One execute call, as the execution service hands it to a strategy: validated, the address parsed, ids and time fixed. */
 export interface ExecuteInput {
   entry: CachedPlan;
   /** The address string results carry. */
@@ -29,8 +29,8 @@ export interface Started {
 }
 
 /**
- * How one scenario type is executed. Add a scenario type by adding a strategy to src/execution/index.ts: the HTTP
- * layer only translates requests into ExecuteInput and Started into the response and the audit record.
+ * How one scenario type is executed. Add a scenario type by adding a strategy to src/execution/index.ts: the
+ * execution service (services/executions.ts) turns a call into ExecuteInput and Started into the audit record.
  */
 export interface ScenarioStrategy {
   readonly type: ScenarioType;

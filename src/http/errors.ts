@@ -8,8 +8,10 @@ import { overBudget } from './validation.js';
 export type { FieldError } from '../schemas/problem.js';
 import type { FieldError } from '../schemas/problem.js';
 
-/** Coded errors (SCS_ = Scenario Compliance Service). The error handler turns each into problem+json. */
-export const ScenarioNotFound = createError<[string]>('SCS_SCENARIO_NOT_FOUND', 'No scenario with id %s', 404);
+/**
+ * Coded errors (SCS_ = Scenario Compliance Service). The error handler turns each into problem+json. The scenario
+ * service's own (not found, exists, ambiguous, precondition, conflict) are in services/errors.ts.
+ */
 export const ExecutionNotFound = createError<[string]>('SCS_EXECUTION_NOT_FOUND', 'No execution with id %s', 404);
 export const WebhookDeliveryNotFound = createError<[string, string]>(
   'SCS_WEBHOOK_DELIVERY_NOT_FOUND', 'Execution %s has no webhook delivery with id %s', 404,
@@ -21,20 +23,6 @@ export const ScenarioChanged = createError<[string, number]>(
 export const WebhooksDisabled = createError(
   'SCS_WEBHOOKS_DISABLED', 'Webhooks are not enabled on this service (its operator sets WEBHOOK_SECRET)', 404,
 );
-export const ScenarioExists = createError<[string]>('SCS_SCENARIO_EXISTS', 'A scenario with id %s exists already', 409);
-export const ScenarioAmbiguous = createError<[string, string]>(
-  'SCS_SCENARIO_AMBIGUOUS',
-  'Scenario id %s names a scenario in more than one project this token holds (%s); add ?projectId= to name one',
-  409,
-);
-const PreconditionFailedError = createError<[string, string, string]>(
-  'SCS_PRECONDITION_FAILED',
-  'If-Match %s does not match the current ETag %s of the scenario; send If-Match: %s as the ETag header gives it ' +
-  '(quotes included, no W/ prefix: If-Match compares strong tags)',
-  412,
-);
-/** 412 for an If-Match (`given`, as sent) that does not hold against the scenario's current ETag (quoted, strong). */
-export const preconditionFailed = (given: string, etag: string) => new PreconditionFailedError(given, etag, etag);
 /** A JSON body that does not parse; `reason` is where and why (JSON.parse's message, without the body's text). */
 export const InvalidJson = createError<[string]>('SCS_INVALID_JSON', 'Body is not valid JSON: %s. Send a JSON object with Content-Type: application/json', 400);
 export const PrototypeKey = createError(
@@ -44,7 +32,6 @@ export const PrototypeKey = createError(
   400,
 );
 export const ForbiddenProject = createError<[string]>('SCS_FORBIDDEN_PROJECT', '%s', 403);
-export const Conflict = createError<[string]>('SCS_CONFLICT', '%s', 409);
 export const MetricsUnavailable = createError<[string]>('SCS_METRICS_UNAVAILABLE', 'The metrics of the workers could not be gathered: %s', 503);
 
 /** The field error of a body that is wrong as a whole (empty, not JSON): every 400 lists its fields, this one the body. */

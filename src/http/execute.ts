@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -10,15 +9,14 @@ import { useJsonParser } from './json.js';
 import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
 import type { Executor } from '../execution/index.js';
 import { ExecuteRequest, ExecutionResult } from '../schemas/execution.js';
-import { MAX_RESULTS_BYTES, compactResults } from '../engine/result.js';
 import type { Credential } from '../schemas/credential.js';
-import { refOf } from '../schemas/common.js';
-import type { ExecutionRecord, Store } from '../store/types.js';
-import { ScenarioNotFound, ValidationFailed } from './errors.js';
+import { ProjectQuery, refOf } from '../schemas/common.js';
+import type { Store } from '../store/types.js';
+import { ExecutionService } from '../services/executions.js';
+import { ValidationFailed } from './errors.js';
 import { AUTHENTICATED, EXAMPLES, also, answered, problemResponses } from './responses.js';
 import { executeRequestExamples, executeResponseExamples } from '../schemas/examples.js';
 import { canSee, narrowScope } from './tenancy.js';
-import { ProjectQuery, findScenarioIn } from './scenario-lookup.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
 import type { Attestor } from '../domain/attestation.js';
@@ -58,8 +56,9 @@ function countStatuses(results: readonly ExecutionResult[]): Record<ExecutionRes
   return counts;
 }
 
-/** POST /compliance/scenarios/execute: translates the request into an ExecuteInput and the strategy's answer into the response and the audit record. */
+/** POST /compliance/scenarios/execute: parses the request for ExecutionService.execute, signs what `?attest=` asks for, and answers the recorded results. */
 export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal, webhook, attestor }) => {
+  const executions = new ExecutionService({ store, plans, now, executor, onVerdicts });
   // A body's text is hashed as it is parsed (~6 µs for 8 KB; the text itself is not kept). The same body sent again,
   // as a frontend re-checking a wallet does, then gets its credentials' digests from a small cache instead of
   // canonicalising every credential anew (~15 µs each). Sound: equal texts parse to equal credentials.
@@ -155,75 +154,39 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     // Credential ids are stored in the audit record: text a database cannot store is refused here, on every store.
     const badIds = body.credentials.flatMap((c, i) => unstorableText(c.id, ['credentials', i, 'id']));
     if (badIds.length > 0) throw new ValidationFailed(badIds, 'A credential id holds text the service cannot store');
-    // Ids are unique per project: the scenario is looked for in the token's projects only (404 elsewhere, 409 when
-    // the id is in two of them). The single-flight read is shared by executes of one id with the same projects.
-    const scope = narrowScope(request.principal, request.query.projectId);
-    const heads = await plans.head(body.scenarioId, scope.key, () => store.heads(body.scenarioId, scope.projects));
-    const first = heads[0];
-    if (first === undefined) throw new ScenarioNotFound(body.scenarioId);
-    let entry = heads.length === 1 ? plans.current(first) : undefined;
-    if (!entry) {
-      entry = plans.compile(await findScenarioIn(store, request.principal, scope.projects, body.scenarioId));
-    }
-    if (!canSee(request.principal, entry.projectId)) throw new ScenarioNotFound(body.scenarioId);
-    const at = now();
-    const executionId = randomUUID();
-    // Each credential's digest, once: the audit record keeps it, and the trust checks key their cache on it.
-    const digests = digestsOf(request, body.credentials);
-    // A credential over a size limit rejects with a 400 naming it, no room for its first checks with a 429 or 503.
-    const started = await executor.execute({
-      entry,
+    const principal = request.principal;
+    let signed: Awaited<ReturnType<typeof attestationsOf>> | undefined;
+    const { results, text } = await executions.execute({
+      scenarioId: body.scenarioId,
+      access: { ...narrowScope(principal, request.query.projectId), sees: (p) => canSee(principal, p) },
       address: address.address,
       addressChain: typeof body.address === 'object' ? body.address.chain : undefined,
       credentials: body.credentials,
-      digests,
-      executionId,
-      at,
+      digests: () => digestsOf(request, body.credentials),
       tenant: tenantOf(request),
+    }, {
+      // The request's log lines from here on, its completion line among them, name the execution and count its
+      // results: ids and counts only, never the address or a credential.
+      started: (executionId, started) => {
+        reply.log = request.log = request.log.child({ scenarioId: body.scenarioId, executionId, results: countStatuses(started) });
+      },
+      // With the response schema: the audit record keeps the very text that is answered.
+      serialize: (r) => reply.serialize(r) as string,
+      beforeCommit: async ({ record, entry, results, pending }) => {
+        // The parsed body (mostly credentials and their proofs) is not needed past this point: let it die young
+        // instead of being copied by every scavenge while the request waits for its commit (~5 µs of CPU per execute).
+        Reflect.set(request, 'body', undefined);
+        // The event of an execution that ended here joins its record's insert (the same group commit, no round trip of
+        // its own); a pending OffChainZKP execution's is queued when it ends (execution/offchain-zkp.ts).
+        // Signed before the commit so that the webhook, written with the record, carries what the caller receives.
+        signed = asked ? await attestationsOf(attestor, asked, attestedExecution(record, scenarioDigest(entry)), now()) : undefined;
+        if (!pending && webhookTarget(webhook, entry.scenario.webhookUrl) !== undefined) {
+          const attestation = signed && { ...(signed.jws !== undefined && { jws: signed.jws }), ...(signed.eip712 !== undefined && { eip712: signed.eip712 }) };
+          record.webhook = executionDelivery(record, results, entry.scenario.webhookUrl ?? null, { attestation });
+        }
+      },
     });
-    let { results } = started;
-    const { pending } = started;
-    // The request's log lines from here on, its completion line among them, name the execution and count its results:
-    // ids and counts only, never the address or a credential.
-    reply.log = request.log = request.log.child({ scenarioId: body.scenarioId, executionId, results: countStatuses(results) });
-    const timestamp = new Date(at).toISOString();
-    // Serialised once, with the response schema: the audit record keeps the very text that is answered. Results over
-    // MAX_RESULTS_BYTES (only a scenario of many long rules, run with many credentials) are compacted first.
-    let text = reply.serialize(results) as string;
-    if (text.length > MAX_RESULTS_BYTES / 3 && Buffer.byteLength(text) > MAX_RESULTS_BYTES) { // UTF-8: at most 3 bytes per UTF-16 unit
-      results = compactResults(results);
-      text = reply.serialize(results) as string;
-    }
-    const record: ExecutionRecord = {
-      executionId,
-      scenarioId: body.scenarioId,
-      scenarioRevision: entry.revision,
-      projectId: entry.projectId,
-      address: address.address,
-      state: pending ? 'pending' : 'completed',
-      results,
-      resultsJson: text,
-      zkp: pending?.zkp ?? null,
-      expiresAt: pending?.expiresAt ?? null,
-      // digestsOf gives one digest per credential: the fallback, never taken, would compute the same one.
-      credentials: body.credentials.map((c, i) => ({ id: c.id, sha256: digests[i] ?? contentDigest(c) })),
-      createdAt: timestamp,
-      updatedAt: timestamp,
-    };
-    // The parsed body (mostly credentials and their proofs) is not needed past this point: let it die young instead
-    // of being copied by every scavenge while the request waits for its commit (~5 µs of CPU per execute under load).
-    Reflect.set(request, 'body', undefined);
-    // The event of an execution that ended here joins its record's insert (the same group commit, no round trip of
-    // its own); a pending OffChainZKP execution's is queued when it ends (execution/offchain-zkp.ts).
-    // Signed before the commit so that the webhook, written with the record, carries what the caller receives.
-    const signed = asked ? await attestationsOf(attestor, asked, attestedExecution(record, scenarioDigest(entry)), now()) : undefined;
-    if (!pending && webhookTarget(webhook, entry.scenario.webhookUrl) !== undefined) {
-      const attestation = signed && { ...(signed.jws !== undefined && { jws: signed.jws }), ...(signed.eip712 !== undefined && { eip712: signed.eip712 }) };
-      record.webhook = executionDelivery(record, results, entry.scenario.webhookUrl ?? null, { attestation });
-    }
-    // Answered only once the audit record is committed: no verdict leaves the service unrecorded.
-    await store.recordExecution(record);
-    if (!pending) onVerdicts(results);
+    // Answered only once the audit record is committed (ExecutionService.execute).
     if (signed) {
       if (signed.jws !== undefined) reply.header('Attestation', signed.jws);
       if (signed.eip712 !== undefined) reply.header('Attestation-EIP712', eip712Header(signed.eip712));

@@ -37,3 +37,14 @@ export function refOf<T extends TSchema>(schema: T, options?: SchemaOptions) {
   if (schema.$id === undefined) throw new TypeError('refOf: the schema has no $id');
   return Type.Unsafe<Static<T>>(Type.Ref(schema.$id, options));
 }
+
+/** Ids are unique per project: a token holding several projects (or an operator) names the one it means. */
+export const ProjectQuery = Type.Object({
+  projectId: Type.Optional(Type.String({
+    maxLength: 128,
+    description:
+      'The project of the scenario, for a token that holds several projects where more than one has a scenario with ' +
+      'this id (409 SCS_SCENARIO_AMBIGUOUS otherwise). Empty: the scenario without a project (operator tokens). A ' +
+      'project the token does not hold finds nothing (404).',
+  })),
+}, { additionalProperties: false });

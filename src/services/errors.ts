@@ -1,0 +1,32 @@
+/**
+ * Refusals of the services, made with @fastify/error: each carries its problem code and HTTP status, which the
+ * problem+json handler answers as they are.
+ */
+import createError from '@fastify/error';
+import type { FieldError } from '../schemas/problem.js';
+
+export const ScenarioNotFound = createError<[string]>('SCS_SCENARIO_NOT_FOUND', 'No scenario with id %s', 404);
+export const ScenarioExists = createError<[string]>('SCS_SCENARIO_EXISTS', 'A scenario with id %s exists already', 409);
+export const ScenarioAmbiguous = createError<[string, string]>(
+  'SCS_SCENARIO_AMBIGUOUS',
+  'Scenario id %s names a scenario in more than one project this token holds (%s); add ?projectId= to name one',
+  409,
+);
+const PreconditionFailedError = createError<[string, string, string]>(
+  'SCS_PRECONDITION_FAILED',
+  'If-Match %s does not match the current ETag %s of the scenario; send If-Match: %s as the ETag header gives it ' +
+  '(quotes included, no W/ prefix: If-Match compares strong tags)',
+  412,
+);
+/** 412 for an If-Match (`given`, as sent) that does not hold against the scenario's current ETag (quoted, strong). */
+export const preconditionFailed = (given: string, etag: string) => new PreconditionFailedError(given, etag, etag);
+export const ForbiddenProject = createError<[string]>('SCS_FORBIDDEN_PROJECT', '%s', 403);
+export const Conflict = createError<[string]>('SCS_CONFLICT', '%s', 409);
+
+const InvalidScenarioError = createError<[string]>('SCS_VALIDATION', '%s', 400);
+/** A 400 naming the scenario's failing fields; `errorsTruncated`: whoever found them stopped looking. */
+export class InvalidScenario extends InvalidScenarioError {
+  constructor(readonly errors: FieldError[], message: string, readonly errorsTruncated = false) {
+    super(message);
+  }
+}

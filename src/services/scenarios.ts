@@ -1,0 +1,173 @@
+/** Scenarios: create, patch, delete and find, and the one validation pipeline a scenario passes before it is stored. */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { checkDeploymentTransitions } from '../domain/deployments.js';
+import { KeyedQueue } from '../domain/keyed-queue.js';
+import { mergePatch } from '../domain/merge-patch.js';
+import type { PlanCache } from '../domain/plan-cache.js';
+import { validateScenarioRules, type FieldProblem } from '../engine/index.js';
+import type { FieldError } from '../schemas/problem.js';
+import type { Static } from '@sinclair/typebox';
+import type { Scenario, ScenarioPatch } from '../schemas/scenario.js';
+import { ScenarioIdTaken } from '../store/errors.js';
+import type { ProjectScope, ScenarioRow, ScenarioStore } from '../store/types.js';
+import {
+  Conflict, ForbiddenProject, InvalidScenario, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, preconditionFailed,
+} from './errors.js';
+
+/** What a caller may reach (http/tenancy.ts): the projects searched, their key, and whether it sees a project. */
+export interface Access {
+  projects: ProjectScope;
+  key: string;
+  sees(projectId: string | null | undefined): boolean;
+}
+
+/** The Scenario schema's verdict on a document: the scenario, or its failing fields as the request names them. */
+export type SchemaCheck = (candidate: unknown) => { scenario: Scenario } | { errors: FieldError[]; truncated: boolean };
+
+export interface ScenarioServiceOptions {
+  store: ScenarioStore;
+  plans: PlanCache;
+  /** For the document a merge patch produces (a create's body is checked by its route). */
+  schema: SchemaCheck;
+  /** Checks of the scenario type beyond the engine's (OffChainZKP: what the circuits and contexts allow). */
+  validate: (scenario: Scenario) => Promise<FieldProblem[]>;
+  now: () => number;
+}
+
+/**
+ * A PATCH without If-Match merges again onto a concurrent writer's result, at most this many times, each new try after
+ * a random pause below 2^attempt ms (at most 5): writers of other processes (WORKERS) or instances that retry in step
+ * would otherwise keep colliding. Worst case ~0.1 s before the 409.
+ */
+const PATCH_ATTEMPTS = 20;
+const PATCH_BACKOFF_MAX_MS = 5;
+
+export const etagOf = (row: Pick<ScenarioRow, 'seq' | 'revision'>) => `"${row.seq}.${row.revision}"`;
+
+/** If-Match (RFC 9110 13.1.1): `*` or a list of strong entity tags; weak tags never match. */
+function ifMatchHolds(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return true;
+  const value = header.trim();
+  if (value === '*') return true;
+  return value.split(',').map((t) => t.trim()).some((t) => t === etag);
+}
+
+/**
+ * The one scenario with this id in the caller's projects: another project's is not found (404, its existence not
+ * revealed), an id in two of them is a 409. `sees` checks the store's filter again: a filter bug must not leak a row.
+ */
+export async function findScenarioIn(store: ScenarioStore, access: Access, id: string): Promise<ScenarioRow> {
+  const rows = await store.find(id, access.projects);
+  const row = rows[0];
+  if (row === undefined || !access.sees(row.input.projectId)) throw new ScenarioNotFound(id);
+  if (rows.length > 1) throw new ScenarioAmbiguous(id, rows.map((r) => r.input.projectId ?? '(no project)').join(', '));
+  return row;
+}
+
+type Candidate = { checked: Scenario } | { merged: unknown };
+
+export class ScenarioService {
+  private readonly patches = new KeyedQueue();
+
+  constructor(private readonly options: ScenarioServiceOptions) {}
+
+  /**
+   * The one validation pipeline: the schema, the caller's right to the project (`permit` throws), then one problem
+   * per field under `/input`: the engine, the deployment states (none moves back from `before`), the type's checks.
+   */
+  private async validated(
+    candidate: Candidate, permit: (scenario: Scenario) => void, before: Scenario['smartContractDeployments'] = [],
+  ): Promise<Scenario> {
+    let scenario: Scenario;
+    if ('checked' in candidate) {
+      scenario = candidate.checked;
+    } else {
+      const verdict = this.options.schema(candidate.merged);
+      if ('errors' in verdict) throw new InvalidScenario(verdict.errors, 'The scenario after the patch is not valid', verdict.truncated);
+      scenario = verdict.scenario;
+    }
+    permit(scenario);
+    const seen = new Set<string>();
+    const problemsFound = [
+      ...validateScenarioRules(scenario),
+      ...checkDeploymentTransitions(before, scenario.smartContractDeployments),
+      ...(await this.options.validate(scenario)),
+    ].filter((p) => !seen.has(p.pointer) && seen.add(p.pointer));
+    if (problemsFound.length > 0) {
+      throw new InvalidScenario(
+        problemsFound.map((p) => ({ field: `body.input${p.pointer.replace(/\//g, '.')}`, pointer: `/input${p.pointer}`, message: p.message })),
+        'The scenario rules are not valid',
+      );
+    }
+    return scenario;
+  }
+
+  /** `ambiguous`: the caller holds another scenario with this id in another project, so the id alone does not name it. */
+  async create(access: Access, id: string | undefined, input: Scenario): Promise<{ row: ScenarioRow; ambiguous: boolean }> {
+    const { store, plans, now } = this.options;
+    await this.validated({ checked: input }, (s) => {
+      if (!access.sees(s.projectId)) {
+        throw new ForbiddenProject(s.projectId == null
+          ? 'Only an operator token may create a scenario without a projectId; set input.projectId to one of your projects'
+          : `This token does not hold project ${s.projectId}`);
+      }
+    });
+    const newId = id ?? randomUUID();
+    const row = await store.create(newId, input, new Date(now()).toISOString());
+    if (!row) throw new ScenarioExists(newId);
+    plans.forget(newId, row.seq);
+    return { row, ambiguous: (await store.heads(newId, access.projects)).length > 1 };
+  }
+
+  find(access: Access, id: string): Promise<ScenarioRow> {
+    return findScenarioIn(this.options.store, access, id);
+  }
+
+  list(projects: ProjectScope, limit: number, from?: number) {
+    return this.options.store.list(limit, from, projects);
+  }
+
+  async delete(access: Access, id: string): Promise<void> {
+    const row = await this.find(access, id);
+    if (!(await this.options.store.delete(row.seq))) throw new ScenarioNotFound(id);
+    this.options.plans.forget(id, row.seq);
+  }
+
+  /**
+   * `ifMatch` as sent (a stale one is a 412). PATCHes of one scenario through this instance run one after the other;
+   * compare-and-set on the revision guards against writers elsewhere: without If-Match, we merge again onto theirs.
+   */
+  patch(access: Access, id: string, patch: Static<typeof ScenarioPatch>, ifMatch: string | undefined): Promise<ScenarioRow> {
+    const { store, plans, now } = this.options;
+    return this.patches.run(id, async () => {
+      for (let attempt = 0; attempt < PATCH_ATTEMPTS; attempt++) {
+        if (attempt > 0) await sleep(Math.random() * Math.min(PATCH_BACKOFF_MAX_MS, 2 ** attempt));
+        const current = await this.find(access, id);
+        const etag = etagOf(current);
+        if (ifMatch !== undefined && !ifMatchHolds(ifMatch, etag)) throw preconditionFailed(ifMatch, etag);
+        const merged = await this.validated({ merged: mergePatch(current.input, patch) }, ({ projectId: moved }) => {
+          if (!access.sees(moved)) {
+            throw new ForbiddenProject(moved == null
+              ? 'Only an operator token may remove a scenario\'s projectId'
+              : `This token does not hold project ${moved}: moving a scenario needs a token holding both projects`);
+          }
+        }, current.input.smartContractDeployments);
+        let row;
+        try {
+          row = await store.update(current.seq, merged, current.revision, new Date(now()).toISOString());
+        } catch (err) {
+          if (!(err instanceof ScenarioIdTaken)) throw err;
+          throw new Conflict(`Project ${merged.projectId ?? '(none)'} has a scenario with id ${id} already: the scenario cannot move there`);
+        }
+        if (row) {
+          plans.forget(id, row.seq);
+          return row;
+        }
+        // Another writer changed the scenario meanwhile: read it again. A stale If-Match then fails above (412 naming
+        // the new ETag); without If-Match, or with *, the patch merges onto the new revision.
+      }
+      throw new Conflict('The scenario kept changing under concurrent writes; send the PATCH again');
+    });
+  }
+}
