@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import { auth, createAuthenticator } from './http/auth.js';
 import { corsPlugin } from './http/cors.js';
 import { openApiDocs } from './http/docs.js';
-import { handleClientError, handleFrameworkError, problemDetails, sendProblem } from './http/errors.js';
+import { handleClientError, handleFrameworkError, problemDetails, ShuttingDown } from './http/errors.js';
 import { attestationRoutes, jwksRoute } from './http/attestation.js';
 import { executeRoutes } from './http/execute.js';
 import { executionRoutes } from './http/executions.js';
@@ -127,10 +127,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     for (const t of timers) clearInterval(t);
     await webhooks?.stop();
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
-    reply.header('Retry-After', '1');
-    return sendProblem(reply, 503, { code: 'SCS_SHUTTING_DOWN', detail: 'This instance is shutting down; retry, and another will answer' });
+  app.addHook('onRequest', async () => {
+    if (closing) throw new ShuttingDown('retry, and another will answer');
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

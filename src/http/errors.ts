@@ -61,6 +61,88 @@ export class ValidationFailed extends ValidationError {
   }
 }
 
+/** The JSON body nests deeper than MAX_JSON_DEPTH levels (protection.ts): a 400 naming the first place. */
+export class TooDeep extends createError<[number, string]>('SCS_TOO_DEEP', 'The JSON body nests deeper than %d levels, first at %s', 400) {
+  constructor(depth: number, readonly errors: FieldError[]) {
+    super(depth, errors[0]?.field ?? 'body');
+  }
+}
+/** An object of the JSON body has more than MAX_JSON_KEYS keys (protection.ts): a 400 naming it. */
+export class TooManyKeys extends createError<[number, string]>(
+  'SCS_TOO_MANY_KEYS', 'The JSON body has an object of more than %d keys, at %s', 400,
+) {
+  constructor(keys: number, readonly errors: FieldError[]) {
+    super(keys, errors[0]?.field ?? 'body');
+  }
+}
+
+/** The challenge every 401 carries (RFC 6750); a refusal may name a more precise one (`challenge`). */
+const BEARER_CHALLENGE = 'Bearer realm="compliance"';
+/** No bearer token, or not a valid one; `bearerError` (RFC 6750's error code) goes into the challenge with the reason. */
+export class Unauthorized extends createError<[string]>('SCS_UNAUTHORIZED', '%s', 401) {
+  readonly challenge: string;
+  constructor(message: string, bearerError?: string) {
+    super(message);
+    // error_description in the characters RFC 6750 allows there (printable ASCII but " and \).
+    this.challenge = bearerError
+      ? `${BEARER_CHALLENGE}, error="${bearerError}", error_description="${message.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '')}"`
+      : BEARER_CHALLENGE;
+  }
+}
+/** The token may not use this route: the route names no scope, or (with `scope`) the token lacks it. */
+export class Forbidden extends createError<[string]>('SCS_FORBIDDEN', '%s', 403) {
+  readonly challenge?: string;
+  constructor(message: string, scope?: string) {
+    super(message);
+    if (scope !== undefined) this.challenge = `${BEARER_CHALLENGE}, error="insufficient_scope", scope="${scope}"`;
+  }
+}
+
+/**
+ * The 503s the service answers by choice (it is stopping, overloaded, not ready, or cannot check tokens now): logged
+ * as every problem is, not as an outage (`deliberate`), and without a stack trace (refused under load).
+ */
+const deliberate503 = <C extends unknown[]>(code: string, message: string) =>
+  class extends createError<C>(code, message, 503, Error, false) {
+    readonly deliberate = true;
+  };
+export class ShuttingDown extends deliberate503<[string]>('SCS_SHUTTING_DOWN', 'This instance is shutting down; %s') {
+  readonly retryAfterSeconds = 1;
+}
+export class Overloaded extends deliberate503<[number, number]>(
+  'SCS_OVERLOADED', 'The service is overloaded (event loop delay %d ms, over %d ms); retry shortly',
+) {
+  readonly retryAfterSeconds = 1;
+}
+export class AuthUnavailable extends deliberate503<[string]>('SCS_AUTH_UNAVAILABLE', '%s') {
+  readonly retryAfterSeconds = 5;
+}
+/** /health/ready: the database does not answer. */
+export class DatabaseNotReady extends deliberate503<[]>(
+  'SCS_DATABASE_UNAVAILABLE', 'The database does not answer, or cannot write to its storage',
+) {
+  readonly retryAfterSeconds = 1;
+}
+/** /health/ready: the database's storage refuses writes (the store's StorageFull, with its Retry-After). */
+export class StorageFullNotReady extends deliberate503<[]>(
+  'SCS_STORAGE_FULL', 'The database\'s storage is full: writes are refused until space is freed',
+) {
+  constructor(readonly retryAfterSeconds: number) {
+    super();
+  }
+}
+
+/** The Idempotency-Key was used with another request. */
+export const IdempotencyKeyReused = createError(
+  'SCS_IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request body; use a new key for a new request', 422,
+);
+/** A request with the Idempotency-Key still runs: retry after a second. */
+export class IdempotencyInProgress extends createError(
+  'SCS_IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still in progress', 409,
+) {
+  readonly retryAfterSeconds = 1;
+}
+
 /**
  * What the problem handler reads of an error: Fastify's `code` and `statusCode` (set by @fastify/error in each
  * module's errors.ts), its message as the problem's detail, and what some of those errors add: a detail other than
@@ -71,6 +153,10 @@ interface CodedError extends FastifyError {
   errors?: FieldError[];
   errorsTruncated?: boolean;
   retryAfterSeconds?: number;
+  /** WWW-Authenticate of a 401 or 403 (a 401 without one gets the plain bearer challenge). */
+  challenge?: string;
+  /** A 503 the service chose (see deliberate503): not logged as an outage. */
+  deliberate?: boolean;
 }
 
 const TITLES: Record<number, string> = {
@@ -121,7 +207,7 @@ function problem(status: number, fields: Partial<Problem>): Problem {
  * Answers `status` as problem+json, with an SCS_ code (problemCode), and logs the code and status at info: never the
  * detail or the field errors, which may quote what the client sent.
  */
-export function sendProblem(reply: FastifyReply, status: number, fields: Partial<Problem>): FastifyReply {
+function sendProblem(reply: FastifyReply, status: number, fields: Partial<Problem>): FastifyReply {
   const body = problem(status, { instance: reply.request.url.split('?')[0], ...fields });
   reply.request.log.info({ problem: body.code, status }, 'answered with a problem');
   return reply.code(status).type('application/problem+json').send(body);
@@ -258,15 +344,16 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const status = error.statusCode ?? 500;
     const retry = error.retryAfterSeconds;
     if (status >= 400 && status < 500) {
-      if (status === 401) reply.header('WWW-Authenticate', 'Bearer realm="compliance"');
-      if (status === 429 && retry !== undefined) reply.header('Retry-After', String(retry));
+      const challenge = error.challenge ?? (status === 401 ? BEARER_CHALLENGE : undefined);
+      if (challenge !== undefined) reply.header('WWW-Authenticate', challenge);
+      if (retry !== undefined) reply.header('Retry-After', String(retry));
       return sendProblem(reply, status, {
         code: error.code, detail: error.detail ?? error.message, ...(error.errors && { errors: error.errors, errorsTruncated: error.errorsTruncated }),
       });
     }
     if (status === 503) {
       reply.header('Retry-After', String(retry ?? 1));
-      request.log.warn({ err: error }, 'service unavailable');
+      if (error.deliberate !== true) request.log.warn({ err: error }, 'service unavailable');
       return sendProblem(reply, 503, { code: error.code, detail: error.message });
     }
     request.log.error({ err: error }, 'unhandled error');

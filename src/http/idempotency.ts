@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, onSendAsyncHookHandler } from 'fastify';
 import { canonicalJson, sha256Hex } from '../domain/canonical-json.js';
 import type { IdempotencyStore } from '../store/types.js';
-import { sendProblem } from './errors.js';
+import { IdempotencyInProgress, IdempotencyKeyReused, ValidationFailed } from './errors.js';
 import { scopeOf } from './tenancy.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -54,11 +54,10 @@ export function idempotency(store: IdempotencyStore, now: () => number) {
     const raw = request.headers['idempotency-key'];
     if (raw === undefined) return;
     if (typeof raw !== 'string' || !KEY.test(raw)) {
-      return sendProblem(reply, 400, {
-        code: 'SCS_VALIDATION',
-        detail: 'Idempotency-Key must be 1 to 255 printable characters',
-        errors: [{ field: 'headers.idempotency-key', pointer: '/idempotency-key', message: 'must be 1 to 255 printable characters' }],
-      });
+      throw new ValidationFailed(
+        [{ field: 'headers.idempotency-key', pointer: '/idempotency-key', message: 'must be 1 to 255 printable characters' }],
+        'Idempotency-Key must be 1 to 255 printable characters',
+      );
     }
     const key = storedKey(request.principal?.subject ?? '', `${request.method} ${request.routeOptions.url}`, raw);
     const requestHash = sha256Hex(canonicalJson({
@@ -78,16 +77,8 @@ export function idempotency(store: IdempotencyStore, now: () => number) {
       request.idempotencyHeartbeat = heartbeat;
       return;
     }
-    if (claim.requestHash !== requestHash) {
-      return sendProblem(reply, 422, {
-        code: 'SCS_IDEMPOTENCY_KEY_REUSED',
-        detail: 'This Idempotency-Key was used with another request body; use a new key for a new request',
-      });
-    }
-    if (!claim.response) {
-      reply.header('Retry-After', '1');
-      return sendProblem(reply, 409, { code: 'SCS_IDEMPOTENCY_IN_PROGRESS', detail: 'A request with this Idempotency-Key is still in progress' });
-    }
+    if (claim.requestHash !== requestHash) throw new IdempotencyKeyReused();
+    if (!claim.response) throw new IdempotencyInProgress();
     const { status, headers, body } = claim.response;
     reply.code(status).headers(headers).header('Idempotent-Replayed', 'true');
     return reply.send(body);
