@@ -102,33 +102,25 @@ export class Forbidden extends createError<[string]>('SCS_FORBIDDEN', '%s', 403)
  * The 503s the service answers by choice (it is stopping, overloaded, not ready, or cannot check tokens now): logged
  * as every problem is, not as an outage (`deliberate`), and without a stack trace (refused under load).
  */
-const deliberate503 = <C extends unknown[]>(code: string, message: string) =>
+const deliberate503 = <C extends unknown[]>(code: string, message: string, retryAfterSeconds: number) =>
   class extends createError<C>(code, message, 503, Error, false) {
     readonly deliberate = true;
+    retryAfterSeconds = retryAfterSeconds;
   };
-export class ShuttingDown extends deliberate503<[string]>('SCS_SHUTTING_DOWN', 'This instance is shutting down; %s') {
-  readonly retryAfterSeconds = 1;
-}
-export class Overloaded extends deliberate503<[number, number]>(
-  'SCS_OVERLOADED', 'The service is overloaded (event loop delay %d ms, over %d ms); retry shortly',
-) {
-  readonly retryAfterSeconds = 1;
-}
-export class AuthUnavailable extends deliberate503<[string]>('SCS_AUTH_UNAVAILABLE', '%s') {
-  readonly retryAfterSeconds = 5;
-}
+export const ShuttingDown = deliberate503<[string]>('SCS_SHUTTING_DOWN', 'This instance is shutting down; %s', 1);
+export const Overloaded = deliberate503<[number, number]>(
+  'SCS_OVERLOADED', 'The service is overloaded (event loop delay %d ms, over %d ms); retry shortly', 1,
+);
+export const AuthUnavailable = deliberate503<[string]>('SCS_AUTH_UNAVAILABLE', '%s', 5);
 /** /health/ready: the database does not answer. */
-export class DatabaseNotReady extends deliberate503<[]>(
-  'SCS_DATABASE_UNAVAILABLE', 'The database does not answer, or cannot write to its storage',
-) {
-  readonly retryAfterSeconds = 1;
-}
-/** /health/ready: the database's storage refuses writes (the store's StorageFull, with its Retry-After). */
+export const DatabaseNotReady = deliberate503<[]>('SCS_DATABASE_UNAVAILABLE', 'The database does not answer, or cannot write to its storage', 1);
+/** /health/ready: the database's storage refuses writes (the store's StorageFull, whose Retry-After it gives). */
 export class StorageFullNotReady extends deliberate503<[]>(
-  'SCS_STORAGE_FULL', 'The database\'s storage is full: writes are refused until space is freed',
+  'SCS_STORAGE_FULL', 'The database\'s storage is full: writes are refused until space is freed', 1,
 ) {
-  constructor(readonly retryAfterSeconds: number) {
+  constructor(retryAfterSeconds: number) {
     super();
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -278,7 +270,7 @@ export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
     } else if (e.keyword === 'const' || e.keyword === 'enum') {
       if (!firstOfGroup(path, 'values')) continue;
       const values = [...new Set(at(path).flatMap((o) =>
-        o.keyword === 'const' ? [o.params.allowedValue] : o.keyword === 'enum' ? (o.params.allowedValues as unknown[]) : []))];
+        o.keyword === 'const' ? [o.params.allowedValue] : o.keyword === 'enum' && Array.isArray(o.params.allowedValues) ? o.params.allowedValues : []))];
       add(path, values.length === 1 ? `must be ${shown(values[0])}` : `must be one of ${values.map(shown).join(', ')}`);
     } else if (e.keyword === 'type') {
       if (explainedAt.has(path) || !firstOfGroup(path, 'types')) continue;
@@ -328,7 +320,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(reply, 400, {
         code: 'SCS_VALIDATION',
         detail: `The request ${part} is not valid`,
-        errors: fieldErrors(part, error.validation as AjvError[]),
+        errors: fieldErrors(part, error.validation),
         errorsTruncated: overBudget(error.validation),
       });
     }
