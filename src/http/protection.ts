@@ -45,7 +45,7 @@ export function shapeProblem(value: unknown, depth: number, maxKeys: number): Sh
   const keys = Object.keys(value);
   if (keys.length > maxKeys) return { at: [], keys: keys.length };
   for (const key of keys) {
-    const found = shapeProblem((value as Record<string, unknown>)[key], depth - 1, maxKeys);
+    const found = shapeProblem(Reflect.get(value, key), depth - 1, maxKeys);
     if (found) {
       found.at.unshift(key);
       return found;
@@ -109,7 +109,7 @@ async function registerProtection(app: FastifyInstance, { rateLimit: limits, max
     // plugin's hook for it instead: the plugin runs one limit per request.
     const limit = app.rateLimit();
     app.addHook('onRequest', async (request, reply) => {
-      if (typeof (request.routeOptions.config as { rateLimit?: unknown }).rateLimit === 'object') return;
+      if (typeof request.routeOptions.config.rateLimit === 'object') return;
       await limit.call(app, request, reply);
     });
   }
