@@ -17,13 +17,6 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 /** Response headers replayed with the body. */
 const REPLAYED_HEADERS = ['content-type', 'location', 'etag', 'attestation', 'attestation-eip712'];
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    idempotencyKey?: string;
-    idempotencyHeartbeat?: NodeJS.Timeout;
-  }
-}
-
 /**
  * Idempotency-Key (the Stripe model) for POST routes: the first request with a key does the work and its response
  * (status, body byte for byte, Location/ETag) is stored; a retry with the same key and request gets that response
@@ -50,6 +43,8 @@ export function storedKey(subject: string, route: string, key: string): string {
 }
 
 export function idempotency(store: IdempotencyStore, now: () => number) {
+  // The claim a request holds (its stored key) and the heartbeat renewing its lease, until its answer is sent.
+  const claims = new WeakMap<FastifyRequest, { key: string; heartbeat: NodeJS.Timeout }>();
   const preHandler: preHandlerAsyncHookHandler = async function (request: FastifyRequest, reply: FastifyReply) {
     const raw = request.headers['idempotency-key'];
     if (raw === undefined) return;
@@ -69,12 +64,11 @@ export function idempotency(store: IdempotencyStore, now: () => number) {
     const leaseFrom = (t: number) => new Date(t + IDEMPOTENCY_LEASE_MS).toISOString();
     const claim = await store.claimIdempotencyKey(key, requestHash, new Date(at).toISOString(), new Date(at - IDEMPOTENCY_TTL_MS).toISOString(), leaseFrom(at));
     if (claim.claimed) {
-      request.idempotencyKey = key;
       const heartbeat = setInterval(() => {
         if (now() - at > MAX_HEARTBEAT_MS) return clearInterval(heartbeat);
         store.renewIdempotencyLease(key, leaseFrom(now())).catch((err) => request.log.warn({ err }, 'could not renew an idempotency lease'));
       }, HEARTBEAT_MS).unref();
-      request.idempotencyHeartbeat = heartbeat;
+      claims.set(request, { key, heartbeat });
       return;
     }
     if (claim.requestHash !== requestHash) throw new IdempotencyKeyReused();
@@ -85,10 +79,11 @@ export function idempotency(store: IdempotencyStore, now: () => number) {
   };
 
   const onSend: onSendAsyncHookHandler<unknown> = async function (request, reply, payload) {
-    const key = request.idempotencyKey;
-    if (key === undefined) return payload;
-    request.idempotencyKey = undefined;
-    clearInterval(request.idempotencyHeartbeat);
+    const held = claims.get(request);
+    if (held === undefined) return payload;
+    claims.delete(request);
+    const { key, heartbeat } = held;
+    clearInterval(heartbeat);
     if (reply.statusCode >= 300 || typeof payload !== 'string') {
       await store.releaseIdempotencyKey(key).catch((err) => request.log.warn({ err }, 'could not release an idempotency key'));
       return payload;
