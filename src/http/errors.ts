@@ -9,6 +9,7 @@ export type { FieldError } from '../schemas/problem.js';
 import type { FieldError } from '../schemas/problem.js';
 
 /** Coded errors (SCS_ = Scenario Compliance Service). The error handler turns each into problem+json. */
+export const RouteNotFound = createError<[string, string]>('SCS_ROUTE_NOT_FOUND', 'No route %s %s', 404);
 export const ScenarioNotFound = createError<[string]>('SCS_SCENARIO_NOT_FOUND', 'No scenario with id %s', 404);
 export const ExecutionNotFound = createError<[string]>('SCS_EXECUTION_NOT_FOUND', 'No execution with id %s', 404);
 export const WebhookDeliveryNotFound = createError<[string, string]>(
@@ -195,12 +196,16 @@ function problem(status: number, fields: Partial<Problem>): Problem {
   };
 }
 
+/** A request URL's path, without its query. */
+const pathOf = (url: string): string => url.split('?', 1)[0] ?? url;
+
 /**
  * Answers `status` as problem+json, with an SCS_ code (problemCode), and logs the code and status at info: never the
- * detail or the field errors, which may quote what the client sent.
+ * detail or the field errors, which may quote what the client sent. Called by the problem handler, and by
+ * handleFrameworkError, whose reply belongs to the router's own context (its error handler is Fastify's default).
  */
 function sendProblem(reply: FastifyReply, status: number, fields: Partial<Problem>): FastifyReply {
-  const body = problem(status, { instance: reply.request.url.split('?')[0], ...fields });
+  const body = problem(status, { instance: pathOf(reply.request.url), ...fields });
   reply.request.log.info({ problem: body.code, status }, 'answered with a problem');
   return reply.code(status).type('application/problem+json').send(body);
 }
@@ -355,9 +360,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     });
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, 404, { code: 'SCS_ROUTE_NOT_FOUND', detail: `No route ${request.method} ${request.url.split('?')[0]}` }),
-  );
+  app.setNotFoundHandler(async (request) => {
+    throw new RouteNotFound(request.method, pathOf(request.url));
+  });
 }
 
 /**
@@ -368,7 +373,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
  * `Fastify({ frameworkErrors: handleFrameworkError, ... })`.
  */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const path = request.url.split('?')[0];
+  const path = pathOf(request.url);
   // No hook runs for these replies: set the request id header here.
   reply.header('x-request-id', request.id);
   if (error.code === 'FST_ERR_BAD_URL') {
