@@ -139,7 +139,7 @@ export class IdempotencyInProgress extends createError(
 /**
  * What the problem handler reads of an error: Fastify's `code` and `statusCode` (set by @fastify/error in each
  * module's errors.ts), its message as the problem's detail, and what some of those errors add: a detail other than
- * the message, the failing fields of a 400, and the seconds a 429 or 503 asks the client to wait (Retry-After).
+ * the message, the failing fields of a 400, the seconds a refusal asks the client to wait (Retry-After), and its challenge.
  */
 interface CodedError extends FastifyError {
   detail?: string;
