@@ -9,7 +9,7 @@ import { AuthUnavailable, Forbidden, Unauthorized, ValidationFailed } from './er
 import { keysUnavailable, remoteKeys } from './jwks.js';
 
 const SCOPES = ['scenarios:read', 'scenarios:write', 'scenarios:execute'] as const;
-export type Scope = (typeof SCOPES)[number];
+type Scope = (typeof SCOPES)[number];
 
 /** Who is calling: what it may do and which projects it may see ('*' = every project, an operator). */
 export interface Principal {

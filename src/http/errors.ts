@@ -9,7 +9,7 @@ export type { FieldError } from '../schemas/problem.js';
 import type { FieldError } from '../schemas/problem.js';
 
 /** Coded errors (SCS_ = Scenario Compliance Service). The error handler turns each into problem+json. */
-export const RouteNotFound = createError<[string, string]>('SCS_ROUTE_NOT_FOUND', 'No route %s %s', 404);
+const RouteNotFound = createError<[string, string]>('SCS_ROUTE_NOT_FOUND', 'No route %s %s', 404);
 export const ScenarioNotFound = createError<[string]>('SCS_SCENARIO_NOT_FOUND', 'No scenario with id %s', 404);
 export const ExecutionNotFound = createError<[string]>('SCS_EXECUTION_NOT_FOUND', 'No execution with id %s', 404);
 export const WebhookDeliveryNotFound = createError<[string, string]>(
