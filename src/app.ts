@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import { auth, createAuthenticator } from './http/auth.js';
 import { corsPlugin } from './http/cors.js';
 import { openApiDocs } from './http/docs.js';
-import { handleClientError, handleFrameworkError, problemDetails, sendProblem } from './http/errors.js';
+import { handleClientError, handleFrameworkError, problemDetails, ShuttingDown } from './http/errors.js';
 import { attestationRoutes, jwksRoute } from './http/attestation.js';
 import { executeRoutes } from './http/execute.js';
 import { executionRoutes } from './http/executions.js';
@@ -23,15 +23,14 @@ import { webhookSecretRoute } from './http/webhook-secret.js';
 
 export type { AppDeps } from './adapters.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /**
-     * The first step of a graceful stop (server.ts, on SIGTERM), before close(): /health/ready answers 503 and every
-     * answer carries `Connection: close`, while requests are still served, so clients and load balancers move away
-     * before the listener closes.
-     */
-    drain(): void;
-  }
+/** The service's Fastify instance, and what only the process that runs it (server.ts) calls. */
+export interface ServiceApp extends FastifyInstance {
+  /**
+   * The first step of a graceful stop (server.ts, on SIGTERM), before close(): /health/ready answers 503 and every
+   * answer carries `Connection: close`, while requests are still served, so clients and load balancers move away
+   * before the listener closes.
+   */
+  drain(): void;
 }
 
 /** How often pending OffChainZKP executions whose request expired are failed. */
@@ -60,7 +59,7 @@ export const REDACT = [
  * The service as a Fastify instance: the adapters from the composition root (adapters.ts), the cross-cutting plugins
  * (problem details, protection, docs, metrics, auth) and the route plugins, each handed only what it uses.
  */
-export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
+export async function buildApp(config: Config, deps: AppDeps = {}): Promise<ServiceApp> {
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
     bodyLimit: config.bodyLimit,
@@ -116,10 +115,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   // request to a socket close() is about to end, and close() need not wait for the client's keep-alive to end.
   let draining = false;
   let closing = false;
-  app.decorate('drain', () => {
+  const drain = () => {
     if (!draining) app.log.info('draining: readiness 503, connections closed after each answer');
     draining = true;
-  });
+  };
   app.addHook('preClose', async () => {
     closing = true;
     const closeIdle = app.server.closeIdleConnections.bind(app.server);
@@ -127,10 +126,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     for (const t of timers) clearInterval(t);
     await webhooks?.stop();
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
-    reply.header('Retry-After', '1');
-    return sendProblem(reply, 503, { code: 'SCS_SHUTTING_DOWN', detail: 'This instance is shutting down; retry, and another will answer' });
+  app.addHook('onRequest', async () => {
+    if (closing) throw new ShuttingDown('retry, and another will answer');
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -166,5 +163,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await secured.register(webhookSecretRoute, { webhook: config.webhook });
   });
 
-  return app;
+  // A property of the root instance, typed by ServiceApp, not a decorator every FastifyInstance would claim to have.
+  return Object.assign(app, { drain });
 }

@@ -1,15 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { JwtOptions, StaticToken } from '../domain/auth-settings.js';
 import { storableText } from '../domain/storable-text.js';
-import { sendProblem, type FieldError } from './errors.js';
+import { AuthUnavailable, Forbidden, Unauthorized, ValidationFailed } from './errors.js';
 import { keysUnavailable, remoteKeys } from './jwks.js';
 
 const SCOPES = ['scenarios:read', 'scenarios:write', 'scenarios:execute'] as const;
-export type Scope = (typeof SCOPES)[number];
+type Scope = (typeof SCOPES)[number];
 
 /** Who is calling: what it may do and which projects it may see ('*' = every project, an operator). */
 export interface Principal {
@@ -32,6 +32,8 @@ declare module 'fastify' {
 
 const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest();
 const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPES);
+const SCOPE_NAMES: ReadonlySet<unknown> = ALL_SCOPES;
+const isScope = (s: unknown): s is Scope => SCOPE_NAMES.has(s);
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /** Verified JWTs remembered for the rate limit's key (identify); more only evicts the least recently used. */
 const KNOWN_JWTS = 10_000;
@@ -49,12 +51,6 @@ function jwtKey(token: string): string {
 /** The token of an `Authorization: Bearer <token>` header (scheme in any case, spaces around), or undefined. */
 function bearerToken(header: string | undefined): string | undefined {
   return header ? /^[ ]*Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(header)?.[1] : undefined;
-}
-
-class AuthError extends Error {
-  constructor(readonly status: 400 | 401 | 503, message: string, readonly bearerError?: string, readonly errors?: FieldError[]) {
-    super(message);
-  }
 }
 
 /**
@@ -92,17 +88,17 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
       projects: t.projects === '*' ? ('*' as const) : new Set(t.projects),
     },
   }));
-  const keys = jwt ? remoteKeys(jwt.jwksUrl) : undefined;
+  const verifier = jwt ? { jwt, keys: remoteKeys(jwt.jwksUrl) } : undefined;
   // The JWTs that verified, by jwtKey, until they expire: the rate limit counts a request against its token only
   // once the token is known good, so made-up tokens share their client address's budget.
   const knownJwts = new LRUCache<string, true>({ max: KNOWN_JWTS });
 
-  async function fromJwt(token: string): Promise<Principal> {
+  async function fromJwt(token: string, { jwt, keys }: NonNullable<typeof verifier>): Promise<Principal> {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keys!, {
-        issuer: jwt!.issuer,
-        audience: jwt!.audience,
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: jwt.issuer,
+        audience: jwt.audience,
         algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'],
         clockTolerance: 5,
         // A token without an expiry would be good forever, however it leaked.
@@ -111,24 +107,25 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
     } catch (err) {
       // The key set could not be fetched: nothing is known about the token, so try again later, not 401.
       if (keysUnavailable(err) || !(err instanceof joseErrors.JOSEError)) {
-        throw new AuthError(503, 'The token keys (AUTH_JWKS_URL) cannot be fetched now; retry shortly');
+        throw new AuthUnavailable('The token keys (AUTH_JWKS_URL) cannot be fetched now; retry shortly');
       }
-      throw new AuthError(401, jwtRefusal(err, jwt!), 'invalid_token');
+      throw new Unauthorized(jwtRefusal(err, jwt), 'invalid_token');
     }
-    knownJwts.set(jwtKey(token), true, { ttl: Math.max(1, (payload.exp! + 5) * 1000 - Date.now()) });
+    // exp is there: jwtVerify requires it.
+    knownJwts.set(jwtKey(token), true, { ttl: Math.max(1, ((payload.exp ?? 0) + 5) * 1000 - Date.now()) });
     const raw = payload.scope ?? payload.scp;
-    const list = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
-    const scopes = new Set(list.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s as string)));
-    const claim = payload[jwt!.projectsClaim];
+    const list: unknown[] = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
+    const scopes = new Set(list.filter(isScope));
+    const claim = payload[jwt.projectsClaim];
     const projects = claim === '*'
       ? ('*' as const)
       : new Set(Array.isArray(claim) ? claim.filter((p): p is string => typeof p === 'string') : []);
     // Project ids reach the database: the rule for every stored text.
     if (projects !== '*' && ![...projects].every(storableText)) {
-      const field = `the token's ${jwt!.projectsClaim} claim`;
-      throw new AuthError(400, `A project id in ${field} holds U+0000 or an unpaired UTF-16 surrogate`, undefined, [
-        { field: `headers.authorization.${jwt!.projectsClaim}`, pointer: '/authorization', message: `${field} must not hold U+0000 or an unpaired UTF-16 surrogate` },
-      ]);
+      const field = `the token's ${jwt.projectsClaim} claim`;
+      throw new ValidationFailed([
+        { field: `headers.authorization.${jwt.projectsClaim}`, pointer: '/authorization', message: `${field} must not hold U+0000 or an unpaired UTF-16 surrogate` },
+      ], `A project id in ${field} holds U+0000 or an unpaired UTF-16 surrogate`);
     }
     return { kind: 'jwt', subject: `jwt:${String(payload.iss)}:${String(payload.sub ?? '')}`, scopes, projects };
   }
@@ -139,15 +136,15 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
     const header = request.headers.authorization;
     const token = bearerToken(header);
     if (token === undefined) {
-      throw new AuthError(401, header ? 'The Authorization header must be "Bearer <token>"' : 'Send Authorization: Bearer <token>');
+      throw new Unauthorized(header ? 'The Authorization header must be "Bearer <token>"' : 'Send Authorization: Bearer <token>');
     }
     // Configured tokens first: one may have a JWT's shape (two dots) and is still that token.
     const given = digest(token);
     let found: Principal | undefined;
     for (const s of statics) if (timingSafeEqual(s.digest, given)) found = s.principal;
     if (found) return found;
-    if (keys && JWT_SHAPE.test(token)) return fromJwt(token);
-    throw new AuthError(401, 'The bearer token is not valid', 'invalid_token');
+    if (verifier && JWT_SHAPE.test(token)) return fromJwt(token, verifier);
+    throw new Unauthorized('The bearer token is not valid', 'invalid_token');
   }
 
   /**
@@ -161,7 +158,7 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
     const token = bearerToken(header);
     if (token === undefined) return undefined;
     const subject = bySubject.get(digest(token).toString('hex'));
-    if (subject !== undefined || !keys || !JWT_SHAPE.test(token)) return subject;
+    if (subject !== undefined || !verifier || !JWT_SHAPE.test(token)) return subject;
     const key = jwtKey(token);
     return knownJwts.has(key) ? `jwt:${key}` : undefined;
   }
@@ -171,39 +168,23 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;
 
-/** onRequest hook: authenticates, or answers 401 problem+json with WWW-Authenticate. */
+/** onRequest hook: authenticates, or throws 401 (with its WWW-Authenticate challenge), 400 or 503. */
 function authHook(authenticate: Authenticator) {
-  return async function (request: FastifyRequest, reply: FastifyReply) {
+  return async function (request: FastifyRequest) {
     try {
       request.principal = await authenticate(request);
     } catch (err) {
-      if (!(err instanceof AuthError)) throw err;
-      if (err.status === 503) {
-        reply.header('Retry-After', '5');
-        return sendProblem(reply, 503, { code: 'SCS_AUTH_UNAVAILABLE', detail: err.message });
-      }
-      if (err.status === 400) return sendProblem(reply, 400, { code: 'SCS_VALIDATION', detail: err.message, errors: err.errors });
-      // RFC 6750: error_description says why, in the characters it may hold (printable ASCII but " and \).
-      const why = err.bearerError ? `, error="${err.bearerError}", error_description="${err.message.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '')}"` : '';
-      reply.header('WWW-Authenticate', `Bearer realm="compliance"${why}`);
-      request.log.info({ reason: err.message }, 'bearer token refused');
-      return sendProblem(reply, 401, { code: 'SCS_UNAUTHORIZED', detail: err.message });
+      if (err instanceof Unauthorized) request.log.info({ reason: err.message }, 'bearer token refused');
+      throw err;
     }
   };
 }
 
 /** preHandler: the caller's token must carry the scope its route names in `config.scope`, else 403. */
-function scopeHook() {
-  return async function (request: FastifyRequest, reply: FastifyReply) {
-    const scope = request.routeOptions.config.scope;
-    if (scope === undefined) {
-      return sendProblem(reply, 403, { code: 'SCS_FORBIDDEN', detail: 'This route names no scope, so no token may use it' });
-    }
-    if (!request.principal?.scopes.has(scope)) {
-      reply.header('WWW-Authenticate', `Bearer realm="compliance", error="insufficient_scope", scope="${scope}"`);
-      return sendProblem(reply, 403, { code: 'SCS_FORBIDDEN', detail: `This token lacks the scope ${scope}` });
-    }
-  };
+async function scopeHook(request: FastifyRequest) {
+  const scope = request.routeOptions.config.scope;
+  if (scope === undefined) throw new Forbidden('This route names no scope, so no token may use it');
+  if (!request.principal?.scopes.has(scope)) throw new Forbidden(`This token lacks the scope ${scope}`, scope);
 }
 
 /**
@@ -212,5 +193,5 @@ function scopeHook() {
  */
 export const auth = fp(async (app: FastifyInstance, { authenticate }: { authenticate: Authenticator }) => {
   app.addHook('onRequest', authHook(authenticate));
-  app.addHook('preHandler', scopeHook());
+  app.addHook('preHandler', scopeHook);
 }, { name: 'auth', fastify: '5.x' });

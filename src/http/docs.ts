@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { isRecord } from '../schemas/json.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -10,12 +11,8 @@ declare module 'fastify' {
   }
 }
 
-type Media = { examples?: Record<string, { value?: Record<string, unknown> }> };
-type Operation = {
-  'x-request-examples'?: unknown;
-  requestBody?: { content?: Record<string, { examples?: unknown }> };
-  responses?: Record<string, { headers?: Record<string, unknown>; content?: Record<string, Media> }>;
-};
+/** The objects among a value's members: the document @fastify/swagger builds is walked as plain JSON. */
+const records = (value: unknown): Record<string, unknown>[] => (isRecord(value) ? Object.values(value).filter(isRecord) : []);
 
 /** Sent with every response (src/app.ts): the request's id, the caller's own when it sent a sane one. */
 const REQUEST_ID_HEADER = {
@@ -33,13 +30,15 @@ const examplePath = (template: string) =>
  * `instance` of its operation's path: the parts a route schema cannot say.
  */
 function addResponseDetails<T extends { paths?: object; components?: object }>(doc: T): T {
-  (doc.components as Record<string, unknown>).headers = { RequestId: REQUEST_ID_HEADER };
-  for (const [template, item] of Object.entries(doc.paths ?? {}) as [string, Record<string, Operation>][]) {
-    for (const operation of Object.values(item)) {
-      for (const response of Object.values(operation.responses ?? {})) {
-        response.headers = { ...response.headers, 'x-request-id': { $ref: '#/components/headers/RequestId' } };
-        for (const example of Object.values(response.content?.['application/problem+json']?.examples ?? {})) {
-          if (example.value !== undefined) example.value = { ...example.value, instance: examplePath(template) };
+  if (isRecord(doc.components)) doc.components.headers = { RequestId: REQUEST_ID_HEADER };
+  const paths: Record<string, unknown> = isRecord(doc.paths) ? doc.paths : {};
+  for (const [template, item] of Object.entries(paths)) {
+    for (const operation of records(item)) {
+      for (const response of records(operation.responses)) {
+        response.headers = { ...(isRecord(response.headers) ? response.headers : {}), 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+        const problem = isRecord(response.content) ? response.content['application/problem+json'] : undefined;
+        for (const example of records(isRecord(problem) ? problem.examples : undefined)) {
+          if (isRecord(example.value)) example.value = { ...example.value, instance: examplePath(template) };
         }
       }
     }
@@ -52,11 +51,11 @@ function addResponseDetails<T extends { paths?: object; components?: object }>(d
  * types of its request body: a body that is a $ref to a named schema keeps nothing beside the $ref.
  */
 function placeRequestExamples<T extends { paths?: object }>(doc: T): T {
-  for (const item of Object.values(doc.paths ?? {}) as Record<string, Operation>[]) {
-    for (const operation of Object.values(item)) {
+  for (const item of records(doc.paths)) {
+    for (const operation of records(item)) {
       const examples = operation['x-request-examples'];
       if (examples === undefined) continue;
-      for (const media of Object.values(operation.requestBody?.content ?? {})) media.examples = examples;
+      for (const media of records(isRecord(operation.requestBody) ? operation.requestBody.content : undefined)) media.examples = examples;
       delete operation['x-request-examples'];
     }
   }

@@ -12,6 +12,7 @@ import type { FieldError } from '../schemas/problem.js';
  * Coded errors (SCS_ = Scenario Compliance Service). The error handler turns each into problem+json. The scenario
  * service's own (not found, exists, ambiguous, precondition, conflict) are in services/errors.ts.
  */
+const RouteNotFound = createError<[string, string]>('SCS_ROUTE_NOT_FOUND', 'No route %s %s', 404);
 export const ExecutionNotFound = createError<[string]>('SCS_EXECUTION_NOT_FOUND', 'No execution with id %s', 404);
 export const WebhookDeliveryNotFound = createError<[string, string]>(
   'SCS_WEBHOOK_DELIVERY_NOT_FOUND', 'Execution %s has no webhook delivery with id %s', 404,
@@ -48,16 +49,94 @@ export class ValidationFailed extends ValidationError {
   }
 }
 
+/** The JSON body nests deeper than MAX_JSON_DEPTH levels (protection.ts): a 400 naming the first place. */
+export class TooDeep extends createError<[number, string]>('SCS_TOO_DEEP', 'The JSON body nests deeper than %d levels, first at %s', 400) {
+  constructor(depth: number, readonly errors: FieldError[]) {
+    super(depth, errors[0]?.field ?? 'body');
+  }
+}
+/** An object of the JSON body has more than MAX_JSON_KEYS keys (protection.ts): a 400 naming it. */
+export class TooManyKeys extends createError<[number, string]>(
+  'SCS_TOO_MANY_KEYS', 'The JSON body has an object of more than %d keys, at %s', 400,
+) {
+  constructor(keys: number, readonly errors: FieldError[]) {
+    super(keys, errors[0]?.field ?? 'body');
+  }
+}
+
+/** The challenge every 401 carries (RFC 6750); a refusal may name a more precise one (`challenge`). */
+const BEARER_CHALLENGE = 'Bearer realm="compliance"';
+/** No bearer token, or not a valid one; `bearerError` (RFC 6750's error code) goes into the challenge with the reason. */
+export class Unauthorized extends createError<[string]>('SCS_UNAUTHORIZED', '%s', 401) {
+  readonly challenge: string;
+  constructor(message: string, bearerError?: string) {
+    super(message);
+    // error_description in the characters RFC 6750 allows there (printable ASCII but " and \).
+    this.challenge = bearerError
+      ? `${BEARER_CHALLENGE}, error="${bearerError}", error_description="${message.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '')}"`
+      : BEARER_CHALLENGE;
+  }
+}
+/** The token may not use this route: the route names no scope, or (with `scope`) the token lacks it. */
+export class Forbidden extends createError<[string]>('SCS_FORBIDDEN', '%s', 403) {
+  readonly challenge?: string;
+  constructor(message: string, scope?: string) {
+    super(message);
+    if (scope !== undefined) this.challenge = `${BEARER_CHALLENGE}, error="insufficient_scope", scope="${scope}"`;
+  }
+}
+
+/**
+ * The 503s the service answers by choice (it is stopping, overloaded, not ready, or cannot check tokens now): logged
+ * as every problem is, not as an outage (`deliberate`), and without a stack trace (refused under load).
+ */
+const deliberate503 = <C extends unknown[]>(code: string, message: string, retryAfterSeconds: number) =>
+  class extends createError<C>(code, message, 503, Error, false) {
+    readonly deliberate = true;
+    retryAfterSeconds = retryAfterSeconds;
+  };
+export const ShuttingDown = deliberate503<[string]>('SCS_SHUTTING_DOWN', 'This instance is shutting down; %s', 1);
+export const Overloaded = deliberate503<[number, number]>(
+  'SCS_OVERLOADED', 'The service is overloaded (event loop delay %d ms, over %d ms); retry shortly', 1,
+);
+export const AuthUnavailable = deliberate503<[string]>('SCS_AUTH_UNAVAILABLE', '%s', 5);
+/** /health/ready: the database does not answer. */
+export const DatabaseNotReady = deliberate503<[]>('SCS_DATABASE_UNAVAILABLE', 'The database does not answer, or cannot write to its storage', 1);
+/** /health/ready: the database's storage refuses writes (the store's StorageFull, whose Retry-After it gives). */
+export class StorageFullNotReady extends deliberate503<[]>(
+  'SCS_STORAGE_FULL', 'The database\'s storage is full: writes are refused until space is freed', 1,
+) {
+  constructor(retryAfterSeconds: number) {
+    super();
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** The Idempotency-Key was used with another request. */
+export const IdempotencyKeyReused = createError(
+  'SCS_IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request body; use a new key for a new request', 422,
+);
+/** A request with the Idempotency-Key still runs: retry after a second. */
+export class IdempotencyInProgress extends createError(
+  'SCS_IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still in progress', 409,
+) {
+  readonly retryAfterSeconds = 1;
+}
+
 /**
  * What the problem handler reads of an error: Fastify's `code` and `statusCode` (set by @fastify/error in each
  * module's errors.ts), its message as the problem's detail, and what some of those errors add: a detail other than
- * the message, the failing fields of a 400, and the seconds a 429 or 503 asks the client to wait (Retry-After).
+ * the message, the failing fields of a 400, the seconds a refusal asks the client to wait (Retry-After), and its challenge.
  */
 interface CodedError extends FastifyError {
   detail?: string;
   errors?: FieldError[];
   errorsTruncated?: boolean;
   retryAfterSeconds?: number;
+  /** WWW-Authenticate of a 401 or 403 (a 401 without one gets the plain bearer challenge). */
+  challenge?: string;
+  /** A 503 the service chose (see deliberate503): not logged as an outage. */
+  deliberate?: boolean;
 }
 
 const TITLES: Record<number, string> = {
@@ -104,12 +183,16 @@ function problem(status: number, fields: Partial<Problem>): Problem {
   };
 }
 
+/** A request URL's path, without its query. */
+const pathOf = (url: string): string => url.split('?', 1)[0] ?? url;
+
 /**
  * Answers `status` as problem+json, with an SCS_ code (problemCode), and logs the code and status at info: never the
- * detail or the field errors, which may quote what the client sent.
+ * detail or the field errors, which may quote what the client sent. Called by the problem handler, and by
+ * handleFrameworkError, whose reply belongs to the router's own context (its error handler is Fastify's default).
  */
-export function sendProblem(reply: FastifyReply, status: number, fields: Partial<Problem>): FastifyReply {
-  const body = problem(status, { instance: reply.request.url.split('?')[0], ...fields });
+function sendProblem(reply: FastifyReply, status: number, fields: Partial<Problem>): FastifyReply {
+  const body = problem(status, { instance: pathOf(reply.request.url), ...fields });
   reply.request.log.info({ problem: body.code, status }, 'answered with a problem');
   return reply.code(status).type('application/problem+json').send(body);
 }
@@ -179,7 +262,7 @@ export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
     } else if (e.keyword === 'const' || e.keyword === 'enum') {
       if (!firstOfGroup(path, 'values')) continue;
       const values = [...new Set(at(path).flatMap((o) =>
-        o.keyword === 'const' ? [o.params.allowedValue] : o.keyword === 'enum' ? (o.params.allowedValues as unknown[]) : []))];
+        o.keyword === 'const' ? [o.params.allowedValue] : o.keyword === 'enum' && Array.isArray(o.params.allowedValues) ? o.params.allowedValues : []))];
       add(path, values.length === 1 ? `must be ${shown(values[0])}` : `must be one of ${values.map(shown).join(', ')}`);
     } else if (e.keyword === 'type') {
       if (explainedAt.has(path) || !firstOfGroup(path, 'types')) continue;
@@ -229,7 +312,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(reply, 400, {
         code: 'SCS_VALIDATION',
         detail: `The request ${part} is not valid`,
-        errors: fieldErrors(part, error.validation as AjvError[]),
+        errors: fieldErrors(part, error.validation),
         errorsTruncated: overBudget(error.validation),
       });
     }
@@ -245,15 +328,16 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const status = error.statusCode ?? 500;
     const retry = error.retryAfterSeconds;
     if (status >= 400 && status < 500) {
-      if (status === 401) reply.header('WWW-Authenticate', 'Bearer realm="compliance"');
-      if (status === 429 && retry !== undefined) reply.header('Retry-After', String(retry));
+      const challenge = error.challenge ?? (status === 401 ? BEARER_CHALLENGE : undefined);
+      if (challenge !== undefined) reply.header('WWW-Authenticate', challenge);
+      if (retry !== undefined) reply.header('Retry-After', String(retry));
       return sendProblem(reply, status, {
         code: error.code, detail: error.detail ?? error.message, ...(error.errors && { errors: error.errors, errorsTruncated: error.errorsTruncated }),
       });
     }
     if (status === 503) {
       reply.header('Retry-After', String(retry ?? 1));
-      request.log.warn({ err: error }, 'service unavailable');
+      if (error.deliberate !== true) request.log.warn({ err: error }, 'service unavailable');
       return sendProblem(reply, 503, { code: error.code, detail: error.message });
     }
     request.log.error({ err: error }, 'unhandled error');
@@ -263,9 +347,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     });
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, 404, { code: 'SCS_ROUTE_NOT_FOUND', detail: `No route ${request.method} ${request.url.split('?')[0]}` }),
-  );
+  app.setNotFoundHandler(async (request) => {
+    throw new RouteNotFound(request.method, pathOf(request.url));
+  });
 }
 
 /**
@@ -276,7 +360,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
  * `Fastify({ frameworkErrors: handleFrameworkError, ... })`.
  */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const path = request.url.split('?')[0];
+  const path = pathOf(request.url);
   // No hook runs for these replies: set the request id header here.
   reply.header('x-request-id', request.id);
   if (error.code === 'FST_ERR_BAD_URL') {

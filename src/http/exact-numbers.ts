@@ -149,7 +149,7 @@ export function inexactNumbers(text: string, limit = Infinity): FieldError[] {
   // A loop with an explicit stack (a recursive descent would overflow on deeply nested arrays): each open container is
   // a frame holding the array index, or where the object key of the value being read starts and ends in the text.
   const frames: Array<{ index: number; keyFrom: number; keyTo: number }> = [];
-  const path = () => frames.map((f) => (f.index >= 0 ? f.index : JSON.parse(text.slice(f.keyFrom, f.keyTo)) as string));
+  const path = () => frames.map((f) => (f.index >= 0 ? f.index : String(JSON.parse(text.slice(f.keyFrom, f.keyTo)))));
   let i = 0;
   while (i < text.length && found.length < limit) {
     const c = text.charCodeAt(i);

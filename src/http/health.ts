@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StorageFull } from '../store/errors.js';
 import type { ScenarioStore } from '../store/types.js';
-import { sendProblem } from './errors.js';
+import { DatabaseNotReady, ShuttingDown, StorageFullNotReady } from './errors.js';
 import { answered, problemResponses } from './responses.js';
 
 const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
@@ -40,22 +40,14 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
       },
     },
     logLevel: 'warn',
-  }, async (request, reply) => {
-    if (stopping()) {
-      reply.header('Retry-After', '1');
-      return sendProblem(reply, 503, { code: 'SCS_SHUTTING_DOWN', detail: 'This instance is shutting down; send traffic to another' });
-    }
+  }, async (request) => {
+    if (stopping()) throw new ShuttingDown('send traffic to another');
     try {
       await store.ping();
       return { status: 'ok' };
     } catch (err) {
       request.log.warn({ err }, 'readiness check failed');
-      if (err instanceof StorageFull) {
-        reply.header('Retry-After', String(err.retryAfterSeconds));
-        return sendProblem(reply, 503, { code: err.code, detail: 'The database\'s storage is full: writes are refused until space is freed' });
-      }
-      reply.header('Retry-After', '1');
-      return sendProblem(reply, 503, { code: 'SCS_DATABASE_UNAVAILABLE', detail: 'The database does not answer, or cannot write to its storage' });
+      throw err instanceof StorageFull ? new StorageFullNotReady(err.retryAfterSeconds) : new DatabaseNotReady();
     }
   });
 };

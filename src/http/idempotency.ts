@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, onSendAsyncHookHandler } from 'fastify';
 import { canonicalJson, sha256Hex } from '../domain/canonical-json.js';
 import type { IdempotencyStore } from '../store/types.js';
-import { sendProblem } from './errors.js';
+import { IdempotencyInProgress, IdempotencyKeyReused, ValidationFailed } from './errors.js';
 import { scopeOf } from './tenancy.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -16,13 +16,6 @@ const MAX_HEARTBEAT_MS = 10 * 60_000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 /** Response headers replayed with the body. */
 const REPLAYED_HEADERS = ['content-type', 'location', 'etag', 'attestation', 'attestation-eip712'];
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    idempotencyKey?: string;
-    idempotencyHeartbeat?: NodeJS.Timeout;
-  }
-}
 
 /**
  * Idempotency-Key (the Stripe model) for POST routes: the first request with a key does the work and its response
@@ -50,15 +43,16 @@ export function storedKey(subject: string, route: string, key: string): string {
 }
 
 export function idempotency(store: IdempotencyStore, now: () => number) {
+  // The claim a request holds (its stored key) and the heartbeat renewing its lease, until its answer is sent.
+  const claims = new WeakMap<FastifyRequest, { key: string; heartbeat: NodeJS.Timeout }>();
   const preHandler: preHandlerAsyncHookHandler = async function (request: FastifyRequest, reply: FastifyReply) {
     const raw = request.headers['idempotency-key'];
     if (raw === undefined) return;
     if (typeof raw !== 'string' || !KEY.test(raw)) {
-      return sendProblem(reply, 400, {
-        code: 'SCS_VALIDATION',
-        detail: 'Idempotency-Key must be 1 to 255 printable characters',
-        errors: [{ field: 'headers.idempotency-key', pointer: '/idempotency-key', message: 'must be 1 to 255 printable characters' }],
-      });
+      throw new ValidationFailed(
+        [{ field: 'headers.idempotency-key', pointer: '/idempotency-key', message: 'must be 1 to 255 printable characters' }],
+        'Idempotency-Key must be 1 to 255 printable characters',
+      );
     }
     const key = storedKey(request.principal?.subject ?? '', `${request.method} ${request.routeOptions.url}`, raw);
     const requestHash = sha256Hex(canonicalJson({
@@ -70,34 +64,26 @@ export function idempotency(store: IdempotencyStore, now: () => number) {
     const leaseFrom = (t: number) => new Date(t + IDEMPOTENCY_LEASE_MS).toISOString();
     const claim = await store.claimIdempotencyKey(key, requestHash, new Date(at).toISOString(), new Date(at - IDEMPOTENCY_TTL_MS).toISOString(), leaseFrom(at));
     if (claim.claimed) {
-      request.idempotencyKey = key;
       const heartbeat = setInterval(() => {
         if (now() - at > MAX_HEARTBEAT_MS) return clearInterval(heartbeat);
         store.renewIdempotencyLease(key, leaseFrom(now())).catch((err) => request.log.warn({ err }, 'could not renew an idempotency lease'));
       }, HEARTBEAT_MS).unref();
-      request.idempotencyHeartbeat = heartbeat;
+      claims.set(request, { key, heartbeat });
       return;
     }
-    if (claim.requestHash !== requestHash) {
-      return sendProblem(reply, 422, {
-        code: 'SCS_IDEMPOTENCY_KEY_REUSED',
-        detail: 'This Idempotency-Key was used with another request body; use a new key for a new request',
-      });
-    }
-    if (!claim.response) {
-      reply.header('Retry-After', '1');
-      return sendProblem(reply, 409, { code: 'SCS_IDEMPOTENCY_IN_PROGRESS', detail: 'A request with this Idempotency-Key is still in progress' });
-    }
+    if (claim.requestHash !== requestHash) throw new IdempotencyKeyReused();
+    if (!claim.response) throw new IdempotencyInProgress();
     const { status, headers, body } = claim.response;
     reply.code(status).headers(headers).header('Idempotent-Replayed', 'true');
     return reply.send(body);
   };
 
   const onSend: onSendAsyncHookHandler<unknown> = async function (request, reply, payload) {
-    const key = request.idempotencyKey;
-    if (key === undefined) return payload;
-    request.idempotencyKey = undefined;
-    clearInterval(request.idempotencyHeartbeat);
+    const held = claims.get(request);
+    if (held === undefined) return payload;
+    claims.delete(request);
+    const { key, heartbeat } = held;
+    clearInterval(heartbeat);
     if (reply.statusCode >= 300 || typeof payload !== 'string') {
       await store.releaseIdempotencyKey(key).catch((err) => request.log.warn({ err }, 'could not release an idempotency key'));
       return payload;

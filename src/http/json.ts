@@ -15,9 +15,6 @@ import { inexactNumbers } from './exact-numbers.js';
 import { mayHoldUnstorable, unstorableText } from '../domain/storable-text.js';
 import { MAX_FIELD_ERRORS } from '../schemas/problem.js';
 
-type Done = (err: Error | null, body?: unknown) => void;
-type JsonParser = (request: FastifyRequest, text: string, done: Done) => void;
-
 /**
  * Why a text Fastify's parser refused does not parse: JSON.parse's message (the position, or the unexpected token)
  * less the excerpt of the text it may add; or, when the text is JSON, the key secure-json-parse refused. Run on refused
@@ -27,7 +24,7 @@ function notJson(text: string): Error {
   try {
     JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
-    const reason = (err as Error).message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
+    const reason = String(err instanceof Error ? err.message : err).replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
     return Object.assign(new InvalidJson(reason), { errors: [bodyError(`is not valid JSON: ${reason}`)] });
   }
   return new PrototypeKey();
@@ -42,13 +39,13 @@ export function useJsonParser(
   { onText, contentType = 'application/json' }: { onText?: (request: FastifyRequest, text: string) => void; contentType?: string } = {},
 ): void {
   const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig;
-  const parse = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning) as unknown as JsonParser;
+  const parse = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
   if (app.hasContentTypeParser(contentType)) app.removeContentTypeParser(contentType);
-  app.addContentTypeParser(contentType, { parseAs: 'string' }, (request, text, done) => {
+  app.addContentTypeParser<string>(contentType, { parseAs: 'string' }, (request, text, done) => {
     if (text === '' && request.method === 'DELETE') return done(null, undefined);
-    parse(request, text as string, (err, body) => {
-      if (err) return done((err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? notJson(text as string) : err);
-      onText?.(request, text as string);
+    parse(request, text, (err, body) => {
+      if (err) return done('code' in err && err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? notJson(text) : err);
+      onText?.(request, text);
       done(null, body);
     });
   });

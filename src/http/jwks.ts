@@ -30,7 +30,7 @@ export function remoteKeys(url: string, now: () => number = Date.now) {
       res = await fetch(input, init);
       text = await res.text();
     } catch (err) {
-      throw failed(`did not answer (${(err as Error).name})`);
+      throw failed(`did not answer (${err instanceof Error ? err.name : typeof err})`);
     }
     if (res.status !== 200) throw failed(`answered ${res.status}`);
     try {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sendProblem } from './errors.js';
+import { Overloaded } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -50,13 +50,9 @@ function eventLoopDelay(): { readonly delayMs: number; stop(): void } {
 export function installLoadShedding(app: FastifyInstance, maxDelayMs: number): void {
   const monitor = eventLoopDelay();
   app.addHook('onClose', async () => monitor.stop());
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (request) => {
     const delayMs = monitor.delayMs;
     if (delayMs <= maxDelayMs || request.routeOptions.config?.loadShedding === false) return;
-    reply.header('Retry-After', '1');
-    return sendProblem(reply, 503, {
-      code: 'SCS_OVERLOADED',
-      detail: `The service is overloaded (event loop delay ${Math.round(delayMs)} ms, over ${maxDelayMs} ms); retry shortly`,
-    });
+    throw new Overloaded(Math.round(delayMs), maxDelayMs);
   });
 }

@@ -2,7 +2,7 @@ import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { rateLimited, sendProblem } from './errors.js';
+import { rateLimited, TooDeep, TooManyKeys } from './errors.js';
 import { installLoadShedding } from './load-shedding.js';
 
 /** The deepest JSON nesting a request body may have (credentialSubject included). */
@@ -45,7 +45,7 @@ export function shapeProblem(value: unknown, depth: number, maxKeys: number): Sh
   const keys = Object.keys(value);
   if (keys.length > maxKeys) return { at: [], keys: keys.length };
   for (const key of keys) {
-    const found = shapeProblem((value as Record<string, unknown>)[key], depth - 1, maxKeys);
+    const found = shapeProblem(Reflect.get(value, key), depth - 1, maxKeys);
     if (found) {
       found.at.unshift(key);
       return found;
@@ -109,30 +109,22 @@ async function registerProtection(app: FastifyInstance, { rateLimit: limits, max
     // plugin's hook for it instead: the plugin runs one limit per request.
     const limit = app.rateLimit();
     app.addHook('onRequest', async (request, reply) => {
-      if (typeof (request.routeOptions.config as { rateLimit?: unknown }).rateLimit === 'object') return;
+      if (typeof request.routeOptions.config.rateLimit === 'object') return;
       await limit.call(app, request, reply);
     });
   }
 
   if (maxEventLoopDelayMs > 0) installLoadShedding(app, maxEventLoopDelayMs);
 
-  app.addHook('preValidation', async (request, reply) => {
+  app.addHook('preValidation', async (request) => {
     const found = shapeProblem(request.body, MAX_JSON_DEPTH, MAX_JSON_KEYS);
     if (!found) return;
     const field = ['body', ...found.at].join('.');
     const pointer = found.at.map((k) => `/${String(k).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
     if (found.keys === undefined) {
-      return sendProblem(reply, 400, {
-        code: 'SCS_TOO_DEEP',
-        detail: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels, first at ${field}`,
-        errors: [{ field, pointer, message: `is nested ${MAX_JSON_DEPTH + 1} levels deep; the body may nest at most ${MAX_JSON_DEPTH}` }],
-      });
+      throw new TooDeep(MAX_JSON_DEPTH, [{ field, pointer, message: `is nested ${MAX_JSON_DEPTH + 1} levels deep; the body may nest at most ${MAX_JSON_DEPTH}` }]);
     }
-    return sendProblem(reply, 400, {
-      code: 'SCS_TOO_MANY_KEYS',
-      detail: `The JSON body has an object of more than ${MAX_JSON_KEYS} keys, at ${field}`,
-      errors: [{ field, pointer, message: `has ${found.keys} keys; an object of the body may have at most ${MAX_JSON_KEYS}` }],
-    });
+    throw new TooManyKeys(MAX_JSON_KEYS, [{ field, pointer, message: `has ${found.keys} keys; an object of the body may have at most ${MAX_JSON_KEYS}` }]);
   });
 }
 

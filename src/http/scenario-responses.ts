@@ -27,6 +27,7 @@ export const IfMatch = Type.Optional(Type.String({
 }));
 
 const [kyc, age] = exampleScenario.queryConfigurations;
+if (kyc === undefined || age === undefined) throw new Error('the example scenario has two rules, q-kyc and q-age');
 const citizenship = { id: 'q-citizenship', query: { type: 'IDInformation', requestId: 3, attribute: 'personalData.citizenship', value: ['FRA', 'DEU'], operator: '$in' } };
 
 /** PATCH request examples (named, shown in /docs): merge-patch semantics, arrays replaced whole. */
@@ -40,7 +41,7 @@ export const updateRequestExamples = {
   raiseAge: {
     summary: 'Change one rule\'s value',
     description: 'The age rule raised to 21; q-kyc is sent again, unchanged, or it would be dropped.',
-    value: { input: { queryConfigurations: [kyc, { ...age, query: { ...age!.query, value: 21 } }] } },
+    value: { input: { queryConfigurations: [kyc, { ...age, query: { ...age.query, value: 21 } }] } },
   },
   fields: {
     summary: 'Change a field, clear another',

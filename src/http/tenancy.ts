@@ -47,5 +47,5 @@ export function narrowScope(principal: Principal | undefined, projectId: string 
   return { projects, key: JSON.stringify(projects) };
 }
 
-const NO_SCOPE = { projects: [] as string[], key: '[]' };
+const NO_SCOPE: { projects: ProjectScope; key: string } = { projects: [], key: '[]' };
 const scopes = new WeakMap<Principal, { projects: ProjectScope; key: string }>();

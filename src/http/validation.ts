@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifyInstance, FastifySchema } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { sharedSchemas } from '../schemas/index.js';
 import type { Scenario } from '../schemas/scenario.js';
 
@@ -44,7 +44,8 @@ function createAjv(coerce: boolean, explain: boolean): Ajv {
     strict: false,
     ...(explain && { code: { process: stopOverBudget } }),
   });
-  (addFormats as unknown as (a: Ajv) => void)(ajv);
+  // A CommonJS module whose types declare only its `default` (which it also exports, as itself).
+  addFormats.default(ajv);
   for (const schema of sharedSchemas) ajv.addSchema(schema);
   return ajv;
 }
@@ -57,7 +58,8 @@ function createAjv(coerce: boolean, explain: boolean): Ajv {
  * stopped past AJV_ERROR_BUDGET errors), for the fields to name. A valid body is validated once.
  */
 function bounded<T>(decide: ValidateFunction<T>, explain: ValidateFunction<T>): ValidateFunction<T> {
-  const validate = ((data: unknown) => {
+  const fields: Pick<ValidateFunction<T>, 'errors' | 'schema' | 'schemaEnv'> = { errors: null, schema: decide.schema, schemaEnv: decide.schemaEnv };
+  const validate = Object.assign((data: unknown): data is T => {
     if (decide(data)) {
       validate.errors = null;
       return true;
@@ -66,8 +68,13 @@ function bounded<T>(decide: ValidateFunction<T>, explain: ValidateFunction<T>): 
     explain(data);
     validate.errors = explain.errors ?? decide.errors;
     return false;
-  }) as ValidateFunction<T>;
-  validate.errors = null;
+  }, fields);
+  return validate;
+}
+
+/** A synchronous validator of a registered schema (an $async one, which none of this service's is, answers a Promise). */
+function registered<T>(validate: ValidateFunction<T> | undefined, name: string): ValidateFunction<T> {
+  if (validate === undefined || '$async' in validate) throw new Error(`the ${name} schema is not registered`);
   return validate;
 }
 
@@ -86,11 +93,9 @@ export function installValidators(app: FastifyInstance): Validators {
   };
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const { decide, explain } = httpPart === 'body' ? ajv.body : ajv.text;
-    return bounded(decide.compile(schema as FastifySchema), explain.compile(schema as FastifySchema));
+    return bounded(decide.compile(schema), explain.compile(schema));
   });
   for (const schema of sharedSchemas) app.addSchema(schema);
-  const decide = ajv.body.decide.getSchema<Scenario>('Scenario');
-  const explain = ajv.body.explain.getSchema<Scenario>('Scenario');
-  if (decide === undefined || explain === undefined) throw new Error('the Scenario schema is not registered');
-  return { scenario: bounded(decide as ValidateFunction<Scenario>, explain as ValidateFunction<Scenario>) };
+  const decide = registered(ajv.body.decide.getSchema<Scenario>('Scenario'), 'Scenario');
+  return { scenario: bounded(decide, registered(ajv.body.explain.getSchema<Scenario>('Scenario'), 'Scenario')) };
 }
