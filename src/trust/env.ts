@@ -9,7 +9,6 @@ import { isRecord } from '../schemas/json.js';
 import { parseChainRef } from '../chain/config.js';
 import { flag, httpUrl, integer, oneOf, text } from '../config/variables.js';
 import type { TrustOptions } from './types.js';
-import { DEFAULTS } from './verifier.js';
 import { defaultThreads } from './pool.js';
 
 export const trustEnv = Type.Object({
@@ -40,19 +39,19 @@ export const trustEnv = Type.Object({
     description: 'State contract per chain for `ISSUER_STATE_SOURCE=chain`: `eip155:80002=0x…`.',
   })),
   TRUST_HTTP_TIMEOUT_MS: integer(1, 120_000, {
-    default: DEFAULTS.timeoutMs,
+    default: 3000,
     description: 'Timeout of each revocation-status, resolver or document request.',
   }),
   REVOCATION_CACHE_MS: integer(0, 86_400_000, {
-    default: DEFAULTS.revocationCacheMs,
+    default: 60_000,
     description: 'How long a "not revoked" answer is reused ("revoked" is kept).',
   }),
   DID_RESOLVER_CACHE_MS: integer(0, 604_800_000, {
-    default: DEFAULTS.resolverCacheMs,
+    default: 3_600_000,
     description: 'How long a "state published" answer is reused.',
   }),
   CREDENTIAL_CACHE_SIZE: integer(0, 10_000_000, {
-    default: DEFAULTS.cacheSize,
+    default: 10_000,
     description: 'Entries of each verification cache (verified proofs, and refusals apart), keyed by the SHA-256 of a ' +
       'credential\'s canonical JSON.',
   }),
@@ -75,26 +74,26 @@ export const trustEnv = Type.Object({
       '`WORKERS`, each process has its own.',
   })),
   COLD_QUEUE_PER_TOKEN: integer(1, 100_000, {
-    default: DEFAULTS.coldPerTenant,
+    default: 100,
     description: 'New credentials one token (or JWT subject) may have waiting for or in their first check; a request that ' +
       'would pass it gets 429 + `Retry-After`; while a token has every slot taken (or was refused while its checks run), ' +
       'its executes are refused so before their body is read. Per instance, and per worker process with `WORKERS` (the ' +
       'checks run where the request is).',
   }),
   COLD_QUEUE_MAX: integer(1, 100_000, {
-    default: DEFAULTS.coldQueue,
+    default: 256,
     description: 'The same for all tokens together; past it, 503 + `Retry-After`. Per instance, and per worker process with `WORKERS`.',
   }),
   TRUST_REFUSAL_CACHE_MS: integer(0, 86_400_000, {
-    default: DEFAULTS.refusalCacheMs,
+    default: 30_000,
     description: 'How long a proof that could not be decided (issuer state unresolvable) is remembered as a refusal.',
   }),
   MAX_CREDENTIAL_BYTES: integer(1024, 100 * 1024 * 1024, {
-    default: DEFAULTS.maxCredentialBytes,
+    default: 64 * 1024,
     description: 'Largest credential verified, bytes of its JSON; larger gets 400 naming it.',
   }),
   MAX_CREDENTIAL_LEAVES: integer(16, 1_000_000, {
-    default: DEFAULTS.maxCredentialLeaves,
+    default: 256,
     description: 'Most values (strings, numbers, booleans, nulls) outside its proof of a credential verified; more gets 400 naming it.',
   }),
 });

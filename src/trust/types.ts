@@ -7,52 +7,32 @@ import type { StatePublication } from './did-resolver.js';
 
 export type { TrustVerdict };
 
+/** The trust section of the configuration (src/trust/env.ts: every default is in that schema). */
 export interface TrustOptions {
-  /** `strict`: every check; `off`: every verdict ok (development only; the caller marks results `verification: "off"`). */
+  /** `off`: every verdict ok (development only; the caller marks results `verification: "off"`). */
   mode: 'strict' | 'off';
   /** Trusted issuer DIDs, or `*` for any issuer. An empty list trusts nobody. */
   trustedIssuers: IssuerList;
-  /**
-   * DID resolver base URL, e.g. https://resolver.privado.id/1.0/identifiers (`{resolverUrl}/{did}?state={hex}`).
-   * Needed only for issuer states that are not genesis states and for Iden3ReverseSparseMerkleTreeProof; without it
-   * such credentials answer `error`.
-   */
+  /** DID resolver base URL: without it, non-genesis issuer states and Iden3ReverseSparseMerkleTreeProof answer `error`. */
   resolverUrl?: string;
-  /**
-   * Where issuer states' publication is checked: the DID resolver (default), or the State contracts read through the
-   * service's chains (`chain`: the caller builds it, state-contract.ts, and hands it in as TrustDeps.statePublication),
-   * with State contract addresses per chain (`eip155:<id>`) over iden3's defaults.
-   */
-  issuerStates?: { source: 'resolver' | 'chain'; contracts: Readonly<Record<string, string>> };
-  /** Timeout of each outgoing request (status, DID resolver, remote JSON-LD document), ms. */
+  /** Where issuer states' publication is checked; `chain`: the caller hands in state-contract.ts as TrustDeps.statePublication. */
+  issuerStates: { source: 'resolver' | 'chain'; contracts: Readonly<Record<string, string>> };
   timeoutMs: number;
-  /** How long a "not revoked" answer is reused, ms (0: never). "Revoked" is remembered for good. */
+  /** "Revoked" is remembered for good; "not revoked" this long. */
   revocationCacheMs: number;
-  /** How long a DID resolver's "published" answer is reused, ms (default 1 hour). */
-  resolverCacheMs?: number;
-  /** Entries of the verification cache (credential id + SHA-256 of its canonical JSON), default 10000. */
-  cacheSize?: number;
-  /** Refuse credentials whose credentialSubject.id encodes no address (default false: binding applies when it does). */
-  requireHolderBinding?: boolean;
-  /** More JSON-LD contexts / JSON schemas, URL -> document, served offline (they win over the bundled ones). */
+  resolverCacheMs: number;
+  cacheSize: number;
+  requireHolderBinding: boolean;
+  /** The operator's JSON-LD documents, URL -> document: they win over the bundled ones. */
   documents?: Readonly<Record<string, unknown>>;
-  /** URL prefixes of JSON-LD documents that may be fetched once and kept in memory (default none: fully offline). */
-  remoteDocumentPrefixes?: readonly string[];
-  /** Largest answer accepted from any outgoing request, bytes (default 1 MiB). */
-  maxResponseBytes?: number;
-  /**
-   * Worker threads that check credentials seen for the first time (signature, issuer key, merklization); 0 (the
-   * default here; the service's VERIFY_THREADS defaults to one per CPU) checks them on the calling thread.
-   */
-  threads?: number;
-  /** Credentials waiting for or in their first check at once: in all (default 256), and per tenant (default 100). */
-  coldQueue?: number;
-  coldPerTenant?: number;
-  /** How long a refusal that hangs on a changeable fact (an issuer state the resolver cannot answer for) is kept, ms. */
-  refusalCacheMs?: number;
-  /** Largest credential verified: bytes of its JSON (default 64 KiB), scalar values outside its proof (default 256). */
-  maxCredentialBytes?: number;
-  maxCredentialLeaves?: number;
+  remoteDocumentPrefixes: readonly string[];
+  /** 0 checks credentials on the calling thread. */
+  threads: number;
+  coldQueue: number;
+  coldPerTenant: number;
+  refusalCacheMs: number;
+  maxCredentialBytes: number;
+  maxCredentialLeaves: number;
 }
 
 export interface TrustDeps {

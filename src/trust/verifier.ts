@@ -35,21 +35,8 @@ import { createRevocationVerdicts } from './revocation-verdict.js';
 import { checkStructure, notValid, OK, undecided, type Json } from './structure.js';
 import type { CredentialVerifier, TrustDeps, TrustOptions, VerifyContext } from './types.js';
 
-export const DEFAULTS = Object.freeze({
-  timeoutMs: 3000,
-  revocationCacheMs: 60_000,
-  resolverCacheMs: 3_600_000,
-  cacheSize: 10_000,
-  maxResponseBytes: 1024 * 1024,
-  /** How long a refusal that hangs on a changeable fact (issuer state unresolvable) is remembered, ms. */
-  refusalCacheMs: 30_000,
-  /** Credentials waiting for or in their first verification, in all and per tenant. */
-  coldQueue: 256,
-  coldPerTenant: 100,
-  /** A credential to be verified may hold at most this many JSON bytes and scalar values (outside its proof). */
-  maxCredentialBytes: 64 * 1024,
-  maxCredentialLeaves: 256,
-});
+/** The largest answer accepted from any outgoing request (status, DID resolver, remote JSON-LD document). */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /** The checks that depend on content and address only, in the order they are reported. */
 interface Shape {
@@ -82,31 +69,27 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   installFastPoseidon();
   const fetchImpl = deps.fetch ?? ((input, init) => fetch(input, init));
   const clock = deps.clock ?? Date.now;
-  const timeoutMs = options.timeoutMs > 0 ? options.timeoutMs : DEFAULTS.timeoutMs;
-  const maxBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
+  const { timeoutMs, cacheSize, requireHolderBinding, trustedIssuers: trusted } = options;
   const revocationCacheMs = Math.max(0, options.revocationCacheMs);
-  const cacheSize = options.cacheSize ?? DEFAULTS.cacheSize;
-  const requireHolderBinding = options.requireHolderBinding === true;
-  const trusted = options.trustedIssuers;
 
   const documentLoader = createDocumentLoader({
     documents: options.documents,
     remoteDocumentPrefixes: options.remoteDocumentPrefixes,
     fetch: fetchImpl,
     timeoutMs,
-    maxBytes,
+    maxBytes: MAX_RESPONSE_BYTES,
   });
   const stateResolver = createStateResolver({
     resolverUrl: options.resolverUrl || undefined,
     fetch: fetchImpl,
     timeoutMs,
-    publishedCacheMs: options.resolverCacheMs ?? DEFAULTS.resolverCacheMs,
+    publishedCacheMs: options.resolverCacheMs,
     shortCacheMs: revocationCacheMs,
     clock,
-    maxBytes,
+    maxBytes: MAX_RESPONSE_BYTES,
   });
   const revocations = createRevocationVerdicts(createRevocationChecker({
-    io: { fetch: fetchImpl, timeoutMs, maxBytes, stateResolver },
+    io: { fetch: fetchImpl, timeoutMs, maxBytes: MAX_RESPONSE_BYTES, stateResolver },
     resolvers: { ...DEFAULT_STATUS_RESOLVERS, ...(deps.statusResolvers ?? {}) },
     revocationCacheMs,
     cacheSize,
@@ -115,20 +98,17 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   const proofs = createProofSource({
     cacheSize,
     clock,
-    refusalCacheMs: Math.max(0, options.refusalCacheMs ?? DEFAULTS.refusalCacheMs),
+    refusalCacheMs: Math.max(0, options.refusalCacheMs),
     pool: {
-      threads: options.threads ?? 0,
-      maxQueued: options.coldQueue ?? DEFAULTS.coldQueue,
-      perTenant: options.coldPerTenant ?? DEFAULTS.coldPerTenant,
+      threads: options.threads,
+      maxQueued: options.coldQueue,
+      perTenant: options.coldPerTenant,
       documents: options.documents,
     },
     documentLoader,
     publication: deps.statePublication?.(stateResolver) ?? stateResolver,
   });
-  const limits = {
-    bytes: options.maxCredentialBytes ?? DEFAULTS.maxCredentialBytes,
-    leaves: options.maxCredentialLeaves ?? DEFAULTS.maxCredentialLeaves,
-  };
+  const limits = { bytes: options.maxCredentialBytes, leaves: options.maxCredentialLeaves };
 
   // Structure and holder binding depend only on the content and the request's address: remembered per digest, for the
   // address it was last presented with (a credential comes back with its holder's address), when the caller hands in
