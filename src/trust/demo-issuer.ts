@@ -234,7 +234,8 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
     const credential = sdk.W3CCredential.fromJSON(json);
     await wallet.addCredentialsToMerkleTree([credential], did);
     const [proved] = await wallet.generateIden3SparseMerkleTreeProof(did, [credential]);
-    const out = JSON.parse(JSON.stringify(proved!.toJSON())) as Record<string, unknown>;
+    if (proved === undefined) throw new Error('js-sdk made no Iden3SparseMerkleTreeProof');
+    const out = JSON.parse(JSON.stringify(proved.toJSON())) as Record<string, unknown>;
     if (options.publish !== false) published.add((await wallet.getDIDTreeModel(did)).state.hex());
     return out;
   };

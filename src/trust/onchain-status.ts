@@ -203,11 +203,13 @@ export async function onchainStatusResolver(chains: Pick<ChainSettings, 'chains'
   // viem only where a chain is configured: without one, every status fails below before anything is read.
   const viem = chains.chains.size === 0 ? undefined : (await loadViem()).viem;
   const clients = new Map<string, PublicClient>();
-  for (const endpoint of chains.chains.values()) {
-    const client = options.clientFor
-      ? options.clientFor(endpoint, timeoutMs)
-      : (viem!.createPublicClient({ transport: viem!.http(endpoint.url, { timeout: timeoutMs, retryCount: options.retryCount ?? 0 }) }) as PublicClient);
-    clients.set(endpoint.chain, client);
+  if (viem !== undefined) {
+    for (const endpoint of chains.chains.values()) {
+      const client = options.clientFor
+        ? options.clientFor(endpoint, timeoutMs)
+        : (viem.createPublicClient({ transport: viem.http(endpoint.url, { timeout: timeoutMs, retryCount: options.retryCount ?? 0 }) }) as PublicClient);
+      clients.set(endpoint.chain, client);
+    }
   }
 
   return async ({ status, nonce, issuerDid }, io) => {

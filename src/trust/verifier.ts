@@ -174,8 +174,9 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     if (failed !== undefined) return failed;
     const [ownRequest, keyRequest] = revocations.requests(c, proof);
     const own = revocations.known(ownRequest);
-    const key = own === undefined ? undefined : revocations.known(keyRequest);
-    return key === undefined ? undefined : revocations.conclude(c, proof, own!, key, keyRequest);
+    if (own === undefined) return undefined;
+    const key = revocations.known(keyRequest);
+    return key === undefined ? undefined : revocations.conclude(c, proof, own, key, keyRequest);
   };
 
   /**
