@@ -146,11 +146,11 @@ export function createDocumentLoader(options: DocumentLoaderOptions = {}): JsonL
       return JSON.stringify(doc);
     } catch (e) {
       remote.delete(url); // a failure is not kept: the next verification tries again
-      throw new DocumentUnavailable(url, `could not be fetched: ${(e as Error).message}`);
+      throw new DocumentUnavailable(url, `could not be fetched: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
 
-  const loader = (async (url: string): Promise<RemoteDocument> => {
+  const load = async (url: string): Promise<RemoteDocument> => {
     let text = typeof url === 'string' ? texts.get(url) : undefined;
     if (text === undefined) {
       const target = remoteDocumentUrl(url, prefixes);
@@ -164,9 +164,8 @@ export function createDocumentLoader(options: DocumentLoaderOptions = {}): JsonL
       }
       text = await pending;
     }
-    return { contextUrl: null, documentUrl: url, document: JSON.parse(text) as unknown };
-  }) as JsonLdLoader;
-  Object.defineProperty(loader, 'has', { value: (url: string) => texts.has(url) });
-  Object.defineProperty(loader, 'urls', { value: urls });
-  return loader;
+    const document: unknown = JSON.parse(text);
+    return { contextUrl: null, documentUrl: url, document };
+  };
+  return Object.assign(load, { has: (url: string) => texts.has(url), urls });
 }

@@ -9,6 +9,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
+import { isRecord } from '../schemas/json.js';
 import { createDocumentLoader, type DocumentLoader } from '../jsonld/documents.js';
 import { installFastPoseidon } from './poseidon.js';
 import { coldCheck, type ColdResult, type ColdTask } from './proof.js';
@@ -32,7 +33,9 @@ export function workerDocumentLoader(documents: Readonly<Record<string, unknown>
   return {
     loader: (scope) => async (url) => {
       const text = received.get(`${scope}\n${url}`);
-      return text === undefined ? offline(url) : { contextUrl: null, documentUrl: url, document: JSON.parse(text) as unknown };
+      if (text === undefined) return offline(url);
+      const document: unknown = JSON.parse(text);
+      return { contextUrl: null, documentUrl: url, document };
     },
     receive(scope, texts) {
       for (const [url, text] of Object.entries(texts ?? {})) received.set(`${scope}\n${url}`, text);
@@ -40,8 +43,8 @@ export function workerDocumentLoader(documents: Readonly<Record<string, unknown>
   };
 }
 
-const data = (workerData ?? {}) as { documents?: Record<string, unknown> };
-const thread = workerDocumentLoader(data.documents);
+const documents: unknown = isRecord(workerData) ? workerData.documents : undefined;
+const thread = workerDocumentLoader(isRecord(documents) ? documents : undefined);
 
 export default async function run(task: ColdTask): Promise<ColdResult> {
   const scope = task.scope ?? '';

@@ -15,9 +15,10 @@ import { createHash } from 'node:crypto';
 import * as sdkNs from '@0xpolygonid/js-sdk';
 import * as coreNs from '@iden3/js-iden3-core';
 import { createDocumentLoader, ID_INFORMATION_SCHEMA_URL } from '../jsonld/documents.js';
-import type { Did, Hash, Proof } from './iden3.js';
+import { claimFromHex, librarySubset, type Did, type Hash, type Proof } from './iden3.js';
 import { DEFAULT_STATUS_RESOLVERS, verifyStatusAnswer, type StatusResolverFn } from './revocation.js';
-import { STATUS_TYPES } from './structure.js';
+import { STATUS_TYPES, type Json } from './structure.js';
+import { isRecord } from '../schemas/json.js';
 import type { StatePublication } from './did-resolver.js';
 
 /**
@@ -71,8 +72,31 @@ interface SdkSubset {
   W3CCredential: { fromJSON(json: unknown): W3C };
   getNodesRepresentation(revokedNonces: number[] | undefined, trees: TreeModel, state: Hash): Promise<{ toJSON(): ReverseHashNode }[]>;
 }
-const sdk = sdkNs as unknown as SdkSubset;
-const core = coreNs as unknown as { DidMethod: { Iden3: string }; Blockchain: { Polygon: string }; NetworkId: { Amoy: string } };
+const sdk = librarySubset<SdkSubset>(sdkNs, {
+  KMS: true,
+  BjjProvider: true,
+  KmsKeyType: true,
+  InMemoryPrivateKeyStore: true,
+  InMemoryDataSource: true,
+  InMemoryMerkleTreeStorage: true,
+  CredentialStorage: true,
+  IdentityStorage: true,
+  CredentialWallet: true,
+  IdentityWallet: true,
+  VerifiableConstants: true,
+  W3CCredential: true,
+  getNodesRepresentation: true,
+});
+const core = librarySubset<{ DidMethod: { Iden3: string }; Blockchain: { Polygon: string }; NetworkId: { Amoy: string } }>(
+  coreNs, { DidMethod: true, Blockchain: true, NetworkId: true },
+);
+
+/** A credential as plain JSON (js-sdk's toJSON keeps class instances). */
+function plainJson(credential: W3C): Json {
+  const json: unknown = JSON.parse(JSON.stringify(credential.toJSON()));
+  if (!isRecord(json)) throw new Error('js-sdk answered a credential that is not a JSON object');
+  return json;
+}
 
 /** What a SparseMerkleTreeProof status endpoint answers. */
 export interface RevocationStatusDocument {
@@ -214,7 +238,6 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
   });
   const loader = createDocumentLoader({ fetch: () => Promise.reject(new Error('offline')), timeoutMs: 1 });
   const published = new Set<string>();
-  const claimFromHex = (hex: string) => new (core as unknown as { Claim: new () => { fromHex(h: string): { hIndex(): bigint } } }).Claim().fromHex(hex);
   /** The state with its roots, hex, and the claims tree proof of key `hIndex`. */
   const atState = async (hIndex: bigint): Promise<KeyAtState> => {
     const now = await wallet.getDIDTreeModel(did);
@@ -235,7 +258,7 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
     await wallet.addCredentialsToMerkleTree([credential], did);
     const [proved] = await wallet.generateIden3SparseMerkleTreeProof(did, [credential]);
     if (proved === undefined) throw new Error('js-sdk made no Iden3SparseMerkleTreeProof');
-    const out = JSON.parse(JSON.stringify(proved.toJSON())) as Record<string, unknown>;
+    const out = plainJson(proved);
     if (options.publish !== false) published.add((await wallet.getDIDTreeModel(did)).state.hex());
     return out;
   };
@@ -258,10 +281,10 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
         },
         { documentLoader: loader },
       );
-      const json = JSON.parse(JSON.stringify(issued.toJSON())) as Record<string, unknown>;
+      const json = plainJson(issued);
       if ((r.proof ?? 'bjj') === 'bjj') return json;
       const proved = await attachMtp(json);
-      if (r.proof === 'mtp') proved.proof = (proved.proof as { type: string }[]).filter((p) => p.type !== 'BJJSignature2021');
+      if (r.proof === 'mtp' && Array.isArray(proved.proof)) proved.proof = proved.proof.filter((p) => !isRecord(p) || p.type !== 'BJJSignature2021');
       return proved;
     },
     attachMtp,
@@ -275,8 +298,10 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
       const trees = await wallet.getDIDTreeModel(did);
       const marker = BigInt('0x' + createHash('sha256').update(`${Date.now()}\u0000${Math.random()}`).digest('hex').slice(0, 60));
       await trees.claimsTree.add(marker, 1n);
-      const proofs = (authCredential.toJSON().proof ?? []) as { coreClaim?: string }[];
-      return atState(claimFromHex(proofs.find((p) => typeof p.coreClaim === 'string')?.coreClaim as string).hIndex());
+      const proofs: unknown = authCredential.toJSON().proof;
+      const coreClaim = (Array.isArray(proofs) ? proofs : []).map((p) => (isRecord(p) ? p.coreClaim : undefined)).find((c) => typeof c === 'string');
+      if (coreClaim === undefined) throw new Error('the demo issuer\'s auth credential has no core claim');
+      return atState(claimFromHex(coreClaim).hIndex());
     },
     async reverseHashNodes(revokedNonces) {
       const trees = await wallet.getDIDTreeModel(did);

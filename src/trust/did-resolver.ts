@@ -64,7 +64,6 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
   const base = o.resolverUrl?.replace(/\/+$/, '');
   const cache = lruCache<string, { published: boolean } | { latest: string | undefined }>(4096, o.clock);
   const keep = (key: string, value: { published: boolean } | { latest: string | undefined }, ttl: number) => keepFor(cache, key, value, ttl);
-  const pending = new Map<string, Promise<unknown>>();
   const maxBytes = o.maxBytes ?? 256 * 1024;
 
   const get = async (did: string, stateHex?: string): Promise<unknown> => {
@@ -77,12 +76,14 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
       if (e instanceof FetchFailure && e.httpStatus === 406) {
         throw new ResolverFailure(`the DID resolver does not serve DID resolution results (HTTP 406 to Accept: ${DID_RESOLUTION_MEDIA_TYPE})`);
       }
-      throw new ResolverFailure(`the DID resolver did not answer: ${(e as Error).message}`);
+      throw new ResolverFailure(`the DID resolver did not answer: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
 
-  const once = <T>(key: string, run: () => Promise<T>): Promise<T> => {
-    let p = pending.get(key) as Promise<T> | undefined;
+  const pendingPublished = new Map<string, Promise<boolean>>();
+  const pendingLatest = new Map<string, Promise<string | undefined>>();
+  const once = <T>(pending: Map<string, Promise<T>>, key: string, run: () => Promise<T>): Promise<T> => {
+    let p = pending.get(key);
     if (p === undefined) {
       p = run().finally(() => pending.delete(key));
       pending.set(key, p);
@@ -96,7 +97,7 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
       const key = `p\u0000${did}\u0000${stateHex}`;
       const hit = cache?.get(key);
       if (hit !== undefined && 'published' in hit) return hit.published;
-      return once(key, async () => {
+      return once(pendingPublished, key, async () => {
         const answer = await get(did, stateHex);
         let published: boolean;
         if (notFound(answer)) {
@@ -114,7 +115,7 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
       const key = `l\u0000${did}`;
       const hit = cache?.get(key);
       if (hit !== undefined && 'latest' in hit) return hit.latest;
-      return once(key, async () => {
+      return once(pendingLatest, key, async () => {
         const answer = await get(did);
         let latest: string | undefined;
         if (notFound(answer)) {

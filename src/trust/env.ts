@@ -8,6 +8,8 @@ import { ConfigError } from '../config/errors.js';
 import { isRecord } from '../schemas/json.js';
 import { parseChainRef } from '../chain/config.js';
 import { flag, httpUrl, integer, oneOf, text } from '../config/variables.js';
+import type { Address } from 'viem';
+import { isEvmAddress } from './structure.js';
 import type { TrustOptions } from './types.js';
 import { defaultThreads } from './pool.js';
 
@@ -111,7 +113,7 @@ function documentsFile(file: string | undefined): Record<string, unknown> | unde
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new ConfigError(`JSONLD_DOCUMENTS_FILE: cannot read ${file}: ${(e as Error).message}`);
+    throw new ConfigError(`JSONLD_DOCUMENTS_FILE: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (!isRecord(parsed)) throw new ConfigError('JSONLD_DOCUMENTS_FILE must hold one JSON object: URL -> document');
   for (const [url, doc] of Object.entries(parsed)) {
@@ -121,13 +123,13 @@ function documentsFile(file: string | undefined): Record<string, unknown> | unde
 }
 
 /** ISSUER_STATE_CONTRACTS: `eip155:<id>=0x<40 hex>` entries, by CAIP-2 chain. */
-function stateContracts(raw: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
+function stateContracts(raw: string | undefined): Record<string, Address> {
+  const out: Record<string, Address> = {};
   for (const entry of list(raw)) {
     const eq = entry.indexOf('=');
     const ref = parseChainRef(entry.slice(0, Math.max(0, eq)));
     const address = entry.slice(eq + 1);
-    if (eq < 0 || ref === undefined || !/^0x[0-9a-fA-F]{40}$/.test(address)) {
+    if (eq < 0 || ref === undefined || !isEvmAddress(address)) {
       throw new ConfigError(`ISSUER_STATE_CONTRACTS: ${JSON.stringify(entry.slice(0, 80))} must be eip155:<chain id>=0x<40 hex digits>`);
     }
     out[ref.chain] = address;

@@ -4,6 +4,8 @@
  * check builds, so they bound the Poseidon hashes a credential can cost). Without them one credential whose subject
  * held a 4,000-entry array cost 42 s of CPU.
  */
+import { isRecord } from '../schemas/json.js';
+
 export interface CredentialLimits {
   bytes: number;
   leaves: number;
@@ -19,14 +21,14 @@ const hasOwn = Object.prototype.hasOwnProperty;
 /** Counts scalar values, stopping past `max`; returns the count (max + 1 when over). */
 function countLeaves(value: unknown, max: number, count: number): number {
   if (count > max) return count;
-  if (typeof value !== 'object' || value === null) return count + 1;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length && count <= max; i++) count = countLeaves(value[i], max, count);
     return count;
   }
+  if (!isRecord(value)) return count + 1;
   for (const key in value) {
     if (!hasOwn.call(value, key)) continue;
-    count = countLeaves((value as Record<string, unknown>)[key], max, count);
+    count = countLeaves(value[key], max, count);
     if (count > max) return count;
   }
   return count;
@@ -34,11 +36,11 @@ function countLeaves(value: unknown, max: number, count: number): number {
 
 /** undefined when the credential is within both limits, else which one it is over. Leaves first: it stops early. */
 export function measureCredential(credential: unknown, limits: CredentialLimits): CredentialSize | undefined {
-  if (typeof credential !== 'object' || credential === null) return undefined;
+  if (!isRecord(credential)) return undefined;
   let leaves = 0;
   for (const key in credential) {
     if (key === 'proof' || !hasOwn.call(credential, key)) continue;
-    leaves = countLeaves((credential as Record<string, unknown>)[key], limits.leaves, leaves);
+    leaves = countLeaves(credential[key], limits.leaves, leaves);
     if (leaves > limits.leaves) return { over: 'leaves' };
   }
   if (Buffer.byteLength(JSON.stringify(credential)) > limits.bytes) return { over: 'bytes' };

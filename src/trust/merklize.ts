@@ -24,7 +24,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { poseidon } from '@iden3/js-crypto';
 import { Merklizer } from '@iden3/js-jsonld-merklization';
 import * as mtNs from '@iden3/js-merkletree';
-import type { Hash } from './iden3.js';
+import { librarySubset, type Hash } from './iden3.js';
+import type { DocumentLoader } from '../jsonld/documents.js';
 
 /** The parts of js-merkletree's Merkletree this file replaces or reads (its declarations cannot be resolved: iden3.ts). */
 interface TreeInstance {
@@ -36,13 +37,13 @@ interface TreePrototype {
   root(this: TreeInstance): Promise<Hash>;
   getNode(this: TreeInstance, k: Hash): Promise<unknown>;
 }
-const mt = mtNs as unknown as {
+const mt = librarySubset<{
   Merkletree: { prototype: TreePrototype };
   Hash: { fromBigInt(i: bigint): Hash };
   ErrEntryIndexAlreadyExists: string;
   ErrNotWritable: string;
   ErrReachedMaxLevel: string;
-};
+}>(mtNs, { Merkletree: true, Hash: true, ErrEntryIndexAlreadyExists: true, ErrNotWritable: true, ErrReachedMaxLevel: true });
 
 /** The entries collected for one tree, and its root once asked. */
 interface Collected {
@@ -127,6 +128,6 @@ export function withCollectingTrees<T>(fn: () => Promise<T>): Promise<T> {
  * Merklizer.merklizeJSONLD(docText, options), whose tree answers root() only (module comment). The Merklizer's entries,
  * paths, values and types are the library's own.
  */
-export function merklizeForRoot(docText: string, options: { documentLoader: unknown }): Promise<Merklizer> {
-  return withCollectingTrees(() => Merklizer.merklizeJSONLD(docText, options as never));
+export function merklizeForRoot(docText: string, options: { documentLoader: DocumentLoader }): Promise<Merklizer> {
+  return withCollectingTrees(() => Merklizer.merklizeJSONLD(docText, options));
 }

@@ -27,6 +27,7 @@ import { toChecksumAddress } from '../domain/address.js';
 import { ResolverFailure } from './did-resolver.js';
 import { DID, Hash, isGenesisState } from './iden3.js';
 import { StatusFailure, verifyStatusAnswer, type StatusResolverFn } from './revocation.js';
+import { isEvmAddress } from './structure.js';
 
 const MTP_COMPONENTS = [
   { name: 'root', type: 'uint256' },
@@ -133,7 +134,9 @@ export function parseOnchainStatusId(id: unknown): OnchainStatusLocation {
   }
   const chainId = Number(chainDigits);
   if (!Number.isSafeInteger(chainId)) throw new StatusFailure('credentialStatus.id: the chain id is out of range');
-  const location: OnchainStatusLocation = { chain: `eip155:${chainId}`, chainId, contract: toChecksumAddress(contract) as Address };
+  const checksummed = toChecksumAddress(contract);
+  if (!isEvmAddress(checksummed)) throw new StatusFailure('credentialStatus.id: contractAddress must be <chain id>:<0x address>');
+  const location: OnchainStatusLocation = { chain: `eip155:${chainId}`, chainId, contract: checksummed };
   const state = params.get('state');
   if (state !== null && state !== '') {
     if (!HASH_HEX.test(state)) throw new StatusFailure('credentialStatus.id: state must be a 32-byte hex hash');
@@ -207,7 +210,7 @@ export async function onchainStatusResolver(chains: Pick<ChainSettings, 'chains'
     for (const endpoint of chains.chains.values()) {
       const client = options.clientFor
         ? options.clientFor(endpoint, timeoutMs)
-        : (viem.createPublicClient({ transport: viem.http(endpoint.url, { timeout: timeoutMs, retryCount: options.retryCount ?? 0 }) }) as PublicClient);
+        : viem.createPublicClient({ transport: viem.http(endpoint.url, { timeout: timeoutMs, retryCount: options.retryCount ?? 0 }) });
       clients.set(endpoint.chain, client);
     }
   }
@@ -232,17 +235,14 @@ export async function onchainStatusResolver(chains: Pick<ChainSettings, 'chains'
       throw new StatusFailure('the issuer DID is not an iden3 DID');
     }
 
-    const read = async (state: string | undefined): Promise<OnchainCredentialStatus> => {
-      const answer = state === undefined
-        ? await client.readContract({ address: where.contract, abi: ONCHAIN_STATUS_ABI, functionName: 'getRevocationStatus', args: [id, nonce] })
-        : await client.readContract({
-          address: where.contract,
-          abi: ONCHAIN_STATUS_ABI,
-          functionName: 'getRevocationStatusByIdAndState',
-          args: [id, Hash.fromHex(state).bigInt(), nonce],
-        });
-      return answer as OnchainCredentialStatus;
-    };
+    const read = (state: string | undefined): Promise<OnchainCredentialStatus> => state === undefined
+      ? client.readContract({ address: where.contract, abi: ONCHAIN_STATUS_ABI, functionName: 'getRevocationStatus', args: [id, nonce] })
+      : client.readContract({
+        address: where.contract,
+        abi: ONCHAIN_STATUS_ABI,
+        functionName: 'getRevocationStatusByIdAndState',
+        args: [id, Hash.fromHex(state).bigInt(), nonce],
+      });
 
     let latest: string | undefined;
     if (io.stateResolver.configured) {

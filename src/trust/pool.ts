@@ -50,15 +50,15 @@ export function defaultThreads(): number {
  * The thread pools of this process, shared by the verifiers with the same threads and documents (one in a server; many
  * in a test run, where each would otherwise start its own threads), counted by their users and destroyed with the last.
  */
-const shared = new Map<string, { piscina: Piscina; users: number }>();
+const shared = new Map<string, { piscina: Piscina<ColdTask, ColdResult>; users: number }>();
 
-function acquire(threads: number, documents: Readonly<Record<string, unknown>> | undefined): { key: string; piscina: Piscina } {
+function acquire(threads: number, documents: Readonly<Record<string, unknown>> | undefined): { key: string; piscina: Piscina<ColdTask, ColdResult> } {
   const key = `${threads}:${documents === undefined ? '' : JSON.stringify(documents)}`;
   let entry = shared.get(key);
   if (entry === undefined) {
     pinNiceAddon();
     entry = {
-      piscina: new Piscina({
+      piscina: new Piscina<ColdTask, ColdResult>({
         filename: compiledWorker(import.meta.url, 'trust/cold-worker.js'),
         minThreads: threads,
         maxThreads: threads,
@@ -95,7 +95,7 @@ interface Job {
 const SECONDS_PER_CHECK = 0.03;
 
 export class ColdPool {
-  private threads: { key: string; piscina: Piscina } | undefined;
+  private threads: { key: string; piscina: Piscina<ColdTask, ColdResult> } | undefined;
   /** Names this pool's remote documents in the threads it shares with other pools. */
   private readonly scope = `pool-${++nextScope}`;
   /** Slots reserved per tenant (waiting or running credentials of admitted requests). */
@@ -190,9 +190,10 @@ export class ColdPool {
   /** Starts waiting jobs while threads are free, taking the tenants in turn. */
   private dispatch(): void {
     while (this.running < this.concurrency && this.turns.length > 0) {
-      const tenant = this.turns.shift() as string;
-      const queue = this.waiting.get(tenant) as Job[];
-      const job = queue.shift() as Job;
+      const tenant = this.turns.shift();
+      const queue = tenant === undefined ? undefined : this.waiting.get(tenant);
+      const job = queue?.shift();
+      if (tenant === undefined || queue === undefined || job === undefined) continue; // a tenant in turn has a job waiting
       if (queue.length > 0) this.turns.push(tenant);
       else this.waiting.delete(tenant);
       this.running++;
@@ -219,10 +220,10 @@ export class ColdPool {
 
   private execute(task: ColdTask): Promise<ColdResult> {
     if (this.options.threads === 0) return this.options.inline(task);
-    return this.threadsPool().run({ ...task, scope: this.scope }) as Promise<ColdResult>;
+    return this.threadsPool().run({ ...task, scope: this.scope });
   }
 
-  private threadsPool(): Piscina {
+  private threadsPool(): Piscina<ColdTask, ColdResult> {
     this.threads ??= acquire(this.options.threads, this.options.documents);
     return this.threads.piscina;
   }

@@ -25,7 +25,7 @@ import { poseidon } from '@iden3/js-crypto';
 import { BJJSignatureProof2021, isGenesisState, SchemaHash, validateTreeState, verifyProof, type BjjProof } from './iden3.js';
 import { verifyPoseidonSignature } from './babyjub.js';
 import { done, matchContent, refusal, sameNonce, stateKey, statusCovered, type ProofType } from './proof-check.js';
-import { checkStatus, notValid, OK, undecided, type Json } from './structure.js';
+import { checkStatus, notValid, OK, undecided } from './structure.js';
 import { isRecord } from '../schemas/json.js';
 
 const NAME = 'BJJSignature2021';
@@ -111,7 +111,7 @@ export const bjjSignature2021: ProofType = {
     // 5. The key's revocation nonce, whose status is checked later (of the credential's own signed status source; the
     // unsigned issuerData.credentialStatus must still state the nonce, as js-sdk requires).
     const keyNonce = auth.getRevocationNonce();
-    if (!sameNonce((proof.issuerData.credentialStatus as unknown as Json).revocationNonce, keyNonce)) {
+    if (!sameNonce(proof.issuerData.credentialStatus.revocationNonce, keyNonce)) {
       return refusal("the issuer key's credentialStatus in its proof does not carry the key's revocation nonce");
     }
     const exp = auth.getExpirationDate();

@@ -18,7 +18,7 @@ import {
 } from './iden3.js';
 import { DocumentUnavailable, type DocumentLoader } from '../jsonld/documents.js';
 import { merklizeForRoot } from './merklize.js';
-import { notValid, type Json } from './structure.js';
+import { fieldAt, notValid, type Json } from './structure.js';
 import { isRecord } from '../schemas/json.js';
 import type { TrustVerdict } from '../engine/types.js';
 
@@ -104,16 +104,14 @@ function findCause<T extends Error>(e: unknown, type: new (...args: never[]) => 
   let cur: unknown = e;
   for (let i = 0; i < 8 && cur !== undefined && cur !== null; i++) {
     if (cur instanceof type) return cur;
-    const c = cur as { cause?: unknown; details?: { cause?: unknown } };
-    cur = c.details?.cause ?? c.cause;
+    cur = fieldAt(cur, 'details', 'cause') ?? fieldAt(cur, 'cause');
   }
   return undefined;
 }
 
 /** The JSON-LD error code (jsonld.js), never its message or details (they may quote values). */
 function jsonLdCode(e: unknown): string | undefined {
-  const err = e as { name?: string; details?: { code?: string; event?: { code?: string } } };
-  const code = err?.details?.event?.code ?? err?.details?.code;
+  const code = fieldAt(e, 'details', 'event', 'code') ?? fieldAt(e, 'details', 'code');
   return typeof code === 'string' && /^[a-z @-]{1,60}$/i.test(code) ? code : undefined;
 }
 
@@ -128,7 +126,9 @@ export async function computeCoreClaim(
 ): Promise<ClaimT> {
   const mz = await merklizeForRoot(JSON.stringify(doc), { documentLoader });
   const credentialType = findCredentialType(mz);
-  const serAttr = await getSerializationAttrFromContext(doc['@context'] as object, mz.options, credentialType);
+  const context = doc['@context'];
+  if (typeof context !== 'object' || context === null) throw new Error('@context is not a JSON object or array');
+  const serAttr = await getSerializationAttrFromContext(context, mz.options, credentialType);
   const slots = { indexA: new Uint8Array(32), indexB: new Uint8Array(32), valueA: new Uint8Array(32), valueB: new Uint8Array(32) };
   let nonMerklized = false;
   if (serAttr) {
@@ -207,8 +207,7 @@ export async function matchContent(credential: Json, claim: ClaimT, proofName: s
   if (recomputed.hex() !== claim.hex()) {
     return refusal(`its content does not match its ${proofName} proof: credentialSubject, dates, types, status or schema were changed after ${proofName === 'BJJSignature2021' ? 'signing' : 'issuance'}`);
   }
-  const status = credential.credentialStatus as Json;
-  if (!sameNonce(status.revocationNonce, claim.getRevocationNonce())) {
+  if (!sameNonce(fieldAt(credential, 'credentialStatus', 'revocationNonce'), claim.getRevocationNonce())) {
     return refusal(`credentialStatus.revocationNonce is not the revocation nonce ${proofName === 'BJJSignature2021' ? 'the issuer signed' : `of the claim its ${proofName} proves`}`);
   }
   return undefined;

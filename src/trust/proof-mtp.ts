@@ -35,17 +35,22 @@ interface Parsed {
   state: Record<(typeof ROOTS)[number], string>;
 }
 
+/** A root of the stated state: 32 bytes of hex that are a field element (Hash.fromHex throws otherwise), else undefined. */
+function root(st: Json, k: (typeof ROOTS)[number]): string | undefined {
+  const v = st[k];
+  if (typeof v !== 'string' || !HASH_HEX.test(v)) return undefined;
+  Hash.fromHex(v);
+  return v;
+}
+
 function parse(raw: Json): Parsed | undefined {
   try {
-    const issuerData = raw.issuerData as Json;
-    const st = issuerData.state as Json;
-    const state = {} as Parsed['state'];
-    for (const k of ROOTS) {
-      const v = st[k];
-      if (typeof v !== 'string' || !HASH_HEX.test(v)) return undefined;
-      Hash.fromHex(v); // a field element
-      state[k] = v;
-    }
+    const issuerData = raw.issuerData;
+    if (!isRecord(issuerData) || !isRecord(issuerData.state)) return undefined;
+    const st = issuerData.state;
+    const [value, claimsTreeRoot, revocationTreeRoot, rootOfRoots] = ROOTS.map((k) => root(st, k));
+    if (value === undefined || claimsTreeRoot === undefined || revocationTreeRoot === undefined || rootOfRoots === undefined) return undefined;
+    const state = { value, claimsTreeRoot, revocationTreeRoot, rootOfRoots };
     return { issuer: DID.parse(String(issuerData.id)), claim: claimFromHex(String(raw.coreClaim)), mtp: Proof.fromJSON(raw.mtp), state };
   } catch {
     return undefined;

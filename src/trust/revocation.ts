@@ -36,9 +36,12 @@ export class StatusFailure extends Error {
   override name = 'StatusFailure';
 }
 
+/** A credentialStatus object as the structure check leaves it: its id and type are strings. */
+export type StatusJson = Json & { id: string; type: string };
+
 export interface RevocationRequest {
   /** The credentialStatus object (credential's own, or the issuer key's from the proof). */
-  status: Json;
+  status: StatusJson;
   /** The revocation nonce, from the signed core claim. */
   nonce: bigint;
   issuerDid: string;
@@ -62,6 +65,8 @@ function hashHex(x: unknown): x is string {
   return typeof x === 'string' && HASH_HEX.test(x);
 }
 
+const optionalHashHex = (x: unknown): x is string | undefined => x === undefined || hashHex(x);
+
 /** Verifies a `{ mtp, issuer }` revocation status answer for the nonce: true when revoked. */
 export async function verifyStatusAnswer(answer: unknown, nonce: bigint): Promise<boolean> {
   if (!isRecord(answer) || !isRecord(answer.issuer) || !isRecord(answer.mtp)) {
@@ -69,10 +74,10 @@ export async function verifyStatusAnswer(answer: unknown, nonce: bigint): Promis
   }
   const issuer = answer.issuer;
   const { state, claimsTreeRoot, revocationTreeRoot, rootOfRoots } = issuer;
-  if (!hashHex(state) || !hashHex(revocationTreeRoot) || (claimsTreeRoot !== undefined && !hashHex(claimsTreeRoot)) || (rootOfRoots !== undefined && !hashHex(rootOfRoots))) {
+  if (!hashHex(state) || !hashHex(revocationTreeRoot) || !optionalHashHex(claimsTreeRoot) || !optionalHashHex(rootOfRoots)) {
     throw new StatusFailure("the answer's issuer state and tree roots are not 32-byte hex hashes");
   }
-  if (!validateTreeState({ state, claimsTreeRoot: claimsTreeRoot as string | undefined, revocationTreeRoot, rootOfRoots: rootOfRoots as string | undefined })) {
+  if (!validateTreeState({ state, claimsTreeRoot, revocationTreeRoot, rootOfRoots })) {
     throw new StatusFailure("the answer's issuer state is not the hash of its tree roots");
   }
   let mtp: ProofT;
@@ -92,7 +97,7 @@ export async function verifyStatusAnswer(answer: unknown, nonce: bigint): Promis
 }
 
 const smt: StatusResolverFn = async ({ status, nonce }, io) => {
-  const answer = await fetchJson(io.fetch, { url: status.id as string, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
+  const answer = await fetchJson(io.fetch, { url: status.id, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
   return verifyStatusAnswer(answer, nonce);
 };
 
@@ -106,7 +111,7 @@ const agent: StatusResolverFn = async ({ status, nonce, issuerDid, holderDid }, 
     from: holderDid,
     to: issuerDid,
   };
-  const answer = await fetchJson(io.fetch, { url: status.id as string, method: 'POST', body: message, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
+  const answer = await fetchJson(io.fetch, { url: status.id, method: 'POST', body: message, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
   if (!isRecord(answer)) throw new StatusFailure('the agent answered something other than an iden3comm message');
   return verifyStatusAnswer(answer.body, nonce);
 };
@@ -118,10 +123,11 @@ interface RhsNode {
 async function rhsNode(io: StatusIo, base: string, hash: HashT): Promise<RhsNode> {
   const answer = await fetchJson(io.fetch, { url: `${base}/node/${hash.hex()}`, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
   const node = isRecord(answer) ? answer.node : undefined;
-  if (!isRecord(node) || !Array.isArray(node.children) || !node.children.every(hashHex)) {
+  const hexes: unknown = isRecord(node) ? node.children : undefined;
+  if (!Array.isArray(hexes) || !hexes.every(hashHex)) {
     throw new StatusFailure('the reverse hash service answered a malformed node');
   }
-  const children = (node.children as string[]).map((h) => Hash.fromHex(h));
+  const children = hexes.map((h) => Hash.fromHex(h));
   // Each node must hash to the key it was asked by, so that no answer can be made up.
   if (poseidon.hash(children.map((c) => c.bigInt())) !== hash.bigInt()) {
     throw new StatusFailure('the reverse hash service answered a node that does not hash to the requested key');
@@ -185,7 +191,7 @@ function stateParam(id: string): string | undefined {
 
 const rhs: StatusResolverFn = async (request, io) => {
   const { status, nonce, issuerDid } = request;
-  const id = status.id as string;
+  const id = status.id;
   const nodePath = id.indexOf('/node');
   const base = (nodePath < 0 ? id : id.slice(0, nodePath)).replace(/\/+$/, '');
   const viaRhs = async (): Promise<boolean> => {
@@ -194,7 +200,7 @@ const rhs: StatusResolverFn = async (request, io) => {
     if (latest === undefined) {
       // No published state known (or no resolver): only a genesis state named in the URL can stand for the latest
       // one, and only when the resolver confirmed that nothing was published.
-      const param = stateParam(status.id as string);
+      const param = stateParam(status.id);
       let genesis = false;
       try {
         genesis = param !== undefined && isGenesisState(DID.parse(issuerDid), param);
@@ -204,8 +210,10 @@ const rhs: StatusResolverFn = async (request, io) => {
       if (!io.stateResolver.configured) {
         throw new StatusFailure("the issuer's latest state is needed and no DID resolver is configured (DID_RESOLVER_URL)");
       }
-      if (!genesis) throw new StatusFailure('the DID resolver knows no published state of the issuer and the status URL names no genesis state');
-      latest = param as string;
+      if (!genesis || param === undefined) {
+        throw new StatusFailure('the DID resolver knows no published state of the issuer and the status URL names no genesis state');
+      }
+      latest = param;
     }
     return rhsStatus(io, base, Hash.fromHex(latest), nonce);
   };
@@ -214,8 +222,9 @@ const rhs: StatusResolverFn = async (request, io) => {
   } catch (e) {
     const fallback = status.statusIssuer;
     if (isRecord(fallback) && isHttpUrl(fallback.id)) {
-      if (fallback.type === STATUS_TYPES.SparseMerkleTreeProof) return smt({ ...request, status: fallback }, io);
-      if (fallback.type === STATUS_TYPES.Iden3commRevocationStatusV1) return agent({ ...request, status: fallback }, io);
+      const { id, type } = fallback;
+      if (type === STATUS_TYPES.SparseMerkleTreeProof) return smt({ ...request, status: { ...fallback, id, type } }, io);
+      if (type === STATUS_TYPES.Iden3commRevocationStatusV1) return agent({ ...request, status: { ...fallback, id, type } }, io);
     }
     throw e;
   }
@@ -230,22 +239,22 @@ const rhs: StatusResolverFn = async (request, io) => {
  * query parameter, or (SparseMerkleTreeProof) a path ending in `/<nonce>`; an agent, a reverse hash service or a
  * contract is asked as it is, with the key's nonce. Undefined when an id that must name the nonce does not.
  */
-export function keyStatusFrom(own: Json, ownNonce: bigint, keyNonce: bigint): Json | undefined {
-  const id = own.id;
-  if (typeof id !== 'string') return undefined;
+export function keyStatusFrom(own: Json, ownNonce: bigint, keyNonce: bigint): StatusJson | undefined {
+  const { id, type } = own;
+  if (typeof id !== 'string' || typeof type !== 'string') return undefined;
   const param = /(?<=[?&]revocationNonce=)\d+(?=&|#|$)/.exec(id);
-  if (param) return BigInt(param[0]) === ownNonce ? { ...own, id: `${id.slice(0, param.index)}${keyNonce}${id.slice(param.index + param[0].length)}` } : undefined;
-  if (own.type === STATUS_TYPES.SparseMerkleTreeProof) {
+  if (param) return BigInt(param[0]) === ownNonce ? { ...own, type, id: `${id.slice(0, param.index)}${keyNonce}${id.slice(param.index + param[0].length)}` } : undefined;
+  if (type === STATUS_TYPES.SparseMerkleTreeProof) {
     const suffix = `/${ownNonce}`;
-    return id.endsWith(suffix) ? { ...own, id: `${id.slice(0, -suffix.length)}/${keyNonce}` } : undefined;
+    return id.endsWith(suffix) ? { ...own, type, id: `${id.slice(0, -suffix.length)}/${keyNonce}` } : undefined;
   }
   if (isRecord(own.statusIssuer) && own.statusIssuer.type === STATUS_TYPES.SparseMerkleTreeProof) {
     // A reverse hash service with an issuer fallback: the fallback's URL names the nonce too.
     const fallback = keyStatusFrom(own.statusIssuer, ownNonce, keyNonce);
     const { statusIssuer: _dropped, ...rest } = own;
-    return fallback ? { ...own, statusIssuer: fallback } : rest;
+    return fallback ? { ...own, id, type, statusIssuer: fallback } : { ...rest, id, type };
   }
-  return { ...own };
+  return { ...own, id, type };
 }
 
 export const DEFAULT_STATUS_RESOLVERS = Object.freeze({
@@ -292,13 +301,12 @@ export function createRevocationChecker(o: RevocationCheckerOptions): Revocation
   };
   return {
     known(request) {
-      if (resolverOf(request.status.type as string) === undefined) return UNSUPPORTED;
+      if (resolverOf(request.status.type) === undefined) return UNSUPPORTED;
       const hit = cache?.get(keyOf(request));
       return hit === undefined ? undefined : hit ? REVOKED : ACTIVE;
     },
     check(request) {
-      const type = request.status.type as string;
-      const resolver = resolverOf(type);
+      const resolver = resolverOf(request.status.type);
       if (resolver === undefined) return Promise.resolve(UNSUPPORTED);
       const key = keyOf(request);
       const hit = cache?.get(key);

@@ -14,15 +14,12 @@
  * Loaded with viem, on demand (adapters.ts, where ISSUER_STATE_SOURCE=chain): see src/chain/lazy.ts.
  */
 import type { Address } from 'viem';
-import * as coreNs from '@iden3/js-iden3-core';
 import { ChainClient } from '../chain/chain-client.js';
 import type { ChainSettings } from '../chain/config.js';
 import { classify } from '../chain/rpc-errors.js';
 import { keep, lruCache } from '../domain/cache.js';
 import { ResolverFailure, type StatePublication } from './did-resolver.js';
-import { DID, Hash, type Did } from './iden3.js';
-
-const chainIdOf = (coreNs as unknown as { chainIDfromDID(did: Did): number }).chainIDfromDID;
+import { chainIDfromDID, DID, Hash } from './iden3.js';
 
 /** iden3's State contract addresses by chain id; any other chain: the unified address. */
 const STATE_CONTRACTS: Readonly<Record<number, Address>> = {
@@ -43,15 +40,15 @@ const STATE_EXISTS_ABI = [{
 export interface StateContractOptions {
   chains: Pick<ChainSettings, 'chains' | 'timeoutMs' | 'errorTtlMs'>;
   /** State contract per chain (`eip155:<id>`), over iden3's defaults. */
-  contracts?: Readonly<Record<string, string>>;
+  contracts?: Readonly<Record<string, Address>>;
   /** How long "not published" is kept, ms. */
   shortCacheMs: number;
   clock: () => number;
 }
 
 /** The State contract address of a chain: the configured one, else iden3's default. */
-function stateContractOf(chainId: number, contracts: Readonly<Record<string, string>> = {}): Address {
-  return (contracts[`eip155:${chainId}`] as Address | undefined) ?? STATE_CONTRACTS[chainId] ?? UNIFIED_STATE_CONTRACT;
+function stateContractOf(chainId: number, contracts: Readonly<Record<string, Address>> = {}): Address {
+  return contracts[`eip155:${chainId}`] ?? STATE_CONTRACTS[chainId] ?? UNIFIED_STATE_CONTRACT;
 }
 
 export function stateContractPublication(o: StateContractOptions): StatePublication {
@@ -74,7 +71,7 @@ export function stateContractPublication(o: StateContractOptions): StatePublicat
     try {
       const parsed = DID.parse(did);
       id = DID.idFromDID(parsed).bigInt();
-      chainId = chainIdOf(parsed);
+      chainId = chainIDfromDID(parsed);
     } catch {
       throw new ResolverFailure('the issuer DID names no network with a State contract');
     }

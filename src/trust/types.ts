@@ -1,3 +1,4 @@
+import type { Address } from 'viem';
 import type { TrustVerdict } from '../engine/types.js';
 import type { Credential } from '../schemas/credential.js';
 import type { FetchLike } from './http.js';
@@ -16,7 +17,7 @@ export interface TrustOptions {
   /** DID resolver base URL: without it, non-genesis issuer states and Iden3ReverseSparseMerkleTreeProof answer `error`. */
   resolverUrl?: string;
   /** Where issuer states' publication is checked; `chain`: the caller hands in state-contract.ts as TrustDeps.statePublication. */
-  issuerStates: { source: 'resolver' | 'chain'; contracts: Readonly<Record<string, string>> };
+  issuerStates: { source: 'resolver' | 'chain'; contracts: Readonly<Record<string, Address>> };
   timeoutMs: number;
   /** "Revoked" is remembered for good; "not revoked" this long. */
   revocationCacheMs: number;

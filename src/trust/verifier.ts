@@ -32,7 +32,8 @@ import { checkProofStructure } from './proof-types.js';
 import { createProofSource } from './proof-source.js';
 import { createRevocationChecker, DEFAULT_STATUS_RESOLVERS } from './revocation.js';
 import { createRevocationVerdicts } from './revocation-verdict.js';
-import { checkStructure, notValid, OK, undecided, type Json } from './structure.js';
+import { checkStructure, notValid, OK, undecided } from './structure.js';
+import { isRecord } from '../schemas/json.js';
 import type { CredentialVerifier, TrustDeps, TrustOptions, VerifyContext } from './types.js';
 
 /** The largest answer accepted from any outgoing request (status, DID resolver, remote JSON-LD document). */
@@ -47,7 +48,7 @@ interface Shape {
 const NOT_READ = notValid('not verified: no rule of this scenario reads its type');
 
 function isRelevant(c: unknown, types: { has(type: string): boolean }): boolean {
-  const t = (c as { type?: unknown } | null)?.type;
+  const t = isRecord(c) ? c.type : undefined;
   return Array.isArray(t) && t.some((x) => typeof x === 'string' && types.has(x));
 }
 
@@ -117,7 +118,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   const shapeOf = (credential: Credential, address: string): Shape => {
     const structure = checkStructure(credential, checkProofStructure);
     return structure.ok
-      ? { structure, holder: checkHolder((credential as unknown as Json).credentialSubject as Json, address, requireHolderBinding) }
+      ? { structure, holder: checkHolder(credential.credentialSubject, address, requireHolderBinding) }
       : { structure, holder: structure };
   };
 
@@ -137,7 +138,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       }
     }
     if (!shape.structure.ok) return shape.structure;
-    const issuer = checkIssuer((credential as unknown as Json).issuer as string, trusted, ctx.trustedIssuers);
+    const issuer = checkIssuer(credential.issuer, trusted, ctx.trustedIssuers);
     if (!issuer.ok) return issuer;
     if (!shape.holder.ok) return shape.holder;
     return undefined;
@@ -150,7 +151,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return undefined;
   };
 
-  const verifyOne = async (c: Json, ctx: VerifyContext, key: string, reservation: Reservation | undefined): Promise<TrustVerdict> => {
+  const verifyOne = async (c: Credential, ctx: VerifyContext, key: string, reservation: Reservation | undefined): Promise<TrustVerdict> => {
     const proof = await proofs.get(c, key, reservation);
     const failed = proofFailure(proof, ctx.now);
     if (failed !== undefined) return failed;
@@ -167,16 +168,15 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     if (digest === undefined) return undefined;
     const early = precheck(credential, ctx, digest);
     if (early !== undefined) return early;
-    const c = credential as unknown as Json;
     const proof = proofs.cached(digest);
     if (proof === undefined) return undefined;
     const failed = proofFailure(proof, ctx.now);
     if (failed !== undefined) return failed;
-    const [ownRequest, keyRequest] = revocations.requests(c, proof);
+    const [ownRequest, keyRequest] = revocations.requests(credential, proof);
     const own = revocations.known(ownRequest);
     if (own === undefined) return undefined;
     const key = revocations.known(keyRequest);
-    return key === undefined ? undefined : revocations.conclude(c, proof, own, key, keyRequest);
+    return key === undefined ? undefined : revocations.conclude(credential, proof, own, key, keyRequest);
   };
 
   /**
@@ -218,7 +218,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
           const key = keys[i];
           verdicts[i] = key === undefined
             ? undecided('its verification failed unexpectedly')
-            : await verifyOne(credential as unknown as Json, ctx, key, reservation).catch(
+            : await verifyOne(credential, ctx, key, reservation).catch(
               (): TrustVerdict => undecided('its verification failed unexpectedly'),
             );
         }),

@@ -71,7 +71,7 @@ const settings = () => ({
   timeoutMs: 3000,
   errorTtlMs: 0,
 });
-function verifier(contracts: Record<string, string> = { [chain.chain]: stateContract }) {
+function verifier(contracts: Record<string, Address> = { [chain.chain]: stateContract }) {
   const fromChain = stateContractPublication({ chains: settings(), contracts, shortCacheMs: 0, clock: Date.now });
   return createCredentialVerifier(
     trustOptions({ mode: 'strict', trustedIssuers: [peers.a.did], timeoutMs: 5000, revocationCacheMs: 0, issuerStates: { source: 'chain', contracts } }),
