@@ -1,8 +1,6 @@
 /**
- * Size limits of a credential to be verified, checked before any hashing: its JSON text in bytes, and its scalar values
- * outside the proof (strings, numbers, booleans, nulls: each becomes at least one leaf of the merklized tree the proof
- * check builds, so they bound the Poseidon hashes a credential can cost). Without them one credential whose subject
- * held a 4,000-entry array cost 42 s of CPU.
+ * Size limits checked before any hashing: each scalar value becomes at least one leaf of the merklized tree, so their
+ * count bounds the Poseidon hashes a credential can cost.
  */
 import { isRecord } from '../schemas/json.js';
 
@@ -12,13 +10,12 @@ export interface CredentialLimits {
 }
 
 export interface CredentialSize {
-  /** Which limit the credential is over. */
   over: 'bytes' | 'leaves';
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
-/** Counts scalar values, stopping past `max`; returns the count (max + 1 when over). */
+/** Stops past `max`. */
 function countLeaves(value: unknown, max: number, count: number): number {
   if (count > max) return count;
   if (Array.isArray(value)) {
@@ -34,7 +31,7 @@ function countLeaves(value: unknown, max: number, count: number): number {
   return count;
 }
 
-/** undefined when the credential is within both limits, else which one it is over. Leaves first: it stops early. */
+/** Undefined within both limits. Leaves first: that count stops early. */
 export function measureCredential(credential: unknown, limits: CredentialLimits): CredentialSize | undefined {
   if (!isRecord(credential)) return undefined;
   let leaves = 0;

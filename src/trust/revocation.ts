@@ -1,26 +1,10 @@
 /**
- * Over 300 lines (314): the verifying resolvers of the three status types and the checker that caches them read as one
- * protocol; apart, each would re-import the same proof checks.
+ * Longer than 300 lines: the resolvers of the three status types and the checker that caches them are one protocol.
  *
- * Revocation through credentialStatus, one resolver per status type, each with a timeout, a size limit and a cache.
- * Every answer is verified, not believed: the issuer state in it must be the hash of its tree roots, and the Merkle
- * proof must verify against that revocation tree root for the credential's revocation nonce; then `existence` says
- * whether the nonce is in the revocation tree (revoked).
- *
- * - SparseMerkleTreeProof: GET credentialStatus.id answers `{ mtp, issuer: { state, claimsTreeRoot,
- *   revocationTreeRoot, rootOfRoots } }` (the issuer's HTTP status endpoint).
- * - Iden3commRevocationStatusV1.0: POST to credentialStatus.id (the issuer's agent) an iden3comm plain message of type
- *   https://iden3-communication.io/revocation/1.0/request-status; the answer's `body` is as above.
- * - Iden3ReverseSparseMerkleTreeProof: the issuer's latest state from the DID resolver (or, when the resolver knows
- *   no published state, the `state` parameter of the status URL if it is the issuer's genesis state), then a walk
- *   of the reverse hash service (GET {rhs}/node/{hash}) from that state down the revocation tree; the state node
- *   must hash to the state. On failure, credentialStatus.statusIssuer (SparseMerkleTreeProof or
- *   Iden3commRevocationStatusV1.0) is tried, as js-sdk does.
- * - Iden3OnchainSparseMerkleTreeProof2023 and any other type: not supported here (status `error`) unless a resolver
- *   for the type is handed in (TrustDeps.statusResolvers), e.g. one reading the issuer's contract through a chain RPC.
- *
- * Caching: "not revoked" is remembered for revocationCacheMs, "revoked" for the life of the cache entry (revocation
- * is permanent in iden3 trees); failures are not remembered. Concurrent checks of one status share one request.
+ * Revocation through credentialStatus, one resolver per status type (docs/credential-trust.md). Every answer is
+ * verified, not believed: the issuer state must be the hash of its tree roots and the Merkle proof must verify against
+ * its revocation root for the nonce. "Revoked" is cached for good (revocation is permanent in iden3 trees), "not
+ * revoked" for revocationCacheMs, failures not at all; concurrent checks of one status share one request.
  */
 import { randomUUID } from 'node:crypto';
 import { poseidon } from '@iden3/js-crypto';
@@ -31,7 +15,6 @@ import { keep, lruCache } from '../domain/cache.js';
 import { isHttpUrl, STATUS_TYPES, type Json } from './structure.js';
 import { isRecord } from '../schemas/json.js';
 
-/** A status that cannot be resolved (`error`) or whose answer is unusable. */
 export class StatusFailure extends Error {
   override name = 'StatusFailure';
 }
@@ -40,12 +23,10 @@ export class StatusFailure extends Error {
 export type StatusJson = Json & { id: string; type: string };
 
 export interface RevocationRequest {
-  /** The credentialStatus object (credential's own, or the issuer key's from the proof). */
   status: StatusJson;
-  /** The revocation nonce, from the signed core claim. */
   nonce: bigint;
   issuerDid: string;
-  /** The holder's DID (credentialSubject.id) when there is one, else the issuer's: the `from` of agent requests. */
+  /** The `from` of agent requests: credentialSubject.id, else the issuer's DID. */
   holderDid: string;
 }
 
@@ -56,7 +37,7 @@ export interface StatusIo {
   stateResolver: StateResolver;
 }
 
-/** Resolves one status: true when revoked. Throws StatusFailure (or anything) when it cannot be told. */
+/** True when revoked; throws when it cannot be told. */
 export type StatusResolverFn = (request: RevocationRequest, io: StatusIo) => Promise<boolean>;
 
 const HASH_HEX = /^[0-9a-f]{64}$/;
@@ -67,7 +48,7 @@ function hashHex(x: unknown): x is string {
 
 const optionalHashHex = (x: unknown): x is string | undefined => x === undefined || hashHex(x);
 
-/** Verifies a `{ mtp, issuer }` revocation status answer for the nonce: true when revoked. */
+/** A `{ mtp, issuer }` status answer, verified for the nonce: true when revoked. */
 export async function verifyStatusAnswer(answer: unknown, nonce: bigint): Promise<boolean> {
   if (!isRecord(answer) || !isRecord(answer.issuer) || !isRecord(answer.mtp)) {
     throw new StatusFailure('the answer is not a revocation status ({ mtp, issuer })');
@@ -198,8 +179,7 @@ const rhs: StatusResolverFn = async (request, io) => {
     let latest: string | undefined;
     if (io.stateResolver.configured) latest = await io.stateResolver.latestState(issuerDid);
     if (latest === undefined) {
-      // No published state known (or no resolver): only a genesis state named in the URL can stand for the latest
-      // one, and only when the resolver confirmed that nothing was published.
+      // Only a genesis state named in the URL stands for the latest, once the resolver says nothing was published.
       const param = stateParam(status.id);
       let genesis = false;
       try {
@@ -231,13 +211,9 @@ const rhs: StatusResolverFn = async (request, io) => {
 };
 
 /**
- * Where to ask whether the issuer key that signed a credential is revoked: the credential's own status source, which
- * the issuer signed, asked for the key's revocation nonce (an issuer keeps its auth claims and its credentials in one
- * revocation tree, behind one status service). Never the key status in the proof's issuerData: the signature does
- * not cover it, so a holder could point it at any server answering "not revoked", or at any URL to make the service
- * call it. The source is the same status with the nonce in its id changed where the id names it: a `revocationNonce`
- * query parameter, or (SparseMerkleTreeProof) a path ending in `/<nonce>`; an agent, a reverse hash service or a
- * contract is asked as it is, with the key's nonce. Undefined when an id that must name the nonce does not.
+ * The status source to ask about the signing key: the credential's own, signed one with the key's nonce (an issuer
+ * keeps auth claims and credentials in one revocation tree), never the proof's issuerData status, which no signature
+ * covers. Undefined when an id that must name the nonce (a `revocationNonce` parameter, an SMT `/<nonce>` path) does not.
  */
 export function keyStatusFrom(own: Json, ownNonce: bigint, keyNonce: bigint): StatusJson | undefined {
   const { id, type } = own;
@@ -275,7 +251,6 @@ export type RevocationOutcome = { kind: 'revoked' } | { kind: 'active' } | { kin
 
 export interface RevocationChecker {
   check(request: RevocationRequest): Promise<RevocationOutcome>;
-  /** The answer when it is known without asking (cached, or an unsupported type), else undefined. */
   known(request: RevocationRequest): RevocationOutcome | undefined;
 }
 
@@ -288,8 +263,7 @@ export function createRevocationChecker(o: RevocationCheckerOptions): Revocation
   const pending = new Map<string, Promise<RevocationOutcome>>();
   const hasOwn = Object.prototype.hasOwnProperty;
   const resolverOf = (type: string) => (hasOwn.call(o.resolvers, type) ? o.resolvers[type] : undefined);
-  // The cache key of a request, remembered per request object (the verifier hands in the same objects for a known
-  // credential), so that a hit neither rebuilds nor rehashes it.
+  // Per request object: the verifier hands in the same objects for a known credential, so a hit builds no key.
   const keys = new WeakMap<RevocationRequest, string>();
   const keyOf = (request: RevocationRequest) => {
     let key = keys.get(request);

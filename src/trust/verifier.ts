@@ -1,19 +1,8 @@
 /**
- * The credential verifier: for each presented credential, in this order (the first failure is the verdict):
- * 1. structure (credentialStatus, credentialSchema, issuer, types, a proof of a supported type) — structure.ts,
- *    proof-types.ts;
- * 2. trusted issuer — issuers.ts;
- * 3. holder binding — holder.ts;
- * 4. the proof (one supported proof that verifies: proof.ts, the proof types of proof-types.ts), run in the cold verification pool
- *    (pool.ts: worker threads, bounded per tenant and in all) and cached per content — proof-source.ts: verified proofs
- *    in one cache, refusals in another (so that refusals, which anyone can make in any number, never evict a verified
- *    credential), refusals that hang on a changeable fact (an issuer state the resolver cannot answer for) for a short
- *    time;
- * 5. the issuer key's expiration (against the evaluation time);
- * 6. revocation of the credential and of the issuer's key, in parallel — revocation.ts (cached for a short time), the
- *    verdict worded by revocation-verdict.ts.
- * Cheap checks come first, so that untrusted, borrowed or oversized credentials cost no cryptography, and no URL named
- * by a credential is fetched before its issuer is trusted and its signing key shown to be that issuer's.
+ * The credential verifier. Checks run in this order, the first failure being the verdict: structure, trusted issuer,
+ * holder binding, proof (cold pool, cached per content), issuer key expiry, revocation. Cheap checks come first, so
+ * untrusted, borrowed or oversized credentials cost no cryptography, and no URL a credential names is fetched before
+ * its issuer is trusted and its signing key shown to be that issuer's.
  */
 import type { TrustVerdict } from '../engine/types.js';
 import type { Credential } from '../schemas/credential.js';
@@ -36,10 +25,9 @@ import { checkStructure, notValid, OK, undecided } from './structure.js';
 import { isRecord } from '../schemas/json.js';
 import type { CredentialVerifier, TrustDeps, TrustOptions, VerifyContext } from './types.js';
 
-/** The largest answer accepted from any outgoing request (status, DID resolver, remote JSON-LD document). */
+/** The largest answer accepted from any outgoing request. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
-/** The checks that depend on content and address only, in the order they are reported. */
 interface Shape {
   structure: TrustVerdict;
   holder: TrustVerdict;
@@ -66,7 +54,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       async close() {},
     };
   }
-  // The revocation answers (Merkle proofs) are checked on this thread: with the same fast Poseidon as the cold checks.
+  // Revocation answers (Merkle proofs) are checked on this thread.
   installFastPoseidon();
   const fetchImpl = deps.fetch ?? ((input, init) => fetch(input, init));
   const clock = deps.clock ?? Date.now;
@@ -111,9 +99,8 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   });
   const limits = { bytes: options.maxCredentialBytes, leaves: options.maxCredentialLeaves };
 
-  // Structure and holder binding depend only on the content and the request's address: remembered per digest, for the
-  // address it was last presented with (a credential comes back with its holder's address), when the caller hands in
-  // digests, as the proof is per content.
+  // Structure and holder binding depend only on content and address: kept per digest with the last address (a
+  // credential comes back with its holder's).
   const shapes = lruCache<string, { address: string; shape: Shape }>(cacheSize, clock);
   const shapeOf = (credential: Credential, address: string): Shape => {
     const structure = checkStructure(credential, checkProofStructure);
@@ -122,7 +109,6 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       : { structure, holder: structure };
   };
 
-  /** The checks before the proof (relevance, structure, issuer, holder), in order: the first failure, or undefined. */
   const precheck = (credential: Credential, ctx: VerifyContext, digest: string | undefined): TrustVerdict | undefined => {
     if (ctx.relevantTypes !== undefined && !isRelevant(credential, ctx.relevantTypes)) return NOT_READ;
     let shape: Shape | undefined;
@@ -144,7 +130,6 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return undefined;
   };
 
-  /** An invalid proof, or an expired issuer key: the verdict before revocation, or undefined to go on. */
   const proofFailure = (proof: VerifiedProof, now: number): TrustVerdict | undefined => {
     if (!proof.verdict.ok) return proof.verdict;
     if (proof.keyExpiresAt !== undefined && !(proof.keyExpiresAt > now)) return notValid('the issuer key that signed it has expired');
@@ -160,10 +145,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return revocations.conclude(c, proof, own, key2, keyRequest);
   };
 
-  /**
-   * The same verdict without waiting, when everything it needs is at hand (a credential seen before: its proof and
-   * revocation answers are cached), else undefined. Only with the caller's digest, which keys the proof cache.
-   */
+  /** The verdict without waiting when the proof and revocation answers are cached (needs the caller's digest), else undefined. */
   const verifyKnown = (credential: Credential, ctx: VerifyContext, digest: string | undefined): TrustVerdict | undefined => {
     if (digest === undefined) return undefined;
     const early = precheck(credential, ctx, digest);
@@ -180,11 +162,9 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   };
 
   /**
-   * Every credential in order: the checks before the proof, then the size limits of those whose proof is neither
-   * cached nor being checked (a CredentialTooLarge names the first one over a limit), then one reservation in the cold
-   * pool for all of them (ColdWorkRefused when the tenant or the service has no room: nothing was started), then the
-   * proofs and revocation answers.
-   */
+ * All size limits are checked and one pool reservation made for every new credential before any cold check starts,
+ * so a refusal (CredentialTooLarge, ColdWorkRefused) leaves nothing started.
+ */
   const verifySlow = async (credentials: readonly Credential[], ctx: VerifyContext): Promise<TrustVerdict[]> => {
     const verdicts: TrustVerdict[] = new Array(credentials.length);
     const keys: string[] = new Array(credentials.length);
@@ -214,7 +194,6 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       await Promise.all(
         credentials.map(async (credential, i) => {
           if (verdicts[i] !== undefined) return;
-          // Every credential without a verdict has its key from the loop above.
           const key = keys[i];
           verdicts[i] = key === undefined
             ? undecided('its verification failed unexpectedly')
@@ -233,8 +212,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     mode,
     async verify(credentials, ctx) {
       if (!Array.isArray(credentials)) return [];
-      // Credentials seen before are decided without a promise each; the first one that needs I/O sends all the
-      // way round (each is cheap to decide again).
+      // Known credentials are decided without a promise each; the first that needs I/O sends all the slow way.
       const known: TrustVerdict[] = new Array(credentials.length);
       let i = 0;
       try {
