@@ -1,15 +1,7 @@
 /**
- * The one JSON-LD document loader of the service: credential proofs (src/trust: a BJJSignature2021 proof recomputes
- * the claim, which merklizes the credential with its @context) and zero-knowledge queries (src/zkp and src/chain: the
- * schema hash and claim path of an attribute) read their contexts and JSON schemas through it.
- *
- * Offline by default. Served, in this order:
- * 1. documents handed in (the operator's JSONLD_DOCUMENTS_FILE: URL -> document; iden3's KYC contexts, for one);
- * 2. documents bundled with the service: what this project wrote (the IDInformation context and JSON schema of its
- *    demo issuer, ./documents/) and the contexts of the libraries it uses (W3C credentials v1, iden3 proofs, iden3
- *    display method, AuthBJJ);
- * 3. URLs under one of `remoteDocumentPrefixes`: fetched once (timeout, size limit, no redirect) and kept in memory.
- * Any other URL is refused with DocumentUnavailable.
+ * The one JSON-LD document loader (credential proofs, ZKP and OnChainZKP rules). Offline by default, it serves the
+ * operator's JSONLD_DOCUMENTS_FILE, then the bundled documents (what this project wrote, its libraries' contexts), then
+ * URLs under an allowed remote prefix, fetched once; any other URL is DocumentUnavailable.
  */
 import credentialsContext from 'credentials-context';
 import { LRUCache } from 'lru-cache';
@@ -18,9 +10,7 @@ import { fetchJson, type FetchLike } from '../trust/http.js';
 import idInformationContext from './documents/IDInformation-v1.jsonld.json' with { type: 'json' };
 import idInformationSchema from './documents/IDInformation-v1.schema.json' with { type: 'json' };
 
-/** The URL of the IDInformation JSON-LD context this service ships (used by the demo issuer). */
 export const ID_INFORMATION_CONTEXT_URL = 'https://compliance.example/schemas/IDInformation-v1.jsonld';
-/** The URL of the IDInformation JSON schema this service ships (credentialSchema.id of demo credentials). */
 export const ID_INFORMATION_SCHEMA_URL = 'https://compliance.example/schemas/IDInformation-v1.json';
 
 export class DocumentUnavailable extends Error {
@@ -38,26 +28,22 @@ interface RemoteDocument {
 
 export type DocumentLoader = (url: string) => Promise<RemoteDocument>;
 
-/** A DocumentLoader that also says which URLs it serves without the network (checked when a scenario is created). */
+/** It also says which URLs it serves without the network. */
 export interface JsonLdLoader extends DocumentLoader {
   has(url: string): boolean;
   readonly urls: readonly string[];
 }
 
 export interface DocumentLoaderOptions {
-  /** More documents, URL -> JSON document (JSONLD_DOCUMENTS_FILE); they win over the bundled ones with the same URL. */
+  /** They win over the bundled ones with the same URL. */
   documents?: Readonly<Record<string, unknown>>;
-  /** Serve the bundled documents (default true). */
   includeBundled?: boolean;
-  /** URL prefixes whose documents may be fetched (default none: fully offline); needs `fetch`. */
   remoteDocumentPrefixes?: readonly string[];
   fetch?: FetchLike;
   timeoutMs?: number;
-  /** Answers larger than this are refused (default 1 MiB). */
   maxBytes?: number;
 }
 
-/** The documents bundled with the service, URL -> document. */
 function bundledDocuments(): Array<[string, unknown]> {
   const c = VerifiableConstants.JSONLD_SCHEMA;
   const a = VerifiableConstants.AUTH;
@@ -74,10 +60,7 @@ function bundledDocuments(): Array<[string, unknown]> {
 
 const isDocument = (doc: unknown): boolean => typeof doc === 'object' && doc !== null;
 
-/**
- * The documents a loader made with these options serves offline: URL -> JSON text (parsed on each load, so that no
- * caller can change what the next one reads). Throws TypeError for a document that is not a JSON object or array.
- */
+/** URL -> JSON text, parsed on each load so that no caller can change what the next one reads. */
 export function jsonLdDocuments(options: Pick<DocumentLoaderOptions, 'documents' | 'includeBundled'> = {}): Map<string, string> {
   const texts = new Map<string, string>();
   const add = (url: string, doc: unknown) => {
@@ -89,11 +72,7 @@ export function jsonLdDocuments(options: Pick<DocumentLoaderOptions, 'documents'
   return texts;
 }
 
-/**
- * What the loader holds that may define credential types (src/domain/credential-types.ts): every document it serves
- * without the network but the W3C credentials and iden3 proof and display contexts, whose types are proofs, statuses
- * and display methods, not credentials a rule reads.
- */
+/** The offline documents that may define credential types: not the W3C envelope or iden3's proof and display contexts. */
 export function credentialTypeDocuments(documents?: Readonly<Record<string, unknown>>): Array<[string, string]> {
   const c = VerifiableConstants.JSONLD_SCHEMA;
   const envelope = new Set<string>([credentialsContext.CONTEXT_URL, c.W3C_CREDENTIAL_2018, c.IDEN3_CREDENTIAL, c.IDEN3_DISPLAY_METHOD]);
@@ -101,11 +80,8 @@ export function credentialTypeDocuments(documents?: Readonly<Record<string, unkn
 }
 
 /**
- * The URL to fetch for a document URL, if it lies under one of the allowed prefixes, compared as parsed and normalised
- * URLs: same scheme, host and port; no user or password; a path under the prefix's (`..`, `%2e%2e` and the like
- * resolved first; a prefix without a final `/` matches itself or what follows a `/`); no encoded slash or backslash
- * (`%2f`, `%5c`), which a server may decode into another path. Else undefined. The answer is the normalised URL: it is
- * what gets fetched, never the raw text.
+ * The normalised URL to fetch, when the URL lies under an allowed prefix as parsed URLs (same origin, no user info,
+ * `..` resolved, no encoded slash or backslash a server might decode into another path), else undefined.
  */
 export function remoteDocumentUrl(url: unknown, prefixes: readonly string[]): string | undefined {
   if (typeof url !== 'string') return undefined;
@@ -146,11 +122,11 @@ export function createDocumentLoader(options: DocumentLoaderOptions = {}): JsonL
       return JSON.stringify(doc);
     } catch (e) {
       remote.delete(url); // a failure is not kept: the next verification tries again
-      throw new DocumentUnavailable(url, `could not be fetched: ${(e as Error).message}`);
+      throw new DocumentUnavailable(url, `could not be fetched: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
 
-  const loader = (async (url: string): Promise<RemoteDocument> => {
+  const load = async (url: string): Promise<RemoteDocument> => {
     let text = typeof url === 'string' ? texts.get(url) : undefined;
     if (text === undefined) {
       const target = remoteDocumentUrl(url, prefixes);
@@ -164,9 +140,8 @@ export function createDocumentLoader(options: DocumentLoaderOptions = {}): JsonL
       }
       text = await pending;
     }
-    return { contextUrl: null, documentUrl: url, document: JSON.parse(text) as unknown };
-  }) as JsonLdLoader;
-  Object.defineProperty(loader, 'has', { value: (url: string) => texts.has(url) });
-  Object.defineProperty(loader, 'urls', { value: urls });
-  return loader;
+    const document: unknown = JSON.parse(text);
+    return { contextUrl: null, documentUrl: url, document };
+  };
+  return Object.assign(load, { has: (url: string) => texts.has(url), urls });
 }

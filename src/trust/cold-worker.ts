@@ -1,14 +1,7 @@
-/**
- * The worker thread of the cold verification pool (pool.ts, piscina): runs coldCheck, the CPU-heavy part of verifying a
- * credential seen for the first time, off the request thread. No I/O here: what needs the network (the DID resolver, a
- * remote JSON-LD document) is asked back of the request thread in the result.
- *
- * workerData: { documents?: URL -> document } (the operator's JSON-LD documents, TrustOptions.documents), plus the
- * `mod` and `name` of webWorkerData() (src/worker-file.ts). Remote documents the request thread fetched come with a task and are
- * kept per thread (bounded).
- */
+/** A thread of the cold verification pool: coldCheck with no I/O (what needs the network is asked in its result). */
 import { workerData } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
+import { isRecord } from '../schemas/json.js';
 import { createDocumentLoader, type DocumentLoader } from '../jsonld/documents.js';
 import { installFastPoseidon } from './poseidon.js';
 import { coldCheck, type ColdResult, type ColdTask } from './proof.js';
@@ -17,12 +10,12 @@ installFastPoseidon();
 
 const REMOTE_DOCUMENTS = 256;
 
-/** The loader of one thread: the operator's and the bundled documents, then the remote ones received with tasks. */
+/** The operator's and bundled documents, then the remote ones received with tasks (kept per thread, bounded). */
 export function workerDocumentLoader(documents: Readonly<Record<string, unknown>> | undefined): {
   loader(scope: string): DocumentLoader;
   receive(scope: string, texts: Readonly<Record<string, string>> | undefined): void;
 } {
-  // Keyed by the verifier's scope and the URL: a thread may serve several verifiers (tests), each with its own prefixes.
+  // Keyed by scope too: a thread may serve several verifiers, each with its own prefixes.
   const received = new LRUCache<string, string>({ max: REMOTE_DOCUMENTS });
   const offline = createDocumentLoader({
     documents,
@@ -32,7 +25,9 @@ export function workerDocumentLoader(documents: Readonly<Record<string, unknown>
   return {
     loader: (scope) => async (url) => {
       const text = received.get(`${scope}\n${url}`);
-      return text === undefined ? offline(url) : { contextUrl: null, documentUrl: url, document: JSON.parse(text) as unknown };
+      if (text === undefined) return offline(url);
+      const document: unknown = JSON.parse(text);
+      return { contextUrl: null, documentUrl: url, document };
     },
     receive(scope, texts) {
       for (const [url, text] of Object.entries(texts ?? {})) received.set(`${scope}\n${url}`, text);
@@ -40,8 +35,8 @@ export function workerDocumentLoader(documents: Readonly<Record<string, unknown>
   };
 }
 
-const data = (workerData ?? {}) as { documents?: Record<string, unknown> };
-const thread = workerDocumentLoader(data.documents);
+const documents: unknown = isRecord(workerData) ? workerData.documents : undefined;
+const thread = workerDocumentLoader(isRecord(documents) ? documents : undefined);
 
 export default async function run(task: ColdTask): Promise<ColdResult> {
   const scope = task.scope ?? '';

@@ -1,33 +1,25 @@
 /**
- * Over 300 lines (313): one issuer instance, with the BJJ, MTP, status and reverse-hash answers sharing its wallet.
+ * Longer than 300 lines: one issuer instance, whose BJJ, MTP, status and reverse-hash answers share its wallet.
  *
- * A deterministic demo issuer: @0xpolygonid/js-sdk's in-memory issuer (in-memory key store, data sources and Merkle
- * tree storage; no chain) whose BabyJubJub key comes from a fixed seed, so its DID is the same on every machine and
- * every run. It issues IDInformation credentials signed with BJJSignature2021 and/or proved by an
- * Iden3SparseMerkleTreeProof (the claim added to its claims tree, the new state "published" in process: `isPublished`),
- * whose credentialStatus is a SparseMerkleTreeProof at `{statusUrl}/{nonce}`, and answers those statuses
- * (`status(nonce)`) from its own trees.
- *
- * For demos and tests only: the seed is public, so anyone can issue as this issuer. Never trust its DID in
- * production.
+ * A deterministic demo issuer (js-sdk's in-memory issuer, no chain) whose key comes from a public seed: anyone can
+ * issue as it, so its DID must never be trusted in production.
  */
 import { createHash } from 'node:crypto';
 import * as sdkNs from '@0xpolygonid/js-sdk';
 import * as coreNs from '@iden3/js-iden3-core';
 import { createDocumentLoader, ID_INFORMATION_SCHEMA_URL } from '../jsonld/documents.js';
-import type { Did, Hash, Proof } from './iden3.js';
+import { claimFromHex, librarySubset, type Did, type Hash, type Proof } from './iden3.js';
 import { DEFAULT_STATUS_RESOLVERS, verifyStatusAnswer, type StatusResolverFn } from './revocation.js';
-import { STATUS_TYPES } from './structure.js';
+import { STATUS_TYPES, type Json } from './structure.js';
+import { isRecord } from '../schemas/json.js';
 import type { StatePublication } from './did-resolver.js';
 
 /**
- * The revocation nonce the demo issuer calls revoked wherever it answers statuses (a service with DEMO_ISSUER=1,
- * demo-credentials --serve): demo-credentials --revoked issues with it. Answering instances revoke it at creation
- * (`revokeDemoNonce`), so a credential issued in another process is answered revoked with no state shared between them.
+ * Answered revoked wherever the demo issuer answers statuses: each answering instance revokes it at creation
+ * (revokeDemoNonce), so credentials issued in another process need no shared state.
  */
 export const DEMO_REVOKED_NONCE = 4_000_000_001;
 
-/** The public seed of the demo issuer (32 bytes). */
 const DEMO_ISSUER_SEED = 'scenario-compliance-demo-issuer1';
 
 interface Tree {
@@ -71,44 +63,54 @@ interface SdkSubset {
   W3CCredential: { fromJSON(json: unknown): W3C };
   getNodesRepresentation(revokedNonces: number[] | undefined, trees: TreeModel, state: Hash): Promise<{ toJSON(): ReverseHashNode }[]>;
 }
-const sdk = sdkNs as unknown as SdkSubset;
-const core = coreNs as unknown as { DidMethod: { Iden3: string }; Blockchain: { Polygon: string }; NetworkId: { Amoy: string } };
+const sdk = librarySubset<SdkSubset>(sdkNs, {
+  KMS: true,
+  BjjProvider: true,
+  KmsKeyType: true,
+  InMemoryPrivateKeyStore: true,
+  InMemoryDataSource: true,
+  InMemoryMerkleTreeStorage: true,
+  CredentialStorage: true,
+  IdentityStorage: true,
+  CredentialWallet: true,
+  IdentityWallet: true,
+  VerifiableConstants: true,
+  W3CCredential: true,
+  getNodesRepresentation: true,
+});
+const core = librarySubset<{ DidMethod: { Iden3: string }; Blockchain: { Polygon: string }; NetworkId: { Amoy: string } }>(
+  coreNs, { DidMethod: true, Blockchain: true, NetworkId: true },
+);
 
-/** What a SparseMerkleTreeProof status endpoint answers. */
+/** A credential as plain JSON (js-sdk's toJSON keeps class instances). */
+function plainJson(credential: W3C): Json {
+  const json: unknown = JSON.parse(JSON.stringify(credential.toJSON()));
+  if (!isRecord(json)) throw new Error('js-sdk answered a credential that is not a JSON object');
+  return json;
+}
+
 export interface RevocationStatusDocument {
   mtp: unknown;
   issuer: { state: string; claimsTreeRoot: string; revocationTreeRoot: string; rootOfRoots: string };
 }
 
 interface DemoIssueRequest {
-  /** The holder's DID (credentialSubject.id), e.g. did:pkh:eip155:1:0x... */
   subjectId: string;
-  /** credentialSubject fields other than id (IDInformation: reviewAnswer, personalData, ...). */
   claims: Record<string, unknown>;
-  /** Credential type whose context and schema the document loader knows (default IDInformation). */
   type?: string;
   credentialSchema?: string;
   issuanceDate?: Date;
   /** Default: a year from now; null: none (the credential never expires). */
   expirationDate?: Date | null;
-  /** Revocation nonce (uint32; default: derived from the subject and the claims). */
+  /** Default: derived from the subject and the claims. */
   nonce?: number;
-  /** Credential id (default: a urn:uuid derived from the subject and the nonce). */
   id?: string;
-  /**
-   * The credentialStatus to issue with (default: SparseMerkleTreeProof at the issuer's statusUrl). For
-   * SparseMerkleTreeProof js-sdk appends `/{nonce}` to the id.
-   */
+  /** Default: SparseMerkleTreeProof at statusUrl (js-sdk appends `/{nonce}`). */
   revocation?: { type: string; id: string };
-  /**
-   * The proofs it carries: `bjj` (default) a BJJSignature2021; `mtp` an Iden3SparseMerkleTreeProof only (the claim is
-   * added to the issuer's claims tree, and the new state published: see attachMtp); `both`, as the Privado ID issuer
-   * node issues once its state is published.
-   */
+  /** `bjj` (default), `mtp` (the claim added to the claims tree and its state published: attachMtp), or `both`. */
   proof?: 'bjj' | 'mtp' | 'both';
 }
 
-/** A node as a reverse hash service stores it: its hash and its children, hex. */
 export interface ReverseHashNode {
   hash: string;
   children: string[];
@@ -122,40 +124,24 @@ interface KeyAtState {
 
 export interface DemoIssuer {
   readonly did: string;
-  /** Base of the status URLs: a credential's status is at `${statusUrl}/${nonce}`. */
   readonly statusUrl: string;
   issue(request: DemoIssueRequest): Promise<Record<string, unknown>>;
-  /** Revokes a revocation nonce (adds it to the issuer's revocation tree). */
   revoke(nonce: number | bigint): Promise<void>;
-  /** The revocation status of a nonce against the issuer's current trees. */
   status(nonce: number | bigint): Promise<RevocationStatusDocument>;
-  /**
-   * Adds a claim to the issuer's claims tree (as issuing a credential with an MTP proof would), so that its state is
-   * no longer the genesis state, and returns the new state with the inclusion proof of the signing key (the
-   * `issuerData.state` / `issuerData.mtp` a proof made at that state carries). Nothing is published anywhere.
-   */
+  /** Adds a claim, leaving the genesis state; the new state with the signing key's proof in it (published nowhere). */
   advanceState(): Promise<KeyAtState>;
-  /**
-   * The nodes an issuer publishes to a reverse hash service (Iden3ReverseSparseMerkleTreeProof) for its current
-   * state: the state node, the roots tree path and the revocation tree paths of the nonces revoked since.
-   */
+  /** What the issuer publishes to a reverse hash service for its current state (Iden3ReverseSparseMerkleTreeProof). */
   reverseHashNodes(revokedNonces?: number[]): Promise<ReverseHashNode[]>;
-  /** The issuer's current state, hex. */
   currentState(): Promise<string>;
   /**
-   * Adds the core claim of `credential`'s BJJSignature2021 proof to this issuer's claims tree and appends an
-   * Iden3SparseMerkleTreeProof of it at the new state, which this issuer then calls published (unless `publish` is
-   * false). The credential need not be this issuer's: the proof then names this issuer (issuerData.id), as a forger's
-   * would.
+   * Adds the credential's core claim to this issuer's claims tree and appends its Iden3SparseMerkleTreeProof (naming
+   * this issuer, as a forger's would, when the credential is another's).
    */
   attachMtp(credential: Record<string, unknown>, options?: { publish?: boolean }): Promise<Record<string, unknown>>;
-  /** Whether this instance published the state (hex): the states attachMtp reached. Nothing is on a chain. */
   isPublished(state: string): boolean;
-  /** The Merkle proof (existence or not) of a core claim (hex) in the claims tree at the current state, with the state. */
   claimProof(coreClaimHex: string): Promise<KeyAtState>;
 }
 
-/** The nonce of a status URL `${statusUrl}/${nonce}`, or undefined. */
 export function nonceFromStatusPath(path: string): bigint | undefined {
   const digits = /\/(\d{1,20})\/?$/.exec(path)?.[1];
   if (digits === undefined) return undefined;
@@ -184,7 +170,6 @@ function noStateStorage() {
   };
 }
 
-/** Where an iden3 identity lives: any DID method, blockchain and network @iden3/js-iden3-core knows. */
 interface DemoIssuerNetwork {
   method: string;
   blockchain: string;
@@ -214,8 +199,6 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
   });
   const loader = createDocumentLoader({ fetch: () => Promise.reject(new Error('offline')), timeoutMs: 1 });
   const published = new Set<string>();
-  const claimFromHex = (hex: string) => new (core as unknown as { Claim: new () => { fromHex(h: string): { hIndex(): bigint } } }).Claim().fromHex(hex);
-  /** The state with its roots, hex, and the claims tree proof of key `hIndex`. */
   const atState = async (hIndex: bigint): Promise<KeyAtState> => {
     const now = await wallet.getDIDTreeModel(did);
     const claimsRoot = await now.claimsTree.root();
@@ -234,7 +217,8 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
     const credential = sdk.W3CCredential.fromJSON(json);
     await wallet.addCredentialsToMerkleTree([credential], did);
     const [proved] = await wallet.generateIden3SparseMerkleTreeProof(did, [credential]);
-    const out = JSON.parse(JSON.stringify(proved!.toJSON())) as Record<string, unknown>;
+    if (proved === undefined) throw new Error('js-sdk made no Iden3SparseMerkleTreeProof');
+    const out = plainJson(proved);
     if (options.publish !== false) published.add((await wallet.getDIDTreeModel(did)).state.hex());
     return out;
   };
@@ -257,10 +241,10 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
         },
         { documentLoader: loader },
       );
-      const json = JSON.parse(JSON.stringify(issued.toJSON())) as Record<string, unknown>;
+      const json = plainJson(issued);
       if ((r.proof ?? 'bjj') === 'bjj') return json;
       const proved = await attachMtp(json);
-      if (r.proof === 'mtp') proved.proof = (proved.proof as { type: string }[]).filter((p) => p.type !== 'BJJSignature2021');
+      if (r.proof === 'mtp' && Array.isArray(proved.proof)) proved.proof = proved.proof.filter((p) => !isRecord(p) || p.type !== 'BJJSignature2021');
       return proved;
     },
     attachMtp,
@@ -274,8 +258,10 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
       const trees = await wallet.getDIDTreeModel(did);
       const marker = BigInt('0x' + createHash('sha256').update(`${Date.now()}\u0000${Math.random()}`).digest('hex').slice(0, 60));
       await trees.claimsTree.add(marker, 1n);
-      const proofs = (authCredential.toJSON().proof ?? []) as { coreClaim?: string }[];
-      return atState(claimFromHex(proofs.find((p) => typeof p.coreClaim === 'string')?.coreClaim as string).hIndex());
+      const proofs: unknown = authCredential.toJSON().proof;
+      const coreClaim = (Array.isArray(proofs) ? proofs : []).map((p) => (isRecord(p) ? p.coreClaim : undefined)).find((c) => typeof c === 'string');
+      if (coreClaim === undefined) throw new Error('the demo issuer\'s auth credential has no core claim');
+      return atState(claimFromHex(coreClaim).hIndex());
     },
     async reverseHashNodes(revokedNonces) {
       const trees = await wallet.getDIDTreeModel(did);
@@ -300,22 +286,15 @@ export async function createDemoIssuer(options: { statusUrl: string; seed?: stri
   };
 }
 
-/**
- * Makes `issuer` answer DEMO_REVOKED_NONCE as revoked: for an instance that answers statuses, after it issued what it
- * issues (revoking moves its state, which the credentials it issues afterwards carry).
- */
+/** After issuing: revoking moves the state, which later credentials carry. */
 export async function revokeDemoNonce(issuer: DemoIssuer): Promise<DemoIssuer> {
   await issuer.revoke(DEMO_REVOKED_NONCE);
   return issuer;
 }
 
 /**
- * A SparseMerkleTreeProof resolver that answers the demo issuer's statuses in process, from a demo issuer instance
- * (same seed, so same DID and, as a fresh instance has revoked nothing but DEMO_REVOKED_NONCE when revokeDemoNonce
- * was called, the same answers as the one that issued),
- * and hands every other issuer to `otherwise` (default: the HTTP resolver). The answer is verified like any other.
- * For DEMO_ISSUER=1: `createCredentialVerifier(options, { statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(demo) } })`
- * makes demo credentials verifiable with no status server at all.
+ * Answers the demo issuer's statuses in process (a fresh instance with the same seed answers as the one that issued)
+ * and hands every other issuer to `otherwise`; the answer is verified like any other.
  */
 export function demoStatusResolver(
   issuer: DemoIssuer,
@@ -326,11 +305,8 @@ export function demoStatusResolver(
 }
 
 /**
- * The publication of issuer states for DEMO_ISSUER=1: the demo issuer's own states are answered in process, every
- * other issuer's by `otherwise` (the DID resolver or the State contracts). The demo issuer publishes on no chain, and
- * the credentials it issued in another process (demo-credentials) reached states this instance never saw: so every
- * state of its own is called published (the local checks still hold: the claim is in the claims tree of a state that
- * is the hash of its roots and not its genesis state). Its key is public anyway: anyone can issue as it.
+ * Every state of the demo issuer's is published (it publishes on no chain, and another process may have issued at
+ * states this instance never saw); the local checks still hold. Other issuers go to `otherwise`.
  */
 export function demoStatePublication(issuer: DemoIssuer, otherwise: StatePublication): StatePublication {
   return { isPublished: (did, state) => (did === issuer.did ? Promise.resolve(true) : otherwise.isPublished(did, state)) };

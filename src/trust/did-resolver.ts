@@ -1,13 +1,7 @@
 /**
- * Issuer state lookups through a DID resolver (the iden3 / Privado ID universal resolver API, e.g.
- * https://resolver.privado.id/1.0/identifiers): `GET {resolverUrl}/{did}?state={hex}` answers a DID resolution result
- * whose verification method of type Iden3StateInfo2023 says whether that state of the identity was published on
- * chain (`published`), and without `state` it describes the latest state (`info.state`). The same request as
- * @0xpolygonid/js-sdk's W3CCredential.verifyProof, with a timeout, a size limit and a cache.
- *
- * The request asks for a DID resolution result (`Accept: application/did-resolution`): driver-did-iden3 (the resolver
- * behind the iden3 and Privado ID endpoints) negotiates content since its February 2026 releases and answers 406 to
- * `application/json`; resolvers that predate negotiation ignore the header and answer the same JSON.
+ * Issuer states through a DID resolver: `GET {resolverUrl}/{did}?state={hex}` answers whether that state was published
+ * (Iden3StateInfo2023), without `state` the latest one. It asks for `application/did-resolution`: driver-did-iden3
+ * answers 406 to `application/json` since February 2026, older resolvers ignore the header.
  */
 import { fetchJson, FetchFailure, type FetchLike } from './http.js';
 import { keep as keepFor, lruCache } from '../domain/cache.js';
@@ -21,9 +15,8 @@ export interface StateResolverOptions {
   resolverUrl?: string;
   fetch: FetchLike;
   timeoutMs: number;
-  /** How long a published state is remembered (publication is permanent). */
   publishedCacheMs: number;
-  /** How long "not published" and latest-state answers are remembered. */
+  /** For "not published" and latest-state answers. */
   shortCacheMs: number;
   clock: () => number;
   maxBytes?: number;
@@ -31,17 +24,15 @@ export interface StateResolverOptions {
 
 export interface StateResolver {
   readonly configured: boolean;
-  /** Whether the issuer's state was published. Throws ResolverFailure when that cannot be told. */
+  /** Throws ResolverFailure when it cannot be told. */
   isPublished(did: string, stateHex: string): Promise<boolean>;
-  /** The issuer's latest published state (hex), or undefined when the resolver knows no published state. */
+  /** Undefined when the resolver knows no published state. */
   latestState(did: string): Promise<string | undefined>;
 }
 
-/** Whether an issuer state was published (the DID resolver, or state-contract.ts). Throws ResolverFailure when that cannot be told. */
 export type StatePublication = Pick<StateResolver, 'isPublished'>;
 
 const HASH_HEX = /^[0-9a-f]{64}$/;
-/** The media type of a DID resolution result (W3C DID Resolution). */
 export const DID_RESOLUTION_MEDIA_TYPE = 'application/did-resolution';
 const NOT_FOUND_TYPE = 'https://www.w3.org/ns/did#NOT_FOUND';
 
@@ -64,7 +55,6 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
   const base = o.resolverUrl?.replace(/\/+$/, '');
   const cache = lruCache<string, { published: boolean } | { latest: string | undefined }>(4096, o.clock);
   const keep = (key: string, value: { published: boolean } | { latest: string | undefined }, ttl: number) => keepFor(cache, key, value, ttl);
-  const pending = new Map<string, Promise<unknown>>();
   const maxBytes = o.maxBytes ?? 256 * 1024;
 
   const get = async (did: string, stateHex?: string): Promise<unknown> => {
@@ -77,12 +67,14 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
       if (e instanceof FetchFailure && e.httpStatus === 406) {
         throw new ResolverFailure(`the DID resolver does not serve DID resolution results (HTTP 406 to Accept: ${DID_RESOLUTION_MEDIA_TYPE})`);
       }
-      throw new ResolverFailure(`the DID resolver did not answer: ${(e as Error).message}`);
+      throw new ResolverFailure(`the DID resolver did not answer: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
 
-  const once = <T>(key: string, run: () => Promise<T>): Promise<T> => {
-    let p = pending.get(key) as Promise<T> | undefined;
+  const pendingPublished = new Map<string, Promise<boolean>>();
+  const pendingLatest = new Map<string, Promise<string | undefined>>();
+  const once = <T>(pending: Map<string, Promise<T>>, key: string, run: () => Promise<T>): Promise<T> => {
+    let p = pending.get(key);
     if (p === undefined) {
       p = run().finally(() => pending.delete(key));
       pending.set(key, p);
@@ -96,7 +88,7 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
       const key = `p\u0000${did}\u0000${stateHex}`;
       const hit = cache?.get(key);
       if (hit !== undefined && 'published' in hit) return hit.published;
-      return once(key, async () => {
+      return once(pendingPublished, key, async () => {
         const answer = await get(did, stateHex);
         let published: boolean;
         if (notFound(answer)) {
@@ -114,7 +106,7 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
       const key = `l\u0000${did}`;
       const hit = cache?.get(key);
       if (hit !== undefined && 'latest' in hit) return hit.latest;
-      return once(key, async () => {
+      return once(pendingLatest, key, async () => {
         const answer = await get(did);
         let latest: string | undefined;
         if (notFound(answer)) {

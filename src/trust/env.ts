@@ -8,8 +8,9 @@ import { ConfigError } from '../config/errors.js';
 import { isRecord } from '../schemas/json.js';
 import { parseChainRef } from '../chain/config.js';
 import { flag, httpUrl, integer, oneOf, text } from '../config/variables.js';
+import type { Address } from 'viem';
+import { isEvmAddress } from './structure.js';
 import type { TrustOptions } from './types.js';
-import { DEFAULTS } from './verifier.js';
 import { defaultThreads } from './pool.js';
 
 export const trustEnv = Type.Object({
@@ -40,19 +41,19 @@ export const trustEnv = Type.Object({
     description: 'State contract per chain for `ISSUER_STATE_SOURCE=chain`: `eip155:80002=0x…`.',
   })),
   TRUST_HTTP_TIMEOUT_MS: integer(1, 120_000, {
-    default: DEFAULTS.timeoutMs,
+    default: 3000,
     description: 'Timeout of each revocation-status, resolver or document request.',
   }),
   REVOCATION_CACHE_MS: integer(0, 86_400_000, {
-    default: DEFAULTS.revocationCacheMs,
+    default: 60_000,
     description: 'How long a "not revoked" answer is reused ("revoked" is kept).',
   }),
   DID_RESOLVER_CACHE_MS: integer(0, 604_800_000, {
-    default: DEFAULTS.resolverCacheMs,
+    default: 3_600_000,
     description: 'How long a "state published" answer is reused.',
   }),
   CREDENTIAL_CACHE_SIZE: integer(0, 10_000_000, {
-    default: DEFAULTS.cacheSize,
+    default: 10_000,
     description: 'Entries of each verification cache (verified proofs, and refusals apart), keyed by the SHA-256 of a ' +
       'credential\'s canonical JSON.',
   }),
@@ -75,26 +76,26 @@ export const trustEnv = Type.Object({
       '`WORKERS`, each process has its own.',
   })),
   COLD_QUEUE_PER_TOKEN: integer(1, 100_000, {
-    default: DEFAULTS.coldPerTenant,
+    default: 100,
     description: 'New credentials one token (or JWT subject) may have waiting for or in their first check; a request that ' +
       'would pass it gets 429 + `Retry-After`; while a token has every slot taken (or was refused while its checks run), ' +
       'its executes are refused so before their body is read. Per instance, and per worker process with `WORKERS` (the ' +
       'checks run where the request is).',
   }),
   COLD_QUEUE_MAX: integer(1, 100_000, {
-    default: DEFAULTS.coldQueue,
+    default: 256,
     description: 'The same for all tokens together; past it, 503 + `Retry-After`. Per instance, and per worker process with `WORKERS`.',
   }),
   TRUST_REFUSAL_CACHE_MS: integer(0, 86_400_000, {
-    default: DEFAULTS.refusalCacheMs,
+    default: 30_000,
     description: 'How long a proof that could not be decided (issuer state unresolvable) is remembered as a refusal.',
   }),
   MAX_CREDENTIAL_BYTES: integer(1024, 100 * 1024 * 1024, {
-    default: DEFAULTS.maxCredentialBytes,
+    default: 64 * 1024,
     description: 'Largest credential verified, bytes of its JSON; larger gets 400 naming it.',
   }),
   MAX_CREDENTIAL_LEAVES: integer(16, 1_000_000, {
-    default: DEFAULTS.maxCredentialLeaves,
+    default: 256,
     description: 'Most values (strings, numbers, booleans, nulls) outside its proof of a credential verified; more gets 400 naming it.',
   }),
 });
@@ -112,7 +113,7 @@ function documentsFile(file: string | undefined): Record<string, unknown> | unde
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new ConfigError(`JSONLD_DOCUMENTS_FILE: cannot read ${file}: ${(e as Error).message}`);
+    throw new ConfigError(`JSONLD_DOCUMENTS_FILE: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (!isRecord(parsed)) throw new ConfigError('JSONLD_DOCUMENTS_FILE must hold one JSON object: URL -> document');
   for (const [url, doc] of Object.entries(parsed)) {
@@ -122,13 +123,13 @@ function documentsFile(file: string | undefined): Record<string, unknown> | unde
 }
 
 /** ISSUER_STATE_CONTRACTS: `eip155:<id>=0x<40 hex>` entries, by CAIP-2 chain. */
-function stateContracts(raw: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
+function stateContracts(raw: string | undefined): Record<string, Address> {
+  const out: Record<string, Address> = {};
   for (const entry of list(raw)) {
     const eq = entry.indexOf('=');
     const ref = parseChainRef(entry.slice(0, Math.max(0, eq)));
     const address = entry.slice(eq + 1);
-    if (eq < 0 || ref === undefined || !/^0x[0-9a-fA-F]{40}$/.test(address)) {
+    if (eq < 0 || ref === undefined || !isEvmAddress(address)) {
       throw new ConfigError(`ISSUER_STATE_CONTRACTS: ${JSON.stringify(entry.slice(0, 80))} must be eip155:<chain id>=0x<40 hex digits>`);
     }
     out[ref.chain] = address;

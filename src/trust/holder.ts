@@ -1,14 +1,7 @@
 /**
- * Holder binding: when credentialSubject.id is a DID that encodes a blockchain address, that address must be the
- * request's address. DIDs understood:
- * - did:pkh:<namespace>:<reference>:<address> (CAIP-10), any namespace;
- * - did:ethr:[<network>:]<address | compressed or uncompressed secp256k1 public key> (the key's Ethereum address);
- * - iden3 DIDs (did:iden3, did:polygonid, ... whatever @iden3/js-iden3-core parses) whose identifier is made from an
- *   Ethereum address (Id.ethAddressFromId), i.e. Ethereum-controlled iden3 identities.
- * Comparison: hexadecimal addresses (EVM, Starknet, Aptos) by numeric value, so case and leading-zero padding do not
- * matter; bech32 namespaces (cosmos, cardano) case-insensitively; any other namespace exactly.
- * Other DIDs (BabyJubJub iden3 identities, did:key, did:web, ...) and a subject without id encode no address: the
- * binding does not apply, unless `required` is set.
+ * Holder binding: a credentialSubject.id that encodes a blockchain address (did:pkh, did:ethr, iden3 DIDs made from an
+ * Ethereum address) must encode the request's. Hex addresses compare by value (case and zero padding do not matter),
+ * bech32 ones case-insensitively. Reasons never quote the subject DID or its address.
  */
 import { DID, Id, type Id as IdT } from './iden3.js';
 import { keccak_256 } from '@noble/hashes/sha3';
@@ -43,7 +36,7 @@ function modPow(base: bigint, exp: bigint, m: bigint): bigint {
   return r;
 }
 
-/** The Ethereum address of a secp256k1 public key given as hex (33-byte compressed or 65-byte uncompressed). */
+/** Compressed or uncompressed secp256k1 public key, hex. */
 export function ethAddressOfPublicKey(keyHex: string): string | undefined {
   const h = keyHex.startsWith('0x') ? keyHex.slice(2) : keyHex;
   let x: bigint;
@@ -68,7 +61,7 @@ export function ethAddressOfPublicKey(keyHex: string): string | undefined {
   return '0x' + hex(keccak_256(bytes).slice(12));
 }
 
-/** The address a holder DID encodes, if any. Never throws. */
+/** Never throws. */
 export function holderAddressOf(subjectId: unknown): HolderAddress {
   if (subjectId === undefined || subjectId === null) return { kind: 'none' };
   if (typeof subjectId !== 'string') return { kind: 'malformed', why: 'credentialSubject.id is not a string' };
@@ -114,15 +107,12 @@ function sameAddress(namespace: string, a: string, b: string): boolean {
   return a === b;
 }
 
-/** Whether a DID encodes this address: undefined when it encodes none (or is malformed). Never throws. */
+/** Undefined when the DID encodes no address. Never throws. */
 export function didAddressMatches(did: unknown, address: string): boolean | undefined {
   const h = holderAddressOf(did);
   return h.kind === 'address' ? sameAddress(h.namespace, h.address, address) : undefined;
 }
 
-/**
- * The holder binding check. Reasons never quote the subject DID or its address (credentialSubject values).
- */
 export function checkHolder(credentialSubject: Record<string, unknown>, requestAddress: string, required: boolean): TrustVerdict {
   const h = holderAddressOf(credentialSubject.id);
   switch (h.kind) {

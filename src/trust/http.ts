@@ -3,6 +3,7 @@
  * (the URLs come from credentials, so a redirect could point anywhere). Every failure is a FetchFailure whose message
  * is short and safe to show in a reason.
  */
+import { fieldAt } from './structure.js';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -28,11 +29,11 @@ export interface JsonRequest {
 }
 
 function describeNetworkError(e: unknown, timeoutMs: number): string {
-  const err = e as { name?: string; cause?: { code?: string; name?: string } };
-  if (err?.name === 'TimeoutError' || err?.name === 'AbortError' || err?.cause?.name === 'TimeoutError') {
+  const name = fieldAt(e, 'name');
+  if (name === 'TimeoutError' || name === 'AbortError' || fieldAt(e, 'cause', 'name') === 'TimeoutError') {
     return `no answer within ${timeoutMs} ms`;
   }
-  const code = err?.cause?.code;
+  const code = fieldAt(e, 'cause', 'code');
   switch (code) {
     case 'ECONNREFUSED': return 'connection refused';
     case 'ECONNRESET': return 'connection reset';
@@ -44,7 +45,7 @@ function describeNetworkError(e: unknown, timeoutMs: number): string {
     case 'EHOSTUNREACH':
     case 'ENETUNREACH': return 'host unreachable';
     case undefined: return 'request failed';
-    default: return `request failed (${code})`;
+    default: return `request failed (${String(code)})`;
   }
 }
 
@@ -73,7 +74,7 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
  * request never reached the application, so it is sent once more (within the same overall timeout).
  */
 function isStaleConnection(e: unknown): boolean {
-  const code = (e as { cause?: { code?: string } })?.cause?.code;
+  const code = fieldAt(e, 'cause', 'code');
   return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED';
 }
 
@@ -112,7 +113,8 @@ export async function fetchJson(fetchImpl: FetchLike, req: JsonRequest): Promise
   }
   if (res.status < 200 || res.status >= 300) throw new FetchFailure(`HTTP ${res.status}`, res.status);
   try {
-    return JSON.parse(text) as unknown;
+    const parsed: unknown = JSON.parse(text);
+    return parsed;
   } catch {
     throw new FetchFailure('answer is not JSON', res.status);
   }

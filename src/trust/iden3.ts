@@ -11,6 +11,16 @@ import * as mtNs from '@iden3/js-merkletree';
 import type { Merklizer } from '@iden3/js-jsonld-merklization';
 import type { Signature } from '@iden3/js-crypto';
 
+/**
+ * The one boundary where a library namespace gets a local type: every member of `T` must be listed in `members` (the
+ * compiler checks the list is whole) and present at run time, or the import fails here instead of at first use.
+ */
+export function librarySubset<T extends object>(namespace: object, members: { readonly [K in keyof T]: true }): T {
+  const missing = Object.keys(members).filter((m) => !(m in namespace));
+  if (missing.length > 0) throw new Error(`the installed iden3 libraries lack ${missing.join(', ')}`);
+  return namespace as T;
+}
+
 // ---- @iden3/js-merkletree
 export interface Hash {
   readonly bytes: Uint8Array;
@@ -35,7 +45,7 @@ interface MerkletreeSubset {
   verifyProof(root: Hash, proof: Proof, k: bigint, v: bigint): Promise<boolean>;
   testBit(bitmap: Uint8Array, n: number): boolean;
 }
-const mt = mtNs as unknown as MerkletreeSubset;
+const mt = librarySubset<MerkletreeSubset>(mtNs, { Hash: true, Proof: true, verifyProof: true, testBit: true });
 export const { Hash, Proof, verifyProof, testBit } = mt;
 
 // ---- @iden3/js-iden3-core
@@ -59,6 +69,7 @@ export interface SchemaHash {
 }
 export interface Claim {
   hex(): string;
+  hIndex(): bigint;
   hiHv(): { hi: bigint; hv: bigint };
   rawSlotsAsInts(): bigint[];
   getSchemaHash(): SchemaHash;
@@ -87,9 +98,10 @@ interface CoreSubset {
     withRevocationNonce(n: bigint): ClaimOption;
     withVersion(v: number): ClaimOption;
   };
+  chainIDfromDID(did: Did): number;
 }
-const core = coreNs as unknown as CoreSubset;
-export const { DID, Id, SchemaHash, Claim, ClaimOptions } = core;
+const core = librarySubset<CoreSubset>(coreNs, { DID: true, Id: true, SchemaHash: true, Claim: true, ClaimOptions: true, chainIDfromDID: true });
+export const { DID, Id, SchemaHash, Claim, ClaimOptions, chainIDfromDID } = core;
 /** A core claim from its hex form (256 bytes); throws when malformed. */
 export const claimFromHex = (hex: string): Claim => new core.Claim().fromHex(hex);
 /** @iden3/js-iden3-core IdPosition and MerklizedRootPosition (numeric enums). */
@@ -136,7 +148,17 @@ interface SdkSubset {
   isGenesisState(did: Did, state: bigint | string): boolean;
   validateTreeState(state: { state?: string; claimsTreeRoot?: string; revocationTreeRoot?: string; rootOfRoots?: string }): boolean;
 }
-const sdk = sdkNs as unknown as SdkSubset;
+const sdk = librarySubset<SdkSubset>(sdkNs, {
+  VerifiableConstants: true,
+  BJJSignatureProof2021: true,
+  calculateCoreSchemaHash: true,
+  fillCoreClaimSlot: true,
+  findCredentialType: true,
+  getSerializationAttrFromContext: true,
+  parseSerializationAttr: true,
+  isGenesisState: true,
+  validateTreeState: true,
+});
 export const {
   VerifiableConstants,
   BJJSignatureProof2021,

@@ -1,32 +1,17 @@
 /**
- * The merklization of a credential for the one thing the cold check needs from its tree: the root.
- *
- * @iden3/js-jsonld-merklization's `Merklizer.merklizeJSONLD` turns the credential into ~20 (key, value) entries and
- * inserts them one by one into an @iden3/js-merkletree `Merkletree` held in an in-memory database. Each insertion
- * re-hashes the path from the new leaf to the root and writes every node into the database: for a demo credential
- * ~75 Poseidon hashes and half the cost of merklizing it (~12 of ~24 ms). The tree is a sparse Merkle tree, whose
- * shape depends only on its set of keys, so its root can be computed in one pass, each node hashed once (~30 hashes,
- * most of the rest remembered by poseidon.ts).
- *
- * `merklizeForRoot` runs the library's `merklizeJSONLD` unchanged (same JSON-LD processing, entries, paths, values,
- * hashes, errors) with the tree's `add` collecting the entries instead of inserting them, while it runs; `root()` of
- * that tree is then `sparseMerkleRoot` of them. The collecting is scoped with an AsyncLocalStorage: every other tree
- * in the thread (a demo issuer's, js-sdk's) is untouched. Such a tree answers root() only: a read of its nodes (get,
- * generateProof, walk: all go through getNode) throws instead of answering from an empty database.
- *
- * Same answers: `add` performs the checks js-merkletree's `add` makes, in the same order, with the same errors (not
- * writable; key or value outside the field; the key already in the tree; a key whose first maxLevels - 1 path bits
- * equal another's, which js-merkletree refuses as "reached maximum level of the merkle tree"), at the same insertion.
- * test/trust/merklize.test.ts compares roots and errors with js-merkletree's on random and colliding keys and on every
- * credential the trust tests know.
+ * A credential's merklized root in one pass. js-merkletree inserts each entry into a tree that re-hashes the path to
+ * the root every time; a sparse Merkle tree's shape depends only on its keys, so here the library's own
+ * `merklizeJSONLD` runs unchanged while each tree it builds collects its entries (scoped by an AsyncLocalStorage: other
+ * trees are untouched), and `root()` hashes each node once. `add` refuses what js-merkletree's refuses, in the same
+ * order and with the same errors (test/trust/merklize.test.ts); such a tree answers root() only.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { poseidon } from '@iden3/js-crypto';
 import { Merklizer } from '@iden3/js-jsonld-merklization';
 import * as mtNs from '@iden3/js-merkletree';
-import type { Hash } from './iden3.js';
+import { librarySubset, type Hash } from './iden3.js';
+import type { DocumentLoader } from '../jsonld/documents.js';
 
-/** The parts of js-merkletree's Merkletree this file replaces or reads (its declarations cannot be resolved: iden3.ts). */
 interface TreeInstance {
   _writable: boolean;
   readonly maxLevels: number;
@@ -36,15 +21,14 @@ interface TreePrototype {
   root(this: TreeInstance): Promise<Hash>;
   getNode(this: TreeInstance, k: Hash): Promise<unknown>;
 }
-const mt = mtNs as unknown as {
+const mt = librarySubset<{
   Merkletree: { prototype: TreePrototype };
   Hash: { fromBigInt(i: bigint): Hash };
   ErrEntryIndexAlreadyExists: string;
   ErrNotWritable: string;
   ErrReachedMaxLevel: string;
-};
+}>(mtNs, { Merkletree: true, Hash: true, ErrEntryIndexAlreadyExists: true, ErrNotWritable: true, ErrReachedMaxLevel: true });
 
-/** The entries collected for one tree, and its root once asked. */
 interface Collected {
   leaves: Array<[bigint, bigint]>;
   keys: Set<bigint>;
@@ -54,10 +38,8 @@ interface Collected {
 }
 
 /**
- * The root of an iden3 sparse Merkle tree holding these (key, value) leaves: a leaf hashes to Poseidon(k, v, 1), a
- * middle node to Poseidon(left, right), an empty subtree is 0, the branch at level i follows bit i of the key (least
- * significant first), and a subtree holding one leaf is that leaf. Keys must be distinct and no two may share their
- * first maxLevels - 1 bits (the caller checks: merklizeForRoot's add); throws otherwise.
+ * Leaf Poseidon(k, v, 1), middle node Poseidon(left, right), empty subtree 0, branch at level i by bit i of the key
+ * (least significant first), a subtree of one leaf is that leaf. Throws where js-merkletree would.
  */
 export function sparseMerkleRoot(leaves: ReadonlyArray<readonly [bigint, bigint]>, maxLevels: number): bigint {
   const node = (items: ReadonlyArray<readonly [bigint, bigint]>, level: number): bigint => {
@@ -78,7 +60,6 @@ const collecting = new AsyncLocalStorage<true>();
 const collected = new WeakMap<object, Collected>();
 let installed = false;
 
-/** Puts the collecting add, root and getNode on js-merkletree's Merkletree, once per thread. */
 function install(): void {
   if (installed) return;
   installed = true;
@@ -87,13 +68,12 @@ function install(): void {
   proto.add = function (this: TreeInstance, k: bigint, v: bigint): Promise<void> {
     if (collecting.getStore() !== true && !collected.has(this)) return add.call(this, k, v);
     return (async () => {
-      // js-merkletree's add: the writable check, then Hash.fromBigInt of the key and the value (in the field).
+      // js-merkletree's checks in its order: writable, key and value in the field, then addLeaf's.
       if (!this._writable) throw mt.ErrNotWritable;
       mt.Hash.fromBigInt(k);
       mt.Hash.fromBigInt(v);
       let c = collected.get(this);
       if (c === undefined) collected.set(this, (c = { leaves: [], keys: new Set(), prefixes: new Set() }));
-      // addLeaf: an equal key is refused first, then one sharing the first maxLevels - 1 path bits (pushLeaf).
       if (c.keys.has(k)) throw mt.ErrEntryIndexAlreadyExists;
       const prefix = k & ((1n << BigInt(this.maxLevels - 1)) - 1n);
       if (c.prefixes.has(prefix)) throw new Error(mt.ErrReachedMaxLevel);
@@ -114,19 +94,13 @@ function install(): void {
   };
 }
 
-/**
- * Runs fn with every js-merkletree tree it adds to collecting its leaves instead of inserting them (module comment):
- * such a tree answers root() only. For merklizeForRoot, and for the tests that compare it with js-merkletree.
- */
+/** Runs fn with every js-merkletree tree it fills collecting its leaves (module comment). */
 export function withCollectingTrees<T>(fn: () => Promise<T>): Promise<T> {
   install();
   return collecting.run(true, fn);
 }
 
-/**
- * Merklizer.merklizeJSONLD(docText, options), whose tree answers root() only (module comment). The Merklizer's entries,
- * paths, values and types are the library's own.
- */
-export function merklizeForRoot(docText: string, options: { documentLoader: unknown }): Promise<Merklizer> {
-  return withCollectingTrees(() => Merklizer.merklizeJSONLD(docText, options as never));
+/** Merklizer.merklizeJSONLD(docText, options), whose tree answers root() only. */
+export function merklizeForRoot(docText: string, options: { documentLoader: DocumentLoader }): Promise<Merklizer> {
+  return withCollectingTrees(() => Merklizer.merklizeJSONLD(docText, options));
 }

@@ -1,24 +1,8 @@
 /**
- * Iden3OnchainSparseMerkleTreeProof2023: the revocation status is read from a contract (an on-chain issuer's
- * IdentityBase, or any IOnchainCredentialStatusResolver) through the service's chain RPC (CHAIN_RPC_URLS), then
- * verified like every other status answer (`verifyStatusAnswer`: the state is the hash of its roots, the Merkle proof
- * verifies against the revocation tree root for the nonce), so the contract is not believed either.
- *
- * credentialStatus.id, as js-sdk issues it:
- *   `<issuer DID>/credentialStatus?revocationNonce=<n>&contractAddress=<chain id>:<0x address>&state=<hex>`
- * (`revocationNonce` and `state` optional). The chain id names the chain (`eip155:<chain id>`), which must be
- * configured; otherwise the status is unresolvable (`error`).
- *
- * Which issuer state is asked about (js-sdk asks the State contract for the latest one; here):
- * 1. the issuer's latest published state from the DID resolver, when one is configured and knows one:
- *    `getRevocationStatusByIdAndState(id, latest, nonce)`, and the answer must be about that state;
- * 2. otherwise the contract's own latest state, `getRevocationStatus(id, nonce)` (the same trust as a
- *    SparseMerkleTreeProof endpoint named by the credential);
- * 3. if that call reverts (the contract knows no state of the issuer) and the URL's `state` is the issuer's genesis
- *    state: `getRevocationStatusByIdAndState(id, genesis, nonce)`, and the answer must be about that state.
- *
- * Failures (unknown chain, RPC down or too slow, revert, malformed answer) throw StatusFailure, which the verifier
- * maps to `error`; messages never quote an RPC URL (they may carry API keys).
+ * Iden3OnchainSparseMerkleTreeProof2023: the status read from the issuer's contract through CHAIN_RPC_URLS and verified
+ * like any other answer (verifyStatusAnswer), so the contract is not believed either. The state asked about: the
+ * latest one the DID resolver knows, else the contract's own latest, else (when that reverts) the genesis state the
+ * status id names. Messages never quote an RPC URL: it may carry an API key.
  */
 import type { Address, PublicClient } from 'viem';
 import type { ChainEndpoint, ChainSettings } from '../chain/config.js';
@@ -27,6 +11,7 @@ import { toChecksumAddress } from '../domain/address.js';
 import { ResolverFailure } from './did-resolver.js';
 import { DID, Hash, isGenesisState } from './iden3.js';
 import { StatusFailure, verifyStatusAnswer, type StatusResolverFn } from './revocation.js';
+import { isEvmAddress } from './structure.js';
 
 const MTP_COMPONENTS = [
   { name: 'root', type: 'uint256' },
@@ -59,7 +44,7 @@ const STATUS_OUTPUT = [
   },
 ] as const;
 
-/** IOnchainCredentialStatusResolver (iden3 contracts), the two reads used here. */
+/** IOnchainCredentialStatusResolver (iden3 contracts). */
 const ONCHAIN_STATUS_ABI = [
   {
     type: 'function',
@@ -77,7 +62,6 @@ const ONCHAIN_STATUS_ABI = [
   },
 ] as const;
 
-/** The contract's answer, as viem decodes it. */
 interface OnchainCredentialStatus {
   issuer: { state: bigint; claimsTreeRoot: bigint; revocationTreeRoot: bigint; rootOfRoots: bigint };
   mtp: {
@@ -92,24 +76,18 @@ interface OnchainCredentialStatus {
   };
 }
 
-/** What credentialStatus.id says. */
+/** credentialStatus.id: `<issuer DID>/credentialStatus?revocationNonce=<n>&contractAddress=<chain id>:<0x address>&state=<hex>`. */
 export interface OnchainStatusLocation {
-  /** CAIP-2 reference, eip155:<chain id>. */
   chain: string;
   chainId: number;
   contract: Address;
-  /** `state` parameter (hex), when present and well-formed. */
   state?: string;
-  /** `revocationNonce` parameter, when present. */
   nonce?: bigint;
 }
 
 export interface OnchainStatusOptions {
-  /** Deadline of one RPC call, ms (default: the chain settings' timeoutMs). */
   timeoutMs?: number;
-  /** Retries of a failed RPC call (default 0). */
   retryCount?: number;
-  /** Public client per chain (tests); default a viem HTTP client on the chain's configured URL. */
   clientFor?: (endpoint: ChainEndpoint, timeoutMs: number) => PublicClient;
 }
 
@@ -117,7 +95,6 @@ const HASH_HEX = /^[0-9a-f]{64}$/;
 const UINT64_MAX = 2n ** 64n - 1n;
 const MAX_SIBLINGS = 256;
 
-/** Parses an Iden3OnchainSparseMerkleTreeProof2023 credentialStatus.id. Throws StatusFailure. */
 export function parseOnchainStatusId(id: unknown): OnchainStatusLocation {
   if (typeof id !== 'string' || !id.startsWith('did:')) throw new StatusFailure('credentialStatus.id is not a DID URL');
   const q = id.indexOf('?');
@@ -133,7 +110,9 @@ export function parseOnchainStatusId(id: unknown): OnchainStatusLocation {
   }
   const chainId = Number(chainDigits);
   if (!Number.isSafeInteger(chainId)) throw new StatusFailure('credentialStatus.id: the chain id is out of range');
-  const location: OnchainStatusLocation = { chain: `eip155:${chainId}`, chainId, contract: toChecksumAddress(contract) as Address };
+  const checksummed = toChecksumAddress(contract);
+  if (!isEvmAddress(checksummed)) throw new StatusFailure('credentialStatus.id: contractAddress must be <chain id>:<0x address>');
+  const location: OnchainStatusLocation = { chain: `eip155:${chainId}`, chainId, contract: checksummed };
   const state = params.get('state');
   if (state !== null && state !== '') {
     if (!HASH_HEX.test(state)) throw new StatusFailure('credentialStatus.id: state must be a 32-byte hex hash');
@@ -147,7 +126,6 @@ export function parseOnchainStatusId(id: unknown): OnchainStatusLocation {
   return location;
 }
 
-/** The contract's answer as the `{ issuer, mtp }` status document the HTTP resolvers receive. */
 function statusDocumentFromContract(answer: OnchainCredentialStatus): {
   issuer: { state: string; claimsTreeRoot: string; revocationTreeRoot: string; rootOfRoots: string };
   mtp: { existence: boolean; siblings: string[]; node_aux?: { key: string; value: string } };
@@ -193,21 +171,18 @@ function reverted({ BaseError, ContractFunctionRevertedError }: typeof import('v
   return e instanceof BaseError && e.walk((x) => x instanceof ContractFunctionRevertedError) !== null;
 }
 
-/**
- * A StatusResolverFn for Iden3OnchainSparseMerkleTreeProof2023 reading the chains of `chains` (one viem public
- * client per chain, created at once; no chain configured: every status is an error, and viem is not loaded).
- * `createCredentialVerifier(options, { statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: await onchainStatusResolver(settings) } })`.
- */
+/** One viem client per configured chain, made now; with no chain, viem is not loaded and every status is an error. */
 export async function onchainStatusResolver(chains: Pick<ChainSettings, 'chains' | 'timeoutMs'>, options: OnchainStatusOptions = {}): Promise<StatusResolverFn> {
   const timeoutMs = options.timeoutMs ?? chains.timeoutMs;
-  // viem only where a chain is configured: without one, every status fails below before anything is read.
   const viem = chains.chains.size === 0 ? undefined : (await loadViem()).viem;
   const clients = new Map<string, PublicClient>();
-  for (const endpoint of chains.chains.values()) {
-    const client = options.clientFor
-      ? options.clientFor(endpoint, timeoutMs)
-      : (viem!.createPublicClient({ transport: viem!.http(endpoint.url, { timeout: timeoutMs, retryCount: options.retryCount ?? 0 }) }) as PublicClient);
-    clients.set(endpoint.chain, client);
+  if (viem !== undefined) {
+    for (const endpoint of chains.chains.values()) {
+      const client = options.clientFor
+        ? options.clientFor(endpoint, timeoutMs)
+        : viem.createPublicClient({ transport: viem.http(endpoint.url, { timeout: timeoutMs, retryCount: options.retryCount ?? 0 }) });
+      clients.set(endpoint.chain, client);
+    }
   }
 
   return async ({ status, nonce, issuerDid }, io) => {
@@ -230,17 +205,14 @@ export async function onchainStatusResolver(chains: Pick<ChainSettings, 'chains'
       throw new StatusFailure('the issuer DID is not an iden3 DID');
     }
 
-    const read = async (state: string | undefined): Promise<OnchainCredentialStatus> => {
-      const answer = state === undefined
-        ? await client.readContract({ address: where.contract, abi: ONCHAIN_STATUS_ABI, functionName: 'getRevocationStatus', args: [id, nonce] })
-        : await client.readContract({
-          address: where.contract,
-          abi: ONCHAIN_STATUS_ABI,
-          functionName: 'getRevocationStatusByIdAndState',
-          args: [id, Hash.fromHex(state).bigInt(), nonce],
-        });
-      return answer as OnchainCredentialStatus;
-    };
+    const read = (state: string | undefined): Promise<OnchainCredentialStatus> => state === undefined
+      ? client.readContract({ address: where.contract, abi: ONCHAIN_STATUS_ABI, functionName: 'getRevocationStatus', args: [id, nonce] })
+      : client.readContract({
+        address: where.contract,
+        abi: ONCHAIN_STATUS_ABI,
+        functionName: 'getRevocationStatusByIdAndState',
+        args: [id, Hash.fromHex(state).bigInt(), nonce],
+      });
 
     let latest: string | undefined;
     if (io.stateResolver.configured) {

@@ -1,31 +1,15 @@
 /**
- * BJJSignature2021, step by step as @0xpolygonid/js-sdk's W3CCredential.verifyProof does it, with the I/O replaced by
- * ours (offline document loader, issuer state publication asked of the request thread) and with the checks js-sdk
- * leaves out added:
- *
- * 1. The proof's issuer (issuerData.id) is the credential's `issuer` (js-sdk does not compare them).
- * 2. Core claim match (proof-check.ts matchContent): the core claim recomputed from the credential equals the signed
- *    one: any change to credentialSubject, the dates, the types, credentialStatus or credentialSchema, or any field
- *    added, fails.
- * 3. Signature: the issuer key is the public key in the proof's auth claim (issuerData.authCoreClaim, which must be
- *    an AuthBJJCredential claim); the BabyJubJub signature of poseidon(hi, hv) of the core claim must verify with it.
- * 4. The key belongs to the issuer: the auth claim must be in the issuer's claims tree (issuerData.mtp against
- *    issuerData.state.claimsTreeRoot; js-sdk skips this), the stated issuer state must be the hash of its three roots
- *    (js-sdk skips this too), and that state must be the issuer's genesis state (the DID itself commits to it: checked
- *    offline) or a published one.
- * 5. The auth claim's revocation nonce equals the one in issuerData.credentialStatus (the key's own revocation is
- *    checked by the revocation step, with a short cache, not here: keyRevocation).
- *
- * Order of work: 1, then 3 and the local part of 4, then the state's publication (asked of the request thread), and
- * only then 2 (JSON-LD merklization, about as costly as all the rest together, and the only step that may need a
- * document from the network). A forged signature or a key self-signed under a trusted issuer's name thus costs no
- * JSON-LD processing, and no document is fetched for a credential whose signing key is not shown to be its issuer's.
+ * BJJSignature2021 as js-sdk's W3CCredential.verifyProof checks it, with our I/O and the checks it leaves out (the
+ * proof's issuer is the credential's; the key is in the issuer's claims tree at a state that is the hash of its roots
+ * and is its genesis or a published state). Order: signature and key first, then the state's publication, and the
+ * content match (JSON-LD merklization, the costly step that may need a remote document) last, so a forged signature or
+ * a self-signed key costs no JSON-LD work and fetches nothing.
  */
 import { poseidon } from '@iden3/js-crypto';
 import { BJJSignatureProof2021, isGenesisState, SchemaHash, validateTreeState, verifyProof, type BjjProof } from './iden3.js';
 import { verifyPoseidonSignature } from './babyjub.js';
 import { done, matchContent, refusal, sameNonce, stateKey, statusCovered, type ProofType } from './proof-check.js';
-import { checkStatus, notValid, OK, undecided, type Json } from './structure.js';
+import { checkStatus, notValid, OK, undecided } from './structure.js';
 import { isRecord } from '../schemas/json.js';
 
 const NAME = 'BJJSignature2021';
@@ -51,14 +35,13 @@ export const bjjSignature2021: ProofType = {
     if (issuerDid !== credential.issuer) return refusal('its BJJSignature2021 proof was made by another issuer than the credential names');
     const signed = proof.coreClaim;
 
-    // 3. Signature with the key of the auth claim.
     const auth = proof.issuerData.authCoreClaim;
     if (auth.getSchemaHash().bigInt() !== SchemaHash.authSchemaHash.bigInt()) {
       return refusal('the key claim in its proof (issuerData.authCoreClaim) is not an AuthBJJCredential claim');
     }
     let signatureValid = false;
     try {
-      // The key is the claim's index slots 2 and 3 (X and Y of the BabyJubJub point).
+      // The key is the auth claim's index slots 2 and 3 (X and Y).
       const slots = auth.rawSlotsAsInts();
       const x = slots[2];
       const y = slots[3];
@@ -69,7 +52,6 @@ export const bjjSignature2021: ProofType = {
     }
     if (!signatureValid) return refusal('its signature does not verify against the issuer key named in its proof');
 
-    // 4. The key belongs to the issuer at a genesis or published state.
     const st = proof.issuerData.state;
     const treeOk = validateTreeState({
       state: st.value.hex(),
@@ -104,14 +86,12 @@ export const bjjSignature2021: ProofType = {
       }
     }
 
-    // 2. Core claim match: the expensive step (JSON-LD processing), after every cheap check.
     const mismatch = await matchContent(credential, signed, NAME, ctx);
     if (mismatch !== undefined) return mismatch;
 
-    // 5. The key's revocation nonce, whose status is checked later (of the credential's own signed status source; the
-    // unsigned issuerData.credentialStatus must still state the nonce, as js-sdk requires).
+    // The unsigned issuerData.credentialStatus must still state the key's nonce, as js-sdk requires.
     const keyNonce = auth.getRevocationNonce();
-    if (!sameNonce((proof.issuerData.credentialStatus as unknown as Json).revocationNonce, keyNonce)) {
+    if (!sameNonce(proof.issuerData.credentialStatus.revocationNonce, keyNonce)) {
       return refusal("the issuer key's credentialStatus in its proof does not carry the key's revocation nonce");
     }
     const exp = auth.getExpirationDate();

@@ -1,8 +1,4 @@
-/**
- * What every proof type's check shares (proof-types.ts is the registry): the types that cross to the verification
- * threads, the interface of a proof type, and the expensive common step, the core claim recomputed from the credential
- * and compared with the one the proof is about.
- */
+/** What every proof type's check shares: the types that cross to the threads, ProofType, and the content match. */
 import {
   calculateCoreSchemaHash,
   Claim,
@@ -18,79 +14,55 @@ import {
 } from './iden3.js';
 import { DocumentUnavailable, type DocumentLoader } from '../jsonld/documents.js';
 import { merklizeForRoot } from './merklize.js';
-import { notValid, type Json } from './structure.js';
+import { fieldAt, notValid, type Json } from './structure.js';
 import { isRecord } from '../schemas/json.js';
 import type { TrustVerdict } from '../engine/types.js';
 
-/** What the later steps need from a verified proof. */
 export interface VerifiedProof {
   verdict: TrustVerdict;
-  /** Whether the verdict may be cached with the credential's content (false when it hangs on a changeable fact). */
+  /** False when the verdict hangs on a changeable fact. */
   cacheable: boolean;
-  /** The proof type that decided the verdict (the one that verified, or the one whose refusal is the verdict). */
   proofType?: string;
-  /** The signed revocation nonce of the credential (from the core claim). */
   nonce?: bigint;
-  /**
-   * The issuer key's revocation nonce (from the auth claim), for a proof type that raises the signing key's revocation
-   * question (ProofType.keyRevocation); undefined otherwise. Its status is asked of the credential's own, signed
-   * credentialStatus (revocation.ts keyStatusFrom), never of the proof's issuerData.credentialStatus, which no
-   * signature covers.
-   */
+  /** For a proof type that raises the signing key's revocation question (ProofType.keyRevocation). */
   keyNonce?: bigint;
-  /** The issuer key's expiration (epoch ms), when its auth claim has one. */
   keyExpiresAt?: number;
-  /**
-   * Whether credentialStatus is covered by the proof (merklized credentials: the whole credential is in the merklized
-   * root of the proved core claim). The issuer key's status in a BJJ proof never is.
-   */
+  /** credentialStatus is covered by the proof (merklized credentials); a BJJ proof's issuerData status never is. */
   statusSigned?: boolean;
 }
 
-/** What a cold check needs besides the credential: the offline JSON-LD documents (run anywhere, no I/O). */
 export interface ColdContext {
   documentLoader: DocumentLoader;
 }
 
-/** The key of an issuer state in ColdTask.states. */
 export const stateKey = (issuerDid: string, state: string): string => `${issuerDid} ${state}`;
 
 /**
- * One cold check, as it crosses to a worker thread: the credential (without anything the service added), what the
- * request thread found out for it so far (whether issuer states are published: `true`, `false`, or why it could not
- * be told), the proofs already refused (by type: they are not checked again), and the remote JSON-LD documents
- * fetched for it (URL -> JSON text).
+ * One cold check as it crosses to a thread, with what the request thread found out so far: issuer states (published,
+ * not, or why it could not be told), proofs already refused, remote documents (URL -> JSON text).
  */
 export interface ColdTask {
   credential: Json;
   states?: Record<string, boolean | string>;
   refused?: Record<string, VerifiedProof>;
   documents?: Record<string, string>;
-  /** Whose remote documents these are, in a thread that serves several verifiers (set by the pool). */
+  /** Whose remote documents these are, in a thread that serves several verifiers. */
   scope?: string;
 }
 
-/**
- * The answer of a cold check: a verdict, or the one thing it needs from the request thread's I/O before it can go on:
- * whether an issuer state is published (DID resolver or State contract), or a JSON-LD document that is not available
- * offline. `refused`: the proofs refused on the way, kept for the next round.
- */
+/** A verdict, or the one thing the check needs from the request thread's I/O before it can go on. */
 export type ColdResult =
   | { kind: 'done'; proof: VerifiedProof }
   | { kind: 'state'; issuerDid: string; state: string; refused?: Record<string, VerifiedProof> }
   | { kind: 'document'; url: string; refused?: Record<string, VerifiedProof> };
 
 /**
- * One proof type: one module (proof-bjj.ts, proof-mtp.ts) registered in proof-types.ts under the proof's `type`.
- * `structure` runs on the request thread with the other structure checks (no cryptography); `check` runs on the
- * verification threads (pool.ts, cold-worker.ts) and does no I/O: what it needs is asked for in its result. It never
- * throws, and it refuses the cheapest way first: nothing is asked of the network before its local checks pass.
+ * One proof type, registered in proof-types.ts. `structure` runs on the request thread; `check` on the threads, with
+ * no I/O (it asks in its result), never throwing, refusing the cheapest way first.
  */
 export interface ProofType {
   readonly type: string;
-  /** Whether a verified proof of this type raises the signing key's revocation question besides the credential's. */
   readonly keyRevocation: boolean;
-  /** The fields of its proof entry the check relies on: a not-valid verdict naming the field, or OK. */
   structure(proof: Json): TrustVerdict;
   check(credential: Json, proof: Json, task: ColdTask, ctx: ColdContext): Promise<ColdResult>;
 }
@@ -104,23 +76,18 @@ function findCause<T extends Error>(e: unknown, type: new (...args: never[]) => 
   let cur: unknown = e;
   for (let i = 0; i < 8 && cur !== undefined && cur !== null; i++) {
     if (cur instanceof type) return cur;
-    const c = cur as { cause?: unknown; details?: { cause?: unknown } };
-    cur = c.details?.cause ?? c.cause;
+    cur = fieldAt(cur, 'details', 'cause') ?? fieldAt(cur, 'cause');
   }
   return undefined;
 }
 
-/** The JSON-LD error code (jsonld.js), never its message or details (they may quote values). */
+/** The jsonld.js error code, never its message or details: they may quote values. */
 function jsonLdCode(e: unknown): string | undefined {
-  const err = e as { name?: string; details?: { code?: string; event?: { code?: string } } };
-  const code = err?.details?.event?.code ?? err?.details?.code;
+  const code = fieldAt(e, 'details', 'event', 'code') ?? fieldAt(e, 'details', 'code');
   return typeof code === 'string' && /^[a-z @-]{1,60}$/i.test(code) ? code : undefined;
 }
 
-/**
- * The core claim of a credential, as js-sdk's W3CCredential.toCoreClaim computes it for the given options, with a
- * single merklization. `doc` is the credential without its proof.
- */
+/** js-sdk's W3CCredential.toCoreClaim with a single merklization; `doc` is the credential without its proof. */
 export async function computeCoreClaim(
   doc: Json,
   opts: { revNonce: bigint; version: number; subjectPosition: number; merklizedRootPosition: number; updatable: boolean },
@@ -128,7 +95,9 @@ export async function computeCoreClaim(
 ): Promise<ClaimT> {
   const mz = await merklizeForRoot(JSON.stringify(doc), { documentLoader });
   const credentialType = findCredentialType(mz);
-  const serAttr = await getSerializationAttrFromContext(doc['@context'] as object, mz.options, credentialType);
+  const context = doc['@context'];
+  if (typeof context !== 'object' || context === null) throw new Error('@context is not a JSON object or array');
+  const serAttr = await getSerializationAttrFromContext(context, mz.options, credentialType);
   const slots = { indexA: new Uint8Array(32), indexB: new Uint8Array(32), valueA: new Uint8Array(32), valueB: new Uint8Array(32) };
   let nonMerklized = false;
   if (serAttr) {
@@ -165,19 +134,15 @@ export async function computeCoreClaim(
   return claim;
 }
 
-/**
- * A JSON revocation nonce against the signed one. Nonces are uint64; a JSON number above 2^53 arrives rounded, so it
- * is compared rounded (the signed value is the one used for revocation lookups).
- */
+/** Nonces are uint64: a JSON number above 2^53 arrives rounded, so it is compared rounded. */
 export function sameNonce(given: unknown, signed: bigint): boolean {
   if (typeof given !== 'number') return false;
   return Number.isSafeInteger(given) ? BigInt(given) === signed : Number(signed) === given;
 }
 
 /**
- * The core claim recomputed from the credential (everything but its proof, JSON-LD safe mode) against `claim`, the
- * one the proof is about, and credentialStatus.revocationNonce against the claim's: undefined when they match, else
- * the result (a refusal, or the JSON-LD document the thread needs). `proofName` words the refusal.
+ * The core claim recomputed from the credential against the proof's, and the nonces: undefined when they match, else
+ * a refusal or the JSON-LD document the thread needs.
  */
 export async function matchContent(credential: Json, claim: ClaimT, proofName: string, ctx: ColdContext): Promise<ColdResult | undefined> {
   const doc: Json = { ...credential };
@@ -207,12 +172,10 @@ export async function matchContent(credential: Json, claim: ClaimT, proofName: s
   if (recomputed.hex() !== claim.hex()) {
     return refusal(`its content does not match its ${proofName} proof: credentialSubject, dates, types, status or schema were changed after ${proofName === 'BJJSignature2021' ? 'signing' : 'issuance'}`);
   }
-  const status = credential.credentialStatus as Json;
-  if (!sameNonce(status.revocationNonce, claim.getRevocationNonce())) {
+  if (!sameNonce(fieldAt(credential, 'credentialStatus', 'revocationNonce'), claim.getRevocationNonce())) {
     return refusal(`credentialStatus.revocationNonce is not the revocation nonce ${proofName === 'BJJSignature2021' ? 'the issuer signed' : `of the claim its ${proofName} proves`}`);
   }
   return undefined;
 }
 
-/** Whether credentialStatus is covered by `claim` (merklized credentials). */
 export const statusCovered = (claim: ClaimT): boolean => claim.getMerklizedPosition() !== MerklizedRootPosition.None;

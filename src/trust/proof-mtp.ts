@@ -1,23 +1,8 @@
 /**
- * Iden3SparseMerkleTreeProof: the issuer put the credential's core claim into its claims tree and published the
- * resulting state (on chain, through the State contract). What is checked, cheapest refusal first (js-sdk's
- * verifyProof checks only the Merkle root of the proof against the stated claims tree root and asks the resolver about
- * the stated value; the checks it leaves out are marked):
- *
- * 1. The proof's issuer (issuerData.id) is the credential's `issuer` (js-sdk does not compare them: another issuer's
- *    proof would pass under a trusted issuer's name).
- * 2. The stated state is not the issuer's genesis state (js-sdk accepts one). The DID commits to its genesis state,
- *    whose claims tree an issuer builds with its own key claims only (js-sdk's createIdentity, the issuer node), before
- *    it issues anything: a credential's claim there was not issued the iden3 way, and no publication vouches for it.
- * 3. The stated state is the Poseidon hash of its three roots (js-sdk does not check it: a forger's own tree, or a
- *    genuine proof at an unpublished state, would pass under a published state's value).
- * 4. `mtp` proves the existence (js-sdk never reads `existence`: a genuine non-existence proof of a forged claim passes
- *    there) of the proof's core claim in the claims tree of that state.
- * 5. That state was published by the issuer (asked of the request thread: the DID resolver or the State contract).
- * 6. The core claim recomputed from the credential equals the proof's, and credentialStatus carries its revocation
- *    nonce (proof-check.ts matchContent: JSON-LD merklization, the costly step, last).
- *
- * Revocation: the credential's own nonce, from its credentialStatus, as for every proof type; there is no signing key.
+ * Iden3SparseMerkleTreeProof: the issuer put the claim into its claims tree and published the state. Besides what
+ * js-sdk checks (the root, the state's publication), cheapest first: the proof's issuer is the credential's; the state
+ * is not the genesis state (whose tree holds only the issuer's key claims); it is the hash of its roots; `mtp` proves
+ * existence (js-sdk never reads it); then publication, then the content match. See docs/credential-trust.md.
  */
 import { claimFromHex, DID, Hash, isGenesisState, Proof, validateTreeState, verifyProof, type Claim as ClaimT, type Did, type Proof as ProofT } from './iden3.js';
 import { done, matchContent, refusal, stateKey, statusCovered, type ProofType } from './proof-check.js';
@@ -35,17 +20,22 @@ interface Parsed {
   state: Record<(typeof ROOTS)[number], string>;
 }
 
+/** 32 bytes of hex that are a field element (Hash.fromHex throws otherwise). */
+function root(st: Json, k: (typeof ROOTS)[number]): string | undefined {
+  const v = st[k];
+  if (typeof v !== 'string' || !HASH_HEX.test(v)) return undefined;
+  Hash.fromHex(v);
+  return v;
+}
+
 function parse(raw: Json): Parsed | undefined {
   try {
-    const issuerData = raw.issuerData as Json;
-    const st = issuerData.state as Json;
-    const state = {} as Parsed['state'];
-    for (const k of ROOTS) {
-      const v = st[k];
-      if (typeof v !== 'string' || !HASH_HEX.test(v)) return undefined;
-      Hash.fromHex(v); // a field element
-      state[k] = v;
-    }
+    const issuerData = raw.issuerData;
+    if (!isRecord(issuerData) || !isRecord(issuerData.state)) return undefined;
+    const st = issuerData.state;
+    const [value, claimsTreeRoot, revocationTreeRoot, rootOfRoots] = ROOTS.map((k) => root(st, k));
+    if (value === undefined || claimsTreeRoot === undefined || revocationTreeRoot === undefined || rootOfRoots === undefined) return undefined;
+    const state = { value, claimsTreeRoot, revocationTreeRoot, rootOfRoots };
     return { issuer: DID.parse(String(issuerData.id)), claim: claimFromHex(String(raw.coreClaim)), mtp: Proof.fromJSON(raw.mtp), state };
   } catch {
     return undefined;

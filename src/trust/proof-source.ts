@@ -1,12 +1,8 @@
 /**
- * Where the verifier gets a credential's proof verdict (step 4 of verifier.ts): from a cache per content digest, from
- * the cold check of the same content already under way (single flight), or from a new cold check in the cold
- * verification pool (pool.ts: worker threads, bounded per tenant and in all), whose I/O (is an issuer state published,
- * a JSON-LD document not available offline) is done here, on the request thread, between its rounds.
- *
+ * A credential's proof verdict: cached per content digest, shared with the check of the same content under way, or a
+ * new cold check in the pool whose I/O (issuer state publication, JSON-LD documents) is done here between its rounds.
  * Verified proofs and refusals are cached apart, so that refusals, which anyone can make in any number, never evict a
- * verified credential; a refusal that hangs on a changeable fact (an issuer state the resolver cannot answer for) is
- * kept for a short time only.
+ * verified credential.
  */
 import { ResolverFailure, type StatePublication } from './did-resolver.js';
 import { DocumentUnavailable, type DocumentLoader } from '../jsonld/documents.js';
@@ -22,32 +18,23 @@ import type { VerifierStats } from './types.js';
 const MAX_COLD_ROUNDS = 8;
 
 export interface ProofSourceOptions {
-  /** Entries of each proof cache, verified and refused (0: no cache). */
   cacheSize: number;
-  /** Clock of the caches, epoch ms. */
   clock: () => number;
-  /** How long a refusal that hangs on a changeable fact is kept, ms. */
+  /** How long a refusal that hangs on a changeable fact (an unresolvable issuer state) is kept. */
   refusalCacheMs: number;
-  /** The cold pool's threads and bounds, and the operator's documents (the check itself is coldCheck). */
   pool: Omit<ColdPoolOptions, 'inline'>;
   documentLoader: DocumentLoader;
-  /** Whether an issuer state was published: the DID resolver, or the State contract of the issuer's network. */
   publication: StatePublication;
 }
 
 export interface ProofSource {
-  /** The cached proof of a content digest, or undefined. Synchronous, allocates nothing. */
+  /** Synchronous, allocates nothing. */
   cached(key: string): VerifiedProof | undefined;
-  /** Whether the proof of a content digest is cached or being checked (then it needs no slot in the pool). */
+  /** Cached or being checked: it needs no slot in the pool. */
   has(key: string): boolean;
-  /** Admits `n` cold checks for `tenant` in the pool, or throws ColdWorkRefused. */
   reserve(tenant: string, n: number): Reservation;
-  /** The refusal a request of `tenant` meets before its body is read: it is at its cold-work budget (ColdPool.atBudget). */
   atBudget(tenant: string): ColdWorkRefused | undefined;
-  /**
-   * The proof of credential `c` with content digest `key`: cached, shared with the check of the same content under
-   * way, or checked now in a slot of `reservation`. A failure is an undecided verdict.
-   */
+  /** Cached, shared with the check under way, or checked in a slot of `reservation`; a failure is an undecided verdict. */
   get(c: Json, key: string, reservation: Reservation | undefined): Promise<VerifiedProof>;
   stats(): VerifierStats;
   warm(): void;
@@ -56,7 +43,6 @@ export interface ProofSource {
 
 export function createProofSource(o: ProofSourceOptions): ProofSource {
   const { documentLoader, publication, refusalCacheMs } = o;
-  // Verified proofs and refusals apart: a refusal never evicts a verified credential.
   const verified = lruCache<string, VerifiedProof>(o.cacheSize, o.clock);
   const refused = lruCache<string, VerifiedProof>(o.cacheSize, o.clock);
   const cachedProof = (key: string): VerifiedProof | undefined => verified?.get(key) ?? refused?.get(key);
@@ -72,7 +58,6 @@ export function createProofSource(o: ProofSourceOptions): ProofSource {
 
   const pool = new ColdPool({ ...o.pool, inline: (task) => coldCheck(task, { documentLoader }) });
 
-  /** The cold check of one credential through the pool, with the I/O it asks for done here, between its rounds. */
   const coldProof = async (c: Json, reservation: Reservation): Promise<VerifiedProof> => {
     let task: ColdTask = { credential: c };
     for (let round = 0; round < MAX_COLD_ROUNDS; round++) {
@@ -81,7 +66,6 @@ export function createProofSource(o: ProofSourceOptions): ProofSource {
       if (r.refused !== undefined) task = { ...task, refused: r.refused };
       if (r.kind === 'state') {
         if (task.states?.[stateKey(r.issuerDid, r.state)] !== undefined) break; // answered already: a bug, not a loop
-        // The answer goes back to the check, which words the verdict (and may try the credential's next proof).
         let answer: boolean | string;
         try {
           answer = await publication.isPublished(r.issuerDid, r.state);
@@ -103,14 +87,12 @@ export function createProofSource(o: ProofSourceOptions): ProofSource {
     return { verdict: undecided('its proof cannot be checked: it needs more JSON-LD documents than one verification loads'), cacheable: false };
   };
 
-  // Keyed by the content digest alone: it covers the whole credential, id included. The caller's digests are the same
-  // string objects request after request (execute remembers them per body), so a lookup hashes nothing new.
+  // Keyed by the content digest alone: it covers the whole credential, id included.
   const proofOf = (c: Json, key: string, reservation: Reservation | undefined): Promise<VerifiedProof> => {
     const hit = cachedProof(key);
     if (hit !== undefined) return Promise.resolve(hit);
     let p = pendingProofs.get(key);
     if (p === undefined) {
-      // Admitted with the request (verify reserves a slot for each credential it finds neither cached nor pending).
       if (reservation === undefined) return Promise.resolve({ verdict: undecided('its verification failed unexpectedly'), cacheable: false });
       coldChecks++;
       p = coldProof(c, reservation)

@@ -15,7 +15,6 @@ export const PROOF_TYPES: Readonly<Record<string, ProofType>> = Object.freeze({
   [iden3SparseMerkleTreeProof.type]: iden3SparseMerkleTreeProof,
 });
 
-const hasOwn = Object.prototype.hasOwnProperty;
 const NAMES = Object.keys(PROOF_TYPES);
 /** At most this many proof entries are looked at (a credential carries one or two). */
 const MAX_PROOFS = 8;
@@ -24,9 +23,9 @@ const MAX_PROOFS = 8;
 export function supportedProofs(proof: unknown): { type: ProofType; proof: Json }[] {
   const entries = (Array.isArray(proof) ? proof.slice(0, MAX_PROOFS) : [proof]).filter(isRecord);
   const found: { type: ProofType; proof: Json }[] = [];
-  for (const name of NAMES) {
-    const entry = entries.find((p) => p.type === name);
-    if (entry !== undefined && hasOwn.call(PROOF_TYPES, name)) found.push({ type: PROOF_TYPES[name] as ProofType, proof: entry });
+  for (const type of Object.values(PROOF_TYPES)) {
+    const entry = entries.find((p) => p.type === type.type);
+    if (entry !== undefined) found.push({ type, proof: entry });
   }
   return found;
 }

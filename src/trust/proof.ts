@@ -1,16 +1,7 @@
 /**
- * The cold check of a credential's proof (step 4 of verifier.ts), run on the verification threads (pool.ts,
- * cold-worker.ts) with no I/O: what it needs from the network is asked for in its result (ColdResult).
- *
- * The credential's supported proofs (proof-types.ts) are checked in the registry's order until one verifies: a
- * credential is believed when one supported proof verifies and binds its content (each checks that the core claim
- * recomputed from the credential is the one it proves). A proof type's own steps, cheapest refusal first, are in its
- * module (proof-bjj.ts, proof-mtp.ts). When none verifies, a single proof's refusal is the verdict as it is; with
- * several, an undecided one (`error`: it might have verified) wins over refusals, and the reason names each proof.
- *
- * The checks use the fast Poseidon of poseidon.ts, the fast BabyJubJub verification of babyjub.ts and the one-pass
- * tree root of merklize.ts; their results are equal to the iden3 libraries' (see their tests). The result does not
- * depend on time or on the request, so the verifier caches it per credential content.
+ * The cold check of a credential's proof, on the threads with no I/O: its supported proofs in the registry's order
+ * until one verifies. When none does, a single refusal is the verdict as it is; with several, an undecided one (it
+ * might have verified) wins, and the reason names each. The result depends on content only, so it is cached per digest.
  */
 import { done, type ColdContext, type ColdResult, type ColdTask, type VerifiedProof } from './proof-check.js';
 import { supportedProofs } from './proof-types.js';
@@ -18,7 +9,6 @@ import { notValid, undecided } from './structure.js';
 
 export type { ColdContext, ColdResult, ColdTask, VerifiedProof } from './proof-check.js';
 
-/** The verdict of a credential none of whose proofs verified, from each one's (in the order they were checked). */
 function noneVerified(refused: [string, VerifiedProof][]): VerifiedProof {
   const [first] = refused;
   if (refused.length === 1 && first !== undefined) return { ...first[1], proofType: first[0] };
@@ -30,7 +20,7 @@ function noneVerified(refused: [string, VerifiedProof][]): VerifiedProof {
     : { verdict: notValid(`none of its proofs verifies (${reasons})`), cacheable, proofType: first?.[0] };
 }
 
-/** The cold check of one credential that passed the structure checks. Never throws. */
+/** Never throws. */
 export async function coldCheck(task: ColdTask, ctx: ColdContext): Promise<ColdResult> {
   const credential = task.credential;
   const refused: Record<string, VerifiedProof> = { ...task.refused };

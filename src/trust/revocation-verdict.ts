@@ -4,6 +4,8 @@
  * answers. The questions are asked of revocation.ts's checker, which caches the answers for a short time.
  */
 import type { TrustVerdict } from '../engine/types.js';
+import type { Credential } from '../schemas/credential.js';
+import { isRecord } from '../schemas/json.js';
 import type { VerifiedProof } from './proof.js';
 import { PROOF_TYPES } from './proof-types.js';
 import { keyStatusFrom, type RevocationChecker, type RevocationOutcome, type RevocationRequest } from './revocation.js';
@@ -53,32 +55,31 @@ export interface RevocationVerdicts {
    * the service then requests nothing, and the answer is undecided (never valid). Made once per verified proof: the
    * same array, and request objects, for the same proof.
    */
-  requests(c: Json, proof: VerifiedProof): RevocationRequests;
+  requests(c: Credential, proof: VerifiedProof): RevocationRequests;
   /** The answer to one question (asked of the checker, which caches it). */
   check(r: RevocationRequest | undefined | null): Promise<RevocationOutcome>;
   /** The answer to one question when it is known without asking, else undefined. */
   known(r: RevocationRequest | undefined | null): RevocationOutcome | undefined;
   /** The verdict once the proof and both revocation answers are known. */
-  conclude(c: Json, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome, keyRequest: RevocationRequest | undefined | null): TrustVerdict;
+  conclude(c: Credential, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome, keyRequest: RevocationRequest | undefined | null): TrustVerdict;
 }
 
 export function createRevocationVerdicts(revocation: RevocationChecker): RevocationVerdicts {
   // Made once per verified proof: the proof is per content digest, and the requests depend only on that content (so
   // the revocation cache keys them without rebuilding its key each time).
   const requestsByProof = new WeakMap<VerifiedProof, RevocationRequests>();
-  const requests = (c: Json, proof: VerifiedProof): RevocationRequests => {
+  const requests = (c: Credential, proof: VerifiedProof): RevocationRequests => {
     let found = requestsByProof.get(proof);
     if (found === undefined) {
-      const issuerDid = c.issuer as string;
-      const subjectId = (c.credentialSubject as Json).id;
-      const own = c.credentialStatus as Json;
+      const { issuer: issuerDid, credentialStatus: own } = c;
+      const subjectId = isRecord(c.credentialSubject) ? c.credentialSubject.id : undefined;
+      const { nonce, keyNonce } = proof;
       const raisesKey = proof.proofType === undefined || PROOF_TYPES[proof.proofType]?.keyRevocation !== false;
-      const keyStatus = raisesKey && proof.statusSigned === true ? keyStatusFrom(own, proof.nonce as bigint, proof.keyNonce as bigint) : undefined;
+      const signed = proof.statusSigned === true && nonce !== undefined;
+      const keyStatus = raisesKey && signed && keyNonce !== undefined ? keyStatusFrom(own, nonce, keyNonce) : undefined;
       found = [
-        proof.statusSigned === true
-          ? { status: own, nonce: proof.nonce as bigint, issuerDid, holderDid: typeof subjectId === 'string' ? subjectId : issuerDid }
-          : undefined,
-        !raisesKey ? null : keyStatus === undefined ? undefined : { status: keyStatus, nonce: proof.keyNonce as bigint, issuerDid, holderDid: issuerDid },
+        signed ? { status: own, nonce, issuerDid, holderDid: typeof subjectId === 'string' ? subjectId : issuerDid } : undefined,
+        !raisesKey ? null : keyStatus === undefined || keyNonce === undefined ? undefined : { status: keyStatus, nonce: keyNonce, issuerDid, holderDid: issuerDid },
       ];
       requestsByProof.set(proof, found);
     }
@@ -86,10 +87,10 @@ export function createRevocationVerdicts(revocation: RevocationChecker): Revocat
   };
 
   const conclude = (
-    c: Json, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome, keyRequest: RevocationRequest | undefined | null,
+    c: Credential, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome, keyRequest: RevocationRequest | undefined | null,
   ): TrustVerdict => {
     const signed = proof.statusSigned === true;
-    const ownStatus = c.credentialStatus as Json;
+    const ownStatus = c.credentialStatus;
     const ownVerdict = describeRevocation(own, ownStatus, 'credential', signed);
     const keyVerdict = describeRevocation(key, keyRequest?.status ?? ownStatus, 'key', signed);
     // A definite answer wins over an undecided one.

@@ -1,26 +1,10 @@
 /**
- * Over 300 lines (314): the verifying resolvers of the three status types and the checker that caches them read as one
- * protocol; apart, each would re-import the same proof checks.
+ * Longer than 300 lines: the resolvers of the three status types and the checker that caches them are one protocol.
  *
- * Revocation through credentialStatus, one resolver per status type, each with a timeout, a size limit and a cache.
- * Every answer is verified, not believed: the issuer state in it must be the hash of its tree roots, and the Merkle
- * proof must verify against that revocation tree root for the credential's revocation nonce; then `existence` says
- * whether the nonce is in the revocation tree (revoked).
- *
- * - SparseMerkleTreeProof: GET credentialStatus.id answers `{ mtp, issuer: { state, claimsTreeRoot,
- *   revocationTreeRoot, rootOfRoots } }` (the issuer's HTTP status endpoint).
- * - Iden3commRevocationStatusV1.0: POST to credentialStatus.id (the issuer's agent) an iden3comm plain message of type
- *   https://iden3-communication.io/revocation/1.0/request-status; the answer's `body` is as above.
- * - Iden3ReverseSparseMerkleTreeProof: the issuer's latest state from the DID resolver (or, when the resolver knows
- *   no published state, the `state` parameter of the status URL if it is the issuer's genesis state), then a walk
- *   of the reverse hash service (GET {rhs}/node/{hash}) from that state down the revocation tree; the state node
- *   must hash to the state. On failure, credentialStatus.statusIssuer (SparseMerkleTreeProof or
- *   Iden3commRevocationStatusV1.0) is tried, as js-sdk does.
- * - Iden3OnchainSparseMerkleTreeProof2023 and any other type: not supported here (status `error`) unless a resolver
- *   for the type is handed in (TrustDeps.statusResolvers), e.g. one reading the issuer's contract through a chain RPC.
- *
- * Caching: "not revoked" is remembered for revocationCacheMs, "revoked" for the life of the cache entry (revocation
- * is permanent in iden3 trees); failures are not remembered. Concurrent checks of one status share one request.
+ * Revocation through credentialStatus, one resolver per status type (docs/credential-trust.md). Every answer is
+ * verified, not believed: the issuer state must be the hash of its tree roots and the Merkle proof must verify against
+ * its revocation root for the nonce. "Revoked" is cached for good (revocation is permanent in iden3 trees), "not
+ * revoked" for revocationCacheMs, failures not at all; concurrent checks of one status share one request.
  */
 import { randomUUID } from 'node:crypto';
 import { poseidon } from '@iden3/js-crypto';
@@ -31,18 +15,18 @@ import { keep, lruCache } from '../domain/cache.js';
 import { isHttpUrl, STATUS_TYPES, type Json } from './structure.js';
 import { isRecord } from '../schemas/json.js';
 
-/** A status that cannot be resolved (`error`) or whose answer is unusable. */
 export class StatusFailure extends Error {
   override name = 'StatusFailure';
 }
 
+/** A credentialStatus object as the structure check leaves it: its id and type are strings. */
+export type StatusJson = Json & { id: string; type: string };
+
 export interface RevocationRequest {
-  /** The credentialStatus object (credential's own, or the issuer key's from the proof). */
-  status: Json;
-  /** The revocation nonce, from the signed core claim. */
+  status: StatusJson;
   nonce: bigint;
   issuerDid: string;
-  /** The holder's DID (credentialSubject.id) when there is one, else the issuer's: the `from` of agent requests. */
+  /** The `from` of agent requests: credentialSubject.id, else the issuer's DID. */
   holderDid: string;
 }
 
@@ -53,7 +37,7 @@ export interface StatusIo {
   stateResolver: StateResolver;
 }
 
-/** Resolves one status: true when revoked. Throws StatusFailure (or anything) when it cannot be told. */
+/** True when revoked; throws when it cannot be told. */
 export type StatusResolverFn = (request: RevocationRequest, io: StatusIo) => Promise<boolean>;
 
 const HASH_HEX = /^[0-9a-f]{64}$/;
@@ -62,17 +46,19 @@ function hashHex(x: unknown): x is string {
   return typeof x === 'string' && HASH_HEX.test(x);
 }
 
-/** Verifies a `{ mtp, issuer }` revocation status answer for the nonce: true when revoked. */
+const optionalHashHex = (x: unknown): x is string | undefined => x === undefined || hashHex(x);
+
+/** A `{ mtp, issuer }` status answer, verified for the nonce: true when revoked. */
 export async function verifyStatusAnswer(answer: unknown, nonce: bigint): Promise<boolean> {
   if (!isRecord(answer) || !isRecord(answer.issuer) || !isRecord(answer.mtp)) {
     throw new StatusFailure('the answer is not a revocation status ({ mtp, issuer })');
   }
   const issuer = answer.issuer;
   const { state, claimsTreeRoot, revocationTreeRoot, rootOfRoots } = issuer;
-  if (!hashHex(state) || !hashHex(revocationTreeRoot) || (claimsTreeRoot !== undefined && !hashHex(claimsTreeRoot)) || (rootOfRoots !== undefined && !hashHex(rootOfRoots))) {
+  if (!hashHex(state) || !hashHex(revocationTreeRoot) || !optionalHashHex(claimsTreeRoot) || !optionalHashHex(rootOfRoots)) {
     throw new StatusFailure("the answer's issuer state and tree roots are not 32-byte hex hashes");
   }
-  if (!validateTreeState({ state, claimsTreeRoot: claimsTreeRoot as string | undefined, revocationTreeRoot, rootOfRoots: rootOfRoots as string | undefined })) {
+  if (!validateTreeState({ state, claimsTreeRoot, revocationTreeRoot, rootOfRoots })) {
     throw new StatusFailure("the answer's issuer state is not the hash of its tree roots");
   }
   let mtp: ProofT;
@@ -92,7 +78,7 @@ export async function verifyStatusAnswer(answer: unknown, nonce: bigint): Promis
 }
 
 const smt: StatusResolverFn = async ({ status, nonce }, io) => {
-  const answer = await fetchJson(io.fetch, { url: status.id as string, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
+  const answer = await fetchJson(io.fetch, { url: status.id, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
   return verifyStatusAnswer(answer, nonce);
 };
 
@@ -106,7 +92,7 @@ const agent: StatusResolverFn = async ({ status, nonce, issuerDid, holderDid }, 
     from: holderDid,
     to: issuerDid,
   };
-  const answer = await fetchJson(io.fetch, { url: status.id as string, method: 'POST', body: message, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
+  const answer = await fetchJson(io.fetch, { url: status.id, method: 'POST', body: message, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
   if (!isRecord(answer)) throw new StatusFailure('the agent answered something other than an iden3comm message');
   return verifyStatusAnswer(answer.body, nonce);
 };
@@ -118,10 +104,11 @@ interface RhsNode {
 async function rhsNode(io: StatusIo, base: string, hash: HashT): Promise<RhsNode> {
   const answer = await fetchJson(io.fetch, { url: `${base}/node/${hash.hex()}`, timeoutMs: io.timeoutMs, maxBytes: io.maxBytes });
   const node = isRecord(answer) ? answer.node : undefined;
-  if (!isRecord(node) || !Array.isArray(node.children) || !node.children.every(hashHex)) {
+  const hexes: unknown = isRecord(node) ? node.children : undefined;
+  if (!Array.isArray(hexes) || !hexes.every(hashHex)) {
     throw new StatusFailure('the reverse hash service answered a malformed node');
   }
-  const children = (node.children as string[]).map((h) => Hash.fromHex(h));
+  const children = hexes.map((h) => Hash.fromHex(h));
   // Each node must hash to the key it was asked by, so that no answer can be made up.
   if (poseidon.hash(children.map((c) => c.bigInt())) !== hash.bigInt()) {
     throw new StatusFailure('the reverse hash service answered a node that does not hash to the requested key');
@@ -185,16 +172,15 @@ function stateParam(id: string): string | undefined {
 
 const rhs: StatusResolverFn = async (request, io) => {
   const { status, nonce, issuerDid } = request;
-  const id = status.id as string;
+  const id = status.id;
   const nodePath = id.indexOf('/node');
   const base = (nodePath < 0 ? id : id.slice(0, nodePath)).replace(/\/+$/, '');
   const viaRhs = async (): Promise<boolean> => {
     let latest: string | undefined;
     if (io.stateResolver.configured) latest = await io.stateResolver.latestState(issuerDid);
     if (latest === undefined) {
-      // No published state known (or no resolver): only a genesis state named in the URL can stand for the latest
-      // one, and only when the resolver confirmed that nothing was published.
-      const param = stateParam(status.id as string);
+      // Only a genesis state named in the URL stands for the latest, once the resolver says nothing was published.
+      const param = stateParam(status.id);
       let genesis = false;
       try {
         genesis = param !== undefined && isGenesisState(DID.parse(issuerDid), param);
@@ -204,8 +190,10 @@ const rhs: StatusResolverFn = async (request, io) => {
       if (!io.stateResolver.configured) {
         throw new StatusFailure("the issuer's latest state is needed and no DID resolver is configured (DID_RESOLVER_URL)");
       }
-      if (!genesis) throw new StatusFailure('the DID resolver knows no published state of the issuer and the status URL names no genesis state');
-      latest = param as string;
+      if (!genesis || param === undefined) {
+        throw new StatusFailure('the DID resolver knows no published state of the issuer and the status URL names no genesis state');
+      }
+      latest = param;
     }
     return rhsStatus(io, base, Hash.fromHex(latest), nonce);
   };
@@ -214,38 +202,35 @@ const rhs: StatusResolverFn = async (request, io) => {
   } catch (e) {
     const fallback = status.statusIssuer;
     if (isRecord(fallback) && isHttpUrl(fallback.id)) {
-      if (fallback.type === STATUS_TYPES.SparseMerkleTreeProof) return smt({ ...request, status: fallback }, io);
-      if (fallback.type === STATUS_TYPES.Iden3commRevocationStatusV1) return agent({ ...request, status: fallback }, io);
+      const { id, type } = fallback;
+      if (type === STATUS_TYPES.SparseMerkleTreeProof) return smt({ ...request, status: { ...fallback, id, type } }, io);
+      if (type === STATUS_TYPES.Iden3commRevocationStatusV1) return agent({ ...request, status: { ...fallback, id, type } }, io);
     }
     throw e;
   }
 };
 
 /**
- * Where to ask whether the issuer key that signed a credential is revoked: the credential's own status source, which
- * the issuer signed, asked for the key's revocation nonce (an issuer keeps its auth claims and its credentials in one
- * revocation tree, behind one status service). Never the key status in the proof's issuerData: the signature does
- * not cover it, so a holder could point it at any server answering "not revoked", or at any URL to make the service
- * call it. The source is the same status with the nonce in its id changed where the id names it: a `revocationNonce`
- * query parameter, or (SparseMerkleTreeProof) a path ending in `/<nonce>`; an agent, a reverse hash service or a
- * contract is asked as it is, with the key's nonce. Undefined when an id that must name the nonce does not.
+ * The status source to ask about the signing key: the credential's own, signed one with the key's nonce (an issuer
+ * keeps auth claims and credentials in one revocation tree), never the proof's issuerData status, which no signature
+ * covers. Undefined when an id that must name the nonce (a `revocationNonce` parameter, an SMT `/<nonce>` path) does not.
  */
-export function keyStatusFrom(own: Json, ownNonce: bigint, keyNonce: bigint): Json | undefined {
-  const id = own.id;
-  if (typeof id !== 'string') return undefined;
+export function keyStatusFrom(own: Json, ownNonce: bigint, keyNonce: bigint): StatusJson | undefined {
+  const { id, type } = own;
+  if (typeof id !== 'string' || typeof type !== 'string') return undefined;
   const param = /(?<=[?&]revocationNonce=)\d+(?=&|#|$)/.exec(id);
-  if (param) return BigInt(param[0]) === ownNonce ? { ...own, id: `${id.slice(0, param.index)}${keyNonce}${id.slice(param.index + param[0].length)}` } : undefined;
-  if (own.type === STATUS_TYPES.SparseMerkleTreeProof) {
+  if (param) return BigInt(param[0]) === ownNonce ? { ...own, type, id: `${id.slice(0, param.index)}${keyNonce}${id.slice(param.index + param[0].length)}` } : undefined;
+  if (type === STATUS_TYPES.SparseMerkleTreeProof) {
     const suffix = `/${ownNonce}`;
-    return id.endsWith(suffix) ? { ...own, id: `${id.slice(0, -suffix.length)}/${keyNonce}` } : undefined;
+    return id.endsWith(suffix) ? { ...own, type, id: `${id.slice(0, -suffix.length)}/${keyNonce}` } : undefined;
   }
   if (isRecord(own.statusIssuer) && own.statusIssuer.type === STATUS_TYPES.SparseMerkleTreeProof) {
     // A reverse hash service with an issuer fallback: the fallback's URL names the nonce too.
     const fallback = keyStatusFrom(own.statusIssuer, ownNonce, keyNonce);
     const { statusIssuer: _dropped, ...rest } = own;
-    return fallback ? { ...own, statusIssuer: fallback } : rest;
+    return fallback ? { ...own, id, type, statusIssuer: fallback } : { ...rest, id, type };
   }
-  return { ...own };
+  return { ...own, id, type };
 }
 
 export const DEFAULT_STATUS_RESOLVERS = Object.freeze({
@@ -266,7 +251,6 @@ export type RevocationOutcome = { kind: 'revoked' } | { kind: 'active' } | { kin
 
 export interface RevocationChecker {
   check(request: RevocationRequest): Promise<RevocationOutcome>;
-  /** The answer when it is known without asking (cached, or an unsupported type), else undefined. */
   known(request: RevocationRequest): RevocationOutcome | undefined;
 }
 
@@ -279,8 +263,7 @@ export function createRevocationChecker(o: RevocationCheckerOptions): Revocation
   const pending = new Map<string, Promise<RevocationOutcome>>();
   const hasOwn = Object.prototype.hasOwnProperty;
   const resolverOf = (type: string) => (hasOwn.call(o.resolvers, type) ? o.resolvers[type] : undefined);
-  // The cache key of a request, remembered per request object (the verifier hands in the same objects for a known
-  // credential), so that a hit neither rebuilds nor rehashes it.
+  // Per request object: the verifier hands in the same objects for a known credential, so a hit builds no key.
   const keys = new WeakMap<RevocationRequest, string>();
   const keyOf = (request: RevocationRequest) => {
     let key = keys.get(request);
@@ -292,13 +275,12 @@ export function createRevocationChecker(o: RevocationCheckerOptions): Revocation
   };
   return {
     known(request) {
-      if (resolverOf(request.status.type as string) === undefined) return UNSUPPORTED;
+      if (resolverOf(request.status.type) === undefined) return UNSUPPORTED;
       const hit = cache?.get(keyOf(request));
       return hit === undefined ? undefined : hit ? REVOKED : ACTIVE;
     },
     check(request) {
-      const type = request.status.type as string;
-      const resolver = resolverOf(type);
+      const resolver = resolverOf(request.status.type);
       if (resolver === undefined) return Promise.resolve(UNSUPPORTED);
       const key = keyOf(request);
       const hit = cache?.get(key);

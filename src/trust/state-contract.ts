@@ -1,28 +1,15 @@
 /**
- * Whether an issuer state was published, read from the iden3 State contract of the issuer's network
- * (ISSUER_STATE_SOURCE=chain), instead of asking a DID resolver: `stateExists(id, state)`, true for every state the
- * identity ever transited to (replaced ones included) and for its genesis state once it made a first transition.
- *
- * - The network's chain: its chain id from @iden3/js-iden3-core (chainIDfromDID), `eip155:<chain id>`, whose JSON-RPC
- *   endpoint CHAIN_RPC_URLS names (src/chain's ChainClient: the chain id checked, a timeout, the error cool-down).
- * - The contract: ISSUER_STATE_CONTRACTS for that chain, else iden3's defaults (@iden3/contracts helpers/constants.ts:
- *   Polygon main and Amoy have their own addresses, the later networks the unified CREATE2 address).
- * - Publication is permanent: a state found is kept for good (bounded cache); "not found" for `shortCacheMs`. A chain
- *   not configured, down or too slow, or a contract that does not answer: ResolverFailure, which the verifier maps to
- *   `error`, never `valid`. Messages never quote an RPC URL (it may hold an API key).
- *
- * Loaded with viem, on demand (adapters.ts, where ISSUER_STATE_SOURCE=chain): see src/chain/lazy.ts.
+ * Issuer state publication read from the iden3 State contract of the issuer's network (ISSUER_STATE_SOURCE=chain):
+ * `stateExists(id, state)`. Publication is permanent, so "published" is kept for good; a chain that cannot be read is a
+ * ResolverFailure (`error`, never `valid`), whose message never quotes an RPC URL (it may hold an API key).
  */
 import type { Address } from 'viem';
-import * as coreNs from '@iden3/js-iden3-core';
 import { ChainClient } from '../chain/chain-client.js';
 import type { ChainSettings } from '../chain/config.js';
 import { classify } from '../chain/rpc-errors.js';
 import { keep, lruCache } from '../domain/cache.js';
 import { ResolverFailure, type StatePublication } from './did-resolver.js';
-import { DID, Hash, type Did } from './iden3.js';
-
-const chainIdOf = (coreNs as unknown as { chainIDfromDID(did: Did): number }).chainIDfromDID;
+import { chainIDfromDID, DID, Hash } from './iden3.js';
 
 /** iden3's State contract addresses by chain id; any other chain: the unified address. */
 const STATE_CONTRACTS: Readonly<Record<number, Address>> = {
@@ -42,16 +29,14 @@ const STATE_EXISTS_ABI = [{
 
 export interface StateContractOptions {
   chains: Pick<ChainSettings, 'chains' | 'timeoutMs' | 'errorTtlMs'>;
-  /** State contract per chain (`eip155:<id>`), over iden3's defaults. */
-  contracts?: Readonly<Record<string, string>>;
-  /** How long "not published" is kept, ms. */
+  /** Over iden3's defaults, by `eip155:<id>`. */
+  contracts?: Readonly<Record<string, Address>>;
   shortCacheMs: number;
   clock: () => number;
 }
 
-/** The State contract address of a chain: the configured one, else iden3's default. */
-function stateContractOf(chainId: number, contracts: Readonly<Record<string, string>> = {}): Address {
-  return (contracts[`eip155:${chainId}`] as Address | undefined) ?? STATE_CONTRACTS[chainId] ?? UNIFIED_STATE_CONTRACT;
+function stateContractOf(chainId: number, contracts: Readonly<Record<string, Address>> = {}): Address {
+  return contracts[`eip155:${chainId}`] ?? STATE_CONTRACTS[chainId] ?? UNIFIED_STATE_CONTRACT;
 }
 
 export function stateContractPublication(o: StateContractOptions): StatePublication {
@@ -74,7 +59,7 @@ export function stateContractPublication(o: StateContractOptions): StatePublicat
     try {
       const parsed = DID.parse(did);
       id = DID.idFromDID(parsed).bigInt();
-      chainId = chainIdOf(parsed);
+      chainId = chainIDfromDID(parsed);
     } catch {
       throw new ResolverFailure('the issuer DID names no network with a State contract');
     }

@@ -3,6 +3,7 @@
  * any cryptography or network: cheap, and they keep malformed input away from the libraries. Reasons name fields,
  * never credentialSubject values.
  */
+import type { Address } from 'viem';
 import type { TrustVerdict } from '../engine/types.js';
 import { isRecord } from '../schemas/json.js';
 
@@ -21,6 +22,13 @@ const ABSOLUTE_URI = /^[a-z][a-z0-9+.-]*:\S+$/i;
 
 export type Json = Record<string, unknown>;
 
+/** The value at `path` inside `x` (an error's cause, a library's details), or undefined where a step is not an object. */
+export function fieldAt(x: unknown, ...path: string[]): unknown {
+  let cur = x;
+  for (const key of path) cur = isRecord(cur) ? cur[key] : undefined;
+  return cur;
+}
+
 export function notValid(reason: string): TrustVerdict {
   return { ok: false, status: 'not-valid', reason };
 }
@@ -29,7 +37,9 @@ export function undecided(reason: string): TrustVerdict {
   return { ok: false, status: 'error', reason };
 }
 
-export const OK: TrustVerdict = Object.freeze({ ok: true }) as TrustVerdict;
+export const OK: TrustVerdict = Object.freeze<TrustVerdict>({ ok: true });
+
+export const isEvmAddress = (s: unknown): s is Address => typeof s === 'string' && /^0x[0-9a-fA-F]{40}$/.test(s);
 
 export function isHttpUrl(s: unknown): s is string {
   if (typeof s !== 'string' || s.length > MAX_URI) return false;

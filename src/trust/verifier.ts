@@ -1,19 +1,8 @@
 /**
- * The credential verifier: for each presented credential, in this order (the first failure is the verdict):
- * 1. structure (credentialStatus, credentialSchema, issuer, types, a proof of a supported type) — structure.ts,
- *    proof-types.ts;
- * 2. trusted issuer — issuers.ts;
- * 3. holder binding — holder.ts;
- * 4. the proof (one supported proof that verifies: proof.ts, the proof types of proof-types.ts), run in the cold verification pool
- *    (pool.ts: worker threads, bounded per tenant and in all) and cached per content — proof-source.ts: verified proofs
- *    in one cache, refusals in another (so that refusals, which anyone can make in any number, never evict a verified
- *    credential), refusals that hang on a changeable fact (an issuer state the resolver cannot answer for) for a short
- *    time;
- * 5. the issuer key's expiration (against the evaluation time);
- * 6. revocation of the credential and of the issuer's key, in parallel — revocation.ts (cached for a short time), the
- *    verdict worded by revocation-verdict.ts.
- * Cheap checks come first, so that untrusted, borrowed or oversized credentials cost no cryptography, and no URL named
- * by a credential is fetched before its issuer is trusted and its signing key shown to be that issuer's.
+ * The credential verifier. Checks run in this order, the first failure being the verdict: structure, trusted issuer,
+ * holder binding, proof (cold pool, cached per content), issuer key expiry, revocation. Cheap checks come first, so
+ * untrusted, borrowed or oversized credentials cost no cryptography, and no URL a credential names is fetched before
+ * its issuer is trusted and its signing key shown to be that issuer's.
  */
 import type { TrustVerdict } from '../engine/types.js';
 import type { Credential } from '../schemas/credential.js';
@@ -32,26 +21,13 @@ import { checkProofStructure } from './proof-types.js';
 import { createProofSource } from './proof-source.js';
 import { createRevocationChecker, DEFAULT_STATUS_RESOLVERS } from './revocation.js';
 import { createRevocationVerdicts } from './revocation-verdict.js';
-import { checkStructure, notValid, OK, undecided, type Json } from './structure.js';
+import { checkStructure, notValid, OK, undecided } from './structure.js';
+import { isRecord } from '../schemas/json.js';
 import type { CredentialVerifier, TrustDeps, TrustOptions, VerifyContext } from './types.js';
 
-export const DEFAULTS = Object.freeze({
-  timeoutMs: 3000,
-  revocationCacheMs: 60_000,
-  resolverCacheMs: 3_600_000,
-  cacheSize: 10_000,
-  maxResponseBytes: 1024 * 1024,
-  /** How long a refusal that hangs on a changeable fact (issuer state unresolvable) is remembered, ms. */
-  refusalCacheMs: 30_000,
-  /** Credentials waiting for or in their first verification, in all and per tenant. */
-  coldQueue: 256,
-  coldPerTenant: 100,
-  /** A credential to be verified may hold at most this many JSON bytes and scalar values (outside its proof). */
-  maxCredentialBytes: 64 * 1024,
-  maxCredentialLeaves: 256,
-});
+/** The largest answer accepted from any outgoing request. */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
 
-/** The checks that depend on content and address only, in the order they are reported. */
 interface Shape {
   structure: TrustVerdict;
   holder: TrustVerdict;
@@ -60,7 +36,7 @@ interface Shape {
 const NOT_READ = notValid('not verified: no rule of this scenario reads its type');
 
 function isRelevant(c: unknown, types: { has(type: string): boolean }): boolean {
-  const t = (c as { type?: unknown } | null)?.type;
+  const t = isRecord(c) ? c.type : undefined;
   return Array.isArray(t) && t.some((x) => typeof x === 'string' && types.has(x));
 }
 
@@ -78,35 +54,31 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       async close() {},
     };
   }
-  // The revocation answers (Merkle proofs) are checked on this thread: with the same fast Poseidon as the cold checks.
+  // Revocation answers (Merkle proofs) are checked on this thread.
   installFastPoseidon();
   const fetchImpl = deps.fetch ?? ((input, init) => fetch(input, init));
   const clock = deps.clock ?? Date.now;
-  const timeoutMs = options.timeoutMs > 0 ? options.timeoutMs : DEFAULTS.timeoutMs;
-  const maxBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
+  const { timeoutMs, cacheSize, requireHolderBinding, trustedIssuers: trusted } = options;
   const revocationCacheMs = Math.max(0, options.revocationCacheMs);
-  const cacheSize = options.cacheSize ?? DEFAULTS.cacheSize;
-  const requireHolderBinding = options.requireHolderBinding === true;
-  const trusted = options.trustedIssuers;
 
   const documentLoader = createDocumentLoader({
     documents: options.documents,
     remoteDocumentPrefixes: options.remoteDocumentPrefixes,
     fetch: fetchImpl,
     timeoutMs,
-    maxBytes,
+    maxBytes: MAX_RESPONSE_BYTES,
   });
   const stateResolver = createStateResolver({
     resolverUrl: options.resolverUrl || undefined,
     fetch: fetchImpl,
     timeoutMs,
-    publishedCacheMs: options.resolverCacheMs ?? DEFAULTS.resolverCacheMs,
+    publishedCacheMs: options.resolverCacheMs,
     shortCacheMs: revocationCacheMs,
     clock,
-    maxBytes,
+    maxBytes: MAX_RESPONSE_BYTES,
   });
   const revocations = createRevocationVerdicts(createRevocationChecker({
-    io: { fetch: fetchImpl, timeoutMs, maxBytes, stateResolver },
+    io: { fetch: fetchImpl, timeoutMs, maxBytes: MAX_RESPONSE_BYTES, stateResolver },
     resolvers: { ...DEFAULT_STATUS_RESOLVERS, ...(deps.statusResolvers ?? {}) },
     revocationCacheMs,
     cacheSize,
@@ -115,33 +87,28 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   const proofs = createProofSource({
     cacheSize,
     clock,
-    refusalCacheMs: Math.max(0, options.refusalCacheMs ?? DEFAULTS.refusalCacheMs),
+    refusalCacheMs: Math.max(0, options.refusalCacheMs),
     pool: {
-      threads: options.threads ?? 0,
-      maxQueued: options.coldQueue ?? DEFAULTS.coldQueue,
-      perTenant: options.coldPerTenant ?? DEFAULTS.coldPerTenant,
+      threads: options.threads,
+      maxQueued: options.coldQueue,
+      perTenant: options.coldPerTenant,
       documents: options.documents,
     },
     documentLoader,
     publication: deps.statePublication?.(stateResolver) ?? stateResolver,
   });
-  const limits = {
-    bytes: options.maxCredentialBytes ?? DEFAULTS.maxCredentialBytes,
-    leaves: options.maxCredentialLeaves ?? DEFAULTS.maxCredentialLeaves,
-  };
+  const limits = { bytes: options.maxCredentialBytes, leaves: options.maxCredentialLeaves };
 
-  // Structure and holder binding depend only on the content and the request's address: remembered per digest, for the
-  // address it was last presented with (a credential comes back with its holder's address), when the caller hands in
-  // digests, as the proof is per content.
+  // Structure and holder binding depend only on content and address: kept per digest with the last address (a
+  // credential comes back with its holder's).
   const shapes = lruCache<string, { address: string; shape: Shape }>(cacheSize, clock);
   const shapeOf = (credential: Credential, address: string): Shape => {
     const structure = checkStructure(credential, checkProofStructure);
     return structure.ok
-      ? { structure, holder: checkHolder((credential as unknown as Json).credentialSubject as Json, address, requireHolderBinding) }
+      ? { structure, holder: checkHolder(credential.credentialSubject, address, requireHolderBinding) }
       : { structure, holder: structure };
   };
 
-  /** The checks before the proof (relevance, structure, issuer, holder), in order: the first failure, or undefined. */
   const precheck = (credential: Credential, ctx: VerifyContext, digest: string | undefined): TrustVerdict | undefined => {
     if (ctx.relevantTypes !== undefined && !isRelevant(credential, ctx.relevantTypes)) return NOT_READ;
     let shape: Shape | undefined;
@@ -157,20 +124,19 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       }
     }
     if (!shape.structure.ok) return shape.structure;
-    const issuer = checkIssuer((credential as unknown as Json).issuer as string, trusted, ctx.trustedIssuers);
+    const issuer = checkIssuer(credential.issuer, trusted, ctx.trustedIssuers);
     if (!issuer.ok) return issuer;
     if (!shape.holder.ok) return shape.holder;
     return undefined;
   };
 
-  /** An invalid proof, or an expired issuer key: the verdict before revocation, or undefined to go on. */
   const proofFailure = (proof: VerifiedProof, now: number): TrustVerdict | undefined => {
     if (!proof.verdict.ok) return proof.verdict;
     if (proof.keyExpiresAt !== undefined && !(proof.keyExpiresAt > now)) return notValid('the issuer key that signed it has expired');
     return undefined;
   };
 
-  const verifyOne = async (c: Json, ctx: VerifyContext, key: string, reservation: Reservation | undefined): Promise<TrustVerdict> => {
+  const verifyOne = async (c: Credential, ctx: VerifyContext, key: string, reservation: Reservation | undefined): Promise<TrustVerdict> => {
     const proof = await proofs.get(c, key, reservation);
     const failed = proofFailure(proof, ctx.now);
     if (failed !== undefined) return failed;
@@ -179,31 +145,26 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return revocations.conclude(c, proof, own, key2, keyRequest);
   };
 
-  /**
-   * The same verdict without waiting, when everything it needs is at hand (a credential seen before: its proof and
-   * revocation answers are cached), else undefined. Only with the caller's digest, which keys the proof cache.
-   */
+  /** The verdict without waiting when the proof and revocation answers are cached (needs the caller's digest), else undefined. */
   const verifyKnown = (credential: Credential, ctx: VerifyContext, digest: string | undefined): TrustVerdict | undefined => {
     if (digest === undefined) return undefined;
     const early = precheck(credential, ctx, digest);
     if (early !== undefined) return early;
-    const c = credential as unknown as Json;
     const proof = proofs.cached(digest);
     if (proof === undefined) return undefined;
     const failed = proofFailure(proof, ctx.now);
     if (failed !== undefined) return failed;
-    const [ownRequest, keyRequest] = revocations.requests(c, proof);
+    const [ownRequest, keyRequest] = revocations.requests(credential, proof);
     const own = revocations.known(ownRequest);
-    const key = own === undefined ? undefined : revocations.known(keyRequest);
-    return key === undefined ? undefined : revocations.conclude(c, proof, own!, key, keyRequest);
+    if (own === undefined) return undefined;
+    const key = revocations.known(keyRequest);
+    return key === undefined ? undefined : revocations.conclude(credential, proof, own, key, keyRequest);
   };
 
   /**
-   * Every credential in order: the checks before the proof, then the size limits of those whose proof is neither
-   * cached nor being checked (a CredentialTooLarge names the first one over a limit), then one reservation in the cold
-   * pool for all of them (ColdWorkRefused when the tenant or the service has no room: nothing was started), then the
-   * proofs and revocation answers.
-   */
+ * All size limits are checked and one pool reservation made for every new credential before any cold check starts,
+ * so a refusal (CredentialTooLarge, ColdWorkRefused) leaves nothing started.
+ */
   const verifySlow = async (credentials: readonly Credential[], ctx: VerifyContext): Promise<TrustVerdict[]> => {
     const verdicts: TrustVerdict[] = new Array(credentials.length);
     const keys: string[] = new Array(credentials.length);
@@ -233,11 +194,10 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       await Promise.all(
         credentials.map(async (credential, i) => {
           if (verdicts[i] !== undefined) return;
-          // Every credential without a verdict has its key from the loop above.
           const key = keys[i];
           verdicts[i] = key === undefined
             ? undecided('its verification failed unexpectedly')
-            : await verifyOne(credential as unknown as Json, ctx, key, reservation).catch(
+            : await verifyOne(credential, ctx, key, reservation).catch(
               (): TrustVerdict => undecided('its verification failed unexpectedly'),
             );
         }),
@@ -252,8 +212,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     mode,
     async verify(credentials, ctx) {
       if (!Array.isArray(credentials)) return [];
-      // Credentials seen before are decided without a promise each; the first one that needs I/O sends all the
-      // way round (each is cheap to decide again).
+      // Known credentials are decided without a promise each; the first that needs I/O sends all the slow way.
       const known: TrustVerdict[] = new Array(credentials.length);
       let i = 0;
       try {

@@ -6,6 +6,7 @@ import {
 } from '../../src/trust/demo-issuer.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { closedPortUrl, startServer, type TestServer } from './servers.js';
+import { trustOptions } from './options.js';
 
 /** Pinned: the demo script prints this DID; changing the seed or the issuer setup changes it. */
 const DEMO_DID = 'did:iden3:polygon:amoy:x9GjpMsjNkcHtSoWMdvhbhZrmXfH1tk9RxjSx8FXa';
@@ -38,7 +39,7 @@ describe('demo issuer', () => {
   });
 
   it('issues credentials that verify against its status server', async () => {
-    const v = createCredentialVerifier({ mode: 'strict', trustedIssuers: [DEMO_DID], timeoutMs: 5000, revocationCacheMs: 0 });
+    const v = createCredentialVerifier(trustOptions({ mode: 'strict', trustedIssuers: [DEMO_DID], timeoutMs: 5000, revocationCacheMs: 0 }));
     expect(await v.verify([credential], { address: ADDRESS, now: Date.now() })).toEqual([{ ok: true }]);
     expect(server.hits.length).toBe(2);
   });
@@ -46,7 +47,7 @@ describe('demo issuer', () => {
   it('verifies with no status server at all through demoStatusResolver (the DEMO_ISSUER=1 proposal)', async () => {
     const inProcess = await createDemoIssuer({ statusUrl: await closedPortUrl() });
     const v = createCredentialVerifier(
-      { mode: 'strict', trustedIssuers: [DEMO_DID], timeoutMs: 5000, revocationCacheMs: 0 },
+      trustOptions({ mode: 'strict', trustedIssuers: [DEMO_DID], timeoutMs: 5000, revocationCacheMs: 0 }),
       { statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(inProcess) }, fetch: () => Promise.reject(new Error('no network')) },
     );
     expect(await v.verify([credential], { address: ADDRESS, now: Date.now() })).toEqual([{ ok: true }]);
@@ -59,7 +60,7 @@ describe('demo issuer', () => {
     // The answering instance, as a service with DEMO_ISSUER=1 makes it: nothing shared with the issuing one.
     const answering = await revokeDemoNonce(await createDemoIssuer({ statusUrl: await closedPortUrl() }));
     const v = createCredentialVerifier(
-      { mode: 'strict', trustedIssuers: [DEMO_DID], timeoutMs: 5000, revocationCacheMs: 0 },
+      trustOptions({ mode: 'strict', trustedIssuers: [DEMO_DID], timeoutMs: 5000, revocationCacheMs: 0 }),
       {
         statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(answering) },
         statePublication: (resolver) => demoStatePublication(answering, resolver),
@@ -82,7 +83,7 @@ describe('demo issuer', () => {
     const inProcess = await createDemoIssuer({ statusUrl: await closedPortUrl() });
     const noResolver = { isPublished: () => Promise.reject(new Error('no resolver')) };
     const v = createCredentialVerifier(
-      { mode: 'strict', trustedIssuers: [DEMO_DID], timeoutMs: 5000, revocationCacheMs: 0 },
+      trustOptions({ mode: 'strict', trustedIssuers: [DEMO_DID], timeoutMs: 5000, revocationCacheMs: 0 }),
       {
         statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(inProcess) },
         statePublication: () => demoStatePublication(inProcess, noResolver),

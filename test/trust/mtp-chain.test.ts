@@ -20,6 +20,7 @@ import type { Credential } from '../../src/schemas/credential.js';
 import { link, startLocalChain, type Artifact, type BuildArtifact, type LocalChain } from '../chain/evm.js';
 import { only } from '../elements.js';
 import { startPeers, type Json, type Peers } from './mtp-peers.js';
+import { trustOptions } from './options.js';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -70,10 +71,10 @@ const settings = () => ({
   timeoutMs: 3000,
   errorTtlMs: 0,
 });
-function verifier(contracts: Record<string, string> = { [chain.chain]: stateContract }) {
+function verifier(contracts: Record<string, Address> = { [chain.chain]: stateContract }) {
   const fromChain = stateContractPublication({ chains: settings(), contracts, shortCacheMs: 0, clock: Date.now });
   return createCredentialVerifier(
-    { mode: 'strict', trustedIssuers: [peers.a.did], timeoutMs: 5000, revocationCacheMs: 0, issuerStates: { source: 'chain', contracts } },
+    trustOptions({ mode: 'strict', trustedIssuers: [peers.a.did], timeoutMs: 5000, revocationCacheMs: 0, issuerStates: { source: 'chain', contracts } }),
     { statePublication: () => fromChain },
   );
 }
@@ -123,7 +124,7 @@ describe('Iden3SparseMerkleTreeProof states read from the State contract (ISSUER
 
   it('an issuer whose network has no RPC endpoint: error naming the chain', async () => {
     const fromChain = stateContractPublication({ chains: { chains: new Map(), timeoutMs: 1000, errorTtlMs: 0 }, shortCacheMs: 0, clock: Date.now });
-    const v = createCredentialVerifier({ mode: 'strict', trustedIssuers: [peers.a.did], timeoutMs: 5000, revocationCacheMs: 0 }, { statePublication: () => fromChain });
+    const v = createCredentialVerifier(trustOptions({ mode: 'strict', trustedIssuers: [peers.a.did], timeoutMs: 5000, revocationCacheMs: 0 }), { statePublication: () => fromChain });
     expect(await one(creds.later, v)).toMatchObject({ ok: false, status: 'error', reason: expect.stringMatching(/eip155:80002, which CHAIN_RPC_URLS does not list/) });
   });
 

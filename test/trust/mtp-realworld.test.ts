@@ -14,6 +14,7 @@ import { StatusFailure, verifyStatusAnswer, type StatusResolverFn } from '../../
 import type { Credential } from '../../src/schemas/credential.js';
 import { only } from '../elements.js';
 import { startPeers, type Json, type Peers } from './mtp-peers.js';
+import { trustOptions } from './options.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIR = path.resolve(here, '../../../shared/fixtures/realworld');
@@ -42,7 +43,7 @@ const asAtState = (c: Json): StatusResolverFn => async (request) => {
 async function verdict(c: Json, statusOf: Json): Promise<TrustVerdict> {
   const resolver = asAtState(statusOf);
   const v = createCredentialVerifier(
-    { mode: 'strict', trustedIssuers: '*', resolverUrl: peers.resolverUrl, timeoutMs: 5000, revocationCacheMs: 0, documents },
+    trustOptions({ mode: 'strict', trustedIssuers: '*', resolverUrl: peers.resolverUrl, timeoutMs: 5000, revocationCacheMs: 0, documents }),
     {
       statusResolvers: { SparseMerkleTreeProof: resolver, 'Iden3commRevocationStatusV1.0': resolver, Iden3ReverseSparseMerkleTreeProof: resolver },
       // The resolver only: their status URLs (localhost:8001, staging hosts) are not asked.

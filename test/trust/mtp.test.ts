@@ -13,6 +13,7 @@ import { claimFromHex } from '../../src/trust/iden3.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { only } from '../elements.js';
 import { startPeers, type Json, type Peers } from './mtp-peers.js';
+import { trustOptions } from './options.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const HOLDER = `did:pkh:eip155:1:${ADDRESS}`;
@@ -38,14 +39,14 @@ const forgedInB = (): Promise<Json> => (inB ??= (async () => {
 const loader = createDocumentLoader({ fetch: () => Promise.reject(new Error('offline')), timeoutMs: 1 });
 
 function verifier(over: Partial<TrustOptions> = {}) {
-  return createCredentialVerifier({
+  return createCredentialVerifier(trustOptions({
     mode: 'strict',
     trustedIssuers: [peers.a.did],
     resolverUrl: peers.resolverUrl,
     timeoutMs: 5000,
     revocationCacheMs: 0,
     ...over,
-  });
+  }));
 }
 const one = async (c: Json, over: Partial<TrustOptions> = {}): Promise<TrustVerdict> =>
   only(await verifier(over).verify([c as unknown as Credential], { address: ADDRESS, now: NOW }));

@@ -17,6 +17,7 @@ import { startDidResolver, type TestDidResolver } from './did-resolver-server.js
 import { chainIdOfDid, iden3DidFromEthAddress } from './iden3-test.js';
 import { closedPortUrl } from './servers.js';
 import { only } from '../elements.js';
+import { trustOptions } from './options.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const ONCHAIN = 'Iden3OnchainSparseMerkleTreeProof2023';
@@ -47,7 +48,7 @@ afterAll(async () => {
 
 async function verify(issuer: DemoIssuer, c: unknown, deps: Parameters<typeof createCredentialVerifier>[1] = {}): Promise<TrustVerdict> {
   const v = createCredentialVerifier(
-    { mode: 'strict', trustedIssuers: [issuer.did], resolverUrl: resolver.base, timeoutMs: 3000, revocationCacheMs: 0 },
+    trustOptions({ mode: 'strict', trustedIssuers: [issuer.did], resolverUrl: resolver.base, timeoutMs: 3000, revocationCacheMs: 0 }),
     { statusResolvers: { SparseMerkleTreeProof: demoStatusResolver(issuer) }, ...deps },
   );
   return only(await v.verify([c as Credential], { address: ADDRESS, now: Date.now() }));

@@ -20,6 +20,7 @@ import type { StateResolver } from '../../src/trust/did-resolver.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { startServer } from './servers.js';
 import { at, only } from '../elements.js';
+import { trustOptions } from './options.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -259,7 +260,7 @@ describe('createCredentialVerifier with the on-chain resolver', () => {
 
   const verify = async (): Promise<TrustVerdict> => {
     const v = createCredentialVerifier(
-      { mode: 'strict', trustedIssuers: '*', timeoutMs: 3000, revocationCacheMs: 0 },
+      trustOptions({ mode: 'strict', trustedIssuers: '*', timeoutMs: 3000, revocationCacheMs: 0 }),
       { statusResolvers: { [TYPE]: await onchainStatusResolver(settings), SparseMerkleTreeProof: demoStatusResolver(issuer) } },
     );
     return only(await v.verify([credential], { address: ADDRESS, now: Date.now() }));
@@ -305,7 +306,7 @@ describe('createCredentialVerifier with the on-chain resolver', () => {
 
   it('answers error for a chain that is not configured', async () => {
     const v = createCredentialVerifier(
-      { mode: 'strict', trustedIssuers: '*', timeoutMs: 3000, revocationCacheMs: 0 },
+      trustOptions({ mode: 'strict', trustedIssuers: '*', timeoutMs: 3000, revocationCacheMs: 0 }),
       { statusResolvers: { [TYPE]: await onchainStatusResolver({ chains: new Map(), timeoutMs: 3000 }), SparseMerkleTreeProof: demoStatusResolver(issuer) } },
     );
     const [verdict] = await v.verify([credential], { address: ADDRESS, now: Date.now() });

@@ -13,6 +13,7 @@ import type { ColdResult, ColdTask } from '../../src/trust/proof.js';
 import { createDemoIssuer, type DemoIssuer } from '../../src/trust/demo-issuer.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { startServer, type TestServer } from './servers.js';
+import { trustOptions } from './options.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const HOLDER = `did:pkh:eip155:1:${ADDRESS}`;
@@ -46,14 +47,14 @@ function otherKeySigned(from: Json): Json {
 }
 
 function options(over: Partial<TrustOptions> = {}): TrustOptions {
-  return {
+  return trustOptions({
     mode: 'strict',
     trustedIssuers: [issuer.did],
     resolverUrl: `${resolver.url}/1.0/identifiers`,
     timeoutMs: 5000,
     revocationCacheMs: 30_000,
     ...over,
-  };
+  });
 }
 
 const deps = () => ({ statusResolvers: { SparseMerkleTreeProof: async () => false } });

@@ -10,6 +10,7 @@ import type { Credential } from '../../src/schemas/credential.js';
 import { startServer, type TestServer } from './servers.js';
 import { startDidResolver, type TestDidResolver } from './did-resolver-server.js';
 import { only } from '../elements.js';
+import { trustOptions } from './options.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const NONCE = 3001;
@@ -24,14 +25,14 @@ const nodes = new Map<string, ReverseHashNode>();
 let tamper = false;
 
 const verifier = (over: Partial<TrustOptions> = {}) =>
-  createCredentialVerifier({
+  createCredentialVerifier(trustOptions({
     mode: 'strict',
     trustedIssuers: '*',
     resolverUrl: resolver.base,
     timeoutMs: 5000,
     revocationCacheMs: 0,
     ...over,
-  });
+  }));
 
 async function verify(over: Partial<TrustOptions> = {}): Promise<TrustVerdict> {
   return only(await verifier(over).verify([credential], { address: ADDRESS, now: Date.now() }));

@@ -18,6 +18,7 @@ import { IdPosition, MerklizedRootPosition } from '../../src/trust/iden3.js';
 import { compilePlan, runPlan } from '../../src/engine/index.js';
 import { contentHash } from '../../src/trust/canonical.js';
 import { only } from '../elements.js';
+import { trustOptions } from './options.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const OTHER = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
@@ -42,14 +43,14 @@ const asCredential = (x: Json) => x as unknown as Credential;
 let clockNow = 1_000_000;
 function verifier(over: Partial<TrustOptions> = {}, deps: TrustDeps = {}) {
   return createCredentialVerifier(
-    {
+    trustOptions({
       mode: 'strict',
       trustedIssuers: [a.did, b.did],
       resolverUrl: resolver.base,
       timeoutMs: 5000,
       revocationCacheMs: 30_000,
       ...over,
-    },
+    }),
     { clock: () => clockNow, ...deps },
   );
 }
