@@ -21,7 +21,7 @@ import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
 import type { Attestor } from '../domain/attestation.js';
 import { attestedExecution } from '../execution/view.js';
-import { AttestQuery, attestRequest, attestationsOf, eip712Header } from './attestation.js';
+import { AttestQuery, attestRequest, attestationsOf, eip712Header } from './attest-request.js';
 
 export interface ExecuteRoutesOptions {
   store: Store;
