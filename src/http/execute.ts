@@ -16,7 +16,7 @@ import { ExecutionService } from '../services/executions.js';
 import { ValidationFailed } from './errors.js';
 import { AUTHENTICATED, EXAMPLES, also, answered, problemResponses } from './responses.js';
 import { executeRequestExamples, executeResponseExamples } from '../schemas/examples.js';
-import { canSee, narrowScope } from './tenancy.js';
+import { accessOf } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
 import type { Attestor } from '../domain/attestation.js';
@@ -158,7 +158,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     let signed: Awaited<ReturnType<typeof attestationsOf>> | undefined;
     const { results, text } = await executions.execute({
       scenarioId: body.scenarioId,
-      access: { ...narrowScope(principal, request.query.projectId), sees: (p) => canSee(principal, p) },
+      access: accessOf(principal, request.query.projectId),
       address: address.address,
       addressChain: typeof body.address === 'object' ? body.address.chain : undefined,
       credentials: body.credentials,

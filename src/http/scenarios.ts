@@ -8,13 +8,12 @@ import { IdOf, IdString, ProjectQuery, refOf } from '../schemas/common.js';
 import { Scenario as ScenarioSchema, ScenarioPatch, type Scenario } from '../schemas/scenario.js';
 import { exampleOnChainScenario } from '../schemas/example-scenario.js';
 import type { ScenarioRow, ScenarioStore } from '../store/types.js';
-import { ScenarioService, etagOf, type Access, type SchemaCheck } from '../services/scenarios.js';
+import { ScenarioService, etagOf, type SchemaCheck } from '../services/scenarios.js';
 import { fieldErrors, type FieldError } from './errors.js';
-import type { Principal } from './auth.js';
 import { IfMatch, scenarioResponses, updateRequestExamples } from './scenario-responses.js';
 import { overBudget, type Validators } from './validation.js';
 import { PageQuery, pageOf, pageResponse } from './cursor.js';
-import { canSee, narrowScope, projectFilter } from './tenancy.js';
+import { accessOf, projectFilter } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { keptBodies } from './json.js';
 
@@ -31,10 +30,6 @@ const TYPES_CHECKED_SHORT = 'ChallengeQuery rule types and attributes too, again
 const record = (row: ScenarioRow) => ({
   id: row.id, input: row.input, createdAt: row.createdAt, updatedAt: row.updatedAt, revision: row.revision,
 });
-
-/** What a caller reaches: the scenarios of its projects, narrowed to `?projectId=` when it names one. */
-const accessOf = (principal: Principal | undefined, projectId?: string): Access =>
-  ({ ...narrowScope(principal, projectId), sees: (p) => canSee(principal, p) });
 
 export interface ScenarioRoutesOptions {
   store: ScenarioStore;

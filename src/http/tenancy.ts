@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ProjectScope } from '../store/types.js';
 import type { Principal } from './auth.js';
 import { storableText } from '../domain/storable-text.js';
+import type { Access } from '../services/scenarios.js';
 import { ValidationFailed } from './errors.js';
 
 /**
@@ -35,7 +36,7 @@ export function scopeOf(principal: Principal | undefined): { projects: ProjectSc
  * The scope of a request that names a project (`?projectId=`): that project when the token holds it, else nothing
  * (as for an unknown project). An empty value is the scenarios without a project, which only operator tokens see.
  */
-export function narrowScope(principal: Principal | undefined, projectId: string | undefined): { projects: ProjectScope; key: string } {
+function narrowScope(principal: Principal | undefined, projectId: string | undefined): { projects: ProjectScope; key: string } {
   const scope = scopeOf(principal);
   if (projectId === undefined) return scope;
   // It reaches the database (an operator's scope): the same rule as for every stored text.
@@ -49,3 +50,7 @@ export function narrowScope(principal: Principal | undefined, projectId: string 
 
 const NO_SCOPE: { projects: ProjectScope; key: string } = { projects: [], key: '[]' };
 const scopes = new WeakMap<Principal, { projects: ProjectScope; key: string }>();
+
+/** What a caller reaches (a service's Access): the scenarios of its projects, narrowed to `?projectId=` when it names one. */
+export const accessOf = (principal: Principal | undefined, projectId?: string): Access =>
+  ({ ...narrowScope(principal, projectId), sees: (p) => canSee(principal, p) });
