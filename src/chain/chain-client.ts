@@ -43,7 +43,7 @@ export class ChainClient {
         retryCount: options.retryCount,
         batch: { batchSize: 200, wait: 0 },
       }),
-    }) as PublicClient;
+    });
   }
 
   /** The chain (CAIP-2). */

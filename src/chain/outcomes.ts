@@ -54,7 +54,7 @@ export interface TargetOptions {
  * Undefined when neither says; null when the field is present but not an `eip155:<id>` reference.
  */
 function deploymentChain(d: SmartContractDeployment, defaultChain?: string): string | null | undefined {
-  const own = (d as { chain?: unknown }).chain;
+  const own = 'chain' in d ? d.chain : undefined;
   if (own !== undefined && own !== null) return parseChainRef(own)?.chain ?? null;
   return defaultChain === undefined ? undefined : parseChainRef(defaultChain)?.chain;
 }
@@ -66,24 +66,17 @@ function deploymentChain(d: SmartContractDeployment, defaultChain?: string): str
 export function resolveVerifierTarget(deployments: readonly SmartContractDeployment[] | null | undefined, options: TargetOptions): VerifierTarget {
   const list = Array.isArray(deployments) ? deployments.filter((d) => d !== null && typeof d === 'object') : [];
   const usable = list.filter(isUsableDeployment);
-  if (usable.length === 0) {
+  const last = usable.at(-1);
+  if (last === undefined) {
     const reasons = ['the scenario has no usable smart contract deployment (one with status Deployed and a contract address)'];
     if (list.length === 0) reasons.push('smartContractDeployments is empty');
-    for (const d of list.slice(0, 5)) reasons.push(unusableDeploymentReason(d) as string);
+    for (const d of list.slice(0, 5)) reasons.push(unusableDeploymentReason(d) ?? '');
     if (list.length > 5) reasons.push(`and ${list.length - 5} more deployments`);
     return { ok: false, reasons, chain: null, address: null };
   }
   const prefer = options.preferChain === undefined ? undefined : parseChainRef(options.preferChain)?.chain;
-  let chosen = usable[usable.length - 1]!; // usable is not empty
-  if (prefer !== undefined) {
-    for (let i = usable.length - 1; i >= 0; i--) {
-      const d = usable[i]!;
-      if (deploymentChain(d, options.defaultChain) === prefer) {
-        chosen = d;
-        break;
-      }
-    }
-  }
+  const preferred = prefer === undefined ? undefined : usable.reverse().find((d) => deploymentChain(d, options.defaultChain) === prefer);
+  const chosen = preferred ?? last;
   const address = chosen.address;
   const chain = deploymentChain(chosen, options.defaultChain);
   const name = `deployment "${chosen.id}"`;

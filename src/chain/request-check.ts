@@ -29,11 +29,13 @@ export class RequestCheck {
   constructor(private readonly options: RequestCheckOptions = {}) {}
 
   /** One stored query against the rule, kept per (chain, contract, requestId, query hash, rule). */
-  private async compare(o: OnChainRuleOutcome, requestId: RequestId, stored: StoredQuery, qc: QueryConfiguration): Promise<RequestComparison> {
+  private async compare(
+    matcher: RequestMatcher, o: OnChainRuleOutcome, requestId: RequestId, stored: StoredQuery, qc: QueryConfiguration,
+  ): Promise<RequestComparison> {
     const key = `${o.chain}|${o.scenarioVerifierAddress?.toLowerCase()}|${requestId}|${stored.queryHash}|${JSON.stringify(qc.query)}`;
     let comparison = this.comparisons?.get(key);
     if (comparison === undefined) {
-      comparison = await this.options.matcher!.compare(qc.query, stored);
+      comparison = await matcher.compare(qc.query, stored);
       keep(this.comparisons, key, comparison, REQUEST_CHECK_TTL_MS);
     }
     return comparison;
@@ -66,7 +68,8 @@ export class RequestCheck {
       if (entry === undefined) return error(`request ${o.requestId} was not read from ${where}`);
       if ('error' in entry) return error(`could not read request ${o.requestId} from ${where}: ${entry.error}`);
       if ('unreadable' in entry) return unchecked(entry.unreadable);
-      if (this.options.matcher === undefined) return unchecked('no JSON-LD documents are configured to read the rule with');
+      const { matcher } = this.options;
+      if (matcher === undefined) return unchecked('no JSON-LD documents are configured to read the rule with');
       const singles = 'requests' in entry ? entry.requests : [entry];
       const multi = 'requests' in entry ? ` (multi-request of ${singles.map((r) => String(r.requestId)).join(', ')})` : '';
       const differences: string[] = [];
@@ -80,7 +83,7 @@ export class RequestCheck {
           unknown.push(single.unreadable);
           continue;
         }
-        const comparison = await this.compare(o, single.requestId, single.query, qc);
+        const comparison = await this.compare(matcher, o, single.requestId, single.query, qc);
         if (comparison.match === true) return o; // a multi-request proves the rule when one of its requests asks it
         if (comparison.match === 'unknown') unknown.push(comparison.why);
         else differences.push(...comparison.differences);

@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
 import { integer, oneOf, text } from '../config/variables.js';
+import { isRecord } from '../schemas/json.js';
 import { ZkpOptionsError } from './errors.js';
 import { DEFAULT_ZKP_CIRCUIT_ID, ZKP_DEFAULT_CIRCUIT_IDS, type ZkpDefaultCircuitId } from './queries.js';
 import { isCanonicalDid, isCanonicalIden3Did } from './did.js';
@@ -85,6 +86,9 @@ export const zkpEnv = Type.Object({
 
 export type ZkpEnv = Static<typeof zkpEnv>;
 
+const isUrlMap = (x: unknown): x is Record<string, string> =>
+  isRecord(x) && Object.values(x).every((v) => typeof v === 'string' && v.length > 0);
+
 function contexts(raw: string | undefined): Record<string, string> {
   if (raw === undefined) return {};
   let parsed: unknown;
@@ -93,11 +97,8 @@ function contexts(raw: string | undefined): Record<string, string> {
   } catch {
     parsed = undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) ||
-    !Object.values(parsed).every((v) => typeof v === 'string' && v.length > 0)) {
-    throw new ConfigError('ZKP_CONTEXTS must be a JSON object {"<credential type>": "<JSON-LD context URL>"}');
-  }
-  return parsed as Record<string, string>;
+  if (!isUrlMap(parsed)) throw new ConfigError('ZKP_CONTEXTS must be a JSON object {"<credential type>": "<JSON-LD context URL>"}');
+  return parsed;
 }
 
 function stateResolvers(raw: string | undefined): Record<string, RpcChainConfig> {

@@ -11,6 +11,7 @@
 import { createRequire } from 'node:module';
 import { Piscina } from 'piscina';
 import { compiledWorker, pinNiceAddon, webWorkerData } from '../worker-file.js';
+import { isRecord } from '../schemas/json.js';
 import type { Groth16Task } from './groth16-worker.js';
 
 let pool: Piscina | undefined;
@@ -43,7 +44,9 @@ export class ProofCheckUnavailableError extends Error {
 
 export async function verifyOffThread(proof: Groth16Task['proof'], vk: string): Promise<boolean> {
   try {
-    return await (threads().run({ proof, vk } satisfies Groth16Task) as Promise<boolean>);
+    const verified: unknown = await threads().run({ proof, vk } satisfies Groth16Task);
+    if (typeof verified !== 'boolean') throw new TypeError('the worker thread answered no boolean');
+    return verified;
   } catch (e) {
     throw new ProofCheckUnavailableError('the Groth16 check failed to run on its worker thread', { cause: e });
   }
@@ -82,13 +85,14 @@ function installJwz(): Promise<void> {
 
 async function wrapJwzMethods(): Promise<void> {
   const fromAuth = createRequire(createRequire(import.meta.url).resolve('@iden3/js-iden3-auth'));
-  const jwz = fromAuth('@iden3/js-jwz') as JwzModule;
+  const jwz: JwzModule = fromAuth('@iden3/js-jwz');
   const decoder = new TextDecoder();
   for (const circuitId of AUTH_CIRCUITS) {
     const alg = new jwz.ProvingMethodAlg('groth16', circuitId);
     const original = await jwz.proving.getProvingMethod(alg).catch(() => undefined);
     if (!original) continue;
-    const offloaded: ProvingMethod = Object.assign(Object.create(original) as ProvingMethod, {
+    const base: ProvingMethod = Object.create(original);
+    const offloaded: ProvingMethod = Object.assign(base, {
       async verify(messageHash: Uint8Array, proof: Groth16Task['proof'], vk: Uint8Array) {
         let challenge: bigint;
         try {
@@ -109,6 +113,7 @@ async function wrapJwzMethods(): Promise<void> {
 interface CircuitStorage {
   loadCircuitData(circuitId: string, opts?: { mode: string }): Promise<{ verificationKey?: Uint8Array | null }>;
 }
+const isCircuitStorage = (x: unknown): x is CircuitStorage => isRecord(x) && typeof x.loadCircuitData === 'function';
 
 /**
  * Routes a js-iden3-auth Verifier's proof checks to the worker thread: its prover's `verify` (query proofs) and the
@@ -116,11 +121,10 @@ interface CircuitStorage {
  */
 export async function offloadGroth16(verifier: object): Promise<void> {
   await installJwz();
-  const lib = verifier as { prover?: unknown; circuitStorage?: CircuitStorage };
-  const storage = lib.circuitStorage;
-  if (!storage) throw new Error('the verifier has no circuit storage: @iden3/js-iden3-auth changed');
+  const storage: unknown = Reflect.get(verifier, 'circuitStorage');
+  if (!isCircuitStorage(storage)) throw new Error('the verifier has no circuit storage: @iden3/js-iden3-auth changed');
   const decoder = new TextDecoder();
-  lib.prover = {
+  Reflect.set(verifier, 'prover', {
     // As js-sdk's NativeProver.verify, without its console.log, except that a check that cannot run is not "not
     // verified" (NativeProver answers false for any failure) but undecided.
     async verify(zkp: Groth16Task['proof'] & { circuitId?: string }, circuitId: string): Promise<boolean> {
@@ -133,5 +137,5 @@ export async function offloadGroth16(verifier: object): Promise<void> {
       if (!vk) throw new ProofCheckUnavailableError(`there is no verification key for ${circuitId}`);
       return verifyOffThread(zkp, decoder.decode(vk));
     },
-  };
+  });
 }

@@ -70,7 +70,9 @@ export interface ZkpQueryOptions {
 
 const KNOWN_OPERATORS: ReadonlySet<string> = new Set(Operators);
 const CIRCUITS: ReadonlySet<string> = new Set(ZKP_CIRCUIT_IDS);
-const isNonNegativeInteger = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
+const isNonNegativeInteger = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+const isCircuitId = (x: unknown): x is ZkpCircuitId => typeof x === 'string' && CIRCUITS.has(x);
+const PROOF_TYPES: ReadonlySet<unknown> = new Set(ZKP_PROOF_TYPES);
 
 function isAbsoluteUrl(s: string): boolean {
   if (/^ipfs:\/\/[A-Za-z0-9]+/.test(s)) return true;
@@ -83,20 +85,20 @@ function isAbsoluteUrl(s: string): boolean {
 }
 
 /** The JSON-LD context of a query: its own `context`, else the deployment's mapping for its type. */
-export function contextOf(query: Pick<ZkpQuery, 'type' | 'context'>, contexts?: Readonly<Record<string, string>>): string | undefined {
+export function contextOf(query: { type: string; context?: unknown }, contexts?: Readonly<Record<string, string>>): string | undefined {
   if (typeof query.context === 'string' && query.context.length > 0) return query.context;
   return contexts && Object.hasOwn(contexts, query.type) ? contexts[query.type] : undefined;
 }
 
 /** True when the query asks what only the V3 circuits prove. */
 function needsV3(query: Partial<Record<keyof ZkpQuery, unknown>>): boolean {
-  return V3_ONLY_OPERATORS.has(query.operator as string) || query.proofType !== undefined || query.groupId !== undefined ||
+  return (typeof query.operator === 'string' && V3_ONLY_OPERATORS.has(query.operator)) || query.proofType !== undefined || query.groupId !== undefined ||
     query.params !== undefined;
 }
 
 /** The circuit a query is proved with: its own, else V3 where only V3 proves it, else the default. */
 export function circuitOf(query: Partial<Record<keyof ZkpQuery, unknown>>, defaultCircuitId: ZkpDefaultCircuitId = DEFAULT_ZKP_CIRCUIT_ID): ZkpCircuitId {
-  if (typeof query.circuitId === 'string' && CIRCUITS.has(query.circuitId)) return query.circuitId as ZkpCircuitId;
+  if (isCircuitId(query.circuitId)) return query.circuitId;
   return needsV3(query) ? V3_CIRCUIT : defaultCircuitId;
 }
 
@@ -130,7 +132,7 @@ export function validateZkpQueries(queryConfigurations: readonly unknown[], opti
     }
     const circuitId = circuitOf(query, options.defaultCircuitId);
     checkZkpQuery(query, circuitId, add, options);
-    const context = typeof query.type === 'string' ? contextOf({ type: query.type, context: query.context as string | undefined }, options.contexts) : undefined;
+    const context = typeof query.type === 'string' ? contextOf({ type: query.type, context: query.context }, options.contexts) : undefined;
     checked.push({ index: i, query, circuitId, context });
   });
   problems.push(...checkGroups(checked, base));
@@ -156,7 +158,7 @@ function checkZkpQuery(query: Record<string, unknown>, circuitId: ZkpCircuitId, 
   if (query.context !== undefined && (typeof query.context !== 'string' || !isAbsoluteUrl(query.context))) {
     add('/context', 'context must be the absolute URL (https:// or ipfs://) of the JSON-LD context that defines the credential type');
   } else if (typeof type === 'string' && type.length > 0) {
-    const context = contextOf({ type, context: query.context as string | undefined }, options.contexts);
+    const context = contextOf({ type, context: query.context }, options.contexts);
     if (context === undefined) {
       add('/context', `no JSON-LD context is known for credential type ${JSON.stringify(type)}: name it in the query's context field ` +
         'or in the service configuration (ZKP_CONTEXTS)');
@@ -193,7 +195,7 @@ function checkV3Fields(query: Record<string, unknown>, circuitId: ZkpCircuitId, 
   const v3 = circuitId === V3_CIRCUIT;
   if (query.proofType !== undefined) {
     if (!v3 && circuitId !== LINKED_CIRCUIT) add('/proofType', `proofType needs circuitId ${V3_CIRCUIT} (${circuitId} has its proof type in its name)`);
-    else if (!(ZKP_PROOF_TYPES as readonly unknown[]).includes(query.proofType)) add('/proofType', `proofType must be one of ${ZKP_PROOF_TYPES.join(', ')}`);
+    else if (!PROOF_TYPES.has(query.proofType)) add('/proofType', `proofType must be one of ${ZKP_PROOF_TYPES.join(', ')}`);
   }
   if (query.groupId !== undefined) {
     if (!v3 && circuitId !== LINKED_CIRCUIT) add('/groupId', `groupId needs circuitId ${V3_CIRCUIT} or ${LINKED_CIRCUIT}: the V2 circuits cannot link proofs`);
@@ -215,7 +217,7 @@ function checkV3Fields(query: Record<string, unknown>, circuitId: ZkpCircuitId, 
   }
   const sid = params.nullifierSessionId;
   const decimal = typeof sid === 'string' && /^[1-9][0-9]{0,76}$/.test(sid) && BigInt(sid) < FIELD_ORDER;
-  if (!(decimal || (Number.isSafeInteger(sid) && (sid as number) >= 1))) {
+  if (!(decimal || (typeof sid === 'number' && Number.isSafeInteger(sid) && sid >= 1))) {
     add('/params/nullifierSessionId', 'nullifierSessionId must be a positive integer, or a decimal string below the BN254 field order ' +
       `(one id per verifier session; 0 asks no nullifier); got ${JSON.stringify(sid)?.slice(0, 80)}`);
   }

@@ -109,6 +109,11 @@ export interface BuiltAuthorizationRequest {
   pending: PendingAuthorization;
 }
 
+/** A deep copy of a JSON value, without its undefined fields. */
+export function jsonCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value));
+}
+
 function checkIssuers(issuers: readonly string[], where: string): string[] {
   if (!Array.isArray(issuers) || issuers.length === 0) {
     throw new ZkpOptionsError(`${where}: allowedIssuers must hold '*' or at least one issuer DID (an empty list accepts no proof)`);
@@ -126,7 +131,7 @@ export function buildAuthorizationRequest(
   options: AuthorizationRequestOptions,
 ): BuiltAuthorizationRequest {
   const defaultCircuit: ZkpDefaultCircuitId = options.defaultCircuitId ?? DEFAULT_ZKP_CIRCUIT_ID;
-  if (!(ZKP_DEFAULT_CIRCUIT_IDS as readonly string[]).includes(defaultCircuit)) {
+  if (!ZKP_DEFAULT_CIRCUIT_IDS.includes(defaultCircuit)) {
     throw new ZkpOptionsError(`defaultCircuitId must be one of ${ZKP_DEFAULT_CIRCUIT_IDS.join(', ')}`);
   }
   const problems = validateZkpQueries(queryConfigurations, options);
@@ -154,12 +159,15 @@ export function buildAuthorizationRequest(
   const scope: ZkpScopeEntry[] = [];
   const rules: PendingRule[] = [];
   queryConfigurations.forEach(({ id, query }, i) => {
-    const context = contextOf(query, options.contexts) as string; // present: validateZkpQueries checked it
+    const context = contextOf(query, options.contexts);
+    const requestId = query.requestId;
+    if (context === undefined || typeof requestId !== 'number') {
+      throw new ZkpQueryError([{ pointer: `${options.basePointer ?? '/queryConfigurations'}/${i}/query`, message: 'unchecked query' }]);
+    }
     const issuers = typeof options.allowedIssuers === 'function'
       ? checkIssuers(options.allowedIssuers(query), `query configuration ${i}`)
       : checkIssuers(options.allowedIssuers ?? ['*'], 'options');
     const circuitId = circuitOf(query, defaultCircuit);
-    const requestId = query.requestId as number;
     const iden3Query = toIden3Query(query, context, issuers);
     const linkedEntry = circuitId === LINKED_CIRCUIT ? scope.find((e) => e.id === requestId) : undefined;
     if (linkedEntry) {
@@ -189,7 +197,7 @@ export function buildAuthorizationRequest(
     options.message,
     options.verifierDid,
     callback.href,
-    { scope: scope as never, expires_time: new Date(expiresAt * 1000), accept },
+    { scope, expires_time: new Date(expiresAt * 1000), accept },
   );
   const request: AuthorizationRequest = {
     id: thid,
@@ -208,9 +216,8 @@ export function buildAuthorizationRequest(
     expires_time: expiresAt,
   };
   // JSON round trip: no undefined fields, nothing shared with the caller's objects.
-  const frozen = JSON.parse(JSON.stringify(request)) as AuthorizationRequest;
   return {
-    request: frozen,
-    pending: { thid, verifierDid: options.verifierDid, createdAt, expiresAt, rules, request: JSON.parse(JSON.stringify(request)) },
+    request: jsonCopy(request),
+    pending: { thid, verifierDid: options.verifierDid, createdAt, expiresAt, rules, request: jsonCopy(request) },
   };
 }

@@ -8,6 +8,7 @@
  * ZKP_STATE_RESOLVERS at start). The RPC resolvers, which need it, are in rpc-state.ts.
  */
 import type { resolver } from '@iden3/js-iden3-auth';
+import { isRecord } from '../schemas/json.js';
 import { ZkpOptionsError } from './errors.js';
 
 export type StateResolver = resolver.IStateResolver;
@@ -27,7 +28,8 @@ export function alwaysLatestStateResolvers(): StateResolvers {
     resolve: async () => ({ ...LATEST }),
     rootResolve: async () => ({ ...LATEST }),
   };
-  return new Proxy({} as StateResolvers, {
+  const every: StateResolvers = {};
+  return new Proxy(every, {
     get: (_target, key) => (typeof key === 'string' ? r : undefined),
     has: () => true,
   });
@@ -44,17 +46,20 @@ const CHAIN_KEY = /^[a-z0-9_-]+:[a-z0-9_-]+$/;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** Throws ZkpOptionsError unless `chain` and `cfg` make a valid ZKP_STATE_RESOLVERS entry. */
-export function checkChain(chain: string, cfg: RpcChainConfig | undefined): void {
+export function checkChain(chain: string, cfg: unknown): asserts cfg is RpcChainConfig {
   if (!CHAIN_KEY.test(chain)) throw new ZkpOptionsError(`state resolver chain ${JSON.stringify(chain)} must look like "polygon:amoy"`);
   if (typeof cfg !== 'object' || cfg === null) throw new ZkpOptionsError(`state resolver ${chain}: expected {"rpcUrl", "contractAddress"}`);
-  let url: URL;
+  const rpcUrl: unknown = Reflect.get(cfg, 'rpcUrl');
+  const contractAddress: unknown = Reflect.get(cfg, 'contractAddress');
+  let url: URL | undefined;
   try {
-    url = new URL(cfg.rpcUrl);
+    url = typeof rpcUrl === 'string' ? new URL(rpcUrl) : undefined;
   } catch {
-    throw new ZkpOptionsError(`state resolver ${chain}: rpcUrl is not an absolute URL`);
+    url = undefined;
   }
+  if (url === undefined) throw new ZkpOptionsError(`state resolver ${chain}: rpcUrl is not an absolute URL`);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ZkpOptionsError(`state resolver ${chain}: rpcUrl must be http(s)`);
-  if (typeof cfg.contractAddress !== 'string' || !EVM_ADDRESS.test(cfg.contractAddress)) {
+  if (typeof contractAddress !== 'string' || !EVM_ADDRESS.test(contractAddress)) {
     throw new ZkpOptionsError(`state resolver ${chain}: contractAddress must be 0x followed by 40 hex digits`);
   }
 }
@@ -72,13 +77,13 @@ export function parseStateResolversConfig(value: string | undefined): Record<str
   } catch {
     throw new ZkpOptionsError('ZKP_STATE_RESOLVERS must be a JSON object: {"<chain>": {"rpcUrl": "...", "contractAddress": "0x..."}}');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+  if (!isRecord(parsed)) {
     throw new ZkpOptionsError('ZKP_STATE_RESOLVERS must be a JSON object: {"<chain>": {"rpcUrl": "...", "contractAddress": "0x..."}}');
   }
   const out: Record<string, RpcChainConfig> = {};
-  for (const [chain, cfg] of Object.entries(parsed as Record<string, unknown>)) {
-    checkChain(chain, cfg as RpcChainConfig);
-    const { rpcUrl, contractAddress } = cfg as RpcChainConfig;
+  for (const [chain, cfg] of Object.entries(parsed)) {
+    checkChain(chain, cfg);
+    const { rpcUrl, contractAddress } = cfg;
     out[chain] = { rpcUrl, contractAddress };
   }
   return out;

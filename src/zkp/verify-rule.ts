@@ -5,12 +5,12 @@
  * (verify-failures.ts); one whose dependency failed meanwhile (verify-dependencies.ts) is undecided.
  */
 import { AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, AtomicQueryV3PubSignals, LinkedMultiQueryPubSignals } from './sdk.js';
-import { DID, type Id } from '../trust/iden3.js';
+import { DID } from '../trust/iden3.js';
 import type { DependencyWatch } from './verify-dependencies.js';
 import type { ProofResponse, ResponseMessage } from './verify-envelope.js';
 import { judgeFailure, UNRECOGNISED_FAILURE } from './verify-failures.js';
 import type { ZkpVerdict } from './verify-types.js';
-import type { AuthorizationRequest, PendingRule, ZkpScopeEntry } from './request.js';
+import { jsonCopy, type AuthorizationRequest, type PendingRule, type ZkpScopeEntry } from './request.js';
 
 /** The library's per-rule check (js-iden3-auth's Verifier.verifyAuthResponse), with the options of every call. */
 export type CheckAuthResponse = (response: ResponseMessage, request: AuthorizationRequest) => Promise<void>;
@@ -54,7 +54,7 @@ function readSignals(circuitId: string, signals: readonly string[]): ProofFacts 
       : new AtomicQuerySigV2PubSignals().pubSignalsUnmarshal(bytes));
     let issuer: string | undefined;
     try {
-      issuer = DID.parseFromId(s.issuerID as Id).string();
+      issuer = DID.parseFromId(s.issuerID).string();
     } catch {
       issuer = undefined;
     }
@@ -105,7 +105,7 @@ export async function judgeRule(ctx: RuleContext, rule: PendingRule, entry: ZkpS
     return verdict;
   }
   const tooOld = judgeAge(ctx, verdict, proof);
-  const request = { ...ctx.request, body: { ...ctx.request.body, scope: [JSON.parse(JSON.stringify(entry)) as ZkpScopeEntry] } };
+  const request = { ...ctx.request, body: { ...ctx.request.body, scope: [jsonCopy(entry)] } };
   const response = { ...ctx.message, body: { ...ctx.message.body, scope: [proof] } };
   const checked = await ctx.watch.run(() => ctx.checkAuthResponse(response, request));
   if (!checked.ok) {

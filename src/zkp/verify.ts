@@ -27,7 +27,7 @@ import {
   ZkpOptionsError,
 } from './errors.js';
 import { InMemoryReplayGuard, proofFingerprint } from './replay.js';
-import type { AuthorizationRequest, PendingAuthorization } from './request.js';
+import { jsonCopy, type AuthorizationRequest, type PendingAuthorization } from './request.js';
 import { watchDependencies, type DependencyWatch } from './verify-dependencies.js';
 import { decodeResponse, type ResponseMessage } from './verify-envelope.js';
 import { isRecord } from '../schemas/json.js';
@@ -116,7 +116,7 @@ export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<Zk
   const lib = await auth.Verifier.newVerifier({
     stateResolver: watch.resolvers,
     circuitsDir: options.circuitsDir ?? defaultCircuitsDir(),
-    documentLoader: watch.loader as never,
+    documentLoader: watch.loader,
   });
   // The ~50–90 ms Groth16 checks of an answer run on a worker thread, not on the thread answering requests.
   await offloadGroth16(lib);
@@ -126,8 +126,8 @@ export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<Zk
     // Expiry is judged by this module with the caller's clock (and expires_time is removed from the copies below).
     allowExpiredMessages: true,
   };
-  const checkAuthResponse: CheckAuthResponse = (response, request) => lib.verifyAuthResponse(response as never, request as never, libOpts);
-  const fullVerify: FullVerify = (token, request) => lib.fullVerify(token, request as never, libOpts);
+  const checkAuthResponse: CheckAuthResponse = (response, request) => lib.verifyAuthResponse(response, request, libOpts);
+  const fullVerify: FullVerify = (token, request) => lib.fullVerify(token, request, libOpts);
 
   async function verify(token: string, pending: PendingAuthorization, call: VerifyCallOptions = {}): Promise<ZkpVerification> {
     checkPending(pending);
@@ -137,7 +137,7 @@ export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<Zk
     await call.beforeProof?.();
 
     // A copy of the request the library may read (and mutate): without expires_time, see libOpts.
-    const request = JSON.parse(JSON.stringify(pending.request)) as AuthorizationRequest;
+    const request = jsonCopy(pending.request);
     delete request.expires_time;
     if (envelope === 'jwz') await checkEnvelope(fullVerify, watch, token.trim(), circuitId ?? 'authV2', request);
 
