@@ -34,16 +34,6 @@ export interface ChainSettings {
   allowUncheckedRequests: boolean;
 }
 
-export const CHAIN_DEFAULTS = Object.freeze({
-  timeoutMs: 3000,
-  cacheTtlMs: 5000,
-  cacheMaxEntries: 10_000,
-  errorTtlMs: 1000,
-  multicall: 'auto' as MulticallMode,
-  txHashLookbackBlocks: 10_000,
-  allowUncheckedRequests: false,
-});
-
 const CAIP2_EIP155 = /^eip155:(0|[1-9][0-9]*)$/;
 
 /**
@@ -131,23 +121,23 @@ export const chainEnv = Type.Object({
     description: 'The chain of deployments that name none.',
   })),
   CHAIN_READ_TIMEOUT_MS: integer(100, 120_000, {
-    default: CHAIN_DEFAULTS.timeoutMs,
+    default: 3000,
     description: 'Deadline of one verification read (all its RPC calls); past it the rules answer `error`.',
   }),
   CHAIN_CACHE_TTL_MS: integer(0, 3_600_000, {
-    default: CHAIN_DEFAULTS.cacheTtlMs,
+    default: 5000,
     description: 'How long a proof status read from the chain is reused (0 = never).',
   }),
   CHAIN_CACHE_MAX_ENTRIES: integer(1, 10_000_000, {
-    default: CHAIN_DEFAULTS.cacheMaxEntries,
+    default: 10_000,
     description: 'Bound of that cache (least recently used out).',
   }),
   CHAIN_ERROR_TTL_MS: integer(0, 600_000, {
-    default: CHAIN_DEFAULTS.errorTtlMs,
+    default: 1000,
     description: 'After a chain failed to answer, its reads fail at once for this long (0 = always retry).',
   }),
   CHAIN_MULTICALL: oneOf(['auto', 'off'] as const, {
-    default: CHAIN_DEFAULTS.multicall,
+    default: 'auto',
     description: '`auto`: batch reads through Multicall3 where the chain has it (checked once per chain), else parallel ' +
       '`eth_call`s in one JSON-RPC batch; `off`: always parallel `eth_call`s.',
   }),
@@ -159,7 +149,7 @@ export const chainEnv = Type.Object({
       'unless this is `true`: then the rule answers from the proof status, and its reasons say the request was not compared.',
   }),
   CHAIN_TXHASH_LOOKBACK_BLOCKS: integer(0, 100_000_000, {
-    default: CHAIN_DEFAULTS.txHashLookbackBlocks,
+    default: 10_000,
     description: 'How far back (blocks) to search the verifier\'s submission events for `txHash` (0 = do not).',
   }),
 });

@@ -17,7 +17,7 @@
 import type { LRUCache } from 'lru-cache';
 import { getAddress, isAddress, type Address } from 'viem';
 import { ChainClient } from './chain-client.js';
-import { CHAIN_DEFAULTS, parseChainRef, type ChainEndpoint, type ChainSettings, type MulticallMode } from './config.js';
+import { parseChainRef, type ChainEndpoint, type ChainSettings } from './config.js';
 import { keep, lruCache } from '../domain/cache.js';
 import {
   isProofStatusError, noRpcReason, type ChainErrorCode, type ProofStatusEntry, type ProofStatusError, type ProofStatusReader,
@@ -29,21 +29,9 @@ import { TxHashLookup } from './txhash.js';
 import { RequestReads } from './request-reads.js';
 import type { ReadRequestsRequest, StoredRequestEntry } from './proof-status.js';
 
-export interface ChainReaderOptions {
-  chains: Iterable<ChainEndpoint> | ReadonlyMap<string, ChainEndpoint>;
-  defaultChain?: string;
-  /** Deadline of one readProofStatuses call, and the HTTP timeout of each RPC request. Default 3000. */
-  timeoutMs?: number;
-  /** Default 5000; 0 disables the cache. */
-  cacheTtlMs?: number;
-  /** Default 10000. */
-  cacheMaxEntries?: number;
-  /** Default 1000; 0: a failed chain is asked again at once. */
-  errorTtlMs?: number;
-  /** Default 'auto'. */
-  multicall?: MulticallMode;
-  /** Default 10000; 0 disables the txHash lookup. */
-  txHashLookbackBlocks?: number;
+/** The chain settings (every one but `chains` as the configuration schema defaults it), and what tests tune. */
+export interface ChainReaderOptions extends Omit<ChainSettings, 'chains' | 'allowUncheckedRequests'> {
+  chains: readonly ChainEndpoint[] | ReadonlyMap<string, ChainEndpoint>;
   /** Reads per Multicall3 call. Default 100. */
   multicallBatchSize?: number;
   /** HTTP retries of viem's transport on network errors and 5xx/429. Default 0 (the deadline is short). */
@@ -59,6 +47,7 @@ const TIMEOUT = Symbol('timeout');
 /** Longest a status other than "verified" is reused (and only at the block it was read at). */
 const UNSETTLED_TTL_MS = 1000;
 const isSettled = (e: ProofStatusEntry) => !isProofStatusError(e) && e.verified;
+const isEntry = (e: ProofStatusEntry | Promise<ProofStatusEntry>): e is ProofStatusEntry => !(e instanceof Promise);
 
 function validRequestId(id: unknown): id is RequestId {
   if (typeof id === 'number') return Number.isSafeInteger(id) && id >= 0;
@@ -79,25 +68,24 @@ export class ChainReader implements ProofStatusReader {
   private readonly counters: ChainReaderStats = { cacheHits: 0, chainReads: 0, batches: 0, errors: 0, ethCalls: 0, multicalls: 0, logQueries: 0 };
 
   constructor(options: ChainReaderOptions) {
-    this.timeoutMs = options.timeoutMs ?? CHAIN_DEFAULTS.timeoutMs;
-    this.cacheTtlMs = options.cacheTtlMs ?? CHAIN_DEFAULTS.cacheTtlMs;
+    this.timeoutMs = options.timeoutMs;
+    this.cacheTtlMs = options.cacheTtlMs;
     const clock = options.clock ?? Date.now;
-    const maxEntries = options.cacheMaxEntries ?? CHAIN_DEFAULTS.cacheMaxEntries;
+    const maxEntries = options.cacheMaxEntries;
     this.statuses = this.cacheTtlMs > 0 ? lruCache(maxEntries, clock) : undefined;
     this.requests = new RequestReads(maxEntries, clock);
     this.reads = new StatusReads(this.counters, Math.max(1, options.multicallBatchSize ?? 100), clock);
     this.txHashes = new TxHashLookup(this.counters, {
-      lookbackBlocks: options.txHashLookbackBlocks ?? CHAIN_DEFAULTS.txHashLookbackBlocks, maxEntries, timeoutMs: this.timeoutMs, clock,
+      lookbackBlocks: options.txHashLookbackBlocks, maxEntries, timeoutMs: this.timeoutMs, clock,
     });
     const clientOptions = {
       timeoutMs: this.timeoutMs,
       retryCount: options.retryCount ?? 0,
-      errorTtlMs: options.errorTtlMs ?? CHAIN_DEFAULTS.errorTtlMs,
-      multicall: options.multicall ?? CHAIN_DEFAULTS.multicall,
+      errorTtlMs: options.errorTtlMs,
+      multicall: options.multicall,
       clock,
     };
-    const endpoints = options.chains instanceof Map ? [...options.chains.values()] : [...(options.chains as Iterable<ChainEndpoint>)];
-    for (const endpoint of endpoints) this.chains.set(endpoint.chain, new ChainClient(endpoint, clientOptions));
+    for (const endpoint of options.chains.values()) this.chains.set(endpoint.chain, new ChainClient(endpoint, clientOptions));
     const def = options.defaultChain === undefined ? undefined : parseChainRef(options.defaultChain)?.chain;
     this.defaultChain = def ?? (this.chains.size === 1 ? this.chains.keys().next().value : undefined);
   }
@@ -209,27 +197,22 @@ export class ChainReader implements ProofStatusReader {
     const sender = getAddress(request.sender);
     const prefix = statusKeyPrefix(client.chain, verifier, sender);
 
-    const results: (ProofStatusEntry | Promise<ProofStatusEntry> | undefined)[] = new Array(ids.length);
     const toRead: RequestId[] = [];
     const seen = new Set<string>();
     const hits = await this.currentHits(client, ids.map((id) => (validRequestId(id) ? this.statuses?.get(prefix + idKey(id)) : undefined)));
-    ids.forEach((id, i) => {
-      if (!validRequestId(id)) {
-        results[i] = this.errorEntry(id, 'bad-request', `requestId ${String(id)} is not a non-negative integer`);
-        return;
-      }
+    const answered = ids.map((id, i): ProofStatusEntry | undefined => {
+      if (!validRequestId(id)) return this.errorEntry(id, 'bad-request', `requestId ${String(id)} is not a non-negative integer`);
       const key = prefix + idKey(id);
       const hit = hits[i];
       if (hit !== undefined) {
         this.counters.cacheHits++;
-        results[i] = { ...hit, requestId: id, cached: true };
-        return;
+        return { ...hit, requestId: id, cached: true };
       }
-      results[i] = this.inflight.get(key); // or filled below
-      if (results[i] === undefined && !seen.has(key)) {
+      if (!this.inflight.has(key) && !seen.has(key)) {
         seen.add(key);
         toRead.push(id);
       }
+      return undefined;
     });
 
     if (toRead.length > 0) {
@@ -245,22 +228,20 @@ export class ChainReader implements ProofStatusReader {
           if (this.inflight.get(key) === one) this.inflight.delete(key);
         });
       }
-      ids.forEach((id, i) => {
-        results[i] ??= this.inflight.get(prefix + idKey(id));
-      });
     }
-
-    const pending = results.some((r) => r instanceof Promise);
-    if (!pending) return results as ProofStatusEntry[];
+    const slots = ids.map((id, i) => ({
+      id, entry: answered[i] ?? this.inflight.get(prefix + idKey(id)) ?? this.errorEntry(id, 'rpc-error', 'no status was read'),
+    }));
+    const entries = slots.map((s) => s.entry);
+    if (entries.every(isEntry)) return entries;
 
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<typeof TIMEOUT>((resolve) => {
       timer = setTimeout(() => resolve(TIMEOUT), Math.max(0, deadline - performance.now()));
     });
     try {
-      return await Promise.all(ids.map(async (id, i) => {
-        const r = results[i] as ProofStatusEntry | Promise<ProofStatusEntry>;
-        if (!(r instanceof Promise)) return r;
+      return await Promise.all(slots.map(async ({ id, entry: r }) => {
+        if (isEntry(r)) return r;
         const v = await Promise.race([r, expired]);
         if (v !== TIMEOUT) return v.requestId === id ? v : { ...v, requestId: id };
         const e = timeoutError(client.chain, this.timeoutMs);
