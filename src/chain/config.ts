@@ -1,15 +1,11 @@
 /**
- * Chain configuration from the environment (CHAIN_*, declared in `chainEnv`; README's configuration table is written
- * from it). Chains are named by CAIP-2 references (`eip155:<chain id>`), the form the execute request's
- * `address.chain` already uses.
- *
- * RPC URLs often carry API keys: nothing here puts a URL into an error message (see `redactRpcUrl`).
+ * Chain configuration (CHAIN_*). Chains are CAIP-2 references (`eip155:<chain id>`), as the execute request's
+ * `address.chain`. RPC URLs often carry API keys: no error message here quotes one.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
 import { flag, integer, oneOf, text } from '../config/variables.js';
 
-/** A chain endpoint: CAIP-2 reference, numeric chain id, JSON-RPC URL. */
 export interface ChainEndpoint {
   /** CAIP-2 reference, canonical form: `eip155:80002`. */
   readonly chain: string;
@@ -19,10 +15,9 @@ export interface ChainEndpoint {
 
 export type MulticallMode = 'auto' | 'off';
 
-/** Settings of a ChainReader (see reader.ts for what each one does). */
 export interface ChainSettings {
   chains: ReadonlyMap<string, ChainEndpoint>;
-  /** Chain of deployments that name none; undefined when not configured. */
+  /** Chain of deployments that name none. */
   defaultChain?: string;
   timeoutMs: number;
   cacheTtlMs: number;
@@ -36,10 +31,7 @@ export interface ChainSettings {
 
 const CAIP2_EIP155 = /^eip155:(0|[1-9][0-9]*)$/;
 
-/**
- * The canonical CAIP-2 reference of an EVM chain, or undefined: accepts `eip155:<decimal id>` (id 1 to 2^53-1,
- * no leading zeros), case-insensitive namespace.
- */
+/** The canonical `eip155:<id>` (id 1 to 2^53-1, no leading zeros; namespace in any case), or undefined. */
 export function parseChainRef(value: unknown): { chain: string; chainId: number } | undefined {
   if (typeof value !== 'string') return undefined;
   const m = CAIP2_EIP155.exec(value.trim().replace(/^EIP155:/i, 'eip155:'));
@@ -60,11 +52,7 @@ export function redactRpcUrl(url: string): string {
   }
 }
 
-/**
- * Parses `CHAIN_RPC_URLS`: comma-separated `chain=url` entries, chain a CAIP-2 `eip155:<id>` reference, url an
- * http(s) URL (the first `=` separates them, so URLs may carry `?key=value`). Unset or blank: no chains.
- * Throws ConfigError naming every bad entry by position and chain, never by URL.
- */
+/** `chain=url,...` (the first `=` separates, so URLs may carry `?key=value`); bad entries named by position, never URL. */
 export function parseChainRpcUrls(value: string | undefined, variable = 'CHAIN_RPC_URLS'): Map<string, ChainEndpoint> {
   const chains = new Map<string, ChainEndpoint>();
   if (value === undefined || value.trim() === '') return chains;
@@ -156,7 +144,6 @@ export const chainEnv = Type.Object({
 
 export type ChainEnv = Static<typeof chainEnv>;
 
-/** The chain settings of checked CHAIN_* values: the endpoints parsed, the default chain one of them. */
 export function chainSettings(env: ChainEnv): ChainSettings {
   const chains = parseChainRpcUrls(env.CHAIN_RPC_URLS);
   let defaultChain: string | undefined;

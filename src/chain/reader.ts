@@ -1,18 +1,8 @@
 /**
- * ChainReader: reads iden3 verifier contracts over JSON-RPC with viem, one ChainClient per configured chain
- * (chain-client.ts: transport, chain check, error cool-down). What one `readProofStatuses` call does:
- *
- * 1. Cache: each (chain, verifier, sender, requestId) status read from the chain is reused for `cacheTtlMs`;
- *    concurrent reads of the same key share one RPC read (in-flight de-duplication).
- * 2. The chain check, once per chain (again every 10 minutes).
- * 3. One `eth_blockNumber`, then every read at that block, through Multicall3 or one JSON-RPC batch, with the verifier's
- *    interface detected per contract (status-reads.ts).
- * 4. txHash of verified proofs from the submission logs, best effort (txhash.ts).
- * 5. Deadline: the whole call answers within `timeoutMs`: reads still running then answer `timeout` entries. A chain
- *    that failed to answer is not asked again for `errorTtlMs`. Nothing here throws or rejects: every problem is an
- *    entry with `error` (rpc-errors.ts).
- *
- * This module and those it imports load viem: of the modules the app loads, only lazy.ts imports it (dynamically).
+ * ChainReader: reads iden3 verifier contracts over JSON-RPC with viem. A status read from the chain is reused for
+ * `cacheTtlMs` and concurrent reads of one key share one RPC read; every read of a round is made at one block; the whole
+ * call answers within `timeoutMs` (later reads answer `timeout`). Nothing here rejects: every problem is an entry with
+ * `error`. This module loads viem: only lazy.ts imports it, dynamically.
  */
 import type { LRUCache } from 'lru-cache';
 import { getAddress, isAddress, type Address } from 'viem';
@@ -29,14 +19,12 @@ import { TxHashLookup } from './txhash.js';
 import { RequestReads } from './request-reads.js';
 import type { ReadRequestsRequest, StoredRequestEntry } from './proof-status.js';
 
-/** The chain settings (every one but `chains` as the configuration schema defaults it), and what tests tune. */
 export interface ChainReaderOptions extends Omit<ChainSettings, 'chains' | 'allowUncheckedRequests'> {
   chains: readonly ChainEndpoint[] | ReadonlyMap<string, ChainEndpoint>;
   /** Reads per Multicall3 call. Default 100. */
   multicallBatchSize?: number;
-  /** HTTP retries of viem's transport on network errors and 5xx/429. Default 0 (the deadline is short). */
+  /** Default 0: the deadline is short. */
   retryCount?: number;
-  /** Clock of the caches (epoch ms). Default Date.now. */
   clock?: () => number;
 }
 
@@ -59,7 +47,6 @@ export class ChainReader implements ProofStatusReader {
   private readonly chains = new Map<string, ChainClient>();
   private readonly timeoutMs: number;
   private readonly cacheTtlMs: number;
-  /** Statuses read from the chain; undefined where the cache is off (cacheTtlMs or cacheMaxEntries 0). */
   private readonly statuses: LRUCache<string, ProofStatusEntry> | undefined;
   private readonly reads: StatusReads;
   private readonly txHashes: TxHashLookup;
@@ -90,7 +77,6 @@ export class ChainReader implements ProofStatusReader {
     this.defaultChain = def ?? (this.chains.size === 1 ? this.chains.keys().next().value : undefined);
   }
 
-  /** A reader for the chain settings of the configuration (`loadConfig().chains`). */
   static fromSettings(settings: ChainSettings, extra: Partial<ChainReaderOptions> = {}): ChainReader {
     return new ChainReader({ ...settings, ...extra });
   }
@@ -108,7 +94,6 @@ export class ChainReader implements ProofStatusReader {
     try {
       return await this.read(request);
     } catch (err) {
-      // Not expected: read() handles its failures. Kept so the promise never rejects.
       const ids = Array.isArray(request?.requestIds) ? request.requestIds : [];
       const e = classify(err, String(request?.chain), this.timeoutMs);
       return ids.map((requestId) => this.errorEntry(requestId, e.code, e.message));
@@ -124,7 +109,6 @@ export class ChainReader implements ProofStatusReader {
     return isSettled(e) ? this.cacheTtlMs : Math.min(this.cacheTtlMs, UNSETTLED_TTL_MS);
   }
 
-  /** The cache hits still current: an unsettled one only while the chain's head is the block it was read at. */
   private async currentHits(client: ChainClient, hits: (ProofStatusEntry | undefined)[]): Promise<(ProofStatusEntry | undefined)[]> {
     if (hits.every((h) => h === undefined || isSettled(h)) || client.coolingDown()) {
       return hits.map((h) => (h !== undefined && isSettled(h) ? h : undefined));
@@ -280,7 +264,6 @@ export class ChainReader implements ProofStatusReader {
     );
   }
 
-  /** The chain check, the block number, the reads at that block, then the txHashes of the verified ones. */
   private async readFresh(
     client: ChainClient, verifier: Address, sender: Address, ids: RequestId[], fromBlock: bigint | number | undefined, deadline: number,
   ): Promise<ProofStatusEntry[]> {

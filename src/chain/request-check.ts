@@ -1,10 +1,8 @@
 /**
- * The second half of an OnChainZKP answer: the verifier's proof status says whether the address proved request N;
- * this says whether request N asks what the scenario's rule says. An outcome the chain decided (valid / not-valid)
- * becomes `error` when the contract's request asks something else, and when the request cannot be compared (a custom
- * validator, a contract that does not show its requests, a rule without a JSON-LD context) unless the operator
- * accepts that (CHAIN_ALLOW_UNCHECKED_REQUESTS=true: the outcome stands, and its reasons say it was not compared).
- * Comparisons are kept per (chain, contract, requestId, rule) for REQUEST_CHECK_TTL_MS.
+ * The proof status says whether the address proved request N; this says whether request N asks what the rule says.
+ * An outcome the chain decided becomes `error` when the contract's request asks something else, or cannot be compared
+ * (a custom validator, a contract that does not show its requests, a rule without a JSON-LD context) unless
+ * CHAIN_ALLOW_UNCHECKED_REQUESTS=true (the outcome stands, its reasons saying it was not compared).
  */
 import type { LRUCache } from 'lru-cache';
 import { keep, lruCache } from '../domain/cache.js';
@@ -17,9 +15,7 @@ import { requestIdOf, type RequestId, type StoredQuery, type StoredRequestEntry 
 const REQUEST_CHECK_TTL_MS = 60_000;
 
 export interface RequestCheckOptions {
-  /** Compares a rule with a stored credential query; without one no request can be compared. */
   matcher?: RequestMatcher;
-  /** CHAIN_ALLOW_UNCHECKED_REQUESTS: a request that cannot be compared does not make the rule `error`. */
   allowUnchecked?: boolean;
 }
 
@@ -28,7 +24,6 @@ export class RequestCheck {
 
   constructor(private readonly options: RequestCheckOptions = {}) {}
 
-  /** One stored query against the rule, kept per (chain, contract, requestId, query hash, rule). */
   private async compare(
     matcher: RequestMatcher, o: OnChainRuleOutcome, requestId: RequestId, stored: StoredQuery, qc: QueryConfiguration,
   ): Promise<RequestComparison> {

@@ -31,7 +31,7 @@ export interface ZkpEnvConfig {
   answersPerExecution: number;
 }
 
-/** Whole seconds, at least 1: ten digits at most, as before the schema (milliseconds stay safe integers). */
+/** Whole seconds from 1, ten digits at most: milliseconds stay safe integers. */
 const seconds = (dflt: number, description: string) => integer(1, 9_999_999_999, { default: dflt, description });
 
 export const zkpEnv = Type.Object({
@@ -65,7 +65,7 @@ export const zkpEnv = Type.Object({
   ZKP_PROOF_MAX_AGE_SECONDS: seconds(3600, 'Oldest accepted proof.'),
   ZKP_CLOCK_SKEW_SECONDS: seconds(300, 'How far in the future a proof\'s timestamp may be.'),
   ZKP_STATE_TRANSITION_DELAY_SECONDS: seconds(3600, 'How long a proof against an issuer\'s replaced state is still accepted.'),
-  // Its own spellings, narrower than a boolean's: a switch for tests only, kept as strict as it always was.
+  // Its own spellings, narrower than a boolean's: a switch for tests only.
   ZKP_ALLOW_PLAIN_RESPONSES: oneOf(['false', 'true', '0', '1'] as const, {
     default: 'false',
     description: 'Accept unsigned plain iden3comm answers (tests only: they are not bound to the holder).',

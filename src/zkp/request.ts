@@ -1,7 +1,6 @@
 /**
- * buildAuthorizationRequest: an OffChainZKP scenario's query configurations -> the iden3comm authorization request
- * the wallet answers (made with js-iden3-auth), and the PendingAuthorization the verifier needs to check the answer.
- * Pure apart from the random thread id (pass `thid` and `now` to make it deterministic).
+ * An OffChainZKP scenario's query configurations -> the iden3comm authorization request the wallet answers, and the
+ * PendingAuthorization the verifier checks the answer against.
  */
 import { randomUUID } from 'node:crypto';
 import { auth } from '@iden3/js-iden3-auth';
@@ -21,16 +20,14 @@ export const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
 export const DEFAULT_ACCEPT = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2,authV3;alg=groth16'] as const;
 export const DEFAULT_REQUEST_TTL_MS = 10 * 60_000;
 
-/** One scope entry of the request (iden3comm ZeroKnowledgeProofRequest as this service makes it). */
 export interface ZkpScopeEntry {
   id: number;
   circuitId: ZkpCircuitId;
   query: Iden3Query;
-  /** V3: the nullifier session id (a decimal string: it may exceed a JSON number). */
+  /** Decimal: it may exceed a JSON number. */
   params?: { nullifierSessionId: string };
 }
 
-/** The iden3comm authorization request message (JSON: send it to the wallet as is, e.g. in a QR code or deep link). */
 export interface AuthorizationRequest {
   id: string;
   thid: string;
@@ -48,64 +45,42 @@ export interface AuthorizationRequest {
   expires_time?: number;
 }
 
-/** What one rule (query configuration) asks for. */
 export interface PendingRule {
-  /** The query configuration id (objectId of its execution result). */
   objectId: string;
   requestId: number;
   circuitId: ZkpCircuitId;
-  /** V3 and linkedMultiQuery: the rule's group (its proofs must be about one credential). */
   groupId?: number;
-  /** V3: the rule asks a nullifier (params.nullifierSessionId). */
   nullifier?: boolean;
-  /** $sd: the attribute whose disclosed value goes to the caller. */
   disclose?: string;
 }
 
-/**
- * Everything the verifier needs to check the wallet's answer to one execution's request. Plain JSON: persist it with
- * the execution and hand it back to verifyAuthorizationResponse. The thread id binds the answer to this request:
- * a JWZ answer signs it, so an answer to another request (another execution) is refused.
- */
+/** Plain JSON, kept with the execution. A JWZ answer signs the thread id: an answer to another request is refused. */
 export interface PendingAuthorization {
   thid: string;
   verifierDid: string;
-  /** Epoch seconds. */
   createdAt: number;
-  /** Epoch seconds; answers after it are refused (RequestExpiredError). */
+  /** Epoch seconds, as createdAt. */
   expiresAt: number;
   rules: PendingRule[];
   request: AuthorizationRequest;
 }
 
 export interface AuthorizationRequestOptions extends ZkpQueryOptions {
-  /** Where the wallet POSTs its answer (a URL of this service; include the execution id in it). */
   callbackUrl: string;
-  /** The verifier's DID: the request's `from`, the answer's `to` (env ZKP_VERIFIER_DID). */
   verifierDid: string;
-  /** Shown by the wallet (default "Compliance check"); e.g. the scenario name. */
   reason?: string;
-  /** Optional message the wallet signs in its answer. */
   message?: string;
-  /**
-   * Issuers whose credentials are accepted: DIDs (canonical form, e.g. did:polygonid:polygon:amoy:2q...), or '*' for
-   * any (the default). A function gets each query, for per-credential-type trust lists.
-   */
+  /** Canonical issuer DIDs, or '*' (the default); a function answers per query. */
   allowedIssuers?: readonly string[] | ((query: ZkpQuery) => readonly string[]);
-  /** Lifetime of the request in ms (env ZKP_REQUEST_TTL_SECONDS, default 600 s). */
   ttlMs?: number;
-  /** Epoch ms (default Date.now()). */
   now?: number;
-  /** Thread id (default a random UUID). */
   thid?: string;
-  /** iden3comm accept profiles (default DEFAULT_ACCEPT); null leaves the field out. */
+  /** null leaves the field out. */
   accept?: readonly string[] | null;
 }
 
 export interface BuiltAuthorizationRequest {
-  /** Send to the wallet. */
   request: AuthorizationRequest;
-  /** Keep with the execution (contains `request`). */
   pending: PendingAuthorization;
 }
 
@@ -215,7 +190,6 @@ export function buildAuthorizationRequest(
     created_time: createdAt,
     expires_time: expiresAt,
   };
-  // JSON round trip: no undefined fields, nothing shared with the caller's objects.
   return {
     request: jsonCopy(request),
     pending: { thid, verifierDid: options.verifierDid, createdAt, expiresAt, rules, request: jsonCopy(request) },

@@ -1,11 +1,6 @@
 /**
- * Issuer/user state resolution. The verifier asks, for an identity and a state (a Merkle root published on chain),
- * whether the state is known and still the latest; and for GIST roots (user states, in the JWZ auth proof).
- * Resolvers are keyed by the chain named inside the DID: "<blockchain>:<network>", e.g. "polygon:amoy",
- * "polygon:main", "privado:main".
- *
- * Types and configuration only: this module must not load @iden3/js-iden3-auth (the configuration reads
- * ZKP_STATE_RESOLVERS at start). The RPC resolvers, which need it, are in rpc-state.ts.
+ * Issuer and user state resolvers, keyed by the chain inside the DID ("polygon:amoy"). Types and configuration only:
+ * the configuration reads ZKP_STATE_RESOLVERS at start, so this module must not load @iden3/js-iden3-auth.
  */
 import type { resolver } from '@iden3/js-iden3-auth';
 import { isRecord } from '../schemas/json.js';
@@ -13,16 +8,11 @@ import { ZkpOptionsError } from './errors.js';
 
 export type StateResolver = resolver.IStateResolver;
 export type ResolvedState = resolver.ResolvedState;
-/** Chain key ("polygon:amoy") -> resolver. */
 export type StateResolvers = Record<string, StateResolver>;
 
 const LATEST: ResolvedState = Object.freeze({ latest: true, genesis: false, state: null, transitionTimestamp: 0 });
 
-/**
- * TEST ONLY: a resolver that calls every state and GIST root "latest", on every chain. It makes the verifier trust
- * any issuer state, so a proof about a credential from a made-up or revoked issuer state would pass; never use it
- * in production.
- */
+/** TEST ONLY: every state "latest" on every chain, so a proof from a made-up or revoked issuer state passes. */
 export function alwaysLatestStateResolvers(): StateResolvers {
   const r: StateResolver = {
     resolve: async () => ({ ...LATEST }),
@@ -36,9 +26,8 @@ export function alwaysLatestStateResolvers(): StateResolvers {
 }
 
 export interface RpcChainConfig {
-  /** JSON-RPC endpoint of the chain (credentials in the URL's user:password are used as basic auth). */
+  /** user:password in the URL is used as basic auth. */
   rpcUrl: string;
-  /** Address of the iden3 State contract on that chain. */
   contractAddress: string;
 }
 
@@ -64,11 +53,7 @@ export function checkChain(chain: string, cfg: unknown): asserts cfg is RpcChain
   }
 }
 
-/**
- * Parses ZKP_STATE_RESOLVERS: a JSON object chain -> {rpcUrl, contractAddress}, e.g.
- * {"polygon:amoy":{"rpcUrl":"https://rpc-amoy.polygon.technology","contractAddress":"0x1a4cC30f2aA0377b0c3bc9848766D90cb4404124"}}.
- * Empty/absent -> {} (no chain: every proof then fails with "no state resolver for chain ...").
- */
+/** ZKP_STATE_RESOLVERS: `{"<chain>": {"rpcUrl", "contractAddress"}}`; unset: {} (every proof then fails). */
 export function parseStateResolversConfig(value: string | undefined): Record<string, RpcChainConfig> {
   if (value === undefined || value.trim() === '') return {};
   let parsed: unknown;
