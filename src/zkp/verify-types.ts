@@ -1,21 +1,17 @@
-/** The verifier's options and verdicts: types and defaults only, so that modules typing a verifier load nothing. */
+/** The verifier's options and verdicts: types only, so that modules typing a verifier load nothing. */
 import type { JsonLdLoader } from '../jsonld/documents.js';
 import type { ProofReplayGuard } from './replay.js';
 import type { PendingAuthorization } from './request.js';
 import type { StateResolvers } from './state.js';
-
-export const DEFAULT_PROOF_MAX_AGE_MS = 60 * 60_000;
-export const DEFAULT_CLOCK_SKEW_MS = 5 * 60_000;
-export const DEFAULT_STATE_TRANSITION_DELAY_MS = 60 * 60_000;
 
 export interface ZkpVerifierOptions {
   stateResolvers: StateResolvers;
   documentLoader?: JsonLdLoader;
   /** Directory of <circuitId>/verification_key.json (default: the keys shipped in js-iden3-auth). */
   circuitsDir?: string;
-  proofMaxAgeMs?: number;
-  clockSkewMs?: number;
-  stateTransitionDelayMs?: number;
+  proofMaxAgeMs: number;
+  clockSkewMs: number;
+  stateTransitionDelayMs: number;
   /** Unsafe in production: nothing proves that the sender of a plain message controls its `from` identity. */
   allowPlainMessages?: boolean;
   /** Default: one InMemoryReplayGuard per verifier; null disables the check. */

@@ -22,13 +22,9 @@ import { isRecord } from '../schemas/json.js';
 import { envelopeRefusal, judgeFailure } from './verify-failures.js';
 import { judgeAcrossRules } from './verify-groups.js';
 import { judgeRule, type CheckAuthResponse } from './verify-rule.js';
-import {
-  DEFAULT_CLOCK_SKEW_MS, DEFAULT_PROOF_MAX_AGE_MS, DEFAULT_STATE_TRANSITION_DELAY_MS,
-  type VerifyCallOptions, type ZkpVerdict, type ZkpVerification, type ZkpVerifier, type ZkpVerifierOptions,
-} from './verify-types.js';
+import type { VerifyCallOptions, ZkpVerdict, ZkpVerification, ZkpVerifier, ZkpVerifierOptions } from './verify-types.js';
 
 export {
-  DEFAULT_CLOCK_SKEW_MS, DEFAULT_PROOF_MAX_AGE_MS, DEFAULT_STATE_TRANSITION_DELAY_MS,
   type VerdictStatus, type VerifyCallOptions, type ZkpVerdict, type ZkpVerification, type ZkpVerifier, type ZkpVerifierOptions,
 } from './verify-types.js';
 export { MAX_TOKEN_LENGTH, peekThreadId } from './verify-envelope.js';
@@ -85,14 +81,13 @@ export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<Zk
   if (!options || typeof options.stateResolvers !== 'object' || options.stateResolvers === null) {
     throw new ZkpOptionsError('stateResolvers is required (createRpcStateResolvers, or alwaysLatestStateResolvers in tests)');
   }
-  const positive = (v: number | undefined, d: number, name: string) => {
-    const x = v ?? d;
+  const positive = (x: number, name: string) => {
     if (!Number.isFinite(x) || x <= 0) throw new ZkpOptionsError(`${name} must be a positive number of milliseconds`);
     return x;
   };
-  const proofMaxAgeMs = positive(options.proofMaxAgeMs, DEFAULT_PROOF_MAX_AGE_MS, 'proofMaxAgeMs');
-  const clockSkewMs = positive(options.clockSkewMs, DEFAULT_CLOCK_SKEW_MS, 'clockSkewMs');
-  const stateTransitionDelayMs = positive(options.stateTransitionDelayMs, DEFAULT_STATE_TRANSITION_DELAY_MS, 'stateTransitionDelayMs');
+  const proofMaxAgeMs = positive(options.proofMaxAgeMs, 'proofMaxAgeMs');
+  const clockSkewMs = positive(options.clockSkewMs, 'clockSkewMs');
+  const stateTransitionDelayMs = positive(options.stateTransitionDelayMs, 'stateTransitionDelayMs');
   const allowPlain = options.allowPlainMessages === true;
   const replayGuard = options.replayGuard === undefined ? new InMemoryReplayGuard() : options.replayGuard;
   const watch = watchDependencies(options.stateResolvers, options.documentLoader ?? createDocumentLoader());

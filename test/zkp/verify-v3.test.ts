@@ -16,7 +16,7 @@ import {
   ResponseMismatchError, ThreadMismatchError, type PendingAuthorization, type ZkpQueryConfiguration, type ZkpVerifier,
 } from '../../src/zkp/index.js';
 import { judgeAcrossRules } from '../../src/zkp/verify-groups.js';
-import { iden3DocumentLoader, ISSUER_DID, v3Message, v3Vector } from './fixtures.js';
+import { iden3DocumentLoader, ISSUER_DID, v3Message, v3Vector, verifierSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 import { rejection, WIDE } from './library.js';
 
@@ -54,7 +54,7 @@ function pendingFor(configs: ZkpQueryConfiguration[], over: Record<string, unkno
 
 let verifier: ZkpVerifier;
 beforeAll(async () => {
-  verifier = await createZkpVerifier({ documentLoader: iden3DocumentLoader(), stateResolvers: alwaysLatestStateResolvers(), proofMaxAgeMs: WIDE });
+  verifier = await createZkpVerifier({ ...verifierSettings, documentLoader: iden3DocumentLoader(), stateResolvers: alwaysLatestStateResolvers(), proofMaxAgeMs: WIDE });
 });
 const verify = (pending: PendingAuthorization, token = v3Vector.token, now = PROOF_TIME + 60_000) => verifier.verify(token, pending, { now });
 
