@@ -18,7 +18,6 @@ export const PLAIN_MEDIA_TYPE = 'application/iden3comm-plain-json';
 export const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
 /** What the wallet may answer with: a JWZ token proved with the authV2 or authV3 circuit. */
 export const DEFAULT_ACCEPT = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2,authV3;alg=groth16'] as const;
-export const DEFAULT_REQUEST_TTL_MS = 10 * 60_000;
 
 export interface ZkpScopeEntry {
   id: number;
@@ -72,7 +71,7 @@ export interface AuthorizationRequestOptions extends ZkpQueryOptions {
   message?: string;
   /** Canonical issuer DIDs, or '*' (the default); a function answers per query. */
   allowedIssuers?: readonly string[] | ((query: ZkpQuery) => readonly string[]);
-  ttlMs?: number;
+  ttlMs: number;
   now?: number;
   thid?: string;
   /** null leaves the field out. */
@@ -125,7 +124,7 @@ export function buildAuthorizationRequest(
   if (typeof options.verifierDid !== 'string' || !isCanonicalDid(options.verifierDid)) {
     throw new ZkpOptionsError(`verifierDid ${JSON.stringify(options.verifierDid)} is not a DID in canonical form (ZKP_VERIFIER_DID)`);
   }
-  const ttlMs = options.ttlMs ?? DEFAULT_REQUEST_TTL_MS;
+  const ttlMs = options.ttlMs;
   if (!Number.isFinite(ttlMs) || ttlMs < 1000) throw new ZkpOptionsError('ttlMs must be at least 1000 (one second)');
   const now = options.now ?? Date.now();
   const thid = options.thid ?? randomUUID();

@@ -9,13 +9,13 @@ import type { Scenario } from '../../src/schemas/scenario.js';
 import {
   buildAuthorizationRequest, checkZkpQuerySchemas, validateZkpQueries, type ZkpQueryConfiguration,
 } from '../../src/zkp/index.js';
-import { iden3DocumentLoader, VERIFIER_DID } from './fixtures.js';
+import { iden3DocumentLoader, VERIFIER_DID, requestSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
 const CTX = 'https://ctx.example/id.jsonld';
 const contexts = { IDInformation: CTX, ProofOfResidence: 'https://ctx.example/por.jsonld' };
-const base = { callbackUrl: 'https://svc.example/compliance/executions/e1/zkp-response', verifierDid: VERIFIER_DID, now: NOW, contexts };
+const base = { ...requestSettings, callbackUrl: 'https://svc.example/compliance/executions/e1/zkp-response', verifierDid: VERIFIER_DID, now: NOW, contexts };
 const qc = (i: number, query: Record<string, unknown>): ZkpQueryConfiguration => ({ id: `q${i}`, query: query as ZkpQueryConfiguration['query'] });
 const v3 = { type: 'IDInformation', requestId: 1, attribute: 'personalData.age', operator: '$gte', value: 18, circuitId: 'credentialAtomicQueryV3' };
 const problems = (...queries: Array<Record<string, unknown>>) => validateZkpQueries(queries.map((q, i) => qc(i, q)), { contexts });

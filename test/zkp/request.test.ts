@@ -5,7 +5,7 @@ import {
 } from '../../src/zkp/index.js';
 import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/config.js';
-import { fixtureConfiguration, fixtureRequest, haveMtpVector, iden3DocumentLoader, KYC_V3, USER_DID, VERIFIER_DID } from './fixtures.js';
+import { fixtureConfiguration, fixtureRequest, haveMtpVector, iden3DocumentLoader, KYC_V3, USER_DID, VERIFIER_DID, requestSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 import { DocumentUnavailable } from '../../src/jsonld/documents.js';
 
@@ -13,7 +13,7 @@ const haveDocuments = haveIden3Documents();
 
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
 const ISSUER = 'did:polygonid:polygon:mumbai:2qJ689kpoJxcSzB5sAFJtPsSBSrHF5dq722BHMqURL';
-const base = { callbackUrl: 'https://svc.example/compliance/executions/e1/zkp', verifierDid: VERIFIER_DID, now: NOW };
+const base = { ...requestSettings, callbackUrl: 'https://svc.example/compliance/executions/e1/zkp', verifierDid: VERIFIER_DID, now: NOW };
 const qc = (i: number, query: Record<string, unknown>): ZkpQueryConfiguration => ({ id: `q${i}`, query: query as ZkpQueryConfiguration['query'] });
 
 describe.skipIf(!haveMtpVector())('buildAuthorizationRequest', () => {

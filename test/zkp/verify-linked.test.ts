@@ -13,7 +13,7 @@ import {
   alwaysLatestStateResolvers, buildAuthorizationRequest, createZkpVerifier, type ZkpQueryConfiguration, type ZkpVerifier,
 } from '../../src/zkp/index.js';
 import { WIDE } from './library.js';
-import { iden3DocumentLoader, verifierSettings } from './fixtures.js';
+import { iden3DocumentLoader, verifierSettings, requestSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 
 const present = haveIden3Documents();
@@ -32,6 +32,7 @@ beforeAll(async () => {
 
 function pendingFor(v: Vector, rules: ZkpQueryConfiguration[], rename: Record<string, string>) {
   const { pending } = buildAuthorizationRequest(rules, {
+    ...requestSettings,
     callbackUrl: 'https://svc.example/compliance/executions/e1/zkp-response', verifierDid: v.verifierDid, message: v.message || undefined,
     thid: thidOf(v.token), now: Date.UTC(2024, 2, 27),
   });

@@ -11,7 +11,7 @@ import {
 } from '../../src/zkp/index.js';
 import {
   cloneProof, fixtureConfiguration, haveMtpVector, iden3DocumentLoader, fixtureRequest, fixtureResponse, ISSUER_DID, plainResponse, PROOF_TIME_MS, USER_DID,
-  VERIFIER_DID, type FixtureProof, verifierSettings,
+  VERIFIER_DID, type FixtureProof, verifierSettings, requestSettings,
 } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 import { buildPending as build, rejection, WIDE } from './library.js';
@@ -207,7 +207,7 @@ describe.skipIf(!present)('the public credentialAtomicQueryMTPV2 vector', () => 
 
   it('gives a not-valid verdict to a rule without proof and checks the others', async () => {
     const pending = buildAuthorizationRequest([fixtureConfiguration(), { id: 'q-other', query: { ...fixtureConfiguration().query, requestId: 99 } }], {
-      callbackUrl: 'https://svc.example/cb', verifierDid: VERIFIER_DID, message: fixtureRequest.message, thid: fixtureRequest.thid,
+      ...requestSettings, callbackUrl: 'https://svc.example/cb', verifierDid: VERIFIER_DID, message: fixtureRequest.message, thid: fixtureRequest.thid,
     }).pending;
     const result = await verify(plainResponse(), pending);
     expect(result.is_valid).toBe(false);
