@@ -9,7 +9,7 @@ import { ConfigError } from '../config/errors.js';
 import { integer, oneOf, text } from '../config/variables.js';
 import { isRecord } from '../schemas/json.js';
 import { ZkpOptionsError } from './errors.js';
-import { DEFAULT_ZKP_CIRCUIT_ID, ZKP_DEFAULT_CIRCUIT_IDS, type ZkpDefaultCircuitId } from './queries.js';
+import { ZKP_DEFAULT_CIRCUIT_IDS, type ZkpDefaultCircuitId } from './queries.js';
 import { isCanonicalDid, isCanonicalIden3Did } from './did.js';
 import { parseStateResolversConfig, type RpcChainConfig } from './state.js';
 
@@ -41,7 +41,7 @@ export const zkpEnv = Type.Object({
     description: 'The verifier\'s iden3 DID: the `from` of authorization requests, the `to` of answers.',
   })),
   ZKP_REQUEST_TTL_SECONDS: seconds(600, 'Lifetime of an authorization request; a pending execution then fails.'),
-  ZKP_DEFAULT_CIRCUIT_ID: oneOf(ZKP_DEFAULT_CIRCUIT_IDS, { default: DEFAULT_ZKP_CIRCUIT_ID, description: 'Circuit of queries that name none.' }),
+  ZKP_DEFAULT_CIRCUIT_ID: oneOf(ZKP_DEFAULT_CIRCUIT_IDS, { default: 'credentialAtomicQuerySigV2', description: 'Circuit of queries that name none.' }),
   ZKP_CONTEXTS: Type.Optional(text({
     expect: 'a JSON object',
     docDefault: '`{}`',

@@ -18,7 +18,6 @@ export type ZkpCircuitId = (typeof ZKP_CIRCUIT_IDS)[number];
 /** The circuits a deployment may default to (linkedMultiQuery needs a group, so a rule names it). */
 export const ZKP_DEFAULT_CIRCUIT_IDS = ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2', 'credentialAtomicQueryV3'] as const;
 export type ZkpDefaultCircuitId = (typeof ZKP_DEFAULT_CIRCUIT_IDS)[number];
-export const DEFAULT_ZKP_CIRCUIT_ID: ZkpDefaultCircuitId = 'credentialAtomicQuerySigV2';
 const V3_CIRCUIT = 'credentialAtomicQueryV3';
 export const LINKED_CIRCUIT = 'linkedMultiQuery';
 const ZKP_PROOF_TYPES = ['BJJSignature2021', 'Iden3SparseMerkleTreeProof'] as const;
@@ -46,7 +45,7 @@ export interface ZkpQueryOptions {
   contexts?: Readonly<Record<string, string>>;
   /** When given, a context URL must be one it holds: the verifier reads documents offline. */
   documents?: { has(url: string): boolean };
-  defaultCircuitId?: ZkpDefaultCircuitId;
+  defaultCircuitId: ZkpDefaultCircuitId;
   basePointer?: string;
 }
 
@@ -76,7 +75,7 @@ function needsV3(query: Partial<Record<keyof ZkpQuery, unknown>>): boolean {
     query.params !== undefined;
 }
 
-export function circuitOf(query: Partial<Record<keyof ZkpQuery, unknown>>, defaultCircuitId: ZkpDefaultCircuitId = DEFAULT_ZKP_CIRCUIT_ID): ZkpCircuitId {
+export function circuitOf(query: Partial<Record<keyof ZkpQuery, unknown>>, defaultCircuitId: ZkpDefaultCircuitId): ZkpCircuitId {
   if (isCircuitId(query.circuitId)) return query.circuitId;
   return needsV3(query) ? V3_CIRCUIT : defaultCircuitId;
 }
@@ -90,7 +89,7 @@ export function nullifierSessionIdOf(query: Pick<ZkpQuery, 'params'>): string | 
  * Create-time checks against what the circuits and this verifier support; [] when every query can be proved. Overlaps
  * validateScenarioRules on the 64-value limit and requestId presence: a caller running both keeps one problem per pointer.
  */
-export function validateZkpQueries(queryConfigurations: readonly unknown[], options: ZkpQueryOptions = {}): FieldProblem[] {
+export function validateZkpQueries(queryConfigurations: readonly unknown[], options: ZkpQueryOptions): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const base = options.basePointer ?? '/queryConfigurations';
   if (!Array.isArray(queryConfigurations)) {

@@ -7,7 +7,7 @@ import { auth } from '@iden3/js-iden3-auth';
 import { isCanonicalDid, isCanonicalIden3Did } from './did.js';
 import { ZkpOptionsError, ZkpQueryError } from './errors.js';
 import {
-  DEFAULT_ZKP_CIRCUIT_ID, LINKED_CIRCUIT, ZKP_DEFAULT_CIRCUIT_IDS, circuitOf, conditionOf, contextOf, nullifierSessionIdOf, toIden3Query,
+  LINKED_CIRCUIT, ZKP_DEFAULT_CIRCUIT_IDS, circuitOf, conditionOf, contextOf, nullifierSessionIdOf, toIden3Query,
   validateZkpQueries, type Iden3Query, type ZkpCircuitId, type ZkpDefaultCircuitId, type ZkpQuery, type ZkpQueryConfiguration,
   type ZkpQueryOptions,
 } from './queries.js';
@@ -104,7 +104,7 @@ export function buildAuthorizationRequest(
   queryConfigurations: readonly ZkpQueryConfiguration[],
   options: AuthorizationRequestOptions,
 ): BuiltAuthorizationRequest {
-  const defaultCircuit: ZkpDefaultCircuitId = options.defaultCircuitId ?? DEFAULT_ZKP_CIRCUIT_ID;
+  const defaultCircuit: ZkpDefaultCircuitId = options.defaultCircuitId;
   if (!ZKP_DEFAULT_CIRCUIT_IDS.includes(defaultCircuit)) {
     throw new ZkpOptionsError(`defaultCircuitId must be one of ${ZKP_DEFAULT_CIRCUIT_IDS.join(', ')}`);
   }

@@ -114,5 +114,5 @@ export const iden3DocumentLoader = () => createDocumentLoader({ documents: iden3
 
 /** The verifier's time settings as the configuration schema defaults them. */
 export const verifierSettings = (({ proofMaxAgeMs, clockSkewMs, stateTransitionDelayMs }) => ({ proofMaxAgeMs, clockSkewMs, stateTransitionDelayMs }))(loadConfig({}).zkp);
-/** The authorization request's lifetime as the configuration schema defaults it. */
-export const requestSettings = { ttlMs: loadConfig({}).zkp.requestTtlMs };
+/** The authorization request's lifetime and default circuit as the configuration schema defaults them. */
+export const requestSettings = (({ requestTtlMs, defaultCircuitId }) => ({ ttlMs: requestTtlMs, defaultCircuitId }))(loadConfig({}).zkp);
