@@ -1,20 +1,10 @@
 /**
- * The parts of the iden3 verifier contracts this service reads, as viem ABIs.
- *
- * Current (iden3 contracts 3.x, `Verifier.sol` / UniversalVerifier 2.x): `uint256` request ids,
- *   `getRequestProofStatus(address sender, uint256 requestId) returns (uint256 requestId, bool isVerified,
- *   string validatorVersion, uint256 timestamp)`, `isRequestProofVerified(address, uint256) returns (bool)`,
- *   unknown request: `error RequestIdNotFound(uint256)`, submission: `event ResponseSubmitted(uint256 indexed requestId,
- *   address indexed caller)`.
- * Legacy (iden3 contracts 1.x/2.x, `ZKPVerifierBase.sol` / UniversalVerifier 1.x, EmbeddedZKPVerifier): `uint64`
- *   request ids, `getProofStatus(address, uint64) returns (bool isVerified, string validatorVersion, uint256 blockNumber,
- *   uint256 blockTimestamp)`, `isProofVerified(address, uint64) returns (bool)`, unknown request:
- *   `revert("request id doesn't exist")`, submission: `event ZKPResponseSubmitted(uint64 indexed requestId,
- *   address indexed caller)`.
+ * The parts of the iden3 verifier contracts this service reads. Current (contracts 3.x, UniversalVerifier 2.x):
+ * `uint256` request ids, an unknown one reverts `RequestIdNotFound`. Legacy (1.x/2.x, EmbeddedZKPVerifier): `uint64`
+ * ids, an unknown one reverts "request id doesn't exist".
  */
 import type { Abi } from 'viem';
 
-/** IVerifier.RequestProofStatus. */
 const requestProofStatus = [
   { name: 'requestId', type: 'uint256' },
   { name: 'isVerified', type: 'bool' },
@@ -153,24 +143,19 @@ export const credentialAtomicQueryV3Params = [
   },
 ] as const;
 
-/** The read methods, in the order they are tried on a contract whose interface is not known yet. */
+/** In the order they are tried on a contract whose interface is not known yet. */
 export const VERIFIER_METHODS = ['getRequestProofStatus', 'isRequestProofVerified', 'getProofStatus', 'isProofVerified'] as const;
 export type VerifierMethod = (typeof VERIFIER_METHODS)[number];
 
-/** `current` (iden3 contracts 3.x) or `legacy` (1.x/2.x) interface of a method. */
 export function interfaceOf(method: VerifierMethod): 'current' | 'legacy' {
   return method === 'getRequestProofStatus' || method === 'isRequestProofVerified' ? 'current' : 'legacy';
 }
 
-/** The proof-submission event of the interface a method belongs to. */
 export function submissionEventOf(method: VerifierMethod) {
   return interfaceOf(method) === 'current' ? verifierAbi[5] : verifierAbi[6];
 }
 
-/**
- * Multicall3's aggregate3 (canonical deployment at the same address on most EVM chains). Declared `view` here (it is
- * `payable` on chain; the encoding is the same) because it is only ever used through eth_call.
- */
+/** Multicall3's aggregate3, `payable` on chain, declared `view`: it is only used through eth_call (same encoding). */
 export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11' as const;
 
 export const multicall3Abi = [

@@ -1,15 +1,11 @@
 /**
- * Chain configuration from the environment (CHAIN_*, declared in `chainEnv`; README's configuration table is written
- * from it). Chains are named by CAIP-2 references (`eip155:<chain id>`), the form the execute request's
- * `address.chain` already uses.
- *
- * RPC URLs often carry API keys: nothing here puts a URL into an error message (see `redactRpcUrl`).
+ * Chain configuration (CHAIN_*). Chains are CAIP-2 references (`eip155:<chain id>`), as the execute request's
+ * `address.chain`. RPC URLs often carry API keys: no error message here quotes one.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
 import { flag, integer, oneOf, text } from '../config/variables.js';
 
-/** A chain endpoint: CAIP-2 reference, numeric chain id, JSON-RPC URL. */
 export interface ChainEndpoint {
   /** CAIP-2 reference, canonical form: `eip155:80002`. */
   readonly chain: string;
@@ -19,10 +15,9 @@ export interface ChainEndpoint {
 
 export type MulticallMode = 'auto' | 'off';
 
-/** Settings of a ChainReader (see reader.ts for what each one does). */
 export interface ChainSettings {
   chains: ReadonlyMap<string, ChainEndpoint>;
-  /** Chain of deployments that name none; undefined when not configured. */
+  /** Chain of deployments that name none. */
   defaultChain?: string;
   timeoutMs: number;
   cacheTtlMs: number;
@@ -34,22 +29,9 @@ export interface ChainSettings {
   allowUncheckedRequests: boolean;
 }
 
-export const CHAIN_DEFAULTS = Object.freeze({
-  timeoutMs: 3000,
-  cacheTtlMs: 5000,
-  cacheMaxEntries: 10_000,
-  errorTtlMs: 1000,
-  multicall: 'auto' as MulticallMode,
-  txHashLookbackBlocks: 10_000,
-  allowUncheckedRequests: false,
-});
-
 const CAIP2_EIP155 = /^eip155:(0|[1-9][0-9]*)$/;
 
-/**
- * The canonical CAIP-2 reference of an EVM chain, or undefined: accepts `eip155:<decimal id>` (id 1 to 2^53-1,
- * no leading zeros), case-insensitive namespace.
- */
+/** The canonical `eip155:<id>` (id 1 to 2^53-1, no leading zeros; namespace in any case), or undefined. */
 export function parseChainRef(value: unknown): { chain: string; chainId: number } | undefined {
   if (typeof value !== 'string') return undefined;
   const m = CAIP2_EIP155.exec(value.trim().replace(/^EIP155:/i, 'eip155:'));
@@ -70,11 +52,7 @@ export function redactRpcUrl(url: string): string {
   }
 }
 
-/**
- * Parses `CHAIN_RPC_URLS`: comma-separated `chain=url` entries, chain a CAIP-2 `eip155:<id>` reference, url an
- * http(s) URL (the first `=` separates them, so URLs may carry `?key=value`). Unset or blank: no chains.
- * Throws ConfigError naming every bad entry by position and chain, never by URL.
- */
+/** `chain=url,...` (the first `=` separates, so URLs may carry `?key=value`); bad entries named by position, never URL. */
 export function parseChainRpcUrls(value: string | undefined, variable = 'CHAIN_RPC_URLS'): Map<string, ChainEndpoint> {
   const chains = new Map<string, ChainEndpoint>();
   if (value === undefined || value.trim() === '') return chains;
@@ -131,23 +109,23 @@ export const chainEnv = Type.Object({
     description: 'The chain of deployments that name none.',
   })),
   CHAIN_READ_TIMEOUT_MS: integer(100, 120_000, {
-    default: CHAIN_DEFAULTS.timeoutMs,
+    default: 3000,
     description: 'Deadline of one verification read (all its RPC calls); past it the rules answer `error`.',
   }),
   CHAIN_CACHE_TTL_MS: integer(0, 3_600_000, {
-    default: CHAIN_DEFAULTS.cacheTtlMs,
+    default: 5000,
     description: 'How long a proof status read from the chain is reused (0 = never).',
   }),
   CHAIN_CACHE_MAX_ENTRIES: integer(1, 10_000_000, {
-    default: CHAIN_DEFAULTS.cacheMaxEntries,
+    default: 10_000,
     description: 'Bound of that cache (least recently used out).',
   }),
   CHAIN_ERROR_TTL_MS: integer(0, 600_000, {
-    default: CHAIN_DEFAULTS.errorTtlMs,
+    default: 1000,
     description: 'After a chain failed to answer, its reads fail at once for this long (0 = always retry).',
   }),
   CHAIN_MULTICALL: oneOf(['auto', 'off'] as const, {
-    default: CHAIN_DEFAULTS.multicall,
+    default: 'auto',
     description: '`auto`: batch reads through Multicall3 where the chain has it (checked once per chain), else parallel ' +
       '`eth_call`s in one JSON-RPC batch; `off`: always parallel `eth_call`s.',
   }),
@@ -159,14 +137,13 @@ export const chainEnv = Type.Object({
       'unless this is `true`: then the rule answers from the proof status, and its reasons say the request was not compared.',
   }),
   CHAIN_TXHASH_LOOKBACK_BLOCKS: integer(0, 100_000_000, {
-    default: CHAIN_DEFAULTS.txHashLookbackBlocks,
+    default: 10_000,
     description: 'How far back (blocks) to search the verifier\'s submission events for `txHash` (0 = do not).',
   }),
 });
 
 export type ChainEnv = Static<typeof chainEnv>;
 
-/** The chain settings of checked CHAIN_* values: the endpoints parsed, the default chain one of them. */
 export function chainSettings(env: ChainEnv): ChainSettings {
   const chains = parseChainRpcUrls(env.CHAIN_RPC_URLS);
   let defaultChain: string | undefined;

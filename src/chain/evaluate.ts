@@ -53,11 +53,12 @@ export async function evaluateOnChainRules(
   const requestIds = requestIdsOf(configurations);
   if (target.ok && requestIds.length > 0) {
     const read = { chain: target.chain, verifierAddress: target.address, requestIds };
+    const readRequests = reader.readRequests?.bind(reader);
     [statuses, requests] = await Promise.all([
       guarded(requestIds, () => reader.readProofStatuses({ ...read, sender: input.address, fromBlock: target.fromBlock })),
-      reader.readRequests === undefined
+      readRequests === undefined
         ? requestIds.map((requestId) => ({ requestId, unreadable: 'the chain reader does not show requests' }))
-        : guarded(requestIds, () => reader.readRequests!(read)),
+        : guarded(requestIds, () => readRequests(read)),
     ]);
   }
   return check.apply(ruleOutcomes(configurations, target, input.address, statuses), configurations, requests);

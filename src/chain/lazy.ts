@@ -1,12 +1,7 @@
 /**
- * The chain code that needs viem, loaded on demand. viem (~6 MB of heap, more RSS) serves only the chains of
- * CHAIN_RPC_URLS: OnChainZKP reads (reader.ts, ChainReader) and Iden3OnchainSparseMerkleTreeProof2023 revocation
- * statuses (src/trust/onchain-status.ts). Both reach it only through loadViem(): at start where a chain is configured
- * (the first request pays nothing), else never, since then OnChainZKP rules answer error without reading
- * (`noChains`) and the status resolver fails every status. Every other module of src/chain (configuration, ABIs,
- * proof-status, outcomes, evaluate) leaves viem unloaded. Import reader.ts (or a module of it: chain-client,
- * status-reads, txhash, rpc-errors) or viem statically from a module the app loads and the memory is back at start:
- * test/chain/lazy-load.test.ts watches for it.
+ * The chain code that needs viem (~6 MB of heap), loaded on demand: at start where a chain is configured, else never
+ * (OnChainZKP rules then answer error through `noChains`). A static import of reader.ts, its modules or viem from a
+ * module the app loads brings the memory back: test/chain/lazy-load.test.ts watches for it.
  */
 import type { ChainSettings } from './config.js';
 import { noRpcReason, type ProofStatusError, type ProofStatusReader } from './proof-status.js';
@@ -19,7 +14,7 @@ export interface Viem {
 
 let loading: Promise<Viem> | undefined;
 
-/** The modules, imported once; a failed import is tried again at the next call. */
+/** A failed import is tried again at the next call. */
 export function loadViem(): Promise<Viem> {
   loading ??= Promise.all([import('viem'), import('./reader.js')]).then(
     ([viem, reader]) => ({ viem, ChainReader: reader.ChainReader }),
@@ -31,10 +26,7 @@ export function loadViem(): Promise<Viem> {
   return loading;
 }
 
-/**
- * The reader where no chain is configured, answering as a ChainReader over no chains does: no chain is known, so
- * OnChainZKP rules answer error (no RPC endpoint, or no default chain) and nothing is read.
- */
+/** Answers as a ChainReader over no chains: every rule errs, nothing is read. */
 export const noChains: ProofStatusReader = {
   defaultChain: undefined,
   hasChain: () => false,
@@ -44,7 +36,6 @@ export const noChains: ProofStatusReader = {
     .map((requestId): ProofStatusError => ({ requestId, error: noRpcReason(request.chain), code: 'no-rpc' })),
 };
 
-/** The OnChainZKP reader of the settings: a ChainReader (viem loaded now) where a chain is configured, else noChains. */
 export async function chainReaderFor(settings: ChainSettings): Promise<ProofStatusReader> {
   if (settings.chains.size === 0) return noChains;
   const { ChainReader } = await loadViem();

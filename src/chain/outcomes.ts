@@ -1,15 +1,6 @@
 /**
- * OnChainZKP rule outcomes, pure: which deployment a scenario is verified against, and what each query configuration
- * answers given the proof statuses read from that deployment's verifier contract.
- *
- * | status      | when |
- * |-------------|------|
- * | `valid`     | the verifier reports the address's proof for the rule's requestId as verified |
- * | `not-valid` | the verifier answered and the proof is not verified (never submitted, or not by this address); also when the address is not an EVM address |
- * | `error`     | could not be decided: no usable deployment, the deployment's chain has no RPC endpoint, the chain did not answer in time, the verifier is no verifier, the rule has no requestId, or the requestId is unknown to the verifier |
- *
- * `error` is never a pass (`is_valid` false). Each outcome also carries `scenarioVerifierAddress`, `chain`,
- * `blockNumber` (the block read, null when nothing was read) and `txHash` when the proof's submission was found.
+ * OnChainZKP rule outcomes, pure: which deployment a scenario is verified against, and what each rule answers given
+ * the proof statuses its verifier holds. `error` (could not be decided) is never a pass.
  */
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import { deploymentBlock, isUsableDeployment, unusableDeploymentReason, type SmartContractDeployment } from '../domain/deployments.js';
@@ -19,71 +10,50 @@ import { isProofStatusError, requestIdOf, type ProofStatusEntry, type RequestId 
 type OnChainStatus = 'valid' | 'not-valid' | 'error';
 
 export interface OnChainRuleOutcome {
-  /** The query configuration id (objectId of the execution result). */
   objectId: string;
-  /** The rule's request id (decimal), null when it has none. */
   requestId: string | null;
   status: OnChainStatus;
   is_valid: boolean;
-  /** Empty when valid. */
   reasons: string[];
   txHash?: string;
   scenarioVerifierAddress: string | null;
-  /** CAIP-2 chain of the verifier, null when none could be chosen. */
   chain: string | null;
-  /** Block the status was read at, null when nothing was read. */
   blockNumber: number | null;
 }
 
-/** The verifier contract a scenario is checked against, or why there is none. */
 export type VerifierTarget =
   | { ok: true; chain: string; address: string; deploymentId: string; fromBlock?: number }
   | { ok: false; reasons: string[]; chain: string | null; address: string | null };
 
 export interface TargetOptions {
-  /** Whether an RPC endpoint is configured for a chain (a ChainReader answers this). */
   hasChain(chain: string): boolean;
-  /** Chain of deployments that name none (CHAIN_DEFAULT). */
   defaultChain?: string;
-  /** The chain the caller named (the execute request's `address.chain`): a usable deployment there is preferred. */
+  /** The execute request's `address.chain`: a usable deployment there is preferred. */
   preferChain?: string;
 }
 
-/**
- * The chain a deployment lives on: its `chain` field (CAIP-2, proposed schema addition) or else the default chain.
- * Undefined when neither says; null when the field is present but not an `eip155:<id>` reference.
- */
+/** A deployment's `chain`, else the default; null when `chain` is not an `eip155:<id>` reference. */
 function deploymentChain(d: SmartContractDeployment, defaultChain?: string): string | null | undefined {
-  const own = (d as { chain?: unknown }).chain;
+  const own = 'chain' in d ? d.chain : undefined;
   if (own !== undefined && own !== null) return parseChainRef(own)?.chain ?? null;
   return defaultChain === undefined ? undefined : parseChainRef(defaultChain)?.chain;
 }
 
-/**
- * Picks the verifier deployment: among the usable deployments (status Deployed, EVM address), the last one listed
- * on the preferred chain if any, else the last one listed (a redeployment is appended, the old one Deprecated).
- */
+/** The last usable deployment on the preferred chain, else the last usable one (a redeployment is appended). */
 export function resolveVerifierTarget(deployments: readonly SmartContractDeployment[] | null | undefined, options: TargetOptions): VerifierTarget {
   const list = Array.isArray(deployments) ? deployments.filter((d) => d !== null && typeof d === 'object') : [];
   const usable = list.filter(isUsableDeployment);
-  if (usable.length === 0) {
+  const last = usable.at(-1);
+  if (last === undefined) {
     const reasons = ['the scenario has no usable smart contract deployment (one with status Deployed and a contract address)'];
     if (list.length === 0) reasons.push('smartContractDeployments is empty');
-    for (const d of list.slice(0, 5)) reasons.push(unusableDeploymentReason(d) as string);
+    for (const d of list.slice(0, 5)) reasons.push(unusableDeploymentReason(d) ?? '');
     if (list.length > 5) reasons.push(`and ${list.length - 5} more deployments`);
     return { ok: false, reasons, chain: null, address: null };
   }
   const prefer = options.preferChain === undefined ? undefined : parseChainRef(options.preferChain)?.chain;
-  let chosen = usable[usable.length - 1]!; // usable is not empty
-  if (prefer !== undefined) {
-    for (let i = usable.length - 1; i >= 0; i--) {
-      const d = usable[i]!;
-      if (deploymentChain(d, options.defaultChain) === prefer) {
-        chosen = d;
-        break;
-      }
-    }
-  }
+  const preferred = prefer === undefined ? undefined : usable.reverse().find((d) => deploymentChain(d, options.defaultChain) === prefer);
+  const chosen = preferred ?? last;
   const address = chosen.address;
   const chain = deploymentChain(chosen, options.defaultChain);
   const name = `deployment "${chosen.id}"`;
@@ -104,10 +74,7 @@ export function resolveVerifierTarget(deployments: readonly SmartContractDeploym
 
 const asNumber = (b: bigint | undefined): number | null => (b === undefined ? null : Number(b));
 
-/**
- * One outcome per query configuration, in order. `statuses` are the entries read for `target` (any order; matched
- * by requestId). Pure and total: a missing status is an `error` outcome.
- */
+/** One outcome per query configuration, in order; a missing status is an `error` outcome. */
 export function ruleOutcomes(
   queryConfigurations: readonly QueryConfiguration[],
   target: VerifierTarget,
@@ -150,7 +117,6 @@ export function ruleOutcomes(
   });
 }
 
-/** The distinct requestIds of the query configurations, in first-seen order. */
 export function requestIdsOf(queryConfigurations: readonly QueryConfiguration[]): RequestId[] {
   const seen = new Map<string, RequestId>();
   for (const qc of queryConfigurations) {

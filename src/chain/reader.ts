@@ -1,23 +1,13 @@
 /**
- * ChainReader: reads iden3 verifier contracts over JSON-RPC with viem, one ChainClient per configured chain
- * (chain-client.ts: transport, chain check, error cool-down). What one `readProofStatuses` call does:
- *
- * 1. Cache: each (chain, verifier, sender, requestId) status read from the chain is reused for `cacheTtlMs`;
- *    concurrent reads of the same key share one RPC read (in-flight de-duplication).
- * 2. The chain check, once per chain (again every 10 minutes).
- * 3. One `eth_blockNumber`, then every read at that block, through Multicall3 or one JSON-RPC batch, with the verifier's
- *    interface detected per contract (status-reads.ts).
- * 4. txHash of verified proofs from the submission logs, best effort (txhash.ts).
- * 5. Deadline: the whole call answers within `timeoutMs`: reads still running then answer `timeout` entries. A chain
- *    that failed to answer is not asked again for `errorTtlMs`. Nothing here throws or rejects: every problem is an
- *    entry with `error` (rpc-errors.ts).
- *
- * This module and those it imports load viem: of the modules the app loads, only lazy.ts imports it (dynamically).
+ * ChainReader: reads iden3 verifier contracts over JSON-RPC with viem. A status read from the chain is reused for
+ * `cacheTtlMs` and concurrent reads of one key share one RPC read; every read of a round is made at one block; the whole
+ * call answers within `timeoutMs` (later reads answer `timeout`). Nothing here rejects: every problem is an entry with
+ * `error`. This module loads viem: only lazy.ts imports it, dynamically.
  */
 import type { LRUCache } from 'lru-cache';
 import { getAddress, isAddress, type Address } from 'viem';
 import { ChainClient } from './chain-client.js';
-import { CHAIN_DEFAULTS, parseChainRef, type ChainEndpoint, type ChainSettings, type MulticallMode } from './config.js';
+import { parseChainRef, type ChainEndpoint, type ChainSettings } from './config.js';
 import { keep, lruCache } from '../domain/cache.js';
 import {
   isProofStatusError, noRpcReason, type ChainErrorCode, type ProofStatusEntry, type ProofStatusError, type ProofStatusReader,
@@ -29,26 +19,12 @@ import { TxHashLookup } from './txhash.js';
 import { RequestReads } from './request-reads.js';
 import type { ReadRequestsRequest, StoredRequestEntry } from './proof-status.js';
 
-export interface ChainReaderOptions {
-  chains: Iterable<ChainEndpoint> | ReadonlyMap<string, ChainEndpoint>;
-  defaultChain?: string;
-  /** Deadline of one readProofStatuses call, and the HTTP timeout of each RPC request. Default 3000. */
-  timeoutMs?: number;
-  /** Default 5000; 0 disables the cache. */
-  cacheTtlMs?: number;
-  /** Default 10000. */
-  cacheMaxEntries?: number;
-  /** Default 1000; 0: a failed chain is asked again at once. */
-  errorTtlMs?: number;
-  /** Default 'auto'. */
-  multicall?: MulticallMode;
-  /** Default 10000; 0 disables the txHash lookup. */
-  txHashLookbackBlocks?: number;
+export interface ChainReaderOptions extends Omit<ChainSettings, 'chains' | 'allowUncheckedRequests'> {
+  chains: readonly ChainEndpoint[] | ReadonlyMap<string, ChainEndpoint>;
   /** Reads per Multicall3 call. Default 100. */
   multicallBatchSize?: number;
-  /** HTTP retries of viem's transport on network errors and 5xx/429. Default 0 (the deadline is short). */
+  /** Default 0: the deadline is short. */
   retryCount?: number;
-  /** Clock of the caches (epoch ms). Default Date.now. */
   clock?: () => number;
 }
 
@@ -59,6 +35,7 @@ const TIMEOUT = Symbol('timeout');
 /** Longest a status other than "verified" is reused (and only at the block it was read at). */
 const UNSETTLED_TTL_MS = 1000;
 const isSettled = (e: ProofStatusEntry) => !isProofStatusError(e) && e.verified;
+const isEntry = (e: ProofStatusEntry | Promise<ProofStatusEntry>): e is ProofStatusEntry => !(e instanceof Promise);
 
 function validRequestId(id: unknown): id is RequestId {
   if (typeof id === 'number') return Number.isSafeInteger(id) && id >= 0;
@@ -70,7 +47,6 @@ export class ChainReader implements ProofStatusReader {
   private readonly chains = new Map<string, ChainClient>();
   private readonly timeoutMs: number;
   private readonly cacheTtlMs: number;
-  /** Statuses read from the chain; undefined where the cache is off (cacheTtlMs or cacheMaxEntries 0). */
   private readonly statuses: LRUCache<string, ProofStatusEntry> | undefined;
   private readonly reads: StatusReads;
   private readonly txHashes: TxHashLookup;
@@ -79,30 +55,28 @@ export class ChainReader implements ProofStatusReader {
   private readonly counters: ChainReaderStats = { cacheHits: 0, chainReads: 0, batches: 0, errors: 0, ethCalls: 0, multicalls: 0, logQueries: 0 };
 
   constructor(options: ChainReaderOptions) {
-    this.timeoutMs = options.timeoutMs ?? CHAIN_DEFAULTS.timeoutMs;
-    this.cacheTtlMs = options.cacheTtlMs ?? CHAIN_DEFAULTS.cacheTtlMs;
+    this.timeoutMs = options.timeoutMs;
+    this.cacheTtlMs = options.cacheTtlMs;
     const clock = options.clock ?? Date.now;
-    const maxEntries = options.cacheMaxEntries ?? CHAIN_DEFAULTS.cacheMaxEntries;
+    const maxEntries = options.cacheMaxEntries;
     this.statuses = this.cacheTtlMs > 0 ? lruCache(maxEntries, clock) : undefined;
     this.requests = new RequestReads(maxEntries, clock);
     this.reads = new StatusReads(this.counters, Math.max(1, options.multicallBatchSize ?? 100), clock);
     this.txHashes = new TxHashLookup(this.counters, {
-      lookbackBlocks: options.txHashLookbackBlocks ?? CHAIN_DEFAULTS.txHashLookbackBlocks, maxEntries, timeoutMs: this.timeoutMs, clock,
+      lookbackBlocks: options.txHashLookbackBlocks, maxEntries, timeoutMs: this.timeoutMs, clock,
     });
     const clientOptions = {
       timeoutMs: this.timeoutMs,
       retryCount: options.retryCount ?? 0,
-      errorTtlMs: options.errorTtlMs ?? CHAIN_DEFAULTS.errorTtlMs,
-      multicall: options.multicall ?? CHAIN_DEFAULTS.multicall,
+      errorTtlMs: options.errorTtlMs,
+      multicall: options.multicall,
       clock,
     };
-    const endpoints = options.chains instanceof Map ? [...options.chains.values()] : [...(options.chains as Iterable<ChainEndpoint>)];
-    for (const endpoint of endpoints) this.chains.set(endpoint.chain, new ChainClient(endpoint, clientOptions));
+    for (const endpoint of options.chains.values()) this.chains.set(endpoint.chain, new ChainClient(endpoint, clientOptions));
     const def = options.defaultChain === undefined ? undefined : parseChainRef(options.defaultChain)?.chain;
     this.defaultChain = def ?? (this.chains.size === 1 ? this.chains.keys().next().value : undefined);
   }
 
-  /** A reader for the chain settings of the configuration (`loadConfig().chains`). */
   static fromSettings(settings: ChainSettings, extra: Partial<ChainReaderOptions> = {}): ChainReader {
     return new ChainReader({ ...settings, ...extra });
   }
@@ -120,7 +94,6 @@ export class ChainReader implements ProofStatusReader {
     try {
       return await this.read(request);
     } catch (err) {
-      // Not expected: read() handles its failures. Kept so the promise never rejects.
       const ids = Array.isArray(request?.requestIds) ? request.requestIds : [];
       const e = classify(err, String(request?.chain), this.timeoutMs);
       return ids.map((requestId) => this.errorEntry(requestId, e.code, e.message));
@@ -136,7 +109,6 @@ export class ChainReader implements ProofStatusReader {
     return isSettled(e) ? this.cacheTtlMs : Math.min(this.cacheTtlMs, UNSETTLED_TTL_MS);
   }
 
-  /** The cache hits still current: an unsettled one only while the chain's head is the block it was read at. */
   private async currentHits(client: ChainClient, hits: (ProofStatusEntry | undefined)[]): Promise<(ProofStatusEntry | undefined)[]> {
     if (hits.every((h) => h === undefined || isSettled(h)) || client.coolingDown()) {
       return hits.map((h) => (h !== undefined && isSettled(h) ? h : undefined));
@@ -209,27 +181,22 @@ export class ChainReader implements ProofStatusReader {
     const sender = getAddress(request.sender);
     const prefix = statusKeyPrefix(client.chain, verifier, sender);
 
-    const results: (ProofStatusEntry | Promise<ProofStatusEntry> | undefined)[] = new Array(ids.length);
     const toRead: RequestId[] = [];
     const seen = new Set<string>();
     const hits = await this.currentHits(client, ids.map((id) => (validRequestId(id) ? this.statuses?.get(prefix + idKey(id)) : undefined)));
-    ids.forEach((id, i) => {
-      if (!validRequestId(id)) {
-        results[i] = this.errorEntry(id, 'bad-request', `requestId ${String(id)} is not a non-negative integer`);
-        return;
-      }
+    const answered = ids.map((id, i): ProofStatusEntry | undefined => {
+      if (!validRequestId(id)) return this.errorEntry(id, 'bad-request', `requestId ${String(id)} is not a non-negative integer`);
       const key = prefix + idKey(id);
       const hit = hits[i];
       if (hit !== undefined) {
         this.counters.cacheHits++;
-        results[i] = { ...hit, requestId: id, cached: true };
-        return;
+        return { ...hit, requestId: id, cached: true };
       }
-      results[i] = this.inflight.get(key); // or filled below
-      if (results[i] === undefined && !seen.has(key)) {
+      if (!this.inflight.has(key) && !seen.has(key)) {
         seen.add(key);
         toRead.push(id);
       }
+      return undefined;
     });
 
     if (toRead.length > 0) {
@@ -245,22 +212,20 @@ export class ChainReader implements ProofStatusReader {
           if (this.inflight.get(key) === one) this.inflight.delete(key);
         });
       }
-      ids.forEach((id, i) => {
-        results[i] ??= this.inflight.get(prefix + idKey(id));
-      });
     }
-
-    const pending = results.some((r) => r instanceof Promise);
-    if (!pending) return results as ProofStatusEntry[];
+    const slots = ids.map((id, i) => ({
+      id, entry: answered[i] ?? this.inflight.get(prefix + idKey(id)) ?? this.errorEntry(id, 'rpc-error', 'no status was read'),
+    }));
+    const entries = slots.map((s) => s.entry);
+    if (entries.every(isEntry)) return entries;
 
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<typeof TIMEOUT>((resolve) => {
       timer = setTimeout(() => resolve(TIMEOUT), Math.max(0, deadline - performance.now()));
     });
     try {
-      return await Promise.all(ids.map(async (id, i) => {
-        const r = results[i] as ProofStatusEntry | Promise<ProofStatusEntry>;
-        if (!(r instanceof Promise)) return r;
+      return await Promise.all(slots.map(async ({ id, entry: r }) => {
+        if (isEntry(r)) return r;
         const v = await Promise.race([r, expired]);
         if (v !== TIMEOUT) return v.requestId === id ? v : { ...v, requestId: id };
         const e = timeoutError(client.chain, this.timeoutMs);
@@ -299,7 +264,6 @@ export class ChainReader implements ProofStatusReader {
     );
   }
 
-  /** The chain check, the block number, the reads at that block, then the txHashes of the verified ones. */
   private async readFresh(
     client: ChainClient, verifier: Address, sender: Address, ids: RequestId[], fromBlock: bigint | number | undefined, deadline: number,
   ): Promise<ProofStatusEntry[]> {

@@ -1,10 +1,8 @@
 /**
- * The second half of an OnChainZKP answer: the verifier's proof status says whether the address proved request N;
- * this says whether request N asks what the scenario's rule says. An outcome the chain decided (valid / not-valid)
- * becomes `error` when the contract's request asks something else, and when the request cannot be compared (a custom
- * validator, a contract that does not show its requests, a rule without a JSON-LD context) unless the operator
- * accepts that (CHAIN_ALLOW_UNCHECKED_REQUESTS=true: the outcome stands, and its reasons say it was not compared).
- * Comparisons are kept per (chain, contract, requestId, rule) for REQUEST_CHECK_TTL_MS.
+ * The proof status says whether the address proved request N; this says whether request N asks what the rule says.
+ * An outcome the chain decided becomes `error` when the contract's request asks something else, or cannot be compared
+ * (a custom validator, a contract that does not show its requests, a rule without a JSON-LD context) unless
+ * CHAIN_ALLOW_UNCHECKED_REQUESTS=true (the outcome stands, its reasons saying it was not compared).
  */
 import type { LRUCache } from 'lru-cache';
 import { keep, lruCache } from '../domain/cache.js';
@@ -17,9 +15,7 @@ import { requestIdOf, type RequestId, type StoredQuery, type StoredRequestEntry 
 const REQUEST_CHECK_TTL_MS = 60_000;
 
 export interface RequestCheckOptions {
-  /** Compares a rule with a stored credential query; without one no request can be compared. */
   matcher?: RequestMatcher;
-  /** CHAIN_ALLOW_UNCHECKED_REQUESTS: a request that cannot be compared does not make the rule `error`. */
   allowUnchecked?: boolean;
 }
 
@@ -28,12 +24,13 @@ export class RequestCheck {
 
   constructor(private readonly options: RequestCheckOptions = {}) {}
 
-  /** One stored query against the rule, kept per (chain, contract, requestId, query hash, rule). */
-  private async compare(o: OnChainRuleOutcome, requestId: RequestId, stored: StoredQuery, qc: QueryConfiguration): Promise<RequestComparison> {
+  private async compare(
+    matcher: RequestMatcher, o: OnChainRuleOutcome, requestId: RequestId, stored: StoredQuery, qc: QueryConfiguration,
+  ): Promise<RequestComparison> {
     const key = `${o.chain}|${o.scenarioVerifierAddress?.toLowerCase()}|${requestId}|${stored.queryHash}|${JSON.stringify(qc.query)}`;
     let comparison = this.comparisons?.get(key);
     if (comparison === undefined) {
-      comparison = await this.options.matcher!.compare(qc.query, stored);
+      comparison = await matcher.compare(qc.query, stored);
       keep(this.comparisons, key, comparison, REQUEST_CHECK_TTL_MS);
     }
     return comparison;
@@ -66,7 +63,8 @@ export class RequestCheck {
       if (entry === undefined) return error(`request ${o.requestId} was not read from ${where}`);
       if ('error' in entry) return error(`could not read request ${o.requestId} from ${where}: ${entry.error}`);
       if ('unreadable' in entry) return unchecked(entry.unreadable);
-      if (this.options.matcher === undefined) return unchecked('no JSON-LD documents are configured to read the rule with');
+      const { matcher } = this.options;
+      if (matcher === undefined) return unchecked('no JSON-LD documents are configured to read the rule with');
       const singles = 'requests' in entry ? entry.requests : [entry];
       const multi = 'requests' in entry ? ` (multi-request of ${singles.map((r) => String(r.requestId)).join(', ')})` : '';
       const differences: string[] = [];
@@ -80,7 +78,7 @@ export class RequestCheck {
           unknown.push(single.unreadable);
           continue;
         }
-        const comparison = await this.compare(o, single.requestId, single.query, qc);
+        const comparison = await this.compare(matcher, o, single.requestId, single.query, qc);
         if (comparison.match === true) return o; // a multi-request proves the rule when one of its requests asks it
         if (comparison.match === 'unknown') unknown.push(comparison.why);
         else differences.push(...comparison.differences);

@@ -5,34 +5,15 @@
  * params hold, and its query hash (js-sdk's calculateQueryHashV2 / calculateQueryHashV3) with the params' queryHash:
  * a wallet proves the query hash, so fields that look right under a hash of another query do not match.
  */
-import * as jsSdk from '@0xpolygonid/js-sdk';
-import * as core from '@iden3/js-iden3-core';
-import * as merklization from '@iden3/js-jsonld-merklization';
+import { Path } from '@iden3/js-jsonld-merklization';
 import type { LRUCache } from 'lru-cache';
 import { keep, lruCache } from '../domain/cache.js';
 import type { Query } from '../schemas/scenario.js';
+import {
+  calculateCoreSchemaHash, calculateQueryHashV2, calculateQueryHashV3, parseQueryMetadata, prepareCircuitArrayValues, QueryOperators,
+  SchemaHash, type DocumentLoader, type QueryMetadata,
+} from '../zkp/sdk.js';
 import type { StoredQuery } from './proof-status.js';
-
-type SchemaHash = unknown;
-/** A JSON-LD document loader, as jsonld.js and the iden3 libraries call it. */
-type DocumentLoader = (url: string) => Promise<{ document: unknown }>;
-interface QueryMetadata { slotIndex: number; values: bigint[]; claimPathKey: bigint; merklizedSchema: boolean }
-interface SdkSubset {
-  QueryOperators: Record<string, number>;
-  parseQueryMetadata(
-    q: { fieldName: string; operator: number; operatorValue?: unknown }, ldContextJSON: string, type: string, options: { documentLoader: DocumentLoader },
-  ): Promise<QueryMetadata>;
-  calculateCoreSchemaHash(id: Uint8Array): { bigInt(): bigint };
-  calculateQueryHashV2(values: bigint[], schema: SchemaHash, slotIndex: bigint, operator: bigint, claimPathKey: bigint, claimPathNotExists: bigint): bigint;
-  calculateQueryHashV3(
-    values: bigint[], schema: SchemaHash, slotIndex: bigint, operator: bigint, claimPathKey: bigint, valueArraySize: number, merklized: number,
-    isRevocationChecked: number, verifierID: bigint, nullifierSessionID: bigint,
-  ): bigint;
-  prepareCircuitArrayValues(values: bigint[], size: number): bigint[];
-}
-const sdk = jsSdk as unknown as SdkSubset;
-const { SchemaHash } = core as unknown as { SchemaHash: { newSchemaHashFromInt(i: bigint): SchemaHash } };
-const { Path } = merklization as unknown as { Path: { getTypeIDFromContext(ctx: string, type: string, o: { documentLoader: DocumentLoader }): Promise<string> } };
 
 /** Values the V2 circuits hash (js-sdk pads to this many); V3 uses the same. */
 const VALUE_ARRAY_SIZE = 64;
@@ -59,7 +40,7 @@ export type RequestComparison =
   /** The rule cannot be turned into a circuit query (no context, a context the service does not hold, ...). */
   | { match: 'unknown'; why: string };
 
-const operatorName = (code: bigint) => Object.entries(sdk.QueryOperators).find(([, c]) => BigInt(c) === code)?.[0] ?? `operator ${code}`;
+const operatorName = (code: bigint) => Object.entries(QueryOperators).find(([, c]) => BigInt(c) === code)?.[0] ?? `operator ${code}`;
 const list = (values: readonly bigint[]) => {
   const shown = values.slice(0, 8).map(String);
   return `[${shown.join(', ')}${values.length > 8 ? ', …' : ''}]`;
@@ -115,10 +96,10 @@ export class RequestMatcher {
   private queryHash(expected: Expected, stored: StoredQuery): bigint {
     const { meta } = expected;
     const schema = SchemaHash.newSchemaHashFromInt(expected.schema);
-    const values = sdk.prepareCircuitArrayValues(meta.values.slice(), VALUE_ARRAY_SIZE); // it pads the array it is given
+    const values = prepareCircuitArrayValues(meta.values.slice(), VALUE_ARRAY_SIZE); // it pads the array it is given
     const [slot, op] = [BigInt(meta.slotIndex), BigInt(expected.operator)];
-    if (stored.kind === 'v2') return sdk.calculateQueryHashV2(values, schema, slot, op, meta.claimPathKey, stored.claimPathNotExists ?? 0n);
-    return sdk.calculateQueryHashV3(
+    if (stored.kind === 'v2') return calculateQueryHashV2(values, schema, slot, op, meta.claimPathKey, stored.claimPathNotExists ?? 0n);
+    return calculateQueryHashV3(
       values, schema, slot, op, meta.claimPathKey, meta.values.length, meta.merklizedSchema ? 1 : 0,
       stored.skipClaimRevocationCheck ? 0 : 1, stored.verifierID ?? 0n, stored.nullifierSessionID ?? 0n,
     );
@@ -141,17 +122,17 @@ export class RequestMatcher {
       return `the rule names no JSON-LD context for ${query.type} (query.context, or ZKP_CONTEXTS), so its circuit query is unknown`;
     }
     if (documentLoader === undefined) return 'the service has no JSON-LD documents to read the rule\'s context with';
-    const operator = sdk.QueryOperators[query.operator];
+    const operator = QueryOperators[query.operator];
     if (operator === undefined) return `operator ${query.operator} has no circuit code`;
     try {
       const { document } = await documentLoader(context);
       const ld = JSON.stringify(document);
       const typeId = await Path.getTypeIDFromContext(ld, query.type, { documentLoader });
-      const schema = sdk.calculateCoreSchemaHash(new TextEncoder().encode(typeId)).bigInt();
+      const schema = calculateCoreSchemaHash(new TextEncoder().encode(typeId)).bigInt();
       const property = query.operator === '$noop'
         ? { fieldName: '', operator }
         : { fieldName: query.attribute ?? '', operator, operatorValue: query.value };
-      const meta = await sdk.parseQueryMetadata(property, ld, query.type, { documentLoader });
+      const meta = await parseQueryMetadata(property, ld, query.type, { documentLoader });
       return { context, typeId, schema, operator, meta };
     } catch (err) {
       return `the rule's query cannot be read against its context ${context}: ${err instanceof Error ? err.message : String(err)}`;

@@ -156,7 +156,7 @@ function isNotFound(data: Hex): boolean {
     const e = decodeErrorResult({ abi: requestAbi, data });
     const name: string = e.errorName;
     if (name === 'RequestIdNotFound' || name === 'MultiRequestIdNotFound') return true;
-    return name === 'Error' && /request id doesn'?t exist/i.test(String((e.args as readonly unknown[])?.[0] ?? ''));
+    return name === 'Error' && /request id doesn'?t exist/i.test(String(e.args?.[0] ?? ''));
   } catch {
     return false;
   }

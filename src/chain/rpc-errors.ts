@@ -3,6 +3,7 @@
  * Messages never quote the RPC URL (it may hold an API key). Loaded with viem (through reader.ts), never at start.
  */
 import { BaseError, HttpRequestError, RpcRequestError, TimeoutError, type Hex } from 'viem';
+import { isRecord } from '../schemas/json.js';
 import type { ChainErrorCode } from './proof-status.js';
 
 /** A failure of a whole read round (transport, node, deadline): every read of the round answers it. */
@@ -20,6 +21,8 @@ export function timeoutError(chain: string, timeoutMs: number): ChainReadError {
 /** Failures of the endpoint rather than of one read: the chain is not asked again for a while (ChainClient). */
 export const isTransportFailure = (e: ChainReadError) => e.code === 'unreachable' || e.code === 'timeout' || e.code === 'wrong-chain';
 
+const isHex = (d: unknown): d is Hex => typeof d === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(d);
+
 /** The revert data of a failed eth_call ('0x' for a revert without data), or undefined when it was no revert. */
 export function revertDataOf(err: unknown): Hex | undefined {
   if (!(err instanceof BaseError)) return undefined;
@@ -27,12 +30,12 @@ export function revertDataOf(err: unknown): Hex | undefined {
   let data: Hex | undefined;
   let revert = false;
   err.walk((e) => {
-    const x = e as { code?: unknown; data?: unknown; details?: unknown; message?: unknown };
+    const x = isRecord(e) ? e : {};
     if (x.code === 3) revert = true;
     if ((typeof x.details === 'string' && /revert/i.test(x.details)) || (typeof x.message === 'string' && /revert/i.test(x.message))) revert = true;
     if (data === undefined) {
-      const d = typeof x.data === 'object' && x.data !== null ? (x.data as { data?: unknown }).data : x.data;
-      if (typeof d === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(d)) data = d as Hex;
+      const d = isRecord(x.data) ? x.data.data : x.data;
+      if (isHex(d)) data = d;
     }
     return false;
   });
@@ -67,12 +70,12 @@ export function classify(err: unknown, chain: string, timeoutMs: number): ChainR
   if (err instanceof ChainReadError) return err;
   if (err instanceof BaseError) {
     if (err.walk((e) => e instanceof TimeoutError)) return timeoutError(chain, timeoutMs);
-    const http = err.walk((e) => e instanceof HttpRequestError) as HttpRequestError | null;
-    if (http) {
+    const http = err.walk((e) => e instanceof HttpRequestError);
+    if (http instanceof HttpRequestError) {
       if (typeof http.status === 'number') return new ChainReadError('unreachable', `${chain} RPC endpoint answered HTTP ${http.status}`);
       let code: string | undefined;
       err.walk((e) => {
-        const c = (e as { code?: unknown }).code;
+        const c = isRecord(e) ? e.code : undefined;
         if (code === undefined && typeof c === 'string') code = c;
         return false;
       });
@@ -80,8 +83,8 @@ export function classify(err: unknown, chain: string, timeoutMs: number): ChainR
       const why = code === undefined ? 'network error' : NETWORK_FAILURES[code] ?? 'the connection failed';
       return new ChainReadError('unreachable', `${chain} is unreachable (${why})`);
     }
-    const rpc = err.walk((e) => e instanceof RpcRequestError) as RpcRequestError | null;
-    if (rpc) return new ChainReadError('rpc-error', `${chain} RPC error ${rpc.code}: ${plain(rpc.details || rpc.shortMessage)}`);
+    const rpc = err.walk((e) => e instanceof RpcRequestError);
+    if (rpc instanceof RpcRequestError) return new ChainReadError('rpc-error', `${chain} RPC error ${rpc.code}: ${plain(rpc.details || rpc.shortMessage)}`);
     return new ChainReadError('rpc-error', `${chain} read failed: ${plain(err.shortMessage)}`);
   }
   return new ChainReadError('rpc-error', `${chain} read failed: ${plain(err instanceof Error ? err.message : String(err))}`);

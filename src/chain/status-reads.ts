@@ -99,16 +99,15 @@ export class StatusReads {
   private async readMultiRequests(
     chain: ChainClient, verifier: Address, sender: Address, entries: ProofStatusEntry[], blockNumber: bigint,
   ): Promise<void> {
-    const missing = entries.flatMap((e, i) => ('code' in e && e.code === 'request-not-found' ? [i] : []));
+    const missing = entries.flatMap((e, i) => ('code' in e && e.code === 'request-not-found' ? [{ i, requestId: e.requestId }] : []));
     if (missing.length === 0) return;
-    const calls = missing.map((i) => ({
+    const calls = missing.map(({ requestId }) => ({
       to: verifier,
-      data: encodeFunctionData({ abi: requestAbi, functionName: 'getMultiRequestProofsStatus', args: [BigInt(entries[i]!.requestId), sender] }),
+      data: encodeFunctionData({ abi: requestAbi, functionName: 'getMultiRequestProofsStatus', args: [BigInt(requestId), sender] }),
     }));
     const raws = await this.callMany(chain, calls, blockNumber);
-    missing.forEach((i, k) => {
+    missing.forEach(({ i, requestId }, k) => {
       const raw = raws[k];
-      const requestId = entries[i]!.requestId;
       if (raw === undefined) return;
       if (raw.ok) {
         try {
@@ -176,14 +175,14 @@ function decode(
   if (raw.ok) {
     if (raw.data === '0x') return undefined;
     try {
-      const out = decodeFunctionResult({ abi: verifierAbi, functionName: method, data: raw.data }) as unknown;
-      if (typeof out === 'boolean') return { entry: { requestId: id, verified: out, blockNumber, method, cached: false } };
-      const s = out as { isVerified: boolean; timestamp?: bigint; blockTimestamp?: bigint; blockNumber?: bigint };
+      const s = decodeFunctionResult({ abi: verifierAbi, functionName: method, data: raw.data });
+      if (typeof s === 'boolean') return { entry: { requestId: id, verified: s, blockNumber, method, cached: false } };
       if (typeof s?.isVerified !== 'boolean') return undefined;
-      const at = s.timestamp ?? s.blockTimestamp ?? 0n;
+      const legacy = 'blockTimestamp' in s;
+      const at = (legacy ? s.blockTimestamp : s.timestamp) ?? 0n;
       const entry: ProofStatusRead = { requestId: id, verified: s.isVerified, blockNumber, method, cached: false };
       if (s.isVerified && at > 0n && at <= BigInt(Number.MAX_SAFE_INTEGER)) entry.provedAt = Number(at);
-      return { entry, proofBlock: s.isVerified && s.blockNumber !== undefined && s.blockNumber > 0n ? s.blockNumber : undefined };
+      return { entry, proofBlock: legacy && s.isVerified && s.blockNumber > 0n ? s.blockNumber : undefined };
     } catch {
       return undefined;
     }
@@ -195,11 +194,11 @@ function decode(
     const e = decodeErrorResult({ abi: verifierAbi, data: raw.data });
     if (e.errorName === 'RequestIdNotFound') return reverted(notFound, 'request-not-found');
     if (e.errorName === 'Error') {
-      const reason = String((e.args as readonly unknown[])?.[0] ?? '');
+      const reason = String(e.args?.[0] ?? '');
       if (/request id doesn'?t exist/i.test(reason)) return reverted(notFound, 'request-not-found');
       return reverted(`verifier ${verifier} reverted: ${clip(JSON.stringify(reason), 160)}`);
     }
-    if (e.errorName === 'Panic') return reverted(`verifier ${verifier} reverted with panic ${String((e.args as readonly unknown[])?.[0])}`);
+    if (e.errorName === 'Panic') return reverted(`verifier ${verifier} reverted with panic ${String(e.args?.[0])}`);
     return reverted(`verifier ${verifier} reverted with ${e.errorName}`);
   } catch {
     return reverted(`verifier ${verifier} reverted with custom error ${raw.data.slice(0, 10)}`);

@@ -1,9 +1,7 @@
 /**
- * txHash of verified proofs: the proof-submission event (`ResponseSubmitted` / `ZKPResponseSubmitted`, both indexed by
- * requestId and caller) is looked up with one `eth_getLogs` per block range — at the proof's own block where the
- * contract reports it (legacy `getProofStatus`), else over the last `txHashLookbackBlocks` blocks, never below
- * `fromBlock` (the deployment block). Found hashes are kept (bounded); a search that found nothing or failed (e.g. a
- * provider's block-range limit) is not repeated for a minute. A failed or late lookup only leaves txHash out.
+ * txHash of verified proofs from the submission event, one `eth_getLogs` per block range: the proof's own block where
+ * the contract reports it, else the last `txHashLookbackBlocks` blocks, never below the deployment block. A search that
+ * found nothing or failed (a provider's range limit) is not repeated for a minute; a late one only leaves txHash out.
  */
 import type { LRUCache } from 'lru-cache';
 import type { Address, Hex } from 'viem';
@@ -19,15 +17,13 @@ const TXHASH_MISS_TTL_MS = 60_000;
 export interface TxHashOptions {
   /** Blocks searched back from the read block; 0 disables the lookup. */
   lookbackBlocks: number;
-  /** Bound of the kept hashes (and misses). */
   maxEntries: number;
-  /** The reader's deadline: a little of it is left for the answer itself. */
   timeoutMs: number;
   clock: () => number;
 }
 
 export class TxHashLookup {
-  /** Found submission hashes (kept), or false: looked up recently and not found (kept TXHASH_MISS_TTL_MS). */
+  /** false: looked up recently and not found. */
   private readonly hashes: LRUCache<string, Hex | false> | undefined;
 
   constructor(private readonly counters: ChainReaderStats, private readonly options: TxHashOptions) {
@@ -66,7 +62,6 @@ export class TxHashLookup {
       ranges.set(k, r);
     }
 
-    // Each range answers the hashes it found; a failed query (e.g. a provider's range limit) finds nothing.
     const lookups = Promise.all([...ranges.values()].map(async (r) => {
       this.counters.logQueries++;
       const found = new Map<string, Hex>();
@@ -88,7 +83,7 @@ export class TxHashLookup {
       return { ids: r.ids, found };
     }));
 
-    // Leave a little of the budget for the answer itself; a late lookup only leaves txHash out.
+    // A little of the budget is left for the answer itself.
     const budget = Math.max(0, deadline - performance.now() - Math.min(250, timeoutMs / 4));
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<undefined>((resolve) => {

@@ -1,8 +1,4 @@
-/**
- * DID syntax checks, on @iden3/js-iden3-core's DID as src/trust/iden3.ts types it (the ESM copy credential trust
- * loads at start). They serve the configuration (ZKP_VERIFIER_DID, ZKP_ALLOWED_ISSUERS) as well as requests and
- * verification, so this module must not load @iden3/js-iden3-auth.
- */
+/** DID syntax checks for the configuration, requests and verification: this module must not load js-iden3-auth. */
 import { DID } from '../trust/iden3.js';
 
 /**

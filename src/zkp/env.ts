@@ -7,8 +7,9 @@ import { statSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
 import { integer, oneOf, text } from '../config/variables.js';
+import { isRecord } from '../schemas/json.js';
 import { ZkpOptionsError } from './errors.js';
-import { DEFAULT_ZKP_CIRCUIT_ID, ZKP_DEFAULT_CIRCUIT_IDS, type ZkpDefaultCircuitId } from './queries.js';
+import { ZKP_DEFAULT_CIRCUIT_IDS, type ZkpDefaultCircuitId } from './queries.js';
 import { isCanonicalDid, isCanonicalIden3Did } from './did.js';
 import { parseStateResolversConfig, type RpcChainConfig } from './state.js';
 
@@ -30,7 +31,7 @@ export interface ZkpEnvConfig {
   answersPerExecution: number;
 }
 
-/** Whole seconds, at least 1: ten digits at most, as before the schema (milliseconds stay safe integers). */
+/** Whole seconds from 1, ten digits at most: milliseconds stay safe integers. */
 const seconds = (dflt: number, description: string) => integer(1, 9_999_999_999, { default: dflt, description });
 
 export const zkpEnv = Type.Object({
@@ -40,7 +41,7 @@ export const zkpEnv = Type.Object({
     description: 'The verifier\'s iden3 DID: the `from` of authorization requests, the `to` of answers.',
   })),
   ZKP_REQUEST_TTL_SECONDS: seconds(600, 'Lifetime of an authorization request; a pending execution then fails.'),
-  ZKP_DEFAULT_CIRCUIT_ID: oneOf(ZKP_DEFAULT_CIRCUIT_IDS, { default: DEFAULT_ZKP_CIRCUIT_ID, description: 'Circuit of queries that name none.' }),
+  ZKP_DEFAULT_CIRCUIT_ID: oneOf(ZKP_DEFAULT_CIRCUIT_IDS, { default: 'credentialAtomicQuerySigV2', description: 'Circuit of queries that name none.' }),
   ZKP_CONTEXTS: Type.Optional(text({
     expect: 'a JSON object',
     docDefault: '`{}`',
@@ -64,7 +65,7 @@ export const zkpEnv = Type.Object({
   ZKP_PROOF_MAX_AGE_SECONDS: seconds(3600, 'Oldest accepted proof.'),
   ZKP_CLOCK_SKEW_SECONDS: seconds(300, 'How far in the future a proof\'s timestamp may be.'),
   ZKP_STATE_TRANSITION_DELAY_SECONDS: seconds(3600, 'How long a proof against an issuer\'s replaced state is still accepted.'),
-  // Its own spellings, narrower than a boolean's: a switch for tests only, kept as strict as it always was.
+  // Its own spellings, narrower than a boolean's: a switch for tests only.
   ZKP_ALLOW_PLAIN_RESPONSES: oneOf(['false', 'true', '0', '1'] as const, {
     default: 'false',
     description: 'Accept unsigned plain iden3comm answers (tests only: they are not bound to the holder).',
@@ -85,6 +86,9 @@ export const zkpEnv = Type.Object({
 
 export type ZkpEnv = Static<typeof zkpEnv>;
 
+const isUrlMap = (x: unknown): x is Record<string, string> =>
+  isRecord(x) && Object.values(x).every((v) => typeof v === 'string' && v.length > 0);
+
 function contexts(raw: string | undefined): Record<string, string> {
   if (raw === undefined) return {};
   let parsed: unknown;
@@ -93,11 +97,8 @@ function contexts(raw: string | undefined): Record<string, string> {
   } catch {
     parsed = undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) ||
-    !Object.values(parsed).every((v) => typeof v === 'string' && v.length > 0)) {
-    throw new ConfigError('ZKP_CONTEXTS must be a JSON object {"<credential type>": "<JSON-LD context URL>"}');
-  }
-  return parsed as Record<string, string>;
+  if (!isUrlMap(parsed)) throw new ConfigError('ZKP_CONTEXTS must be a JSON object {"<credential type>": "<JSON-LD context URL>"}');
+  return parsed;
 }
 
 function stateResolvers(raw: string | undefined): Record<string, RpcChainConfig> {

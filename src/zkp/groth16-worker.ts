@@ -14,7 +14,7 @@ export interface Groth16Task {
 }
 
 export default function check(task: Groth16Task): boolean {
-  const vk = JSON.parse(task.vk) as Parameters<typeof verifyGroth16Proof>[1];
+  const vk: Parameters<typeof verifyGroth16Proof>[1] = JSON.parse(task.vk);
   try {
     return verifyGroth16Proof(task.proof, vk);
   } catch {

@@ -1,15 +1,6 @@
 /**
- * OffChainZKP: iden3comm authorization requests and verification of the wallet's zero-knowledge proofs.
- *
- *   at create/patch:  validateZkpQueries(configs, {contexts, documents})  (+ checkZkpQuerySchemas, async)
- *   once:             verifier = await createZkpVerifier({stateResolvers, documentLoader, ...})
- *   at execute:       {request, pending} = buildAuthorizationRequest(configs, {callbackUrl, verifierDid, ...})
- *                     -> answer `pending` results, send `request` to the wallet, persist `pending`
- *   at callback:      verification = await verifyAuthorizationResponse(token, pending, {verifier, now})
- *                     -> verdicts per rule, or a ZkpError (statusCode) and the execution stays unchanged
- *
- * Importing this barrel loads @iden3/js-iden3-auth (~26 MB). The service does not: it imports the modules it needs
- * at start directly, and request.ts, verify.ts and rpc-state.ts through lazy.ts, only where OffChainZKP is configured.
+ * OffChainZKP: iden3comm authorization requests and verification of the wallet's proofs. Importing this barrel loads
+ * @iden3/js-iden3-auth (~26 MB); the service imports the modules it needs directly, the heavy ones through lazy.ts.
  */
 export { buildAuthorizationRequest, type AuthorizationRequest, type PendingAuthorization } from './request.js';
 export { validateZkpQueries, toIden3Query, type ZkpQueryConfiguration } from './queries.js';

@@ -1,24 +1,10 @@
 /**
- * What the iden3 query circuits can prove, and how a query configuration (the contract's QueryConfiguration) becomes
- * an iden3 ZK query. The rule's query uses iden3's own spellings, so that queries copied from iden3 tools work.
- *
- * Decisions (the issues are silent on them):
- * - JSON-LD context: a query may name its context in an optional `context` field (an absolute URL); otherwise the
- *   deployment maps credential types to contexts (ZkpQueryOptions.contexts, env ZKP_CONTEXTS). The query's own field
- *   wins. A context the offline document loader does not hold is refused at create time (the verifier could never
- *   check a proof about it).
- * - Circuit: the query's `circuitId`: credentialAtomicQuerySigV2 (BJJ signature credentials), credentialAtomicQueryMTPV2
- *   (credentials published in the issuer's claims tree), credentialAtomicQueryV3 (either, by `proofType`; adds $lte,
- *   $gte, $between, $nonbetween, $exists, nullifiers and linked proofs) or linkedMultiQuery (more conditions on the
- *   credential of a V3 rule of the same `groupId`; the wallet proves them with linkedMultiQuery3, 5 or 10). A query
- *   naming none is proved with credentialAtomicQueryV3 where it asks what only V3 proves, else with the deployment's
- *   default (env ZKP_DEFAULT_CIRCUIT_ID).
- * - Linked multi-query: the rules of one group with circuitId linkedMultiQuery share one requestId (one proof shows
- *   all their conditions); query-groups.ts checks groups.
- *
- * What js-sdk (1.39.4 inside js-iden3-auth 1.14, and 1.45) lets the circuits prove: V2 $noop, $eq, $ne, $lt, $gt,
- * $in, $nin, $sd; V3 all of the query language and $sd; linkedMultiQuery the same but $noop and $sd (the V3 rule of
- * the group proves those).
+ * What the iden3 query circuits can prove, and how a query configuration becomes an iden3 ZK query (in iden3's own
+ * spellings, so that queries copied from iden3 tools work). A query's own `context` wins over ZKP_CONTEXTS; a context
+ * the offline loader does not hold is refused at create time, since no proof about it could be checked. A query that
+ * names no circuit is proved with credentialAtomicQueryV3 where it asks what only V3 proves, else with
+ * ZKP_DEFAULT_CIRCUIT_ID. What js-sdk (1.39.4 in js-iden3-auth 1.14, and 1.45) lets the circuits prove: V2 $noop,
+ * $eq, $ne, $lt, $gt, $in, $nin, $sd; V3 all; linkedMultiQuery all but $noop and $sd (its group's V3 rule proves those).
  */
 import { Operators } from '../schemas/scenario.js';
 import type { Query } from '../schemas/scenario.js';
@@ -32,10 +18,8 @@ export type ZkpCircuitId = (typeof ZKP_CIRCUIT_IDS)[number];
 /** The circuits a deployment may default to (linkedMultiQuery needs a group, so a rule names it). */
 export const ZKP_DEFAULT_CIRCUIT_IDS = ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2', 'credentialAtomicQueryV3'] as const;
 export type ZkpDefaultCircuitId = (typeof ZKP_DEFAULT_CIRCUIT_IDS)[number];
-export const DEFAULT_ZKP_CIRCUIT_ID: ZkpDefaultCircuitId = 'credentialAtomicQuerySigV2';
 const V3_CIRCUIT = 'credentialAtomicQueryV3';
 export const LINKED_CIRCUIT = 'linkedMultiQuery';
-/** The proof types a V3 query may ask for (iden3's ProofType). */
 const ZKP_PROOF_TYPES = ['BJJSignature2021', 'Iden3SparseMerkleTreeProof'] as const;
 
 const V2_OPERATORS = ['$noop', '$eq', '$ne', '$lt', '$gt', '$in', '$nin', '$sd'] as const;
@@ -50,7 +34,6 @@ const ZKP_MAX_REQUEST_ID = 4_294_967_295;
 /** BN254 scalar field order: a nullifier session id is a field element. */
 const FIELD_ORDER = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
 
-/** A contract query (QueryConfiguration.query) as OffChainZKP reads it. */
 export type ZkpQuery = Query;
 export interface ZkpQueryConfiguration {
   id: string;
@@ -58,19 +41,19 @@ export interface ZkpQueryConfiguration {
 }
 
 export interface ZkpQueryOptions {
-  /** Credential type -> JSON-LD context URL, for queries that do not name their own `context` (env ZKP_CONTEXTS). */
+  /** Credential type -> JSON-LD context URL (ZKP_CONTEXTS). */
   contexts?: Readonly<Record<string, string>>;
-  /** When given, a context URL must be one it holds (the offline document loader): the verifier needs it. */
+  /** When given, a context URL must be one it holds: the verifier reads documents offline. */
   documents?: { has(url: string): boolean };
-  /** Circuit of queries that name none and ask nothing only V3 proves (env ZKP_DEFAULT_CIRCUIT_ID). */
-  defaultCircuitId?: ZkpDefaultCircuitId;
-  /** Pointer of the queryConfigurations array (default '/queryConfigurations', as in the Scenario). */
+  defaultCircuitId: ZkpDefaultCircuitId;
   basePointer?: string;
 }
 
 const KNOWN_OPERATORS: ReadonlySet<string> = new Set(Operators);
 const CIRCUITS: ReadonlySet<string> = new Set(ZKP_CIRCUIT_IDS);
-const isNonNegativeInteger = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
+const isNonNegativeInteger = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+const isCircuitId = (x: unknown): x is ZkpCircuitId => typeof x === 'string' && CIRCUITS.has(x);
+const PROOF_TYPES: ReadonlySet<unknown> = new Set(ZKP_PROOF_TYPES);
 
 function isAbsoluteUrl(s: string): boolean {
   if (/^ipfs:\/\/[A-Za-z0-9]+/.test(s)) return true;
@@ -82,38 +65,31 @@ function isAbsoluteUrl(s: string): boolean {
   }
 }
 
-/** The JSON-LD context of a query: its own `context`, else the deployment's mapping for its type. */
-export function contextOf(query: Pick<ZkpQuery, 'type' | 'context'>, contexts?: Readonly<Record<string, string>>): string | undefined {
+export function contextOf(query: { type: string; context?: unknown }, contexts?: Readonly<Record<string, string>>): string | undefined {
   if (typeof query.context === 'string' && query.context.length > 0) return query.context;
   return contexts && Object.hasOwn(contexts, query.type) ? contexts[query.type] : undefined;
 }
 
-/** True when the query asks what only the V3 circuits prove. */
 function needsV3(query: Partial<Record<keyof ZkpQuery, unknown>>): boolean {
-  return V3_ONLY_OPERATORS.has(query.operator as string) || query.proofType !== undefined || query.groupId !== undefined ||
+  return (typeof query.operator === 'string' && V3_ONLY_OPERATORS.has(query.operator)) || query.proofType !== undefined || query.groupId !== undefined ||
     query.params !== undefined;
 }
 
-/** The circuit a query is proved with: its own, else V3 where only V3 proves it, else the default. */
-export function circuitOf(query: Partial<Record<keyof ZkpQuery, unknown>>, defaultCircuitId: ZkpDefaultCircuitId = DEFAULT_ZKP_CIRCUIT_ID): ZkpCircuitId {
-  if (typeof query.circuitId === 'string' && CIRCUITS.has(query.circuitId)) return query.circuitId as ZkpCircuitId;
+export function circuitOf(query: Partial<Record<keyof ZkpQuery, unknown>>, defaultCircuitId: ZkpDefaultCircuitId): ZkpCircuitId {
+  if (isCircuitId(query.circuitId)) return query.circuitId;
   return needsV3(query) ? V3_CIRCUIT : defaultCircuitId;
 }
 
-/** The nullifier session id as a decimal string (params.nullifierSessionId: an integer or a decimal string). */
 export function nullifierSessionIdOf(query: Pick<ZkpQuery, 'params'>): string | undefined {
   const id = query.params?.nullifierSessionId;
   return id === undefined ? undefined : String(id);
 }
 
 /**
- * Create/patch-time checks of an OffChainZKP scenario's query configurations against what the circuits and this
- * verifier support. Returns [] when every query can be proved. Never throws.
- * Pointers are relative to the Scenario ('/queryConfigurations/1/query/operator'), like validateScenarioRules's:
- * the two overlap on the 64-value limit and requestId presence, so a caller that runs both should keep one problem
- * per pointer.
+ * Create-time checks against what the circuits and this verifier support; [] when every query can be proved. Overlaps
+ * validateScenarioRules on the 64-value limit and requestId presence: a caller running both keeps one problem per pointer.
  */
-export function validateZkpQueries(queryConfigurations: readonly unknown[], options: ZkpQueryOptions = {}): FieldProblem[] {
+export function validateZkpQueries(queryConfigurations: readonly unknown[], options: ZkpQueryOptions): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const base = options.basePointer ?? '/queryConfigurations';
   if (!Array.isArray(queryConfigurations)) {
@@ -130,7 +106,7 @@ export function validateZkpQueries(queryConfigurations: readonly unknown[], opti
     }
     const circuitId = circuitOf(query, options.defaultCircuitId);
     checkZkpQuery(query, circuitId, add, options);
-    const context = typeof query.type === 'string' ? contextOf({ type: query.type, context: query.context as string | undefined }, options.contexts) : undefined;
+    const context = typeof query.type === 'string' ? contextOf({ type: query.type, context: query.context }, options.contexts) : undefined;
     checked.push({ index: i, query, circuitId, context });
   });
   problems.push(...checkGroups(checked, base));
@@ -138,7 +114,6 @@ export function validateZkpQueries(queryConfigurations: readonly unknown[], opti
 }
 
 function checkZkpQuery(query: Record<string, unknown>, circuitId: ZkpCircuitId, add: Add, options: ZkpQueryOptions): void {
-  // requestId: the proof's public signal and the scope entry's id.
   const rid = query.requestId;
   if (rid === undefined) {
     add('/requestId', 'requestId is required for zero-knowledge proofs: the number of the proof request (1 or more)');
@@ -146,7 +121,6 @@ function checkZkpQuery(query: Record<string, unknown>, circuitId: ZkpCircuitId, 
     add('/requestId', `requestId must be an integer from 1 to ${ZKP_MAX_REQUEST_ID} (0 cannot be proved); got ${JSON.stringify(rid)}`);
   }
 
-  // type and its JSON-LD context.
   const type = query.type;
   if (typeof type !== 'string' || type.length === 0) {
     add('/type', 'type is required: the credential type the proof is about');
@@ -156,7 +130,7 @@ function checkZkpQuery(query: Record<string, unknown>, circuitId: ZkpCircuitId, 
   if (query.context !== undefined && (typeof query.context !== 'string' || !isAbsoluteUrl(query.context))) {
     add('/context', 'context must be the absolute URL (https:// or ipfs://) of the JSON-LD context that defines the credential type');
   } else if (typeof type === 'string' && type.length > 0) {
-    const context = contextOf({ type, context: query.context as string | undefined }, options.contexts);
+    const context = contextOf({ type, context: query.context }, options.contexts);
     if (context === undefined) {
       add('/context', `no JSON-LD context is known for credential type ${JSON.stringify(type)}: name it in the query's context field ` +
         'or in the service configuration (ZKP_CONTEXTS)');
@@ -188,12 +162,11 @@ function checkZkpQuery(query: Record<string, unknown>, circuitId: ZkpCircuitId, 
   checkValue(query, op, add);
 }
 
-/** proofType, groupId and params: V3 fields (groupId also linkedMultiQuery's). */
 function checkV3Fields(query: Record<string, unknown>, circuitId: ZkpCircuitId, add: Add): void {
   const v3 = circuitId === V3_CIRCUIT;
   if (query.proofType !== undefined) {
     if (!v3 && circuitId !== LINKED_CIRCUIT) add('/proofType', `proofType needs circuitId ${V3_CIRCUIT} (${circuitId} has its proof type in its name)`);
-    else if (!(ZKP_PROOF_TYPES as readonly unknown[]).includes(query.proofType)) add('/proofType', `proofType must be one of ${ZKP_PROOF_TYPES.join(', ')}`);
+    else if (!PROOF_TYPES.has(query.proofType)) add('/proofType', `proofType must be one of ${ZKP_PROOF_TYPES.join(', ')}`);
   }
   if (query.groupId !== undefined) {
     if (!v3 && circuitId !== LINKED_CIRCUIT) add('/groupId', `groupId needs circuitId ${V3_CIRCUIT} or ${LINKED_CIRCUIT}: the V2 circuits cannot link proofs`);
@@ -215,13 +188,12 @@ function checkV3Fields(query: Record<string, unknown>, circuitId: ZkpCircuitId, 
   }
   const sid = params.nullifierSessionId;
   const decimal = typeof sid === 'string' && /^[1-9][0-9]{0,76}$/.test(sid) && BigInt(sid) < FIELD_ORDER;
-  if (!(decimal || (Number.isSafeInteger(sid) && (sid as number) >= 1))) {
+  if (!(decimal || (typeof sid === 'number' && Number.isSafeInteger(sid) && sid >= 1))) {
     add('/params/nullifierSessionId', 'nullifierSessionId must be a positive integer, or a decimal string below the BN254 field order ' +
       `(one id per verifier session; 0 asks no nullifier); got ${JSON.stringify(sid)?.slice(0, 80)}`);
   }
 }
 
-/** The iden3 ZK query of one query configuration (assumes validateZkpQueries found nothing). */
 export interface Iden3Query {
   allowedIssuers: string[];
   context: string;
@@ -242,8 +214,7 @@ export function conditionOf(query: ZkpQuery): Record<string, unknown> | undefine
 export function toIden3Query(query: ZkpQuery, context: string, allowedIssuers: readonly string[]): Iden3Query {
   const out: Iden3Query = { allowedIssuers: [...allowedIssuers], context, type: query.type };
   const condition = conditionOf(query);
-  // $noop: no credentialSubject at all. (`{ attr: {} }` asks for selective disclosure of attr.)
-  // js-sdk reads one level: the attribute's dot path is the key ("personalData.age"), not nested objects.
+  // js-sdk reads one level: the dot path is the key ("personalData.age"), not nested objects.
   if (condition && query.attribute !== undefined) out.credentialSubject = { [query.attribute]: condition };
   if (query.proofType !== undefined) out.proofType = query.proofType;
   if (query.groupId !== undefined) out.groupId = query.groupId;

@@ -40,9 +40,10 @@ export function checkGroups(rules: readonly CheckedRule[], base: string): FieldP
   for (const same of byRequestId.values()) {
     const first = same[0];
     if (!first || first.circuitId !== 'linkedMultiQuery') continue;
-    if (same.length > LINKED_MAX_CONDITIONS) {
+    const beyond = same[LINKED_MAX_CONDITIONS];
+    if (beyond) {
       problems.push({
-        pointer: at(same[LINKED_MAX_CONDITIONS] as CheckedRule, 'requestId'),
+        pointer: at(beyond, 'requestId'),
         message: `one linkedMultiQuery proof shows at most ${LINKED_MAX_CONDITIONS} conditions; request ${String(first.query.requestId)} has ${same.length}: ` +
           'give the others another requestId',
       });
@@ -77,10 +78,10 @@ export function checkGroups(rules: readonly CheckedRule[], base: string): FieldP
         problems.push({ pointer: at(r, 'context'), message: `the rules of group ${String(groupId)} are about one credential: their JSON-LD context must be the same (${base}/${first.index} has ${String(first.context)})` });
       }
     }
-    const linked = members.filter((r) => r.circuitId === 'linkedMultiQuery');
-    if (linked.length > 0 && !members.some((r) => r.circuitId === 'credentialAtomicQueryV3')) {
+    const linked = members.find((r) => r.circuitId === 'linkedMultiQuery');
+    if (linked && !members.some((r) => r.circuitId === 'credentialAtomicQueryV3')) {
       problems.push({
-        pointer: at(linked[0] as CheckedRule, 'groupId'),
+        pointer: at(linked, 'groupId'),
         message: `group ${String(groupId)} needs a credentialAtomicQueryV3 rule: a linkedMultiQuery proof shows conditions on a credential, ` +
           'the V3 proof of the same group shows that the holder has that credential from a trusted issuer',
       });

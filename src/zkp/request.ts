@@ -1,14 +1,13 @@
 /**
- * buildAuthorizationRequest: an OffChainZKP scenario's query configurations -> the iden3comm authorization request
- * the wallet answers (made with js-iden3-auth), and the PendingAuthorization the verifier needs to check the answer.
- * Pure apart from the random thread id (pass `thid` and `now` to make it deterministic).
+ * An OffChainZKP scenario's query configurations -> the iden3comm authorization request the wallet answers, and the
+ * PendingAuthorization the verifier checks the answer against.
  */
 import { randomUUID } from 'node:crypto';
 import { auth } from '@iden3/js-iden3-auth';
 import { isCanonicalDid, isCanonicalIden3Did } from './did.js';
 import { ZkpOptionsError, ZkpQueryError } from './errors.js';
 import {
-  DEFAULT_ZKP_CIRCUIT_ID, LINKED_CIRCUIT, ZKP_DEFAULT_CIRCUIT_IDS, circuitOf, conditionOf, contextOf, nullifierSessionIdOf, toIden3Query,
+  LINKED_CIRCUIT, ZKP_DEFAULT_CIRCUIT_IDS, circuitOf, conditionOf, contextOf, nullifierSessionIdOf, toIden3Query,
   validateZkpQueries, type Iden3Query, type ZkpCircuitId, type ZkpDefaultCircuitId, type ZkpQuery, type ZkpQueryConfiguration,
   type ZkpQueryOptions,
 } from './queries.js';
@@ -19,18 +18,15 @@ export const PLAIN_MEDIA_TYPE = 'application/iden3comm-plain-json';
 export const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
 /** What the wallet may answer with: a JWZ token proved with the authV2 or authV3 circuit. */
 export const DEFAULT_ACCEPT = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2,authV3;alg=groth16'] as const;
-export const DEFAULT_REQUEST_TTL_MS = 10 * 60_000;
 
-/** One scope entry of the request (iden3comm ZeroKnowledgeProofRequest as this service makes it). */
 export interface ZkpScopeEntry {
   id: number;
   circuitId: ZkpCircuitId;
   query: Iden3Query;
-  /** V3: the nullifier session id (a decimal string: it may exceed a JSON number). */
+  /** Decimal: it may exceed a JSON number. */
   params?: { nullifierSessionId: string };
 }
 
-/** The iden3comm authorization request message (JSON: send it to the wallet as is, e.g. in a QR code or deep link). */
 export interface AuthorizationRequest {
   id: string;
   thid: string;
@@ -48,65 +44,48 @@ export interface AuthorizationRequest {
   expires_time?: number;
 }
 
-/** What one rule (query configuration) asks for. */
 export interface PendingRule {
-  /** The query configuration id (objectId of its execution result). */
   objectId: string;
   requestId: number;
   circuitId: ZkpCircuitId;
-  /** V3 and linkedMultiQuery: the rule's group (its proofs must be about one credential). */
   groupId?: number;
-  /** V3: the rule asks a nullifier (params.nullifierSessionId). */
   nullifier?: boolean;
-  /** $sd: the attribute whose disclosed value goes to the caller. */
   disclose?: string;
 }
 
-/**
- * Everything the verifier needs to check the wallet's answer to one execution's request. Plain JSON: persist it with
- * the execution and hand it back to verifyAuthorizationResponse. The thread id binds the answer to this request:
- * a JWZ answer signs it, so an answer to another request (another execution) is refused.
- */
+/** Plain JSON, kept with the execution. A JWZ answer signs the thread id: an answer to another request is refused. */
 export interface PendingAuthorization {
   thid: string;
   verifierDid: string;
-  /** Epoch seconds. */
   createdAt: number;
-  /** Epoch seconds; answers after it are refused (RequestExpiredError). */
+  /** Epoch seconds, as createdAt. */
   expiresAt: number;
   rules: PendingRule[];
   request: AuthorizationRequest;
 }
 
 export interface AuthorizationRequestOptions extends ZkpQueryOptions {
-  /** Where the wallet POSTs its answer (a URL of this service; include the execution id in it). */
   callbackUrl: string;
-  /** The verifier's DID: the request's `from`, the answer's `to` (env ZKP_VERIFIER_DID). */
   verifierDid: string;
-  /** Shown by the wallet (default "Compliance check"); e.g. the scenario name. */
   reason?: string;
-  /** Optional message the wallet signs in its answer. */
   message?: string;
-  /**
-   * Issuers whose credentials are accepted: DIDs (canonical form, e.g. did:polygonid:polygon:amoy:2q...), or '*' for
-   * any (the default). A function gets each query, for per-credential-type trust lists.
-   */
+  /** Canonical issuer DIDs, or '*' (the default); a function answers per query. */
   allowedIssuers?: readonly string[] | ((query: ZkpQuery) => readonly string[]);
-  /** Lifetime of the request in ms (env ZKP_REQUEST_TTL_SECONDS, default 600 s). */
-  ttlMs?: number;
-  /** Epoch ms (default Date.now()). */
+  ttlMs: number;
   now?: number;
-  /** Thread id (default a random UUID). */
   thid?: string;
-  /** iden3comm accept profiles (default DEFAULT_ACCEPT); null leaves the field out. */
+  /** null leaves the field out. */
   accept?: readonly string[] | null;
 }
 
 export interface BuiltAuthorizationRequest {
-  /** Send to the wallet. */
   request: AuthorizationRequest;
-  /** Keep with the execution (contains `request`). */
   pending: PendingAuthorization;
+}
+
+/** A deep copy of a JSON value, without its undefined fields. */
+export function jsonCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value));
 }
 
 function checkIssuers(issuers: readonly string[], where: string): string[] {
@@ -125,8 +104,8 @@ export function buildAuthorizationRequest(
   queryConfigurations: readonly ZkpQueryConfiguration[],
   options: AuthorizationRequestOptions,
 ): BuiltAuthorizationRequest {
-  const defaultCircuit: ZkpDefaultCircuitId = options.defaultCircuitId ?? DEFAULT_ZKP_CIRCUIT_ID;
-  if (!(ZKP_DEFAULT_CIRCUIT_IDS as readonly string[]).includes(defaultCircuit)) {
+  const defaultCircuit: ZkpDefaultCircuitId = options.defaultCircuitId;
+  if (!ZKP_DEFAULT_CIRCUIT_IDS.includes(defaultCircuit)) {
     throw new ZkpOptionsError(`defaultCircuitId must be one of ${ZKP_DEFAULT_CIRCUIT_IDS.join(', ')}`);
   }
   const problems = validateZkpQueries(queryConfigurations, options);
@@ -145,7 +124,7 @@ export function buildAuthorizationRequest(
   if (typeof options.verifierDid !== 'string' || !isCanonicalDid(options.verifierDid)) {
     throw new ZkpOptionsError(`verifierDid ${JSON.stringify(options.verifierDid)} is not a DID in canonical form (ZKP_VERIFIER_DID)`);
   }
-  const ttlMs = options.ttlMs ?? DEFAULT_REQUEST_TTL_MS;
+  const ttlMs = options.ttlMs;
   if (!Number.isFinite(ttlMs) || ttlMs < 1000) throw new ZkpOptionsError('ttlMs must be at least 1000 (one second)');
   const now = options.now ?? Date.now();
   const thid = options.thid ?? randomUUID();
@@ -154,12 +133,15 @@ export function buildAuthorizationRequest(
   const scope: ZkpScopeEntry[] = [];
   const rules: PendingRule[] = [];
   queryConfigurations.forEach(({ id, query }, i) => {
-    const context = contextOf(query, options.contexts) as string; // present: validateZkpQueries checked it
+    const context = contextOf(query, options.contexts);
+    const requestId = query.requestId;
+    if (context === undefined || typeof requestId !== 'number') {
+      throw new ZkpQueryError([{ pointer: `${options.basePointer ?? '/queryConfigurations'}/${i}/query`, message: 'unchecked query' }]);
+    }
     const issuers = typeof options.allowedIssuers === 'function'
       ? checkIssuers(options.allowedIssuers(query), `query configuration ${i}`)
       : checkIssuers(options.allowedIssuers ?? ['*'], 'options');
     const circuitId = circuitOf(query, defaultCircuit);
-    const requestId = query.requestId as number;
     const iden3Query = toIden3Query(query, context, issuers);
     const linkedEntry = circuitId === LINKED_CIRCUIT ? scope.find((e) => e.id === requestId) : undefined;
     if (linkedEntry) {
@@ -189,7 +171,7 @@ export function buildAuthorizationRequest(
     options.message,
     options.verifierDid,
     callback.href,
-    { scope: scope as never, expires_time: new Date(expiresAt * 1000), accept },
+    { scope, expires_time: new Date(expiresAt * 1000), accept },
   );
   const request: AuthorizationRequest = {
     id: thid,
@@ -207,10 +189,8 @@ export function buildAuthorizationRequest(
     created_time: createdAt,
     expires_time: expiresAt,
   };
-  // JSON round trip: no undefined fields, nothing shared with the caller's objects.
-  const frozen = JSON.parse(JSON.stringify(request)) as AuthorizationRequest;
   return {
-    request: frozen,
-    pending: { thid, verifierDid: options.verifierDid, createdAt, expiresAt, rules, request: JSON.parse(JSON.stringify(request)) },
+    request: jsonCopy(request),
+    pending: { thid, verifierDid: options.verifierDid, createdAt, expiresAt, rules, request: jsonCopy(request) },
   };
 }

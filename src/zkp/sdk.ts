@@ -1,50 +1,74 @@
 /**
- * The few @0xpolygonid/js-sdk values this module uses, with local types (did.ts does the same for
- * @iden3/js-iden3-core). The ESM packages (@0xpolygonid/js-sdk, @iden3/js-iden3-core,
- * @iden3/js-jsonld-merklization) ship declaration files with extensionless relative re-exports, which TypeScript's
- * NodeNext resolution cannot follow: their named exports look missing to tsc while they exist at run time. So they
- * are imported as namespaces and typed here, narrowly. This is the ESM js-sdk that src/trust loads too, not the
- * CommonJS copy inside @iden3/js-iden3-auth, so the create-time schema check (schema-check.ts) adds nothing to what
- * is loaded at start.
+ * The few @0xpolygonid/js-sdk and @iden3/js-iden3-core values src/zkp and src/chain use, typed narrowly. Their
+ * declaration files re-export relative paths without extensions, which NodeNext resolution cannot follow: tsc sees
+ * none of the named exports that exist at run time. These are the ESM copies src/trust loads too, not the CommonJS
+ * ones inside @iden3/js-iden3-auth, so importing this module adds nothing to what is loaded at start.
  */
 import * as jsSdk from '@0xpolygonid/js-sdk';
+import * as core from '@iden3/js-iden3-core';
+import type { Id } from '../trust/iden3.js';
+
+/**
+ * The parse boundary of a library namespace tsc cannot read: `namespace` as `T`, once each of `names` is there at
+ * run time (a missing one throws at load, naming it, instead of at first use).
+ */
+function exportsOf<T extends object>(library: string, namespace: object, names: readonly (keyof T & string)[]): T {
+  const missing = names.filter((name) => Reflect.get(namespace, name) === undefined);
+  if (missing.length > 0) throw new Error(`${library} no longer exports ${missing.join(', ')}`);
+  return namespace as unknown as T;
+}
 
 /** A JSON-LD document loader, as jsonld.js and the iden3 libraries call it. */
-type JsonLdDocumentLoader = (url: string) => Promise<{ contextUrl: string | null; documentUrl: string; document: unknown }>;
+export type DocumentLoader = (url: string) => Promise<{ document: unknown }>;
 
-/** The public signals of the V2 query circuits that this module reads. */
 interface QueryV2PubSignals {
   requestID: bigint;
-  userID: unknown;
-  issuerID: unknown;
+  userID: Id;
+  issuerID: Id;
   timestamp: number;
   operator: number;
 }
-type PubSignalsClass = new () => { pubSignalsUnmarshal(data: Uint8Array): QueryV2PubSignals };
-/** The V3 query circuit's signals this module reads besides the V2 ones. */
+type PubSignalsClass<S> = new () => { pubSignalsUnmarshal(data: Uint8Array): S };
 interface QueryV3PubSignals extends QueryV2PubSignals {
   linkID: bigint;
   nullifier: bigint;
 }
-/** The linkedMultiQuery circuit's signals: no identity, no issuer, no time; the link id ties it to a V3 proof. */
+/** No identity, issuer or time: the link id ties a linkedMultiQuery proof to the V3 proof of its group. */
 interface LinkedMultiQueryPubSignals {
   linkID: bigint;
 }
+export interface QueryMetadata { slotIndex: number; values: bigint[]; claimPathKey: bigint; merklizedSchema: boolean }
+type SchemaHash = unknown;
 
 interface SdkSubset {
-  AtomicQueryMTPV2PubSignals: PubSignalsClass;
-  AtomicQuerySigV2PubSignals: PubSignalsClass;
-  AtomicQueryV3PubSignals: new () => { pubSignalsUnmarshal(data: Uint8Array): QueryV3PubSignals };
+  AtomicQueryMTPV2PubSignals: PubSignalsClass<QueryV2PubSignals>;
+  AtomicQuerySigV2PubSignals: PubSignalsClass<QueryV2PubSignals>;
+  AtomicQueryV3PubSignals: PubSignalsClass<QueryV3PubSignals>;
   LinkedMultiQueryPubSignals: new (queryCount: number) => { pubSignalsUnmarshal(data: Uint8Array): LinkedMultiQueryPubSignals };
   parseQueriesMetadata(
-    credentialType: string,
-    ldContextJSON: string,
-    credentialSubject: Record<string, unknown>,
-    options: { documentLoader: JsonLdDocumentLoader },
+    credentialType: string, ldContextJSON: string, credentialSubject: Record<string, unknown>, options: { documentLoader: DocumentLoader },
   ): Promise<unknown[]>;
+  QueryOperators: Record<string, number>;
+  parseQueryMetadata(
+    q: { fieldName: string; operator: number; operatorValue?: unknown }, ldContextJSON: string, type: string, options: { documentLoader: DocumentLoader },
+  ): Promise<QueryMetadata>;
+  calculateCoreSchemaHash(id: Uint8Array): { bigInt(): bigint };
+  calculateQueryHashV2(values: bigint[], schema: SchemaHash, slotIndex: bigint, operator: bigint, claimPathKey: bigint, claimPathNotExists: bigint): bigint;
+  calculateQueryHashV3(
+    values: bigint[], schema: SchemaHash, slotIndex: bigint, operator: bigint, claimPathKey: bigint, valueArraySize: number, merklized: number,
+    isRevocationChecked: number, verifierID: bigint, nullifierSessionID: bigint,
+  ): bigint;
+  prepareCircuitArrayValues(values: bigint[], size: number): bigint[];
 }
-const sdk = jsSdk as unknown as SdkSubset;
 
 export const {
   AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, AtomicQueryV3PubSignals, LinkedMultiQueryPubSignals, parseQueriesMetadata,
-} = sdk;
+  QueryOperators, parseQueryMetadata, calculateCoreSchemaHash, calculateQueryHashV2, calculateQueryHashV3, prepareCircuitArrayValues,
+} = exportsOf<SdkSubset>('@0xpolygonid/js-sdk', jsSdk, [
+  'AtomicQueryMTPV2PubSignals', 'AtomicQuerySigV2PubSignals', 'AtomicQueryV3PubSignals', 'LinkedMultiQueryPubSignals', 'parseQueriesMetadata',
+  'QueryOperators', 'parseQueryMetadata', 'calculateCoreSchemaHash', 'calculateQueryHashV2', 'calculateQueryHashV3', 'prepareCircuitArrayValues',
+]);
+
+export const { SchemaHash } = exportsOf<{ SchemaHash: { newSchemaHashFromInt(i: bigint): SchemaHash } }>(
+  '@iden3/js-iden3-core', core, ['SchemaHash'],
+);

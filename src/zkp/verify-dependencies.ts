@@ -38,23 +38,22 @@ export function watchDependencies(resolvers: StateResolvers, loader: JsonLdLoade
   }
 
   // Wrapped at each look-up (a small object): nothing kept per chain key, whatever keys the resolvers answer for.
-  const watchedResolvers = new Proxy({} as StateResolvers, {
+  const none: StateResolvers = {};
+  const watchedResolvers = new Proxy(none, {
     get(_t, key) {
       const r = typeof key === 'string' ? resolvers[key] : undefined;
       return r && typeof key === 'string' ? watchResolver(r, key) : undefined;
     },
   });
 
-  const watchedLoader = (async (url: string) => {
+  const watchedLoader: JsonLdLoader = Object.assign(async (url: string) => {
     try {
       return await loader(url);
     } catch (e) {
       note(`the JSON-LD document ${JSON.stringify(String(url).slice(0, 200))} is not available to the verifier`);
       throw e;
     }
-  }) as JsonLdLoader;
-  Object.defineProperty(watchedLoader, 'has', { value: (url: string) => loader.has(url) });
-  Object.defineProperty(watchedLoader, 'urls', { value: loader.urls });
+  }, { has: (url: string) => loader.has(url), urls: loader.urls });
 
   return {
     resolvers: watchedResolvers,

@@ -28,7 +28,7 @@ export interface ResponseMessage {
   thid: string;
   from: string;
   to?: string;
-  body: { message?: string; scope: ProofResponse[]; [k: string]: unknown };
+  body: { message?: string | null; scope: ProofResponse[]; [k: string]: unknown };
   [k: string]: unknown;
 }
 
@@ -104,17 +104,21 @@ export function decodeResponse(token: unknown, allowPlain: boolean): DecodedResp
   return { envelope: 'jwz', message, circuitId: header.circuitId };
 }
 
+const isDecimal = (e: unknown): e is string => typeof e === 'string' && DECIMAL.test(e);
+const isPoint = (v: unknown, n: number): v is string[] => Array.isArray(v) && v.length === n && v.every(isDecimal);
+const isPointRows = (v: unknown): v is string[][] => Array.isArray(v) && v.length === 3 && v.every((row) => isPoint(row, 2));
+
 function checkMessage(x: unknown): ResponseMessage {
   if (!isRecord(x)) throw new MalformedResponseError('the message is not a JSON object');
   if (x.type !== AUTHORIZATION_RESPONSE_TYPE) {
     throw new MalformedResponseError(`the message type must be ${AUTHORIZATION_RESPONSE_TYPE}`);
   }
-  if (typeof x.id !== 'string' || x.id.length === 0) throw new MalformedResponseError('the message has no id');
-  if (typeof x.thid !== 'string' || x.thid.length === 0) throw new MalformedResponseError('the message has no thid (thread id)');
-  if (typeof x.from !== 'string') throw new MalformedResponseError('the message has no from (the holder DID)');
-  if (!isCanonicalIden3Did(x.from)) throw new MalformedResponseError('the message from is not an iden3 DID');
-  if (x.to !== undefined && typeof x.to !== 'string') throw new MalformedResponseError('the message to must be a DID');
-  const body = x.body;
+  const { id, thid, from, to, body } = x;
+  if (typeof id !== 'string' || id.length === 0) throw new MalformedResponseError('the message has no id');
+  if (typeof thid !== 'string' || thid.length === 0) throw new MalformedResponseError('the message has no thid (thread id)');
+  if (typeof from !== 'string') throw new MalformedResponseError('the message has no from (the holder DID)');
+  if (!isCanonicalIden3Did(from)) throw new MalformedResponseError('the message from is not an iden3 DID');
+  if (to !== undefined && typeof to !== 'string') throw new MalformedResponseError('the message to must be a DID');
   if (!isRecord(body)) throw new MalformedResponseError('the message has no body');
   if (body.message !== undefined && body.message !== null && typeof body.message !== 'string') {
     throw new MalformedResponseError('body.message must be a string');
@@ -122,34 +126,31 @@ function checkMessage(x: unknown): ResponseMessage {
   if (!Array.isArray(body.scope)) throw new MalformedResponseError('body.scope must be an array of proofs');
   if (body.scope.length > 256) throw new MalformedResponseError('body.scope holds too many proofs');
   const seen = new Set<number>();
-  body.scope.forEach((p, i) => {
+  const scope = body.scope.map((p: unknown, i): ProofResponse => {
     const at = `body.scope[${i}]`;
     if (!isRecord(p)) throw new MalformedResponseError(`${at} is not an object`);
-    if (!Number.isSafeInteger(p.id) || (p.id as number) < 0) throw new MalformedResponseError(`${at}.id must be the request id (an integer)`);
-    if (seen.has(p.id as number)) throw new MalformedResponseError(`${at}.id: two proofs for request id ${p.id as number}`);
-    seen.add(p.id as number);
-    if (typeof p.circuitId !== 'string' || p.circuitId.length === 0) throw new MalformedResponseError(`${at}.circuitId is missing`);
-    const proof = p.proof;
-    const point = (v: unknown, n: number) => Array.isArray(v) && v.length === n && v.every((e) => typeof e === 'string' && DECIMAL.test(e));
-    if (!isRecord(proof) || !point(proof.pi_a, 3) || !point(proof.pi_c, 3) ||
-      !(Array.isArray(proof.pi_b) && proof.pi_b.length === 3 && proof.pi_b.every((row) => point(row, 2)))) {
+    const { id, circuitId, proof } = p;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) throw new MalformedResponseError(`${at}.id must be the request id (an integer)`);
+    if (seen.has(id)) throw new MalformedResponseError(`${at}.id: two proofs for request id ${id}`);
+    seen.add(id);
+    if (typeof circuitId !== 'string' || circuitId.length === 0) throw new MalformedResponseError(`${at}.circuitId is missing`);
+    if (!isRecord(proof) || !isPoint(proof.pi_a, 3) || !isPoint(proof.pi_c, 3) || !isPointRows(proof.pi_b)) {
       throw new MalformedResponseError(`${at}.proof must be a Groth16 proof {pi_a[3], pi_b[3][2], pi_c[3]} of decimal strings`);
     }
     // snarkjs writes affine points with z = 1 (pi_b: [1, 0]); the verifier ignores z, so any other z is refused here
     // rather than letting two encodings of one proof through.
-    const pa = proof.pi_a as string[];
-    const pb = proof.pi_b as string[][];
-    const pc = proof.pi_c as string[];
+    const { pi_a: pa, pi_b: pb, pi_c: pc, protocol } = proof;
     if (pa[2] !== '1' || pc[2] !== '1' || pb[2]?.[0] !== '1' || pb[2]?.[1] !== '0') {
       throw new MalformedResponseError(`${at}.proof: points must be affine as snarkjs writes them (pi_a[2] = pi_c[2] = "1", pi_b[2] = ["1", "0"])`);
     }
-    if (proof.protocol !== undefined && proof.protocol !== 'groth16') throw new MalformedResponseError(`${at}.proof.protocol must be groth16`);
-    if (!Array.isArray(p.pub_signals) || p.pub_signals.length === 0 || p.pub_signals.length > MAX_SIGNALS ||
-      !p.pub_signals.every((s) => typeof s === 'string' && DECIMAL.test(s))) {
+    if (protocol !== undefined && protocol !== 'groth16') throw new MalformedResponseError(`${at}.proof.protocol must be groth16`);
+    const signals = p.pub_signals;
+    if (!Array.isArray(signals) || signals.length === 0 || signals.length > MAX_SIGNALS || !signals.every(isDecimal)) {
       throw new MalformedResponseError(`${at}.pub_signals must be an array of decimal strings`);
     }
+    return { ...p, id, circuitId, proof: { ...proof, pi_a: pa, pi_b: pb, pi_c: pc }, pub_signals: signals };
   });
-  return x as unknown as ResponseMessage;
+  return { ...x, id, type: x.type, thid, from, ...(to !== undefined && { to }), body: { ...body, scope } };
 }
 
 /**

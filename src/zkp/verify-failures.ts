@@ -1,34 +1,16 @@
 /**
- * The failures the verifier library raises, and what each means for a verdict: ONE table, read from the code of
- * @iden3/js-iden3-auth 1.14.0 (with the @0xpolygonid/js-sdk 1.39.4 copy it calls, and @iden3/js-jwz 1.12.2) on
- * the two paths verify.ts takes: `verifyAuthResponse` per rule, `fullVerify` for the JWZ envelope.
- *
- * A row is recognised by the most stable signal the library gives. Only the Groth16 check (groth16.ts, ours) has an
- * error class; everything the libraries raise is a plain Error whose message is all there is, so those rows hold the
- * exact message, with `{}` where the library interpolates a value. A message that no row matches is UNRECOGNISED:
- * verdict error (undecided, never a pass), with a reason that says so. test/zkp/verify-failures.*.test.ts trigger
- * every row from the installed library and check each message still stands in its source, so an upgrade that
- * rewords one fails there instead of silently turning a verdict into "error".
- *
- * Verdicts: not-valid (the proof, or the token, shows the rule does not hold), error (nothing was decided: the
- * verifier or its deployment is at fault), refused (the answer itself cannot be used: the same ZkpError this
- * module's own checks answer with). On the JWZ envelope there is no verdict: not-valid refuses the token (422,
- * InvalidTokenError), error refuses it as undecided (503, VerifierUnavailableError).
- *
- * Rows marked "first" are failures verify.ts checks itself before the library can see them; they stay listed so that
- * the table is the library's whole list on these paths. Left out, as the library cannot raise them there: js-sdk's
- * "query type is missing" (query.js raises its own first), "user id is not presented" (an Id is never falsy),
- * atomicV3.js's "verifierDid is required" (auth.js always sets it), linkedMultiQuery.js's "disclosed value is not in
- * the proof outputs" (a linkedMultiQuery rule cannot ask $sd), auth.js's "Link id validation failed for group"
- * (each rule is checked in its own call: verify-groups.ts compares link ids), the JWZ packer's "message state verification failed" and
- * "unknown circuit ID" (js-iden3-auth's state check throws or answers true; only auth circuits are accepted), js-jwz's
- * "missing payload" (a decoded part is never falsy), and the Groth16 math (groth16-worker.ts and groth16.ts answer
- * false for a proof the check cannot evaluate).
+ * The failures the verifier library raises and what each means for a verdict: one table, read from the code of
+ * @iden3/js-iden3-auth 1.14.0 (its js-sdk 1.39.4 and js-jwz 1.12.2) on verify.ts's two paths, `verifyAuthResponse`
+ * per rule and `fullVerify` for the JWZ envelope. The libraries raise plain Errors, so rows hold the exact message
+ * (`{}` where a value goes in); a message no row matches is unrecognised: error, never a pass. The tests trigger every
+ * row from the installed library, so an upgrade that rewords one fails there instead of turning a verdict into error.
+ * Verdicts: not-valid (the proof shows the rule does not hold), error (undecided: the verifier is at fault), refused
+ * (the answer cannot be used). Rows marked "first" are checked by verify.ts before the library sees them.
  */
 import { ProofCheckUnavailableError } from './groth16.js';
 import { InvalidTokenError, MalformedResponseError, ResponseMismatchError, VerifierUnavailableError, type ZkpError } from './errors.js';
 
-/** The versions the table was read from (a test fails when another is installed: read the new code, update rows). */
+/** A test fails when another version is installed: read its code, update the rows. */
 export const FAILURE_TABLE_VERSIONS = {
   '@iden3/js-iden3-auth': '1.14.0',
   '@0xpolygonid/js-sdk': '1.39.4',
@@ -36,20 +18,16 @@ export const FAILURE_TABLE_VERSIONS = {
 } as const;
 
 export type FailurePackage = keyof typeof FAILURE_TABLE_VERSIONS;
-/** Where a row's failure is raised: a file of the package (as installed under @iden3/js-iden3-auth), or our code. */
 type FailureSource = { package: FailurePackage; files: readonly string[] } | { module: 'src/zkp/groth16.ts' };
 export type FailureVerdict = 'not-valid' | 'error' | 'refused';
 
 export interface LibraryFailure {
-  /** Stable name (tests, logs). */
   id: string;
   source: FailureSource;
-  /** The error class, or the exact message (`{}`: a value the library puts in). */
   match: { errorClass: abstract new (...args: never[]) => Error } | { message: string };
   verdict: FailureVerdict;
-  /** For refused: the error the whole answer is refused with. */
   refuse?: new (message: string) => ZkpError;
-  /** Why, as a verdict reason (never the library's text, which may quote values); `circuit` is the rule's or the token's. */
+  /** Never the library's text, which may quote values. */
   reason: (circuit: string) => string;
 }
 
@@ -184,11 +162,9 @@ export const FAILURE_TABLE: readonly LibraryFailure[] = [
     'the state contract does not say when the GIST root in the proof was replaced'),
 ];
 
-/** Where a row's message has a value in it. */
 export const MESSAGE_HOLE = '{}';
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A row's test: the error is of its class, or its message is the row's, any values in the holes. */
 function recogniser(failure: LibraryFailure): (e: unknown) => boolean {
   if ('errorClass' in failure.match) {
     const errorClass = failure.match.errorClass;
@@ -205,27 +181,23 @@ const RECOGNISERS = [...FAILURE_TABLE]
   .sort((a, b) => Number('message' in a.match) - Number('message' in b.match))
   .map((failure) => ({ failure, test: recogniser(failure) }));
 
-/** The row of the table that `e` is, if any. */
 export function findFailure(e: unknown): LibraryFailure | undefined {
   return RECOGNISERS.find((r) => r.test(e))?.failure;
 }
 
-/** True for what a state contract answers about the proof's state (a fact: not a failure of the resolver). */
+/** What a state contract answers about the proof's state: a fact, not a failure of the resolver. */
 export function isResolverFact(e: unknown): boolean {
   const failure = findFailure(e);
   return failure !== undefined && failure.source === RESOLVER && failure.verdict === 'not-valid';
 }
 
-/** A failure of the library, judged: its row's verdict and reason, or the default for an unrecognised one. */
 export interface FailureJudgement {
-  /** The row's id, or 'unrecognised'. */
   id: string;
   verdict: FailureVerdict;
   reason: string;
   refuse?: new (message: string) => ZkpError;
 }
 
-/** What an unrecognised failure is: undecided, never a pass, and said to be unrecognised. */
 export const UNRECOGNISED_FAILURE = 'unrecognised';
 
 export function judgeFailure(e: unknown, circuit: string): FailureJudgement {

@@ -42,17 +42,20 @@ export function judgeAcrossRules(rules: readonly PendingRule[], verdicts: ZkpVer
     if (rule.groupId !== undefined) groups.set(rule.groupId, [...(groups.get(rule.groupId) ?? []), i]);
   });
   for (const [groupId, members] of groups) {
-    const valid = members.filter((i) => verdicts[i]?.is_valid);
-    const linkIds = new Set(valid.map((i) => verdicts[i]?.linkId));
+    const valid = members.flatMap((i) => {
+      const verdict = verdicts[i];
+      return verdict?.is_valid ? [{ verdict, circuitId: rules[i]?.circuitId }] : [];
+    });
+    const linkIds = new Set(valid.map((v) => v.verdict.linkId));
     if (linkIds.size > 1 || linkIds.has(undefined)) {
-      for (const i of valid) fail(verdicts[i] as ZkpVerdict, `the proofs of group ${groupId} are not about one credential (their link ids differ)`);
+      for (const { verdict } of valid) fail(verdict, `the proofs of group ${groupId} are not about one credential (their link ids differ)`);
       continue;
     }
-    const anchored = valid.some((i) => rules[i]?.circuitId === 'credentialAtomicQueryV3');
+    const anchored = valid.some((v) => v.circuitId === 'credentialAtomicQueryV3');
     if (anchored) continue;
-    for (const i of valid) {
-      if (rules[i]?.circuitId === 'linkedMultiQuery') {
-        fail(verdicts[i] as ZkpVerdict, `this condition is proved on the credential of group ${groupId}, whose credentialAtomicQueryV3 ` +
+    for (const { verdict, circuitId } of valid) {
+      if (circuitId === 'linkedMultiQuery') {
+        fail(verdict, `this condition is proved on the credential of group ${groupId}, whose credentialAtomicQueryV3 ` +
           'proof (the holder has it from a trusted issuer) is not valid');
       }
     }

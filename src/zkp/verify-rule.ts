@@ -1,28 +1,25 @@
 /**
- * The verdict for one rule of an answer: the proof's age and issuer read from its public signals (with the caller's
- * clock), then js-iden3-auth's `verifyAuthResponse` on a request holding that rule alone: Groth16 proof, circuit,
- * query, issuer state, proof made for `from` and this request id. A failure there is judged by the failure table
- * (verify-failures.ts); one whose dependency failed meanwhile (verify-dependencies.ts) is undecided.
+ * One rule's verdict: the proof's age and issuer from its public signals (our clock), then js-iden3-auth's
+ * `verifyAuthResponse` on a request holding that rule alone, its failure judged by the failure table; undecided where
+ * a dependency failed meanwhile.
  */
 import { AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, AtomicQueryV3PubSignals, LinkedMultiQueryPubSignals } from './sdk.js';
-import { DID, type Id } from '../trust/iden3.js';
+import { DID } from '../trust/iden3.js';
 import type { DependencyWatch } from './verify-dependencies.js';
 import type { ProofResponse, ResponseMessage } from './verify-envelope.js';
 import { judgeFailure, UNRECOGNISED_FAILURE } from './verify-failures.js';
 import type { ZkpVerdict } from './verify-types.js';
-import type { AuthorizationRequest, PendingRule, ZkpScopeEntry } from './request.js';
+import { jsonCopy, type AuthorizationRequest, type PendingRule, type ZkpScopeEntry } from './request.js';
 
-/** The library's per-rule check (js-iden3-auth's Verifier.verifyAuthResponse), with the options of every call. */
 export type CheckAuthResponse = (response: ResponseMessage, request: AuthorizationRequest) => Promise<void>;
 
 export interface RuleContext {
   checkAuthResponse: CheckAuthResponse;
   watch: DependencyWatch;
-  /** Epoch ms the proof age is judged at. */
   now: number;
   proofMaxAgeMs: number;
   clockSkewMs: number;
-  /** The pending request (a copy the library may read), and the answer. */
+  /** A copy the library may read. */
   request: AuthorizationRequest;
   message: ResponseMessage;
 }
@@ -31,9 +28,7 @@ interface ProofFacts {
   /** None for linkedMultiQuery (its V3 proof of the group carries the time). */
   timestampMs?: number;
   issuer?: string;
-  /** V3: the nullifier, where the proof has one (decimal). */
   nullifier?: string;
-  /** V3 and linkedMultiQuery: the link id, where the proof has one (decimal). */
   linkId?: string;
 }
 
@@ -41,7 +36,6 @@ const nonZero = (x: bigint) => (x === 0n ? undefined : x.toString());
 /** The linkedMultiQuery circuits by query count: linkedMultiQuery3, linkedMultiQuery5, linkedMultiQuery (10). */
 const linkedCount = (circuitId: string) => Number(/^linkedMultiQuery(\d+)/.exec(circuitId)?.[1] ?? 10);
 
-/** The facts of a proof's public signals, read by the circuit the proof names (one of the requested circuit's versions). */
 function readSignals(circuitId: string, signals: readonly string[]): ProofFacts | string {
   try {
     const bytes = Buffer.from(JSON.stringify(signals));
@@ -54,7 +48,7 @@ function readSignals(circuitId: string, signals: readonly string[]): ProofFacts 
       : new AtomicQuerySigV2PubSignals().pubSignalsUnmarshal(bytes));
     let issuer: string | undefined;
     try {
-      issuer = DID.parseFromId(s.issuerID as Id).string();
+      issuer = DID.parseFromId(s.issuerID).string();
     } catch {
       issuer = undefined;
     }
@@ -66,7 +60,7 @@ function readSignals(circuitId: string, signals: readonly string[]): ProofFacts 
   }
 }
 
-/** The proof's facts onto the verdict, and its age; true when the proof is too old. */
+/** True when the proof is too old. */
 function judgeAge(ctx: RuleContext, verdict: ZkpVerdict, proof: ProofResponse): boolean {
   const facts = readSignals(proof.circuitId, proof.pub_signals);
   if (typeof facts === 'string') {
@@ -91,10 +85,7 @@ function judgeAge(ctx: RuleContext, verdict: ZkpVerdict, proof: ProofResponse): 
   return false;
 }
 
-/**
- * The verdict for `rule`, answered by `proof` (none: not-valid). Throws the refusal of the whole answer where the
- * failure table says the library's failure refuses it.
- */
+/** Throws the refusal of the whole answer where the failure table says so. */
 export async function judgeRule(ctx: RuleContext, rule: PendingRule, entry: ZkpScopeEntry, proof: ProofResponse | undefined): Promise<ZkpVerdict> {
   const verdict: ZkpVerdict = {
     objectId: rule.objectId, requestId: rule.requestId, circuitId: rule.circuitId, status: 'valid', is_valid: false, reasons: [],
@@ -105,7 +96,7 @@ export async function judgeRule(ctx: RuleContext, rule: PendingRule, entry: ZkpS
     return verdict;
   }
   const tooOld = judgeAge(ctx, verdict, proof);
-  const request = { ...ctx.request, body: { ...ctx.request.body, scope: [JSON.parse(JSON.stringify(entry)) as ZkpScopeEntry] } };
+  const request = { ...ctx.request, body: { ...ctx.request.body, scope: [jsonCopy(entry)] } };
   const response = { ...ctx.message, body: { ...ctx.message.body, scope: [proof] } };
   const checked = await ctx.watch.run(() => ctx.checkAuthResponse(response, request));
   if (!checked.ok) {

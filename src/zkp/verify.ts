@@ -1,20 +1,8 @@
 /**
- * Verification of a wallet's answer to an authorization request, with js-iden3-auth's Verifier:
- *
- *   decode (400) -> thread id matches this request (409) -> request not expired (410) -> addressed to this verifier,
- *   same signed message, only request ids that were asked (422) -> JWZ envelope: authV2/authV3 proof, user state,
- *   and the proof was made over this message by its `from` identity (422, or 503 when a resolver is down)
- *   -> per rule: Groth16 proof against the shipped verification key, circuit, query (schema, operator, values,
- *   attribute path, allowed issuer, revocation checked), proof age, issuer state, proof made for `from` and this
- *   request id -> replay guard (409).
- *
- * Typed errors (ZkpError) mean "the answer cannot be acted on": the execution must stay unchanged. Otherwise the
- * answer yields one verdict per rule. Load the verifier once (createZkpVerifier) and reuse it: verification keys
- * are read at creation, and each proof then takes ~100-200 ms of CPU.
- *
- * The parts: verify-envelope.ts (decoding, 400s), verify-rule.ts (one rule's verdict), verify-failures.ts (what each
- * failure of the library means: the one table), verify-dependencies.ts (resolver and document failures: undecided),
- * verify-types.ts (options and verdict types). This module keeps the order of the checks and the exports.
+ * Verification of a wallet's answer with js-iden3-auth's Verifier, in this order: decode (400), thread id (409),
+ * expiry (410), recipient, signed message and asked request ids (422), the JWZ envelope (422, or 503 when a resolver is
+ * down), each rule's proof (a verdict), the replay guard (409). A ZkpError means the answer cannot be acted on and the
+ * execution stays unchanged. Create the verifier once: it reads the verification keys.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -27,20 +15,16 @@ import {
   ZkpOptionsError,
 } from './errors.js';
 import { InMemoryReplayGuard, proofFingerprint } from './replay.js';
-import type { AuthorizationRequest, PendingAuthorization } from './request.js';
+import { jsonCopy, type AuthorizationRequest, type PendingAuthorization } from './request.js';
 import { watchDependencies, type DependencyWatch } from './verify-dependencies.js';
 import { decodeResponse, type ResponseMessage } from './verify-envelope.js';
 import { isRecord } from '../schemas/json.js';
 import { envelopeRefusal, judgeFailure } from './verify-failures.js';
 import { judgeAcrossRules } from './verify-groups.js';
 import { judgeRule, type CheckAuthResponse } from './verify-rule.js';
-import {
-  DEFAULT_CLOCK_SKEW_MS, DEFAULT_PROOF_MAX_AGE_MS, DEFAULT_STATE_TRANSITION_DELAY_MS,
-  type VerifyCallOptions, type ZkpVerdict, type ZkpVerification, type ZkpVerifier, type ZkpVerifierOptions,
-} from './verify-types.js';
+import type { VerifyCallOptions, ZkpVerdict, ZkpVerification, ZkpVerifier, ZkpVerifierOptions } from './verify-types.js';
 
 export {
-  DEFAULT_CLOCK_SKEW_MS, DEFAULT_PROOF_MAX_AGE_MS, DEFAULT_STATE_TRANSITION_DELAY_MS,
   type VerdictStatus, type VerifyCallOptions, type ZkpVerdict, type ZkpVerification, type ZkpVerifier, type ZkpVerifierOptions,
 } from './verify-types.js';
 export { MAX_TOKEN_LENGTH, peekThreadId } from './verify-envelope.js';
@@ -51,7 +35,6 @@ function checkPending(p: PendingAuthorization): void {
   if (!ok) throw new ZkpOptionsError('the pending authorization is not one built by buildAuthorizationRequest');
 }
 
-/** Refuses (409, 410, 422) an answer to another request, too late, for another verifier, address or message. */
 function checkAnswer(message: ResponseMessage, pending: PendingAuthorization, now: number, address: string | undefined): void {
   if (message.thid !== pending.thid) {
     throw new ThreadMismatchError('the answer belongs to another authorization request (its thread id differs): ' +
@@ -75,10 +58,9 @@ function checkAnswer(message: ResponseMessage, pending: PendingAuthorization, no
   }
 }
 
-/** js-iden3-auth's fullVerify: the JWZ envelope of `token`, and the answer against `request`. */
 type FullVerify = (token: string, request: AuthorizationRequest) => Promise<unknown>;
 
-/** The JWZ envelope, checked on the request without its rules (verify-rule.ts checks each): returns, or refuses the answer. */
+/** The JWZ envelope, on the request without its rules (verify-rule.ts checks each). */
 async function checkEnvelope(fullVerify: FullVerify, watch: DependencyWatch, token: string, circuitId: string, request: AuthorizationRequest) {
   const checked = await watch.run(() => fullVerify(token, { ...request, body: { ...request.body, scope: [] } }));
   if (checked.ok) return;
@@ -90,25 +72,22 @@ async function checkEnvelope(fullVerify: FullVerify, watch: DependencyWatch, tok
   throw envelopeRefusal(judgeFailure(e, circuitId), e);
 }
 
-/** The shipped verification keys: <js-iden3-auth>/circuits/<circuitId>/verification_key.json. */
 export function defaultCircuitsDir(): string {
   const require = createRequire(import.meta.url);
   return path.join(path.dirname(require.resolve('@iden3/js-iden3-auth/package.json')), 'circuits');
 }
 
-/** Reads the verification keys and starts the Groth16 worker thread: once per process, then verify each answer. */
 export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<ZkpVerifier> {
   if (!options || typeof options.stateResolvers !== 'object' || options.stateResolvers === null) {
     throw new ZkpOptionsError('stateResolvers is required (createRpcStateResolvers, or alwaysLatestStateResolvers in tests)');
   }
-  const positive = (v: number | undefined, d: number, name: string) => {
-    const x = v ?? d;
+  const positive = (x: number, name: string) => {
     if (!Number.isFinite(x) || x <= 0) throw new ZkpOptionsError(`${name} must be a positive number of milliseconds`);
     return x;
   };
-  const proofMaxAgeMs = positive(options.proofMaxAgeMs, DEFAULT_PROOF_MAX_AGE_MS, 'proofMaxAgeMs');
-  const clockSkewMs = positive(options.clockSkewMs, DEFAULT_CLOCK_SKEW_MS, 'clockSkewMs');
-  const stateTransitionDelayMs = positive(options.stateTransitionDelayMs, DEFAULT_STATE_TRANSITION_DELAY_MS, 'stateTransitionDelayMs');
+  const proofMaxAgeMs = positive(options.proofMaxAgeMs, 'proofMaxAgeMs');
+  const clockSkewMs = positive(options.clockSkewMs, 'clockSkewMs');
+  const stateTransitionDelayMs = positive(options.stateTransitionDelayMs, 'stateTransitionDelayMs');
   const allowPlain = options.allowPlainMessages === true;
   const replayGuard = options.replayGuard === undefined ? new InMemoryReplayGuard() : options.replayGuard;
   const watch = watchDependencies(options.stateResolvers, options.documentLoader ?? createDocumentLoader());
@@ -116,9 +95,8 @@ export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<Zk
   const lib = await auth.Verifier.newVerifier({
     stateResolver: watch.resolvers,
     circuitsDir: options.circuitsDir ?? defaultCircuitsDir(),
-    documentLoader: watch.loader as never,
+    documentLoader: watch.loader,
   });
-  // The ~50–90 ms Groth16 checks of an answer run on a worker thread, not on the thread answering requests.
   await offloadGroth16(lib);
   const libOpts = {
     acceptedProofGenerationDelay: proofMaxAgeMs,
@@ -126,8 +104,8 @@ export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<Zk
     // Expiry is judged by this module with the caller's clock (and expires_time is removed from the copies below).
     allowExpiredMessages: true,
   };
-  const checkAuthResponse: CheckAuthResponse = (response, request) => lib.verifyAuthResponse(response as never, request as never, libOpts);
-  const fullVerify: FullVerify = (token, request) => lib.fullVerify(token, request as never, libOpts);
+  const checkAuthResponse: CheckAuthResponse = (response, request) => lib.verifyAuthResponse(response, request, libOpts);
+  const fullVerify: FullVerify = (token, request) => lib.fullVerify(token, request, libOpts);
 
   async function verify(token: string, pending: PendingAuthorization, call: VerifyCallOptions = {}): Promise<ZkpVerification> {
     checkPending(pending);
@@ -137,7 +115,7 @@ export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<Zk
     await call.beforeProof?.();
 
     // A copy of the request the library may read (and mutate): without expires_time, see libOpts.
-    const request = JSON.parse(JSON.stringify(pending.request)) as AuthorizationRequest;
+    const request = jsonCopy(pending.request);
     delete request.expires_time;
     if (envelope === 'jwz') await checkEnvelope(fullVerify, watch, token.trim(), circuitId ?? 'authV2', request);
 
@@ -178,7 +156,6 @@ export async function createZkpVerifier(options: ZkpVerifierOptions): Promise<Zk
   return { verify };
 }
 
-/** verifier.verify(token, pending, options): the answer's verdicts, or a ZkpError saying why it cannot be used. */
 export function verifyAuthorizationResponse(
   token: string,
   pending: PendingAuthorization,

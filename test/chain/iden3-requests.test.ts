@@ -24,6 +24,10 @@ import { iden3DocumentLoader } from '../zkp/fixtures.js';
 // @ts-expect-error: a JavaScript module without declarations (it is also the demo's)
 import * as stackModule from '../../scripts/iden3-stack.mjs';
 import { startLocalChain, type LocalChain } from './evm.js';
+import { loadConfig } from '../../src/config.js';
+
+/** The settings the configuration schema defaults (no chains). */
+const chainDefaults = loadConfig({}).chains;
 
 const require = createRequire(import.meta.url);
 const universal = require('@iden3/contracts/build/contracts/UniversalVerifier.json') as { abi: Abi };
@@ -66,7 +70,7 @@ let typeOne: bigint;
 const check = (allowUnchecked = false) =>
   new RequestCheck({ matcher: new RequestMatcher({ documentLoader: iden3DocumentLoader() }), allowUnchecked });
 const reader = (cacheTtlMs = 5000) =>
-  new ChainReader({ chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], timeoutMs: 30_000, cacheTtlMs, errorTtlMs: 0 });
+  new ChainReader({ ...chainDefaults, chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], timeoutMs: 30_000, cacheTtlMs, errorTtlMs: 0 });
 const input = (queryConfigurations: QueryConfiguration[], address: Address): OnChainInput => ({
   queryConfigurations,
   smartContractDeployments: [{ id: 'uv', status: 'Deployed', address: s.verifier, chain: chain.chain } as never],

@@ -13,6 +13,10 @@ import {
 import { isProofStatusError, verifierAbi, type ProofStatusRead } from '../../src/chain/index.js';
 import { ChainReader } from '../../src/chain/reader.js';
 import { link, startLocalChain, type Artifact, type BuildArtifact, type LocalChain } from './evm.js';
+import { loadConfig } from '../../src/config.js';
+
+/** The settings the configuration schema defaults (no chains). */
+const chainDefaults = loadConfig({}).chains;
 
 const require = createRequire(import.meta.url);
 const universal = require('@iden3/contracts/build/contracts/UniversalVerifier.json') as BuildArtifact;
@@ -76,7 +80,7 @@ describe('reading the real UniversalVerifier through its proxy', () => {
     it(`detects the current interface and reads verified / not verified / unknown request (multicall ${multicall})`, async () => {
       if (multicall === 'auto') await chain.installMulticall3();
       try {
-        const reader = new ChainReader({ chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], multicall, timeoutMs: 3000 });
+        const reader = new ChainReader({ ...chainDefaults, chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], multicall, timeoutMs: 3000 });
         const entries = await reader.readProofStatuses({ chain: chain.chain, verifierAddress: proxy, sender: alice, requestIds: [10, 11] });
         const ten = entries[0] as ProofStatusRead;
         expect(isProofStatusError(ten)).toBe(false);

@@ -10,6 +10,10 @@ import { RequestCheck } from '../../src/chain/request-check.js';
 import type { SmartContractDeployment } from '../../src/domain/deployments.js';
 import type { QueryConfiguration } from '../../src/schemas/scenario.js';
 import { startLocalChain, type LocalChain } from './evm.js';
+import { loadConfig } from '../../src/config.js';
+
+/** The settings the configuration schema defaults (no chains). */
+const chainDefaults = loadConfig({}).chains;
 
 let chain: LocalChain;
 let alice: Address;
@@ -55,7 +59,7 @@ beforeAll(async () => {
   await chain.write(verifier, 'TestUniversalVerifier', 'setRequest', [2n]);
   submission = await chain.write(verifier, 'TestUniversalVerifier', 'submitResponse', [1n], alice);
   // Generous: a busy machine answers slowly, and timeouts are reader.test.ts's subject.
-  reader = new ChainReader({ chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], timeoutMs: 30_000, errorTtlMs: 0, cacheTtlMs: 0 });
+  reader = new ChainReader({ ...chainDefaults, chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], timeoutMs: 30_000, errorTtlMs: 0, cacheTtlMs: 0 });
 });
 
 afterAll(async () => {
@@ -143,6 +147,7 @@ describe('evaluateOnChainRules', () => {
     expect(out[0]).toMatchObject({ scenarioVerifierAddress: other, status: 'error' }); // request 1 is not set there
 
     const two = new ChainReader({
+      ...chainDefaults,
       chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }, { chain: 'eip155:80002', chainId: 80002, url: 'http://127.0.0.1:9/' }],
       timeoutMs: 30_000,
     });

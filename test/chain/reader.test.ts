@@ -22,9 +22,12 @@ let boolOnly: Address;
 let notVerifier: Address;
 const submitted = {} as Record<'current1' | 'legacy1', { hash: string; blockNumber: bigint }>;
 
+/** The settings the configuration schema defaults (no chains). */
+const chainDefaults = loadConfig({}).chains;
 const readers: ChainReader[] = [];
 function reader(options: Partial<ConstructorParameters<typeof ChainReader>[0]> = {}): ChainReader {
   const r = new ChainReader({
+    ...chainDefaults,
     chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }],
     timeoutMs: 30_000,
     errorTtlMs: 0,
@@ -272,7 +275,7 @@ describe('failures answer error entries, never hang or reject', () => {
   it('where no chain is configured: noChains, answering as a ChainReader over no chains does (test/chain/lazy-load.test.ts checks it loads no viem)', async () => {
     expect(await chainReaderFor(loadConfig({}).chains)).toBe(noChains);
     expect(await chainReaderFor(loadConfig({ CHAIN_RPC_URLS: `${chain.chain}=${chain.url}` }).chains)).toBeInstanceOf(ChainReader);
-    const none = new ChainReader({ chains: [] });
+    const none = new ChainReader({ ...chainDefaults, chains: [] });
     for (const r of [none, noChains]) expect([r.defaultChain, r.hasChain(chain.chain), r.hasChain('eip155:1')]).toEqual([undefined, false, false]);
     const requests: ReadProofStatusesRequest[] = [
       { chain: chain.chain, verifierAddress: current, sender: alice, requestIds: [1, 2n, 1] },
@@ -285,7 +288,7 @@ describe('failures answer error entries, never hang or reject', () => {
 
   it('connection refused on 127.0.0.1: unreachable, at once, without the URL in the message', async () => {
     const port = await closedPort();
-    const r = new ChainReader({ chains: [{ chain: 'eip155:31337', chainId: 31337, url: `http://127.0.0.1:${port}/secret-key` }], timeoutMs: 2000 });
+    const r = new ChainReader({ ...chainDefaults, chains: [{ chain: 'eip155:31337', chainId: 31337, url: `http://127.0.0.1:${port}/secret-key` }], timeoutMs: 2000 });
     // Unreachable, not timeout: the refusal was taken at once, not waited out (timing goals belong in bench/).
     const entries = await r.readProofStatuses({ chain: 'eip155:31337', verifierAddress: current, sender: alice, requestIds: [1, 2] });
     for (const e of entries) {
@@ -298,7 +301,7 @@ describe('failures answer error entries, never hang or reject', () => {
   it('a node that accepts and never answers: timeout within the deadline', async () => {
     const hole = await blackhole();
     try {
-      const r = new ChainReader({ chains: [{ chain: 'eip155:31337', chainId: 31337, url: hole.url }], timeoutMs: 400, errorTtlMs: 10_000 });
+      const r = new ChainReader({ ...chainDefaults, chains: [{ chain: 'eip155:31337', chainId: 31337, url: hole.url }], timeoutMs: 400, errorTtlMs: 10_000 });
       const t0 = performance.now();
       const entries = await r.readProofStatuses({ chain: 'eip155:31337', verifierAddress: current, sender: alice, requestIds: [1] });
       const took = performance.now() - t0;
@@ -335,7 +338,7 @@ describe('failures answer error entries, never hang or reject', () => {
   });
 
   it('an endpoint serving another chain than configured: wrong-chain', async () => {
-    const r = new ChainReader({ chains: [{ chain: 'eip155:1', chainId: 1, url: chain.url }], timeoutMs: 2000 });
+    const r = new ChainReader({ ...chainDefaults, chains: [{ chain: 'eip155:1', chainId: 1, url: chain.url }], timeoutMs: 2000 });
     const [e] = await r.readProofStatuses({ chain: 'eip155:1', verifierAddress: current, sender: alice, requestIds: [1] });
     expect(e).toMatchObject({ code: 'wrong-chain' });
     expect((e as { error: string }).error).toContain('eip155:31337');

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, custom, getAddress, type Abi, type Address, type EIP1193Provider } from 'viem';
 import { startLocalChain, type Artifact, type LocalChain } from '../chain/evm.js';
-import { CHAIN_DEFAULTS, parseChainRpcUrls, type ChainSettings } from '../../src/chain/config.js';
+import { parseChainRpcUrls, type ChainSettings } from '../../src/chain/config.js';
+import { loadConfig } from '../../src/config.js';
 import { createCredentialVerifier, type TrustVerdict } from '../../src/trust/index.js';
 import { createDemoIssuer, demoStatusResolver, type DemoIssuer, type RevocationStatusDocument } from '../../src/trust/demo-issuer.js';
 import { DID, Hash } from '../../src/trust/iden3.js';
@@ -135,7 +136,7 @@ beforeAll(async () => {
   wallet = createWalletClient({ transport: custom(hre.network.provider) });
   issuer = await createDemoIssuer({ seed: 'trust-tests-issuer-ONCHAIN-00004', statusUrl: 'http://127.0.0.1:9/status' });
   issuerId = DID.idFromDID(DID.parse(issuer.did)).bigInt();
-  settings = { ...CHAIN_DEFAULTS, chains: parseChainRpcUrls(`eip155:${AMOY}=${chain.url}`) };
+  settings = { ...loadConfig({}).chains, chains: parseChainRpcUrls(`eip155:${AMOY}=${chain.url}`) };
 }, 120_000);
 
 afterAll(async () => {

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { ZkpQueryConfiguration } from '../../src/zkp/index.js';
 // Not through src/zkp/index.js: that loads js-iden3-auth, which test/zkp/lazy-load.test.ts shows is loaded only where needed.
 import { createDocumentLoader } from '../../src/jsonld/documents.js';
+import { loadConfig } from '../../src/config.js';
 import { haveSharedFixtures, iden3Documents, sharedFixture } from '../shared-fixtures.js';
 
 const dir = fileURLToPath(new URL('./vectors/', import.meta.url));
@@ -110,3 +111,8 @@ export const v3Message = (): Record<string, unknown> & { thid: string; from: str
  * haveIden3Documents() first.
  */
 export const iden3DocumentLoader = () => createDocumentLoader({ documents: iden3Documents() });
+
+/** The verifier's time settings as the configuration schema defaults them. */
+export const verifierSettings = (({ proofMaxAgeMs, clockSkewMs, stateTransitionDelayMs }) => ({ proofMaxAgeMs, clockSkewMs, stateTransitionDelayMs }))(loadConfig({}).zkp);
+/** The authorization request's lifetime and default circuit as the configuration schema defaults them. */
+export const requestSettings = (({ requestTtlMs, defaultCircuitId }) => ({ ttlMs: requestTtlMs, defaultCircuitId }))(loadConfig({}).zkp);

@@ -13,7 +13,7 @@ import {
   buildAuthorizationRequest, defaultCircuitsDir, ZkpError, type AuthorizationRequest, type ResolvedState,
   type StateResolver, type StateResolvers, type ZkpQueryConfiguration,
 } from '../../src/zkp/index.js';
-import { fixtureConfiguration, fixtureRequest, iden3DocumentLoader, plainResponse, VERIFIER_DID } from './fixtures.js';
+import { fixtureConfiguration, fixtureRequest, iden3DocumentLoader, plainResponse, VERIFIER_DID, requestSettings } from './fixtures.js';
 
 const authEntry = createRequire(import.meta.url).resolve('@iden3/js-iden3-auth');
 /** require() as js-iden3-auth does: its own copies of js-sdk, js-jwz and ethers. */
@@ -72,6 +72,7 @@ export const LIB_OPTS = { acceptedProofGenerationDelay: WIDE, allowExpiredMessag
 /** The pending authorization an execute makes for `config` (the vector's query, by default), to its thread. */
 export const buildPending = (config: ZkpQueryConfiguration = fixtureConfiguration(), over: Record<string, unknown> = {}) =>
   buildAuthorizationRequest([config], {
+    ...requestSettings,
     callbackUrl: 'https://svc.example/compliance/executions/e1/zkp',
     verifierDid: VERIFIER_DID,
     reason: fixtureRequest.reason,

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { verifyGroth16Proof } from '@iden3/js-jwz';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createZkpVerifier, defaultCircuitsDir, type ZkpVerifier } from '../../src/zkp/index.js';
-import { cloneProof, haveMtpVector, iden3DocumentLoader, plainResponse, type FixtureProof } from './fixtures.js';
+import { cloneProof, haveMtpVector, iden3DocumentLoader, plainResponse, type FixtureProof, verifierSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 import { buildPending, forgeJwz, rejection, steeredResolvers, WIDE } from './library.js';
 
@@ -20,7 +20,7 @@ const present = haveMtpVector() && haveIden3Documents();
 
 let verifier: ZkpVerifier;
 beforeAll(async () => {
-  verifier = await createZkpVerifier({ documentLoader: iden3DocumentLoader(), stateResolvers: steeredResolvers().resolvers, proofMaxAgeMs: WIDE, allowPlainMessages: true });
+  verifier = await createZkpVerifier({ ...verifierSettings, documentLoader: iden3DocumentLoader(), stateResolvers: steeredResolvers().resolvers, proofMaxAgeMs: WIDE, allowPlainMessages: true });
 });
 
 /** The vector's proof with its pi_a moved off the curve. */

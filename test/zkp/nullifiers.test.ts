@@ -18,7 +18,7 @@ import { alwaysLatestStateResolvers, buildAuthorizationRequest, type ZkpQueryCon
 import { loadConfig } from '../../src/config.js';
 import { tempDir } from '../helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from '../pg.js';
-import { iden3DocumentLoader, v3Message, v3Vector } from './fixtures.js';
+import { iden3DocumentLoader, v3Message, v3Vector, requestSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 
 const LD = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/';
@@ -40,6 +40,7 @@ function pendingRecord(scenarioId: string, address: string, sd = false): Executi
   const rules = sd ? [birthday] : v3Rules;
   const thid = (JSON.parse(Buffer.from(vector.token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { thid: string }).thid;
   const { pending } = buildAuthorizationRequest(rules, {
+    ...requestSettings,
     callbackUrl: 'https://svc.example/cb', verifierDid: vector.verifierDid, message: vector.message || undefined, thid, now: NOW,
   });
   // As the V3 vector was proved:

@@ -9,16 +9,16 @@ import type { Scenario } from '../../src/schemas/scenario.js';
 import {
   buildAuthorizationRequest, checkZkpQuerySchemas, validateZkpQueries, type ZkpQueryConfiguration,
 } from '../../src/zkp/index.js';
-import { iden3DocumentLoader, VERIFIER_DID } from './fixtures.js';
+import { iden3DocumentLoader, VERIFIER_DID, requestSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
 const CTX = 'https://ctx.example/id.jsonld';
 const contexts = { IDInformation: CTX, ProofOfResidence: 'https://ctx.example/por.jsonld' };
-const base = { callbackUrl: 'https://svc.example/compliance/executions/e1/zkp-response', verifierDid: VERIFIER_DID, now: NOW, contexts };
+const base = { ...requestSettings, callbackUrl: 'https://svc.example/compliance/executions/e1/zkp-response', verifierDid: VERIFIER_DID, now: NOW, contexts };
 const qc = (i: number, query: Record<string, unknown>): ZkpQueryConfiguration => ({ id: `q${i}`, query: query as ZkpQueryConfiguration['query'] });
 const v3 = { type: 'IDInformation', requestId: 1, attribute: 'personalData.age', operator: '$gte', value: 18, circuitId: 'credentialAtomicQueryV3' };
-const problems = (...queries: Array<Record<string, unknown>>) => validateZkpQueries(queries.map((q, i) => qc(i, q)), { contexts });
+const problems = (...queries: Array<Record<string, unknown>>) => validateZkpQueries(queries.map((q, i) => qc(i, q)), { ...requestSettings, contexts });
 const pointers = (...queries: Array<Record<string, unknown>>) => problems(...queries).map((p) => p.pointer);
 
 describe('credentialAtomicQueryV3 rules at create', () => {
@@ -145,7 +145,7 @@ describe.skipIf(!haveIden3Documents())('the OffChainZKP create example of the Op
     const example = structuredClone(exampleOffChainScenario) as unknown as Scenario;
     const documents = iden3DocumentLoader();
     expect(validateScenarioRules(example)).toEqual([]);
-    expect(validateZkpQueries(example.queryConfigurations, { documents })).toEqual([]);
+    expect(validateZkpQueries(example.queryConfigurations, { ...requestSettings, documents })).toEqual([]);
     expect(await checkZkpQuerySchemas(example.queryConfigurations, { documentLoader: documents })).toEqual([]);
     const { request } = buildAuthorizationRequest(example.queryConfigurations, { ...base, contexts: {} });
     expect(request.body.scope.map((e) => [e.id, e.circuitId])).toEqual([[1, 'credentialAtomicQueryV3'], [2, 'linkedMultiQuery'], [3, 'credentialAtomicQuerySigV2']]);

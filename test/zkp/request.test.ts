@@ -5,7 +5,7 @@ import {
 } from '../../src/zkp/index.js';
 import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/config.js';
-import { fixtureConfiguration, fixtureRequest, haveMtpVector, iden3DocumentLoader, KYC_V3, USER_DID, VERIFIER_DID } from './fixtures.js';
+import { fixtureConfiguration, fixtureRequest, haveMtpVector, iden3DocumentLoader, KYC_V3, USER_DID, VERIFIER_DID, requestSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 import { DocumentUnavailable } from '../../src/jsonld/documents.js';
 
@@ -13,7 +13,7 @@ const haveDocuments = haveIden3Documents();
 
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
 const ISSUER = 'did:polygonid:polygon:mumbai:2qJ689kpoJxcSzB5sAFJtPsSBSrHF5dq722BHMqURL';
-const base = { callbackUrl: 'https://svc.example/compliance/executions/e1/zkp', verifierDid: VERIFIER_DID, now: NOW };
+const base = { ...requestSettings, callbackUrl: 'https://svc.example/compliance/executions/e1/zkp', verifierDid: VERIFIER_DID, now: NOW };
 const qc = (i: number, query: Record<string, unknown>): ZkpQueryConfiguration => ({ id: `q${i}`, query: query as ZkpQueryConfiguration['query'] });
 
 describe.skipIf(!haveMtpVector())('buildAuthorizationRequest', () => {
@@ -113,7 +113,7 @@ describe.skipIf(!haveMtpVector())('buildAuthorizationRequest', () => {
 
 describe('validateZkpQueries', () => {
   const contexts = { IDInformation: 'https://ctx.example/id.jsonld' };
-  const problems = (query: Record<string, unknown>, options = {}) => validateZkpQueries([qc(0, query)], { contexts, ...options });
+  const problems = (query: Record<string, unknown>, options = {}) => validateZkpQueries([qc(0, query)], { ...requestSettings, contexts, ...options });
   const ok = { type: 'IDInformation', requestId: 1, attribute: 'personalData.age', operator: '$gt', value: 17 };
 
   it('accepts what the V2 circuits prove', () => {
@@ -169,12 +169,12 @@ describe('validateZkpQueries', () => {
   });
 
   it('refuses duplicate request ids and never throws on junk', () => {
-    expect(validateZkpQueries([qc(0, ok), qc(1, ok)], { contexts })).toEqual([
+    expect(validateZkpQueries([qc(0, ok), qc(1, ok)], { ...requestSettings, contexts })).toEqual([
       { pointer: '/queryConfigurations/1/query/requestId', message: expect.stringContaining('duplicate requestId 1') },
     ]);
-    expect(validateZkpQueries([null, { id: 'x' }, { query: 5 }] as never)).toHaveLength(3);
-    expect(validateZkpQueries('x' as never)).toEqual([{ pointer: '/queryConfigurations', message: 'queryConfigurations must be an array' }]);
-    expect(validateZkpQueries([qc(0, { ...ok, operator: '$regex' })], { contexts })[0]?.pointer).toBe('/queryConfigurations/0/query/operator');
+    expect(validateZkpQueries([null, { id: 'x' }, { query: 5 }] as never, requestSettings)).toHaveLength(3);
+    expect(validateZkpQueries('x' as never, requestSettings)).toEqual([{ pointer: '/queryConfigurations', message: 'queryConfigurations must be an array' }]);
+    expect(validateZkpQueries([qc(0, { ...ok, operator: '$regex' })], { ...requestSettings, contexts })[0]?.pointer).toBe('/queryConfigurations/0/query/operator');
   });
 
   it('translates queries into iden3 queries', () => {

@@ -9,7 +9,7 @@ import {
   buildAuthorizationRequest, createRpcStateResolvers, createZkpVerifier, InMemoryReplayGuard, proofFingerprint,
   type ZkpVerifier,
 } from '../../src/zkp/index.js';
-import { fixtureConfiguration, fixtureRequest, fixtureResponse, haveMtpVector, iden3DocumentLoader, plainResponse, VERIFIER_DID } from './fixtures.js';
+import { fixtureConfiguration, fixtureRequest, fixtureResponse, haveMtpVector, iden3DocumentLoader, plainResponse, VERIFIER_DID, verifierSettings, requestSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 
 const present = haveMtpVector() && haveIden3Documents();
@@ -88,6 +88,7 @@ describe.skipIf(!present)('the verifier on RPC state resolvers', () => {
   let verifier: ZkpVerifier;
   beforeAll(async () => {
     verifier = await createZkpVerifier({
+      ...verifierSettings,
       documentLoader: iden3DocumentLoader(),
       stateResolvers: createRpcStateResolvers({ 'polygon:mumbai': { rpcUrl, contractAddress: CONTRACT } }, { latestTtlMs: 1, replacedTtlMs: 1 }),
       proofMaxAgeMs: 100 * 365 * 86_400_000,
@@ -95,7 +96,7 @@ describe.skipIf(!present)('the verifier on RPC state resolvers', () => {
     });
   });
   const pending = () => buildAuthorizationRequest([fixtureConfiguration()], {
-    callbackUrl: 'https://svc.example/cb', verifierDid: VERIFIER_DID, message: fixtureRequest.message, thid: fixtureRequest.thid,
+    ...requestSettings, callbackUrl: 'https://svc.example/cb', verifierDid: VERIFIER_DID, message: fixtureRequest.message, thid: fixtureRequest.thid,
   }).pending;
 
   it('accepts the proof when the issuer state is the latest on chain', async () => {

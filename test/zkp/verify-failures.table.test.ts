@@ -17,7 +17,7 @@ import {
   type FailurePackage, type LibraryFailure,
 } from '../../src/zkp/verify-failures.js';
 import { judgeRule } from '../../src/zkp/verify-rule.js';
-import { haveMtpVector, iden3DocumentLoader, ISSUER_DID, plainResponse, USER_DID } from './fixtures.js';
+import { haveMtpVector, iden3DocumentLoader, ISSUER_DID, plainResponse, USER_DID, verifierSettings } from './fixtures.js';
 import { haveIden3Documents, iden3Documents } from '../shared-fixtures.js';
 import {
   acceptAnyAuthProof, buildPending, forgeJwz, JWZ_HEADER, libRequest, libResponse, packageDir, rejection, steeredResolvers, WIDE,
@@ -124,7 +124,7 @@ describe.skipIf(!present)('through the verifier', () => {
   const steer = steeredResolvers();
   let verifier: ZkpVerifier;
   beforeAll(async () => {
-    verifier = await createZkpVerifier({ documentLoader: iden3DocumentLoader(), stateResolvers: steer.resolvers, proofMaxAgeMs: WIDE, allowPlainMessages: true, replayGuard: null });
+    verifier = await createZkpVerifier({ ...verifierSettings, documentLoader: iden3DocumentLoader(), stateResolvers: steer.resolvers, proofMaxAgeMs: WIDE, allowPlainMessages: true, replayGuard: null });
   });
   const pending = () => buildPending();
   async function inMode<T>(mode: StateMode, run: () => Promise<T>): Promise<T> {

@@ -13,7 +13,7 @@ import {
   alwaysLatestStateResolvers, buildAuthorizationRequest, createZkpVerifier, type ZkpQueryConfiguration, type ZkpVerifier,
 } from '../../src/zkp/index.js';
 import { WIDE } from './library.js';
-import { iden3DocumentLoader } from './fixtures.js';
+import { iden3DocumentLoader, verifierSettings, requestSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 
 const present = haveIden3Documents();
@@ -27,11 +27,12 @@ const rule = (id: string, query: Record<string, unknown>): ZkpQueryConfiguration
 
 let verifier: ZkpVerifier;
 beforeAll(async () => {
-  verifier = await createZkpVerifier({ documentLoader: iden3DocumentLoader(), stateResolvers: alwaysLatestStateResolvers(), proofMaxAgeMs: WIDE });
+  verifier = await createZkpVerifier({ ...verifierSettings, documentLoader: iden3DocumentLoader(), stateResolvers: alwaysLatestStateResolvers(), proofMaxAgeMs: WIDE });
 });
 
 function pendingFor(v: Vector, rules: ZkpQueryConfiguration[], rename: Record<string, string>) {
   const { pending } = buildAuthorizationRequest(rules, {
+    ...requestSettings,
     callbackUrl: 'https://svc.example/compliance/executions/e1/zkp-response', verifierDid: v.verifierDid, message: v.message || undefined,
     thid: thidOf(v.token), now: Date.UTC(2024, 2, 27),
   });

@@ -9,7 +9,7 @@ import {
   ThreadMismatchError, UnsupportedResponseError,
   type PendingAuthorization, type ZkpVerifier,
 } from '../../src/zkp/index.js';
-import { fixtureRequest, fixtureResponse, haveMtpVector, iden3DocumentLoader, plainResponse } from './fixtures.js';
+import { fixtureRequest, fixtureResponse, haveMtpVector, iden3DocumentLoader, plainResponse, verifierSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 import { buildPending as build, rejection, steeredResolvers, WIDE } from './library.js';
 
@@ -18,7 +18,7 @@ const present = haveMtpVector() && haveIden3Documents();
 const steered = steeredResolvers().resolvers;
 let verifier: ZkpVerifier;
 beforeAll(async () => {
-  verifier = await createZkpVerifier({ documentLoader: iden3DocumentLoader(), stateResolvers: steered, proofMaxAgeMs: WIDE, allowPlainMessages: true });
+  verifier = await createZkpVerifier({ ...verifierSettings, documentLoader: iden3DocumentLoader(), stateResolvers: steered, proofMaxAgeMs: WIDE, allowPlainMessages: true });
 });
 
 const verify = (token: string, pending: PendingAuthorization, now?: number) => verifier.verify(token, pending, { now });
@@ -88,7 +88,7 @@ describe.skipIf(!present)('answers that cannot be used (typed errors, nothing de
       'a.b.c.d.e',
       `${part({ alg: 'groth16', circuitId: 'credentialAtomicQuerySigV2' })}.${payload}.${part({ proof: {}, pub_signals: [] })}`,
     ]) expect(await rejection(verify(token, pending))).toBeInstanceOf(UnsupportedResponseError);
-    const jwzOnly = await createZkpVerifier({ documentLoader: iden3DocumentLoader(), stateResolvers: steered, proofMaxAgeMs: WIDE });
+    const jwzOnly = await createZkpVerifier({ ...verifierSettings, documentLoader: iden3DocumentLoader(), stateResolvers: steered, proofMaxAgeMs: WIDE });
     const e = await rejection(jwzOnly.verify(plainResponse(), pending));
     expect(e).toBeInstanceOf(UnsupportedResponseError);
     expect(e.message).toMatch(/send the JWZ token/);

@@ -16,7 +16,7 @@ import {
   ResponseMismatchError, ThreadMismatchError, type PendingAuthorization, type ZkpQueryConfiguration, type ZkpVerifier,
 } from '../../src/zkp/index.js';
 import { judgeAcrossRules } from '../../src/zkp/verify-groups.js';
-import { iden3DocumentLoader, ISSUER_DID, v3Message, v3Vector } from './fixtures.js';
+import { iden3DocumentLoader, ISSUER_DID, v3Message, v3Vector, verifierSettings, requestSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 import { rejection, WIDE } from './library.js';
 
@@ -45,6 +45,7 @@ const employee = (over: Partial<Query> = {}): ZkpQueryConfiguration => ({
 /** The pending authorization of an execute with these rules, to the vector's thread, entries renamed to beta.1. */
 function pendingFor(configs: ZkpQueryConfiguration[], over: Record<string, unknown> = {}): PendingAuthorization {
   const { pending } = buildAuthorizationRequest(configs, {
+    ...requestSettings,
     callbackUrl: 'https://svc.example/compliance/executions/e1/zkp-response', verifierDid: v3Vector.verifierDid, reason: 'reason',
     message: v3Vector.message, thid: THID, now: PROOF_TIME, ...over,
   });
@@ -54,7 +55,7 @@ function pendingFor(configs: ZkpQueryConfiguration[], over: Record<string, unkno
 
 let verifier: ZkpVerifier;
 beforeAll(async () => {
-  verifier = await createZkpVerifier({ documentLoader: iden3DocumentLoader(), stateResolvers: alwaysLatestStateResolvers(), proofMaxAgeMs: WIDE });
+  verifier = await createZkpVerifier({ ...verifierSettings, documentLoader: iden3DocumentLoader(), stateResolvers: alwaysLatestStateResolvers(), proofMaxAgeMs: WIDE });
 });
 const verify = (pending: PendingAuthorization, token = v3Vector.token, now = PROOF_TIME + 60_000) => verifier.verify(token, pending, { now });
 

@@ -11,7 +11,7 @@ import {
 } from '../../src/zkp/index.js';
 import {
   cloneProof, fixtureConfiguration, haveMtpVector, iden3DocumentLoader, fixtureRequest, fixtureResponse, ISSUER_DID, plainResponse, PROOF_TIME_MS, USER_DID,
-  VERIFIER_DID, type FixtureProof,
+  VERIFIER_DID, type FixtureProof, verifierSettings, requestSettings,
 } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 import { buildPending as build, rejection, WIDE } from './library.js';
@@ -37,7 +37,7 @@ const steered: StateResolvers = {
 
 let verifier: ZkpVerifier;
 beforeAll(async () => {
-  verifier = await createZkpVerifier({ documentLoader: iden3DocumentLoader(), stateResolvers: steered, proofMaxAgeMs: WIDE, allowPlainMessages: true });
+  verifier = await createZkpVerifier({ ...verifierSettings, documentLoader: iden3DocumentLoader(), stateResolvers: steered, proofMaxAgeMs: WIDE, allowPlainMessages: true });
 });
 
 const verify = (token: string, pending: PendingAuthorization, now?: number) => verifier.verify(token, pending, { now });
@@ -175,7 +175,7 @@ describe.skipIf(!present)('the public credentialAtomicQueryMTPV2 vector', () => 
 
   it('judges proof age and issuer state', async () => {
     // Proof older than the window (own check with the caller's clock, and the library's).
-    const strict = await createZkpVerifier({ documentLoader: iden3DocumentLoader(), stateResolvers: steered, allowPlainMessages: true, replayGuard: null });
+    const strict = await createZkpVerifier({ ...verifierSettings, documentLoader: iden3DocumentLoader(), stateResolvers: steered, allowPlainMessages: true, replayGuard: null });
     const old = await strict.verify(plainResponse(), build());
     expect(old.verdicts[0]).toMatchObject({ is_valid: false, status: 'not-valid' });
     expect(old.verdicts[0]!.reasons).toEqual([expect.stringMatching(/^the proof was made at 2023-03-20T14:37:18.000Z, more than 3600 s before/)]);
@@ -207,7 +207,7 @@ describe.skipIf(!present)('the public credentialAtomicQueryMTPV2 vector', () => 
 
   it('gives a not-valid verdict to a rule without proof and checks the others', async () => {
     const pending = buildAuthorizationRequest([fixtureConfiguration(), { id: 'q-other', query: { ...fixtureConfiguration().query, requestId: 99 } }], {
-      callbackUrl: 'https://svc.example/cb', verifierDid: VERIFIER_DID, message: fixtureRequest.message, thid: fixtureRequest.thid,
+      ...requestSettings, callbackUrl: 'https://svc.example/cb', verifierDid: VERIFIER_DID, message: fixtureRequest.message, thid: fixtureRequest.thid,
     }).pending;
     const result = await verify(plainResponse(), pending);
     expect(result.is_valid).toBe(false);

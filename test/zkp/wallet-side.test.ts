@@ -9,7 +9,7 @@
 import * as sdkNs from '@0xpolygonid/js-sdk';
 import { describe, expect, it } from 'vitest';
 import { buildAuthorizationRequest, type AuthorizationRequest, type ZkpQueryConfiguration } from '../../src/zkp/index.js';
-import { VERIFIER_DID } from './fixtures.js';
+import { VERIFIER_DID, requestSettings } from './fixtures.js';
 
 interface Sdk {
   AuthHandler: new (packer: unknown, proofService: unknown) => { parseAuthorizationRequest(bytes: Uint8Array): Promise<AuthorizationRequest> };
@@ -41,7 +41,7 @@ const { request } = buildAuthorizationRequest([
   rule('q-born', { ...age, requestId: 2, attribute: 'birthday', operator: '$between', value: [19000101, 20080101], circuitId: 'linkedMultiQuery', groupId: 1 }),
   rule('q-exists', { ...age, requestId: 3, attribute: 'documentType', operator: '$exists', value: true }),
   rule('q-show', { ...age, requestId: 4, attribute: 'documentType', operator: '$sd', circuitId: 'credentialAtomicQueryV3' }),
-], { callbackUrl: 'https://svc.example/compliance/executions/e1/zkp-response', verifierDid: VERIFIER_DID });
+], { ...requestSettings, callbackUrl: 'https://svc.example/compliance/executions/e1/zkp-response', verifierDid: VERIFIER_DID });
 
 describe('a js-sdk wallet reading the service\'s V3 and linked requests', () => {
   it('parses the request as it was sent', async () => {
