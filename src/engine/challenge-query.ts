@@ -11,7 +11,7 @@
  */
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import { isUndecided, isUsable, label, unusableReason } from './credentials.js';
-import { compileOperator, describeKind, FALSE, MISMATCH, MISSING, PASS, type CompiledOperator } from './operators.js';
+import { compileOperator, describeKind, FALSE, MISMATCH, MISSING, PASS } from './operators.js';
 import { compilePath, type Getter } from './path.js';
 import { describeQuery, frozenQuery, invalidRule, quoteValue } from './query.js';
 import type { CompileContext, CompiledRule, Evaluator, PreparedCredential, RuleFailure, RunContext } from './types.js';
@@ -33,14 +33,16 @@ function compileRule(configuration: QueryConfiguration, context: CompileContext)
 
   if (q.operator === '$noop') return anyUsable(id, query, slot, { header, noCredential, more }, () => PASS, () => 'usable');
 
-  const attribute = q.attribute as string;
+  const { attribute, value } = q;
+  const op = compileOperator(q.operator, value);
+  // checkQuery found no problem, so none of these holds
+  if (attribute === undefined || value === undefined || op === undefined) return invalidRule(id, query, [{ pointer: '', message: 'the query does not compile' }]);
   const get: Getter = compilePath(attribute);
-  const op = compileOperator(q.operator, q.value) as CompiledOperator; // checkQuery passed, so it compiles
   const test = op.test;
   const onMissing = op.onMissing;
   const falseText = q.operator === '$exists' && q.value === false
     ? `${attribute} is present (expected $exists false)`
-    : `${attribute} is not ${q.operator} ${quoteValue(q.value as NonNullable<typeof q.value>)}`;
+    : `${attribute} is not ${q.operator} ${quoteValue(value)}`;
 
   /** The query's outcome code for one credential. */
   const outcome = (c: PreparedCredential): number => {

@@ -68,10 +68,10 @@ export function unusableReason(c: PreparedCredential, now: number): string | und
     case NOT_YET_ISSUED:
       return `not yet issued (issuanceDate ${cred.issuanceDate} is after the evaluation time)`;
     case UNTRUSTED:
-    case TRUST_UNDECIDED: {
-      const t = c.trust as { ok: false; reason: string };
-      return t.reason;
-    }
+    case TRUST_UNDECIDED:
+      // assess sets these two states only from a trust verdict that is not ok
+      if (c.trust?.ok === false) return c.trust.reason;
+      return 'the credential is not trusted';
     default:
       return `expired (expirationDate ${cred.expirationDate} is not after the evaluation time)`;
   }
@@ -97,7 +97,8 @@ export function prepareRun(
       if (!Array.isArray(types)) continue;
       let prepared: PreparedCredential | undefined;
       for (let j = 0; j < types.length; j++) {
-        const slot = slots.get(types[j] as string);
+        const type: unknown = types[j];
+        const slot = typeof type === 'string' ? slots.get(type) : undefined;
         if (slot === undefined) continue;
         if (prepared === undefined) {
           prepared = { index: i, credential, trust: trust === undefined ? undefined : trust[i], state: UNASSESSED };

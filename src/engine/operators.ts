@@ -236,7 +236,7 @@ export function compileOperator(op: Operator, value: QueryValue | undefined): Co
       let expects: string;
       if (Array.isArray(value)) {
         const elements: Operand[] = [];
-        for (const x of value as unknown[]) {
+        for (const x of value) {
           const o = operand(x);
           if (o === undefined || o.kind === 'boolean') return undefined;
           elements.push(o);
@@ -264,7 +264,7 @@ export function compileOperator(op: Operator, value: QueryValue | undefined): Co
     case '$nin': {
       if (!Array.isArray(value) || value.length === 0) return undefined;
       const list: Operand[] = [];
-      for (const x of value as unknown[]) {
+      for (const x of value) {
         const o = operand(x);
         if (o === undefined || o.kind === 'boolean') return undefined;
         list.push(o);

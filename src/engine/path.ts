@@ -23,12 +23,15 @@ function segment(key: string): Segment {
   return { key, index: INDEX.test(key) ? Number(key) : -1 };
 }
 
+/** Any object's own keys read as unknown values (arrays are told apart before). */
+const isObject = (x: unknown): x is Readonly<Record<string, unknown>> => typeof x === 'object' && x !== null;
+
 function step(cur: unknown, seg: Segment): unknown {
-  if (typeof cur !== 'object' || cur === null) return undefined;
+  if (!isObject(cur)) return undefined;
   if (Array.isArray(cur)) {
     return seg.index >= 0 && seg.index < cur.length ? cur[seg.index] : undefined;
   }
-  return hasOwn.call(cur, seg.key) ? (cur as Record<string, unknown>)[seg.key] : undefined;
+  return hasOwn.call(cur, seg.key) ? cur[seg.key] : undefined;
 }
 
 function splitPath(attribute: string): string[] {

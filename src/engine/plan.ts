@@ -18,7 +18,9 @@ const evaluators: Readonly<Partial<Record<ScenarioType, Evaluator>>> = Object.fr
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /** The inner result of every valid rule: one frozen object, nothing to allocate on the passing path. */
-const VALID = Object.freeze({ is_valid: true as const, reasons: Object.freeze([]) as unknown as string[] });
+const NO_REASONS: string[] = [];
+Object.freeze(NO_REASONS);
+const VALID = Object.freeze({ is_valid: true as const, reasons: NO_REASONS });
 
 /** Compile once per scenario revision (the caller caches it by id+revision). Assumes validateScenarioRules passed. */
 export function compilePlan(scenarioId: string, revision: number, scenario: Scenario): Plan {

@@ -8,11 +8,15 @@ import type { CompiledRule, RuleFailure } from './types.js';
  * able to change the cached one; made once per compiled rule, so executes do not measure values again.
  */
 export function frozenQuery(q: Query): QueryEcho {
-  const copy: Query = { type: q.type } as Query;
-  if (q.requestId !== undefined) copy.requestId = q.requestId;
-  if (q.attribute !== undefined) copy.attribute = q.attribute;
-  if (q.value !== undefined) copy.value = Array.isArray(q.value) ? Object.freeze(q.value.slice()) as Query['value'] : q.value;
-  copy.operator = q.operator;
+  let value = q.value;
+  if (Array.isArray(value)) Object.freeze(value = value.slice());
+  const copy: Query = {
+    type: q.type,
+    ...(q.requestId !== undefined && { requestId: q.requestId }),
+    ...(q.attribute !== undefined && { attribute: q.attribute }),
+    ...(value !== undefined && { value }),
+    operator: q.operator,
+  };
   if (q.context !== undefined) copy.context = q.context;
   if (q.circuitId !== undefined) copy.circuitId = q.circuitId;
   return echoQuery(Object.freeze(copy));
@@ -51,12 +55,14 @@ export function echoQuery(q: QueryEcho): QueryEcho {
     kept.push(item);
   }
   // The fields in the Query schema's order, valueCount right after the value it counts.
-  const echo: QueryEcho = { type: q.type } as QueryEcho;
-  if (q.requestId !== undefined) echo.requestId = q.requestId;
-  if (q.attribute !== undefined) echo.attribute = q.attribute;
-  echo.value = kept;
-  echo.valueCount = value.length;
-  echo.operator = q.operator;
+  const echo: QueryEcho = {
+    type: q.type,
+    ...(q.requestId !== undefined && { requestId: q.requestId }),
+    ...(q.attribute !== undefined && { attribute: q.attribute }),
+    value: kept,
+    valueCount: value.length,
+    operator: q.operator,
+  };
   if (q.context !== undefined) echo.context = q.context;
   if (q.circuitId !== undefined) echo.circuitId = q.circuitId;
   return Object.freeze(echo);

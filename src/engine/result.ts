@@ -75,7 +75,7 @@ export function compactResults(results: readonly ExecutionResult[]): ExecutionRe
         ...inner,
         ...(!dropRequest && authorizationRequest !== undefined && { authorizationRequest }),
         result: cut
-          ? { ...inner.result, reasons: [reasons[0] as string, `${reasons.length - 1} more reasons not listed: this execution's results were over ${MAX_RESULTS_BYTES} bytes (send fewer credentials to see them)`] }
+          ? { ...inner.result, reasons: [...reasons.slice(0, 1), `${reasons.length - 1} more reasons not listed: this execution's results were over ${MAX_RESULTS_BYTES} bytes (send fewer credentials to see them)`] }
           : inner.result,
       },
     };
