@@ -114,9 +114,10 @@ function detect(address: string): ParsedAddress {
   return fail(NOT_RECOGNISED);
 }
 
+const NAMESPACES: ReadonlyMap<string, AddressNamespace> = new Map([...ADDRESS_NAMESPACES.map((n) => [n, n] as const), ...NAMESPACE_ALIASES]);
+
 function resolveNamespace(raw: string): AddressNamespace | undefined {
-  if ((ADDRESS_NAMESPACES as readonly string[]).includes(raw)) return raw as AddressNamespace;
-  return NAMESPACE_ALIASES.get(raw);
+  return NAMESPACES.get(raw);
 }
 
 function describeValue(s: string): string {
@@ -130,7 +131,9 @@ function parseUnsafe(input: AddressInputValue): ParsedAddress {
   if (typeof input === 'string') {
     address = input;
   } else if (input !== null && typeof input === 'object') {
-    ({ address, chain, namespace } = input as { address?: unknown; chain?: unknown; namespace?: unknown });
+    // Typed as strings, but the caller may hand any JSON: read the fields as unknown.
+    const fields: { address?: unknown; chain?: unknown; namespace?: unknown } = input;
+    ({ address, chain, namespace } = fields);
   } else {
     return fail('address must be a string or an object {address, chain?, namespace?}');
   }
@@ -160,8 +163,8 @@ function parseUnsafe(input: AddressInputValue): ParsedAddress {
     }
   }
 
-  if (fromNamespace && fromChain && fromNamespace !== fromChain) {
-    return fail(`namespace ${describeValue(namespace as string)} does not match chain ${describeValue(chain as string)}`);
+  if (fromNamespace && fromChain && fromNamespace !== fromChain && typeof namespace === 'string' && typeof chain === 'string') {
+    return fail(`namespace ${describeValue(namespace)} does not match chain ${describeValue(chain)}`);
   }
 
   const known = fromNamespace ?? fromChain;
@@ -186,7 +189,8 @@ export function parseAddress(input: AddressInputValue): ParsedAddress {
 function memoKey(input: AddressInputValue): string | undefined {
   if (typeof input === 'string') return `s${input}`;
   if (typeof input !== 'object' || input === null) return undefined;
-  const { address, namespace, chain } = input as { address?: unknown; namespace?: unknown; chain?: unknown };
+  const fields: { address?: unknown; namespace?: unknown; chain?: unknown } = input;
+  const { address, namespace, chain } = fields;
   const optional = (v: unknown) => v === undefined || typeof v === 'string';
   if (typeof address !== 'string' || !optional(namespace) || !optional(chain)) return undefined;
   return `o${JSON.stringify([address, namespace ?? null, chain ?? null])}`;

@@ -21,7 +21,7 @@ export function canonicalJson(value: unknown): string {
   let out = '{';
   let first = true;
   for (const k of keys) {
-    const v = (value as Record<string, unknown>)[k];
+    const v: unknown = Reflect.get(value, k);
     if (v === undefined || typeof v === 'function') continue;
     out += `${first ? '' : ','}${PLAIN_KEY.test(k) ? `"${k}"` : JSON.stringify(k)}:${canonicalJson(v)}`;
     first = false;
@@ -30,7 +30,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 // crypto.hash (Node 20.12+) hashes a string in one call, without a Hash object.
-const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
+const oneShot: typeof crypto.hash | undefined = crypto.hash;
 export const sha256Hex = oneShot
   ? (text: string) => oneShot('sha256', text, 'hex')
   : (text: string) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');

@@ -120,17 +120,21 @@ export function knownTypesOnce(documents: () => Iterable<readonly [string, unkno
 function distance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
-  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => [i, ...new Array<number>(t.length).fill(0)]);
-  for (let j = 1; j <= t.length; j++) d[0]![j] = j;
+  // One row-major table of (s.length + 1) x (t.length + 1) cells.
+  const w = t.length + 1;
+  const d = new Array<number>((s.length + 1) * w).fill(0);
+  const at = (i: number, j: number): number => d[i * w + j] ?? 0;
+  for (let i = 0; i <= s.length; i++) d[i * w] = i;
+  for (let j = 0; j <= t.length; j++) d[j] = j;
   for (let i = 1; i <= s.length; i++) {
     for (let j = 1; j <= t.length; j++) {
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
+      let v = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, at(i - 2, j - 2) + 1);
+      d[i * w + j] = v;
     }
   }
-  return d[s.length]![t.length]!;
+  return at(s.length, t.length);
 }
 
 /** How near `name` is to `known`, or undefined when not near: 0 for the same name but for case, then prefixes, then typos. */

@@ -33,8 +33,7 @@ export function unstorableText(value: unknown, path: ReadonlyArray<string | numb
     return [...path, ...out];
   };
   const stack: Entry[] = [{ v: value }];
-  while (stack.length > 0 && found.length < limit) {
-    const e = stack.pop()!;
+  for (let e = stack.pop(); e !== undefined && found.length < limit; e = stack.pop()) {
     const v = e.v;
     if (typeof e.at === 'string' && !storableText(e.at)) found.push(fieldError(pathOf(e), 'this key must not contain U+0000 or an unpaired UTF-16 surrogate'));
     if (typeof v === 'string') {
@@ -45,10 +44,8 @@ export function unstorableText(value: unknown, path: ReadonlyArray<string | numb
         if (typeof x === 'string' || (typeof x === 'object' && x !== null)) stack.push({ v: x, at: i, parent: e });
       }
     } else if (typeof v === 'object' && v !== null) {
-      const keys = Object.keys(v);
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const k = keys[i]!;
-        const x: unknown = (v as Record<string, unknown>)[k];
+      const entries: Array<[string, unknown]> = Object.entries(v);
+      for (const [k, x] of entries.reverse()) {
         if (typeof x === 'string' || (typeof x === 'object' && x !== null) || !storableText(k)) stack.push({ v: x, at: k, parent: e });
       }
     }

@@ -93,7 +93,7 @@ export function guardedLookup(resolve: Resolve = systemResolve): LookupFunction 
       const ofFamily = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
       const wanted = ofFamily.length > 0 ? ofFamily : addresses;
       // node:net asks for every address (options.all) when it tries the families in turn (autoSelectFamily).
-      if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, wanted);
+      if (options.all) return callback(null, wanted);
       const chosen = wanted[0] ?? first;
       callback(null, chosen.address, chosen.family);
     });

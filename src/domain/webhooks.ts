@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { PrivateTargetRefused, guardedLookup, literalTargetRefusal, webhookTargetProblem, type Resolve } from './webhook-guard.js';
 import type { ExecutionResult } from '../schemas/execution.js';
+import { isRecord } from '../schemas/json.js';
 import type { ExecutionRecord, Store, WebhookDelivery } from '../store/types.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
@@ -79,8 +80,9 @@ export function projectSecret(serviceSecret: string, projectId: string): string 
  */
 function signingSecret(config: WebhookConfig, d: WebhookDelivery): string {
   if (d.url === null) return config.secret;
-  const projectId = (JSON.parse(d.payload) as ExecutionEvent).data.projectId;
-  return projectId === null ? config.secret : projectSecret(config.secret, projectId);
+  const event: unknown = JSON.parse(d.payload);
+  const projectId = isRecord(event) && isRecord(event.data) ? event.data.projectId : null;
+  return typeof projectId === 'string' ? projectSecret(config.secret, projectId) : config.secret;
 }
 
 /** POSTs a delivery and answers the receiver's status; redirects are not followed (node:http never does). */
