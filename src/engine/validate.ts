@@ -1,14 +1,13 @@
 /**
- * Create/patch-time checks of a scenario's query configurations. The TypeBox schema has already checked the
- * JSON shapes; these are the rules the schema cannot say (which value fits which operator, unique ids,
- * the limits of the zero-knowledge circuits). Every check is defensive: nothing here throws on any input.
+ * Create/patch-time checks the schema cannot say: which value fits which operator, unique ids, the limits of the
+ * zero-knowledge circuits. Nothing here throws on any input.
  */
 import { Operators, ScenarioTypes, type Operator, type Scenario, type ScenarioType } from '../schemas/scenario.js';
 import { parseInstant } from './instant.js';
 import { isRecord } from '../schemas/json.js';
 
 export interface FieldProblem {
-  /** JSON pointer relative to the Scenario, e.g. '/queryConfigurations/1/query/value'. */
+  /** Relative to the Scenario, e.g. '/queryConfigurations/1/query/value'. */
   pointer: string;
   message: string;
 }
@@ -17,7 +16,6 @@ const OPERATORS: ReadonlySet<string> = new Set(Operators);
 const isOperator = (x: unknown): x is Operator => typeof x === 'string' && OPERATORS.has(x);
 const SCENARIO_TYPES: ReadonlySet<string> = new Set(ScenarioTypes);
 
-/** Scenario types whose rules are zero-knowledge proof requests to the iden3 V2 circuits. */
 const ZKP_TYPES: ReadonlySet<string> = new Set<ScenarioType>(['OffChainZKP', 'OnChainZKP']);
 
 /** The iden3 V2 query circuits take at most 64 values in an $in/$nin list. */
@@ -33,10 +31,7 @@ const isFiniteNumber = (x: unknown): x is number => typeof x === 'number' && Num
 const isStringOrNumber = (x: unknown): boolean => typeof x === 'string' || isFiniteNumber(x);
 const isScalar = (x: unknown): boolean => isStringOrNumber(x) || typeof x === 'boolean';
 
-/**
- * What a query value is, for messages ("got a boolean"). The scenario's value is not personal data. `dates`: where
- * the operator takes ISO 8601 dates, a string says whether it is one; elsewhere it is just a string.
- */
+/** What a query value is, for messages ("got a boolean"); the scenario's value is not personal data. */
 function kindOf(x: unknown, dates = false): string {
   if (x === null) return 'null';
   if (Array.isArray(x)) return 'an array';
@@ -53,11 +48,7 @@ function kindOf(x: unknown, dates = false): string {
   }
 }
 
-/**
- * Problems of one query (pointers start with `base`, the pointer of the query object itself).
- * Used by validateScenarioRules and, as a safety net, by the compiler.
- */
-/** Limit of requestId outside OnChainZKP (which takes any uint256, checked by its strategy). */
+/** Outside OnChainZKP (which takes any uint256, checked by its strategy). */
 const MAX_PLAIN_REQUEST_ID = 4_294_967_295;
 
 export function checkQuery(query: unknown, scenarioType: ScenarioType, base: string): FieldProblem[] {
