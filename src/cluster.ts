@@ -264,16 +264,19 @@ export function clusterMetrics(registry: Registry): () => Promise<string> {
       reject(new Error('the primary did not answer'));
     }, ASK_TIMEOUT_MS);
     waiting.set(id, { resolve, reject, timer });
-    // A cluster worker always has its IPC channel to the primary.
-    process.send!({ type: CLUSTER_METRICS_REQUEST, id }, undefined, undefined, (err) => {
-      if (!err) return;
+    const fail = (err: Error) => {
       waiting.delete(id);
       clearTimeout(timer);
       reject(err);
+    };
+    // A cluster worker always has its IPC channel to the primary.
+    if (process.send === undefined) return fail(new Error('no IPC channel to the primary'));
+    process.send({ type: CLUSTER_METRICS_REQUEST, id }, undefined, undefined, (err) => {
+      if (err) fail(err);
     });
   });
 }
 
 function isMessage(m: unknown, type: string): m is Message {
-  return typeof m === 'object' && m !== null && (m as { type?: unknown }).type === type && typeof (m as { id?: unknown }).id === 'number';
+  return typeof m === 'object' && m !== null && 'type' in m && m.type === type && 'id' in m && typeof m.id === 'number';
 }

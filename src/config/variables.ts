@@ -58,7 +58,7 @@ export function text(options: Described & { expect: string; default?: string; pa
 
 /** The alternatives of a variable: the members of a union, else the variable alone. */
 function alternatives(schema: TSchema): TSchema[] {
-  return Array.isArray(schema.anyOf) ? (schema.anyOf as TSchema[]) : [schema];
+  return Array.isArray(schema.anyOf) ? schema.anyOf : [schema];
 }
 
 /**
@@ -104,7 +104,8 @@ function problem(name: string, schema: TSchema, raw: string | undefined): string
 
 /** The variable an Ajv error is about: `/PORT` → PORT. */
 function variableOf(error: ErrorObject): string | undefined {
-  const name = error.instancePath.split('/')[1] ?? (error.params as { missingProperty?: string }).missingProperty;
+  const missing: unknown = error.params.missingProperty;
+  const name = error.instancePath.split('/')[1] ?? (typeof missing === 'string' ? missing : undefined);
   return name || undefined;
 }
 
@@ -126,7 +127,8 @@ export function readEnv<T extends TObject>(schema: T, env: Env): Static<T> {
     // A copy: env-schema sets additionalProperties on the schema it is given.
     return envSchema<Static<T>>({ schema: { ...schema }, data, env: false, dotenv: false, ajv });
   } catch (err) {
-    const first = (err as { errors?: ErrorObject[] }).errors?.[0];
+    const errors: unknown = err instanceof Error && 'errors' in err ? err.errors : undefined;
+    const first: ErrorObject | undefined = Array.isArray(errors) ? errors[0] : undefined;
     const name = first && variableOf(first);
     const variable = name === undefined ? undefined : schema.properties[name];
     if (name === undefined || variable === undefined) throw err;

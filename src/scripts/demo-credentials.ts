@@ -117,7 +117,7 @@ if (args.serve) await revokeDemoNonce(issuer);
 
 let server: http.Server | undefined;
 if (args.serve) {
-  server = http.createServer((req, res) => {
+  const serving = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const nonce = req.method === 'GET' && path.startsWith('/status/') ? nonceFromStatusPath(path) : undefined;
     if (nonce === undefined) {
@@ -130,9 +130,10 @@ if (args.serve) {
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server!.once('error', reject);
-    server!.listen(args.port, '127.0.0.1', resolve);
+    serving.once('error', reject);
+    serving.listen(args.port, '127.0.0.1', resolve);
   });
+  server = serving;
 }
 
 const executeBody = { scenarioId: args.scenarioId, address: args.address, credentials: [credential] };
@@ -145,9 +146,10 @@ process.stdout.write(args.body
   executeBody,
 }, null, 2)}\n`);
 
-if (server) {
+const running = server;
+if (running) {
   process.stderr.write(`demo issuer ${issuer.did}: serving revocation statuses at ${issuer.statusUrl}/<nonce> (Ctrl-C to stop)\n`);
-  const stop = () => server!.close(() => process.exit(0));
+  const stop = () => running.close(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

@@ -19,6 +19,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import qrcode from 'qrcode';
+import { isRecord } from '../schemas/json.js';
 
 /** did:iden3:polygon:amoy of the Ethereum address 0x1111…1111 (no one's key: a demo only). */
 const DEMO_VERIFIER_DID = 'did:iden3:polygon:amoy:x6x5sor7zpxYggmPs5jcaiu5TEWAU2knvRifZbzCp';
@@ -110,8 +111,10 @@ async function main(): Promise<void> {
     const executed = await send(`${base}/compliance/scenarios/execute`, {
       method: 'POST', headers, body: JSON.stringify({ scenarioId: scenario.id, address: args.address, credentials: [] }),
     });
-    const results = await executed.json() as Array<{ executionId: string; result: { status: string; authorizationRequest?: unknown } }>;
-    const request = results[0]?.result.authorizationRequest;
+    const results: unknown = await executed.json();
+    const first: unknown = Array.isArray(results) ? results[0] : undefined;
+    const executionId = isRecord(first) ? first.executionId : undefined;
+    const request = isRecord(first) && isRecord(first.result) ? first.result.authorizationRequest : undefined;
     if (!request) throw new Error(`execute answered no authorization request: ${JSON.stringify(results)}`);
     const link = `iden3comm://?i_m=${encodeURIComponent(Buffer.from(JSON.stringify(request)).toString('base64'))}`;
     const out = (s = '') => process.stdout.write(`${s}\n`);
@@ -123,8 +126,8 @@ async function main(): Promise<void> {
     out();
     out('3. As a QR code (scan it with the wallet app):');
     out(await qrcode.toString(link, { type: 'terminal', small: true }));
-    out(`The wallet POSTs its proof to ${args.publicBaseUrl}/compliance/executions/${results[0]?.executionId}/zkp-response`);
-    out(`Watch the execution: curl -s -H 'Authorization: Bearer ${TOKEN}' ${base}/compliance/executions/${results[0]?.executionId}`);
+    out(`The wallet POSTs its proof to ${args.publicBaseUrl}/compliance/executions/${String(executionId)}/zkp-response`);
+    out(`Watch the execution: curl -s -H 'Authorization: Bearer ${TOKEN}' ${base}/compliance/executions/${String(executionId)}`);
     if (args.once) return stop();
     out('The service keeps running for the wallet: Ctrl-C stops it.');
   } catch (err) {
