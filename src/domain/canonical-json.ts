@@ -1,12 +1,8 @@
 import crypto from 'node:crypto';
 
-/** Keys JSON.stringify writes as "key" unchanged (no escaping needed): the common case, written without it. */
 const PLAIN_KEY = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
-/**
- * Canonical JSON (RFC 8785 JCS for JSON-parsed values): object keys sorted by UTF-16 code units, no white space,
- * numbers and strings as JSON.stringify writes them. Equal documents give equal text whatever their key order.
- */
+/** RFC 8785 (JCS) for JSON-parsed values: equal documents give equal text whatever their key order. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) {
