@@ -1,8 +1,6 @@
 /**
- * Attestations (ATTESTATION_*): the keys that sign an execution's verdict for a dApp's backend (JWS, verified with
- * the keys of /.well-known/jwks.json) and for its contracts (EIP-712, an Ethereum key). Keys come from the
- * environment or a file, never from this process, except in development (DEMO_ISSUER=1 or
- * CREDENTIAL_VERIFICATION=off, one process): then a key is made per start, with a warning.
+ * ATTESTATION_*: the keys that sign an execution's verdict (JWS and EIP-712). Never made by this process except in
+ * development (DEMO_ISSUER=1 or CREDENTIAL_VERIFICATION=off, one process): then per start, with a warning.
  */
 import fs from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';

@@ -1,17 +1,6 @@
 /**
- * OffChainZKP walkthrough (docs/offchain-walkthrough.md): `npm run demo:offchain -- [options]`.
- *
- * Starts the service (dist/server.js, SQLite in a temporary directory) with ZKP_VERIFIER_DID and PUBLIC_BASE_URL set,
- * creates an OffChainZKP scenario (a credentialAtomicQueryV3 rule with a nullifier, the KYCAgeCredential of iden3's
- * KYC schemas), executes it for an address, and prints the authorization request the frontend hands to the wallet:
- * as JSON, as an iden3comm deep link and as a QR code in the terminal. Then it waits (Ctrl-C stops it) so that a
- * wallet can answer; `--once` stops right after printing.
- *
- * Options: --port n (default 3100), --public-base-url url (default http://<this machine's LAN address>:<port>: the
- * wallet's phone must reach it), --verifier-did did (default a demo DID, see below), --address 0x... (default a demo
- * address), --once.
- * The default verifier DID is made from a fixed demo Ethereum address: fine to look at a request, but its key is
- * nobody's; a real deployment uses its own verifier identity's DID (see the walkthrough).
+ * OffChainZKP walkthrough (docs/offchain-walkthrough.md, which lists the options): starts the service, creates and
+ * executes an OffChainZKP scenario, and prints the authorization request as JSON, deep link and QR code.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -21,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import qrcode from 'qrcode';
 import { isRecord } from '../schemas/json.js';
 
-/** did:iden3:polygon:amoy of the Ethereum address 0x1111…1111 (no one's key: a demo only). */
+/** Made from the Ethereum address 0x1111…1111: no one's key, a demo only. */
 const DEMO_VERIFIER_DID = 'did:iden3:polygon:amoy:x6x5sor7zpxYggmPs5jcaiu5TEWAU2knvRifZbzCp';
 const DEMO_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TOKEN = 'demo-offchain-token-0123456789';
@@ -58,7 +47,6 @@ function parseArgs(argv: string[]) {
   return out;
 }
 
-/** The scenario: one V3 rule (born before 2008-01-01, with a nullifier: one holder, one address). */
 const scenario = {
   id: 'offchain-demo',
   input: {
@@ -76,7 +64,7 @@ const scenario = {
   },
 };
 
-/** fetch, sent again while the service sheds load (503) as it warms up on a busy machine. */
+/** Sent again while the service sheds load (503) as it warms up. */
 async function send(url: string, init: RequestInit): Promise<Response> {
   for (let i = 0; ; i++) {
     const res = await fetch(url, init);
