@@ -1,35 +1,23 @@
 /**
- * WORKERS > 1: this process is the primary of a node:cluster; it serves nothing itself. It forks the workers (each
- * runs the whole service: buildApp, its own store connections, caches and background jobs, all of which are safe
- * across processes as they are across instances), and the workers share the listening port (the primary hands each
- * new connection to the next worker).
- *
- * - Start: resolves `listening` once every worker listens. A worker of the first start that exits before it
- *   listened is a start failure (bad database, port taken): the primary stops the others and exits 1, as a single
- *   process would.
- * - A worker that exits later (a crash, an out-of-memory kill, an operator's kill), or a replacement that cannot
- *   start, is replaced: at once, then after a growing pause while they keep dying (more than 3 in a minute), so
- *   that a crash loop does not take the cores from the workers that serve.
- * - SIGTERM, SIGINT or SIGHUP: each worker gets SIGTERM, finishes its requests in flight and exits (close-with-grace,
- *   SHUTDOWN_TIMEOUT_MS); then the primary exits 0, or 1 when a worker did not exit cleanly. A second signal kills
- *   the workers at once. A worker takes SIGTERM once and ignores SIGINT and SIGHUP: a terminal, systemd or a container
- *   runtime may signal the whole process group, so a worker can get the signal both directly and from the primary.
- * - Metrics: a worker asked for /metrics asks the primary, which asks every worker that listens for its registry and
- *   sums them (prom-client's AggregatorRegistry.aggregate); so a scrape sees the service, not one worker.
+ * WORKERS > 1: this process is the primary of a node:cluster and serves nothing; each worker runs the whole service
+ * (its own store connections, caches and jobs, safe across processes as across instances) on the shared port.
+ * - A worker of the first start that exits before it listens fails the start: the others stop, the primary exits 1.
+ * - A later exit is replaced, with a growing pause while workers keep dying, so a crash loop does not take the cores.
+ * - On SIGTERM, SIGINT or SIGHUP each worker gets SIGTERM and drains; a second signal kills them. A worker takes
+ *   SIGTERM once and ignores SIGINT and SIGHUP: a terminal, systemd or a runtime may signal the whole process group.
+ * - /metrics in a worker asks the primary, which sums every listening worker's registry, so a scrape sees the service.
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 
-/** IPC messages: a worker's request for the cluster's metrics and the answer; the primary's request for a worker's. */
 const CLUSTER_METRICS_REQUEST = 'scs:cluster-metrics-request';
 const CLUSTER_METRICS_REPLY = 'scs:cluster-metrics-reply';
 const WORKER_METRICS_REQUEST = 'scs:worker-metrics-request';
 const WORKER_METRICS_REPLY = 'scs:worker-metrics-reply';
-/** How long the primary waits for the workers' figures; a worker waits a little longer for the primary's answer. */
+/** The primary's wait for the workers' figures; a worker waits a little longer for the primary. */
 const GATHER_TIMEOUT_MS = 3000;
 const ASK_TIMEOUT_MS = GATHER_TIMEOUT_MS + 1000;
-/** Beyond SHUTDOWN_TIMEOUT_MS, how long the primary waits for a worker before it kills it. */
 const KILL_MARGIN_MS = 2000;
 /** Replacements within this window beyond the first few wait 1 s, 2 s, 4 s ... (at most 30 s) before the fork. */
 const RESTART_WINDOW_MS = 60_000;
@@ -43,17 +31,14 @@ interface PrimaryLog {
 
 export interface PrimaryOptions {
   workers: number;
-  /** How long a worker may take to finish its requests on shutdown (the workers' own SHUTDOWN_TIMEOUT_MS). */
   shutdownTimeoutMs: number;
-  /** Environment for the workers beyond this process's own (e.g. the token made for this run). */
+  /** Beyond this process's own (e.g. the token made for this run). */
   env?: Record<string, string>;
   log: PrimaryLog;
 }
 
 export interface Primary {
-  /** Resolves with the address once every worker of the first start listens; rejects when the start failed. */
   listening: Promise<AddressInfo>;
-  /** Resolves with the exit code once the cluster has stopped (every worker exited). */
   stopped: Promise<number>;
 }
 
@@ -61,11 +46,9 @@ type Message = { type: string; id: number; text?: unknown; metrics?: unknown; er
 
 export function startPrimary(options: PrimaryOptions): Primary {
   const { log } = options;
-  /** Workers whose process has not exited (cluster.workers may still hold one at its exit event). */
+  /** cluster.workers may still hold one at its exit event. */
   const live = new Set<Worker>();
-  /** Workers that listen: the ones /metrics asks. */
   const serving = new Set<Worker>();
-  /** The workers of the first start: one that fails before it listens fails the start. */
   const firstStart = new WeakSet<Worker>();
   const restarts: number[] = [];
   const restartTimers = new Set<NodeJS.Timeout>();
@@ -80,7 +63,7 @@ export function startPrimary(options: PrimaryOptions): Primary {
     resolveListening = resolve;
     rejectListening = reject;
   });
-  listening.catch(() => {}); // a start failure is reported through `stopped` too
+  listening.catch(() => {});
   let resolveStopped!: (code: number) => void;
   const stopped = new Promise<number>((resolve) => { resolveStopped = resolve; });
 
@@ -264,16 +247,19 @@ export function clusterMetrics(registry: Registry): () => Promise<string> {
       reject(new Error('the primary did not answer'));
     }, ASK_TIMEOUT_MS);
     waiting.set(id, { resolve, reject, timer });
-    // A cluster worker always has its IPC channel to the primary.
-    process.send!({ type: CLUSTER_METRICS_REQUEST, id }, undefined, undefined, (err) => {
-      if (!err) return;
+    const fail = (err: Error) => {
       waiting.delete(id);
       clearTimeout(timer);
       reject(err);
+    };
+    // A cluster worker always has its IPC channel to the primary.
+    if (process.send === undefined) return fail(new Error('no IPC channel to the primary'));
+    process.send({ type: CLUSTER_METRICS_REQUEST, id }, undefined, undefined, (err) => {
+      if (err) fail(err);
     });
   });
 }
 
 function isMessage(m: unknown, type: string): m is Message {
-  return typeof m === 'object' && m !== null && (m as { type?: unknown }).type === type && typeof (m as { id?: unknown }).id === 'number';
+  return typeof m === 'object' && m !== null && 'type' in m && m.type === type && 'id' in m && typeof m.id === 'number';
 }

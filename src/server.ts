@@ -93,4 +93,5 @@ try {
   process.exit(1);
 }
 // A worker's processes all say the same: the primary says it once for them.
-if (!worker) logSummary(app.log, app.server.address() as AddressInfo);
+const address = app.server.address();
+if (!worker && address !== null && typeof address === 'object') logSummary(app.log, address);

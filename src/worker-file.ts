@@ -1,16 +1,10 @@
-/**
- * What the piscina pools (trust/pool.ts, zkp/groth16.ts) need to start their threads: the compiled worker, and the
- * workerData that keeps the `web-worker` package quiet.
- */
+/** The compiled worker and the workerData the piscina pools need to start their threads. */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/**
- * The compiled worker `name` (e.g. 'trust/cold-worker.js'): beside the calling module in dist/, or in dist/ when that
- * module runs from src/ (vitest). `moduleUrl` is the caller's import.meta.url.
- */
+/** Beside the calling module in dist/, or in dist/ when it runs from src/ (vitest). */
 export function compiledWorker(moduleUrl: string, name: string): string {
   const here = fileURLToPath(moduleUrl);
   if (here.endsWith('.js')) return path.join(path.dirname(here), path.basename(name));

@@ -1,12 +1,11 @@
 /**
- * Attestations (ATTESTATION_*): the keys that sign an execution's verdict for a dApp's backend (JWS, verified with
- * the keys of /.well-known/jwks.json) and for its contracts (EIP-712, an Ethereum key). Keys come from the
- * environment or a file, never from this process, except in development (DEMO_ISSUER=1 or
- * CREDENTIAL_VERIFICATION=off, one process): then a key is made per start, with a warning.
+ * ATTESTATION_*: the keys that sign an execution's verdict (JWS and EIP-712). Never made by this process except in
+ * development (DEMO_ISSUER=1 or CREDENTIAL_VERIFICATION=off, one process): then per start, with a warning.
  */
 import fs from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AttestationConfig, ConfiguredJwk } from '../domain/attestation.js';
+import { isRecord } from '../schemas/json.js';
 import { ConfigError } from './errors.js';
 import { integer, text } from './variables.js';
 
@@ -58,7 +57,8 @@ function secret(env: AttestationEnv, name: 'ATTESTATION_JWKS' | 'ATTESTATION_EIP
   try {
     return fs.readFileSync(file, 'utf8').trim();
   } catch (err) {
-    throw new ConfigError(`${name}_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : 'error';
+    throw new ConfigError(`${name}_FILE cannot be read (${code})`);
   }
 }
 
@@ -66,6 +66,9 @@ const KEY_KINDS: Record<string, { kty: string; crv: string; members: string[] }>
   ES256: { kty: 'EC', crv: 'P-256', members: ['x', 'y'] },
   EdDSA: { kty: 'OKP', crv: 'Ed25519', members: ['x'] },
 };
+
+/** Any object, arrays included: a key that is an array fails on its "alg", as other objects without one do. */
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
 
 /** ATTESTATION_JWKS: a JWK set of ES256/EdDSA keys with unique kids; the first holds `d`. */
 function jwkSet(raw: string): ConfiguredJwk[] {
@@ -76,12 +79,11 @@ function jwkSet(raw: string): ConfiguredJwk[] {
   } catch {
     throw bad('it is not JSON');
   }
-  const keys = (parsed as { keys?: unknown } | null)?.keys;
+  const keys = isRecord(parsed) ? parsed.keys : undefined;
   if (!Array.isArray(keys) || keys.length === 0) throw bad('no "keys" array, or it is empty');
   const kids = new Set<string>();
-  const out = keys.map((k: unknown, i) => {
-    const key = k as Record<string, unknown>;
-    if (typeof key !== 'object' || key === null) throw bad(`key ${i} is not an object`);
+  const out = keys.map((key: unknown, i): ConfiguredJwk => {
+    if (!isObject(key)) throw bad(`key ${i} is not an object`);
     const kind = typeof key.alg === 'string' ? KEY_KINDS[key.alg] : undefined;
     if (!kind) throw bad(`key ${i} has no "alg" ES256 or EdDSA`);
     if (key.kty !== kind.kty || key.crv !== kind.crv) throw bad(`key ${i} (${String(key.alg)}) must have kty ${kind.kty} and crv ${kind.crv}`);
@@ -89,11 +91,15 @@ function jwkSet(raw: string): ConfiguredJwk[] {
     if (typeof key.kid !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(key.kid)) throw bad(`key ${i} has no "kid" (1 to 128 printable characters)`);
     if (kids.has(key.kid)) throw bad(`kid ${key.kid} is used twice`);
     kids.add(key.kid);
-    return key as ConfiguredJwk;
+    const alg = key.alg;
+    if (alg !== 'ES256' && alg !== 'EdDSA') throw bad(`key ${i} has no "alg" ES256 or EdDSA`);
+    return { ...key, kid: key.kid, alg };
   });
   if (typeof out[0]?.d !== 'string') throw bad('the first key signs and must hold its private part "d"');
   return out;
 }
+
+const isHexKey = (s: string): s is `0x${string}` => /^0x[0-9a-fA-F]{64}$/.test(s);
 
 /**
  * The attestation settings. `development`: the configuration is a development one (DEMO_ISSUER=1 or
@@ -102,11 +108,11 @@ function jwkSet(raw: string): ConfiguredJwk[] {
 export function attestationConfig(env: AttestationEnv, development: boolean): AttestationConfig {
   const jwksText = secret(env, 'ATTESTATION_JWKS');
   const eipText = secret(env, 'ATTESTATION_EIP712_KEY');
-  if (eipText !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(eipText)) throw new ConfigError('ATTESTATION_EIP712_KEY must be 0x and 64 hex digits');
+  if (eipText !== undefined && !isHexKey(eipText)) throw new ConfigError('ATTESTATION_EIP712_KEY must be 0x and 64 hex digits');
   const generate = development ? 'generate' as const : undefined;
   return {
     jwks: jwksText === undefined ? generate : jwkSet(jwksText),
-    eip712Key: (eipText as `0x${string}` | undefined) ?? generate,
+    eip712Key: eipText ?? generate,
     ttlSeconds: env.ATTESTATION_TTL_SECONDS,
     ...(env.ATTESTATION_ISSUER !== undefined && { issuer: env.ATTESTATION_ISSUER }),
   };

@@ -33,10 +33,7 @@ export const authEnv = Type.Object({
 
 export type AuthEnv = Static<typeof authEnv>;
 
-/**
- * API_TOKENS: comma-separated `token`, `token:*` or `token:projA+projB`. A token without projects, or with `*`, is
- * an operator token for every project (so configurations from before tenancy keep working).
- */
+/** A token without projects, or with `*`, is an operator token (configurations from before tenancy keep working). */
 function tokens(raw: string | undefined): Config['apiTokens'] {
   if (raw === undefined) return [];
   return raw.split(',').map((t) => t.trim()).filter((t) => t.length > 0).map((entry) => {
@@ -66,7 +63,6 @@ function jwt(env: AuthEnv): Config['jwt'] {
   return { jwksUrl, issuer, audience, projectsClaim: env.AUTH_JWT_PROJECTS_CLAIM };
 }
 
-/** The callers' credentials of checked auth variables: tokens parsed, the JWT settings complete or absent. */
 export function authSettings(env: AuthEnv): Pick<Config, 'apiTokens' | 'jwt'> {
   return { apiTokens: tokens(env.API_TOKENS), jwt: jwt(env) };
 }

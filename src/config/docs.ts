@@ -1,14 +1,10 @@
-/**
- * The configuration table of docs/configuration.md, written from the modules' schemas: `npm run docs:config` puts it between the
- * markers below, and test/config.docs.unit.test.ts fails when the committed copy differs from what the schemas write.
- */
+/** The configuration table of docs/configuration.md (`npm run docs:config`; test/config.docs.unit.test.ts checks it). */
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { expectation } from './variables.js';
 
 export const TABLE_START = '<!-- config-table:start -->';
 export const TABLE_END = '<!-- config-table:end -->';
 
-/** A module's variables as the table shows them: a heading and the file that declares them. */
 export interface ConfigSection {
   title: string;
   source: string;
@@ -17,12 +13,11 @@ export interface ConfigSection {
 
 const code = (s: string) => `\`${s}\``;
 
-/** A table cell: one line, no column break. */
 function cell(s: string): string {
   return s.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
 }
 
-/** The Default column: what the schema says where it can, else the variable's own words, else "unset". */
+/** What the schema says where it can, else the variable's own words, else "unset". */
 function defaultOf(variable: TSchema): string {
   if (typeof variable.docDefault === 'string') return variable.docDefault;
   if (variable.default !== undefined) return code(String(variable.default));

@@ -1,8 +1,4 @@
-/**
- * The service's own variables: listening, logging, load protection, processes, the audit log's retention. The
- * modules' variables are next to each module (store, trust, chain, zkp); callers and webhooks are in auth.ts and
- * webhook.ts here.
- */
+/** The service's own variables; each module's are next to it. */
 import { isIP } from 'node:net';
 import os from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';
@@ -11,7 +7,7 @@ import type { DatabaseConfig } from '../store/config.js';
 import { ConfigError } from './errors.js';
 import { flag, httpUrl, integer, oneOf, text } from './variables.js';
 
-/** The most WORKERS may say: more processes than this only add memory on any machine we expect to run on. */
+/** More processes than this only add memory on any machine we expect to run on. */
 const MAX_WORKERS = 64;
 
 export const serviceEnv = Type.Object({
@@ -102,10 +98,7 @@ type ServiceSettings = Pick<Config,
   | 'shutdownDelayMs' | 'rateLimit' | 'maxEventLoopDelayMs'
   | 'requestTimeoutMs' | 'workers' | 'demoIssuer' | 'executionRetentionDays' | 'executionPurgeIntervalMs'>;
 
-/**
- * WORKERS: how many server processes share the port (node:cluster); `auto` = one per core this process may use.
- * Each has its own store connections, so an in-memory SQLite database (one per process) cannot be shared.
- */
+/** `auto`: one per usable core. Each has its own store connections, so an in-memory SQLite cannot be shared. */
 function workers(value: ServiceEnv['WORKERS'], database: DatabaseConfig): number {
   const n = value === 'auto' ? Math.min(os.availableParallelism(), MAX_WORKERS) : value;
   if (n > 1 && database.kind === 'sqlite' && database.file === ':memory:') {
@@ -114,7 +107,6 @@ function workers(value: ServiceEnv['WORKERS'], database: DatabaseConfig): number
   return n;
 }
 
-/** TRUST_PROXY: each entry an IP address or a CIDR (address/prefix); unset = none. */
 function trustProxy(raw: string | undefined): string[] {
   if (raw === undefined) return [];
   return raw.split(',').map((e) => e.trim()).filter((e) => e !== '').map((entry, i) => {
@@ -156,7 +148,7 @@ function corsOrigins(raw: string | undefined): string[] {
   });
 }
 
-/** The service settings of checked service variables; WORKERS is checked against the database it would share. */
+/** WORKERS is checked against the database it would share. */
 export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): ServiceSettings {
   return {
     port: env.PORT,

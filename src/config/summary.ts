@@ -1,36 +1,29 @@
-/**
- * What the service runs with, said once at start (src/server.ts logs it when the port is open): the database, how
- * credentials are verified and by how many trusted issuers, whether OffChainZKP and OnChainZKP rules can be decided
- * (and which variable enables them where not), and where the docs are. Never a password, token or full URL.
- */
+/** What the service runs with, logged once at start: never a password, token or full URL. */
 import type { AddressInfo } from 'node:net';
 import { describeDatabase } from '../store/config.js';
 import type { Config } from './types.js';
 
 export interface StartupSummary {
-  /** The fields of the log line, for machines. */
   fields: {
     database: string;
     verification: 'strict' | 'off';
-    /** How many issuers are trusted (the demo issuer counted), or `*` for any. */
+    /** The demo issuer counted; `*` for any. */
     trustedIssuers: number | '*';
     offChainZkp: boolean;
     onChainZkp: boolean;
     docs: string | null;
   };
-  /** The same in one sentence, for people. */
   msg: string;
-  /** A warning to log beside it, when the configuration leaves every credential failing. */
+  /** When the configuration leaves every credential failing. */
   warning?: string;
 }
 
-/** `http://host:port` of a listening address; a wildcard address (0.0.0.0, ::) is reached as localhost. */
+/** A wildcard address (0.0.0.0, ::) is reached as localhost. */
 function baseUrl({ address, family, port }: AddressInfo): string {
   if (address === '0.0.0.0' || address === '::') return `http://localhost:${port}`;
   return `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
 }
 
-/** The start-up line of `config`, listening at `address`. */
 export function startupSummary(config: Config, address: AddressInfo): StartupSummary {
   const { mode, trustedIssuers: listed } = config.trust;
   const trustedIssuers = listed === '*' ? '*' : listed.length + (config.demoIssuer ? 1 : 0);

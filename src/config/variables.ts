@@ -1,15 +1,8 @@
 /**
- * How a module declares its environment variables and how they are read: each module exports a TypeBox `Type.Object`
- * of its variables (src/store/config.ts, src/trust/env.ts, src/chain/config.ts, src/zkp/env.ts, src/config/*.ts),
- * src/config.ts composes them, and `readEnv` checks them with env-schema. The same schema writes the table of
- * docs/configuration.md (src/config/docs.ts), so what is checked and what is documented cannot part.
- *
- * One rule for every variable: a value is trimmed, and an empty or whitespace-only value is unset, exactly as if the
- * variable were absent (its default applies). `PORT='  '` and `CHAIN_READ_TIMEOUT_MS='  '` are both the default.
- *
- * Spellings, the same for every variable of a kind: integers are decimal digits only (no sign, point, exponent or
- * 0x); booleans are 1/true/yes/on and 0/false/no/off; a choice among words (LOG_LEVEL, CHAIN_MULTICALL, ...) ignores
- * case. Ajv's own coercion is off: it would take `0x10` for 16 and `1e3` for 1000.
+ * Each module exports a TypeBox object of its environment variables; src/config.ts composes them, `readEnv` checks
+ * them, and the same schema writes docs/configuration.md, so checks and docs cannot part. Every value is trimmed,
+ * and a blank one is unset (its default applies). Ajv's own coercion is off (it takes `0x10` for 16): `coerce`
+ * reads integers as decimal digits only, booleans as 1/true/yes/on or 0/false/no/off, and choices in any case.
  */
 import { Type, type Static, type TObject, type TProperties, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
@@ -18,53 +11,41 @@ import { ConfigError } from './errors.js';
 
 export type Env = Record<string, string | undefined>;
 
-/**
- * What every variable says about itself. `description` is the table's "Meaning"; `docDefault` is its "Default" where
- * the schema's `default` cannot say it (none, computed at start, required with another variable).
- */
+/** `description` is the table's "Meaning"; `docDefault` its "Default" where the schema's `default` cannot say it. */
 export interface Described {
   description: string;
   docDefault?: string;
 }
 
-/** The annotations of this file that Ajv does not know: accepted, never checked. */
+/** Annotations Ajv does not know: accepted, never checked. */
 const ANNOTATIONS = ['docDefault', 'expect'];
 
 const TRUE = /^(1|true|yes|on)$/i;
 const FALSE = /^(0|false|no|off)$/i;
 
-/** An integer from `min` to `max`. */
 export function integer(min: number, max: number, options: Described & { default?: number }) {
   return Type.Integer({ minimum: min, maximum: max, ...options });
 }
 
-/** A boolean: 1/true/yes/on or 0/false/no/off, any case. */
 export function flag(options: Described & { default: boolean }) {
   return Type.Boolean(options);
 }
 
-/** One of `values`, any case; the value read is the spelling given here. */
+/** The value read is the spelling given here. */
 export function oneOf<const T extends string>(values: readonly T[], options: Described & { default?: T }): TUnsafe<T> {
   return Type.Unsafe<T>(Type.Union(values.map((v) => Type.Literal(v)), options));
 }
 
-/**
- * Free text, checked by the module's converter (URLs, DIDs, lists, JSON) or by `pattern`. `expect` says what a good
- * value looks like: the table's "Values", and the message when `pattern` refuses a value.
- */
+/** Checked by the module's converter or `pattern`; `expect` is the table's "Values" and the refusal's wording. */
 export function text(options: Described & { expect: string; default?: string; pattern?: string }) {
   return Type.String(options);
 }
 
-/** The alternatives of a variable: the members of a union, else the variable alone. */
 function alternatives(schema: TSchema): TSchema[] {
-  return Array.isArray(schema.anyOf) ? (schema.anyOf as TSchema[]) : [schema];
+  return Array.isArray(schema.anyOf) ? schema.anyOf : [schema];
 }
 
-/**
- * A trimmed, non-blank value as the schema's type: a word of a choice in its declared spelling, digits as a number,
- * a boolean word as a boolean. Anything else stays a string, for the schema to refuse.
- */
+/** A word of a choice in its declared spelling, digits as a number, a boolean word as a boolean; else the string. */
 function coerce(schema: TSchema, value: string): unknown {
   const members = alternatives(schema);
   const word = members.find((m) => typeof m.const === 'string' && m.const.toLowerCase() === value.toLowerCase());
@@ -77,10 +58,7 @@ function coerce(schema: TSchema, value: string): unknown {
   return value;
 }
 
-/**
- * What a good value of `schema` is, in words: "an integer from 0 to 65535", "auto or off", "one of a, b, c".
- * `word` formats a literal (the table puts it in backticks).
- */
+/** "an integer from 0 to 65535", "auto or off", "one of a, b, c"; `word` formats a literal. */
 export function expectation(schema: TSchema, word: (w: string) => string = (w) => w): string {
   const parts = alternatives(schema).map((m): string => {
     if (m.const !== undefined) return word(String(m.const));
@@ -104,7 +82,8 @@ function problem(name: string, schema: TSchema, raw: string | undefined): string
 
 /** The variable an Ajv error is about: `/PORT` → PORT. */
 function variableOf(error: ErrorObject): string | undefined {
-  const name = error.instancePath.split('/')[1] ?? (error.params as { missingProperty?: string }).missingProperty;
+  const missing: unknown = error.params.missingProperty;
+  const name = error.instancePath.split('/')[1] ?? (typeof missing === 'string' ? missing : undefined);
   return name || undefined;
 }
 
@@ -126,7 +105,8 @@ export function readEnv<T extends TObject>(schema: T, env: Env): Static<T> {
     // A copy: env-schema sets additionalProperties on the schema it is given.
     return envSchema<Static<T>>({ schema: { ...schema }, data, env: false, dotenv: false, ajv });
   } catch (err) {
-    const first = (err as { errors?: ErrorObject[] }).errors?.[0];
+    const errors: unknown = err instanceof Error && 'errors' in err ? err.errors : undefined;
+    const first: ErrorObject | undefined = Array.isArray(errors) ? errors[0] : undefined;
     const name = first && variableOf(first);
     const variable = name === undefined ? undefined : schema.properties[name];
     if (name === undefined || variable === undefined) throw err;

@@ -1,4 +1,3 @@
-/** Execution webhooks (WEBHOOK_*): where the ends of executions are POSTed, how they are signed, how deliveries retry. */
 import { Type, type Static } from '@sinclair/typebox';
 import type { WebhookConfig } from '../domain/webhooks.js';
 import { ConfigError } from './errors.js';
@@ -33,7 +32,7 @@ export type WebhookEnv = Static<typeof webhookEnv>;
 
 const SECRET = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
 
-/** The webhook settings of checked webhook variables, when WEBHOOK_SECRET is set; WEBHOOK_URL needs it. */
+/** WEBHOOK_URL needs WEBHOOK_SECRET. */
 export function webhookConfig(env: WebhookEnv): WebhookConfig | undefined {
   const url = httpUrl('WEBHOOK_URL', env.WEBHOOK_URL);
   const secret = env.WEBHOOK_SECRET;

@@ -1,34 +1,10 @@
 /**
- * Blockchain address parsing for the execute request's `address` (a string, or `{ address, chain?, namespace? }`).
- *
- * Families handled (CAIP-2 namespaces): eip155 (EVM), tezos, aptos, polkadot, starknet, cosmos, cardano.
- *
- * What is checked, per family:
- * - eip155: `0x` + 40 hex digits. All-lowercase or all-uppercase hex is accepted as is; mixed case must pass the
- *   EIP-55 checksum (keccak-256).
- * - tezos: `tz1|tz2|tz3|tz4|KT1` + 33 base58 characters (shape only; the base58check checksum is not verified).
- * - aptos: `0x` + 1..64 hex digits, any case (short forms such as `0x1` are accepted).
- * - starknet: `0x` + 1..64 hex digits, any case, whose value is below 2^251 (a Starknet felt address).
- * - polkadot: SS58, 46..48 base58 characters (shape only; the blake2b SS58 checksum is not verified).
- * - cosmos: bech32 (BIP-173 checksum verified) with a lowercase alphanumeric human-readable prefix (cosmos, osmo,
- *   juno, ...) other than Cardano's, whose payload is 20 or 32 bytes.
- * - cardano: CIP-19 bech32 with prefix addr, addr_test, stake or stake_test (no 90-character limit); checksum
- *   verified, and the header byte's address type, network tag and payload length must fit the prefix.
- *
- * Without a namespace the family is recognised by shape, in this order: `0x` + 40 hex is EVM; any other `0x` + 1..64
- * hex is reported as **aptos** (a 64-hex value could also be a Starknet address: give `namespace: 'starknet'` or a
- * `starknet:` chain to have it read as one); then Tezos; then bech32 (Cardano prefixes, else Cosmos); then SS58.
- *
- * `chain` is a CAIP-2 id (`namespace:reference`, e.g. `eip155:1`). Its namespace and `namespace` must agree when both
- * are given; either one then fixes the family and the address must fit it. The CAIP namespace `cip34` (Cardano's
- * registered CAIP-2 namespace, e.g. `cip34:1-764824073`) is read as `cardano`.
- *
- * The returned `address` is always the input string unchanged (no case normalisation); strings with leading or
- * trailing whitespace are rejected rather than trimmed. `parseAddress` never throws, and keeps no state: a caller
- * that parses the same request input again and again can own an AddressParser, which adds a bounded memo.
- *
- * Each family's check lives in its own module under ./address/ (evm, short-hex for Aptos and Starknet, base58 for
- * Tezos and Polkadot, cosmos and cardano over bech32); this module reads the request's shape and dispatches.
+ * Blockchain address parsing for execute's `address` (a string, or `{ address, chain?, namespace? }`): reads the
+ * request's shape and dispatches to the family modules under ./address/. Without a namespace the family is told by
+ * shape, in this order: `0x` + 40 hex is EVM; other `0x` hex is aptos (Starknet needs its namespace or chain); then
+ * Tezos; bech32 (Cardano prefixes, else Cosmos); SS58. `chain` (CAIP-2) and `namespace` must agree when both are
+ * given; `cip34` reads as cardano. The input string is returned unchanged, never trimmed or case-normalised.
+ * parseAddress never throws and keeps no state; an AddressParser adds a bounded memo.
  */
 import { LRUCache } from 'lru-cache';
 import { decodeBech32 } from './address/bech32.js';
@@ -55,16 +31,14 @@ const ADDRESS_NAMESPACES: readonly AddressNamespace[] = [
   'cardano',
 ];
 
-/** Longest address accepted (the request schema's limit too). */
+/** The request schema's limit too. */
 const MAX_ADDRESS_LENGTH = 256;
 
 const NOT_RECOGNISED =
   'address format not recognised (expected an EVM 0x address or a Tezos, Aptos, Polkadot, Starknet, Cosmos or Cardano address)';
 
-/** CAIP-2 namespaces that are aliases of ours. */
 const NAMESPACE_ALIASES: ReadonlyMap<string, AddressNamespace> = new Map([['cip34', 'cardano']]);
 
-/** CAIP-2: namespace [-a-z0-9]{3,8}, reference [-_a-zA-Z0-9]{1,32}. */
 const CAIP2 = /^([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})$/;
 
 const FAMILIES: Readonly<Record<AddressNamespace, AddressFamily>> = {
@@ -114,9 +88,10 @@ function detect(address: string): ParsedAddress {
   return fail(NOT_RECOGNISED);
 }
 
+const NAMESPACES: ReadonlyMap<string, AddressNamespace> = new Map([...ADDRESS_NAMESPACES.map((n) => [n, n] as const), ...NAMESPACE_ALIASES]);
+
 function resolveNamespace(raw: string): AddressNamespace | undefined {
-  if ((ADDRESS_NAMESPACES as readonly string[]).includes(raw)) return raw as AddressNamespace;
-  return NAMESPACE_ALIASES.get(raw);
+  return NAMESPACES.get(raw);
 }
 
 function describeValue(s: string): string {
@@ -130,7 +105,9 @@ function parseUnsafe(input: AddressInputValue): ParsedAddress {
   if (typeof input === 'string') {
     address = input;
   } else if (input !== null && typeof input === 'object') {
-    ({ address, chain, namespace } = input as { address?: unknown; chain?: unknown; namespace?: unknown });
+    // Typed as strings, but the caller may hand any JSON: read the fields as unknown.
+    const fields: { address?: unknown; chain?: unknown; namespace?: unknown } = input;
+    ({ address, chain, namespace } = fields);
   } else {
     return fail('address must be a string or an object {address, chain?, namespace?}');
   }
@@ -160,8 +137,8 @@ function parseUnsafe(input: AddressInputValue): ParsedAddress {
     }
   }
 
-  if (fromNamespace && fromChain && fromNamespace !== fromChain) {
-    return fail(`namespace ${describeValue(namespace as string)} does not match chain ${describeValue(chain as string)}`);
+  if (fromNamespace && fromChain && fromNamespace !== fromChain && typeof namespace === 'string' && typeof chain === 'string') {
+    return fail(`namespace ${describeValue(namespace)} does not match chain ${describeValue(chain)}`);
   }
 
   const known = fromNamespace ?? fromChain;
@@ -186,7 +163,8 @@ export function parseAddress(input: AddressInputValue): ParsedAddress {
 function memoKey(input: AddressInputValue): string | undefined {
   if (typeof input === 'string') return `s${input}`;
   if (typeof input !== 'object' || input === null) return undefined;
-  const { address, namespace, chain } = input as { address?: unknown; namespace?: unknown; chain?: unknown };
+  const fields: { address?: unknown; namespace?: unknown; chain?: unknown } = input;
+  const { address, namespace, chain } = fields;
   const optional = (v: unknown) => v === undefined || typeof v === 'string';
   if (typeof address !== 'string' || !optional(namespace) || !optional(chain)) return undefined;
   return `o${JSON.stringify([address, namespace ?? null, chain ?? null])}`;

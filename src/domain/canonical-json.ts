@@ -1,12 +1,8 @@
 import crypto from 'node:crypto';
 
-/** Keys JSON.stringify writes as "key" unchanged (no escaping needed): the common case, written without it. */
 const PLAIN_KEY = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
-/**
- * Canonical JSON (RFC 8785 JCS for JSON-parsed values): object keys sorted by UTF-16 code units, no white space,
- * numbers and strings as JSON.stringify writes them. Equal documents give equal text whatever their key order.
- */
+/** RFC 8785 (JCS) for JSON-parsed values: equal documents give equal text whatever their key order. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) {
@@ -21,7 +17,7 @@ export function canonicalJson(value: unknown): string {
   let out = '{';
   let first = true;
   for (const k of keys) {
-    const v = (value as Record<string, unknown>)[k];
+    const v: unknown = Reflect.get(value, k);
     if (v === undefined || typeof v === 'function') continue;
     out += `${first ? '' : ','}${PLAIN_KEY.test(k) ? `"${k}"` : JSON.stringify(k)}:${canonicalJson(v)}`;
     first = false;
@@ -30,7 +26,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 // crypto.hash (Node 20.12+) hashes a string in one call, without a Hash object.
-const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
+const oneShot: typeof crypto.hash | undefined = crypto.hash;
 export const sha256Hex = oneShot
   ? (text: string) => oneShot('sha256', text, 'hex')
   : (text: string) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');

@@ -1,40 +1,31 @@
 /**
- * The credential types the service knows, read from the JSON-LD contexts its document loader holds (bundled and
- * operator-supplied): each type-scoped term of a context (`"IDInformation": {"@id": …, "@context": {…}}`) is a type,
- * and the terms of its scoped contexts are its attributes (`personalData.age`: `age` in the context scoped to
- * `personalData`). Used at create/patch to refuse a rule naming a type or attribute that is near, but not, one the
- * service holds (a typo), with the nearest names.
- *
- * A type the service holds no context for cannot be told from a typo by its name alone: a type is refused only when it
- * is near a known one (same name but for case, a prefix of at least 4 characters, or a small edit distance); any
- * other unknown type is taken to be one whose context the service does not hold, and is accepted.
+ * The credential types the service knows, read from the JSON-LD contexts its document loader holds: each type-scoped
+ * term is a type, the terms of its scoped contexts its attributes. Create/patch refuse a rule naming a type or
+ * attribute near, but not, a known one (a typo). A type far from every known one is accepted: the service may simply
+ * not hold its context.
  */
 import type { FieldProblem } from '../engine/validate.js';
 
-/** The names defined at one level of a type: each term, with the names of the level below it (null: a plain value). */
+/** The names at one level of a type: each term, with the names below it (null: a plain value). */
 interface Level {
   readonly names: ReadonlyMap<string, Level | null | 'open'>;
 }
 
 export interface CredentialTypes {
-  /** Type name -> its attributes (merged over every context that defines the type). */
   readonly types: ReadonlyMap<string, Level | 'open'>;
 }
 
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
-/** The term definitions of a context value: an object, or an array of objects (remote references are skipped). */
+/** An object, or an array of objects (remote references are skipped). */
 function definitions(context: unknown): Array<Record<string, unknown>> {
   return (Array.isArray(context) ? context : [context]).filter(isRecord);
 }
 
-/** Types that wrap every credential (the W3C envelope): a rule may name them, but they define no subject attributes. */
+/** The W3C envelope's types: a rule may name them, but they define no subject attributes. */
 const ENVELOPE_TYPES: ReadonlySet<string> = new Set(['VerifiableCredential', 'VerifiablePresentation']);
 
-/**
- * Whether a term names an attribute: prefixes (`"xsd": "http://…#"`) and keyword aliases other than `id` and `type`
- * (`"id": "@id"`: the subject's DID, which a rule may read) do not.
- */
+/** Prefixes and keyword aliases other than `id` and `type` are not attributes. */
 function isAttributeTerm(name: string, def: unknown): boolean {
   if (name.startsWith('@')) return false;
   if (typeof def === 'string') return def === '@id' || def === '@type' || (!def.startsWith('@') && !/[#/:]$/.test(def));
@@ -42,9 +33,8 @@ function isAttributeTerm(name: string, def: unknown): boolean {
 }
 
 /**
- * The names of one level: the terms of `scoped` (the context scoped to a type or property) and those `inherited` from
- * a propagating context above (accepted, but what lies below them is not checked). A scoped context given only by
- * reference (a URL) makes the level open: nothing below is checked.
+ * The names of one level: the terms of `scoped` and those `inherited` from a propagating context above (accepted,
+ * unchecked below). A scoped context given only by reference makes the level open.
  */
 function levelOf(scoped: unknown, inherited: ReadonlySet<string>, propagateByDefault: boolean): Level | 'open' {
   const own = definitions(scoped);
@@ -59,7 +49,6 @@ function levelOf(scoped: unknown, inherited: ReadonlySet<string>, propagateByDef
   return { names };
 }
 
-/** What lies below a term: its scoped context's names, null for a typed value (xsd:…), else open. */
 function childOf(def: unknown, inherited: ReadonlySet<string>): Level | null | 'open' {
   if (def === '@id' || def === '@type') return null;
   if (!isRecord(def)) return 'open';
@@ -79,10 +68,7 @@ function merge(a: Level | 'open', b: Level | 'open'): Level | 'open' {
   return { names };
 }
 
-/**
- * The credential types defined by a set of JSON-LD documents (URL -> document, as JSON text or parsed). Documents that
- * are not JSON-LD contexts (JSON schemas) define nothing. Never throws: an unreadable document is skipped.
- */
+/** The types a set of documents (URL -> JSON text or parsed) defines. Never throws: unreadable documents are skipped. */
 export function knownTypes(documents: Iterable<readonly [string, unknown]>): CredentialTypes {
   const types = new Map<string, Level | 'open'>();
   for (const [, raw] of documents) {
@@ -107,10 +93,7 @@ export function knownTypes(documents: Iterable<readonly [string, unknown]>): Cre
   return { types };
 }
 
-/**
- * The known types of `documents`, read on the first call and kept: the contexts are parsed once per process, not per
- * request (documents change only with a restart).
- */
+/** Read on the first call and kept: documents change only with a restart. */
 export function knownTypesOnce(documents: () => Iterable<readonly [string, unknown]>): () => CredentialTypes {
   let types: CredentialTypes | undefined;
   return () => (types ??= knownTypes(documents()));
@@ -120,20 +103,23 @@ export function knownTypesOnce(documents: () => Iterable<readonly [string, unkno
 function distance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
-  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => [i, ...new Array<number>(t.length).fill(0)]);
-  for (let j = 1; j <= t.length; j++) d[0]![j] = j;
+  const w = t.length + 1;
+  const d = new Array<number>((s.length + 1) * w).fill(0);
+  const at = (i: number, j: number): number => d[i * w + j] ?? 0;
+  for (let i = 0; i <= s.length; i++) d[i * w] = i;
+  for (let j = 0; j <= t.length; j++) d[j] = j;
   for (let i = 1; i <= s.length; i++) {
     for (let j = 1; j <= t.length; j++) {
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
+      let v = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, at(i - 2, j - 2) + 1);
+      d[i * w + j] = v;
     }
   }
-  return d[s.length]![t.length]!;
+  return at(s.length, t.length);
 }
 
-/** How near `name` is to `known`, or undefined when not near: 0 for the same name but for case, then prefixes, then typos. */
+/** 0 for the same name but for case, then prefixes, then typos; undefined when not near. */
 function nearness(name: string, known: string): number | undefined {
   const a = name.toLowerCase();
   const b = known.toLowerCase();
@@ -144,7 +130,6 @@ function nearness(name: string, known: string): number | undefined {
   return d <= allowed ? 1 + d : undefined;
 }
 
-/** The known names nearest to `name` (at most 3), nearest first; [] when none is near. */
 export function nearestNames(name: string, known: Iterable<string>): string[] {
   const scored: Array<[string, number]> = [];
   for (const k of known) {
@@ -157,7 +142,6 @@ export function nearestNames(name: string, known: Iterable<string>): string[] {
 const quoteList = (names: readonly string[]) => names.join(', ');
 const INDEX = /^(?:0|[1-9][0-9]{0,8})$/;
 
-/** The first problem of an attribute path in a type's attributes, or undefined when the path is defined (or open). */
 function attributeProblem(type: string, attributes: Level | 'open', attribute: string): string | undefined {
   let level: Level | null | 'open' = attributes;
   const done: string[] = [];

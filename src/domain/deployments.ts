@@ -1,56 +1,17 @@
 /**
- * Smart contract deployments and their transactions (the contract's SmartContractDeployment and Transaction): the states, the transitions a PATCH may make,
- * and which deployment an OnChainZKP scenario can be verified against. Pure: no I/O, no clock.
- *
- * ## Deployment status (`SmartContractDeployment.status`)
- *
- * | status              | meaning                                                                                   | usable |
- * |---------------------|-------------------------------------------------------------------------------------------|--------|
- * | `DeploymentStarted` | the deploy transaction is being prepared or is on its way; the address may not be known yet | no     |
- * | `Deployed`          | the contract is on chain at `address` (required) and answers verification reads          | yes    |
- * | `DeploymentFailed`  | the deployment did not happen (`errorMessage` says why); final                            | no     |
- * | `Deprecated`        | was deployed, no longer used for verification (replaced by a newer deployment); final     | no     |
- *
- * Transitions (anything else is refused; staying in the same status is always allowed):
- *
- * ```
- * (new) ──> any status
- * DeploymentStarted ──> Deployed ──> Deprecated
- *        └──────────> DeploymentFailed
- * ```
- * Moving backwards (`Deployed` -> `DeploymentStarted`, `Deprecated` -> `Deployed`, ...) is refused, and so is leaving
- * a final status (`DeploymentFailed`, `Deprecated`): a retry or a redeployment is a new deployment with a new id.
- * A deployment that reaches `Deployed` must carry an EVM address (0x + 40 hex, EIP-55 checksummed when mixed case),
- * and once a deployment is `Deployed` its address never changes (a new address is a new deployment). A status, once
- * set, cannot be removed. Deployments are matched by `id` between the stored scenario and the patched one; a
- * deployment that disappears from the array is simply removed (PATCH replaces arrays whole).
- *
- * ## Transaction status (`Transaction.status`, inside a deployment's `transactions`)
- *
- * | status        | meaning                                                              |
- * |---------------|----------------------------------------------------------------------|
- * | `TxPosted`    | broadcast to the chain, not yet final                                |
- * | `TxConfirmed` | mined and final (the writer decides how many confirmations); `txHash` required |
- * | `TxFailed`    | reverted, dropped or replaced (`errorMessage` says why); final       |
- *
- * ```
- * (new) ──> any status
- * TxPosted ──> TxConfirmed
- *        └──> TxFailed
- * ```
- * Transactions are matched by `id` within their deployment; the same rules apply (no going back, final is final,
- * a chain reorganisation is recorded as TxFailed plus a new transaction). A transaction's
- * `smartContractDeploymentId`, when given, must be the id of the deployment that holds it.
- *
- * Values already stored that predate these rules (an unknown status string, say) are left alone as long as a PATCH
- * does not change them: only new and changed deployments and transactions are checked.
+ * Smart contract deployments and their transactions: the transitions a PATCH may make, and which deployment an
+ * OnChainZKP scenario is verified against. Pure. The states are in docs/decisions.md (Deployment states). Matched by
+ * `id` between the stored scenario and the patched one (a transaction within its deployment): no moving backwards,
+ * final is final, a status once set stays set, and a `Deployed` deployment's EVM address never changes (a retry,
+ * redeployment or reorganisation is a new entry). Only new and changed entries are checked, so stored values that
+ * predate these rules are left alone.
  */
 import type { Static } from '@sinclair/typebox';
 import type { SmartContractDeployment as DeploymentSchema, Transaction as TransactionSchema } from '../schemas/scenario.js';
 import { parseAddress } from './address.js';
 
 export type Transaction = Static<typeof TransactionSchema>;
-/** A SmartContractDeployment (the schema's `transactions` is a $ref, so its static type is spelled out here). */
+/** The schema's `transactions` is a $ref, so its static type is spelled out here. */
 export type SmartContractDeployment = Omit<Static<typeof DeploymentSchema>, 'transactions'> & { transactions?: Transaction[] };
 
 export const DeploymentStatuses = ['DeploymentStarted', 'Deployed', 'DeploymentFailed', 'Deprecated'] as const;
@@ -59,7 +20,7 @@ export type DeploymentStatus = (typeof DeploymentStatuses)[number];
 export const TransactionStatuses = ['TxPosted', 'TxConfirmed', 'TxFailed'] as const;
 export type TransactionStatus = (typeof TransactionStatuses)[number];
 
-/** Allowed next statuses (besides staying put). An empty list marks a final status. */
+/** An empty list marks a final status. */
 export const DEPLOYMENT_TRANSITIONS: Readonly<Record<DeploymentStatus, readonly DeploymentStatus[]>> = Object.freeze({
   DeploymentStarted: ['Deployed', 'DeploymentFailed'],
   Deployed: ['Deprecated'],
@@ -73,7 +34,6 @@ export const TRANSACTION_TRANSITIONS: Readonly<Record<TransactionStatus, readonl
   TxFailed: [],
 });
 
-/** Order along the life cycle: a move to a lower rank is "backwards". */
 const DEPLOYMENT_RANK: Record<DeploymentStatus, number> = { DeploymentStarted: 0, Deployed: 1, DeploymentFailed: 1, Deprecated: 2 };
 const TRANSACTION_RANK: Record<TransactionStatus, number> = { TxPosted: 0, TxConfirmed: 1, TxFailed: 1 };
 
@@ -81,15 +41,11 @@ const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o,
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/** A usable deployment: status `Deployed` and an EVM address (0x + 40 hex). */
 export function isUsableDeployment(d: SmartContractDeployment | null | undefined): d is SmartContractDeployment & { address: string } {
   return d != null && d.status === 'Deployed' && typeof d.address === 'string' && EVM_ADDRESS.test(d.address);
 }
 
-/**
- * Why a deployment is not usable, in words for a rule's reasons (undefined when it is usable).
- * Names the deployment by id and status, never anything else.
- */
+/** Why a deployment is not usable, naming it by id and status only; undefined when usable. */
 export function unusableDeploymentReason(d: SmartContractDeployment): string | undefined {
   if (isUsableDeployment(d)) return undefined;
   const name = `deployment "${d.id}"`;

@@ -1,7 +1,6 @@
 /**
- * Runs tasks one at a time per key, in arrival order; tasks of different keys run concurrently. For read-modify-write
- * sequences of one record that await in between: through one process they no longer race each other (the store's
- * compare-and-set still guards against other processes).
+ * Runs tasks one at a time per key, in arrival order, so read-modify-write sequences of one record do not race within
+ * a process (the store's compare-and-set guards against other processes).
  */
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<unknown>>();
@@ -17,7 +16,6 @@ export class KeyedQueue {
     return result;
   }
 
-  /** Keys with a task queued or running (for tests). */
   get size(): number {
     return this.tails.size;
   }

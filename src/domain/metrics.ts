@@ -3,10 +3,7 @@ import type { ExecutionResult } from '../schemas/execution.js';
 import type { StoreObserver } from '../store/observer.js';
 import type { VerifierStats } from '../trust/types.js';
 
-/**
- * Prometheus metrics. Labels are route patterns, methods, statuses, scenario types, verdict statuses and store
- * operations: never ids, addresses, tokens or anything from a credential.
- */
+/** Prometheus metrics. Labels never carry ids, addresses, tokens or anything from a credential. */
 export class Metrics implements StoreObserver {
   readonly registry = new Registry();
   private readonly requests = new Counter({
@@ -30,22 +27,17 @@ export class Metrics implements StoreObserver {
     registers: [this.registry],
   });
 
-  /** The text /metrics answers: this process's registry, or in a cluster worker every worker's, summed. */
   readonly exposition: () => Promise<string>;
-  /** Whether exposition gathers the figures of other processes (it may then fail: they may not answer). */
+  /** Whether exposition gathers other processes' figures (it may then fail). */
   readonly gathersWorkers: boolean;
 
-  /**
-   * `gather`, in a cluster worker: makes the function that collects every worker's figures from this registry (the
-   * composition root hands in cluster.ts's clusterMetrics); without it, this process's registry alone.
-   */
+  /** In a cluster worker: collects every worker's figures (cluster.ts); else this process's registry alone. */
   constructor(gather?: (registry: Registry) => () => Promise<string>) {
     collectDefaultMetrics({ register: this.registry });
     this.gathersWorkers = gather !== undefined;
     this.exposition = gather ? gather(this.registry) : () => this.registry.metrics();
   }
 
-  /** The cold verification path's figures, read from the credential verifier at each scrape. */
   watchVerifier(stats: () => VerifierStats): void {
     let counted = 0;
     // eslint-disable-next-line no-new -- a collector: the registry keeps it and calls collect() at each scrape
@@ -74,13 +66,11 @@ export class Metrics implements StoreObserver {
     for (const r of results) this.verdicts.inc({ scenario_type: r.objectType, status: r.result.status });
   }
 
-  /** A store operation started (StoreObserver): its latency by operation and outcome. */
   startOperation(operation: string): (outcome: 'ok' | 'error') => void {
     const end = this.storeLatency.startTimer({ operation });
     return (outcome) => { end({ outcome }); };
   }
 
-  /** An HTTP request answered. */
   observeRequest(labels: { method: string; route: string; status: string }, seconds: number): void {
     this.requests.inc(labels);
     this.latency.observe(labels, seconds);

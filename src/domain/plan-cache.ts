@@ -3,35 +3,28 @@ import { compilePlan, type Plan } from '../engine/index.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ScenarioHead, ScenarioRow } from '../store/types.js';
 
-/** A compiled scenario revision and what execute needs of the scenario besides its rules. */
 export interface CachedPlan {
   plan: Plan;
   seq: number;
   revision: number;
   projectId: string | null;
-  /** The scenario itself (read-only), for evaluators that need more than the compiled rules. */
   scenario: Readonly<Scenario>;
 }
 
 /**
- * Compiled plans per scenario, keyed by (seq, revision): a cached plan is used only when the store says the
- * scenario is still at that revision. Bounded, least recently used out.
- *
- * The store's answer (the heads of the scenarios with an id in a token's projects) is read single-flight: executes
- * naming one id with the same projects that start while a read of it is in flight, or in the same turn of the event
- * loop, share that read. A write through this instance is seen at once (forget); a write by another instance is seen
- * by every execute that starts after the read in flight when it committed (one round trip on PostgreSQL, one
- * event-loop turn on SQLite). Under load this turns a read per execute into a read per turn.
+ * Compiled plans keyed by (seq, revision), used only while the store says the scenario is at that revision; LRU.
+ * The store's answer is read single-flight: executes of one id and scope that start while a read is in flight share
+ * it. A write here is seen at once (forget); another instance's by every execute starting after the read in flight
+ * when it committed.
  */
 export class PlanCache {
   private readonly entries: LRUCache<number, CachedPlan>;
-  /** Reads in flight: scenario id -> scope key (the `.key` of http/tenancy.ts scopeOf/narrowScope) -> read. */
+  /** scenario id -> scope key (http/tenancy.ts) -> read. */
   private readonly heads = new Map<string, Map<string, Promise<ScenarioHead[]>>>();
   constructor(max = 1000) {
     this.entries = new LRUCache({ max });
   }
 
-  /** The heads of the scenarios with this id in a scope, from `read` or from the read of them in flight (see above). */
   head(id: string, scope: string, read: () => Promise<ScenarioHead[]>): Promise<ScenarioHead[]> {
     let byScope = this.heads.get(id);
     let pending = byScope?.get(scope);
@@ -53,7 +46,6 @@ export class PlanCache {
     return pending;
   }
 
-  /** The cached entry when it is current, else undefined. */
   current(head: ScenarioHead): CachedPlan | undefined {
     const entry = this.entries.get(head.seq);
     if (!entry || entry.revision !== head.revision) return undefined;
@@ -72,7 +64,6 @@ export class PlanCache {
     return entry;
   }
 
-  /** After a write of the scenario through this instance: its next execute reads the store again. */
   forget(id: string, seq?: number): void {
     if (seq !== undefined) this.entries.delete(seq);
     this.heads.delete(id);

@@ -1,31 +1,21 @@
 /**
- * Text a database cannot store as it was sent: U+0000 (PostgreSQL's text and jsonb refuse it) and a lone UTF-16
- * surrogate (not Unicode: PostgreSQL refuses it, SQLite would store bytes that read back as something else). The
- * routes that store text refuse it with a 400 naming the field, on every database alike.
+ * Text a database cannot store as sent: U+0000 (PostgreSQL refuses it) and a lone UTF-16 surrogate (PostgreSQL
+ * refuses it, SQLite would read back something else). Refused on every database alike.
  */
 import type { FieldError } from '../schemas/problem.js';
 
-/** U+0000, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
 // eslint-disable-next-line no-control-regex -- U+0000 is what this looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export const storableText = (s: string): boolean => !UNSTORABLE.test(s);
 
-/**
- * Whether a JSON text may hold such text once parsed: a U+0000 or a UTF-16 surrogate escaped (`\u0000`, `\ud800`),
- * or such a character as is. False means `unstorableText` of its value finds nothing, so the walk can be skipped.
- */
+/** False means unstorableText of the parsed value finds nothing, so the walk can be skipped. */
 export const mayHoldUnstorable = (json: string): boolean => /\\u(?:0000|[dD][89a-fA-F])/.test(json) || UNSTORABLE.test(json);
 
-/**
- * The fields (strings and keys) of a parsed JSON value holding such text, at most `limit` of them (then it stops: the
- * caller says there are more); `path` is where the value sits.
- */
+/** At most `limit` fields (the caller says there are more); `path` is where the value sits. */
 export function unstorableText(value: unknown, path: ReadonlyArray<string | number> = [], limit = Infinity): FieldError[] {
   const found: FieldError[] = [];
-  // An explicit stack, not recursion: a deeply nested body must not overflow the call stack. Each entry keeps its
-  // parent so a path is only built for a field that is reported. A number, boolean or null under a storable key has
-  // nothing to report, so it is not stacked (a body of numbers costs no entry per number).
+  // An explicit stack: a deeply nested body must not overflow the call stack. Paths are built only when reported.
   interface Entry { v: unknown; at?: string | number; parent?: Entry }
   const pathOf = (e: Entry | undefined): Array<string | number> => {
     const out: Array<string | number> = [];
@@ -33,8 +23,7 @@ export function unstorableText(value: unknown, path: ReadonlyArray<string | numb
     return [...path, ...out];
   };
   const stack: Entry[] = [{ v: value }];
-  while (stack.length > 0 && found.length < limit) {
-    const e = stack.pop()!;
+  for (let e = stack.pop(); e !== undefined && found.length < limit; e = stack.pop()) {
     const v = e.v;
     if (typeof e.at === 'string' && !storableText(e.at)) found.push(fieldError(pathOf(e), 'this key must not contain U+0000 or an unpaired UTF-16 surrogate'));
     if (typeof v === 'string') {
@@ -45,10 +34,8 @@ export function unstorableText(value: unknown, path: ReadonlyArray<string | numb
         if (typeof x === 'string' || (typeof x === 'object' && x !== null)) stack.push({ v: x, at: i, parent: e });
       }
     } else if (typeof v === 'object' && v !== null) {
-      const keys = Object.keys(v);
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const k = keys[i]!;
-        const x: unknown = (v as Record<string, unknown>)[k];
+      const entries: Array<[string, unknown]> = Object.entries(v);
+      for (const [k, x] of entries.reverse()) {
         if (typeof x === 'string' || (typeof x === 'object' && x !== null) || !storableText(k)) stack.push({ v: x, at: k, parent: e });
       }
     }
@@ -56,7 +43,7 @@ export function unstorableText(value: unknown, path: ReadonlyArray<string | numb
   return found.slice(0, limit);
 }
 
-/** A field error for a path, named as Ajv's are (`body.a.b.2`, pointer `/a/b/2`); a key is shown escaped, never raw. */
+/** Named as Ajv's are (`body.a.b.2`, `/a/b/2`); a key is shown escaped, never raw. */
 export function fieldError(path: ReadonlyArray<string | number>, message: string): FieldError {
   const show = (p: string) => JSON.stringify(p).slice(1, -1);
   return {

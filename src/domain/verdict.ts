@@ -1,10 +1,6 @@
 import type { RuleStatus } from '../schemas/execution.js';
 
-/**
- * An execution's overall verdict, folded from its rules' statuses: `failed` when any rule is not-valid (nothing
- * later can make it pass), else `error` when any could not be decided, else `pending` when any awaits a proof, else
- * `passed` (every rule valid).
- */
+/** `failed` if any rule is not-valid, else `error` if any undecided, else `pending` if any awaits a proof, else `passed`. */
 export type Verdict = 'passed' | 'failed' | 'error' | 'pending';
 
 export function verdictOf(results: readonly { status: RuleStatus }[]): Verdict {

@@ -1,14 +1,12 @@
 /**
- * The SSRF guard of scenario webhooks: a scenario's writer chooses where the service POSTs, so a `webhookUrl` must
- * not reach the service's own network (loopback, private, link-local with cloud metadata, unique-local, ...). It is
- * checked twice: its literal form when the scenario is written (webhookTargetProblem), and the addresses its
- * hostname resolves to when it is sent (guardedLookup), so a DNS name that points (or is re-pointed) at an internal
- * address is refused too; the connection goes to the address that was checked, never to a second resolution.
+ * The SSRF guard of scenario webhooks: a `webhookUrl` must not reach the service's own network. Checked when the
+ * scenario is written (the literal) and when sent (every address the name resolves to), and the connection goes to
+ * the checked address, never to a second resolution, so a re-pointed name is refused too.
  */
 import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
-/** Addresses that are not the public internet. IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) match the IPv4 rules. */
+/** IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) match the IPv4 rules. */
 const PRIVATE = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8], // "this network"; 0.0.0.0 reaches the local host
@@ -33,14 +31,13 @@ for (const [net, bits] of [
   ['ff00::', 8], // multicast
 ] as const) PRIVATE.addSubnet(net, bits, 'ipv6');
 
-/** Whether an IP address (v4 or v6, without brackets) is loopback, private, link-local or otherwise not public. */
 function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
   return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** The hostname of a URL as an IP address when it is one (URL normalizes 0x7f.1 to 127.0.0.1), else undefined. */
+/** URL normalizes 0x7f.1 to 127.0.0.1. */
 function literalAddress(hostname: string): string | undefined {
   const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
   return isIP(bare) === 0 ? undefined : bare;
@@ -48,10 +45,6 @@ function literalAddress(hostname: string): string | undefined {
 
 const isLocalhost = (hostname: string) => hostname === 'localhost' || hostname.endsWith('.localhost');
 
-/**
- * What is wrong with a scenario's webhook target, or undefined: only http and https, no credentials in the URL, and,
- * unless private targets are allowed, not a literal private address or `localhost`.
- */
 export function webhookTargetProblem(url: string, allowPrivate: boolean): string | undefined {
   if (!URL.canParse(url)) return 'must be an http(s) URL';
   const { protocol, username, password, hostname } = new URL(url);
@@ -65,12 +58,11 @@ export function webhookTargetProblem(url: string, allowPrivate: boolean): string
   return undefined;
 }
 
-/** Resolves a hostname to all its addresses (dns.lookup's signature, as node:net calls it). */
+/** dns.lookup's signature, as node:net calls it. */
 export type Resolve = (hostname: string, callback: (err: Error | null, addresses: dns.LookupAddress[]) => void) => void;
 
 const systemResolve: Resolve = (hostname, callback) => dns.lookup(hostname, { all: true, verbatim: true }, callback);
 
-/** The error of a target refused by the guard: its message becomes the delivery's `lastError`. */
 export class PrivateTargetRefused extends Error {
   constructor(hostname: string, address: string) {
     super(`refused: ${hostname} resolves to ${address}, a loopback, private or link-local address`);
@@ -93,7 +85,7 @@ export function guardedLookup(resolve: Resolve = systemResolve): LookupFunction 
       const ofFamily = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
       const wanted = ofFamily.length > 0 ? ofFamily : addresses;
       // node:net asks for every address (options.all) when it tries the families in turn (autoSelectFamily).
-      if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, wanted);
+      if (options.all) return callback(null, wanted);
       const chosen = wanted[0] ?? first;
       callback(null, chosen.address, chosen.family);
     });

@@ -6,15 +6,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { PrivateTargetRefused, guardedLookup, literalTargetRefusal, webhookTargetProblem, type Resolve } from './webhook-guard.js';
 import type { ExecutionResult } from '../schemas/execution.js';
+import { isRecord } from '../schemas/json.js';
 import type { ExecutionRecord, Store, WebhookDelivery } from '../store/types.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
 export interface WebhookConfig {
-  /** Where events go when their scenario names no `webhookUrl`; unset: only scenarios that name one get webhooks. */
   url?: string;
-  /** The Standard Webhooks secret (`whsec_` + base64) every delivery is signed with. */
   secret: string;
-  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: a scenario's webhookUrl may reach loopback/private/link-local addresses. */
   allowPrivateTargets: boolean;
   maxAttempts: number;
   retryBaseMs: number;
@@ -23,9 +21,8 @@ export interface WebhookConfig {
 }
 
 /**
- * The body of an execution event (Standard Webhooks' `{type, timestamp, data}`): what a receiver needs to act on a
- * decision, never credential content. `disclosure` is the one exception, documented in docs/decisions.md: an
- * OffChainZKP `$sd` rule's value, which the holder disclosed to this receiver on purpose.
+ * An execution event (Standard Webhooks' `{type, timestamp, data}`), never credential content except `disclosure`:
+ * an OffChainZKP `$sd` value the holder disclosed to this receiver on purpose (docs/decisions.md).
  */
 interface ExecutionEvent {
   type: WebhookDelivery['event'];
@@ -41,18 +38,15 @@ interface ExecutionEvent {
     rules: Array<{ id: string; status: ExecutionResult['result']['status']; disclosure?: ExecutionResult['result']['disclosure'] }>;
     createdAt: string;
     updatedAt: string;
-    /** A signed attestation of the verdict (issue 30), when one was made for the execution; absent otherwise. */
     attestation?: Record<string, unknown>;
   };
 }
 
-/** Where an execution's event goes: its scenario's `webhookUrl`, else WEBHOOK_URL; undefined when neither is set. */
 export function webhookTarget(config: WebhookConfig | undefined, scenarioUrl: string | null | undefined): string | undefined {
   if (config === undefined) return undefined;
   return scenarioUrl ?? config.url;
 }
 
-/** Create/patch-time check of a scenario's `webhookUrl`: it needs the service's signing secret, and a URL. */
 export function webhookProblems(scenario: { webhookUrl?: string | null }, config: WebhookConfig | undefined): Array<{ pointer: string; message: string }> {
   const url = scenario.webhookUrl;
   if (url === undefined || url === null) return [];
@@ -64,26 +58,22 @@ export function webhookProblems(scenario: { webhookUrl?: string | null }, config
 }
 
 /**
- * A project's own signing secret, derived rather than stored: `whsec_` + base64(HMAC-SHA256(key of WEBHOOK_SECRET,
- * "project:" + projectId)). One tenant's receiver cannot forge another's events, and rotating WEBHOOK_SECRET rotates
- * every project's secret with it.
+ * A project's signing secret, derived rather than stored: one tenant's receiver cannot forge another's events, and
+ * rotating WEBHOOK_SECRET rotates every project's.
  */
 export function projectSecret(serviceSecret: string, projectId: string): string {
   const key = Buffer.from(serviceSecret.slice('whsec_'.length), 'base64');
   return `whsec_${createHmac('sha256', key).update(`project:${projectId}`).digest('base64')}`;
 }
 
-/**
- * The secret a delivery is signed with: its project's for a scenario's own `webhookUrl` (the tenant's receiver), the
- * service's for WEBHOOK_URL (the operator's) and for scenarios without a project (only operators write those).
- */
+/** The project's secret for a scenario's own `webhookUrl`; the service's for WEBHOOK_URL and project-less scenarios. */
 function signingSecret(config: WebhookConfig, d: WebhookDelivery): string {
   if (d.url === null) return config.secret;
-  const projectId = (JSON.parse(d.payload) as ExecutionEvent).data.projectId;
-  return projectId === null ? config.secret : projectSecret(config.secret, projectId);
+  const event: unknown = JSON.parse(d.payload);
+  const projectId = isRecord(event) && isRecord(event.data) ? event.data.projectId : null;
+  return typeof projectId === 'string' ? projectSecret(config.secret, projectId) : config.secret;
 }
 
-/** POSTs a delivery and answers the receiver's status; redirects are not followed (node:http never does). */
 type Post = (url: URL, headers: Record<string, string>, body: string, timeoutMs: number, lookup?: LookupFunction) => Promise<number>;
 
 class DeliveryTimeout extends Error {}
@@ -106,10 +96,7 @@ const post: Post = (url, headers, body, timeoutMs, lookup) => new Promise((resol
   request.end(body);
 });
 
-/**
- * A new delivery of an execution's end, to be written in the same transaction as the record it announces. `url` is
- * the scenario's own (kept with the delivery), or null for WEBHOOK_URL as configured when it is sent.
- */
+/** Written in the same transaction as the record it announces. `url`: the scenario's own, or null for WEBHOOK_URL. */
 export function executionDelivery(
   record: Pick<ExecutionRecord, 'executionId' | 'scenarioId' | 'scenarioRevision' | 'projectId' | 'address' | 'state' | 'createdAt' | 'updatedAt'>,
   results: readonly ExecutionResult[],
@@ -150,16 +137,14 @@ export function executionDelivery(
   };
 }
 
-/** The delay before retry n (1-based): base × 2^(n−1), at most an hour. */
 function retryDelayMs(retryBaseMs: number, attempts: number): number {
   return Math.min(retryBaseMs * 2 ** (attempts - 1), 3_600_000);
 }
 
 /**
- * Delivers queued webhooks: polls the outbox, leases due deliveries (so instances do not send one twice), POSTs
- * each signed as Standard Webhooks specify (`webhook-id` is the delivery id, the same on every retry and replay, so
- * receivers can drop duplicates), and records every attempt. A non-2xx answer or a time-out is retried with
- * exponential backoff (retryDelayMs) up to maxAttempts, then the delivery is marked failed (a replay starts it again).
+ * Delivers queued webhooks: leases due deliveries (so instances do not send one twice) and POSTs each signed;
+ * `webhook-id` is the delivery id on every retry and replay, so receivers can drop duplicates. Failures retry with
+ * exponential backoff up to maxAttempts, then the delivery is failed (a replay starts it again).
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
@@ -171,7 +156,6 @@ export class WebhookDispatcher {
     private readonly config: WebhookConfig,
     private readonly log: FastifyBaseLogger,
     private readonly now: () => number = Date.now,
-    /** Resolves a scenario target's hostname for the SSRF guard (the system's resolver; tests hand in their own). */
     resolve?: Resolve,
   ) {
     this.lookup = guardedLookup(resolve);
@@ -188,7 +172,6 @@ export class WebhookDispatcher {
     await this.running;
   }
 
-  /** One round: deliver what is due. */
   async tick(): Promise<void> {
     const at = this.now();
     let due: WebhookDelivery[];
@@ -208,8 +191,7 @@ export class WebhookDispatcher {
     if (url === undefined) {
       error = 'no WEBHOOK_URL is configured';
     } else {
-      // A scenario's target is the tenant's choice, checked again here (the address its name resolves to now);
-      // WEBHOOK_URL is the operator's own and trusted as configured.
+      // A scenario's target is the tenant's choice, checked again at send time; WEBHOOK_URL is the operator's own.
       const guarded = d.url !== null && !this.config.allowPrivateTargets;
       const target = new URL(url);
       error = guarded ? literalTargetRefusal(target) ?? null : null;

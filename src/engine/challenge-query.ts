@@ -1,17 +1,11 @@
 /**
  * The ChallengeQuery evaluator: a rule passes when at least one usable presented credential of the query's type
- * satisfies the query. Reasons are built only on the failure path; they quote the rule and say why each
- * candidate credential failed, without ever quoting the holder's attribute values.
- *
- * Each rule's evaluate is a plain closure over its compiled path getter and operator. It was generated code once
- * (`new Function` per rule, for monomorphic calls and literal property reads); measured on this 2-core machine
- * (Node 20, runPlan with 200k runs per round, median of the fastest rounds), the closures cost ~55 ns more per run of
- * a 3-rule plan over 3 credentials (~150 -> ~210 ns) and ~80 ns more for bench/engine.mjs's 5-rule plan
- * (~220 -> ~300 ns): 0.03% of a warm execute's ~250 us of CPU (248.8 us, README), not worth code built from strings.
+ * satisfies it. Reasons are built only on the failure path and never quote the holder's attribute values.
+ * Plain closures, not generated code: docs/decisions.md, "How a rule is evaluated".
  */
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import { isUndecided, isUsable, label, unusableReason } from './credentials.js';
-import { compileOperator, describeKind, FALSE, MISMATCH, MISSING, PASS, type CompiledOperator } from './operators.js';
+import { compileOperator, describeKind, FALSE, MISMATCH, MISSING, PASS } from './operators.js';
 import { compilePath, type Getter } from './path.js';
 import { describeQuery, frozenQuery, invalidRule, quoteValue } from './query.js';
 import type { CompileContext, CompiledRule, Evaluator, PreparedCredential, RuleFailure, RunContext } from './types.js';
@@ -33,14 +27,16 @@ function compileRule(configuration: QueryConfiguration, context: CompileContext)
 
   if (q.operator === '$noop') return anyUsable(id, query, slot, { header, noCredential, more }, () => PASS, () => 'usable');
 
-  const attribute = q.attribute as string;
+  const { attribute, value } = q;
+  const op = compileOperator(q.operator, value);
+  // checkQuery found no problem, so none of these holds
+  if (attribute === undefined || value === undefined || op === undefined) return invalidRule(id, query, [{ pointer: '', message: 'the query does not compile' }]);
   const get: Getter = compilePath(attribute);
-  const op = compileOperator(q.operator, q.value) as CompiledOperator; // checkQuery passed, so it compiles
   const test = op.test;
   const onMissing = op.onMissing;
   const falseText = q.operator === '$exists' && q.value === false
     ? `${attribute} is present (expected $exists false)`
-    : `${attribute} is not ${q.operator} ${quoteValue(q.value as NonNullable<typeof q.value>)}`;
+    : `${attribute} is not ${q.operator} ${quoteValue(value)}`;
 
   /** The query's outcome code for one credential. */
   const outcome = (c: PreparedCredential): number => {

@@ -1,8 +1,6 @@
 /**
- * Credential checks that do not depend on the rule: which presented credentials a plan reads (indexed by type
- * once per run), and whether each is usable now (issuanceDate <= now < expirationDate, when it has one, and its trust
- * verdict, when one was handed in, is ok), assessed once per credential on first use. Reasons name credentials by
- * position and id, never by their subject's contents.
+ * Which presented credentials a plan reads (indexed by type once per run) and whether each is usable now, assessed
+ * once on first use. Reasons name credentials by position and id, never by their contents.
  */
 import type { Credential } from '../schemas/credential.js';
 import { parseInstant } from './instant.js';
@@ -14,19 +12,14 @@ const NOT_YET_ISSUED = 1;
 const EXPIRED = 2;
 const BAD_ISSUANCE_DATE = 3;
 const BAD_EXPIRATION_DATE = 4;
-/** The trust verdict failed with status not-valid (forged, tampered, revoked, untrusted issuer, another holder). */
 const UNTRUSTED = 5;
-/** The trust verdict failed with status error (trust could not be decided, e.g. revocation status unresolvable). */
 const TRUST_UNDECIDED = 6;
 
 function instantOf(x: unknown): number {
   return typeof x === 'string' ? parseInstant(x, false) : NaN;
 }
 
-/**
- * Dates first: an expired credential is definitely unusable (not-valid) even when its revocation status could not be
- * resolved, so its own trust `error` must not turn the rule's status into error.
- */
+/** Dates first: an expired credential is not-valid even when its revocation status was undecidable. */
 function assess(c: Credential, trust: TrustVerdict | undefined, now: number): number {
   const issued = instantOf(c.issuanceDate);
   if (Number.isNaN(issued)) return BAD_ISSUANCE_DATE;
@@ -45,12 +38,10 @@ export function isUsable(c: PreparedCredential, now: number): boolean {
   return s === USABLE;
 }
 
-/** Whether the credential is unusable because its trust could not be decided. Call after isUsable (failure path). */
 export function isUndecided(c: PreparedCredential): boolean {
   return c.state === TRUST_UNDECIDED;
 }
 
-/** `credential #2 (urn:uuid:...)`: 1-based position in the presented array, and the credential's id. */
 export function label(c: PreparedCredential): string {
   const id: unknown = c.credential.id;
   return `credential #${c.index + 1} (${typeof id === 'string' ? id : 'without id'})`;
@@ -68,10 +59,10 @@ export function unusableReason(c: PreparedCredential, now: number): string | und
     case NOT_YET_ISSUED:
       return `not yet issued (issuanceDate ${cred.issuanceDate} is after the evaluation time)`;
     case UNTRUSTED:
-    case TRUST_UNDECIDED: {
-      const t = c.trust as { ok: false; reason: string };
-      return t.reason;
-    }
+    case TRUST_UNDECIDED:
+      // assess sets these two states only from a trust verdict that is not ok
+      if (c.trust?.ok === false) return c.trust.reason;
+      return 'the credential is not trusted';
     default:
       return `expired (expirationDate ${cred.expirationDate} is not after the evaluation time)`;
   }
@@ -97,7 +88,8 @@ export function prepareRun(
       if (!Array.isArray(types)) continue;
       let prepared: PreparedCredential | undefined;
       for (let j = 0; j < types.length; j++) {
-        const slot = slots.get(types[j] as string);
+        const type: unknown = types[j];
+        const slot = typeof type === 'string' ? slots.get(type) : undefined;
         if (slot === undefined) continue;
         if (prepared === undefined) {
           prepared = { index: i, credential, trust: trust === undefined ? undefined : trust[i], state: UNASSESSED };

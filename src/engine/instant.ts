@@ -1,22 +1,13 @@
 /**
- * ISO 8601 / RFC 3339 instants, parsed by hand (no Date.parse: it is lenient, locale-dependent for
- * zone-less date-times and slower). Every function here is total: it never throws, it answers NaN.
- *
- * Accepted forms:
- *   YYYY-MM-DD                                  (only where `dateOnly` is allowed: midnight UTC)
- *   YYYY-MM-DD(T|t| )HH:MM[:SS[.fraction]](Z|z|+HH:MM|-HH:MM|+HHMM|-HHMM|+HH|-HH)
- * A date-time must carry a time zone: a zone-less date-time names no instant, so it is not a date here.
- * Calendar checks are exact (month lengths, leap years); second 60 is accepted only at minute 59
- * (a leap second, counted as the first instant of the next minute).
- *
- * No memo: a parse costs ~33 ns (1M calls over typical dates and date-times), and a Map by text (once here, a module
- * global) answered in ~12 ns only for the very same string objects; on strings fresh from a request's JSON.parse,
- * as the service reads them, its lookup took ~34 ns, no gain.
+ * ISO 8601 / RFC 3339 instants parsed by hand (Date.parse is lenient and locale-dependent for zone-less times).
+ * Total: answers NaN, never throws. A date-time must carry a time zone; a bare date (only where `dateOnly` is
+ * allowed) is midnight UTC. Second 60 is accepted only at minute 59, as the next minute's first instant.
+ * No memo: a Map lookup by a fresh request string costs as much as the parse.
  */
 
 const MS_PER_DAY = 86_400_000;
 
-/** Days from 1970-01-01 to the given proleptic Gregorian date (H. Hinnant's days_from_civil). */
+/** Days from 1970-01-01 (H. Hinnant's days_from_civil). */
 export function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;
   const era = Math.floor(y / 400);
@@ -32,7 +23,7 @@ function daysInMonth(year: number, month: number): number {
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
-/** Two ASCII digits at i as a number, or -1 (also past the end: charCodeAt answers NaN there). */
+/** Two ASCII digits at i as a number, or -1 (also past the end: charCodeAt answers NaN). */
 function d2(s: string, i: number): number {
   const a = s.charCodeAt(i) - 48;
   const b = s.charCodeAt(i + 1) - 48;
@@ -41,10 +32,7 @@ function d2(s: string, i: number): number {
 
 const MAX_LENGTH = 64;
 
-/**
- * Epoch milliseconds of an ISO 8601 date or RFC 3339 date-time, or NaN when `s` is not one.
- * Fractions beyond milliseconds are kept as a fraction of a millisecond (up to 9 digits are read).
- */
+/** Epoch ms, or NaN. Fractions beyond milliseconds are kept (up to 9 digits). */
 export function parseInstant(s: string, dateOnly: boolean): number {
   const n = s.length;
   if (n < 10 || n > MAX_LENGTH) return NaN;

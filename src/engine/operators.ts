@@ -1,21 +1,12 @@
 /**
- * Over 300 lines (301): one table of every operator of the query language and its typing rules.
- *
- * The query language's operators, compiled once per query: the operator is picked here, the expected value is
- * pre-parsed (ISO dates to epoch ms, $in lists to Sets keyed by kind), and the result is a closure that answers
- * an outcome code for one attribute value. Nothing here allocates or throws on the evaluation path.
- *
- * Typing (no coercion, ever):
- *  - a number expects a number attribute (yyyymmdd dates are just numbers);
- *  - an ISO date string expects an ISO date string attribute, compared as instants;
- *  - any other string expects a string attribute ($eq $ne $in $nin only);
- *  - a boolean expects a boolean attribute ($eq $ne only).
+ * The query language's operators, compiled once per query into a closure that answers an outcome code for one
+ * attribute value; nothing allocates or throws on the evaluation path. No coercion, ever: a number expects a number,
+ * an ISO date string an ISO date string (compared as instants), another string a string, a boolean a boolean.
  * Anything else is a type mismatch: the credential fails, whatever the operator ($ne and $nin included).
  */
 import type { Operator, QueryValue } from '../schemas/scenario.js';
 import { parseInstant } from './instant.js';
 
-/** Outcome of one credential against one rule. */
 export const PASS = 0;
 export const MISSING = 1;
 export const MISMATCH = 2;
@@ -25,15 +16,12 @@ type Code = typeof PASS | typeof MISSING | typeof MISMATCH | typeof FALSE;
 export interface CompiledOperator {
   /** Applied to a present attribute value (neither undefined nor null). */
   readonly test: (v: unknown) => Code;
-  /** The outcome when the attribute is missing (undefined or null). */
   readonly onMissing: Code;
-  /** What a matching attribute looks like, for type-mismatch reasons (e.g. "a number"). */
+  /** For type-mismatch reasons (e.g. "a number"). */
   readonly expects: string;
-  /** Whether strings are read as ISO dates (so a mismatch can say "a string that is not an ISO 8601 date"). */
   readonly dates: boolean;
 }
 
-/** A scalar operand, pre-parsed. */
 type Operand =
   | { readonly kind: 'number'; readonly n: number }
   | { readonly kind: 'date'; readonly s: string; readonly t: number }
@@ -55,7 +43,7 @@ function operand(x: unknown): Operand | undefined {
   }
 }
 
-/** How an attribute value looks, without ever saying what it is (the holder's data stays out of reasons). */
+/** How an attribute value looks, never what it is (the holder's data stays out of reasons). */
 export function describeKind(v: unknown, dates: boolean): string {
   if (v === undefined || v === null) return 'missing';
   if (Array.isArray(v)) return 'an array';
@@ -85,7 +73,6 @@ const negate = (f: (v: unknown) => Code) => (v: unknown): Code => {
 
 const always = (c: Code) => (): Code => c;
 
-/** Scalar equality of a present value with an operand: PASS, FALSE or MISMATCH. */
 function scalarEq(e: Operand): (v: unknown) => Code {
   switch (e.kind) {
     case 'number': {
@@ -103,8 +90,7 @@ function scalarEq(e: Operand): (v: unknown) => Code {
     case 'date': {
       const s = e.s;
       const t = e.t;
-      // An ISO date equals an ISO date naming the same instant; other strings are compared as strings (and so
-      // never equal a date string unless they are the very same string).
+      // An ISO date equals a date naming the same instant; other strings compare as strings.
       return (v) => (typeof v === 'string' ? (v === s || parseInstant(v, true) === t ? PASS : FALSE) : MISMATCH);
     }
   }
@@ -113,8 +99,7 @@ function scalarEq(e: Operand): (v: unknown) => Code {
 function arrayEq(elements: readonly Operand[]): (v: unknown) => Code {
   const len = elements.length;
   const pair = elements.map(scalarEq);
-  // Same length: compared pair by pair; a pair of different kinds makes the whole a type mismatch (so ["30"]
-  // neither equals nor differs from [30]). Different lengths are simply not equal.
+  // A pair of different kinds makes the whole a mismatch: ["30"] neither equals nor differs from [30].
   return (v) => {
     if (!Array.isArray(v)) return MISMATCH;
     if (v.length !== len) return FALSE;
@@ -175,10 +160,8 @@ function between(lo: Ordered, hi: Ordered): (v: unknown) => Code {
 }
 
 /**
- * $in: a string or number attribute is in the list, or an array attribute has an element in the list.
- * Numbers and strings live in separate Sets so 30 never matches "30"; ISO dates in the list also match
- * ISO date attributes naming the same instant. An attribute (or array element) of a kind the list does not hold
- * at all is a type mismatch, not "not in": a string "840" must not slip through `$nin [840]`.
+ * $in: numbers and strings live in separate Sets so 30 never matches "30". An attribute of a kind the list does not
+ * hold is a type mismatch, not "not in": a string "840" must not slip through `$nin [840]`.
  */
 function membership(list: readonly Operand[]): (v: unknown) => Code {
   const numbers = new Set<number>();
@@ -224,10 +207,7 @@ function membershipExpects(list: readonly Operand[]): string {
   return numbers ? 'a number or an array of numbers' : 'a string or an array of strings';
 }
 
-/**
- * Compiles an operator with its value, or answers undefined when the value does not fit the operator
- * (validateScenarioRules reports those; the caller turns them into an error rule). Not for $noop.
- */
+/** undefined when the value does not fit the operator (validateScenarioRules reports those). Not for $noop. */
 export function compileOperator(op: Operator, value: QueryValue | undefined): CompiledOperator | undefined {
   switch (op) {
     case '$eq':
@@ -236,7 +216,7 @@ export function compileOperator(op: Operator, value: QueryValue | undefined): Co
       let expects: string;
       if (Array.isArray(value)) {
         const elements: Operand[] = [];
-        for (const x of value as unknown[]) {
+        for (const x of value) {
           const o = operand(x);
           if (o === undefined || o.kind === 'boolean') return undefined;
           elements.push(o);
@@ -247,7 +227,6 @@ export function compileOperator(op: Operator, value: QueryValue | undefined): Co
         const o = operand(value);
         if (o === undefined) return undefined;
         test = scalarEq(o);
-        // A date compares with any string ($eq "2001-02-03" against "GREEN" is simply false).
         expects = o.kind === 'date' ? 'a string' : EXPECTS[o.kind];
       }
       return { test: op === '$eq' ? test : negate(test), onMissing: MISSING, expects, dates: false };
@@ -264,7 +243,7 @@ export function compileOperator(op: Operator, value: QueryValue | undefined): Co
     case '$nin': {
       if (!Array.isArray(value) || value.length === 0) return undefined;
       const list: Operand[] = [];
-      for (const x of value as unknown[]) {
+      for (const x of value) {
         const o = operand(x);
         if (o === undefined || o.kind === 'boolean') return undefined;
         list.push(o);

@@ -6,21 +6,18 @@ import { frozenQuery } from './query.js';
 import { executionResult, failed } from './result.js';
 import type { CompiledRule, Evaluator, Plan, RuleFailure, RunInput } from './types.js';
 
-/**
- * The scenario types whose rules the engine decides from presented credentials. The others (OnChainZKP, OffChainZKP)
- * are decided by their execution strategy (src/execution): the engine compiles their rules (ids and frozen queries)
- * and, should runPlan be asked, answers `error` for each.
- */
+/** Types whose rules the engine decides; the others' strategies decide them, and runPlan answers `error` for each. */
 const evaluators: Readonly<Partial<Record<ScenarioType, Evaluator>>> = Object.freeze({
   ChallengeQuery: challengeQueryEvaluator,
 });
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
-/** The inner result of every valid rule: one frozen object, nothing to allocate on the passing path. */
-const VALID = Object.freeze({ is_valid: true as const, reasons: Object.freeze([]) as unknown as string[] });
+const NO_REASONS: string[] = [];
+Object.freeze(NO_REASONS);
+const VALID = Object.freeze({ is_valid: true as const, reasons: NO_REASONS });
 
-/** Compile once per scenario revision (the caller caches it by id+revision). Assumes validateScenarioRules passed. */
+/** Once per scenario revision. Assumes validateScenarioRules passed. */
 export function compilePlan(scenarioId: string, revision: number, scenario: Scenario): Plan {
   const type = scenario.type;
   const slots = new Map<string, number>();

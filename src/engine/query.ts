@@ -3,29 +3,30 @@ import type { FieldProblem } from './validate.js';
 import type { CompiledRule, RuleFailure } from './types.js';
 
 /**
- * A frozen copy of a query as results echo it (echoQuery: a long value list abbreviated), holding only the fields of
- * the Query schema (in its order). Plans are cached and every result echoes the query, so nothing downstream may be
- * able to change the cached one; made once per compiled rule, so executes do not measure values again.
+ * A frozen copy of a query as results echo it, with only the Query schema's fields in its order: plans are cached,
+ * so nothing downstream may change it.
  */
 export function frozenQuery(q: Query): QueryEcho {
-  const copy: Query = { type: q.type } as Query;
-  if (q.requestId !== undefined) copy.requestId = q.requestId;
-  if (q.attribute !== undefined) copy.attribute = q.attribute;
-  if (q.value !== undefined) copy.value = Array.isArray(q.value) ? Object.freeze(q.value.slice()) as Query['value'] : q.value;
-  copy.operator = q.operator;
+  let value = q.value;
+  if (Array.isArray(value)) Object.freeze(value = value.slice());
+  const copy: Query = {
+    type: q.type,
+    ...(q.requestId !== undefined && { requestId: q.requestId }),
+    ...(q.attribute !== undefined && { attribute: q.attribute }),
+    ...(value !== undefined && { value }),
+    operator: q.operator,
+  };
   if (q.context !== undefined) copy.context = q.context;
   if (q.circuitId !== undefined) copy.circuitId = q.circuitId;
   return echoQuery(Object.freeze(copy));
 }
 
 /**
- * The largest value, as JSON bytes, that reasons quote and results echo whole. Longer ones (a list of 256 countries)
- * are described instead: every result and reason repeating them made an execute's answer and audit record grow with
- * the scenario's values times its rules times the credentials (2.2 MB for a 256-rule scenario of 256 values each).
+ * The largest value, as JSON bytes, that reasons quote and results echo whole; longer ones are described, or an
+ * answer grows with values x rules x credentials (2.2 MB for 256 rules of 256 values).
  */
 export const VALUE_QUOTE_BYTES = 128;
 
-/** The value as reasons quote it: its JSON when short, else what it is (`(a list of 256 values)`). */
 export function quoteValue(value: NonNullable<Query['value']>): string {
   const text = JSON.stringify(value);
   if (Buffer.byteLength(text) <= VALUE_QUOTE_BYTES) return text;
@@ -51,12 +52,14 @@ export function echoQuery(q: QueryEcho): QueryEcho {
     kept.push(item);
   }
   // The fields in the Query schema's order, valueCount right after the value it counts.
-  const echo: QueryEcho = { type: q.type } as QueryEcho;
-  if (q.requestId !== undefined) echo.requestId = q.requestId;
-  if (q.attribute !== undefined) echo.attribute = q.attribute;
-  echo.value = kept;
-  echo.valueCount = value.length;
-  echo.operator = q.operator;
+  const echo: QueryEcho = {
+    type: q.type,
+    ...(q.requestId !== undefined && { requestId: q.requestId }),
+    ...(q.attribute !== undefined && { attribute: q.attribute }),
+    value: kept,
+    valueCount: value.length,
+    operator: q.operator,
+  };
   if (q.context !== undefined) echo.context = q.context;
   if (q.circuitId !== undefined) echo.circuitId = q.circuitId;
   return Object.freeze(echo);

@@ -1,21 +1,21 @@
 /**
- * Create/patch-time checks of a scenario's query configurations. The TypeBox schema has already checked the
- * JSON shapes; these are the rules the schema cannot say (which value fits which operator, unique ids,
- * the limits of the zero-knowledge circuits). Every check is defensive: nothing here throws on any input.
+ * Create/patch-time checks the schema cannot say: which value fits which operator, unique ids, the limits of the
+ * zero-knowledge circuits. Nothing here throws on any input.
  */
 import { Operators, ScenarioTypes, type Operator, type Scenario, type ScenarioType } from '../schemas/scenario.js';
 import { parseInstant } from './instant.js';
 import { isRecord } from '../schemas/json.js';
 
 export interface FieldProblem {
-  /** JSON pointer relative to the Scenario, e.g. '/queryConfigurations/1/query/value'. */
+  /** Relative to the Scenario, e.g. '/queryConfigurations/1/query/value'. */
   pointer: string;
   message: string;
 }
 
 const OPERATORS: ReadonlySet<string> = new Set(Operators);
+const isOperator = (x: unknown): x is Operator => typeof x === 'string' && OPERATORS.has(x);
+const SCENARIO_TYPES: ReadonlySet<string> = new Set(ScenarioTypes);
 
-/** Scenario types whose rules are zero-knowledge proof requests to the iden3 V2 circuits. */
 const ZKP_TYPES: ReadonlySet<string> = new Set<ScenarioType>(['OffChainZKP', 'OnChainZKP']);
 
 /** The iden3 V2 query circuits take at most 64 values in an $in/$nin list. */
@@ -23,7 +23,7 @@ const ZKP_MAX_IN_VALUES = 64;
 
 const DATE_HINT = 'an ISO 8601 date (e.g. 2001-02-03, 2001-02-03T04:05:06Z or 2001-02-03T04:05:06.789+02:00)';
 
-function isDateString(x: unknown): boolean {
+function isDateString(x: unknown): x is string {
   return typeof x === 'string' && !Number.isNaN(parseInstant(x, true));
 }
 
@@ -31,10 +31,7 @@ const isFiniteNumber = (x: unknown): x is number => typeof x === 'number' && Num
 const isStringOrNumber = (x: unknown): boolean => typeof x === 'string' || isFiniteNumber(x);
 const isScalar = (x: unknown): boolean => isStringOrNumber(x) || typeof x === 'boolean';
 
-/**
- * What a query value is, for messages ("got a boolean"). The scenario's value is not personal data. `dates`: where
- * the operator takes ISO 8601 dates, a string says whether it is one; elsewhere it is just a string.
- */
+/** What a query value is, for messages ("got a boolean"); the scenario's value is not personal data. */
 function kindOf(x: unknown, dates = false): string {
   if (x === null) return 'null';
   if (Array.isArray(x)) return 'an array';
@@ -51,11 +48,7 @@ function kindOf(x: unknown, dates = false): string {
   }
 }
 
-/**
- * Problems of one query (pointers start with `base`, the pointer of the query object itself).
- * Used by validateScenarioRules and, as a safety net, by the compiler.
- */
-/** Limit of requestId outside OnChainZKP (which takes any uint256, checked by its strategy). */
+/** Outside OnChainZKP (which takes any uint256, checked by its strategy). */
 const MAX_PLAIN_REQUEST_ID = 4_294_967_295;
 
 export function checkQuery(query: unknown, scenarioType: ScenarioType, base: string): FieldProblem[] {
@@ -69,7 +62,7 @@ export function checkQuery(query: unknown, scenarioType: ScenarioType, base: str
     add('/type', 'type is required: the credential type the query reads (e.g. IDInformation)');
   }
   const op = query.operator;
-  if (typeof op !== 'string' || !OPERATORS.has(op)) {
+  if (!isOperator(op)) {
     add('/operator', `operator must be one of ${Operators.join(', ')}`);
     return problems;
   }
@@ -79,7 +72,7 @@ export function checkQuery(query: unknown, scenarioType: ScenarioType, base: str
     return problems;
   }
   const rid = query.requestId;
-  if (scenarioType === 'ChallengeQuery' && rid !== undefined && !(Number.isSafeInteger(rid) && (rid as number) <= MAX_PLAIN_REQUEST_ID)) {
+  if (scenarioType === 'ChallengeQuery' && rid !== undefined && !(typeof rid === 'number' && Number.isSafeInteger(rid) && rid <= MAX_PLAIN_REQUEST_ID)) {
     add('/requestId', `requestId must be an integer from 0 to ${MAX_PLAIN_REQUEST_ID} in ChallengeQuery scenarios (large ids are for OnChainZKP)`);
   }
   if (zkp) {
@@ -110,7 +103,7 @@ export function checkQuery(query: unknown, scenarioType: ScenarioType, base: str
     add('/value', `value is required for operator ${op}`);
     return problems;
   }
-  checkValue(op as Operator, value, scenarioType, zkp, add);
+  checkValue(op, value, scenarioType, zkp, add);
   return problems;
 }
 
@@ -167,12 +160,12 @@ function checkValue(
         add('/value', `${shape}; got ${Array.isArray(value) ? `an array of ${value.length}` : kindOf(value)}`);
         return;
       }
-      const [lo, hi] = value as unknown[];
+      const [lo, hi]: unknown[] = value;
       if (isFiniteNumber(lo) && isFiniteNumber(hi)) {
         if (lo > hi) add('/value', `value for ${op} must have min <= max; got min ${lo} and max ${hi}`);
       } else if (isDateString(lo) && isDateString(hi)) {
-        if (parseInstant(lo as string, true) > parseInstant(hi as string, true)) {
-          add('/value', `value for ${op} must have min <= max; got min ${lo as string} after max ${hi as string}`);
+        if (parseInstant(lo, true) > parseInstant(hi, true)) {
+          add('/value', `value for ${op} must have min <= max; got min ${lo} after max ${hi}`);
         }
       } else {
         add('/value', `${shape}; got ${kindOf(lo, true)} and ${kindOf(hi, true)}`);
@@ -208,7 +201,7 @@ export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
     });
   }
   const type = scenario.type;
-  if (!(ScenarioTypes as readonly string[]).includes(type)) {
+  if (!SCENARIO_TYPES.has(type)) {
     problems.push({ pointer: '/type', message: `type must be one of ${ScenarioTypes.join(', ')}` });
   }
   const zkp = ZKP_TYPES.has(type);

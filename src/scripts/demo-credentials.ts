@@ -1,23 +1,9 @@
 /**
- * Demo credentials for a first execution: `node dist/scripts/demo-credentials.js [options]`.
- *
- * Issues IDInformation credentials for an EVM address (holder DID did:pkh:eip155:1:<address>) signed by the
- * deterministic demo issuer (src/trust/demo-issuer.ts: js-sdk's in-memory issuer with a public seed, so its DID is
- * the same everywhere), and prints JSON on stdout: the issuer DID to put in TRUSTED_ISSUERS and an execute request
- * body. Their revocation status (SparseMerkleTreeProof) is at `{status-url}/{nonce}`; something must answer there:
- * - `--serve` runs that status endpoint in this process (127.0.0.1, --port, default 3999) until Ctrl-C;
- * - otherwise the URL defaults to http://127.0.0.1:${PORT:-3000}/demo-issuer/status, the route the service would serve
- *   itself with DEMO_ISSUER=1 (a proposal; see the report of the trust work).
- *
- * Options: --address 0x... (default a fixed demo address), --scenario-id <id>, --status-url <url>, --serve, --port <n>,
- *          --expires-in-days <n> (default 365), --expired (a credential that expired yesterday, to see that reason),
- *          --revoked (a credential whose revocation nonce is DEMO_REVOKED_NONCE, which every demo issuer status answer
- *          calls revoked: a service with DEMO_ISSUER=1 and --serve alike, to see that reason),
- *          --body (print only the execute request body, for curl -d @-),
- *          --proof bjj|mtp|both (default bjj: a BJJSignature2021; mtp: an Iden3SparseMerkleTreeProof only, whose issuer
- *          state a service with DEMO_ISSUER=1 answers as published in process; both: the two, as the Privado ID issuer
- *          node issues them).
- * The demo issuer's seed is public: never trust its DID outside a demo.
+ * Demo credentials for a first execution (README): IDInformation credentials for an EVM address, signed by the
+ * deterministic demo issuer, printed with the issuer DID for TRUSTED_ISSUERS and an execute body. Their revocation
+ * status is at `{status-url}/{nonce}`: `--serve` answers it here, else a service with DEMO_ISSUER=1 does.
+ * Options: --address, --scenario-id, --status-url, --serve, --port, --expires-in-days, --expired, --revoked, --body,
+ * --proof bjj|mtp|both. The demo issuer's seed is public: never trust its DID outside a demo.
  */
 import http from 'node:http';
 import { parseAddress } from '../domain/address.js';
@@ -117,7 +103,7 @@ if (args.serve) await revokeDemoNonce(issuer);
 
 let server: http.Server | undefined;
 if (args.serve) {
-  server = http.createServer((req, res) => {
+  const serving = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const nonce = req.method === 'GET' && path.startsWith('/status/') ? nonceFromStatusPath(path) : undefined;
     if (nonce === undefined) {
@@ -130,9 +116,10 @@ if (args.serve) {
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server!.once('error', reject);
-    server!.listen(args.port, '127.0.0.1', resolve);
+    serving.once('error', reject);
+    serving.listen(args.port, '127.0.0.1', resolve);
   });
+  server = serving;
 }
 
 const executeBody = { scenarioId: args.scenarioId, address: args.address, credentials: [credential] };
@@ -145,9 +132,10 @@ process.stdout.write(args.body
   executeBody,
 }, null, 2)}\n`);
 
-if (server) {
+const running = server;
+if (running) {
   process.stderr.write(`demo issuer ${issuer.did}: serving revocation statuses at ${issuer.statusUrl}/<nonce> (Ctrl-C to stop)\n`);
-  const stop = () => server!.close(() => process.exit(0));
+  const stop = () => running.close(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

@@ -1,17 +1,6 @@
 /**
- * OffChainZKP walkthrough (docs/offchain-walkthrough.md): `npm run demo:offchain -- [options]`.
- *
- * Starts the service (dist/server.js, SQLite in a temporary directory) with ZKP_VERIFIER_DID and PUBLIC_BASE_URL set,
- * creates an OffChainZKP scenario (a credentialAtomicQueryV3 rule with a nullifier, the KYCAgeCredential of iden3's
- * KYC schemas), executes it for an address, and prints the authorization request the frontend hands to the wallet:
- * as JSON, as an iden3comm deep link and as a QR code in the terminal. Then it waits (Ctrl-C stops it) so that a
- * wallet can answer; `--once` stops right after printing.
- *
- * Options: --port n (default 3100), --public-base-url url (default http://<this machine's LAN address>:<port>: the
- * wallet's phone must reach it), --verifier-did did (default a demo DID, see below), --address 0x... (default a demo
- * address), --once.
- * The default verifier DID is made from a fixed demo Ethereum address: fine to look at a request, but its key is
- * nobody's; a real deployment uses its own verifier identity's DID (see the walkthrough).
+ * OffChainZKP walkthrough (docs/offchain-walkthrough.md, which lists the options): starts the service, creates and
+ * executes an OffChainZKP scenario, and prints the authorization request as JSON, deep link and QR code.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -19,8 +8,9 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import qrcode from 'qrcode';
+import { isRecord } from '../schemas/json.js';
 
-/** did:iden3:polygon:amoy of the Ethereum address 0x1111…1111 (no one's key: a demo only). */
+/** Made from the Ethereum address 0x1111…1111: no one's key, a demo only. */
 const DEMO_VERIFIER_DID = 'did:iden3:polygon:amoy:x6x5sor7zpxYggmPs5jcaiu5TEWAU2knvRifZbzCp';
 const DEMO_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TOKEN = 'demo-offchain-token-0123456789';
@@ -57,7 +47,6 @@ function parseArgs(argv: string[]) {
   return out;
 }
 
-/** The scenario: one V3 rule (born before 2008-01-01, with a nullifier: one holder, one address). */
 const scenario = {
   id: 'offchain-demo',
   input: {
@@ -75,7 +64,7 @@ const scenario = {
   },
 };
 
-/** fetch, sent again while the service sheds load (503) as it warms up on a busy machine. */
+/** Sent again while the service sheds load (503) as it warms up. */
 async function send(url: string, init: RequestInit): Promise<Response> {
   for (let i = 0; ; i++) {
     const res = await fetch(url, init);
@@ -110,8 +99,10 @@ async function main(): Promise<void> {
     const executed = await send(`${base}/compliance/scenarios/execute`, {
       method: 'POST', headers, body: JSON.stringify({ scenarioId: scenario.id, address: args.address, credentials: [] }),
     });
-    const results = await executed.json() as Array<{ executionId: string; result: { status: string; authorizationRequest?: unknown } }>;
-    const request = results[0]?.result.authorizationRequest;
+    const results: unknown = await executed.json();
+    const first: unknown = Array.isArray(results) ? results[0] : undefined;
+    const executionId = isRecord(first) ? first.executionId : undefined;
+    const request = isRecord(first) && isRecord(first.result) ? first.result.authorizationRequest : undefined;
     if (!request) throw new Error(`execute answered no authorization request: ${JSON.stringify(results)}`);
     const link = `iden3comm://?i_m=${encodeURIComponent(Buffer.from(JSON.stringify(request)).toString('base64'))}`;
     const out = (s = '') => process.stdout.write(`${s}\n`);
@@ -123,8 +114,8 @@ async function main(): Promise<void> {
     out();
     out('3. As a QR code (scan it with the wallet app):');
     out(await qrcode.toString(link, { type: 'terminal', small: true }));
-    out(`The wallet POSTs its proof to ${args.publicBaseUrl}/compliance/executions/${results[0]?.executionId}/zkp-response`);
-    out(`Watch the execution: curl -s -H 'Authorization: Bearer ${TOKEN}' ${base}/compliance/executions/${results[0]?.executionId}`);
+    out(`The wallet POSTs its proof to ${args.publicBaseUrl}/compliance/executions/${String(executionId)}/zkp-response`);
+    out(`Watch the execution: curl -s -H 'Authorization: Bearer ${TOKEN}' ${base}/compliance/executions/${String(executionId)}`);
     if (args.once) return stop();
     out('The service keeps running for the wallet: Ctrl-C stops it.');
   } catch (err) {

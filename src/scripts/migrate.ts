@@ -1,4 +1,4 @@
-/** `npm run migrate`: brings the configured database's schema up to date, then exits. The server also does this at start. */
+/** `npm run migrate`: migrates the configured database, then exits (the server also does at start). */
 import { ConfigError, loadConfig } from '../config.js';
 import { openStore } from '../store/index.js';
 

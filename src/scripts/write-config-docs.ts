@@ -1,7 +1,4 @@
-/**
- * Writes the configuration table of docs/configuration.md from the modules' schemas: `npm run docs:config`. A test fails when the
- * committed table drifts (test/config.docs.unit.test.ts).
- */
+/** `npm run docs:config`: the configuration table of docs/configuration.md (test/config.docs.unit.test.ts checks it). */
 import fs from 'node:fs';
 import { CONFIG_SECTIONS } from '../config.js';
 import { configTable, withConfigTable } from '../config/docs.js';

@@ -1,4 +1,4 @@
-/** Writes openapi.yaml from the route schemas: `npm run openapi`. A test fails when the committed file drifts. */
+/** `npm run openapi`: openapi.yaml from the route schemas (a test checks it). */
 import fs from 'node:fs';
 import { renderOpenApi } from '../openapi.js';
 

@@ -1,10 +1,9 @@
 import createError from '@fastify/error';
 import { ConfigError } from '../config/errors.js';
 
-/** The database cannot be reached or did not answer in time: a 503 with Retry-After, never a 500. */
+/** A 503 with Retry-After, never a 500. */
 const StoreUnavailable = createError<[{ cause: unknown }]>('SCS_DATABASE_UNAVAILABLE', 'The database is not available; retry shortly', 503);
 
-/** The `code` of a driver or system error (a string for every driver this store uses), or undefined. */
 export function codeOf(err: unknown): unknown {
   return typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
 }
@@ -19,7 +18,6 @@ const PG_UNAVAILABLE_CODES = new Set([
 ]);
 const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 
-/** Whether an error from a database driver means "not reachable now" rather than a bug. */
 function isUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = codeOf(err);
@@ -32,9 +30,8 @@ function isUnavailable(err: unknown): boolean {
 }
 
 /**
- * The database's storage is full (SQLite's SQLITE_FULL, PostgreSQL's SQLSTATE 53100 disk_full): the write was refused
- * and nothing of it kept. 503, not 507: clients and load balancers know what a 503 with Retry-After asks of them, and
- * the request itself is fine (another instance, or this one once space is freed, takes it).
+ * The storage is full (SQLITE_FULL, SQLSTATE 53100): nothing of the write was kept. 503, not 507: clients and load
+ * balancers know what a 503 with Retry-After asks, and the request itself is fine.
  */
 export class StorageFull extends createError<[{ cause: unknown }]>(
   'SCS_STORAGE_FULL', 'The database\'s storage is full: nothing was written. Retry later; the operator must free space', 503,
@@ -43,19 +40,16 @@ export class StorageFull extends createError<[{ cause: unknown }]>(
   readonly retryAfterSeconds = 30;
 }
 
-/** Whether a driver error means the database's storage is full. */
 function isStorageFull(err: unknown): boolean {
   const code = codeOf(err);
   return code === 'SQLITE_FULL' || code === '53100';
 }
 
-/** A driver error as the service answers it: StorageFull, StoreUnavailable, or itself (a bug, or one the caller maps). */
 export function storeError(err: unknown): unknown {
   if (isStorageFull(err)) return new StorageFull({ cause: err });
   return isUnavailable(err) ? new StoreUnavailable({ cause: err }) : err;
 }
 
-/** Runs a database call, turning "storage full" and "not reachable" errors into StorageFull and StoreUnavailable. */
 export async function guard<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
@@ -64,29 +58,27 @@ export async function guard<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** An update would move a scenario into a project that has a scenario with its id (ids are unique per project). */
+/** Ids are unique per project. */
 export class ScenarioIdTaken extends Error {
   constructor(readonly projectId: string | null) {
     super('The target project has a scenario with this id already');
   }
 }
 
-/** Whether a driver error is a unique-constraint violation (SQLite or PostgreSQL). */
 export function isUniqueViolation(err: unknown): boolean {
   const code = codeOf(err);
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
 }
 
-/** The code of a driver or system error (an AggregateError of several addresses: its first error's). */
+/** An AggregateError of several addresses: its first error's. */
 function errorCode(err: Error): string | undefined {
   const code = codeOf(err) ?? ('errors' in err && Array.isArray(err.errors) ? codeOf(err.errors[0]) : undefined);
   return typeof code === 'string' ? code : undefined;
 }
 
 /**
- * Why PostgreSQL could not be used at start (the first connection and the migrations), as one line that says what to
- * do: a ConfigError, which the server prints and exits on like a bad variable's. Undefined for any other error (a bug:
- * its stack trace is wanted). `target` is postgresTarget(DATABASE_URL), so the line never holds a password.
+ * Why PostgreSQL could not be used at start, as one ConfigError line saying what to do; undefined for anything else
+ * (a bug: its stack is wanted). `target` is postgresTarget(DATABASE_URL), never a password.
  */
 export function postgresStartError(err: unknown, target: string, connectTimeoutMs: number): ConfigError | undefined {
   const e = err instanceof StoreUnavailable ? err.cause : err;

@@ -1,13 +1,8 @@
 /**
- * Group commit: callers add items and wait until the batch holding theirs is committed. At most `maxInFlight`
- * flushes run at a time (one by default); what arrives meanwhile goes into the next one, so under load many callers
- * share one transaction, and nobody is answered before their item is durable. More than one flush may be in flight
- * where that is safe: a writer thread's queue, which commits in order, or independent INSERTs on pooled connections
- * (PostgreSQL), whose batches may then commit in either order. A batch then need not wait for the acknowledgement of
- * the one before it to be sent.
- *
- * `flush` must commit all of its items or none. When it fails for a batch of several, each item is flushed again on
- * its own: one bad item (a row the database refuses) fails its own caller, not the batch.
+ * Group commit: callers wait until the batch holding their item is committed, so under load many share one
+ * transaction and nobody is answered before their item is durable. `maxInFlight` > 1 only where batches may commit
+ * in any order or in order anyway (a writer thread's queue, independent INSERTs on a pool). `flush` commits all or
+ * none; a failed batch of several is flushed again item by item, so one bad row fails only its own caller.
  */
 export class GroupCommit<T> {
   private queue: Array<{ item: T; resolve: () => void; reject: (err: unknown) => void }> = [];
@@ -28,7 +23,6 @@ export class GroupCommit<T> {
     });
   }
 
-  /** Resolves once every item added so far has been flushed (committed or failed). */
   drain(): Promise<void> {
     if (this.inFlight === 0 && !this.scheduled && this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
@@ -48,7 +42,6 @@ export class GroupCommit<T> {
     if (this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
     this.inFlight += 1;
     const batch = this.queue.splice(0, this.maxBatch);
-    // More waiting than one batch holds: the next batch need not wait for this one when more may be in flight.
     if (this.queue.length > 0) this.schedule();
     try {
       await this.flush(batch.map((b) => b.item));
@@ -56,8 +49,6 @@ export class GroupCommit<T> {
     } catch (err) {
       const only = batch.length === 1 ? batch[0] : undefined;
       if (only !== undefined) only.reject(err);
-      // The batch committed nothing (one transaction, or one multi-row INSERT): each item again on its own, so that
-      // one item the database refuses fails its own caller only, never the others who happened to share its batch.
       else {
         for (const b of batch) {
           try {

@@ -6,11 +6,7 @@ import type { Store } from './types.js';
 
 export type * from './types.js';
 
-/**
- * Opens the configured database and brings its schema up to date (migrations run here). A PostgreSQL that cannot be
- * used (no such database, nothing listening, a refused login) is a ConfigError whose one line says what to do.
- * `observer` (the metrics) is told of every operation.
- */
+/** Opens the database and migrates it. An unusable PostgreSQL is a ConfigError saying what to do. */
 export async function openStore(config: DatabaseConfig, onError?: (err: Error) => void, observer?: StoreObserver): Promise<Store> {
   const observed = (store: Store) => (observer ? observeStore(store, observer) : store);
   if (config.kind === 'sqlite') return observed(openSqliteStore(config));

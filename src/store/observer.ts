@@ -2,11 +2,9 @@ import type { Store } from './types.js';
 
 /** Told how long each store operation takes (the metrics), without the store knowing what listens. */
 export interface StoreObserver {
-  /** Called as an operation starts; the function it returns is called as it ends, with its outcome. */
   startOperation(operation: string): (outcome: 'ok' | 'error') => void;
 }
 
-/** The store, with every operation but close reported to the observer. */
 export function observeStore(store: Store, observer: StoreObserver): Store {
   return new Proxy(store, {
     get(target, prop, receiver) {

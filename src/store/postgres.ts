@@ -264,7 +264,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         return {
           claimed: false,
           requestHash: row.request_hash,
-          response: row.status === null ? undefined : { status: row.status, headers: row.headers!, body: row.body! },
+          // completeIdempotencyKey sets status, headers and body together
+          response: row.status === null || row.headers === null || row.body === null
+            ? undefined
+            : { status: row.status, headers: row.headers, body: row.body },
         };
       }
     },
@@ -290,7 +293,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         'SELECT address_hash FROM zkp_nullifiers WHERE project_id = $1 AND scenario_id = $2 AND nullifier_hash = $3',
         [b.projectId, b.scenarioId, b.nullifierHash],
       );
-      return rows[0]!.address_hash;
+      const row = rows[0];
+      if (row === undefined) throw new Error('zkp_nullifiers: the row just written is missing');
+      return row.address_hash;
     },
     async ping() {
       await query('SELECT 1');

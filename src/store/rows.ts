@@ -124,12 +124,20 @@ export function pageWithinBytes<R extends { page_rows: number | string }, V exte
   return { items: page.items, next: last.seq };
 }
 
+/**
+ * The parse boundary of the stores: a JSON column holds what this service wrote there, validated on the way in,
+ * so it is read back as that type without checking it again.
+ */
+function stored<V>(value: unknown): V {
+  return value as V;
+}
+
 export function readers<J, T>({ json, time }: Columns<J, T>) {
   return {
     scenario: (r: ScenarioColumns<J, T>): ScenarioRow => ({
       seq: r.seq,
       id: r.id,
-      input: json(r.input) as Scenario,
+      input: stored<Scenario>(json(r.input)),
       revision: r.revision,
       createdAt: time(r.created_at),
       updatedAt: time(r.updated_at),
@@ -142,11 +150,11 @@ export function readers<J, T>({ json, time }: Columns<J, T>) {
       projectId: r.project_id,
       address: r.address,
       state: r.state,
-      results: json(r.results) as ExecutionRecord['results'],
-      credentials: json(r.credentials) as ExecutionRecord['credentials'],
+      results: stored<ExecutionRecord['results']>(json(r.results)),
+      credentials: stored<ExecutionRecord['credentials']>(json(r.credentials)),
       createdAt: time(r.created_at),
       updatedAt: time(r.updated_at),
-      zkp: r.zkp === null ? null : (json(r.zkp) as ExecutionRecord['zkp']),
+      zkp: r.zkp === null ? null : stored<ExecutionRecord['zkp']>(json(r.zkp)),
       expiresAt: r.expires_at === null ? null : time(r.expires_at),
     }),
     webhook: (r: WebhookColumns<T>): WebhookDelivery => ({

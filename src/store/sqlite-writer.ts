@@ -2,22 +2,17 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
-/** One statement's parameters, positional: what crosses to the writer thread (strings and numbers, cheap to copy). */
+/** Positional: what crosses to the writer thread (strings and numbers, cheap to copy). */
 type Params = Array<string | number | null>;
 
 export interface BatchWriter {
-  /**
-   * Runs the statement once per row, then the follow-up statement once per `followUps` row, in one transaction;
-   * resolves once it is committed.
-   */
   write(rows: Params[], followUps?: Params[]): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * The writer thread's program (CommonJS, run with `eval`, so that it works the same from `src/` under the test
- * runner and from `dist/`): its own connection to the database file, one prepared statement (and an optional
- * follow-up: the outbox rows of the same records), one transaction per message. better-sqlite3 is synchronous, so these inserts would otherwise run on the event loop of the requests.
+ * The writer thread's program (CommonJS via `eval`, so it runs alike from src/ and dist/): its own connection, one
+ * transaction per message. better-sqlite3 is synchronous, so these inserts would otherwise block the request loop.
  */
 const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -60,31 +55,21 @@ if (workerData.checkpointMs) {
 
 const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
-/**
- * Page cache of the writer's and the checkpointer's connections, KiB (SQLite's default is 2000 per connection). The
- * writer appends: it needs the right edge of the table and its indexes, a few pages; the checkpointer copies WAL frames
- * without the cache. With the default, the two caches and the allocator's slack held ~13 MB more RSS under load.
- */
+/** KiB per connection (SQLite's default 2000): the writer only appends, and the default cost ~13 MB RSS under load. */
 const THREAD_CACHE_KIB = 512;
 
-/** How long a statement of any connection to the file waits for another connection's lock (other threads, processes). */
+/** How long a statement waits for another connection's lock. */
 export const BUSY_TIMEOUT_MS = 5000;
 
-/** How often the checkpointer thread copies the WAL into the database. */
 const CHECKPOINT_MS = 200;
-/**
- * Connections other than the checkpointer checkpoint only past this many WAL pages (~40 MB; SQLite's default is
- * 1000): a checkpoint in the writer would hold up every commit behind it, one on the request thread its event loop.
- */
+/** Others checkpoint only past this (~40 MB): a checkpoint in the writer or request thread would stall them. */
 export const BACKSTOP_CHECKPOINT_PAGES = 10_000;
 
 /**
- * A statement run in batches on a writer thread with its own connection (WAL: the request thread's connection keeps
- * reading meanwhile and sees each batch once it is committed), and a checkpointer thread beside it. Batches are committed one after the other, in the
- * order they were written; the thread is started on the first write and again after it failed (a batch in flight
- * then fails as unavailable: it may or may not have been committed), and does not keep the process alive while idle.
- * `maxPages`: PRAGMA max_page_count of the writer's connection (see SqliteOptions.maxPages); `followUpSql`: the
- * statement of `write`'s followUps.
+ * A statement run in batches on a writer thread (WAL: the request thread keeps reading and sees each committed
+ * batch), with a checkpointer thread. Batches commit in order; the thread starts on the first write and again after
+ * a failure (a batch in flight then fails as unavailable: it may or may not be committed), and never holds the
+ * process alive while idle.
  */
 export function threadWriter(file: string, synchronous: string, sql: string, maxPages?: number, followUpSql?: string): BatchWriter {
   let worker: Worker | undefined;

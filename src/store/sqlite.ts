@@ -47,7 +47,8 @@ function switchToWal(db: Database.Database): void {
       db.pragma('journal_mode = WAL');
       return;
     } catch (err) {
-      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+      const busy = err instanceof Error && 'code' in err && err.code === 'SQLITE_BUSY';
+      if (!busy || Date.now() > deadline) throw err;
       Atomics.wait(pause, 0, 0, WAL_SWITCH_PAUSE_MS);
     }
   }
@@ -205,11 +206,15 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const claim = write((key: string, requestHash: string, now: string, expiredBefore: string, leaseUntil: string) => {
     freeExpiredKey.run(key, expiredBefore, now);
     if (claimKey.run(key, requestHash, now, leaseUntil).changes > 0) return { claimed: true as const };
-    const row = selectKey.get(key)!;
+    const row = selectKey.get(key);
+    if (row === undefined) throw new Error('idempotency_keys: the row the claim conflicted with is missing');
     return {
       claimed: false as const,
       requestHash: row.request_hash,
-      response: row.status === null ? undefined : { status: row.status, headers: JSON.parse(row.headers!), body: row.body! },
+      // completeKey sets status, headers and body together
+      response: row.status === null || row.headers === null || row.body === null
+        ? undefined
+        : { status: row.status, headers: JSON.parse(row.headers), body: row.body },
     };
   });
 

@@ -1,10 +1,6 @@
-/**
- * The base58 families, Tezos and Polkadot (SS58). Only the shape is checked: the base58check (Tezos) and blake2b
- * (SS58) checksums are not verified, so no base58 decoding happens here.
- */
+/** Tezos and Polkadot (SS58): shape only, their checksums are not verified. */
 import { SHAPE, type AddressFamily } from './family.js';
 
-/** Base58 alphabet: 1-9, A-Z without I and O, a-z without l. */
 const TEZOS = /^(?:tz[1-4]|KT1)[1-9A-HJ-NP-Za-km-z]{33}$/;
 const SS58 = /^[1-9A-HJ-NP-Za-km-z]{46,48}$/;
 

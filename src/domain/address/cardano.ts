@@ -1,7 +1,4 @@
-/**
- * Cardano addresses: CIP-19 bech32 with prefix addr, addr_test, stake or stake_test (no 90-character limit). The
- * checksum is verified, and the header byte's address type, network tag and payload length must fit the prefix.
- */
+/** Cardano (CIP-19): the header byte's address type, network tag and payload length must fit the prefix. */
 import { bech32Check, wordsToBytes } from './bech32.js';
 import type { AddressFamily } from './family.js';
 
@@ -14,12 +11,10 @@ const CARDANO_PREFIXES: ReadonlyMap<string, CardanoPrefix> = new Map([
   ['stake_test', { stake: true, network: 0 }],
 ]);
 
-/** Whether a (lowercase) bech32 human-readable prefix is one of Cardano's. */
 export function isCardanoPrefix(hrp: string): boolean {
   return CARDANO_PREFIXES.has(hrp);
 }
 
-/** CIP-19 checks on a decoded Cardano address: undefined when valid, else the reason. */
 function checkCardanoPayload(hrp: string, words: number[]): string | undefined {
   const kind = CARDANO_PREFIXES.get(hrp);
   if (!kind) return 'prefix is not addr, addr_test, stake or stake_test';

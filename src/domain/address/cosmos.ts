@@ -1,12 +1,8 @@
-/**
- * Cosmos addresses: bech32 (BIP-173 checksum verified) with a lowercase alphanumeric human-readable prefix (cosmos,
- * osmo, juno, ...) other than Cardano's, whose payload is 20 or 32 bytes.
- */
+/** Cosmos: bech32 with a lowercase alphanumeric prefix other than Cardano's, and a 20- or 32-byte payload. */
 import { bech32Check, wordsToBytes } from './bech32.js';
 import { isCardanoPrefix } from './cardano.js';
 import type { AddressFamily } from './family.js';
 
-/** Cosmos checks on a decoded bech32 address: undefined when valid, else the reason. */
 export function checkCosmosPayload(hrp: string, words: number[]): string | undefined {
   if (!/^[a-z][a-z0-9]*$/.test(hrp)) return 'human-readable prefix must be lowercase letters and digits';
   if (isCardanoPrefix(hrp)) return 'prefix is a Cardano prefix';

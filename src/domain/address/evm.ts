@@ -1,25 +1,17 @@
-/**
- * EVM (eip155) addresses: `0x` + 40 hex digits. All-lowercase or all-uppercase hex is accepted as is; mixed case must
- * pass the EIP-55 checksum, whose keccak-256 comes from @noble/hashes (no pure-JS hashing of our own).
- */
+/** EVM addresses: `0x` + 40 hex; mixed case must pass the EIP-55 checksum. */
 import { keccak_256 } from '@noble/hashes/sha3';
 import { utf8ToBytes } from '@noble/hashes/utils';
 import { SHAPE, type AddressFamily } from './family.js';
 
-/** The whole message when the checksum fails: the address has the right shape, so the family's description is noise. */
 export const BAD_CHECKSUM = 'address is not a valid EIP-55 checksummed address';
 
 const HEX40 = /^[0-9a-fA-F]{40}$/;
 
-/** Whether the string is `0x` + 40 hex digits in any case (the shape, checksum aside). */
 export function hasEvmShape(address: string): boolean {
   return address.startsWith('0x') && HEX40.test(address.slice(2));
 }
 
-/**
- * EIP-55: a letter is uppercase when the matching nibble of keccak-256(lowercase hex, as ASCII) is 8 or more.
- * `hex40` must already be 40 hex digits.
- */
+/** EIP-55: a letter is uppercase when its nibble of keccak-256(lowercase hex) is 8 or more. */
 function checksumBody(hex40: string): string {
   const lower = hex40.toLowerCase();
   const hash = keccak_256(utf8ToBytes(lower));
@@ -33,11 +25,7 @@ function checksumBody(hex40: string): string {
   return out;
 }
 
-/**
- * EIP-55 checksummed form of an EVM address. Accepts 40 hex digits with or without a `0x` prefix, in any case, and
- * returns `0x` + the checksummed digits. Throws a TypeError on anything else (this one, unlike parseAddress, is for
- * values already known to be addresses).
- */
+/** EIP-55 form of 40 hex digits (with or without `0x`). Throws a TypeError on anything else, unlike parseAddress. */
 export function toChecksumAddress(hex40: string): string {
   const body = typeof hex40 === 'string' && hex40.startsWith('0x') ? hex40.slice(2) : hex40;
   if (typeof body !== 'string' || !HEX40.test(body)) {

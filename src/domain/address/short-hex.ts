@@ -1,13 +1,9 @@
-/**
- * Aptos and Starknet addresses: `0x` + 1..64 hex digits in any case (short forms such as `0x1` are accepted). A
- * Starknet address is a field element, so its value must also be below 2^251. Neither has a checksum.
- */
+/** Aptos and Starknet: `0x` + 1..64 hex, no checksum; a Starknet address is a felt, below 2^251. */
 import { SHAPE, type AddressFamily } from './family.js';
 
 const HEX1_64 = /^[0-9a-fA-F]{1,64}$/;
 const STARKNET_BOUND = 1n << 251n;
 
-/** Whether the string is `0x` + 1..64 hex digits in any case. */
 export function hasShortHexShape(address: string): boolean {
   return address.startsWith('0x') && HEX1_64.test(address.slice(2));
 }
