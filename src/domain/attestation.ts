@@ -4,7 +4,7 @@
  * signature for its contracts (contracts/ComplianceGate.sol). Both carry digests and statuses only: never a
  * credential's content nor a disclosed value.
  */
-import { createPrivateKey, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, randomBytes, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Verdict } from './verdict.js';
 
@@ -62,14 +62,16 @@ export interface Eip712Attestation {
   signature: `0x${string}`;
 }
 
+/** A JWK's string members, as node:crypto's createPrivateKey reads a key (EC and OKP keys have no others). */
+const nodeJwk = (key: Record<string, unknown>): JsonWebKey =>
+  Object.fromEntries(Object.entries(key).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 
 /** A key's public part as published: kty, crv, x(, y), kid, alg, use. */
 function publicJwk(key: Record<string, unknown>): JWK {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(key)) if (!PRIVATE_MEMBERS.includes(k) && k !== 'key_ops') out[k] = v;
-  out.use = 'sig';
-  return out as JWK;
+  const members = Object.entries(nodeJwk(key)).filter(([k]) => !PRIVATE_MEMBERS.includes(k));
+  return { ...Object.fromEntries(members), use: 'sig' };
 }
 
 type Eip712Signer = {
@@ -107,6 +109,8 @@ export interface Attestor {
 }
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const isEvmAddress = (s: string): s is `0x${string}` => EVM_ADDRESS.test(s);
+
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** The attestor of the settings: keys imported (or made, in development) once, at start. */
@@ -116,12 +120,12 @@ export async function createAttestor(config: AttestationConfig, warn: (message: 
   if (config.jwks === 'generate') {
     const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
     const kid = `dev-${randomBytes(6).toString('hex')}`;
-    signing = { kid, alg: 'EdDSA', key: createPrivateKey({ key: await exportJWK(privateKey) as never, format: 'jwk' }) };
+    signing = { kid, alg: 'EdDSA', key: createPrivateKey({ key: nodeJwk(await exportJWK(privateKey)), format: 'jwk' }) };
     published = [publicJwk({ ...(await exportJWK(publicKey)), kid, alg: 'EdDSA' })];
     warn('ATTESTATION_JWKS unset in development: JWS attestations are signed by a key made for this start only. Never in production.');
   } else if (config.jwks) {
     const [first] = config.jwks;
-    if (first) signing = { kid: first.kid, alg: first.alg, key: createPrivateKey({ key: first as never, format: 'jwk' }) };
+    if (first) signing = { kid: first.kid, alg: first.alg, key: createPrivateKey({ key: nodeJwk(first), format: 'jwk' }) };
     published = config.jwks.map(publicJwk);
   }
   // The EIP-712 signer is made at its first use: viem (megabytes of heap) is loaded only by a service that signs one.
@@ -165,11 +169,12 @@ export async function createAttestor(config: AttestationConfig, warn: (message: 
     },
     async signEip712(e, { chainId, verifyingContract }, nowMs) {
       if (key === undefined) throw new Error('no EIP-712 attestation key');
-      if (!EVM_ADDRESS.test(e.address)) return undefined;
+      const subject = e.address;
+      if (!isEvmAddress(subject)) return undefined;
       const signer = await (signerLoad ??= eip712Signer(key));
       const domain = { name: EIP712_NAME, version: EIP712_VERSION, chainId, verifyingContract };
       const message = {
-        subject: e.address as `0x${string}`,
+        subject,
         scenario: signer.scenarioHash(e.scenarioId),
         verdict: VERDICT_CODES[e.verdict],
         expiry: Math.floor(nowMs / 1000) + ttlSeconds,

@@ -47,7 +47,7 @@ export function attestRequest(query: AttestQuery, attestor: Attestor, asked = (q
     jws,
     // Checksummed here: viem refuses a mixed-case address whose checksum it has to check itself.
     ...(eip712 && query.verifyingContract !== undefined && {
-      eip712: { chainId: Number(query.chainId), verifyingContract: toChecksumAddress(query.verifyingContract) as `0x${string}` },
+      eip712: { chainId: Number(query.chainId), verifyingContract: toChecksumAddress(query.verifyingContract) },
     }),
   };
 }
