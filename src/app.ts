@@ -20,6 +20,7 @@ import { installValidators } from './http/validation.js';
 import { zkpResponseRoutes } from './http/zkp-response.js';
 import { webhookProblems } from './domain/webhooks.js';
 import { webhookSecretRoute } from './http/webhook-secret.js';
+import { offChainLifecycle, storeLifecycle, verifierLifecycle, webhooksLifecycle } from './plugins/lifecycle.js';
 
 export type { AppDeps } from './adapters.js';
 
@@ -32,9 +33,6 @@ export interface ServiceApp extends FastifyInstance {
    */
   drain(): void;
 }
-
-/** How often pending OffChainZKP executions whose request expired are failed. */
-const EXPIRY_SWEEP_MS = 5000;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -87,30 +85,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const { store, now, metrics, plans, verifier, offChain, executor, onVerdicts, webhooks, attestor } = await composeAdapters(config, deps, app.log);
-  app.addHook('onClose', async () => store.close());
-  app.addHook('onClose', () => verifier.close());
-  if (deps.warmVerification) app.addHook('onReady', async () => verifier.warm());
-
-  // Audit retention: purge at start and then periodically; the timer never keeps the process alive.
-  const purge = async () => {
-    const before = new Date(now() - config.executionRetentionDays * 24 * 3600 * 1000).toISOString();
-    try {
-      const purged = await store.purgeExecutions(before);
-      if (purged > 0) app.log.info({ purged, before }, 'purged old execution records');
-      const keys = await store.purgeIdempotencyKeys(new Date(now() - IDEMPOTENCY_TTL_MS).toISOString());
-      if (keys > 0) app.log.info({ keys }, 'purged expired idempotency keys');
-    } catch (err) {
-      app.log.warn({ err }, 'execution purge failed; will retry');
-    }
-  };
-  const sweep = () => offChain.sweep().catch((err) => app.log.warn({ err }, 'expiring pending executions failed; will retry'));
-  const timers: NodeJS.Timeout[] = [];
-  app.addHook('onReady', async () => {
-    await purge();
-    timers.push(setInterval(purge, config.executionPurgeIntervalMs).unref());
-    timers.push(setInterval(sweep, EXPIRY_SWEEP_MS).unref());
-    webhooks?.start();
-  });
   // While draining and shutting down, every answer closes its connection, so that no keep-alive client writes its next
   // request to a socket close() is about to end, and close() need not wait for the client's keep-alive to end.
   let draining = false;
@@ -123,8 +97,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
     closing = true;
     const closeIdle = app.server.closeIdleConnections.bind(app.server);
     app.server.closeIdleConnections = () => setTimeout(closeIdle, IDLE_GRACE_MS).unref();
-    for (const t of timers) clearInterval(t);
-    await webhooks?.stop();
   });
   app.addHook('onRequest', async () => {
     if (closing) throw new ShuttingDown('retry, and another will answer');
@@ -133,6 +105,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
     reply.header('x-request-id', request.id);
     if (draining || closing) reply.header('connection', 'close');
   });
+
+  // After the hooks above: on close, new requests are refused before the timers stop and the webhooks finish.
+  await app.register(storeLifecycle, {
+    store, now, retentionDays: config.executionRetentionDays, purgeIntervalMs: config.executionPurgeIntervalMs, idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
+  });
+  await app.register(verifierLifecycle, { verifier, warm: deps.warmVerification === true });
+  await app.register(offChainLifecycle, { offChain });
+  if (webhooks) await app.register(webhooksLifecycle, { webhooks });
 
   // JSON only: Fastify also parses text/plain by default, which would turn a wrong Content-Type into a 400.
   app.removeContentTypeParser('text/plain');

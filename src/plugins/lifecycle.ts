@@ -1,0 +1,68 @@
+/**
+ * The adapters' lifecycles, each a named plugin that starts, times and closes what it is handed: the composition root
+ * (adapters.ts) builds the adapters, these own when they run and when they stop. Timers stop in preClose, before the
+ * listener closes; what holds connections or threads closes in onClose, after the last request.
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { WebhookDispatcher } from '../domain/webhooks.js';
+import type { OffChainZkp } from '../execution/index.js';
+import type { Store } from '../store/types.js';
+import type { CredentialVerifier } from '../trust/index.js';
+
+/** A repeating task started when the app is ready and stopped before it closes; it never keeps the process alive. */
+function every(app: FastifyInstance, ms: number, task: () => Promise<unknown>): void {
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    timer = setInterval(task, ms).unref();
+  });
+  app.addHook('preClose', async () => clearInterval(timer));
+}
+
+export interface StoreLifecycleOptions {
+  store: Store;
+  now: () => number;
+  /** Execution records older than this are purged (EXECUTION_RETENTION_DAYS). */
+  retentionDays: number;
+  purgeIntervalMs: number;
+  /** Idempotency keys older than this are purged. */
+  idempotencyTtlMs: number;
+}
+
+/** The store: audit retention and expired idempotency keys purged at start and then periodically; closed last. */
+export const storeLifecycle = fp(async (app: FastifyInstance, o: StoreLifecycleOptions) => {
+  const purge = async () => {
+    const before = new Date(o.now() - o.retentionDays * 24 * 3600 * 1000).toISOString();
+    try {
+      const purged = await o.store.purgeExecutions(before);
+      if (purged > 0) app.log.info({ purged, before }, 'purged old execution records');
+      const keys = await o.store.purgeIdempotencyKeys(new Date(o.now() - o.idempotencyTtlMs).toISOString());
+      if (keys > 0) app.log.info({ keys }, 'purged expired idempotency keys');
+    } catch (err) {
+      app.log.warn({ err }, 'execution purge failed; will retry');
+    }
+  };
+  app.addHook('onReady', purge);
+  every(app, o.purgeIntervalMs, purge);
+  app.addHook('onClose', async () => o.store.close());
+}, { name: 'store-lifecycle', fastify: '5.x' });
+
+/** The credential verifier: its threads warmed when the app is ready (the server asks), and stopped on close. */
+export const verifierLifecycle = fp(async (app: FastifyInstance, o: { verifier: CredentialVerifier; warm: boolean }) => {
+  if (o.warm) app.addHook('onReady', async () => o.verifier.warm());
+  app.addHook('onClose', () => o.verifier.close());
+}, { name: 'verifier-lifecycle', fastify: '5.x' });
+
+/** How often pending OffChainZKP executions whose request expired are failed. */
+const EXPIRY_SWEEP_MS = 5000;
+
+/** OffChainZKP: pending executions whose request expired are failed, every EXPIRY_SWEEP_MS. */
+export const offChainLifecycle = fp(async (app: FastifyInstance, o: { offChain: OffChainZkp }) => {
+  every(app, EXPIRY_SWEEP_MS, () => o.offChain.sweep().catch((err) => app.log.warn({ err }, 'expiring pending executions failed; will retry')));
+}, { name: 'offchain-zkp-lifecycle', fastify: '5.x' });
+
+/** Webhooks: the outbox is polled from ready until close, and a delivery in flight is finished before the store closes. */
+export const webhooksLifecycle = fp(async (app: FastifyInstance, o: { webhooks: WebhookDispatcher }) => {
+  app.addHook('onReady', async () => o.webhooks.start());
+  app.addHook('preClose', async () => o.webhooks.stop());
+}, { name: 'webhooks-lifecycle', fastify: '5.x' });
