@@ -18,6 +18,9 @@ afterAll(killAll);
  * POSTs a scenario `late` in two parts: the first 20 bytes of the body, SIGTERM to the server 200 ms later (or `signal`), then
  * (after `meanwhile`, 300 ms on) the rest. Answers the response: the request was in flight when the signal came.
  */
+/** What a server said last (its final log lines and stderr): the message of a failed exit-code assertion. */
+const lastWords = (server: Server) => `last log lines:\n${server.stdout().split('\n').slice(-12).join('\n')}\nstderr:\n${server.stderr().slice(-2000)}`;
+
 function createDuringShutdown(
   server: Server,
   token: string,
@@ -80,7 +83,7 @@ describe('the server process', () => {
     expect(results.body.map((r: any) => r.result.status)).toEqual(['not-valid']);
 
     server.proc.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    expect(await server.exited, lastWords(server)).toBe(0);
 
     // Logs: one JSON line per request with its id; no token, no credential content.
     const lines = server.stdout().trim().split('\n').map((l) => JSON.parse(l));
@@ -110,7 +113,7 @@ describe('the server process', () => {
     expect(read.body.input.name).toBe('Survives');
     expect(read.body.revision).toBe(2);
     server.proc.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    expect(await server.exited, lastWords(server)).toBe(0);
   });
 
   it('finishes an in-flight request on SIGTERM, refuses new connections, and exits 0', async () => {
@@ -123,7 +126,7 @@ describe('the server process', () => {
     expect(res.status).toBe(201);
     expect(JSON.parse(res.text).id).toBe('late');
     // The finished request's connection is closed, so the exit does not wait for a keep-alive timeout.
-    expect(await server.exited).toBe(0);
+    expect(await server.exited, lastWords(server)).toBe(0);
   });
 
   it('refuses to start on a bad variable with a one-line error naming it', async () => {
@@ -226,7 +229,7 @@ describe('the server process with WORKERS=2 (node:cluster)', () => {
     expect((await call(server, token, 'GET', '/compliance/scenarios/shared')).body.revision).toBe(41);
 
     server.proc.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    expect(await server.exited, lastWords(server)).toBe(0);
     for (const pid of workers) expect(alive(pid)).toBe(false);
   });
 
@@ -250,7 +253,7 @@ describe('the server process with WORKERS=2 (node:cluster)', () => {
     expect(alive(replacement)).toBe(true);
     expect(alive(survivor)).toBe(true);
     server.proc.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    expect(await server.exited, lastWords(server)).toBe(0);
   });
 
   it('replaces the first 3 workers that die within a minute at once, the 4th after a pause of 1 s', async () => {
@@ -271,7 +274,7 @@ describe('the server process with WORKERS=2 (node:cluster)', () => {
     const listened = logLines(server.stdout()).filter((l) => /^Server listening/.test(l.msg ?? '')).map((l) => l.time as number);
     expect(Math.max(...listened) - (exits[3]!.time as number)).toBeGreaterThanOrEqual(1000);
     server.proc.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    expect(await server.exited, lastWords(server)).toBe(0);
   }, 60_000);
 
   it('on SIGTERM finishes the request in flight in its worker, then the primary exits 0 after every worker', async () => {
@@ -281,7 +284,7 @@ describe('the server process with WORKERS=2 (node:cluster)', () => {
     const workers = pidsLogging(server.stdout(), /^Server listening/);
     const res = await createDuringShutdown(server, token);
     expect(res.status).toBe(201);
-    expect(await server.exited).toBe(0);
+    expect(await server.exited, lastWords(server)).toBe(0);
     for (const pid of workers) expect(alive(pid)).toBe(false);
   });
 
@@ -293,7 +296,7 @@ describe('the server process with WORKERS=2 (node:cluster)', () => {
     // Each worker gets the signal twice: from the group signal and from the primary. The second changes nothing.
     const res = await createDuringShutdown(server, token, async () => {}, () => process.kill(-server.proc.pid!, 'SIGTERM'));
     expect(res.status).toBe(201);
-    expect(await server.exited).toBe(0);
+    expect(await server.exited, lastWords(server)).toBe(0);
     for (const pid of workers) expect(alive(pid)).toBe(false);
   });
 
