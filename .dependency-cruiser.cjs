@@ -9,6 +9,11 @@ function boundary(name, comment, from, to) {
   return { name, comment, severity: 'error', from: { path: from }, to: typeof to === 'string' ? { path: to } : to };
 }
 
+/** Only modules matching `importers` (a path regular expression) may import those under `target`. */
+function onlyImportedBy(name, comment, importers, target) {
+  return { name, comment, severity: 'error', from: { path: '^src/', pathNot: importers }, to: { path: target } };
+}
+
 module.exports = {
   forbidden: [
     boundary('engine-imports-schemas-only',
@@ -22,14 +27,10 @@ module.exports = {
       'and errors.ts); the configuration maps onto it, not the other way round.',
       '^src/store/', { path: '^src/config(\\.ts$|/)', pathNot: '^src/config/(variables|errors)\\.ts$' }),
     boundary('domain-no-http', 'Domain modules know nothing of HTTP.', '^src/domain/', '^src/http/'),
-    {
-      name: 'nothing-below-imports-http',
-      comment: 'Only the app (src/app.ts) knows src/http/: the configuration, the composition root, stores, adapters and ' +
+    onlyImportedBy('nothing-below-imports-http',
+      'Only the app (src/app.ts) knows src/http/: the configuration, the composition root, stores, adapters and ' +
         'domain modules import nothing from it (what both sides need, such as auth settings or metrics, lives below).',
-      severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(http/|app\\.ts$)' },
-      to: { path: '^src/http/' },
-    },
+      '^src/(http/|app\\.ts$)', '^src/http/'),
     boundary('routes-import-no-route',
       'A route module does not import another route module: what two routes share lives in a service (src/services/) ' +
       'or a non-route module of src/http/ (tenancy.ts, ...).',
@@ -37,14 +38,10 @@ module.exports = {
     boundary('services-no-http',
       'Services hold the rules of the routes and know nothing of HTTP: src/http/ imports src/services/, never the reverse.',
       '^src/services/', '^src/http/'),
-    {
-      name: 'services-below-routes-only',
-      comment: 'Services sit between the routes and the stores, engine and strategies: only the routes (and the app or ' +
+    onlyImportedBy('services-below-routes-only',
+      'Services sit between the routes and the stores, engine and strategies: only the routes (and the app or ' +
         'the composition root, which may wire them) import them; stores, strategies, the engine and domain modules do not.',
-      severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(http/|services/|app\\.ts$|adapters\\.ts$)' },
-      to: { path: '^src/services/' },
-    },
+      '^src/(http/|services/|app\\.ts$|adapters\\.ts$)', '^src/services/'),
     boundary('engine-no-type-specific-schemas',
       'The engine knows no scenario type\'s own schemas or examples (the OffChainZKP and OnChainZKP examples, ...).',
       '^src/engine/', '^src/schemas/example'),
