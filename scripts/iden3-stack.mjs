@@ -63,25 +63,32 @@ export function queryHashV2(q) {
 export function queryHashV3(q) {
   return jsSdk.calculateQueryHashV3(
     padded(q.values), SchemaHash.newSchemaHashFromInt(q.schema), q.slotIndex ?? 0n, q.operator, q.claimPathKey, q.values.length,
-    q.claimPathKey === 0n ? 0 : 1, 1, 0n, 0n,
+    q.claimPathKey === 0n ? 0 : 1, q.skipClaimRevocationCheck ? 0 : 1, 0n, q.nullifierSessionID ?? 0n,
   );
 }
 
-/** The params of CredentialAtomicQuerySigV2Validator; `queryHash` defaults to the hash of the fields. */
+/**
+ * The params of CredentialAtomicQuerySigV2Validator; `queryHash` defaults to the hash of the fields, allowedIssuers
+ * to [] (any issuer), skipClaimRevocationCheck to false.
+ */
 export function sigV2Params(q) {
   return encodeAbiParameters(V2_QUERY, [{
     schema: q.schema, claimPathKey: q.claimPathKey, operator: q.operator, slotIndex: q.slotIndex ?? 0n, value: padded(q.values),
-    queryHash: q.queryHash ?? queryHashV2(q), allowedIssuers: [], circuitIds: ['credentialAtomicQuerySigV2OnChain'],
-    skipClaimRevocationCheck: false, claimPathNotExists: q.claimPathNotExists ?? 0n,
+    queryHash: q.queryHash ?? queryHashV2(q), allowedIssuers: q.allowedIssuers ?? [], circuitIds: ['credentialAtomicQuerySigV2OnChain'],
+    skipClaimRevocationCheck: q.skipClaimRevocationCheck ?? false, claimPathNotExists: q.claimPathNotExists ?? 0n,
   }]);
 }
 
-/** The params of CredentialAtomicQueryV3Validator (beta.1); `queryHash` defaults to the hash of the fields. */
+/**
+ * The params of CredentialAtomicQueryV3Validator (beta.1); `queryHash` defaults to the hash of the fields, the V2
+ * fields as sigV2Params, groupID, nullifierSessionID and proofType to 0 (none, none, either).
+ */
 export function v3Params(q) {
   return encodeAbiParameters(V3_QUERY, [{
     schema: q.schema, claimPathKey: q.claimPathKey, operator: q.operator, slotIndex: q.slotIndex ?? 0n, value: q.values,
-    queryHash: q.queryHash ?? queryHashV3(q), allowedIssuers: [], circuitIds: ['credentialAtomicQueryV3OnChain-beta.1'],
-    skipClaimRevocationCheck: false, groupID: 0n, nullifierSessionID: 0n, proofType: 0n, verifierID: 0n,
+    queryHash: q.queryHash ?? queryHashV3(q), allowedIssuers: q.allowedIssuers ?? [], circuitIds: ['credentialAtomicQueryV3OnChain-beta.1'],
+    skipClaimRevocationCheck: q.skipClaimRevocationCheck ?? false, groupID: q.groupID ?? 0n, nullifierSessionID: q.nullifierSessionID ?? 0n,
+    proofType: q.proofType ?? 0n, verifierID: 0n,
   }]);
 }
 
@@ -156,7 +163,7 @@ export async function deployIden3Stack(provider) {
   const issuerID = genesisId(issuerState);
 
   return {
-    client, accounts, owner, state, verifier, sigV2Validator, v3Validator, groth16,
+    client, accounts, owner, state, verifier, sigV2Validator, v3Validator, groth16, issuerID,
     blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
     /** Lets the verifier take requests of another validator (e.g. a custom one). */
     whitelist: (validator) => write(verifier, 'UniversalVerifier', 'addValidatorToWhitelist', [validator]),
@@ -170,12 +177,17 @@ export async function deployIden3Stack(provider) {
     async setRequest(requestId, validator, params, metadata = '') {
       return write(verifier, 'UniversalVerifier', 'setRequests', [[{ requestId, metadata, validator, params, creator: owner }]]);
     },
+    /** Registers requests in one transaction (a group of linked requests must come at once, at least two). */
+    async setRequests(requests) {
+      return write(verifier, 'UniversalVerifier', 'setRequests', [requests.map((r) => ({ metadata: '', creator: owner, ...r }))]);
+    },
     /**
      * Submits `sender`'s response to a request: public signals a wallet's proof of the request's query would carry
      * (query hash, the sender's challenge, the issuer's genesis state, GIST root 0 of the fresh State contract).
-     * `kind` 'custom': an empty proof, for a validator that reads none.
+     * `kind` 'custom': an empty proof, for a validator that reads none. `revocationChecked` false: a V2 proof made
+     * without the revocation check (what a request with skipClaimRevocationCheck takes).
      */
-    async submit(sender, requestId, { kind, queryHash }) {
+    async submit(sender, requestId, { kind, queryHash, revocationChecked = true }) {
       if (kind === 'custom') {
         return write(verifier, 'UniversalVerifier', 'submitResponse', [
           { authMethod: 'embeddedAuth', proof: '0x' }, [{ requestId, proof: '0x', metadata: '0x' }], '0x',
@@ -184,7 +196,7 @@ export async function deployIden3Stack(provider) {
       const { timestamp } = await client.getBlock();
       const userID = genesisId(BigInt(sender) + 1n);
       const inputs = kind === 'v2'
-        ? [1n, userID, queryHash, issuerState, requestId, challengeOf(sender), 0n, issuerID, 1n, issuerState, timestamp]
+        ? [1n, userID, queryHash, issuerState, requestId, challengeOf(sender), 0n, issuerID, revocationChecked ? 1n : 0n, issuerState, timestamp]
         : [userID, queryHash, issuerState, 0n, 0n, 0n, 1n, requestId, challengeOf(sender), 0n, issuerID, issuerState, timestamp, 1n];
       const proof = encodeAbiParameters(PROOF, [inputs, [0n, 0n], [[0n, 0n], [0n, 0n]], [0n, 0n]]);
       return write(verifier, 'UniversalVerifier', 'submitResponse', [

@@ -18,6 +18,8 @@ export interface OnChainInput {
   address: string;
   /** The execute request's `address.chain`, when given: a usable deployment on that chain is preferred. */
   chain?: string;
+  /** The scenario's trustedIssuers: a request that accepts other issuers does not ask what the scenario means. */
+  trustedIssuers?: readonly string[] | null;
 }
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -61,7 +63,7 @@ export async function evaluateOnChainRules(
         : guarded(requestIds, () => readRequests(read)),
     ]);
   }
-  return check.apply(ruleOutcomes(configurations, target, input.address, statuses), configurations, requests);
+  return check.apply(ruleOutcomes(configurations, target, input.address, statuses), configurations, requests, input.trustedIssuers);
 }
 
 /** What a reader answered; a reader is not supposed to reject, a foreign implementation might. */

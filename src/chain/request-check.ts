@@ -9,6 +9,7 @@ import { keep, lruCache } from '../domain/cache.js';
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import type { OnChainRuleOutcome } from './outcomes.js';
 import type { RequestComparison, RequestMatcher } from './request-match.js';
+import { compareParams, issuerIdsOf } from './request-params.js';
 import { requestIdOf, type RequestId, type StoredQuery, type StoredRequestEntry } from './proof-status.js';
 
 /** As long as the reader keeps a stored request (request-reads.ts REQUEST_TTL_MS). */
@@ -21,6 +22,7 @@ export interface RequestCheckOptions {
 
 export class RequestCheck {
   private readonly comparisons: LRUCache<string, RequestComparison> | undefined = lruCache(10_000);
+  private readonly issuers: LRUCache<string, Map<bigint, string> | 'any'> | undefined = lruCache(1000);
 
   constructor(private readonly options: RequestCheckOptions = {}) {}
 
@@ -36,14 +38,28 @@ export class RequestCheck {
     return comparison;
   }
 
+  /** The scenario's trusted issuers by iden3 id, or undefined when it does not narrow them. */
+  private trustedIds(trustedIssuers: readonly string[] | null | undefined): ReadonlyMap<bigint, string> | undefined {
+    if (!trustedIssuers) return undefined;
+    const key = trustedIssuers.join(',');
+    let ids = this.issuers?.get(key);
+    if (ids === undefined) {
+      ids = issuerIdsOf(trustedIssuers) ?? 'any';
+      keep(this.issuers, key, ids);
+    }
+    return ids === 'any' ? undefined : ids;
+  }
+
   /**
    * The outcomes with the request check applied. `entries` are the stored requests read from the outcomes' verifier
-   * (any order, matched by request id).
+   * (any order, matched by request id); `trustedIssuers` the scenario's, which the requests' allowedIssuers must keep to.
    */
   async apply(
     outcomes: readonly OnChainRuleOutcome[], configurations: readonly QueryConfiguration[], entries: readonly StoredRequestEntry[],
+    trustedIssuers?: readonly string[] | null,
   ): Promise<OnChainRuleOutcome[]> {
     const byId = new Map(entries.map((e) => [String(e.requestId), e]));
+    const trusted = this.trustedIds(trustedIssuers);
     return Promise.all(outcomes.map(async (o, i) => {
       const qc = configurations[i];
       if (o.status === 'error' || o.requestId === null || qc === undefined) return o;
@@ -79,9 +95,17 @@ export class RequestCheck {
           continue;
         }
         const comparison = await this.compare(matcher, o, single.requestId, single.query, qc);
-        if (comparison.match === true) return o; // a multi-request proves the rule when one of its requests asks it
-        if (comparison.match === 'unknown') unknown.push(comparison.why);
-        else differences.push(...comparison.differences);
+        if (comparison.match === 'unknown') {
+          unknown.push(comparison.why);
+          continue;
+        }
+        const params = compareParams(qc.query, single.query, trusted);
+        if (comparison.match === true && params.differences.length === 0) {
+          // A multi-request proves the rule when one of its requests asks it.
+          if (params.notes.length === 0) return o;
+          return { ...o, reasons: [...o.reasons, `request ${single.requestId} asks more than rule "${qc.id}": ${params.notes.join('; ')}`] };
+        }
+        differences.push(...(comparison.match === false ? comparison.differences : []), ...params.differences);
       }
       if (unknown.length > 0) return unchecked(unknown.join('; '));
       if ('groupIds' in entry && entry.groupIds.length > 0) {

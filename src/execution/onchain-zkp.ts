@@ -55,6 +55,7 @@ export function onChainZkpStrategy(chain: ProofStatusReader, options: OnChainZkp
         smartContractDeployments: scenario.smartContractDeployments,
         address,
         chain: addressChain,
+        trustedIssuers: scenario.trustedIssuers,
       }, check);
       const head = { objectType: plan.type, name: plan.name, scenarioId: plan.scenarioId, address, executionId };
       const results = plan.rules.map((rule, i) => {

@@ -68,16 +68,19 @@ export const Query = Type.Object(
         description: 'OffChainZKP: the circuit the wallet proves with. Default: credentialAtomicQueryV3 where the query ' +
           'asks what only V3 proves ($lte, $gte, $between, $nonbetween, $exists, proofType, groupId, params), else ' +
           'ZKP_DEFAULT_CIRCUIT_ID. linkedMultiQuery: more conditions on the credential of the credentialAtomicQueryV3 ' +
-          'rule with the same groupId; the linkedMultiQuery rules of a group share one requestId (at most 10 conditions).',
+          'rule with the same groupId; the linkedMultiQuery rules of a group share one requestId (at most 10 conditions). ' +
+          'OnChainZKP: when given, the contract\'s request must use this circuit (else the rule answers error); ' +
+          'credentialAtomicQueryV3 also allows $lte and $gte.',
       },
     )),
     proofType: Type.Optional(StringEnum(['BJJSignature2021', 'Iden3SparseMerkleTreeProof'], {
-      description: 'OffChainZKP, credentialAtomicQueryV3: the credential proof the wallet must use (default: either).',
+      description: 'credentialAtomicQueryV3: the credential proof the wallet must use (default: either). OnChainZKP: ' +
+        'the contract\'s request must ask this proof type (else error); one that asks a type the rule leaves open stands, saying so.',
     })),
     groupId: Type.Optional(Type.Integer({
       minimum: 1, maximum: 4294967295,
-      description: 'OffChainZKP, credentialAtomicQueryV3 and linkedMultiQuery: rules with the same groupId are proved ' +
-        'on one credential (same type and context).',
+      description: 'credentialAtomicQueryV3 and linkedMultiQuery: rules with the same groupId are proved on one ' +
+        'credential (same type and context). OnChainZKP: the contract\'s request must be in this group (else error).',
     })),
     params: Type.Optional(Type.Object(
       {
@@ -85,11 +88,12 @@ export const Query = Type.Object(
           Type.Integer({ minimum: 1 }),
           Type.String({ pattern: '^[1-9][0-9]{0,76}$' }),
         ], {
-          description: 'Asks the wallet for a nullifier: one identifier per holder, verifier and session id. The same ' +
-          'nullifier already seen in this scenario for another address answers not-valid.',
+          description: 'Asks the wallet for a nullifier: one identifier per holder, verifier and session id. OffChainZKP: ' +
+          'the same nullifier already seen in this scenario for another address answers not-valid. OnChainZKP: the ' +
+          'contract\'s request must ask a nullifier of this session (else error).',
         }),
       },
-      { additionalProperties: false, description: 'OffChainZKP, credentialAtomicQueryV3: iden3 request params.' },
+      { additionalProperties: false, description: 'credentialAtomicQueryV3: iden3 request params.' },
     )),
   },
   { $id: 'Query', additionalProperties: false },
@@ -187,7 +191,8 @@ const fieldSchemas = {
   trustedIssuers: Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 512, pattern: '^(\\*|did:[a-z0-9]+:\\S+)$' }), {
     maxItems: 64,
     description: 'Issuer DIDs this scenario accepts credentials from. It narrows the service-wide TRUSTED_ISSUERS ' +
-      '(an issuer must be in both); absent or null = the service list alone; "*" = no narrowing.',
+      '(an issuer must be in both); absent or null = the service list alone; "*" = no narrowing. OnChainZKP: the ' +
+      'allowedIssuers of the contract\'s requests must be among them (a request accepting any issuer or another one answers error).',
     examples: [['did:iden3:polygon:amoy:x9GjpMsjNkcHtSoWMdvhbhZrmXfH1tk9RxjSx8FXa']],
   })),
   webhookUrl: Nullable(Type.String({

@@ -63,6 +63,7 @@ interface DidStatic {
 }
 interface IdStatic {
   ethAddressFromId(id: Id): Uint8Array;
+  fromBigInt(n: bigint): Id;
 }
 export interface SchemaHash {
   bigInt(): bigint;

@@ -25,6 +25,7 @@ import { iden3DocumentLoader } from '../zkp/fixtures.js';
 import * as stackModule from '../../scripts/iden3-stack.mjs';
 import { startLocalChain, type LocalChain } from './evm.js';
 import { loadConfig } from '../../src/config.js';
+import { DID, Id } from '../../src/trust/iden3.js';
 
 /** The settings the configuration schema defaults (no chains). */
 const chainDefaults = loadConfig({}).chains;
@@ -32,11 +33,15 @@ const chainDefaults = loadConfig({}).chains;
 const require = createRequire(import.meta.url);
 const universal = require('@iden3/contracts/build/contracts/UniversalVerifier.json') as { abi: Abi };
 
-interface Query { schema: bigint; claimPathKey: bigint; operator: bigint; values: bigint[]; queryHash?: bigint }
+interface Query {
+  schema: bigint; claimPathKey: bigint; operator: bigint; values: bigint[]; queryHash?: bigint;
+  allowedIssuers?: bigint[]; skipClaimRevocationCheck?: boolean; groupID?: bigint; nullifierSessionID?: bigint; proofType?: bigint;
+}
 interface Stack {
-  accounts: Address[]; owner: Address; verifier: Address; sigV2Validator: Address; v3Validator: Address;
+  accounts: Address[]; owner: Address; verifier: Address; sigV2Validator: Address; v3Validator: Address; issuerID: bigint;
   setRequest(id: bigint, validator: Address, params: Hex, metadata?: string): Promise<unknown>;
-  submit(sender: Address, id: bigint, o: { kind: 'v2' | 'v3' | 'custom'; queryHash?: bigint }): Promise<unknown>;
+  setRequests(requests: { requestId: bigint; validator: Address; params: Hex }[]): Promise<unknown>;
+  submit(sender: Address, id: bigint, o: { kind: 'v2' | 'v3' | 'custom'; queryHash?: bigint; revocationChecked?: boolean }): Promise<unknown>;
   whitelist(validator: Address): Promise<unknown>;
   setMultiRequest(requestIds: bigint[], groupIds?: bigint[]): Promise<bigint>;
 }
@@ -71,8 +76,9 @@ const check = (allowUnchecked = false) =>
   new RequestCheck({ matcher: new RequestMatcher({ documentLoader: iden3DocumentLoader() }), allowUnchecked });
 const reader = (cacheTtlMs = 5000) =>
   new ChainReader({ ...chainDefaults, chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], timeoutMs: 30_000, cacheTtlMs, errorTtlMs: 0 });
-const input = (queryConfigurations: QueryConfiguration[], address: Address): OnChainInput => ({
+const input = (queryConfigurations: QueryConfiguration[], address: Address, trustedIssuers?: string[]): OnChainInput => ({
   queryConfigurations,
+  trustedIssuers,
   smartContractDeployments: [{ id: 'uv', status: 'Deployed', address: s.verifier, chain: chain.chain } as never],
   address,
 });
@@ -217,5 +223,79 @@ describe.skipIf(!haveIden3Documents())('a request the service cannot compare', (
     const [o] = await evaluateOnChainRules(reader(), input([noContext], alice), check());
     expect(o).toMatchObject({ status: 'error', is_valid: false });
     expect(o!.reasons.join(' ')).toMatch(/names no JSON-LD context/);
+  });
+});
+
+describe.skipIf(!haveIden3Documents())('the params the query hash leaves out are compared too', () => {
+  /** The issuer the stack's responses name, and another one (the example DID of the scenario schema). */
+  let issuer: string;
+  const other = 'did:iden3:polygon:amoy:x9GjpMsjNkcHtSoWMdvhbhZrmXfH1tk9RxjSx8FXa';
+  const otherId = () => DID.idFromDID(DID.parse(other)).bigInt();
+  const asked = born(20020101n);
+  const v3 = (id: string, requestId: bigint | number, extra: Partial<QueryConfiguration['query']> = {}): QueryConfiguration =>
+    ({ id, query: { ...rule(id, requestId.toString()).query, circuitId: 'credentialAtomicQueryV3', ...extra } });
+
+  beforeAll(async () => {
+    issuer = DID.parseFromId(Id.fromBigInt(s.issuerID)).string();
+    await s.setRequest(11n, s.sigV2Validator, stack.sigV2Params({ ...asked, allowedIssuers: [s.issuerID] }));
+    await s.setRequest(12n, s.sigV2Validator, stack.sigV2Params({ ...asked, allowedIssuers: [s.issuerID, otherId()] }));
+    await s.setRequest(13n, s.sigV2Validator, stack.sigV2Params({ ...asked, skipClaimRevocationCheck: true }));
+    await s.setRequest(14n, s.v3Validator, stack.v3Params({ ...asked, proofType: 1n }));
+    await s.setRequest(15n, s.v3Validator, stack.v3Params({ ...asked, nullifierSessionID: 5n }));
+    await s.setRequests([16n, 17n].map((requestId) => ({ requestId, validator: s.v3Validator, params: stack.v3Params({ ...asked, groupID: 3n }) })));
+    for (const id of [11n, 12n]) await s.submit(alice, id, { kind: 'v2', queryHash: stack.queryHashV2(asked) });
+    await s.submit(alice, 13n, { kind: 'v2', queryHash: stack.queryHashV2(asked), revocationChecked: false });
+    await s.submit(alice, 14n, { kind: 'v3', queryHash: stack.queryHashV3(asked) });
+  });
+
+  it('answers error where the request accepts any issuer or one the scenario does not trust, valid where it keeps to them', async () => {
+    const r = reader();
+    const [any, kept, more] = await evaluateOnChainRules(r, input([rule('any', 1), rule('kept', 11), rule('more', 12)], alice, [issuer]), check());
+    expect(any).toMatchObject({ status: 'error', is_valid: false });
+    expect(any!.reasons.join(' ')).toMatch(new RegExp(`rule "any" does not match request 1 .*accepts credentials of any issuer; the scenario trusts only ${issuer}`));
+    expect(kept).toMatchObject({ status: 'valid', is_valid: true, reasons: [] });
+    expect(more).toMatchObject({ status: 'error', is_valid: false });
+    expect(more!.reasons.join(' ')).toMatch(new RegExp(`accepts issuers the scenario does not trust: ${other}`));
+    // A scenario that does not narrow its issuers (absent, or "*") takes the contract's.
+    const open = await evaluateOnChainRules(r, input([rule('any', 1), rule('more', 12)], alice, ['*']), check());
+    expect(open.map((o) => o.status)).toEqual(['valid', 'valid']);
+  });
+
+  it('answers error where the request skips the revocation check (a revoked credential would prove it)', async () => {
+    const [o] = await evaluateOnChainRules(reader(), input([rule('adult', 13)], alice), check());
+    expect(o).toMatchObject({ status: 'error', is_valid: false });
+    expect(o!.reasons.join(' ')).toMatch(/rule "adult" does not match request 13 .*skips the revocation check/);
+  });
+
+  it('compares the V3 proof type: another one is error; a request that asks one the rule leaves open stands, saying so', async () => {
+    const r = reader();
+    const [open, mtp] = await evaluateOnChainRules(r, input([v3('open', 14), v3('mtp', 14, { proofType: 'Iden3SparseMerkleTreeProof' })], alice), check());
+    expect(open).toMatchObject({ status: 'valid', is_valid: true });
+    expect(open!.reasons).toEqual(['request 14 asks more than rule "open": it also asks for BJJSignature2021 proofs']);
+    expect(mtp).toMatchObject({ status: 'error', is_valid: false });
+    expect(mtp!.reasons.join(' ')).toMatch(/it accepts BJJSignature2021, the rule asks Iden3SparseMerkleTreeProof/);
+    const [sig] = await evaluateOnChainRules(r, input([v3('sig', 14, { proofType: 'BJJSignature2021' })], alice), check());
+    expect(sig).toMatchObject({ status: 'valid', reasons: [] });
+  });
+
+  it('compares the nullifier session, the group and the circuit; a request that asks none of what the rule asks is error', async () => {
+    const r = reader();
+    const nullifier = { params: { nullifierSessionId: 5 } };
+    const outcomes = await evaluateOnChainRules(r, input([
+      v3('no-nullifier', ID_200, nullifier), v3('same-session', 15, nullifier), v3('other-session', 15, { params: { nullifierSessionId: '6' } }),
+      v3('no-group', ID_200, { groupId: 3 }), v3('same-group', 16, { groupId: 3 }), v3('v3-on-v2', 1),
+    ], bob), check());
+    const by = Object.fromEntries(outcomes.map((o) => [o.objectId, o]));
+    expect(by['no-nullifier']!.reasons.join(' ')).toMatch(/it asks for no nullifier, the rule for one of session 5/);
+    expect(by['other-session']!.reasons.join(' ')).toMatch(/its nullifier session is 5, the rule's 6/);
+    expect(by['no-group']!.reasons.join(' ')).toMatch(/it links no group, the rule is in group 3/);
+    expect(by['v3-on-v2']!.reasons.join(' ')).toMatch(/its circuits are credentialAtomicQuerySigV2OnChain, the rule's circuitId is credentialAtomicQueryV3/);
+    for (const id of ['no-nullifier', 'other-session', 'no-group', 'v3-on-v2']) expect(by[id]).toMatchObject({ status: 'error', is_valid: false });
+    // Bob proved nothing: where the request asks what the rule says, the chain's answer stands.
+    for (const id of ['same-session', 'same-group']) expect(by[id]).toMatchObject({ status: 'not-valid', is_valid: false });
+    // The other way round, a request that asks more than the rule (a nullifier, a group) stands, saying so.
+    const [more] = await evaluateOnChainRules(r, input([v3('plain', 15)], bob), check());
+    expect(more).toMatchObject({ status: 'not-valid' });
+    expect(more!.reasons.join(' ')).toMatch(/request 15 asks more than rule "plain": it also asks for a nullifier \(session 5\)/);
   });
 });

@@ -1,0 +1,95 @@
+/**
+ * The request params the query hash leaves out, or that only the rule can say: which issuers the contract accepts,
+ * whether it checks revocation, and the V3 proof type, nullifier session, group and circuit. A contract request that
+ * asks less than the rule is a difference (the rule would answer `valid` for proofs it does not mean); one that asks
+ * more is noted in the rule's reasons and stands.
+ */
+import type { Query } from '../schemas/scenario.js';
+import { DID, Id } from '../trust/iden3.js';
+import type { StoredQuery } from './proof-status.js';
+
+/** The V3 validators' proofType codes (0: either). */
+const PROOF_TYPES: Readonly<Record<string, bigint>> = { BJJSignature2021: 1n, Iden3SparseMerkleTreeProof: 2n };
+const proofTypeName = (code: bigint) =>
+  Object.entries(PROOF_TYPES).find(([, c]) => c === code)?.[0] ?? (code === 0n ? 'either proof type' : `proof type ${code}`);
+
+export interface ParamsComparison {
+  /** Where the request asks less than the rule, or something else. */
+  differences: string[];
+  /** Where it asks more (the outcome stands, its reasons say so). */
+  notes: string[];
+}
+
+/** The iden3 ids of DIDs (what a validator's allowedIssuers hold), or undefined when they do not narrow ("*", none). */
+export function issuerIdsOf(trustedIssuers: readonly string[] | null | undefined): Map<bigint, string> | undefined {
+  if (!trustedIssuers || trustedIssuers.includes('*')) return undefined;
+  const ids = new Map<bigint, string>();
+  for (const did of trustedIssuers) {
+    try {
+      ids.set(DID.idFromDID(DID.parse(did)).bigInt(), did);
+    } catch { /* not an iden3 DID: no contract can name it */ }
+  }
+  return ids;
+}
+
+/** The proof type a request's circuits fix: V3 says it in proofType, V2 in the circuit's name. */
+function storedProofType(stored: StoredQuery): bigint {
+  if (stored.kind === 'v3') return stored.proofType ?? 0n;
+  const sig = stored.circuitIds.some((c) => c.startsWith('credentialAtomicQuerySig'));
+  const mtp = stored.circuitIds.some((c) => c.startsWith('credentialAtomicQueryMTP'));
+  return sig === mtp ? 0n : sig ? 1n : 2n;
+}
+
+const issuerName = (id: bigint) => {
+  try {
+    return DID.parseFromId(Id.fromBigInt(id)).string();
+  } catch {
+    return `issuer id ${id}`;
+  }
+};
+
+export function compareParams(query: Query, stored: StoredQuery, trusted: ReadonlyMap<bigint, string> | undefined): ParamsComparison {
+  const differences: string[] = [];
+  const notes: string[] = [];
+
+  if (trusted !== undefined) {
+    if (stored.allowedIssuers.length === 0) {
+      differences.push(`it accepts credentials of any issuer; the scenario trusts only ${[...trusted.values()].join(', ') || 'issuers that are not iden3 DIDs'}`);
+    } else {
+      const others = stored.allowedIssuers.filter((id) => !trusted.has(id));
+      if (others.length > 0) differences.push(`it accepts issuers the scenario does not trust: ${others.slice(0, 4).map(issuerName).join(', ')}${others.length > 4 ? ', …' : ''}`);
+    }
+  }
+  if (stored.skipClaimRevocationCheck) differences.push('it skips the revocation check (skipClaimRevocationCheck), so a revoked credential proves it');
+
+  if (query.circuitId !== undefined && !stored.circuitIds.some((c) => c.startsWith(query.circuitId ?? ''))) {
+    differences.push(`its circuits are ${stored.circuitIds.join(', ')}, the rule's circuitId is ${query.circuitId}`);
+  }
+
+  const proofType = storedProofType(stored);
+  const wanted = query.proofType === undefined ? undefined : PROOF_TYPES[query.proofType];
+  if (wanted !== undefined && proofType !== wanted) {
+    differences.push(`it accepts ${proofTypeName(proofType)}, the rule asks ${query.proofType}`);
+  } else if (wanted === undefined && proofType !== 0n && stored.kind === 'v3') {
+    notes.push(`it also asks for ${proofTypeName(proofType)} proofs`);
+  }
+
+  const session = query.params?.nullifierSessionId === undefined ? 0n : BigInt(query.params.nullifierSessionId);
+  const storedSession = stored.nullifierSessionID ?? 0n;
+  if (session !== 0n && storedSession !== session) {
+    differences.push(storedSession === 0n
+      ? `it asks for no nullifier, the rule for one of session ${session}`
+      : `its nullifier session is ${storedSession}, the rule's ${session}`);
+  } else if (session === 0n && storedSession !== 0n) {
+    notes.push(`it also asks for a nullifier (session ${storedSession})`);
+  }
+
+  const group = query.groupId === undefined ? 0n : BigInt(query.groupId);
+  const storedGroup = stored.groupID ?? 0n;
+  if (group !== 0n && storedGroup !== group) {
+    differences.push(storedGroup === 0n ? `it links no group, the rule is in group ${group}` : `its group is ${storedGroup}, the rule's ${group}`);
+  } else if (group === 0n && storedGroup !== 0n) {
+    notes.push(`it also links the proof to group ${storedGroup}`);
+  }
+  return { differences, notes };
+}
