@@ -1,7 +1,7 @@
 /**
  * The iden3 on-chain verification stack of @iden3/contracts 3.4.0 on a local EVM, from the package's own build
- * artifacts: the State contract, the credential validators CredentialAtomicQuerySigV2Validator and
- * CredentialAtomicQueryV3Validator, and the UniversalVerifier (each behind an EIP-1167 proxy, since their constructors
+ * artifacts: the State contract, the credential validators CredentialAtomicQuerySigV2Validator,
+ * CredentialAtomicQueryV3Validator and LinkedMultiQueryValidator, and the UniversalVerifier (each behind an EIP-1167 proxy, since their constructors
  * disable initializers). One part is a stand-in: the Groth16 verifier behind the validators accepts every proof,
  * because no proving keys can be had offline; everything else (the validators' checks of the public signals against
  * the request's params, the query hash, the challenge bound to the sender, the issuer's state and the GIST root in the
@@ -50,6 +50,14 @@ const V3_QUERY = [{
     { name: 'proofType', type: 'uint256' }, { name: 'verifierID', type: 'uint256' },
   ],
 }];
+const LINKED_QUERY = [{
+  type: 'tuple',
+  components: [
+    { name: 'claimPathKey', type: 'uint256[]' }, { name: 'operator', type: 'uint256[]' }, { name: 'slotIndex', type: 'uint256[]' },
+    { name: 'value', type: 'uint256[][]' }, { name: 'queryHash', type: 'uint256[]' }, { name: 'circuitIds', type: 'string[]' },
+    { name: 'groupID', type: 'uint256' }, { name: 'verifierID', type: 'uint256' },
+  ],
+}];
 const PROOF = [{ type: 'uint256[]' }, { type: 'uint256[2]' }, { type: 'uint256[2][2]' }, { type: 'uint256[2]' }];
 
 const padded = (values) => [...values, ...new Array(Math.max(0, 64 - values.length)).fill(0n)];
@@ -89,6 +97,26 @@ export function v3Params(q) {
     queryHash: q.queryHash ?? queryHashV3(q), allowedIssuers: q.allowedIssuers ?? [], circuitIds: ['credentialAtomicQueryV3OnChain-beta.1'],
     skipClaimRevocationCheck: q.skipClaimRevocationCheck ?? false, groupID: q.groupID ?? 0n, nullifierSessionID: q.nullifierSessionID ?? 0n,
     proofType: q.proofType ?? 0n, verifierID: 0n,
+  }]);
+}
+
+/** js-sdk's query hash of one linkedMultiQuery condition (V3's, no revocation flag, verifier or nullifier session). */
+export function queryHashLinked(q) {
+  return jsSdk.calculateQueryHashV3(
+    padded(q.values), SchemaHash.newSchemaHashFromInt(q.schema), q.slotIndex ?? 0n, q.operator, q.claimPathKey, q.values.length,
+    q.claimPathKey === 0n ? 0 : 1, 0, 0n, 0n,
+  );
+}
+
+/**
+ * The params of LinkedMultiQueryValidator: conditions on the credential of the V3 request of group `groupID` (each
+ * condition's `queryHash` defaults to queryHashLinked's).
+ */
+export function linkedParams(conditions, groupID) {
+  return encodeAbiParameters(LINKED_QUERY, [{
+    claimPathKey: conditions.map((q) => q.claimPathKey), operator: conditions.map((q) => q.operator),
+    slotIndex: conditions.map((q) => q.slotIndex ?? 0n), value: conditions.map((q) => q.values),
+    queryHash: conditions.map((q) => q.queryHash ?? queryHashLinked(q)), circuitIds: ['linkedMultiQuery10-beta.1'], groupID, verifierID: 0n,
   }]);
 }
 
@@ -152,10 +180,13 @@ export async function deployIden3Stack(provider) {
   const v3Validator = await proxyOf(await deploy('CredentialAtomicQueryV3Validator'));
   await write(v3Validator, 'CredentialAtomicQueryV3Validator', 'initialize', [state, groth16, owner]);
 
+  const linkedValidator = await proxyOf(await deploy('LinkedMultiQueryValidator'));
+  await write(linkedValidator, 'LinkedMultiQueryValidator', 'initialize', [groth16, owner]);
+
   const VerifierLib = await deploy('VerifierLib');
   const verifier = await proxyOf(await deploy('UniversalVerifier', { VerifierLib }));
   await write(verifier, 'UniversalVerifier', 'initialize', [state, owner]);
-  for (const v of [sigV2Validator, v3Validator]) await write(verifier, 'UniversalVerifier', 'addValidatorToWhitelist', [v]);
+  for (const v of [sigV2Validator, v3Validator, linkedValidator]) await write(verifier, 'UniversalVerifier', 'addValidatorToWhitelist', [v]);
   // The proofs carry their own authentication (the user's id and the challenge bound to the sender).
   await write(verifier, 'UniversalVerifier', 'setAuthMethod', [{ authMethod: 'embeddedAuth', validator: zeroAddress, params: '0x' }]);
 
@@ -163,7 +194,7 @@ export async function deployIden3Stack(provider) {
   const issuerID = genesisId(issuerState);
 
   return {
-    client, accounts, owner, state, verifier, sigV2Validator, v3Validator, groth16, issuerID,
+    client, accounts, owner, state, verifier, sigV2Validator, v3Validator, linkedValidator, groth16, issuerID,
     blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
     /** Lets the verifier take requests of another validator (e.g. a custom one). */
     whitelist: (validator) => write(verifier, 'UniversalVerifier', 'addValidatorToWhitelist', [validator]),

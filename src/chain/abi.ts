@@ -143,6 +143,23 @@ export const credentialAtomicQueryV3Params = [
   },
 ] as const;
 
+/** The params of the linked multi-query validators (LinkedMultiQueryValidator, its stable one): one array entry per condition. */
+export const linkedMultiQueryParams = [
+  {
+    name: 'query', type: 'tuple',
+    components: [
+      { name: 'claimPathKey', type: 'uint256[]' },
+      { name: 'operator', type: 'uint256[]' },
+      { name: 'slotIndex', type: 'uint256[]' },
+      { name: 'value', type: 'uint256[][]' },
+      { name: 'queryHash', type: 'uint256[]' },
+      { name: 'circuitIds', type: 'string[]' },
+      { name: 'groupID', type: 'uint256' },
+      { name: 'verifierID', type: 'uint256' },
+    ],
+  },
+] as const;
+
 /** In the order they are tried on a contract whose interface is not known yet. */
 export const VERIFIER_METHODS = ['getRequestProofStatus', 'isRequestProofVerified', 'getProofStatus', 'isProofVerified'] as const;
 export type VerifierMethod = (typeof VERIFIER_METHODS)[number];

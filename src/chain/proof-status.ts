@@ -114,10 +114,18 @@ export interface StoredQuery {
   verifierID?: bigint;
 }
 
+/** The conditions of a linked multi-query validator's params: on the credential of the V3 request of its group. */
+export interface StoredLinkedQuery {
+  kind: 'linked';
+  circuitIds: readonly string[];
+  conditions: readonly { claimPathKey: bigint; operator: bigint; slotIndex: bigint; values: readonly bigint[]; queryHash: bigint }[];
+  groupID: bigint;
+}
+
 interface StoredRequestRead {
   requestId: RequestId;
   validator: string;
-  query: StoredQuery;
+  query: StoredQuery | StoredLinkedQuery;
 }
 
 /** A multi-request (`getMultiRequest`): its requests as stored, and its groups of linked requests. */

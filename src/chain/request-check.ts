@@ -10,7 +10,7 @@ import type { QueryConfiguration } from '../schemas/scenario.js';
 import type { OnChainRuleOutcome } from './outcomes.js';
 import type { RequestComparison, RequestMatcher } from './request-match.js';
 import { compareParams, issuerIdsOf } from './request-params.js';
-import { requestIdOf, type RequestId, type StoredQuery, type StoredRequestEntry } from './proof-status.js';
+import { requestIdOf, type RequestId, type StoredLinkedQuery, type StoredQuery, type StoredRequestEntry } from './proof-status.js';
 
 /** As long as the reader keeps a stored request (request-reads.ts REQUEST_TTL_MS). */
 const REQUEST_CHECK_TTL_MS = 60_000;
@@ -27,9 +27,10 @@ export class RequestCheck {
   constructor(private readonly options: RequestCheckOptions = {}) {}
 
   private async compare(
-    matcher: RequestMatcher, o: OnChainRuleOutcome, requestId: RequestId, stored: StoredQuery, qc: QueryConfiguration,
+    matcher: RequestMatcher, o: OnChainRuleOutcome, requestId: RequestId, stored: StoredQuery | StoredLinkedQuery, qc: QueryConfiguration,
   ): Promise<RequestComparison> {
-    const key = `${o.chain}|${o.scenarioVerifierAddress?.toLowerCase()}|${requestId}|${stored.queryHash}|${JSON.stringify(qc.query)}`;
+    const hashes = stored.kind === 'linked' ? stored.conditions.map((c) => c.queryHash).join(',') : stored.queryHash;
+    const key = `${o.chain}|${o.scenarioVerifierAddress?.toLowerCase()}|${requestId}|${hashes}|${JSON.stringify(qc.query)}`;
     let comparison = this.comparisons?.get(key);
     if (comparison === undefined) {
       comparison = await matcher.compare(qc.query, stored);
@@ -108,9 +109,6 @@ export class RequestCheck {
         differences.push(...(comparison.match === false ? comparison.differences : []), ...params.differences);
       }
       if (unknown.length > 0) return unchecked(unknown.join('; '));
-      if ('groupIds' in entry && entry.groupIds.length > 0) {
-        return unchecked(`multi-request ${o.requestId} has groups of linked requests (${entry.groupIds.join(', ')}), which are not compared`);
-      }
       return error(`rule "${qc.id}" does not match request ${o.requestId}${multi} on ${where}, which asks something else: ${differences.join('; ')}`);
     }));
   }

@@ -13,7 +13,7 @@ import {
   calculateCoreSchemaHash, calculateQueryHashV2, calculateQueryHashV3, parseQueryMetadata, prepareCircuitArrayValues, QueryOperators,
   SchemaHash, type DocumentLoader, type QueryMetadata,
 } from '../zkp/sdk.js';
-import type { StoredQuery } from './proof-status.js';
+import type { StoredLinkedQuery, StoredQuery } from './proof-status.js';
 
 /** Values the V2 circuits hash (js-sdk pads to this many); V3 uses the same. */
 const VALUE_ARRAY_SIZE = 64;
@@ -52,43 +52,75 @@ const trimmed = (values: readonly bigint[]) => {
   return values.slice(0, n);
 };
 
+/** Where one condition (operator, attribute, values) of a request differs from the rule's. */
+function conditionDifferences(
+  query: Query, { meta, operator }: Expected, stored: { claimPathKey: bigint; operator: bigint; slotIndex: bigint; values: readonly bigint[] },
+): string[] {
+  const differences: string[] = [];
+  if (stored.operator !== BigInt(operator)) {
+    differences.push(`its operator is ${operatorName(stored.operator)}, the rule's is ${query.operator}`);
+  }
+  if (stored.claimPathKey !== meta.claimPathKey || stored.slotIndex !== BigInt(meta.slotIndex)) {
+    differences.push(`it asks about another attribute (claimPathKey ${stored.claimPathKey}, slot ${stored.slotIndex}) than the rule's ` +
+      `${JSON.stringify(query.attribute ?? '')} (claimPathKey ${meta.claimPathKey}, slot ${meta.slotIndex})`);
+  }
+  const [have, want] = [trimmed(stored.values), trimmed(meta.values)];
+  if (stored.values.length > VALUE_ARRAY_SIZE || have.length !== want.length || have.some((v, i) => v !== want[i])) {
+    differences.push(`its values are ${list(have)}, the rule's ${list(meta.values)}`);
+  }
+  return differences;
+}
+
+const hashDifference = (stored: bigint, computed: bigint) =>
+  `its query hash ${stored} is not the hash of its fields (${computed}, as the iden3 libraries compute it): ` +
+  'a wallet proves the query of that hash, not the fields';
+
+/**
+ * A linked multi-query request: the rule matches when one of its conditions asks what the rule says, under the
+ * query hash js-sdk's linkedMultiQuery verifier computes (V3's, with the credential type's schema hash, no
+ * revocation flag, verifier or nullifier session). The schema is not in the params: the hash carries it.
+ */
+function compareLinked(query: Query, expected: Expected, stored: StoredLinkedQuery): RequestComparison {
+  const { meta } = expected;
+  const differences: string[] = [];
+  for (const [i, condition] of stored.conditions.entries()) {
+    const found = conditionDifferences(query, expected, condition);
+    if (found.length > 0) {
+      differences.push(`condition ${i + 1}: ${found.join(', ')}`);
+      continue;
+    }
+    const hash = calculateQueryHashV3(
+      prepareCircuitArrayValues(meta.values.slice(), VALUE_ARRAY_SIZE), SchemaHash.newSchemaHashFromInt(expected.schema),
+      BigInt(meta.slotIndex), BigInt(expected.operator), meta.claimPathKey, meta.values.length, meta.merklizedSchema ? 1 : 0, 0, 0n, 0n,
+    );
+    if (hash === condition.queryHash) return { match: true };
+    differences.push(`condition ${i + 1}: ${hashDifference(condition.queryHash, hash)} (or the rule's credential type ${expected.typeId} is not the group's)`);
+  }
+  return { match: false, differences: differences.length > 0 ? differences : ['it holds no condition'] };
+}
+
 export class RequestMatcher {
   private readonly expected: LRUCache<string, Expected | string> | undefined = lruCache(1000);
 
   constructor(private readonly options: RequestMatchOptions) {}
 
   /** The rule's query against the stored one. Never rejects. */
-  async compare(query: Query, stored: StoredQuery): Promise<RequestComparison> {
+  async compare(query: Query, stored: StoredQuery | StoredLinkedQuery): Promise<RequestComparison> {
     const expected = await this.expectedOf(query);
     if (typeof expected === 'string') return { match: 'unknown', why: expected };
+    if (stored.kind === 'linked') return compareLinked(query, expected, stored);
     const differences: string[] = [];
     const { meta } = expected;
     if (stored.schema !== expected.schema) {
       differences.push(`its schema hash is ${stored.schema}, the rule's credential type ${expected.typeId} has ${expected.schema}`);
     }
-    if (stored.operator !== BigInt(expected.operator)) {
-      differences.push(`its operator is ${operatorName(stored.operator)}, the rule's is ${query.operator}`);
-    }
-    if (stored.claimPathKey !== meta.claimPathKey || stored.slotIndex !== BigInt(meta.slotIndex)) {
-      differences.push(`it asks about another attribute (claimPathKey ${stored.claimPathKey}, slot ${stored.slotIndex}) than the rule's ` +
-        `${JSON.stringify(query.attribute ?? '')} (claimPathKey ${meta.claimPathKey}, slot ${meta.slotIndex})`);
-    }
-    const [have, want] = [trimmed(stored.values), trimmed(meta.values)];
-    if (stored.values.length > VALUE_ARRAY_SIZE || have.length !== want.length || have.some((v, i) => v !== want[i])) {
-      differences.push(`its values are ${list(trimmed(stored.values))}, the rule's ${list(meta.values)}`);
-    }
+    differences.push(...conditionDifferences(query, expected, stored));
     if (stored.kind === 'v2' && meta.merklizedSchema && meta.claimPathKey !== 0n && stored.claimPathNotExists !== 0n) {
       differences.push(`it asks for the attribute's absence (claimPathNotExists ${stored.claimPathNotExists})`);
     }
     if (differences.length > 0) return { match: false, differences };
     const hash = this.queryHash(expected, stored);
-    if (hash !== stored.queryHash) {
-      return {
-        match: false,
-        differences: [`its query hash ${stored.queryHash} is not the hash of its fields (${hash}, as the iden3 libraries compute it): ` +
-          'a wallet proves the query of that hash, not the fields'],
-      };
-    }
+    if (hash !== stored.queryHash) return { match: false, differences: [hashDifference(stored.queryHash, hash)] };
     return { match: true };
   }
 

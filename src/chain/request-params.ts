@@ -6,7 +6,7 @@
  */
 import type { Query } from '../schemas/scenario.js';
 import { DID, Id } from '../trust/iden3.js';
-import type { StoredQuery } from './proof-status.js';
+import type { StoredLinkedQuery, StoredQuery } from './proof-status.js';
 
 /** The V3 validators' proofType codes (0: either). */
 const PROOF_TYPES: Readonly<Record<string, bigint>> = { BJJSignature2021: 1n, Iden3SparseMerkleTreeProof: 2n };
@@ -48,7 +48,10 @@ const issuerName = (id: bigint) => {
   }
 };
 
-export function compareParams(query: Query, stored: StoredQuery, trusted: ReadonlyMap<bigint, string> | undefined): ParamsComparison {
+export function compareParams(
+  query: Query, stored: StoredQuery | StoredLinkedQuery, trusted: ReadonlyMap<bigint, string> | undefined,
+): ParamsComparison {
+  if (stored.kind === 'linked') return compareLinkedParams(query, stored);
   const differences: string[] = [];
   const notes: string[] = [];
 
@@ -84,12 +87,29 @@ export function compareParams(query: Query, stored: StoredQuery, trusted: Readon
     notes.push(`it also asks for a nullifier (session ${storedSession})`);
   }
 
+  compareGroup(query, stored.groupID ?? 0n, differences, notes);
+  return { differences, notes };
+}
+
+function compareGroup(query: Query, storedGroup: bigint, differences: string[], notes: string[]): void {
   const group = query.groupId === undefined ? 0n : BigInt(query.groupId);
-  const storedGroup = stored.groupID ?? 0n;
   if (group !== 0n && storedGroup !== group) {
     differences.push(storedGroup === 0n ? `it links no group, the rule is in group ${group}` : `its group is ${storedGroup}, the rule's ${group}`);
   } else if (group === 0n && storedGroup !== 0n) {
     notes.push(`it also links the proof to group ${storedGroup}`);
   }
+}
+
+/**
+ * A linked multi-query request proves conditions on the credential of its group's V3 request, which holds the
+ * issuers, the revocation check, the proof type and the nullifier: only the circuit and the group are its own.
+ */
+function compareLinkedParams(query: Query, stored: StoredLinkedQuery): ParamsComparison {
+  const differences: string[] = [];
+  const notes: string[] = [];
+  if (query.circuitId !== undefined && query.circuitId !== 'linkedMultiQuery') {
+    differences.push(`it is a linked multi-query request (${stored.circuitIds.join(', ')}), the rule's circuitId is ${query.circuitId}`);
+  }
+  compareGroup(query, stored.groupID, differences, notes);
   return { differences, notes };
 }

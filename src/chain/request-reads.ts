@@ -7,12 +7,12 @@
  */
 import type { LRUCache } from 'lru-cache';
 import { decodeAbiParameters, decodeErrorResult, decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
-import { credentialAtomicQueryV2Params, credentialAtomicQueryV3Params, requestAbi } from './abi.js';
+import { credentialAtomicQueryV2Params, credentialAtomicQueryV3Params, linkedMultiQueryParams, requestAbi } from './abi.js';
 import type { ChainClient } from './chain-client.js';
 import { keep, lruCache } from '../domain/cache.js';
 import type { RequestId } from './proof-status.js';
 import { revertDataOf } from './rpc-errors.js';
-import type { StoredQuery, StoredRequestEntry } from './proof-status.js';
+import type { StoredLinkedQuery, StoredQuery, StoredRequestEntry } from './proof-status.js';
 
 const REQUEST_TTL_MS = 60_000;
 
@@ -31,8 +31,26 @@ async function call(chain: ChainClient, to: Address, data: Hex): Promise<Raw> {
 
 const isV3 = (circuitIds: readonly string[]) => circuitIds.some((c) => c.startsWith('credentialAtomicQueryV3'));
 
+/** The params as a linked multi-query validator's conditions, or undefined when they do not decode as them. */
+function decodeLinkedParams(params: Hex): StoredLinkedQuery | undefined {
+  try {
+    const [q] = decodeAbiParameters(linkedMultiQueryParams, params);
+    const n = q.queryHash.length;
+    if (!q.circuitIds.some((c) => c.startsWith('linkedMultiQuery')) || n > 10 ||
+      [q.claimPathKey, q.operator, q.slotIndex, q.value].some((a) => a.length < n)) return undefined;
+    const conditions = q.queryHash.map((queryHash, i) => ({
+      claimPathKey: q.claimPathKey[i] ?? 0n, operator: q.operator[i] ?? 0n, slotIndex: q.slotIndex[i] ?? 0n, values: q.value[i] ?? [], queryHash,
+    }));
+    return { kind: 'linked', circuitIds: q.circuitIds, conditions, groupID: q.groupID };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The params as a credential validator's query, or undefined when they do not decode as one. */
-function decodeQueryParams(params: Hex): StoredQuery | undefined {
+function decodeQueryParams(params: Hex): StoredQuery | StoredLinkedQuery | undefined {
+  const linked = decodeLinkedParams(params);
+  if (linked !== undefined) return linked;
   try {
     const [v2] = decodeAbiParameters(credentialAtomicQueryV2Params, params);
     const base = {

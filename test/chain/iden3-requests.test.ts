@@ -38,7 +38,7 @@ interface Query {
   allowedIssuers?: bigint[]; skipClaimRevocationCheck?: boolean; groupID?: bigint; nullifierSessionID?: bigint; proofType?: bigint;
 }
 interface Stack {
-  accounts: Address[]; owner: Address; verifier: Address; sigV2Validator: Address; v3Validator: Address; issuerID: bigint;
+  accounts: Address[]; owner: Address; verifier: Address; sigV2Validator: Address; v3Validator: Address; linkedValidator: Address; issuerID: bigint;
   setRequest(id: bigint, validator: Address, params: Hex, metadata?: string): Promise<unknown>;
   setRequests(requests: { requestId: bigint; validator: Address; params: Hex }[]): Promise<unknown>;
   submit(sender: Address, id: bigint, o: { kind: 'v2' | 'v3' | 'custom'; queryHash?: bigint; revocationChecked?: boolean }): Promise<unknown>;
@@ -47,8 +47,8 @@ interface Stack {
 }
 const stack = stackModule as {
   deployIden3Stack(p: EIP1193Provider): Promise<Stack>;
-  sigV2Params(q: Query): Hex; v3Params(q: Query): Hex;
-  queryHashV2(q: Query): bigint; queryHashV3(q: Query): bigint;
+  sigV2Params(q: Query): Hex; v3Params(q: Query): Hex; linkedParams(conditions: Query[], groupID: bigint): Hex;
+  queryHashV2(q: Query): bigint; queryHashV3(q: Query): bigint; queryHashLinked(q: Query): bigint;
   typeOneRequestId(params: Hex, creator: Address): bigint;
   KYC_AGE: { context: string; type: string; schema: bigint; birthdayPathKey: bigint };
   OPERATORS: Record<string, bigint>;
@@ -297,5 +297,38 @@ describe.skipIf(!haveIden3Documents())('the params the query hash leaves out are
     const [more] = await evaluateOnChainRules(r, input([v3('plain', 15)], bob), check());
     expect(more).toMatchObject({ status: 'not-valid' });
     expect(more!.reasons.join(' ')).toMatch(/request 15 asks more than rule "plain": it also asks for a nullifier \(session 5\)/);
+  });
+});
+
+describe.skipIf(!haveIden3Documents())('a linked multi-query request (LinkedMultiQueryValidator)', () => {
+  const asked = born(20020101n);
+  const after1900 = born(19000101n, OPERATORS.$gt);
+  const linked = (id: string, requestId: bigint, value: number, groupId = 5): QueryConfiguration =>
+    ({ id, query: { ...rule(id, requestId.toString(), value, '$gt').query, circuitId: 'linkedMultiQuery', groupId } });
+
+  beforeAll(async () => {
+    // Group 5: the V3 request of the credential (born before 2002) and two more conditions on it, one of them under
+    // the hash of another condition (what a wallet would prove instead).
+    await s.setRequests([
+      { requestId: 20n, validator: s.v3Validator, params: stack.v3Params({ ...asked, groupID: 5n }) },
+      { requestId: 21n, validator: s.linkedValidator, params: stack.linkedParams([asked, after1900], 5n) },
+      { requestId: 22n, validator: s.linkedValidator, params: stack.linkedParams([{ ...after1900, queryHash: stack.queryHashLinked(born(19500101n, OPERATORS.$gt)) }], 5n) },
+    ]);
+  });
+
+  it('matches a rule to the condition that asks what it says: the chain\'s answer stands', async () => {
+    const [o] = await evaluateOnChainRules(reader(), input([linked('after-1900', 21n, 19000101)], bob), check());
+    expect(o).toMatchObject({ status: 'not-valid', is_valid: false });
+  });
+
+  it('answers error where no condition asks it, where the group differs, or where the fields sit under another hash', async () => {
+    const outcomes = await evaluateOnChainRules(reader(), input([
+      linked('after-1950', 21n, 19500101), linked('group-6', 21n, 19000101, 6), linked('other-hash', 22n, 19000101),
+    ], bob), check());
+    expect(outcomes.map((o) => o.status)).toEqual(['error', 'error', 'error']);
+    const [value, group, hash] = outcomes.map((o) => o.reasons.join(' '));
+    expect(value).toMatch(/rule "after-1950" does not match request 21 .*condition 1: its operator is \$lt, the rule's is \$gt.*condition 2: its values are \[19000101\], the rule's \[19500101\]/);
+    expect(group).toMatch(/rule "group-6" does not match request 21 .*its group is 5, the rule's 6/);
+    expect(hash).toMatch(/rule "other-hash" does not match request 22 .*condition 1: its query hash \d+ is not the hash of its fields/);
   });
 });
