@@ -32,7 +32,6 @@ export const PrototypeKey = createError(
   'poisoning); remove or rename the key',
   400,
 );
-export const ForbiddenProject = createError<[string]>('SCS_FORBIDDEN_PROJECT', '%s', 403);
 export const MetricsUnavailable = createError<[string]>('SCS_METRICS_UNAVAILABLE', 'The metrics of the workers could not be gathered: %s', 503);
 
 /** The field error of a body that is wrong as a whole (empty, not JSON): every 400 lists its fields, this one the body. */

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { projectSecret, type WebhookConfig } from '../domain/webhooks.js';
 import { storableText } from '../domain/storable-text.js';
-import { ForbiddenProject, ValidationFailed, WebhooksDisabled } from './errors.js';
+import { ForbiddenProject } from '../services/errors.js';
+import { ValidationFailed, WebhooksDisabled } from './errors.js';
 import { AUTHENTICATED, answered, problemResponses } from './responses.js';
 import { canSee } from './tenancy.js';
 
