@@ -6,7 +6,8 @@
  * 2. Deploys the iden3 verification stack of @iden3/contracts 3.4.0 (scripts/iden3-stack.mjs): State, the
  *    CredentialAtomicQuerySigV2Validator and the UniversalVerifier. The Groth16 verifier behind the validator is a
  *    stand-in that accepts every proof (no proving keys offline); the validator's own checks are the real ones.
- * 3. Registers a request on the verifier: "KYCAgeCredential, birthday before 2002-01-01", under a type-1 request id
+ * 3. Registers a request on the verifier: "IDInformation, personalData.birthDate before 2002-01-01" (the service's
+ *    own credential type, whose context ships with it), under a type-1 request id
  *    (a 256-bit id derived from the params, as current iden3 tools make them).
  * 4. Submits a response for the demo address, as a dApp's frontend does after the wallet made the proof.
  * 5. Starts the service (dist/server.js) against the node, creates the scenario, executes it for the demo address and
@@ -20,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { deployIden3Stack, KYC_AGE, OPERATORS, queryHashV2, sigV2Params, typeOneRequestId } from './iden3-stack.mjs';
+import { circuitQuery, deployIden3Stack, OPERATORS, queryHashV2, sigV2Params, typeOneRequestId } from './iden3-stack.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -36,7 +37,18 @@ async function startNode() {
   return { provider: hre.network.provider, server, url: `http://127.0.0.1:${port}` };
 }
 
-/** iden3's JSON-LD contexts (kyc-v3 here) do not ship with the service: the operator's file is handed on. */
+/**
+ * The credential type of the demo: the service's own IDInformation, whose JSON-LD context ships with it (so nothing
+ * is fetched); a request on iden3's KYCAgeCredential works the same with its context in JSONLD_DOCUMENTS_FILE.
+ */
+const ID_INFORMATION = {
+  url: 'https://compliance.example/schemas/IDInformation-v1.jsonld',
+  type: 'IDInformation',
+  document: JSON.parse(fs.readFileSync(path.join(root, 'src', 'jsonld', 'documents', 'IDInformation-v1.jsonld.json'), 'utf8')),
+};
+const ATTRIBUTE = 'personalData.birthDate';
+const BEFORE = 20020101;
+/** An operator's own JSON-LD documents are handed on. */
 const documents = process.env.JSONLD_DOCUMENTS_FILE ? { JSONLD_DOCUMENTS_FILE: process.env.JSONLD_DOCUMENTS_FILE } : {};
 
 function startService(env) {
@@ -85,12 +97,12 @@ try {
   say('2. Deployed @iden3/contracts 3.4.0: State ' + stack.state + ', CredentialAtomicQuerySigV2Validator ' + stack.sigV2Validator +
     ', UniversalVerifier ' + stack.verifier + ' (Groth16 verifier: a stand-in that accepts every proof)');
 
-  const query = { schema: KYC_AGE.schema, claimPathKey: KYC_AGE.birthdayPathKey, operator: OPERATORS.$lt, values: [20020101n] };
+  const query = await circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt, BEFORE);
   const params = sigV2Params(query);
   const requestId = typeOneRequestId(params, stack.owner);
-  const metadata = JSON.stringify({ context: KYC_AGE.context, type: KYC_AGE.type, credentialSubject: { birthday: { $lt: 20020101 } } });
+  const metadata = JSON.stringify({ context: ID_INFORMATION.url, type: ID_INFORMATION.type, credentialSubject: { personalData: { birthDate: { $lt: BEFORE } } } });
   await stack.setRequest(requestId, stack.sigV2Validator, params, metadata);
-  say(`3. Request ${requestId} set on the verifier: ${KYC_AGE.type} birthday $lt 20020101 (validator params with its query hash)`);
+  say(`3. Request ${requestId} set on the verifier: ${ID_INFORMATION.type} ${ATTRIBUTE} $lt ${BEFORE} (validator params with its query hash)`);
 
   const [, holder, stranger] = stack.accounts;
   await stack.submit(holder, requestId, { kind: 'v2', queryHash: queryHashV2(query) });
@@ -107,8 +119,8 @@ try {
     queryConfigurations: [{
       id: 'born-before-2002',
       query: {
-        type: KYC_AGE.type, context: KYC_AGE.context, requestId: requestId.toString(),
-        attribute: 'birthday', operator: '$lt', value: 20020101,
+        type: ID_INFORMATION.type, context: ID_INFORMATION.url, requestId: requestId.toString(),
+        attribute: ATTRIBUTE, operator: '$lt', value: BEFORE,
       },
     }],
     smartContractDeployments: [{ id: 'universal-verifier', contractName: 'UniversalVerifier', status: 'Deployed', address: stack.verifier, chain: 'eip155:31337' }],

@@ -1,7 +1,7 @@
 /**
  * The iden3 on-chain verification stack of @iden3/contracts 3.4.0 on a local EVM, from the package's own build
- * artifacts: the State contract, the credential validators CredentialAtomicQuerySigV2Validator,
- * CredentialAtomicQueryV3Validator and LinkedMultiQueryValidator, and the UniversalVerifier (each behind an EIP-1167 proxy, since their constructors
+ * artifacts: the State contract, the credential validators CredentialAtomicQuerySigV2Validator and
+ * CredentialAtomicQueryV3Validator (and LinkedMultiQueryValidator on demand), and the UniversalVerifier (each behind an EIP-1167 proxy, since their constructors
  * disable initializers). One part is a stand-in: the Groth16 verifier behind the validators accepts every proof,
  * because no proving keys can be had offline; everything else (the validators' checks of the public signals against
  * the request's params, the query hash, the challenge bound to the sender, the issuer's state and the GIST root in the
@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module';
 import * as jsSdk from '@0xpolygonid/js-sdk';
 import { Id, SchemaHash } from '@iden3/js-iden3-core';
+import { Path } from '@iden3/js-jsonld-merklization';
 import {
   createPublicClient, createWalletClient, custom, encodeAbiParameters, encodePacked, keccak256, zeroAddress,
 } from 'viem';
@@ -61,6 +62,23 @@ const LINKED_QUERY = [{
 const PROOF = [{ type: 'uint256[]' }, { type: 'uint256[2]' }, { type: 'uint256[2][2]' }, { type: 'uint256[2]' }];
 
 const padded = (values) => [...values, ...new Array(Math.max(0, 64 - values.length)).fill(0n)];
+
+/**
+ * The circuit query of a condition on a credential type, as js-sdk computes it from the type's JSON-LD context: the
+ * schema hash of the type's IRI, the attribute's claimPathKey and slot, the operator code and the values. `document`
+ * is the context itself (read offline; it must not need other documents).
+ */
+export async function circuitQuery({ url, document, type }, attribute, operator, value) {
+  const documentLoader = async (u) => {
+    if (u !== url) throw new Error(`no JSON-LD document ${u} offline`);
+    return { contextUrl: null, documentUrl: u, document };
+  };
+  const ld = JSON.stringify(document);
+  const typeId = await Path.getTypeIDFromContext(ld, type, { documentLoader });
+  const schema = jsSdk.calculateCoreSchemaHash(new TextEncoder().encode(typeId)).bigInt();
+  const meta = await jsSdk.parseQueryMetadata({ fieldName: attribute, operator: Number(operator), operatorValue: value }, ld, type, { documentLoader });
+  return { schema, claimPathKey: meta.claimPathKey, slotIndex: BigInt(meta.slotIndex), operator, values: meta.values };
+}
 
 /** js-sdk's query hash of the V2 circuits (what a wallet proves). */
 export function queryHashV2(q) {
@@ -180,13 +198,10 @@ export async function deployIden3Stack(provider) {
   const v3Validator = await proxyOf(await deploy('CredentialAtomicQueryV3Validator'));
   await write(v3Validator, 'CredentialAtomicQueryV3Validator', 'initialize', [state, groth16, owner]);
 
-  const linkedValidator = await proxyOf(await deploy('LinkedMultiQueryValidator'));
-  await write(linkedValidator, 'LinkedMultiQueryValidator', 'initialize', [groth16, owner]);
-
   const VerifierLib = await deploy('VerifierLib');
   const verifier = await proxyOf(await deploy('UniversalVerifier', { VerifierLib }));
   await write(verifier, 'UniversalVerifier', 'initialize', [state, owner]);
-  for (const v of [sigV2Validator, v3Validator, linkedValidator]) await write(verifier, 'UniversalVerifier', 'addValidatorToWhitelist', [v]);
+  for (const v of [sigV2Validator, v3Validator]) await write(verifier, 'UniversalVerifier', 'addValidatorToWhitelist', [v]);
   // The proofs carry their own authentication (the user's id and the challenge bound to the sender).
   await write(verifier, 'UniversalVerifier', 'setAuthMethod', [{ authMethod: 'embeddedAuth', validator: zeroAddress, params: '0x' }]);
 
@@ -194,8 +209,15 @@ export async function deployIden3Stack(provider) {
   const issuerID = genesisId(issuerState);
 
   return {
-    client, accounts, owner, state, verifier, sigV2Validator, v3Validator, linkedValidator, groth16, issuerID,
+    client, accounts, owner, state, verifier, sigV2Validator, v3Validator, groth16, issuerID,
     blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
+    /** Deploys a LinkedMultiQueryValidator (on demand: the demo's addresses stay those of its docs) and whitelists it. */
+    async deployLinkedValidator() {
+      const linked = await proxyOf(await deploy('LinkedMultiQueryValidator'));
+      await write(linked, 'LinkedMultiQueryValidator', 'initialize', [groth16, owner]);
+      await write(verifier, 'UniversalVerifier', 'addValidatorToWhitelist', [linked]);
+      return linked;
+    },
     /** Lets the verifier take requests of another validator (e.g. a custom one). */
     whitelist: (validator) => write(verifier, 'UniversalVerifier', 'addValidatorToWhitelist', [validator]),
     /** Registers a multi-request of existing requests (owner as creator); answers its id, keccak256 as the contract wants. */

@@ -1,27 +1,31 @@
 /**
- * The OffChainZKP create example of the OpenAPI document: iden3's KYCAgeCredential (kyc-v3, a context the operator
- * hands in), an age condition proved with credentialAtomicQueryV3 and a nullifier (one holder, one address), linked
- * conditions on the same credential, and a selective disclosure. test/zkp/request-v3.test.ts checks that create
- * accepts it.
+ * The OffChainZKP create example of the OpenAPI document, on the service's own IDInformation type (its context ships
+ * with the service, so "Try it out" creates it as it is): an age condition proved with credentialAtomicQueryV3 and a
+ * nullifier (one holder, one address), linked conditions on the same credential, and a selective disclosure. Rules on
+ * iden3's KYCAgeCredential are written the same way, its kyc-v3 context in JSONLD_DOCUMENTS_FILE.
+ * test/zkp/request-v3.test.ts checks that create accepts it.
  */
-const KYC_V3 = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld';
-const age = { type: 'KYCAgeCredential', context: KYC_V3, groupId: 1 } as const;
+const ID_INFORMATION = 'https://compliance.example/schemas/IDInformation-v1.jsonld';
+const idInfo = { type: 'IDInformation', context: ID_INFORMATION, groupId: 1 } as const;
 
 export const exampleOffChainScenario = {
   name: 'Adult, one account per person (zero-knowledge)',
-  description: 'The holder proves with their wallet, revealing only the document type',
+  description: 'The holder proves with their wallet, revealing only their country',
   type: 'OffChainZKP',
   smartContractDeployments: [],
   queryConfigurations: [
     {
       id: 'q-adult',
       query: {
-        ...age, requestId: 1, attribute: 'birthday', operator: '$lte', value: 20080101, circuitId: 'credentialAtomicQueryV3',
+        ...idInfo, requestId: 1, attribute: 'personalData.birthDate', operator: '$lte', value: 20080101, circuitId: 'credentialAtomicQueryV3',
         proofType: 'BJJSignature2021', params: { nullifierSessionId: 20260101 },
       },
     },
-    { id: 'q-document', query: { ...age, requestId: 2, attribute: 'documentType', operator: '$in', value: [1, 2, 3], circuitId: 'linkedMultiQuery' } },
-    { id: 'q-born', query: { ...age, requestId: 2, attribute: 'birthday', operator: '$gt', value: 19000101, circuitId: 'linkedMultiQuery' } },
-    { id: 'q-show-document', query: { type: 'KYCAgeCredential', context: KYC_V3, requestId: 3, attribute: 'documentType', operator: '$sd' } },
+    {
+      id: 'q-document',
+      query: { ...idInfo, requestId: 2, attribute: 'documentType', operator: '$in', value: ['PASSPORT', 'ID_CARD'], circuitId: 'linkedMultiQuery' },
+    },
+    { id: 'q-born', query: { ...idInfo, requestId: 2, attribute: 'personalData.birthDate', operator: '$gt', value: 19000101, circuitId: 'linkedMultiQuery' } },
+    { id: 'q-show-country', query: { type: 'IDInformation', context: ID_INFORMATION, requestId: 3, attribute: 'personalData.country', operator: '$sd' } },
   ],
 } as const;

@@ -17,20 +17,21 @@ export const exampleScenario = {
 
 /**
  * The OnChainZKP create example: one rule answered by a UniversalVerifier's request (docs/onchain-walkthrough.md,
- * `npm run demo:onchain`). The rule names its JSON-LD context so the service can compare it with the contract's
+ * `npm run demo:onchain`), on the service's own IDInformation type, whose context ships with it. The rule names its
+ * JSON-LD context so the service can compare it with the contract's
  * request (the CredentialAtomicQuerySigV2Validator params and their query hash); the requestId is a type-1 id, too
  * large for a JSON number, so it is a decimal string.
  */
 export const exampleOnChainScenario = {
   name: 'Born before 2002 (on chain)',
-  description: 'The holder proved to the UniversalVerifier that their KYCAgeCredential birthday is before 2002-01-01',
+  description: 'The holder proved to the UniversalVerifier that the birth date of their IDInformation credential is before 2002-01-01',
   queryConfigurations: [{
     id: 'born-before-2002',
     query: {
-      type: 'KYCAgeCredential',
-      context: 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld',
-      requestId: '1766847064778387718112045955079886503624711098445418933835811865445692516',
-      attribute: 'birthday',
+      type: 'IDInformation',
+      context: 'https://compliance.example/schemas/IDInformation-v1.jsonld',
+      requestId: '1766847064778385395302369794886434203869876842642017056790870324894838731',
+      attribute: 'personalData.birthDate',
       operator: '$lt' as const,
       value: 20020101,
     },

@@ -15,9 +15,11 @@ const DEMO_VERIFIER_DID = 'did:iden3:polygon:amoy:x6x5sor7zpxYggmPs5jcaiu5TEWAU2
 const DEMO_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TOKEN = 'demo-offchain-token-0123456789';
 const KYC_V3 = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld';
+/** The service's own credential type: its context ships with it, so the demo needs no documents. */
+const ID_INFORMATION = 'https://compliance.example/schemas/IDInformation-v1.jsonld';
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run demo:offchain -- [--port n] [--public-base-url url] [--verifier-did did] [--address 0x...] [--once]\n`);
+  process.stderr.write(`${message}\nusage: npm run demo:offchain -- [--port n] [--public-base-url url] [--verifier-did did] [--address 0x...] [--kyc] [--once]\n`);
   process.exit(2);
 }
 
@@ -30,7 +32,7 @@ function lanAddress(): string {
 }
 
 function parseArgs(argv: string[]) {
-  const out = { port: 3100, publicBaseUrl: '', verifierDid: DEMO_VERIFIER_DID, address: DEMO_ADDRESS, once: false };
+  const out = { port: 3100, publicBaseUrl: '', verifierDid: DEMO_VERIFIER_DID, address: DEMO_ADDRESS, once: false, kyc: false };
   for (let i = 0; i < argv.length; i++) {
     const next = () => argv[++i] ?? usage(`${argv[i - 1]} needs a value`);
     switch (argv[i]) {
@@ -39,6 +41,7 @@ function parseArgs(argv: string[]) {
       case '--verifier-did': out.verifierDid = next(); break;
       case '--address': out.address = next(); break;
       case '--once': out.once = true; break;
+      case '--kyc': out.kyc = true; break;
       default: usage(`unknown option ${argv[i]}`);
     }
   }
@@ -47,7 +50,11 @@ function parseArgs(argv: string[]) {
   return out;
 }
 
-const scenario = {
+/**
+ * The demo's scenario: born before 2008, one account per person. On the service's own IDInformation type by default;
+ * with --kyc on iden3's KYCAgeCredential (what wallets hold today; its kyc-v3 context in JSONLD_DOCUMENTS_FILE).
+ */
+const scenarioOf = (kyc: boolean) => ({
   id: 'offchain-demo',
   input: {
     name: 'Adult, one account per person',
@@ -57,12 +64,14 @@ const scenario = {
     queryConfigurations: [{
       id: 'q-adult',
       query: {
-        type: 'KYCAgeCredential', requestId: 1, attribute: 'birthday', operator: '$lt', value: 20080101, context: KYC_V3,
-        circuitId: 'credentialAtomicQueryV3', params: { nullifierSessionId: 20260101 },
+        ...(kyc
+          ? { type: 'KYCAgeCredential', context: KYC_V3, attribute: 'birthday' }
+          : { type: 'IDInformation', context: ID_INFORMATION, attribute: 'personalData.birthDate' }),
+        requestId: 1, operator: '$lt', value: 20080101, circuitId: 'credentialAtomicQueryV3', params: { nullifierSessionId: 20260101 },
       },
     }],
   },
-};
+});
 
 /** Sent again while the service sheds load (503) as it warms up. */
 async function send(url: string, init: RequestInit): Promise<Response> {
@@ -94,6 +103,7 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 200));
     }
     const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    const scenario = scenarioOf(args.kyc);
     const created = await send(`${base}/compliance/scenarios`, { method: 'POST', headers, body: JSON.stringify(scenario) });
     if (created.status !== 201) throw new Error(`create answered ${created.status}: ${await created.text()}`);
     const executed = await send(`${base}/compliance/scenarios/execute`, {

@@ -38,7 +38,8 @@ interface Query {
   allowedIssuers?: bigint[]; skipClaimRevocationCheck?: boolean; groupID?: bigint; nullifierSessionID?: bigint; proofType?: bigint;
 }
 interface Stack {
-  accounts: Address[]; owner: Address; verifier: Address; sigV2Validator: Address; v3Validator: Address; linkedValidator: Address; issuerID: bigint;
+  accounts: Address[]; owner: Address; verifier: Address; sigV2Validator: Address; v3Validator: Address; issuerID: bigint;
+  deployLinkedValidator(): Promise<Address>;
   setRequest(id: bigint, validator: Address, params: Hex, metadata?: string): Promise<unknown>;
   setRequests(requests: { requestId: bigint; validator: Address; params: Hex }[]): Promise<unknown>;
   submit(sender: Address, id: bigint, o: { kind: 'v2' | 'v3' | 'custom'; queryHash?: bigint; revocationChecked?: boolean }): Promise<unknown>;
@@ -50,6 +51,7 @@ const stack = stackModule as {
   sigV2Params(q: Query): Hex; v3Params(q: Query): Hex; linkedParams(conditions: Query[], groupID: bigint): Hex;
   queryHashV2(q: Query): bigint; queryHashV3(q: Query): bigint; queryHashLinked(q: Query): bigint;
   typeOneRequestId(params: Hex, creator: Address): bigint;
+  circuitQuery(type: { url: string; document: unknown; type: string }, attribute: string, operator: bigint, value: unknown): Promise<Query>;
   KYC_AGE: { context: string; type: string; schema: bigint; birthdayPathKey: bigint };
   OPERATORS: Record<string, bigint>;
 };
@@ -124,6 +126,14 @@ describe('the request ABI matches the iden3 build artifact', () => {
     expect(toFunctionSelector(mine)).toBe(toFunctionSelector(theirs));
     const types = (f: AbiFunction) => JSON.stringify(f.outputs.map((o) => ('components' in o ? o.components.map((c) => c.type) : o.type)));
     expect(types(mine)).toBe(types(theirs));
+  });
+});
+
+describe.skipIf(!haveIden3Documents())('the demo\'s circuit query from a JSON-LD context (scripts/iden3-stack.mjs circuitQuery)', () => {
+  it('gives iden3\'s own deployment constants for KYCAgeCredential birthday under kyc-v3', async () => {
+    const { document } = await iden3DocumentLoader()(KYC_AGE.context);
+    const q = await stack.circuitQuery({ url: KYC_AGE.context, document, type: KYC_AGE.type }, 'birthday', OPERATORS.$lt!, 20020101);
+    expect(q).toMatchObject({ schema: KYC_AGE.schema, claimPathKey: KYC_AGE.birthdayPathKey, operator: OPERATORS.$lt, values: [20020101n] });
   });
 });
 
@@ -309,10 +319,11 @@ describe.skipIf(!haveIden3Documents())('a linked multi-query request (LinkedMult
   beforeAll(async () => {
     // Group 5: the V3 request of the credential (born before 2002) and two more conditions on it, one of them under
     // the hash of another condition (what a wallet would prove instead).
+    const linkedValidator = await s.deployLinkedValidator();
     await s.setRequests([
       { requestId: 20n, validator: s.v3Validator, params: stack.v3Params({ ...asked, groupID: 5n }) },
-      { requestId: 21n, validator: s.linkedValidator, params: stack.linkedParams([asked, after1900], 5n) },
-      { requestId: 22n, validator: s.linkedValidator, params: stack.linkedParams([{ ...after1900, queryHash: stack.queryHashLinked(born(19500101n, OPERATORS.$gt)) }], 5n) },
+      { requestId: 21n, validator: linkedValidator, params: stack.linkedParams([asked, after1900], 5n) },
+      { requestId: 22n, validator: linkedValidator, params: stack.linkedParams([{ ...after1900, queryHash: stack.queryHashLinked(born(19500101n, OPERATORS.$gt)) }], 5n) },
     ]);
   });
 
