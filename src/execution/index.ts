@@ -8,9 +8,9 @@ import type { Scenario, ScenarioType } from '../schemas/scenario.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
 
 export type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
-export { challengeQueryStrategy } from './challenge-query.js';
-export { onChainZkpStrategy } from './onchain-zkp.js';
-export { OffChainZkp, MAX_WAITING_CHECKS } from './offchain-zkp.js';
+export { challengeQueryStrategy } from './challenge-query/strategy.js';
+export { onChainZkpStrategy } from './onchain-zkp/strategy.js';
+export { OffChainZkp, MAX_WAITING_CHECKS } from './offchain-zkp/strategy.js';
 
 /** The strategies of every scenario type, by type. */
 export class Executor {
