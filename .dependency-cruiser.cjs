@@ -45,6 +45,10 @@ module.exports = {
     boundary('engine-no-type-specific-schemas',
       'The engine knows no scenario type\'s own schemas or examples (the OffChainZKP and OnChainZKP examples, ...).',
       '^src/engine/', '^src/schemas/example'),
+    boundary('engine-no-type-specific-modules',
+      'The engine knows no scenario type: what a type allows and adds it learns from the module\'s declarations ' +
+      '(QueryPolicy, result fields) handed in by src/execution/registry.ts, never by importing a type\'s code.',
+      '^src/engine/', '^src/(execution|zkp|chain|trust)/'),
     { name: 'no-circular', comment: 'No import cycles.', severity: 'error', from: {}, to: { circular: true } },
   ],
   options: {

@@ -13,7 +13,7 @@ import { PlanCache } from './domain/plan-cache.js';
 import { createAttestor, type Attestor } from './domain/attestation.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import type { Resolve } from './domain/webhook-guard.js';
-import { Executor, OffChainZkp, challengeQueryStrategy, onChainZkpStrategy } from './execution/index.js';
+import { Executor, createStrategies, queryPolicies, type OffChainZkp } from './execution/index.js';
 import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import { openStore, type Store } from './store/index.js';
@@ -109,27 +109,27 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     : await openStore(config.database, (err) => log.warn({ err }, 'database connection error'), metrics);
   try {
     const onVerdicts = (results: readonly ExecutionResult[]) => metrics.countVerdicts(results);
-    // Offline, for both ZKP types: rules' contexts are checked at create time against what the service holds.
-    const documentLoader = createDocumentLoader({ documents: config.trust.documents });
-    const offChain = new OffChainZkp({
-      zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, webhook: config.webhook,
-      store, now, stateResolvers: deps.zkpStateResolvers, onVerdicts, documentLoader,
-    });
-    await offChain.ready();
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
     const verifier = await credentialVerifier(config, deps.trust ?? {}, log);
     metrics.watchVerifier(() => verifier.stats());
-    const onChain = onChainZkpStrategy(chain, {
+    // Each scenario type's strategy, built by its module (src/execution/registry.ts) from what it names here.
+    const strategies = await createStrategies({
+      store, now, onVerdicts, verifier, chain,
+      // The credential types of the contexts the verifier's document loader holds (bundled and JSONLD_DOCUMENTS_FILE).
+      credentialTypes: knownTypesOnce(() => credentialTypeDocuments(config.trust.documents)),
+      // Offline, for both ZKP types: rules' contexts are checked at create time against what the service holds.
+      documentLoader: createDocumentLoader({ documents: config.trust.documents }),
       allowUncheckedRequests: config.chains.allowUncheckedRequests,
-      contexts: config.zkp.contexts,
-      documentLoader,
+      zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, webhook: config.webhook, stateResolvers: deps.zkpStateResolvers,
+    }).catch(async (err: unknown) => {
+      await verifier.close();
+      throw err;
     });
-    // The credential types of the contexts the verifier's document loader holds (bundled and JSONLD_DOCUMENTS_FILE).
-    const credentialTypes = knownTypesOnce(() => credentialTypeDocuments(config.trust.documents));
-    const executor = new Executor([challengeQueryStrategy(verifier, { credentialTypes }), onChain, offChain]);
+    const executor = new Executor(Object.values(strategies));
+    const offChain = strategies.OffChainZKP;
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now, deps.webhookResolve) : undefined;
     const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
-    return { store, now, metrics, plans: new PlanCache(), verifier, offChain, executor, onVerdicts, webhooks, attestor };
+    return { store, now, metrics, plans: new PlanCache(queryPolicies), verifier, offChain, executor, onVerdicts, webhooks, attestor };
   } catch (err) {
     await store.close();
     throw err;

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { compilePlan, type Plan } from '../engine/index.js';
+import { compilePlan, type Plan, type QueryPolicies } from '../engine/index.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ScenarioHead, ScenarioRow } from '../store/types.js';
 
@@ -21,7 +21,8 @@ export class PlanCache {
   private readonly entries: LRUCache<number, CachedPlan>;
   /** scenario id -> scope key (http/tenancy.ts) -> read. */
   private readonly heads = new Map<string, Map<string, Promise<ScenarioHead[]>>>();
-  constructor(max = 1000) {
+  /** `policies`: the registered scenario types' (execution/registry.ts), which compiled rules are checked against. */
+  constructor(private readonly policies?: QueryPolicies, max = 1000) {
     this.entries = new LRUCache({ max });
   }
 
@@ -54,7 +55,7 @@ export class PlanCache {
 
   compile(row: ScenarioRow): CachedPlan {
     const entry: CachedPlan = {
-      plan: compilePlan(row.id, row.revision, row.input),
+      plan: compilePlan(row.id, row.revision, row.input, this.policies),
       seq: row.seq,
       revision: row.revision,
       projectId: row.input.projectId ?? null,

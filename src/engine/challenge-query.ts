@@ -14,7 +14,7 @@ import { checkQuery } from './validate.js';
 function compileRule(configuration: QueryConfiguration, context: CompileContext): CompiledRule {
   const id = configuration.id;
   const q = configuration.query;
-  const problems = checkQuery(q, 'ChallengeQuery', '');
+  const problems = checkQuery(q, '', context.rules);
   const query = frozenQuery(q);
   if (problems.length > 0) return invalidRule(id, query, problems);
 

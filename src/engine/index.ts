@@ -1,4 +1,5 @@
 /** The rule engine: pure (no I/O, no clock, no logger). */
-export { validateScenarioRules, type FieldProblem } from './validate.js';
+export { checkScenarioRules, type FieldProblem } from './validate.js';
+export type { QueryPolicies, QueryPolicy } from './policy.js';
 export { compilePlan, runPlan } from './plan.js';
 export type { Plan } from './types.js';

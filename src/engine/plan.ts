@@ -3,8 +3,9 @@ import type { ExecutionResult } from '../schemas/execution.js';
 import { challengeQueryEvaluator } from './challenge-query.js';
 import { prepareRun } from './credentials.js';
 import { frozenQuery } from './query.js';
+import { typeRules, type QueryPolicies } from './policy.js';
 import { executionResult, failed } from './result.js';
-import type { CompiledRule, Evaluator, Plan, RuleFailure, RunInput } from './types.js';
+import type { CompileContext, CompiledRule, Evaluator, Plan, RuleFailure, RunInput } from './types.js';
 
 /** Types whose rules the engine decides; the others' strategies decide them, and runPlan answers `error` for each. */
 const evaluators: Readonly<Partial<Record<ScenarioType, Evaluator>>> = Object.freeze({
@@ -17,11 +18,15 @@ const NO_REASONS: string[] = [];
 Object.freeze(NO_REASONS);
 const VALID = Object.freeze({ is_valid: true as const, reasons: NO_REASONS });
 
-/** Once per scenario revision. Assumes validateScenarioRules passed. */
-export function compilePlan(scenarioId: string, revision: number, scenario: Scenario): Plan {
+/**
+ * Once per scenario revision. Assumes checkScenarioRules passed; a rule that fails its query checks (with `policies`,
+ * the registry's, its type's policy too) compiles to an invalid rule.
+ */
+export function compilePlan(scenarioId: string, revision: number, scenario: Scenario, policies?: QueryPolicies): Plan {
   const type = scenario.type;
   const slots = new Map<string, number>();
-  const context = {
+  const context: CompileContext = {
+    ...(policies !== undefined && { rules: typeRules(type, policies) }),
     slotFor(credentialType: string): number {
       let slot = slots.get(credentialType);
       if (slot === undefined) {

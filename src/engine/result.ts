@@ -12,9 +12,14 @@ export interface ResultHead {
 
 export type Verdict = ExecutionResult['result']['result'];
 
-export interface ResultExtras {
-  authorizationRequest?: object;
-}
+type RuleResult = ExecutionResult['result'];
+
+/**
+ * The fields a scenario type adds to its results' `result` beyond the verdict, status and query (the RuleResult
+ * schema's optional fields); its module declares which (src/execution/<type>/index.ts).
+ */
+export type ResultExtras = Readonly<Partial<Omit<RuleResult, 'result' | 'executionId' | 'status' | 'query'>>>;
+export type ResultExtraField = keyof ResultExtras;
 
 /** The one place an ExecutionResult is built: `is_valid` is true exactly when `status` is valid. */
 export function executionResult(
@@ -33,12 +38,12 @@ export function executionResult(
       executionId: head.executionId,
       status,
       query: rule.query,
-      ...(extras?.authorizationRequest !== undefined && { authorizationRequest: extras.authorizationRequest }),
+      ...extras,
     },
   };
 }
 
-/** The same rule's result with a new verdict; the authorization request is dropped. */
+/** The same rule's result with a new verdict; the type's extra fields are dropped. */
 export function withVerdict(r: ExecutionResult, status: RuleStatus, verdict: Verdict): ExecutionResult {
   return executionResult(r, { id: r.objectId, query: r.result.query }, status, verdict);
 }
@@ -49,19 +54,22 @@ export function withVerdict(r: ExecutionResult, status: RuleStatus, verdict: Ver
  */
 export const MAX_RESULTS_BYTES = 1024 * 1024;
 
-/** Over MAX_RESULTS_BYTES: each result keeps its first reason and a count, and only the first its authorization request. */
-export function compactResults(results: readonly ExecutionResult[]): ExecutionResult[] {
+/**
+ * Over MAX_RESULTS_BYTES: each result keeps its first reason and a count, and only the first keeps the `firstOnly`
+ * fields (those the scenario types' modules declare the same for every result, e.g. OffChainZKP's request).
+ */
+export function compactResults(results: readonly ExecutionResult[], firstOnly: readonly ResultExtraField[]): ExecutionResult[] {
   return results.map((r, i) => {
     const { reasons } = r.result.result;
     const cut = reasons.length > 2;
-    const dropRequest = i > 0 && r.result.authorizationRequest !== undefined;
-    if (!cut && !dropRequest) return r;
-    const { authorizationRequest, ...inner } = r.result;
+    const dropped = i > 0 ? firstOnly.filter((field) => r.result[field] !== undefined) : [];
+    if (!cut && dropped.length === 0) return r;
+    const inner: RuleResult = { ...r.result };
+    for (const field of dropped) delete inner[field];
     return {
       ...r,
       result: {
         ...inner,
-        ...(!dropRequest && authorizationRequest !== undefined && { authorizationRequest }),
         result: cut
           ? { ...inner.result, reasons: [...reasons.slice(0, 1), `${reasons.length - 1} more reasons not listed: this execution's results were over ${MAX_RESULTS_BYTES} bytes (send fewer credentials to see them)`] }
           : inner.result,

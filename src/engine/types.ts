@@ -1,5 +1,6 @@
 import type { Query, QueryConfiguration, ScenarioType } from '../schemas/scenario.js';
 import type { Credential } from '../schemas/credential.js';
+import type { TypeRules } from './policy.js';
 
 /**
  * The outcome of the trust checks (src/trust) for one credential. `not-valid`: definitely unusable; `error`: trust
@@ -38,6 +39,8 @@ export interface CompiledRule {
 
 export interface CompileContext {
   slotFor(credentialType: string): number;
+  /** The scenario type's policy (its module's), where the caller gave the registry's policies. */
+  readonly rules?: TypeRules;
 }
 
 /** One evaluator per scenario type: compiles its query configurations into rules. */

@@ -1,9 +1,10 @@
 /**
- * Create/patch-time checks the schema cannot say: which value fits which operator, unique ids, the limits of the
- * zero-knowledge circuits. Nothing here throws on any input.
+ * Create/patch-time checks the schema cannot say: which value fits which operator, unique ids, and what each scenario
+ * type's QueryPolicy (policy.ts, declared by its module) allows. Nothing here throws on any input.
  */
-import { Operators, ScenarioTypes, type Operator, type Scenario, type ScenarioType } from '../schemas/scenario.js';
+import { Operators, ScenarioTypes, type Operator, type Scenario } from '../schemas/scenario.js';
 import { parseInstant } from './instant.js';
+import { typeRules, type QueryPolicies, type QueryPolicy, type TypeRules } from './policy.js';
 import { isRecord } from '../schemas/json.js';
 
 export interface FieldProblem {
@@ -15,11 +16,6 @@ export interface FieldProblem {
 const OPERATORS: ReadonlySet<string> = new Set(Operators);
 const isOperator = (x: unknown): x is Operator => typeof x === 'string' && OPERATORS.has(x);
 const SCENARIO_TYPES: ReadonlySet<string> = new Set(ScenarioTypes);
-
-const ZKP_TYPES: ReadonlySet<string> = new Set<ScenarioType>(['OffChainZKP', 'OnChainZKP']);
-
-/** The iden3 V2 query circuits take at most 64 values in an $in/$nin list. */
-const ZKP_MAX_IN_VALUES = 64;
 
 const DATE_HINT = 'an ISO 8601 date (e.g. 2001-02-03, 2001-02-03T04:05:06Z or 2001-02-03T04:05:06.789+02:00)';
 
@@ -48,10 +44,8 @@ function kindOf(x: unknown, dates = false): string {
   }
 }
 
-/** Outside OnChainZKP (which takes any uint256, checked by its strategy). */
-const MAX_PLAIN_REQUEST_ID = 4_294_967_295;
-
-export function checkQuery(query: unknown, scenarioType: ScenarioType, base: string): FieldProblem[] {
+/** The problems of one query: the query language's, and with `rules` its scenario type's policy. */
+export function checkQuery(query: unknown, base: string, rules?: TypeRules): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const add = (pointer: string, message: string) => problems.push({ pointer: base + pointer, message });
   if (!isRecord(query)) {
@@ -66,25 +60,7 @@ export function checkQuery(query: unknown, scenarioType: ScenarioType, base: str
     add('/operator', `operator must be one of ${Operators.join(', ')}`);
     return problems;
   }
-  const zkp = ZKP_TYPES.has(scenarioType);
-  if (op === '$sd' && scenarioType !== 'OffChainZKP') {
-    add('/operator', '$sd (selective disclosure) asks a wallet to reveal a value: only OffChainZKP scenarios can ask it');
-    return problems;
-  }
-  const rid = query.requestId;
-  if (scenarioType === 'ChallengeQuery' && rid !== undefined && !(typeof rid === 'number' && Number.isSafeInteger(rid) && rid <= MAX_PLAIN_REQUEST_ID)) {
-    add('/requestId', `requestId must be an integer from 0 to ${MAX_PLAIN_REQUEST_ID} in ChallengeQuery scenarios (large ids are for OnChainZKP)`);
-  }
-  if (zkp) {
-    // OffChainZKP: what each circuit proves is checked by the strategy (zkp/queries.ts), per circuit.
-    if ((op === '$lte' || op === '$gte') && scenarioType === 'OnChainZKP') {
-      add('/operator', `${op} is not available in ${scenarioType} scenarios (the iden3 V2 circuits lack it); ` +
-        `use ${op === '$lte' ? '$lt' : '$gt'} with an adjusted value`);
-    }
-    if (query.requestId === undefined) {
-      add('/requestId', `requestId is required in ${scenarioType} scenarios (the zero-knowledge proof request number)`);
-    }
-  }
+  if (rules !== undefined && !checkPolicy(query, op, rules, add)) return problems;
   if (op === '$noop') return problems;
   if (op === '$sd') {
     if (typeof query.attribute !== 'string' || query.attribute.length === 0) add('/attribute', 'attribute is required for $sd: the value to disclose');
@@ -103,15 +79,35 @@ export function checkQuery(query: unknown, scenarioType: ScenarioType, base: str
     add('/value', `value is required for operator ${op}`);
     return problems;
   }
-  checkValue(op, value, scenarioType, zkp, add);
+  checkValue(op, value, rules?.type, rules?.policy.maxInValues, add);
   return problems;
+}
+
+/** The type's policy on one query; false: stop checking it ($sd where the type does not allow it). */
+function checkPolicy(
+  query: Readonly<Record<string, unknown>>, op: Operator, { type, policy, sdTypes }: TypeRules, add: (pointer: string, message: string) => void,
+): boolean {
+  if (op === '$sd' && policy.allowsSd !== true) {
+    add('/operator', `$sd (selective disclosure) asks a wallet to reveal a value: only ${sdTypes} scenarios can ask it`);
+    return false;
+  }
+  const rid = query.requestId;
+  const range = policy.requestId?.range;
+  if (range !== undefined && rid !== undefined && !(typeof rid === 'number' && Number.isSafeInteger(rid) && rid <= range.max)) {
+    add('/requestId', `requestId must be an integer from 0 to ${range.max} in ${type} scenarios (${range.note})`);
+  }
+  const refused = policy.refusedOperators?.[op];
+  if (refused !== undefined) add('/operator', `${op} is not available in ${type} scenarios (${refused.why}); ${refused.instead}`);
+  const required = policy.requestId?.required;
+  if (required !== undefined && rid === undefined) add('/requestId', `requestId is required in ${type} scenarios (${required})`);
+  return true;
 }
 
 function checkValue(
   op: Operator,
   value: unknown,
-  scenarioType: ScenarioType,
-  zkp: boolean,
+  scenarioType: string | undefined,
+  maxIn: QueryPolicy['maxInValues'],
   add: (pointer: string, message: string) => void,
 ): void {
   switch (op) {
@@ -143,9 +139,8 @@ function checkValue(
       value.forEach((x, j) => {
         if (!isStringOrNumber(x)) add(`/value/${j}`, `each element of the value for ${op} must be a string or a number; got ${kindOf(x)}`);
       });
-      if (zkp && value.length > ZKP_MAX_IN_VALUES) {
-        add('/value', `value for ${op} may hold at most ${ZKP_MAX_IN_VALUES} values in ${scenarioType} scenarios ` +
-          `(the limit of the iden3 circuits); got ${value.length}`);
+      if (maxIn !== undefined && value.length > maxIn.max) {
+        add('/value', `value for ${op} may hold at most ${maxIn.max} values in ${scenarioType} scenarios (${maxIn.why}); got ${value.length}`);
       }
       return;
     case '$exists':
@@ -185,8 +180,11 @@ function checkValue(
  */
 export const MAX_RULES_BYTES = 128 * 1024;
 
-/** Create/patch-time checks of a scenario's query configurations: returns [] when fine. */
-export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
+/**
+ * Create/patch-time checks of a scenario's query configurations under its type's policy (`policies`: every
+ * registered type's, src/execution/registry.ts); returns [] when fine.
+ */
+export function checkScenarioRules(scenario: Scenario, policies: QueryPolicies): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const configs: unknown = scenario?.queryConfigurations;
   if (!Array.isArray(configs)) {
@@ -204,7 +202,7 @@ export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
   if (!SCENARIO_TYPES.has(type)) {
     problems.push({ pointer: '/type', message: `type must be one of ${ScenarioTypes.join(', ')}` });
   }
-  const zkp = ZKP_TYPES.has(type);
+  const rules = typeRules(type, policies);
   const ids = new Map<string, number>();
   const requestIds = new Map<string, number>();
   configs.forEach((qc: unknown, i: number) => {
@@ -220,9 +218,9 @@ export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
     } else {
       problems.push({ pointer: `${base}/id`, message: 'id is required: a string unique within the scenario' });
     }
-    problems.push(...checkQuery(qc.query, type, `${base}/query`));
-    // OffChainZKP: linkedMultiQuery rules of one group share a request id (zkp/query-groups.ts checks them).
-    if (zkp && type !== 'OffChainZKP' && isRecord(qc.query) && qc.query.requestId !== undefined) {
+    problems.push(...checkQuery(qc.query, `${base}/query`, rules));
+    const unique = rules.policy.requestId?.unique;
+    if (unique !== undefined && isRecord(qc.query) && qc.query.requestId !== undefined) {
       const rid = qc.query.requestId;
       const key = String(rid); // 7 and "7" are the same request
       const first = requestIds.get(key);
@@ -230,7 +228,7 @@ export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
       else {
         problems.push({
           pointer: `${base}/query/requestId`,
-          message: `duplicate requestId ${String(rid)} (first used by /queryConfigurations/${first}); each zero-knowledge proof request needs its own`,
+          message: `duplicate requestId ${String(rid)} (first used by /queryConfigurations/${first}); ${unique}`,
         });
       }
     }

@@ -1,16 +1,16 @@
 /**
- * Execution: one strategy per scenario type behind one interface (types.ts). ChallengeQuery = credential trust +
- * the rule engine; OnChainZKP = the verifier contract read from the chain; OffChainZKP = a zero-knowledge proof
- * request, the wallet's answer, expiry and webhooks. Every result is built by engine/result.ts.
+ * Execution: one strategy per scenario type behind one interface (types.ts), each built by its type's module
+ * (<type>/index.ts) as registry.ts lists them. ChallengeQuery = credential trust + the rule engine; OnChainZKP = the
+ * verifier contract read from the chain; OffChainZKP = a zero-knowledge proof request, the wallet's answer, expiry
+ * and webhooks. Every result is built by engine/result.ts.
  */
 import type { FieldProblem } from '../engine/index.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
 
 export type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
-export { challengeQueryStrategy } from './challenge-query.js';
-export { onChainZkpStrategy } from './onchain-zkp.js';
-export { OffChainZkp, MAX_WAITING_CHECKS } from './offchain-zkp.js';
+export { createStrategies, queryPolicies } from './registry.js';
+export { OffChainZkp, MAX_WAITING_CHECKS } from './offchain-zkp/strategy.js';
 
 /** The strategies of every scenario type, by type. */
 export class Executor {

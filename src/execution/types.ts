@@ -1,5 +1,6 @@
 import type { CachedPlan } from '../domain/plan-cache.js';
-import type { FieldProblem } from '../engine/index.js';
+import type { FieldProblem, QueryPolicy } from '../engine/index.js';
+import type { ResultExtraField } from '../engine/result.js';
 import type { Credential } from '../schemas/credential.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
@@ -29,8 +30,8 @@ export interface Started {
 }
 
 /**
- * How one scenario type is executed. Add a scenario type by adding a strategy to src/execution/index.ts: the
- * execution service (services/executions.ts) turns a call into ExecuteInput and Started into the audit record.
+ * How one scenario type is executed; its module (ScenarioModule) builds it. The execution service
+ * (services/executions.ts) turns a call into ExecuteInput and Started into the audit record.
  */
 export interface ScenarioStrategy {
   readonly type: ScenarioType;
@@ -38,4 +39,22 @@ export interface ScenarioStrategy {
   validate?(scenario: Scenario): Promise<FieldProblem[]>;
   /** Runs the rules. Rejects only with a typed refusal the HTTP layer maps to a status (e.g. CredentialTooLarge). */
   execute(input: ExecuteInput): Promise<Started>;
+}
+
+/**
+ * A scenario type as a whole: its folder's index.ts exports one, and registry.ts registers it (one line). `D`: the
+ * dependencies its strategy is built from (the composition root, adapters.ts, hands them in). `create` imports the
+ * strategy's module itself, so that the declarations load without the strategy's libraries (the create/patch checks
+ * and the unit tests read them).
+ */
+export interface ScenarioModule<T extends ScenarioType = ScenarioType, D = never, S extends ScenarioStrategy = ScenarioStrategy> {
+  readonly type: T;
+  /** What its rules' queries may ask beyond the query language; the engine applies it at create/patch. */
+  readonly policy: QueryPolicy;
+  /**
+   * The fields its results' `result` may carry beyond verdict, status and query (RuleResult's optional ones);
+   * `firstOnly`: those the same on every result, which only the first keeps when the results are compacted.
+   */
+  readonly resultFields: { readonly adds: readonly ResultExtraField[]; readonly firstOnly: readonly ResultExtraField[] };
+  create(deps: D): S | Promise<S>;
 }

@@ -181,7 +181,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
         // instead of being copied by every scavenge while the request waits for its commit (~5 µs of CPU per execute).
         Reflect.set(request, 'body', undefined);
         // The event of an execution that ended here joins its record's insert (the same group commit, no round trip of
-        // its own); a pending OffChainZKP execution's is queued when it ends (execution/offchain-zkp.ts).
+        // its own); a pending OffChainZKP execution's is queued when it ends (execution/offchain-zkp/strategy.ts).
         // Signed before the commit so that the webhook, written with the record, carries what the caller receives.
         signed = asked ? await attestationsOf(attestor, asked, attestedExecution(record, scenarioDigest(entry)), now()) : undefined;
         if (!pending && webhookTarget(webhook, entry.scenario.webhookUrl) !== undefined) {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { MAX_WAITING_CHECKS, callbackPath, type OffChainZkp } from '../execution/offchain-zkp.js';
+import { MAX_WAITING_CHECKS, callbackPath, type OffChainZkp } from '../execution/offchain-zkp/strategy.js';
 import { refOf } from '../schemas/common.js';
 import { Execution } from '../schemas/execution.js';
 import { ExecutionNotFound, rateLimited } from './errors.js';

@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { contentDigest } from '../domain/canonical-json.js';
 import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
-import { MAX_RESULTS_BYTES, compactResults } from '../engine/result.js';
+import { MAX_RESULTS_BYTES } from '../engine/result.js';
 import type { Executor, Started } from '../execution/index.js';
+import { compactResults } from '../execution/registry.js';
 import type { Credential } from '../schemas/credential.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { ExecutionRecord, Store } from '../store/types.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RESULTS_BYTES, compactResults, executionResult, failed, withVerdict } from '../../src/engine/result.js';
+import { MAX_RESULTS_BYTES, executionResult, failed, withVerdict } from '../../src/engine/result.js';
+import { compactResults } from '../../src/execution/registry.js';
 import { VALUE_QUOTE_BYTES, echoQuery, frozenQuery, quoteValue } from '../../src/engine/query.js';
 import type { Query } from '../../src/schemas/scenario.js';
 

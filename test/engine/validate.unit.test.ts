@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { validateScenarioRules, type FieldProblem } from '../../src/engine/index.js';
+import type { FieldProblem } from '../../src/engine/index.js';
+import { validateScenarioRules } from '../../src/execution/registry.js';
 import type { Query, Scenario, ScenarioType } from '../../src/schemas/scenario.js';
 
 function scenario(queries: Query[], type: ScenarioType = 'ChallengeQuery', ids?: string[]): Scenario {

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { OffChainZkp } from '../../src/execution/offchain-zkp.js';
+import { OffChainZkp } from '../../src/execution/offchain-zkp/strategy.js';
 import { executionResult } from '../../src/engine/result.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';

@@ -3,7 +3,7 @@
  * iden3 scope entries they become, spelled as iden3's own tools spell them (js-sdk's ZeroKnowledgeProofRequest).
  */
 import { describe, expect, it } from 'vitest';
-import { validateScenarioRules } from '../../src/engine/index.js';
+import { validateScenarioRules } from '../../src/execution/registry.js';
 import { exampleOffChainScenario } from '../../src/schemas/example-offchain.js';
 import type { Scenario } from '../../src/schemas/scenario.js';
 import { createDocumentLoader } from '../../src/jsonld/documents.js';

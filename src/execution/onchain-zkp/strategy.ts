@@ -1,12 +1,12 @@
-import { evaluateOnChainRules, type ProofStatusReader } from '../chain/index.js';
-import { RequestCheck } from '../chain/request-check.js';
-import { RequestMatcher } from '../chain/request-match.js';
-import { requestIdOf } from '../chain/proof-status.js';
-import type { FieldProblem } from '../engine/index.js';
-import { executionResult } from '../engine/result.js';
-import type { Scenario } from '../schemas/scenario.js';
-import type { JsonLdLoader } from '../jsonld/documents.js';
-import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
+import { evaluateOnChainRules, type ProofStatusReader } from '../../chain/index.js';
+import { RequestCheck } from '../../chain/request-check.js';
+import { RequestMatcher } from '../../chain/request-match.js';
+import { requestIdOf } from '../../chain/proof-status.js';
+import type { FieldProblem } from '../../engine/index.js';
+import { executionResult } from '../../engine/result.js';
+import type { Scenario } from '../../schemas/scenario.js';
+import type { JsonLdLoader } from '../../jsonld/documents.js';
+import type { ExecuteInput, ScenarioStrategy, Started } from '../types.js';
 
 export interface OnChainZkpOptions {
   /** CHAIN_ALLOW_UNCHECKED_REQUESTS. */

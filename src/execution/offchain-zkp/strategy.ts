@@ -6,26 +6,26 @@
  * (ZKP_VERIFIER_DID set): then at start, through ready(), so that a bad setting (e.g. ZKP_CIRCUITS_DIR without the
  * verification keys) stops the start; without it never, since every OffChainZKP execute answers error.
  */
-import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
-import type { FieldProblem } from '../engine/index.js';
-import { executionResult, failed, withVerdict } from '../engine/result.js';
-import type { ExecutionResult } from '../schemas/execution.js';
-import type { Scenario } from '../schemas/scenario.js';
-import type { ExecutionRecord, PendingZkp, Store } from '../store/types.js';
+import { executionDelivery, webhookTarget, type WebhookConfig } from '../../domain/webhooks.js';
+import type { FieldProblem } from '../../engine/index.js';
+import { executionResult, failed, withVerdict } from '../../engine/result.js';
+import type { ExecutionResult } from '../../schemas/execution.js';
+import type { Scenario } from '../../schemas/scenario.js';
+import type { ExecutionRecord, PendingZkp, Store } from '../../store/types.js';
 // Not ../zkp/index.js: what needs @iden3/js-iden3-auth comes through loadIden3Auth (see ready()).
-import { createDocumentLoader, type JsonLdLoader } from '../jsonld/documents.js';
-import type { ZkpEnvConfig } from '../zkp/env.js';
-import { isZkpError } from '../zkp/errors.js';
-import { loadIden3Auth } from '../zkp/lazy.js';
-import { validateZkpQueries } from '../zkp/queries.js';
-import type { BuiltAuthorizationRequest, PendingAuthorization } from '../zkp/request.js';
-import { checkZkpQuerySchemas } from '../zkp/schema-check.js';
-import type { StateResolvers } from '../zkp/state.js';
-import type { ZkpVerifier } from '../zkp/verify.js';
-import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
-import { ExecutionNotPending, ProofChecksBusy, RequestExpired, TooManyAnswers } from './errors.js';
+import { createDocumentLoader, type JsonLdLoader } from '../../jsonld/documents.js';
+import type { ZkpEnvConfig } from '../../zkp/env.js';
+import { isZkpError } from '../../zkp/errors.js';
+import { loadIden3Auth } from '../../zkp/lazy.js';
+import { validateZkpQueries } from '../../zkp/queries.js';
+import type { BuiltAuthorizationRequest, PendingAuthorization } from '../../zkp/request.js';
+import { checkZkpQuerySchemas } from '../../zkp/schema-check.js';
+import type { StateResolvers } from '../../zkp/state.js';
+import type { ZkpVerifier } from '../../zkp/verify.js';
+import type { ExecuteInput, ScenarioStrategy, Started } from '../types.js';
+import { ExecutionNotPending, ProofChecksBusy, RequestExpired, TooManyAnswers } from '../errors.js';
 import { bindNullifiers } from './nullifiers.js';
-import { executionView } from './view.js';
+import { executionView } from '../view.js';
 
 export interface OffChainZkpOptions {
   zkp: ZkpEnvConfig;

@@ -5,8 +5,8 @@
  * stored (zkp_nullifiers), per scenario.
  */
 import { createHash } from 'node:crypto';
-import type { ExecutionRecord, Store } from '../store/types.js';
-import type { ZkpVerdict } from '../zkp/verify-types.js';
+import type { ExecutionRecord, Store } from '../../store/types.js';
+import type { ZkpVerdict } from '../../zkp/verify-types.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

@@ -1,8 +1,8 @@
-import { runPlan, type FieldProblem } from '../engine/index.js';
-import { checkCredentialTypes, type CredentialTypes } from '../domain/credential-types.js';
-import type { Scenario } from '../schemas/scenario.js';
-import type { CredentialVerifier } from '../trust/index.js';
-import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
+import { runPlan, type FieldProblem } from '../../engine/index.js';
+import { checkCredentialTypes, type CredentialTypes } from '../../domain/credential-types.js';
+import type { Scenario } from '../../schemas/scenario.js';
+import type { CredentialVerifier } from '../../trust/index.js';
+import type { ExecuteInput, ScenarioStrategy, Started } from '../types.js';
 
 /**
  * ChallengeQuery: trust first (proof, issuer, revocation, holder; cached per credential content), then the pure

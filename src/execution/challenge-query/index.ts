@@ -1,0 +1,21 @@
+/** ChallengeQuery: the rules are decided by the engine on the credentials sent with the execute call, after trust. */
+import type { CredentialTypes } from '../../domain/credential-types.js';
+import type { CredentialVerifier } from '../../trust/index.js';
+import type { ScenarioModule } from '../types.js';
+
+export interface ChallengeQueryDeps {
+  /** Proof, issuer, revocation and holder checks of the credentials. */
+  verifier: CredentialVerifier;
+  /** The credential types the service knows, for the create/patch checks of rules' types and attributes. */
+  credentialTypes?: () => CredentialTypes;
+}
+
+export const challengeQuery = {
+  type: 'ChallengeQuery',
+  policy: { requestId: { range: { max: 4_294_967_295, note: 'large ids are for OnChainZKP' } } },
+  resultFields: { adds: ['verification'], firstOnly: [] },
+  async create({ verifier, credentialTypes }: ChallengeQueryDeps) {
+    const { challengeQueryStrategy } = await import('./strategy.js');
+    return challengeQueryStrategy(verifier, { credentialTypes });
+  },
+} as const satisfies ScenarioModule<'ChallengeQuery', ChallengeQueryDeps>;

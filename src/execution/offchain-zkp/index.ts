@@ -1,0 +1,23 @@
+/**
+ * OffChainZKP: the holder's wallet proves each rule with a zero-knowledge proof; the results stay pending until it
+ * answers (its callback route, http/zkp-response.ts; its expiry sweep, plugins/lifecycle.ts).
+ */
+import type { ScenarioModule } from '../types.js';
+import { IDEN3_MAX_IN_VALUES, ZKP_REQUEST_ID_REQUIRED } from '../zkp-policy.js';
+import type { OffChainZkp, OffChainZkpOptions } from './strategy.js';
+
+export const offChainZkp = {
+  type: 'OffChainZKP',
+  // Linked rules of one group share a requestId, and what each circuit proves is checked per circuit by the
+  // strategy's validate (zkp/queries.ts, zkp/query-groups.ts).
+  policy: { allowsSd: true, requestId: { required: ZKP_REQUEST_ID_REQUIRED }, maxInValues: IDEN3_MAX_IN_VALUES },
+  // The request is the same on every result; `disclosure` comes with the wallet's answer.
+  resultFields: { adds: ['authorizationRequest', 'disclosure'], firstOnly: ['authorizationRequest'] },
+  /** Where OffChainZKP is configured, loads its library and verification keys now: a bad setting stops the start. */
+  async create(deps: OffChainZkpOptions): Promise<OffChainZkp> {
+    const { OffChainZkp } = await import('./strategy.js');
+    const strategy = new OffChainZkp(deps);
+    await strategy.ready();
+    return strategy;
+  },
+} as const satisfies ScenarioModule<'OffChainZKP', OffChainZkpOptions, OffChainZkp>;

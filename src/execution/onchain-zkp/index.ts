@@ -1,0 +1,33 @@
+/** OnChainZKP: each rule's verdict is the verifier contract's view of the address, read from the chain. */
+import type { ProofStatusReader } from '../../chain/index.js';
+import type { JsonLdLoader } from '../../jsonld/documents.js';
+import type { ScenarioModule } from '../types.js';
+import { IDEN3_MAX_IN_VALUES, ZKP_REQUEST_ID_REQUIRED } from '../zkp-policy.js';
+
+export interface OnChainZkpDeps {
+  /** Reads the verifier contracts (none configured: reads nothing). */
+  chain: ProofStatusReader;
+  /** CHAIN_ALLOW_UNCHECKED_REQUESTS. */
+  allowUncheckedRequests?: boolean;
+  /** ZKP_CONTEXTS: credential type -> JSON-LD context, for rules that name none. */
+  zkp: { contexts?: Readonly<Record<string, string>> };
+  /** The offline JSON-LD documents the rules' contexts are read from. */
+  documentLoader?: JsonLdLoader;
+}
+
+/** The iden3 V2 circuits lack $lte and $gte. */
+const noV2 = (instead: string) => ({ why: 'the iden3 V2 circuits lack it', instead: `use ${instead} with an adjusted value` });
+
+export const onChainZkp = {
+  type: 'OnChainZKP',
+  policy: {
+    requestId: { required: ZKP_REQUEST_ID_REQUIRED, unique: 'each zero-knowledge proof request needs its own' },
+    refusedOperators: { $lte: noV2('$lt'), $gte: noV2('$gt') },
+    maxInValues: IDEN3_MAX_IN_VALUES,
+  },
+  resultFields: { adds: [], firstOnly: [] },
+  async create({ chain, allowUncheckedRequests, zkp, documentLoader }: OnChainZkpDeps) {
+    const { onChainZkpStrategy } = await import('./strategy.js');
+    return onChainZkpStrategy(chain, { allowUncheckedRequests, contexts: zkp.contexts, documentLoader });
+  },
+} as const satisfies ScenarioModule<'OnChainZKP', OnChainZkpDeps>;
