@@ -5,8 +5,11 @@ import type { Operator } from '../schemas/scenario.js';
  * (src/execution/<type>/) and applied by validate.ts at create/patch. The engine knows no type: only these fields.
  */
 export interface QueryPolicy {
-  /** Whether $sd (selective disclosure) may be asked; where it may not, the refusal names the types that allow it. */
-  readonly allowsSd?: boolean;
+  /**
+   * Whether $sd (selective disclosure) may be asked: always, or only in a query whose `circuitId` is one of
+   * `circuits`; where it may not, the refusal names the types that allow it.
+   */
+  readonly allowsSd?: boolean | { readonly circuits: readonly string[]; readonly note: string };
   readonly requestId?: {
     /** requestId is required: why (ends the message, in parentheses). */
     readonly required?: string;
@@ -15,8 +18,11 @@ export interface QueryPolicy {
     /** Each rule has its own requestId (7 and "7" are the same): why, ending the duplicate's message. */
     readonly unique?: string;
   };
-  /** Operators of the language the type refuses: why, and what to use instead. */
-  readonly refusedOperators?: Readonly<Partial<Record<Operator, { readonly why: string; readonly instead: string }>>>;
+  /**
+   * Operators of the language the type refuses: why, and what to use instead; `unlessCircuit`: allowed in a query
+   * whose `circuitId` is one of these.
+   */
+  readonly refusedOperators?: Readonly<Partial<Record<Operator, { readonly why: string; readonly instead: string; readonly unlessCircuit?: readonly string[] }>>>;
   /** The most values an $in/$nin list may hold, and why. */
   readonly maxInValues?: { readonly max: number; readonly why: string };
 }

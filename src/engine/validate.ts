@@ -87,8 +87,11 @@ export function checkQuery(query: unknown, base: string, rules?: TypeRules): Fie
 function checkPolicy(
   query: Readonly<Record<string, unknown>>, op: Operator, { type, policy, sdTypes }: TypeRules, add: (pointer: string, message: string) => void,
 ): boolean {
-  if (op === '$sd' && policy.allowsSd !== true) {
-    add('/operator', `$sd (selective disclosure) asks a wallet to reveal a value: only ${sdTypes} scenarios can ask it`);
+  const sd = policy.allowsSd;
+  const sdByCircuit = typeof sd === 'object' && typeof query.circuitId === 'string' && sd.circuits.includes(query.circuitId);
+  if (op === '$sd' && sd !== true && !sdByCircuit) {
+    add('/operator', `$sd (selective disclosure) asks a wallet to reveal a value: only ${sdTypes} scenarios can ask it` +
+      (typeof sd === 'object' ? ` (${type}: ${sd.note})` : ''));
     return false;
   }
   const rid = query.requestId;
@@ -97,7 +100,10 @@ function checkPolicy(
     add('/requestId', `requestId must be an integer from 0 to ${range.max} in ${type} scenarios (${range.note})`);
   }
   const refused = policy.refusedOperators?.[op];
-  if (refused !== undefined) add('/operator', `${op} is not available in ${type} scenarios (${refused.why}); ${refused.instead}`);
+  const circuit = query.circuitId;
+  if (refused !== undefined && !(typeof circuit === 'string' && refused.unlessCircuit?.includes(circuit))) {
+    add('/operator', `${op} is not available in ${type} scenarios (${refused.why}); ${refused.instead}`);
+  }
   const required = policy.requestId?.required;
   if (required !== undefined && rid === undefined) add('/requestId', `requestId is required in ${type} scenarios (${required})`);
   return true;

@@ -54,8 +54,9 @@ export const Query = Type.Object(
     operator: StringEnum(Operators, {
       description: 'How the attribute is compared with `value`: $eq, $ne equal / not equal; $lt, $lte, $gt, $gte ' +
         'numbers or ISO 8601 dates; $in, $nin in / not in a list; $between, $nonbetween inside / outside [min, max]; ' +
-        '$exists true (present) or false (absent); $noop no condition (the credential type alone); $sd (OffChainZKP ' +
-        'only) selective disclosure: the wallet reveals the attribute\'s value, no `value`.',
+        '$exists true (present) or false (absent); $noop no condition (the credential type alone); $sd selective ' +
+        'disclosure: the wallet reveals the attribute\'s value, no `value` (OffChainZKP; OnChainZKP with circuitId ' +
+        'credentialAtomicQueryV3, naming a request that discloses on chain: the contract keeps the value, the rule says whether it was proved).',
     }),
     context: Type.Optional(Type.String({
       minLength: 1, maxLength: 2048,
@@ -70,7 +71,7 @@ export const Query = Type.Object(
           'ZKP_DEFAULT_CIRCUIT_ID. linkedMultiQuery: more conditions on the credential of the credentialAtomicQueryV3 ' +
           'rule with the same groupId; the linkedMultiQuery rules of a group share one requestId (at most 10 conditions). ' +
           'OnChainZKP: when given, the contract\'s request must use this circuit (else the rule answers error); ' +
-          'credentialAtomicQueryV3 also allows $lte and $gte.',
+          'credentialAtomicQueryV3 (and linkedMultiQuery) also allow $lte and $gte, and V3 $sd.',
       },
     )),
     proofType: Type.Optional(StringEnum(['BJJSignature2021', 'Iden3SparseMerkleTreeProof'], {

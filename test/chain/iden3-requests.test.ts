@@ -256,6 +256,25 @@ describe.skipIf(!haveIden3Documents())('the params the query hash leaves out are
     for (const id of [11n, 12n]) await s.submit(alice, id, { kind: 'v2', queryHash: stack.queryHashV2(asked) });
     await s.submit(alice, 13n, { kind: 'v2', queryHash: stack.queryHashV2(asked), revocationChecked: false });
     await s.submit(alice, 14n, { kind: 'v3', queryHash: stack.queryHashV3(asked) });
+    await s.setRequest(18n, s.v3Validator, stack.v3Params(born(20020101n, OPERATORS.$lte)));
+    await s.setRequest(19n, s.v3Validator, stack.v3Params({ ...born(0n, 16n), values: [] }));
+    await s.submit(alice, 18n, { kind: 'v3', queryHash: stack.queryHashV3(born(20020101n, OPERATORS.$lte)) });
+  });
+
+  it('addresses a V3 request that discloses on chain ($sd, operator 16): the rule matches it, another attribute does not', async () => {
+    const sd = (id: string, attribute: string): QueryConfiguration =>
+      ({ id, query: { type: KYC_AGE.type, context: KYC_AGE.context, requestId: 19, attribute, operator: '$sd', circuitId: 'credentialAtomicQueryV3' } });
+    const [same, other] = await evaluateOnChainRules(reader(), input([sd('show-birthday', 'birthday'), sd('show-document', 'documentType')], bob), check());
+    expect(same).toMatchObject({ status: 'not-valid' }); // compared equal; bob proved nothing
+    expect(other).toMatchObject({ status: 'error' });
+    expect(other!.reasons.join(' ')).toMatch(/it asks about another attribute/);
+  });
+
+  it('addresses a V3 request asking $lte (what only V3 proves): valid with the rule\'s circuitId, error for $lt', async () => {
+    const [lte, lt] = await evaluateOnChainRules(reader(), input([v3('lte', 18, { operator: '$lte' }), v3('lt', 18)], alice), check());
+    expect(lte).toMatchObject({ status: 'valid', is_valid: true, reasons: [] });
+    expect(lt).toMatchObject({ status: 'error' });
+    expect(lt!.reasons.join(' ')).toMatch(/its operator is \$lte, the rule's is \$lt/);
   });
 
   it('answers error where the request accepts any issuer or one the scenario does not trust, valid where it keeps to them', async () => {

@@ -175,12 +175,20 @@ describe('validateScenarioRules: zero-knowledge proof scenarios', () => {
       }
       expect(problems(q('$lte', 18, { requestId: 1 }), type)).toEqual([{
         pointer: '/queryConfigurations/0/query/operator',
-        message: `$lte is not available in ${type} scenarios (the iden3 V2 circuits lack it); use $lt with an adjusted value`,
+        message: `$lte is not available in ${type} scenarios (the iden3 V2 circuits lack it); use $lt with an adjusted value, ` +
+          'or circuitId credentialAtomicQueryV3 for a V3 request',
       }]);
       expect(problems(q('$gte', 18, { requestId: 1 }), type)).toEqual([{
         pointer: '/queryConfigurations/0/query/operator',
-        message: `$gte is not available in ${type} scenarios (the iden3 V2 circuits lack it); use $gt with an adjusted value`,
+        message: `$gte is not available in ${type} scenarios (the iden3 V2 circuits lack it); use $gt with an adjusted value, ` +
+          'or circuitId credentialAtomicQueryV3 for a V3 request',
       }]);
+      // A rule on a V3 request (a current UniversalVerifier's) names its circuit: then they can be asked.
+      for (const circuitId of ['credentialAtomicQueryV3', 'linkedMultiQuery']) {
+        expect(problems(q('$lte', 18, { requestId: 1, circuitId }), type)).toEqual([]);
+        expect(problems(q('$gte', 18, { requestId: 1, circuitId }), type)).toEqual([]);
+      }
+      expect(problems(q('$lte', 18, { requestId: 1, circuitId: 'credentialAtomicQuerySigV2' }), type)).toHaveLength(1);
     });
 
     it(`${type}: limits $in/$nin to 64 values`, () => {
@@ -219,9 +227,13 @@ describe('validateScenarioRules: zero-knowledge proof scenarios', () => {
     });
   }
 
-  it('refuses $sd (selective disclosure) but in OffChainZKP scenarios', () => {
+  it('refuses $sd (selective disclosure) but in OffChainZKP scenarios and OnChainZKP rules on a V3 request', () => {
     expect(problems(q('$sd', undefined), 'ChallengeQuery')[0]?.pointer).toBe('/queryConfigurations/0/query/operator');
-    expect(problems(q('$sd', undefined, { requestId: 1 }), 'OnChainZKP')[0]?.message).toMatch(/only OffChainZKP/);
+    expect(problems(q('$sd', undefined, { requestId: 1 }), 'OnChainZKP')[0]?.message).toMatch(/only OffChainZKP .*OnChainZKP: with circuitId credentialAtomicQueryV3/);
+    // OnChainZKP names a V3 request that discloses on chain; still, the attribute is required and no value given.
+    expect(problems(q('$sd', undefined, { requestId: 1, circuitId: 'credentialAtomicQueryV3' }), 'OnChainZKP')).toEqual([]);
+    expect(problems(q('$sd', 3, { circuitId: 'credentialAtomicQueryV3' }), 'OnChainZKP').map((p) => p.pointer))
+      .toEqual(['/queryConfigurations/0/query/requestId', '/queryConfigurations/0/query/value']);
     expect(problems(q('$sd', undefined, { requestId: 1 }), 'OffChainZKP')).toEqual([]);
     expect(problems(q('$sd', 3, { requestId: 1 }), 'OffChainZKP')[0]?.pointer).toBe('/queryConfigurations/0/query/value');
   });

@@ -15,14 +15,20 @@ export interface OnChainZkpDeps {
   documentLoader?: JsonLdLoader;
 }
 
-/** The iden3 V2 circuits lack $lte and $gte. */
-const noV2 = (instead: string) => ({ why: 'the iden3 V2 circuits lack it', instead: `use ${instead} with an adjusted value` });
+/** The iden3 V2 circuits lack $lte and $gte; a rule on a V3 request says so with its circuitId. */
+const noV2 = (instead: string) => ({
+  why: 'the iden3 V2 circuits lack it',
+  instead: `use ${instead} with an adjusted value, or circuitId credentialAtomicQueryV3 for a V3 request`,
+  unlessCircuit: ['credentialAtomicQueryV3', 'linkedMultiQuery'],
+});
 
 export const onChainZkp = {
   type: 'OnChainZKP',
   policy: {
     requestId: { required: ZKP_REQUEST_ID_REQUIRED, unique: 'each zero-knowledge proof request needs its own' },
     refusedOperators: { $lte: noV2('$lt'), $gte: noV2('$gt') },
+    // The contract keeps the disclosed value; the rule answers whether it was proved.
+    allowsSd: { circuits: ['credentialAtomicQueryV3'], note: 'with circuitId credentialAtomicQueryV3, to name a V3 request that discloses on chain' },
     maxInValues: IDEN3_MAX_IN_VALUES,
   },
   resultFields: { adds: [], firstOnly: [] },
