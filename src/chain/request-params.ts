@@ -27,7 +27,7 @@ export function issuerIdsOf(trustedIssuers: readonly string[] | null | undefined
   for (const did of trustedIssuers) {
     try {
       ids.set(DID.idFromDID(DID.parse(did)).bigInt(), did);
-    } catch { /* not an iden3 DID: no contract can name it */ }
+    } catch { /* a DID js-iden3-core cannot read: no contract can name it */ }
   }
   return ids;
 }
@@ -56,8 +56,9 @@ export function compareParams(
   const notes: string[] = [];
 
   if (trusted !== undefined) {
+    const only = trusted.size === 0 ? 'no iden3 issuer (its trustedIssuers)' : `only ${[...trusted.values()].join(', ')}`;
     if (stored.allowedIssuers.length === 0) {
-      differences.push(`it accepts credentials of any issuer; the scenario trusts only ${[...trusted.values()].join(', ') || 'issuers that are not iden3 DIDs'}`);
+      differences.push(`it accepts credentials of any issuer; the scenario trusts ${only}`);
     } else {
       const others = stored.allowedIssuers.filter((id) => !trusted.has(id));
       if (others.length > 0) differences.push(`it accepts issuers the scenario does not trust: ${others.slice(0, 4).map(issuerName).join(', ')}${others.length > 4 ? ', …' : ''}`);
