@@ -125,8 +125,8 @@ async function main(): Promise<void> {
     out('3. As a QR code (scan it with the wallet app):');
     out(await qrcode.toString(link, { type: 'terminal', small: true }));
     out(`The wallet POSTs its proof to ${args.publicBaseUrl}/compliance/executions/${String(executionId)}/zkp-response`);
-    out(`Watch the execution: curl -s -H 'Authorization: Bearer ${TOKEN}' ${base}/compliance/executions/${String(executionId)}`);
     if (args.once) return stop();
+    out(`Watch the execution: curl -s -H 'Authorization: Bearer ${TOKEN}' ${base}/compliance/executions/${String(executionId)}`);
     out('The service keeps running for the wallet: Ctrl-C stops it.');
   } catch (err) {
     stop();
