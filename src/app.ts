@@ -20,7 +20,7 @@ import { installValidators } from './http/validation.js';
 import { zkpResponseRoutes } from './http/zkp-response.js';
 import { webhookProblems } from './domain/webhooks.js';
 import { webhookSecretRoute } from './http/webhook-secret.js';
-import { offChainLifecycle, storeLifecycle, verifierLifecycle, webhooksLifecycle } from './plugins/lifecycle.js';
+import { scenarioTimers, storeLifecycle, verifierLifecycle, webhooksLifecycle } from './plugins/lifecycle.js';
 
 export type { AppDeps } from './adapters.js';
 
@@ -84,7 +84,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const { store, now, metrics, plans, verifier, offChain, executor, onVerdicts, webhooks, attestor } = await composeAdapters(config, deps, app.log);
+  const { store, now, metrics, plans, verifier, offChain, executor, timers, onVerdicts, webhooks, attestor } = await composeAdapters(config, deps, app.log);
   // While draining and shutting down, every answer closes its connection, so that no keep-alive client writes its next
   // request to a socket close() is about to end, and close() need not wait for the client's keep-alive to end.
   let draining = false;
@@ -111,7 +111,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
     store, now, retentionDays: config.executionRetentionDays, purgeIntervalMs: config.executionPurgeIntervalMs, idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
   });
   await app.register(verifierLifecycle, { verifier, warm: deps.warmVerification === true });
-  await app.register(offChainLifecycle, { offChain });
+  await app.register(scenarioTimers, { timers });
   if (webhooks) await app.register(webhooksLifecycle, { webhooks });
 
   // JSON only: Fastify also parses text/plain by default, which would turn a wrong Content-Type into a 400.

@@ -8,8 +8,8 @@ import type { FieldProblem } from '../engine/index.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
 
-export type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
-export { createStrategies, queryPolicies } from './registry.js';
+export type { BoundTimer, ExecuteInput, ScenarioStrategy, Started } from './types.js';
+export { createStrategies, timersOf, queryPolicies } from './registry.js';
 export { OffChainZkp, MAX_WAITING_CHECKS } from './offchain-zkp/strategy.js';
 
 /** The strategies of every scenario type, by type. */

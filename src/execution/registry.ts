@@ -6,7 +6,7 @@ import { checkScenarioRules, type FieldProblem, type QueryPolicies } from '../en
 import { compactResults as compactWith, type ResultExtraField } from '../engine/result.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import { ScenarioTypes, type Scenario, type ScenarioType } from '../schemas/scenario.js';
-import type { ScenarioModule } from './types.js';
+import type { BoundTimer, ScenarioModule, ScenarioTimer } from './types.js';
 import { challengeQuery } from './challenge-query/index.js';
 import { offChainZkp } from './offchain-zkp/index.js';
 import { onChainZkp } from './onchain-zkp/index.js';
@@ -36,6 +36,15 @@ export async function createStrategies(deps: StrategyDeps): Promise<Strategies> 
   const built: Partial<Record<Registered, unknown>> = {};
   for (const type of registered) built[type] = await modules[type].create(deps);
   return built as Strategies; // one entry per registered type, each its module's
+}
+
+/** Every registered type's timers, each bound to the type's strategy. */
+export function timersOf(strategies: Strategies): BoundTimer[] {
+  return registered.flatMap((type) => {
+    const module: { readonly type: Registered; readonly timers?: readonly ScenarioTimer<Strategies[typeof type]>[] } = modules[type];
+    const strategy = strategies[type];
+    return (module.timers ?? []).map((t) => ({ type, name: t.name, everyMs: t.everyMs, run: () => t.run(strategy) }));
+  });
 }
 
 /** The query policy of every registered type. */

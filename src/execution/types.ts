@@ -57,4 +57,21 @@ export interface ScenarioModule<T extends ScenarioType = ScenarioType, D = never
    */
   readonly resultFields: { readonly adds: readonly ResultExtraField[]; readonly firstOnly: readonly ResultExtraField[] };
   create(deps: D): S | Promise<S>;
+  /** Work its strategy repeats while the app runs (an asynchronous type's expiry sweep, ...); the app starts and stops them. */
+  readonly timers?: readonly ScenarioTimer<S>[];
+}
+
+/** A repeating task of a scenario type, on its strategy. `name` says what it does, in the log line of a failed run. */
+export interface ScenarioTimer<S> {
+  readonly name: string;
+  readonly everyMs: number;
+  run(strategy: S): Promise<unknown>;
+}
+
+/** A scenario type's timer bound to its strategy, as the app runs it (plugins/lifecycle.ts). */
+export interface BoundTimer {
+  readonly type: ScenarioType;
+  readonly name: string;
+  readonly everyMs: number;
+  run(): Promise<unknown>;
 }

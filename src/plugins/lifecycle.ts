@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { WebhookDispatcher } from '../domain/webhooks.js';
-import type { OffChainZkp } from '../execution/index.js';
+import type { BoundTimer } from '../execution/index.js';
 import type { Store } from '../store/types.js';
 import type { CredentialVerifier } from '../trust/index.js';
 
@@ -53,13 +53,12 @@ export const verifierLifecycle = fp(async (app: FastifyInstance, o: { verifier: 
   app.addHook('onClose', () => o.verifier.close());
 }, { name: 'verifier-lifecycle', fastify: '5.x' });
 
-/** How often pending OffChainZKP executions whose request expired are failed. */
-const EXPIRY_SWEEP_MS = 5000;
-
-/** OffChainZKP: pending executions whose request expired are failed, every EXPIRY_SWEEP_MS. */
-export const offChainLifecycle = fp(async (app: FastifyInstance, o: { offChain: OffChainZkp }) => {
-  every(app, EXPIRY_SWEEP_MS, () => o.offChain.sweep().catch((err) => app.log.warn({ err }, 'expiring pending executions failed; will retry')));
-}, { name: 'offchain-zkp-lifecycle', fastify: '5.x' });
+/** The scenario types' timers (their modules declare them: OffChainZKP's expiry sweep, ...). */
+export const scenarioTimers = fp(async (app: FastifyInstance, o: { timers: readonly BoundTimer[] }) => {
+  for (const t of o.timers) {
+    every(app, t.everyMs, () => t.run().catch((err: unknown) => app.log.warn({ err, scenarioType: t.type }, `${t.name} failed; will retry`)));
+  }
+}, { name: 'scenario-timers', fastify: '5.x' });
 
 /** Webhooks: the outbox is polled from ready until close, and a delivery in flight is finished before the store closes. */
 export const webhooksLifecycle = fp(async (app: FastifyInstance, o: { webhooks: WebhookDispatcher }) => {

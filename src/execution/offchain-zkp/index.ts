@@ -1,6 +1,6 @@
 /**
  * OffChainZKP: the holder's wallet proves each rule with a zero-knowledge proof; the results stay pending until it
- * answers (its callback route, http/zkp-response.ts; its expiry sweep, plugins/lifecycle.ts).
+ * answers (its callback route, http/zkp-response.ts) or its request expires (its sweep, below).
  */
 import type { ScenarioModule } from '../types.js';
 import { IDEN3_MAX_IN_VALUES, ZKP_REQUEST_ID_REQUIRED } from '../zkp-policy.js';
@@ -20,4 +20,5 @@ export const offChainZkp = {
     await strategy.ready();
     return strategy;
   },
+  timers: [{ name: 'expiring pending executions', everyMs: 5000, run: (strategy: OffChainZkp) => strategy.sweep() }],
 } as const satisfies ScenarioModule<'OffChainZKP', OffChainZkpOptions, OffChainZkp>;
