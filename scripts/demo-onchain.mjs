@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { ID_INFORMATION_CONTEXT_URL } from '../dist/jsonld/urls.js';
 import { circuitQuery, deployIden3Stack, OPERATORS, queryHashV2, sigV2Params, typeOneRequestId } from './iden3-stack.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,7 +43,7 @@ async function startNode() {
  * is fetched); a request on iden3's KYCAgeCredential works the same with its context in JSONLD_DOCUMENTS_FILE.
  */
 const ID_INFORMATION = {
-  url: 'https://compliance.example/schemas/IDInformation-v1.jsonld',
+  url: ID_INFORMATION_CONTEXT_URL,
   type: 'IDInformation',
   document: JSON.parse(fs.readFileSync(path.join(root, 'src', 'jsonld', 'documents', 'IDInformation-v1.jsonld.json'), 'utf8')),
 };

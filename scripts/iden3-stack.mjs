@@ -118,13 +118,8 @@ export function v3Params(q) {
   }]);
 }
 
-/** js-sdk's query hash of one linkedMultiQuery condition (V3's, no revocation flag, verifier or nullifier session). */
-export function queryHashLinked(q) {
-  return jsSdk.calculateQueryHashV3(
-    padded(q.values), SchemaHash.newSchemaHashFromInt(q.schema), q.slotIndex ?? 0n, q.operator, q.claimPathKey, q.values.length,
-    q.claimPathKey === 0n ? 0 : 1, 0, 0n, 0n,
-  );
-}
+/** js-sdk's query hash of one linkedMultiQuery condition: V3's, with no revocation flag, verifier or nullifier session. */
+export const queryHashLinked = (q) => queryHashV3({ ...q, skipClaimRevocationCheck: true, nullifierSessionID: 0n });
 
 /**
  * The params of LinkedMultiQueryValidator: conditions on the credential of the V3 request of group `groupID` (each

@@ -71,6 +71,17 @@ function conditionDifferences(
   return differences;
 }
 
+/** js-sdk's calculateQueryHashV3 of the expected query: the V3 circuits' and (no revocation flag, verifier or session) linkedMultiQuery's. */
+function queryHashV3(
+  { meta, schema, operator }: Expected, other: { revocationChecked: boolean; verifierID?: bigint; nullifierSessionID?: bigint },
+): bigint {
+  return calculateQueryHashV3(
+    prepareCircuitArrayValues(meta.values.slice(), VALUE_ARRAY_SIZE), SchemaHash.newSchemaHashFromInt(schema), BigInt(meta.slotIndex),
+    BigInt(operator), meta.claimPathKey, meta.values.length, meta.merklizedSchema ? 1 : 0, other.revocationChecked ? 1 : 0,
+    other.verifierID ?? 0n, other.nullifierSessionID ?? 0n,
+  );
+}
+
 const hashDifference = (stored: bigint, computed: bigint) =>
   `its query hash ${stored} is not the hash of its fields (${computed}, as the iden3 libraries compute it): ` +
   'a wallet proves the query of that hash, not the fields';
@@ -81,18 +92,15 @@ const hashDifference = (stored: bigint, computed: bigint) =>
  * revocation flag, verifier or nullifier session). The schema is not in the params: the hash carries it.
  */
 function compareLinked(query: Query, expected: Expected, stored: StoredLinkedQuery): RequestComparison {
-  const { meta } = expected;
   const differences: string[] = [];
+  let hash: bigint | undefined; // the same for every condition: computed once, where one's fields match
   for (const [i, condition] of stored.conditions.entries()) {
     const found = conditionDifferences(query, expected, condition);
     if (found.length > 0) {
       differences.push(`condition ${i + 1}: ${found.join(', ')}`);
       continue;
     }
-    const hash = calculateQueryHashV3(
-      prepareCircuitArrayValues(meta.values.slice(), VALUE_ARRAY_SIZE), SchemaHash.newSchemaHashFromInt(expected.schema),
-      BigInt(meta.slotIndex), BigInt(expected.operator), meta.claimPathKey, meta.values.length, meta.merklizedSchema ? 1 : 0, 0, 0n, 0n,
-    );
+    hash ??= queryHashV3(expected, { revocationChecked: false });
     if (hash === condition.queryHash) return { match: true };
     differences.push(`condition ${i + 1}: ${hashDifference(condition.queryHash, hash)} (or the rule's credential type ${expected.typeId} is not the group's)`);
   }
@@ -126,14 +134,14 @@ export class RequestMatcher {
 
   /** The query hash of the expected query with the request's other params, as js-sdk computes it for the circuit. */
   private queryHash(expected: Expected, stored: StoredQuery): bigint {
+    if (stored.kind === 'v3') {
+      return queryHashV3(expected, { revocationChecked: !stored.skipClaimRevocationCheck, verifierID: stored.verifierID, nullifierSessionID: stored.nullifierSessionID });
+    }
     const { meta } = expected;
-    const schema = SchemaHash.newSchemaHashFromInt(expected.schema);
     const values = prepareCircuitArrayValues(meta.values.slice(), VALUE_ARRAY_SIZE); // it pads the array it is given
-    const [slot, op] = [BigInt(meta.slotIndex), BigInt(expected.operator)];
-    if (stored.kind === 'v2') return calculateQueryHashV2(values, schema, slot, op, meta.claimPathKey, stored.claimPathNotExists ?? 0n);
-    return calculateQueryHashV3(
-      values, schema, slot, op, meta.claimPathKey, meta.values.length, meta.merklizedSchema ? 1 : 0,
-      stored.skipClaimRevocationCheck ? 0 : 1, stored.verifierID ?? 0n, stored.nullifierSessionID ?? 0n,
+    return calculateQueryHashV2(
+      values, SchemaHash.newSchemaHashFromInt(expected.schema), BigInt(meta.slotIndex), BigInt(expected.operator), meta.claimPathKey,
+      stored.claimPathNotExists ?? 0n,
     );
   }
 

@@ -87,9 +87,10 @@ export function checkQuery(query: unknown, base: string, rules?: TypeRules): Fie
 function checkPolicy(
   query: Readonly<Record<string, unknown>>, op: Operator, { type, policy, sdTypes }: TypeRules, add: (pointer: string, message: string) => void,
 ): boolean {
+  // Both the $sd allowance and a refused operator may depend on the query's circuit (an OnChainZKP rule on a V3 request).
+  const circuitIn = (circuits: readonly string[] | undefined) => typeof query.circuitId === 'string' && circuits?.includes(query.circuitId) === true;
   const sd = policy.allowsSd;
-  const sdByCircuit = typeof sd === 'object' && typeof query.circuitId === 'string' && sd.circuits.includes(query.circuitId);
-  if (op === '$sd' && sd !== true && !sdByCircuit) {
+  if (op === '$sd' && sd !== true && !(typeof sd === 'object' && circuitIn(sd.circuits))) {
     add('/operator', `$sd (selective disclosure) asks a wallet to reveal a value: only ${sdTypes} scenarios can ask it` +
       (typeof sd === 'object' ? ` (${type}: ${sd.note})` : ''));
     return false;
@@ -100,8 +101,7 @@ function checkPolicy(
     add('/requestId', `requestId must be an integer from 0 to ${range.max} in ${type} scenarios (${range.note})`);
   }
   const refused = policy.refusedOperators?.[op];
-  const circuit = query.circuitId;
-  if (refused !== undefined && !(typeof circuit === 'string' && refused.unlessCircuit?.includes(circuit))) {
+  if (refused !== undefined && !circuitIn(refused.unlessCircuit)) {
     add('/operator', `${op} is not available in ${type} scenarios (${refused.why}); ${refused.instead}`);
   }
   const required = policy.requestId?.required;

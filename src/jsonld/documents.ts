@@ -10,8 +10,9 @@ import { fetchJson, type FetchLike } from '../trust/http.js';
 import idInformationContext from './documents/IDInformation-v1.jsonld.json' with { type: 'json' };
 import idInformationSchema from './documents/IDInformation-v1.schema.json' with { type: 'json' };
 
-export const ID_INFORMATION_CONTEXT_URL = 'https://compliance.example/schemas/IDInformation-v1.jsonld';
-export const ID_INFORMATION_SCHEMA_URL = 'https://compliance.example/schemas/IDInformation-v1.json';
+import { ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL } from './urls.js';
+
+export { ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL };
 
 export class DocumentUnavailable extends Error {
   override name = 'DocumentUnavailable';

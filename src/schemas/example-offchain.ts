@@ -1,3 +1,5 @@
+import { ID_INFORMATION_CONTEXT_URL } from '../jsonld/urls.js';
+
 /**
  * The OffChainZKP create example of the OpenAPI document, on the service's own IDInformation type (its context ships
  * with the service, so "Try it out" creates it as it is): an age condition proved with credentialAtomicQueryV3 and a
@@ -5,8 +7,7 @@
  * iden3's KYCAgeCredential are written the same way, its kyc-v3 context in JSONLD_DOCUMENTS_FILE.
  * test/zkp/request-v3.test.ts checks that create accepts it.
  */
-const ID_INFORMATION = 'https://compliance.example/schemas/IDInformation-v1.jsonld';
-const idInfo = { type: 'IDInformation', context: ID_INFORMATION, groupId: 1 } as const;
+const idInfo = { type: 'IDInformation', context: ID_INFORMATION_CONTEXT_URL, groupId: 1 } as const;
 
 export const exampleOffChainScenario = {
   name: 'Adult, one account per person (zero-knowledge)',
@@ -26,6 +27,6 @@ export const exampleOffChainScenario = {
       query: { ...idInfo, requestId: 2, attribute: 'documentType', operator: '$in', value: ['PASSPORT', 'ID_CARD'], circuitId: 'linkedMultiQuery' },
     },
     { id: 'q-born', query: { ...idInfo, requestId: 2, attribute: 'personalData.birthDate', operator: '$gt', value: 19000101, circuitId: 'linkedMultiQuery' } },
-    { id: 'q-show-country', query: { type: 'IDInformation', context: ID_INFORMATION, requestId: 3, attribute: 'personalData.country', operator: '$sd' } },
+    { id: 'q-show-country', query: { type: 'IDInformation', context: ID_INFORMATION_CONTEXT_URL, requestId: 3, attribute: 'personalData.country', operator: '$sd' } },
   ],
 } as const;

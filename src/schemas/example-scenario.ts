@@ -1,6 +1,7 @@
+import { ID_INFORMATION_CONTEXT_URL } from '../jsonld/urls.js';
 /**
  * The scenario of the OpenAPI create example, which the execute examples (examples.ts) run. A module of its own,
- * importing nothing, so that the Scenario schema and the examples both use it without an import cycle; the service
+ * importing only constants, so that the Scenario schema and the examples both use it without an import cycle; the service
  * validates it like any scenario (test/openapi.test.ts creates it). `adult-kyc`: a green KYC review and an age of at
  * least 18.
  */
@@ -29,7 +30,7 @@ export const exampleOnChainScenario = {
     id: 'born-before-2002',
     query: {
       type: 'IDInformation',
-      context: 'https://compliance.example/schemas/IDInformation-v1.jsonld',
+      context: ID_INFORMATION_CONTEXT_URL,
       requestId: '1766847064778385395302369794886434203869876842642017056790870324894838731',
       attribute: 'personalData.birthDate',
       operator: '$lt' as const,

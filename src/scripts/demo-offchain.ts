@@ -8,6 +8,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import qrcode from 'qrcode';
+import { ID_INFORMATION_CONTEXT_URL } from '../jsonld/urls.js';
 import { isRecord } from '../schemas/json.js';
 
 /** Made from the Ethereum address 0x1111…1111: no one's key, a demo only. */
@@ -15,8 +16,6 @@ const DEMO_VERIFIER_DID = 'did:iden3:polygon:amoy:x6x5sor7zpxYggmPs5jcaiu5TEWAU2
 const DEMO_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TOKEN = 'demo-offchain-token-0123456789';
 const KYC_V3 = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld';
-/** The service's own credential type: its context ships with it, so the demo needs no documents. */
-const ID_INFORMATION = 'https://compliance.example/schemas/IDInformation-v1.jsonld';
 
 function usage(message: string): never {
   process.stderr.write(`${message}\nusage: npm run demo:offchain -- [--port n] [--public-base-url url] [--verifier-did did] [--address 0x...] [--kyc] [--once]\n`);
@@ -66,7 +65,7 @@ const scenarioOf = (kyc: boolean) => ({
       query: {
         ...(kyc
           ? { type: 'KYCAgeCredential', context: KYC_V3, attribute: 'birthday' }
-          : { type: 'IDInformation', context: ID_INFORMATION, attribute: 'personalData.birthDate' }),
+          : { type: 'IDInformation', context: ID_INFORMATION_CONTEXT_URL, attribute: 'personalData.birthDate' }),
         requestId: 1, operator: '$lt', value: 20080101, circuitId: 'credentialAtomicQueryV3', params: { nullifierSessionId: 20260101 },
       },
     }],
