@@ -34,7 +34,7 @@ module.exports = {
     boundary('routes-import-no-route',
       'A route module does not import another route module: what two routes share lives in a service (src/services/) ' +
       'or a non-route module of src/http/ (tenancy.ts, ...).',
-      '^src/http/', '^src/http/(attestation|execute|executions|health|scenarios|webhook-secret|zkp-response)\\.ts$'),
+      '^src/http/', '^src/http/(attestation|execute|executions|health|scenarios|type-routes|webhook-secret)\\.ts$'),
     boundary('services-no-http',
       'Services hold the rules of the routes and know nothing of HTTP: src/http/ imports src/services/, never the reverse.',
       '^src/services/', '^src/http/'),
@@ -49,6 +49,10 @@ module.exports = {
       'The engine knows no scenario type: what a type allows and adds it learns from the module\'s declarations ' +
       '(QueryPolicy, result fields) handed in by src/execution/registry.ts, never by importing a type\'s code.',
       '^src/engine/', '^src/(execution|zkp|chain|trust)/'),
+    boundary('execution-no-fastify',
+      'Scenario types declare their routes without HTTP machinery (ScenarioRoute); src/http/type-routes.ts registers ' +
+      'them. Of the Fastify family only @fastify/error (the coded refusals) is used below src/http/.',
+      '^src/execution/', '(^|/)node_modules/(fastify|fastify-plugin|@fastify/(?!error/))'),
     { name: 'no-circular', comment: 'No import cycles.', severity: 'error', from: {}, to: { circular: true } },
   ],
   options: {

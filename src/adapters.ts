@@ -13,7 +13,7 @@ import { PlanCache } from './domain/plan-cache.js';
 import { createAttestor, type Attestor } from './domain/attestation.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import type { Resolve } from './domain/webhook-guard.js';
-import { Executor, createStrategies, queryPolicies, timersOf, type BoundTimer, type OffChainZkp } from './execution/index.js';
+import { Executor, createStrategies, queryPolicies, routesOf, timersOf, type BoundRoute, type BoundTimer } from './execution/index.js';
 import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import { openStore, type Store } from './store/index.js';
@@ -50,10 +50,11 @@ export interface Adapters {
   metrics: Metrics;
   plans: PlanCache;
   verifier: CredentialVerifier;
-  offChain: OffChainZkp;
   executor: Executor;
   /** The scenario types' timers (plugins/lifecycle.ts scenarioTimers runs them). */
   timers: BoundTimer[];
+  /** The scenario types' routes (http/type-routes.ts registers them). */
+  routes: BoundRoute[];
   /** Counts the final results of an execution in the metrics. */
   onVerdicts: (results: readonly ExecutionResult[]) => void;
   /** Execution webhooks, where WEBHOOK_SECRET is set. */
@@ -128,11 +129,10 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
       throw err;
     });
     const executor = new Executor(Object.values(strategies));
-    const offChain = strategies.OffChainZKP;
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now, deps.webhookResolve) : undefined;
     const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
     return {
-      store, now, metrics, plans: new PlanCache(queryPolicies), verifier, offChain, executor, timers: timersOf(strategies), onVerdicts, webhooks, attestor,
+      store, now, metrics, plans: new PlanCache(queryPolicies), verifier, executor, timers: timersOf(strategies), routes: routesOf(strategies), onVerdicts, webhooks, attestor,
     };
   } catch (err) {
     await store.close();

@@ -16,8 +16,8 @@ import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
 import { useJsonParser } from './http/json.js';
 import { protection } from './http/protection.js';
 import { scenarioRoutes } from './http/scenarios.js';
+import { typeRoutes } from './http/type-routes.js';
 import { installValidators } from './http/validation.js';
-import { zkpResponseRoutes } from './http/zkp-response.js';
 import { webhookProblems } from './domain/webhooks.js';
 import { webhookSecretRoute } from './http/webhook-secret.js';
 import { scenarioTimers, storeLifecycle, verifierLifecycle, webhooksLifecycle } from './plugins/lifecycle.js';
@@ -84,7 +84,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const { store, now, metrics, plans, verifier, offChain, executor, timers, onVerdicts, webhooks, attestor } = await composeAdapters(config, deps, app.log);
+  const { store, now, metrics, plans, verifier, executor, timers, routes, onVerdicts, webhooks, attestor } = await composeAdapters(config, deps, app.log);
   // While draining and shutting down, every answer closes its connection, so that no keep-alive client writes its next
   // request to a socket close() is about to end, and close() need not wait for the client's keep-alive to end.
   let draining = false;
@@ -127,10 +127,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
   const authenticate = createAuthenticator(config.apiTokens, config.jwt);
   await app.register(protection, { rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify });
 
-  // Open routes: health, metrics and the wallets' OffChainZKP callback (which the proof itself authenticates).
+  // Open routes: health, metrics and the scenario types' own (OffChainZKP's wallet callback, which the proof authenticates).
   await app.register(healthRoutes, { store, stopping: () => draining || closing });
   await app.register(metricsPlugin, { metrics });
-  await app.register(zkpResponseRoutes, { offChain, responsesPerMinute: config.zkp.responsesPerMinute });
+  await app.register(typeRoutes, { routes });
   await app.register(jwksRoute, { attestor });
   // Everything else takes a bearer token with the route's scope.
   await app.register(async (secured) => {

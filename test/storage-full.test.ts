@@ -126,7 +126,7 @@ describe('every write of the SQLite store, on a database with no room left', () 
     const big = randomBytes(48 * 1024).toString('hex'); // 96 KB: pages no database at its cap has free
     const record = (over: Partial<ExecutionRecord> = {}): ExecutionRecord => ({
       executionId: crypto.randomUUID(), scenarioId: 'w', scenarioRevision: 1, projectId: null, address: ADDRESS, state: 'pending',
-      results: [], credentials: [], createdAt: now, updatedAt: now, zkp: { thid: 't', expiresAt: 1 }, ...over,
+      results: [], credentials: [], createdAt: now, updatedAt: now, pending: { thid: 't', expiresAt: 1 }, ...over,
     });
     const webhook = (executionId: string) => ({
       id: crypto.randomUUID(), executionId, event: 'execution.completed' as const, payload: '{}', state: 'pending' as const,

@@ -219,9 +219,9 @@ describe.each(backends)('%s store', (_name, open, available) => {
   });
 
   it.skipIf(!available)('completes a pending execution once (compare-and-set) and queues its webhook in the same step', async () => {
-    const e = execution({ state: 'pending', zkp: { thid: 't', expiresAt: 1 }, expiresAt: '2000-01-01T00:00:00.000Z' });
+    const e = execution({ state: 'pending', pending: { thid: 't', expiresAt: 1 }, expiresAt: '2000-01-01T00:00:00.000Z' });
     await store.recordExecution(e);
-    expect((await store.getExecution(e.executionId))!.zkp).toEqual({ thid: 't', expiresAt: 1 });
+    expect((await store.getExecution(e.executionId))!.pending).toEqual({ thid: 't', expiresAt: 1 });
     const now = new Date().toISOString();
     const webhook = {
       id: crypto.randomUUID(), executionId: e.executionId, event: 'execution.completed' as const, payload: '{"x":1}', state: 'pending' as const,
@@ -268,8 +268,8 @@ describe.each(backends)('%s store', (_name, open, available) => {
   });
 
   it.skipIf(!available)('lists expired pending executions only', async () => {
-    const expired = execution({ state: 'pending', zkp: { thid: 'a', expiresAt: 1 }, expiresAt: '2001-01-01T00:00:00.000Z' });
-    const later = execution({ state: 'pending', zkp: { thid: 'b', expiresAt: 2 }, expiresAt: '2999-01-01T00:00:00.000Z' });
+    const expired = execution({ state: 'pending', pending: { thid: 'a', expiresAt: 1 }, expiresAt: '2001-01-01T00:00:00.000Z' });
+    const later = execution({ state: 'pending', pending: { thid: 'b', expiresAt: 2 }, expiresAt: '2999-01-01T00:00:00.000Z' });
     await store.recordExecution(expired);
     await store.recordExecution(later);
     const ids = (await store.expiredPendingExecutions('2500-01-01T00:00:00.000Z', 1000)).map((r) => r.executionId);
@@ -278,7 +278,7 @@ describe.each(backends)('%s store', (_name, open, available) => {
   });
 
   it.skipIf(!available)('leases due webhooks so that two pollers never take the same one, and records attempts', async () => {
-    const e = execution({ state: 'pending', zkp: { thid: 'w', expiresAt: 1 } });
+    const e = execution({ state: 'pending', pending: { thid: 'w', expiresAt: 1 } });
     await store.recordExecution(e);
     const now = new Date().toISOString();
     const id = crypto.randomUUID();
@@ -311,12 +311,12 @@ describe.each(backends)('%s store', (_name, open, available) => {
   });
 
   it.skipIf(!available)('counts OffChainZKP answers per execution up to a budget, atomically', async () => {
-    const e = execution({ state: 'pending', zkp: { thid: 'n', expiresAt: 1 } });
+    const e = execution({ state: 'pending', pending: { thid: 'n', expiresAt: 1 } });
     await store.recordExecution(e);
-    const counts = await Promise.all(Array.from({ length: 5 }, () => store.countZkpAnswer(e.executionId, 3)));
+    const counts = await Promise.all(Array.from({ length: 5 }, () => store.countAnswer(e.executionId, 3)));
     expect(counts.filter((c) => c !== undefined).sort()).toEqual([1, 2, 3]);
-    expect(await store.countZkpAnswer(e.executionId, 4)).toBe(4);
-    expect(await store.countZkpAnswer(crypto.randomUUID(), 3)).toBeUndefined();
-    expect(await store.countZkpAnswer('not-a-uuid', 3)).toBeUndefined();
+    expect(await store.countAnswer(e.executionId, 4)).toBe(4);
+    expect(await store.countAnswer(crypto.randomUUID(), 3)).toBeUndefined();
+    expect(await store.countAnswer('not-a-uuid', 3)).toBeUndefined();
   });
 });

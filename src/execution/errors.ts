@@ -4,6 +4,9 @@
  */
 import createError from '@fastify/error';
 
+/** No execution with this id (or none the caller may see). */
+export const ExecutionNotFound = createError<[string]>('SCS_EXECUTION_NOT_FOUND', 'No execution with id %s', 404);
+
 /** An answer to an execution that has its verdicts already, or failed. */
 export const ExecutionNotPending = createError<[string]>('SCS_EXECUTION_NOT_PENDING', '%s', 409);
 

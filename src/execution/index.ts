@@ -8,9 +8,9 @@ import type { FieldProblem } from '../engine/index.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
 
-export type { BoundTimer, ExecuteInput, ScenarioStrategy, Started } from './types.js';
-export { createStrategies, timersOf, queryPolicies } from './registry.js';
-export { OffChainZkp, MAX_WAITING_CHECKS } from './offchain-zkp/strategy.js';
+export type { BoundRoute, BoundTimer, ExecuteInput, ScenarioStrategy, Started } from './types.js';
+export { createStrategies, routesOf, timersOf, queryPolicies } from './registry.js';
+export { MAX_WAITING_CHECKS } from './offchain-zkp/callback.js';
 
 /** The strategies of every scenario type, by type. */
 export class Executor {

@@ -6,7 +6,7 @@ import { checkScenarioRules, type FieldProblem, type QueryPolicies } from '../en
 import { compactResults as compactWith, type ResultExtraField } from '../engine/result.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import { ScenarioTypes, type Scenario, type ScenarioType } from '../schemas/scenario.js';
-import type { BoundTimer, ScenarioModule, ScenarioTimer } from './types.js';
+import type { BoundRoute, BoundTimer, ScenarioModule, ScenarioRoute, ScenarioTimer } from './types.js';
 import { challengeQuery } from './challenge-query/index.js';
 import { offChainZkp } from './offchain-zkp/index.js';
 import { onChainZkp } from './onchain-zkp/index.js';
@@ -44,6 +44,20 @@ export function timersOf(strategies: Strategies): BoundTimer[] {
     const module: { readonly type: Registered; readonly timers?: readonly ScenarioTimer<Strategies[typeof type]>[] } = modules[type];
     const strategy = strategies[type];
     return (module.timers ?? []).map((t) => ({ type, name: t.name, everyMs: t.everyMs, run: () => t.run(strategy) }));
+  });
+}
+
+/** Every registered type's routes, each bound to the type's strategy. */
+export function routesOf(strategies: Strategies): BoundRoute[] {
+  return registered.flatMap((type) => {
+    const module: { readonly type: Registered; readonly routes?: readonly ScenarioRoute<Strategies[typeof type]>[] } = modules[type];
+    const strategy = strategies[type];
+    return (module.routes ?? []).map(({ perClient, handle, ...route }) => ({
+      ...route,
+      type,
+      perClient: perClient && { perMinute: perClient.perMinute(strategy), what: perClient.what },
+      handle: (call) => handle(strategy, call),
+    }));
   });
 }
 

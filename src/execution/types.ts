@@ -1,10 +1,11 @@
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { CachedPlan } from '../domain/plan-cache.js';
 import type { FieldProblem, QueryPolicy } from '../engine/index.js';
 import type { ResultExtraField } from '../engine/result.js';
 import type { Credential } from '../schemas/credential.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
-import type { PendingZkp } from '../store/types.js';
+import type { PendingState } from '../store/types.js';
 
 /** One execute call, as the execution service hands it to a strategy: validated, the address parsed, ids and time fixed. */
 export interface ExecuteInput {
@@ -26,7 +27,7 @@ export interface ExecuteInput {
 /** What a strategy answers: one result per rule; `pending` when the execution completes later (OffChainZKP). */
 export interface Started {
   results: ExecutionResult[];
-  pending?: { zkp: PendingZkp; expiresAt: string };
+  pending?: { state: PendingState; expiresAt: string };
 }
 
 /**
@@ -59,6 +60,47 @@ export interface ScenarioModule<T extends ScenarioType = ScenarioType, D = never
   create(deps: D): S | Promise<S>;
   /** Work its strategy repeats while the app runs (an asynchronous type's expiry sweep, ...); the app starts and stops them. */
   readonly timers?: readonly ScenarioTimer<S>[];
+  /** Routes it adds to the API (an asynchronous type's callback, where the holder's answer arrives). */
+  readonly routes?: readonly ScenarioRoute<S>[];
+}
+
+/**
+ * A route of a scenario type, declared without HTTP machinery (src/execution/ knows nothing of src/http/):
+ * src/http/type-routes.ts registers it. It is open (no bearer token): whoever calls it, the handler's own checks (a
+ * proof, a thread id) decide. The handler answers the 200 body, or throws an error carrying its status (errors.ts).
+ */
+export interface ScenarioRoute<S> {
+  readonly method: 'POST';
+  /** With `:name` parameters, which `params` declares. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly tags: readonly string[];
+  /** The content types it takes; those in `textTypes` are handed to the handler as a string. */
+  readonly consumes: readonly string[];
+  readonly textTypes?: readonly string[];
+  readonly bodyLimit?: number;
+  readonly params: TObject;
+  readonly body: TSchema;
+  /** The 200 answer: its schema and when it is given. */
+  readonly ok: { readonly schema: TSchema; readonly description: string };
+  /** Each problem status it may answer, with when and what to do. */
+  readonly problems: Readonly<Partial<Record<number, string>>>;
+  /**
+   * Calls per client address and minute it takes, instead of the service-wide rate limit (0: the service-wide limit
+   * only); `what` names the calls in the 429's detail ("at most N <what> a minute from this client address").
+   */
+  readonly perClient?: { perMinute(strategy: S): number; readonly what: string };
+  handle(strategy: S, call: { readonly params: Readonly<Record<string, string>>; readonly body: unknown }): Promise<unknown>;
+}
+
+/** A scenario type's route bound to its strategy, as the app registers it (src/http/type-routes.ts). */
+export interface BoundRoute extends Omit<ScenarioRoute<unknown>, 'perClient' | 'handle'> {
+  readonly type: ScenarioType;
+  /** 0: the service-wide limit only. */
+  readonly perClient: { readonly perMinute: number; readonly what: string } | undefined;
+  handle(call: { readonly params: Readonly<Record<string, string>>; readonly body: unknown }): Promise<unknown>;
 }
 
 /** A repeating task of a scenario type, on its strategy. `name` says what it does, in the log line of a failed run. */

@@ -25,7 +25,7 @@ export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) 
     results: r.results,
     verdict: verdictOf(r.results.map((x) => x.result)),
     ...(r.state === 'pending' && r.expiresAt && { expiresAt: r.expiresAt }),
-    ...(r.state === 'pending' && r.zkp && { authorizationRequest: r.zkp.request }),
+    ...(r.state === 'pending' && r.pending?.request && { authorizationRequest: r.pending.request }),
     ...(webhooks && webhooks.length > 0 && {
       webhooks: webhooks.map(deliveryView),
     }),

@@ -5,7 +5,8 @@ import { contentDigest } from '../domain/canonical-json.js';
 import { attestedExecution } from '../execution/view.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
 import { AttestQuery, attestRequest, attestationsOf } from './attest-request.js';
-import { ExecutionNotFound, ScenarioChanged } from './errors.js';
+import { ExecutionNotFound } from '../execution/errors.js';
+import { ScenarioChanged } from './errors.js';
 import { AUTHENTICATED, answered, problemResponses } from './responses.js';
 import { canSee } from './tenancy.js';
 

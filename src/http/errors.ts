@@ -10,10 +10,10 @@ import type { FieldError } from '../schemas/problem.js';
 
 /**
  * Coded errors (SCS_ = Scenario Compliance Service). The error handler turns each into problem+json. The scenario
- * service's own (not found, exists, ambiguous, precondition, conflict) are in services/errors.ts.
+ * service's own (not found, exists, ambiguous, precondition, conflict) are in services/errors.ts, the executions' in
+ * execution/errors.ts.
  */
 const RouteNotFound = createError<[string, string]>('SCS_ROUTE_NOT_FOUND', 'No route %s %s', 404);
-export const ExecutionNotFound = createError<[string]>('SCS_EXECUTION_NOT_FOUND', 'No execution with id %s', 404);
 export const WebhookDeliveryNotFound = createError<[string, string]>(
   'SCS_WEBHOOK_DELIVERY_NOT_FOUND', 'Execution %s has no webhook delivery with id %s', 404,
 );

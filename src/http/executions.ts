@@ -5,7 +5,8 @@ import { Execution, WebhookDeliveryView } from '../schemas/execution.js';
 import type { Store } from '../store/types.js';
 import { deliveryView, executionView } from '../execution/view.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
-import { ExecutionNotFound, WebhookDeliveryNotFound } from './errors.js';
+import { ExecutionNotFound } from '../execution/errors.js';
+import { WebhookDeliveryNotFound } from './errors.js';
 import { AUTHENTICATED, EXAMPLES, answered, problemResponses } from './responses.js';
 import { canSee, projectFilter } from './tenancy.js';
 

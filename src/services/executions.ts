@@ -101,7 +101,7 @@ export class ExecutionService {
       state: pending ? 'pending' : 'completed',
       results,
       resultsJson: text,
-      zkp: pending?.zkp ?? null,
+      pending: pending?.state ?? null,
       expiresAt: pending?.expiresAt ?? null,
       // One digest per credential: the fallback is never taken.
       credentials: call.credentials.map((c, i) => ({ id: c.id, sha256: digests[i] ?? contentDigest(c) })),

@@ -194,7 +194,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         }
       });
     },
-    async countZkpAnswer(executionId, max) {
+    async countAnswer(executionId, max) {
       if (!UUID.test(executionId)) return undefined;
       const { rows } = await write<{ zkp_answers: number }>(
         'UPDATE executions SET zkp_answers = zkp_answers + 1 WHERE execution_id = $1 AND zkp_answers < $2 RETURNING zkp_answers',

@@ -32,6 +32,10 @@ export interface ExecutionColumns<J, T> {
   credentials: J;
   created_at: T;
   updated_at: T;
+  /**
+   * ExecutionRecord.pending. The column (and `zkp_answers`, countAnswer's) keeps the name of the first type that used
+   * it: renaming would break instances of the previous version still running during a rolling upgrade.
+   */
   zkp: J | null;
   expires_at: T | null;
 }
@@ -63,7 +67,7 @@ export const EXECUTION_COLUMNS = `seq, ${EXECUTION_INSERT_COLUMNS}`;
 export function executionValues(r: ExecutionRecord): Array<string | number | null> {
   return [
     r.executionId, r.scenarioId, r.scenarioRevision, r.projectId ?? null, r.address, r.state, r.resultsJson ?? JSON.stringify(r.results),
-    JSON.stringify(r.credentials), r.createdAt, r.updatedAt, r.zkp == null ? null : JSON.stringify(r.zkp), r.expiresAt ?? null,
+    JSON.stringify(r.credentials), r.createdAt, r.updatedAt, r.pending == null ? null : JSON.stringify(r.pending), r.expiresAt ?? null,
   ];
 }
 
@@ -154,7 +158,7 @@ export function readers<J, T>({ json, time }: Columns<J, T>) {
       credentials: stored<ExecutionRecord['credentials']>(json(r.credentials)),
       createdAt: time(r.created_at),
       updatedAt: time(r.updated_at),
-      zkp: r.zkp === null ? null : stored<ExecutionRecord['zkp']>(json(r.zkp)),
+      pending: r.zkp === null ? null : stored<ExecutionRecord['pending']>(json(r.zkp)),
       expiresAt: r.expires_at === null ? null : time(r.expires_at),
     }),
     webhook: (r: WebhookColumns<T>): WebhookDelivery => ({

@@ -286,7 +286,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     async completeExecution(executionId, completion) {
       return completeTx(executionId, completion);
     },
-    async countZkpAnswer(executionId, max) {
+    async countAnswer(executionId, max) {
       return countAnswerTx(executionId, max);
     },
     async expiredPendingExecutions(before, limit) {

@@ -67,14 +67,18 @@ export interface ExecutionRecord {
   credentials: CredentialDigest[];
   createdAt: string;
   updatedAt: string;
-  zkp?: PendingZkp | null;
+  /** An asynchronous type's state while the execution is pending (its module makes and reads it); null once it ends. */
+  pending?: PendingState | null;
   expiresAt?: string | null;
   /** Inserted in the record's own transaction. */
   webhook?: WebhookDelivery;
 }
 
-/** Plain JSON made by src/zkp (PendingAuthorization). */
-export type PendingZkp = Record<string, unknown> & { thid: string; expiresAt: number; request?: object };
+/**
+ * Plain JSON the scenario type's module makes and parses (OffChainZKP: its PendingAuthorization); the store keeps it
+ * whole. `expiresAt`: epoch seconds; `request`: what the holder is asked, which the API shows as `authorizationRequest`.
+ */
+export type PendingState = Record<string, unknown> & { expiresAt: number; request?: object };
 
 /** Transactional outbox: written with the state change it announces. */
 export interface WebhookDelivery {
@@ -114,7 +118,7 @@ interface ExecutionStore {
   /** Compare-and-set on state = pending, with its webhook in the same transaction; false when no longer pending. */
   completeExecution(executionId: string, completion: ExecutionCompletion): Promise<boolean>;
   /** Atomic, so the budget holds across instances: the new count, or undefined when `max` was reached (or it is gone). */
-  countZkpAnswer(executionId: string, max: number): Promise<number | undefined>;
+  countAnswer(executionId: string, max: number): Promise<number | undefined>;
   expiredPendingExecutions(before: string, limit: number): Promise<ExecutionRecord[]>;
   /** Leased to this caller for leaseMs, so instances do not send one twice. */
   claimWebhooks(now: string, limit: number, leaseUntil: string): Promise<WebhookDelivery[]>;

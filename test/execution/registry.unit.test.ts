@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { queryPolicies, resultFields, timersOf, type Strategies } from '../../src/execution/registry.js';
+import { queryPolicies, resultFields, routesOf, timersOf, type Strategies } from '../../src/execution/registry.js';
 import { RuleResult } from '../../src/schemas/execution.js';
 import { ScenarioTypes } from '../../src/schemas/scenario.js';
 
@@ -24,5 +24,29 @@ describe('the registry of scenario types', () => {
     expect(timers.map((t) => [t.type, t.name, t.everyMs])).toEqual([['OffChainZKP', 'expiring pending executions', 5000]]);
     await timers[0]!.run();
     expect(swept).toBe(1);
+  });
+
+  it('binds each type\'s declared routes to its strategy: OffChainZKP\'s open callback, limited per client as the strategy says', async () => {
+    const answered: Array<[string, string]> = [];
+    // Only the binding is under test: a strategy object with what the callback reads and calls.
+    const offChain = {
+      responsesPerMinute: 7,
+      answer: async (executionId: string, token: string) => {
+        answered.push([executionId, token]);
+        return executionId === 'known' ? { ok: true, execution: { executionId } } : undefined;
+      },
+    };
+    const strategies = { ChallengeQuery: {}, OnChainZKP: {}, OffChainZKP: offChain } as unknown as Strategies;
+    const routes = routesOf(strategies);
+    expect(routes.map((r) => [r.type, r.method, r.path, r.operationId])).toEqual([
+      ['OffChainZKP', 'POST', '/compliance/executions/:executionId/zkp-response', 'answerZkpRequest'],
+    ]);
+    const [callback] = routes;
+    expect(callback!.perClient).toEqual({ perMinute: 7, what: 'answers' });
+    expect(callback!.textTypes).toEqual(['text/plain', 'application/octet-stream']);
+    // A token is trimmed; a plain message (JSON) is handed on as its text.
+    await expect(callback!.handle({ params: { executionId: 'known' }, body: ' jwz-token\n' })).resolves.toEqual({ executionId: 'known' });
+    await expect(callback!.handle({ params: { executionId: 'gone' }, body: { typ: 'x' } })).rejects.toMatchObject({ code: 'SCS_EXECUTION_NOT_FOUND', statusCode: 404 });
+    expect(answered).toEqual([['known', 'jwz-token'], ['gone', '{"typ":"x"}']]);
   });
 });

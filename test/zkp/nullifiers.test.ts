@@ -51,7 +51,7 @@ function pendingRecord(scenarioId: string, address: string, sd = false): Executi
   return {
     executionId, scenarioId, scenarioRevision: 1, projectId: null, address, state: 'pending', credentials: [], createdAt: at, updatedAt: at,
     results: rules.map((r) => executionResult(head, r, 'pending', { is_valid: false, reasons: ['awaiting'] })),
-    zkp: pending as never, expiresAt: new Date(pending.expiresAt * 1000).toISOString(),
+    pending: pending as never, expiresAt: new Date(pending.expiresAt * 1000).toISOString(),
   };
 }
 

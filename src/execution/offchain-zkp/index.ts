@@ -1,9 +1,10 @@
 /**
  * OffChainZKP: the holder's wallet proves each rule with a zero-knowledge proof; the results stay pending until it
- * answers (its callback route, http/zkp-response.ts) or its request expires (its sweep, below).
+ * answers (its callback route, callback.ts) or its request expires (its sweep, below).
  */
 import type { ScenarioModule } from '../types.js';
 import { IDEN3_MAX_IN_VALUES, ZKP_REQUEST_ID_REQUIRED } from '../zkp-policy.js';
+import { callbackRoute } from './callback.js';
 import type { OffChainZkp, OffChainZkpOptions } from './strategy.js';
 
 export const offChainZkp = {
@@ -21,4 +22,5 @@ export const offChainZkp = {
     return strategy;
   },
   timers: [{ name: 'expiring pending executions', everyMs: 5000, run: (strategy: OffChainZkp) => strategy.sweep() }],
+  routes: [callbackRoute],
 } as const satisfies ScenarioModule<'OffChainZKP', OffChainZkpOptions, OffChainZkp>;

@@ -1,6 +1,7 @@
 /**
  * OffChainZKP: the wallet proves each rule with a zero-knowledge proof and the service verifies it. Execute answers
- * `pending` results carrying an iden3comm authorization request; the wallet's answer (answer()) completes the execution
+ * `pending` results carrying an iden3comm authorization request; the wallet's answer (answer(), through the callback route
+ * of callback.ts) completes the execution
  * (CAS on its state) and queues its webhook; requests expire, and an expired execution fails (sweep()).
  * @iden3/js-iden3-auth (request building, proof verification, ~26 MB) loads only where OffChainZKP is configured
  * (ZKP_VERIFIER_DID set): then at start, through ready(), so that a bad setting (e.g. ZKP_CIRCUITS_DIR without the
@@ -11,7 +12,7 @@ import type { FieldProblem } from '../../engine/index.js';
 import { executionResult, failed, withVerdict } from '../../engine/result.js';
 import type { ExecutionResult } from '../../schemas/execution.js';
 import type { Scenario } from '../../schemas/scenario.js';
-import type { ExecutionRecord, PendingZkp, Store } from '../../store/types.js';
+import type { ExecutionRecord, PendingState, Store } from '../../store/types.js';
 // Not ../zkp/index.js: what needs @iden3/js-iden3-auth comes through loadIden3Auth (see ready()).
 import { createDocumentLoader, type JsonLdLoader } from '../../jsonld/documents.js';
 import type { ZkpEnvConfig } from '../../zkp/env.js';
@@ -24,6 +25,7 @@ import type { StateResolvers } from '../../zkp/state.js';
 import type { ZkpVerifier } from '../../zkp/verify.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from '../types.js';
 import { ExecutionNotPending, ProofChecksBusy, RequestExpired, TooManyAnswers } from '../errors.js';
+import { MAX_WAITING_CHECKS, callbackPath } from './callback.js';
 import { bindNullifiers } from './nullifiers.js';
 import { executionView } from '../view.js';
 
@@ -43,12 +45,6 @@ export interface OffChainZkpOptions {
   documentLoader?: JsonLdLoader;
 }
 
-/** Answers waiting for the proof check running in this process before more get 503. */
-export const MAX_WAITING_CHECKS = 16;
-
-/** `/compliance/executions/{id}/zkp-response`: where the wallet POSTs its answer. */
-export const callbackPath = (executionId: string) => `/compliance/executions/${executionId}/zkp-response`;
-
 /** An accepted answer: the execution, completed. A refused one throws (execution/errors.ts, zkp/errors.ts). */
 export interface AnswerOutcome {
   ok: true;
@@ -66,6 +62,11 @@ export class OffChainZkp implements ScenarioStrategy {
 
   constructor(private readonly options: OffChainZkpOptions) {
     this.documents = options.documentLoader ?? createDocumentLoader();
+  }
+
+  /** Answers its callback takes per client address and minute (ZKP_RESPONSES_PER_MINUTE; 0: the service-wide limit only). */
+  get responsesPerMinute(): number {
+    return this.options.zkp.responsesPerMinute;
   }
 
   /** Where OffChainZKP is configured, loads the library and makes the verifier now (it throws on a bad setting). */
@@ -133,8 +134,8 @@ export class OffChainZkp implements ScenarioStrategy {
       `awaiting the wallet's zero-knowledge proof for request ${pending.rules[i]?.requestId}: send it the authorizationRequest`,
     ]), { authorizationRequest: request }));
     // The scenario's webhookUrl as it was at execute: its event goes there when the execution ends.
-    const zkp: PendingZkp = { ...pending, ...(scenario.webhookUrl && { webhookUrl: scenario.webhookUrl }) };
-    return { results, pending: { zkp, expiresAt: new Date(pending.expiresAt * 1000).toISOString() } };
+    const state: PendingState = { ...pending, ...(scenario.webhookUrl && { webhookUrl: scenario.webhookUrl }) };
+    return { results, pending: { state, expiresAt: new Date(pending.expiresAt * 1000).toISOString() } };
   }
 
   /**
@@ -144,8 +145,8 @@ export class OffChainZkp implements ScenarioStrategy {
   private async finish(record: ExecutionRecord, state: 'completed' | 'failed', results: ExecutionResult[], shown = results) {
     const updatedAt = new Date(this.options.now()).toISOString();
     // `shown` (the answer and the webhook) may carry disclosed values; the audit record keeps `results`, without them.
-    const ended: ExecutionRecord = { ...record, state, results: shown, updatedAt, zkp: null };
-    const scenarioUrl = typeof record.zkp?.webhookUrl === 'string' ? record.zkp.webhookUrl : null;
+    const ended: ExecutionRecord = { ...record, state, results: shown, updatedAt, pending: null };
+    const scenarioUrl = typeof record.pending?.webhookUrl === 'string' ? record.pending.webhookUrl : null;
     const webhook = webhookTarget(this.options.webhook, scenarioUrl) === undefined ? undefined : executionDelivery(ended, shown, scenarioUrl);
     if (!(await this.options.store.completeExecution(record.executionId, { state, results, updatedAt, webhook }))) return undefined;
     this.options.onVerdicts?.(results);
@@ -194,23 +195,23 @@ export class OffChainZkp implements ScenarioStrategy {
    */
   async answer(executionId: string, token: string): Promise<AnswerOutcome | undefined> {
     const record = await this.options.store.getExecution(executionId);
-    if (!record || !record.zkp) return undefined;
+    if (!record || !record.pending) return undefined;
     if (record.state !== 'pending') {
       throw new ExecutionNotPending(`This execution is ${record.state}: it takes no further answer`);
     }
     const now = this.options.now();
-    if (now > record.zkp.expiresAt * 1000) {
+    if (now > record.pending.expiresAt * 1000) {
       await this.expire(record);
       throw new RequestExpired();
     }
     const max = this.options.zkp.answersPerExecution;
-    const leftSeconds = Math.max(1, Math.ceil((record.zkp.expiresAt * 1000 - now) / 1000));
+    const leftSeconds = Math.max(1, Math.ceil((record.pending.expiresAt * 1000 - now) / 1000));
     const beforeProof = async () => {
-      if ((await this.options.store.countZkpAnswer(executionId, max)) === undefined) throw new TooManyAnswers(max, leftSeconds);
+      if ((await this.options.store.countAnswer(executionId, max)) === undefined) throw new TooManyAnswers(max, leftSeconds);
     };
     const verifier = await this.loadVerifier();
     // Expiry was refused above at this same instant; the verifier's ZkpError is a 4xx refusal or 503 (a dependency is down).
-    const pending = record.zkp;
+    const pending = record.pending;
     if (!isPendingAuthorization(pending)) throw new Error(`execution ${executionId} holds no pending authorization`);
     const verification = await this.checkOneAtATime(() => verifier.verify(token, pending, { now, address: record.address, beforeProof }));
     // verify answers one verdict per rule of the pending request, in its order (zkp/verify.ts).
@@ -231,7 +232,7 @@ export class OffChainZkp implements ScenarioStrategy {
 }
 
 /** The parse boundary of the OffChainZKP state the store keeps (JSON): execute() stored a PendingAuthorization there. */
-function isPendingAuthorization(stored: PendingZkp): stored is PendingZkp & PendingAuthorization {
+function isPendingAuthorization(stored: PendingState): stored is PendingState & PendingAuthorization {
   return typeof stored.verifierDid === 'string' && typeof stored.createdAt === 'number' && Array.isArray(stored.rules) &&
     typeof stored.request === 'object';
 }

@@ -1,0 +1,48 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { BoundRoute } from '../execution/index.js';
+import { rateLimited } from './errors.js';
+import { answered, problemResponses } from './responses.js';
+
+/**
+ * The routes scenario types declare (ScenarioRoute: an asynchronous type's callback, such as OffChainZKP's), each in
+ * its own encapsulated context (its text body parsers stay its own). Open: outside bearer auth, the handler's checks
+ * decide; its refusals carry their status and code, which the problem handler answers.
+ */
+export const typeRoutes: FastifyPluginAsyncTypebox<{ routes: readonly BoundRoute[] }> = async (app, { routes }) => {
+  for (const route of routes) {
+    await app.register(async (scope) => {
+      if (route.textTypes && route.textTypes.length > 0) {
+        scope.addContentTypeParser([...route.textTypes], { parseAs: 'string' }, (_req, body, done) => done(null, body));
+      }
+      // Instead of the service-wide limit (protection.ts); off with RATE_LIMIT_MAX=0, like every rate limit.
+      const perClient = route.perClient && route.perClient.perMinute > 0 && {
+        max: route.perClient.perMinute,
+        timeWindow: 60_000,
+        keyGenerator: (request: FastifyRequest) => `${route.operationId}:${request.ip}`,
+        errorResponseBuilder: (_request: FastifyRequest, context: { max: number; after: string; ttl: number }) =>
+          rateLimited(`Rate limit exceeded: at most ${context.max} ${route.perClient?.what ?? 'calls'} a minute from this client address; retry in ${context.after}`, context),
+      };
+      scope.route({
+        method: route.method,
+        url: route.path,
+        ...(perClient && { config: { rateLimit: perClient } }),
+        ...(route.bodyLimit !== undefined && { bodyLimit: route.bodyLimit }),
+        schema: {
+          operationId: route.operationId,
+          summary: route.summary,
+          description: route.description,
+          tags: [...route.tags],
+          consumes: [...route.consumes],
+          params: route.params,
+          body: route.body,
+          response: {
+            200: answered(route.ok.schema, route.ok.description),
+            ...problemResponses(Object.keys(route.problems).map(Number), route.problems),
+          },
+        },
+        handler: async (request) => route.handle({ params: request.params as Record<string, string>, body: request.body }),
+      });
+    });
+  }
+};
