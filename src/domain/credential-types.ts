@@ -5,6 +5,7 @@
  * not hold its context.
  */
 import type { FieldProblem } from '../engine/validate.js';
+import { isRecord } from '../schemas/json.js';
 
 /** The names at one level of a type: each term, with the names below it (null: a plain value). */
 interface Level {
@@ -14,8 +15,6 @@ interface Level {
 export interface CredentialTypes {
   readonly types: ReadonlyMap<string, Level | 'open'>;
 }
-
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** An object, or an array of objects (remote references are skipped). */
 function definitions(context: unknown): Array<Record<string, unknown>> {
