@@ -1,6 +1,6 @@
 import type { Query, QueryConfiguration, ScenarioType } from '../schemas/scenario.js';
 import type { Credential } from '../schemas/credential.js';
-import type { TypeRules } from './policy.js';
+import type { QueryPolicies, TypeRules } from './policy.js';
 
 /**
  * The outcome of the trust checks (src/trust) for one credential. `not-valid`: definitely unusable; `error`: trust
@@ -47,6 +47,18 @@ export interface CompileContext {
 export interface Evaluator {
   readonly objectType: ScenarioType;
   compileRule(configuration: QueryConfiguration, context: CompileContext): CompiledRule;
+}
+
+/** The compile step of each registered type that declares one, by type (src/execution/registry.ts). */
+export type Evaluators = Readonly<Partial<Record<string, Evaluator>>>;
+
+/**
+ * What compilePlan knows of the scenario types, as their modules declare them (src/execution/registry.ts hands them
+ * in): each type's compile step, if it has one, and, where given, each type's query policy.
+ */
+export interface TypeDeclarations {
+  readonly evaluators: Evaluators;
+  readonly policies?: QueryPolicies;
 }
 
 export interface Plan {
