@@ -47,12 +47,13 @@ export function runPlan(plan: Plan, input: RunInput): ExecutionResult[] {
   const rules = plan.rules;
   const results: ExecutionResult[] = new Array(rules.length);
   const head = { objectType: plan.type, name: plan.name, scenarioId: plan.scenarioId, address: input.address, executionId: input.executionId };
+  const extras = input.extras;
   let i = 0;
   for (const rule of rules) {
     const failure = rule.evaluate(run);
     results[i++] = failure === null
-      ? executionResult(head, rule, 'valid', VALID)
-      : executionResult(head, rule, failure.status, failed(failure.reasons));
+      ? executionResult(head, rule, 'valid', VALID, extras)
+      : executionResult(head, rule, failure.status, failed(failure.reasons), extras);
   }
   return results;
 }

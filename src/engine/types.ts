@@ -1,5 +1,6 @@
 import type { Query, QueryConfiguration, ScenarioType } from '../schemas/scenario.js';
 import type { Credential } from '../schemas/credential.js';
+import type { ExecutionResult } from '../schemas/execution.js';
 import type { QueryPolicies, TypeRules } from './policy.js';
 
 /**
@@ -82,4 +83,13 @@ export interface RunInput {
    * rule with an `error` candidate and no pass is `error`. Absent: dates and query only (verification off).
    */
   trust?: ReadonlyArray<TrustVerdict | undefined>;
+  /** Fields every result's `result` carries (its type's: ChallengeQuery's `verification: 'off'` when trust is off). */
+  extras?: ResultExtras;
 }
+
+/**
+ * The fields a scenario type adds to its results' `result` beyond the verdict, status and query (the RuleResult
+ * schema's optional fields); its module declares which (src/execution/<type>/index.ts).
+ */
+export type ResultExtras = Readonly<Partial<Omit<ExecutionResult['result'], 'result' | 'executionId' | 'status' | 'query'>>>;
+export type ResultExtraField = keyof ResultExtras;

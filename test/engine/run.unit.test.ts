@@ -58,6 +58,14 @@ describe('result shape and order', () => {
     expect(Object.keys(results[1]?.result ?? {})).toEqual(['result', 'executionId', 'status', 'query']);
   });
 
+  it('puts the run\'s extras (ChallengeQuery\'s verification off) into every result, after the query', () => {
+    const plan = compilePlan('s', 1, scenario([age18, { ...age18, value: 99 }]), TYPES);
+    const results = runPlan(plan, { address: ADDRESS, credentials: [adult('urn:uuid:a')], now: NOW, executionId: EXECUTION_ID, extras: { verification: 'off' } });
+    expect(results.map((r) => r.result.status)).toEqual(['valid', 'not-valid']);
+    for (const r of results) expect(Object.keys(r.result)).toEqual(['result', 'executionId', 'status', 'query', 'verification']);
+    expect(results.map((r) => r.result.verification)).toEqual(['off', 'off']);
+  });
+
   it('keeps the order of many rules, whatever their outcome', () => {
     const queries: Query[] = Array.from({ length: 12 }, (_, i) => ({
       type: 'IDInformation', attribute: 'n', operator: '$eq', value: i % 3,
