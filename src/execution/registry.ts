@@ -1,6 +1,8 @@
 /**
  * The scenario types of the service, one registration line each: a type is its folder's module (ScenarioModule). The
  * `satisfies` below fails to compile unless the registry holds exactly the schema's ScenarioTypes, each under its name.
+ * The schema's list is not derived from here: the modules are typed against the schemas, so that would be an import
+ * cycle (ARCHITECTURE.md, "A new scenario type").
  */
 import { checkScenarioRules, type Evaluator, type Evaluators, type FieldProblem, type QueryPolicies, type TypeDeclarations } from '../engine/index.js';
 import { compactResults as compactWith, type ResultExtraField } from '../engine/result.js';
@@ -81,7 +83,7 @@ export const resultFields: { readonly adds: readonly ResultExtraField[]; readonl
 
 /** The engine's create/patch checks of a scenario's rules under its type's policy (engine/validate.ts). */
 export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
-  return checkScenarioRules(scenario, queryPolicies);
+  return checkScenarioRules(scenario, { names: registered, policies: queryPolicies });
 }
 
 /** Results over MAX_RESULTS_BYTES, compacted (engine/result.ts): the registered types' first-only fields on the first. */
