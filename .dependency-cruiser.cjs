@@ -49,6 +49,13 @@ module.exports = {
       'The engine knows no scenario type: what a type allows and adds it learns from the module\'s declarations ' +
       '(QueryPolicy, result fields) handed in by src/execution/registry.ts, never by importing a type\'s code.',
       '^src/engine/', '^src/(execution|zkp|chain|trust)/'),
+    {
+      name: 'engine-compiles-with-declared-evaluators', severity: 'error',
+      comment: 'The engine names no scenario type: compilePlan gets each type\'s compile step (its Evaluator) from the ' +
+        'module that declares it, through src/execution/registry.ts (TypeDeclarations). Within the engine only its ' +
+        'index.ts (which exports it for that module) imports the ChallengeQuery evaluator.',
+      from: { path: '^src/engine/', pathNot: '^src/engine/index\\.ts$' }, to: { path: '^src/engine/challenge-query\\.ts$' },
+    },
     boundary('execution-no-fastify',
       'Scenario types declare their routes without HTTP machinery (ScenarioRoute); src/http/type-routes.ts registers ' +
       'them. Of the Fastify family only @fastify/error (the coded refusals) is used below src/http/.',

@@ -30,12 +30,14 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import jre from 'json-rules-engine';
-import { compilePlan, runPlan } from '../dist/engine/index.js';
+import { challengeQueryEvaluator, compilePlan, runPlan } from '../dist/engine/index.js';
 import { ADDRESS, credential, credentials, DEMO_STATUS_URL, demoIdCredentials, executeBody, forged, freshIdCredentials, RULES, scenario } from './fixtures.mjs';
 import { describeRun, fmt, table } from './lib.mjs';
 import { coldMtp, reportColdMtp } from './cold-mtp.mjs';
 
 const { Engine } = jre;
+/** The engine's compile step for ChallengeQuery, as its module declares it (src/execution/registry.ts hands it in). */
+const TYPES = { evaluators: { ChallengeQuery: challengeQueryEvaluator } };
 const ROUND_MS = Number(process.env.ENGINE_BENCH_MS ?? 5);
 const ROUNDS = Number(process.env.ENGINE_BENCH_ROUNDS ?? 200);
 const GOAL_NS = 300;
@@ -415,7 +417,7 @@ async function jreEvaluate(engine, creds) {
 // ---------------------------------------------------------------------------------------------------------------
 // 1. Cross-check, then ns per evaluation.
 // ---------------------------------------------------------------------------------------------------------------
-const plan = compilePlan('bench-exec', 1, scenario());
+const plan = compilePlan('bench-exec', 1, scenario(), TYPES);
 const engine = jreEngine(RULES);
 const ours = (creds) => runPlan(plan, { address: ADDRESS, credentials: creds, now: NOW, executionId: EXECUTION_ID });
 
@@ -475,7 +477,7 @@ try {
   evalNs = { min: NaN, median: NaN };
 }
 const compileNs = measure(() => {
-  sink += compilePlan('bench-exec', 1, scenario()).rules.length;
+  sink += compilePlan('bench-exec', 1, scenario(), TYPES).rules.length;
 });
 const jreNs = await measureAsync(async () => {
   const v = await jreEvaluate(engine, validCreds);
@@ -504,7 +506,7 @@ const RULE_COUNTS = [1, 10, 100];
 const CRED_COUNTS = [1, 10, 50];
 const growth = [];
 for (const r of RULE_COUNTS) {
-  const p = compilePlan('growth', 1, scenario(`growth ${r}`, growthRules(r)));
+  const p = compilePlan('growth', 1, scenario(`growth ${r}`, growthRules(r)), TYPES);
   const row = [];
   for (const c of CRED_COUNTS) {
     const creds = growthCreds(c);

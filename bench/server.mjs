@@ -28,7 +28,7 @@ import { buildApp } from '../dist/app.js';
 import { startPrimary } from '../dist/cluster.js';
 import { loadConfig } from '../dist/config.js';
 import * as auth from '../dist/http/auth.js';
-import { compilePlan, runPlan } from '../dist/engine/index.js';
+import { challengeQueryEvaluator, compilePlan, runPlan } from '../dist/engine/index.js';
 import { openStore } from '../dist/store/index.js';
 import { httpScenario, syntheticIdCredentials } from './fixtures.mjs';
 
@@ -72,7 +72,7 @@ const okSchema = Type.Object({ ok: Type.Boolean() }, { additionalProperties: fal
 app.get('/bench/baseline', { schema: { hide: true, response: { 200: okSchema } } }, async () => ({ ok: true }));
 
 // The fixed answer of the ceiling route: a real 5-rule result array of the bench scenario, computed once.
-const fixed = runPlan(compilePlan('bench-exec', 1, httpScenario()), {
+const fixed = runPlan(compilePlan('bench-exec', 1, httpScenario(), { evaluators: { ChallengeQuery: challengeQueryEvaluator } }), {
   address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
   credentials: syntheticIdCredentials(),
   now: Date.now(),

@@ -13,7 +13,7 @@ import { PlanCache } from './domain/plan-cache.js';
 import { createAttestor, type Attestor } from './domain/attestation.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import type { Resolve } from './domain/webhook-guard.js';
-import { Executor, createStrategies, queryPolicies, routesOf, timersOf, type BoundRoute, type BoundTimer } from './execution/index.js';
+import { Executor, createStrategies, routesOf, timersOf, typeDeclarations, type BoundRoute, type BoundTimer } from './execution/index.js';
 import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import { openStore, type Store } from './store/index.js';
@@ -132,7 +132,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now, deps.webhookResolve) : undefined;
     const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
     return {
-      store, now, metrics, plans: new PlanCache(queryPolicies), verifier, executor, timers: timersOf(strategies), routes: routesOf(strategies), onVerdicts, webhooks, attestor,
+      store, now, metrics, plans: new PlanCache(typeDeclarations), verifier, executor, timers: timersOf(strategies), routes: routesOf(strategies), onVerdicts, webhooks, attestor,
     };
   } catch (err) {
     await store.close();

@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { PlanCache } from '../src/domain/plan-cache.js';
 import type { ScenarioHead } from '../src/store/types.js';
+import { TYPES } from './engine/factories.js';
 
 function counter(head: ScenarioHead[] = [{ seq: 1, revision: 1 }]) {
   let reads = 0;
@@ -18,7 +19,7 @@ function counter(head: ScenarioHead[] = [{ seq: 1, revision: 1 }]) {
 
 describe('PlanCache.head (single-flight reads of a scenario\'s head)', () => {
   it('shares one read among the executes of one turn of the event loop, and reads again in the next turn', async () => {
-    const plans = new PlanCache();
+    const plans = new PlanCache(TYPES);
     const store = counter();
     const [a, b, c] = await Promise.all([plans.head('s', '*', store.read), plans.head('s', '*', store.read), plans.head('s', '*', store.read)]);
     expect([a, b, c]).toEqual([[{ seq: 1, revision: 1 }], [{ seq: 1, revision: 1 }], [{ seq: 1, revision: 1 }]]);
@@ -30,7 +31,7 @@ describe('PlanCache.head (single-flight reads of a scenario\'s head)', () => {
   });
 
   it('keys reads by scenario id and by the projects they look in', async () => {
-    const plans = new PlanCache();
+    const plans = new PlanCache(TYPES);
     const store = counter();
     await Promise.all([plans.head('s', '*', store.read), plans.head('t', '*', store.read)]);
     expect(store.reads).toBe(2);
@@ -39,7 +40,7 @@ describe('PlanCache.head (single-flight reads of a scenario\'s head)', () => {
   });
 
   it('reads again at once after forget (a write through this instance), even within the same turn', async () => {
-    const plans = new PlanCache();
+    const plans = new PlanCache(TYPES);
     const store = counter();
     store.set([]);
     expect(await plans.head('s', '*', store.read)).toEqual([]);
@@ -50,7 +51,7 @@ describe('PlanCache.head (single-flight reads of a scenario\'s head)', () => {
   });
 
   it('keeps compiled plans per seq: two scenarios with one id (two projects) are two entries', () => {
-    const plans = new PlanCache();
+    const plans = new PlanCache(TYPES);
     const row = (seq: number, projectId: string) => ({
       seq, id: 'same', revision: 1, createdAt: '', updatedAt: '',
       input: {
@@ -69,7 +70,7 @@ describe('PlanCache.head (single-flight reads of a scenario\'s head)', () => {
   });
 
   it('shares a failed read with the executes waiting on it, and reads again in the next turn', async () => {
-    const plans = new PlanCache();
+    const plans = new PlanCache(TYPES);
     let reads = 0;
     const failing = async (): Promise<ScenarioHead[]> => {
       reads += 1;

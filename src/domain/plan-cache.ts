@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { compilePlan, type Plan, type QueryPolicies } from '../engine/index.js';
+import { compilePlan, type Plan, type TypeDeclarations } from '../engine/index.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ScenarioHead, ScenarioRow } from '../store/types.js';
 
@@ -21,8 +21,11 @@ export class PlanCache {
   private readonly entries: LRUCache<number, CachedPlan>;
   /** scenario id -> scope key (http/tenancy.ts) -> read. */
   private readonly heads = new Map<string, Map<string, Promise<ScenarioHead[]>>>();
-  /** `policies`: the registered scenario types' (execution/registry.ts), which compiled rules are checked against. */
-  constructor(private readonly policies?: QueryPolicies, max = 1000) {
+  /**
+   * `types`: the registered scenario types' declarations (execution/registry.ts): each type's compile step, and the
+   * policies compiled rules are checked against.
+   */
+  constructor(private readonly types: TypeDeclarations, max = 1000) {
     this.entries = new LRUCache({ max });
   }
 
@@ -55,7 +58,7 @@ export class PlanCache {
 
   compile(row: ScenarioRow): CachedPlan {
     const entry: CachedPlan = {
-      plan: compilePlan(row.id, row.revision, row.input, this.policies),
+      plan: compilePlan(row.id, row.revision, row.input, this.types),
       seq: row.seq,
       revision: row.revision,
       projectId: row.input.projectId ?? null,

@@ -2,4 +2,5 @@
 export { checkScenarioRules, type FieldProblem } from './validate.js';
 export type { QueryPolicies, QueryPolicy } from './policy.js';
 export { compilePlan, runPlan } from './plan.js';
-export type { Plan } from './types.js';
+export type { Evaluator, Evaluators, Plan, TypeDeclarations } from './types.js';
+export { challengeQueryEvaluator } from './challenge-query.js';

@@ -1,16 +1,10 @@
-import type { Scenario, ScenarioType } from '../schemas/scenario.js';
+import type { Scenario } from '../schemas/scenario.js';
 import type { ExecutionResult } from '../schemas/execution.js';
-import { challengeQueryEvaluator } from './challenge-query.js';
 import { prepareRun } from './credentials.js';
 import { frozenQuery } from './query.js';
-import { typeRules, type QueryPolicies } from './policy.js';
+import { typeRules } from './policy.js';
 import { executionResult, failed } from './result.js';
-import type { CompileContext, CompiledRule, Evaluator, Plan, RuleFailure, RunInput } from './types.js';
-
-/** Types whose rules the engine decides; the others' strategies decide them, and runPlan answers `error` for each. */
-const evaluators: Readonly<Partial<Record<ScenarioType, Evaluator>>> = Object.freeze({
-  ChallengeQuery: challengeQueryEvaluator,
-});
+import type { CompileContext, CompiledRule, Plan, RuleFailure, RunInput, TypeDeclarations } from './types.js';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -20,9 +14,11 @@ const VALID = Object.freeze({ is_valid: true as const, reasons: NO_REASONS });
 
 /**
  * Once per scenario revision. Assumes checkScenarioRules passed; a rule that fails its query checks (with `policies`,
- * the registry's, its type's policy too) compiles to an invalid rule.
+ * the registry's, its type's policy too) compiles to an invalid rule. A type with an evaluator in `types` has its
+ * rules compiled by it; the others' strategies decide them, and runPlan answers `error` for each.
  */
-export function compilePlan(scenarioId: string, revision: number, scenario: Scenario, policies?: QueryPolicies): Plan {
+export function compilePlan(scenarioId: string, revision: number, scenario: Scenario, types: TypeDeclarations): Plan {
+  const { evaluators, policies } = types;
   const type = scenario.type;
   const slots = new Map<string, number>();
   const context: CompileContext = {
@@ -51,12 +47,13 @@ export function runPlan(plan: Plan, input: RunInput): ExecutionResult[] {
   const rules = plan.rules;
   const results: ExecutionResult[] = new Array(rules.length);
   const head = { objectType: plan.type, name: plan.name, scenarioId: plan.scenarioId, address: input.address, executionId: input.executionId };
+  const extras = input.extras;
   let i = 0;
   for (const rule of rules) {
     const failure = rule.evaluate(run);
     results[i++] = failure === null
-      ? executionResult(head, rule, 'valid', VALID)
-      : executionResult(head, rule, failure.status, failed(failure.reasons));
+      ? executionResult(head, rule, 'valid', VALID, extras)
+      : executionResult(head, rule, failure.status, failed(failure.reasons), extras);
   }
   return results;
 }

@@ -30,6 +30,13 @@ export interface QueryPolicy {
 /** The policy of each registered scenario type, by type (src/execution/registry.ts). */
 export type QueryPolicies = Readonly<Partial<Record<string, QueryPolicy>>>;
 
+/** The registered scenario types, as the create/patch checks see them (src/execution/registry.ts hands them in). */
+export interface RegisteredTypes {
+  /** Their names, in the registry's order (the schema's ScenarioTypes): the types a scenario may have. */
+  readonly names: readonly string[];
+  readonly policies: QueryPolicies;
+}
+
 /** A scenario type's policy, as the engine applies it to each query (validate.ts checkQuery). */
 export interface TypeRules {
   readonly type: string;

@@ -1,6 +1,9 @@
 import type { ExecutionResult, RuleStatus } from '../schemas/execution.js';
 import type { ScenarioType } from '../schemas/scenario.js';
 import type { QueryEcho } from './query.js';
+import type { ResultExtraField, ResultExtras } from './types.js';
+
+export type { ResultExtraField, ResultExtras };
 
 export interface ResultHead {
   readonly objectType: ScenarioType;
@@ -13,13 +16,6 @@ export interface ResultHead {
 export type Verdict = ExecutionResult['result']['result'];
 
 type RuleResult = ExecutionResult['result'];
-
-/**
- * The fields a scenario type adds to its results' `result` beyond the verdict, status and query (the RuleResult
- * schema's optional fields); its module declares which (src/execution/<type>/index.ts).
- */
-export type ResultExtras = Readonly<Partial<Omit<RuleResult, 'result' | 'executionId' | 'status' | 'query'>>>;
-export type ResultExtraField = keyof ResultExtras;
 
 /** The one place an ExecutionResult is built: `is_valid` is true exactly when `status` is valid. */
 export function executionResult(

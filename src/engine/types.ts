@@ -1,6 +1,7 @@
 import type { Query, QueryConfiguration, ScenarioType } from '../schemas/scenario.js';
 import type { Credential } from '../schemas/credential.js';
-import type { TypeRules } from './policy.js';
+import type { ExecutionResult } from '../schemas/execution.js';
+import type { QueryPolicies, TypeRules } from './policy.js';
 
 /**
  * The outcome of the trust checks (src/trust) for one credential. `not-valid`: definitely unusable; `error`: trust
@@ -49,6 +50,18 @@ export interface Evaluator {
   compileRule(configuration: QueryConfiguration, context: CompileContext): CompiledRule;
 }
 
+/** The compile step of each registered type that declares one, by type (src/execution/registry.ts). */
+export type Evaluators = Readonly<Partial<Record<string, Evaluator>>>;
+
+/**
+ * What compilePlan knows of the scenario types, as their modules declare them (src/execution/registry.ts hands them
+ * in): each type's compile step, if it has one, and, where given, each type's query policy.
+ */
+export interface TypeDeclarations {
+  readonly evaluators: Evaluators;
+  readonly policies?: QueryPolicies;
+}
+
 export interface Plan {
   scenarioId: string;
   revision: number;
@@ -70,4 +83,13 @@ export interface RunInput {
    * rule with an `error` candidate and no pass is `error`. Absent: dates and query only (verification off).
    */
   trust?: ReadonlyArray<TrustVerdict | undefined>;
+  /** Fields every result's `result` carries (its type's: ChallengeQuery's `verification: 'off'` when trust is off). */
+  extras?: ResultExtras;
 }
+
+/**
+ * The fields a scenario type adds to its results' `result` beyond the verdict, status and query (the RuleResult
+ * schema's optional fields); its module declares which (src/execution/<type>/index.ts).
+ */
+export type ResultExtras = Readonly<Partial<Omit<ExecutionResult['result'], 'result' | 'executionId' | 'status' | 'query'>>>;
+export type ResultExtraField = keyof ResultExtras;

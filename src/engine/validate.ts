@@ -2,9 +2,9 @@
  * Create/patch-time checks the schema cannot say: which value fits which operator, unique ids, and what each scenario
  * type's QueryPolicy (policy.ts, declared by its module) allows. Nothing here throws on any input.
  */
-import { Operators, ScenarioTypes, type Operator, type Scenario } from '../schemas/scenario.js';
+import { Operators, type Operator, type Scenario } from '../schemas/scenario.js';
 import { parseInstant } from './instant.js';
-import { typeRules, type QueryPolicies, type QueryPolicy, type TypeRules } from './policy.js';
+import { typeRules, type QueryPolicy, type RegisteredTypes, type TypeRules } from './policy.js';
 import { isRecord } from '../schemas/json.js';
 
 export interface FieldProblem {
@@ -15,7 +15,6 @@ export interface FieldProblem {
 
 const OPERATORS: ReadonlySet<string> = new Set(Operators);
 const isOperator = (x: unknown): x is Operator => typeof x === 'string' && OPERATORS.has(x);
-const SCENARIO_TYPES: ReadonlySet<string> = new Set(ScenarioTypes);
 
 const DATE_HINT = 'an ISO 8601 date (e.g. 2001-02-03, 2001-02-03T04:05:06Z or 2001-02-03T04:05:06.789+02:00)';
 
@@ -187,10 +186,11 @@ function checkValue(
 export const MAX_RULES_BYTES = 128 * 1024;
 
 /**
- * Create/patch-time checks of a scenario's query configurations under its type's policy (`policies`: every
- * registered type's, src/execution/registry.ts); returns [] when fine.
+ * Create/patch-time checks of a scenario's type and of its query configurations under its type's policy
+ * (`registered`: the registered types and their policies, src/execution/registry.ts); returns [] when fine.
  */
-export function checkScenarioRules(scenario: Scenario, policies: QueryPolicies): FieldProblem[] {
+export function checkScenarioRules(scenario: Scenario, registered: RegisteredTypes): FieldProblem[] {
+  const { names, policies } = registered;
   const problems: FieldProblem[] = [];
   const configs: unknown = scenario?.queryConfigurations;
   if (!Array.isArray(configs)) {
@@ -205,8 +205,8 @@ export function checkScenarioRules(scenario: Scenario, policies: QueryPolicies):
     });
   }
   const type = scenario.type;
-  if (!SCENARIO_TYPES.has(type)) {
-    problems.push({ pointer: '/type', message: `type must be one of ${ScenarioTypes.join(', ')}` });
+  if (!names.includes(type)) {
+    problems.push({ pointer: '/type', message: `type must be one of ${names.join(', ')}` });
   }
   const rules = typeRules(type, policies);
   const ids = new Map<string, number>();

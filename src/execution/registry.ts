@@ -1,8 +1,10 @@
 /**
  * The scenario types of the service, one registration line each: a type is its folder's module (ScenarioModule). The
  * `satisfies` below fails to compile unless the registry holds exactly the schema's ScenarioTypes, each under its name.
+ * The schema's list is not derived from here: the modules are typed against the schemas, so that would be an import
+ * cycle (ARCHITECTURE.md, "A new scenario type").
  */
-import { checkScenarioRules, type FieldProblem, type QueryPolicies } from '../engine/index.js';
+import { checkScenarioRules, type Evaluator, type Evaluators, type FieldProblem, type QueryPolicies, type TypeDeclarations } from '../engine/index.js';
 import { compactResults as compactWith, type ResultExtraField } from '../engine/result.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import { ScenarioTypes, type Scenario, type ScenarioType } from '../schemas/scenario.js';
@@ -64,6 +66,15 @@ export function routesOf(strategies: Strategies): BoundRoute[] {
 /** The query policy of every registered type. */
 export const queryPolicies: QueryPolicies = Object.fromEntries(registered.map((type) => [type, modules[type].policy]));
 
+/** The compile step of every registered type that declares one (the others' strategies decide their rules). */
+const evaluators: Evaluators = Object.fromEntries(registered.flatMap((type) => {
+  const module: { readonly type: Registered; readonly evaluator?: Evaluator } = modules[type];
+  return module.evaluator === undefined ? [] : [[type, module.evaluator]];
+}));
+
+/** What the engine's compilePlan learns of the registered types (the plan cache hands it in). */
+export const typeDeclarations: TypeDeclarations = { evaluators, policies: queryPolicies };
+
 /** The result fields every registered type adds, and those only the first result keeps when compacted. */
 export const resultFields: { readonly adds: readonly ResultExtraField[]; readonly firstOnly: readonly ResultExtraField[] } = {
   adds: [...new Set(registered.flatMap((type) => modules[type].resultFields.adds))],
@@ -72,7 +83,7 @@ export const resultFields: { readonly adds: readonly ResultExtraField[]; readonl
 
 /** The engine's create/patch checks of a scenario's rules under its type's policy (engine/validate.ts). */
 export function validateScenarioRules(scenario: Scenario): FieldProblem[] {
-  return checkScenarioRules(scenario, queryPolicies);
+  return checkScenarioRules(scenario, { names: registered, policies: queryPolicies });
 }
 
 /** Results over MAX_RESULTS_BYTES, compacted (engine/result.ts): the registered types' first-only fields on the first. */

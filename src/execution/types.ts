@@ -1,6 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { CachedPlan } from '../domain/plan-cache.js';
-import type { FieldProblem, QueryPolicy } from '../engine/index.js';
+import type { Evaluator, FieldProblem, QueryPolicy } from '../engine/index.js';
 import type { ResultExtraField } from '../engine/result.js';
 import type { Credential } from '../schemas/credential.js';
 import type { ExecutionResult } from '../schemas/execution.js';
@@ -52,6 +52,11 @@ export interface ScenarioModule<T extends ScenarioType = ScenarioType, D = never
   readonly type: T;
   /** What its rules' queries may ask beyond the query language; the engine applies it at create/patch. */
   readonly policy: QueryPolicy;
+  /**
+   * Its compile step: the engine evaluator that compiles its rules once per scenario revision, for a type whose rules
+   * the engine decides. None: its strategy decides the rules itself (runPlan would answer `error` for each).
+   */
+  readonly evaluator?: Evaluator;
   /**
    * The fields its results' `result` may carry beyond verdict, status and query (RuleResult's optional ones);
    * `firstOnly`: those the same on every result, which only the first keeps when the results are compacted.

@@ -7,7 +7,7 @@ import { describe, it, expect } from 'vitest';
 import { compilePlan, runPlan, type Plan } from '../../src/engine/index.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { compilePath } from '../../src/engine/path.js';
-import { ADDRESS, EXECUTION_ID, NOW, credential } from './factories.js';
+import { ADDRESS, EXECUTION_ID, NOW, TYPES, credential } from './factories.js';
 import type { ExecutionResult } from '../../src/schemas/execution.js';
 import type { Query, QueryConfiguration, Scenario, ScenarioType } from '../../src/schemas/scenario.js';
 
@@ -26,7 +26,7 @@ function run(plan: Plan, credentials: Credential[], now = NOW): ExecutionResult[
 
 /** Runs a single-rule ChallengeQuery scenario. */
 function one(query: Query, credentials: Credential[], now = NOW): ExecutionResult {
-  const [r] = run(compilePlan('scn-1', 1, scenario([query])), credentials, now);
+  const [r] = run(compilePlan('scn-1', 1, scenario([query]), TYPES), credentials, now);
   if (r === undefined) throw new Error('one rule, one result');
   return r;
 }
@@ -38,7 +38,7 @@ describe('result shape and order', () => {
   it('returns one result per query configuration, in the scenario order, with the full documented shape', () => {
     const q1: Query = { type: 'IDInformation', requestId: 1, attribute: 'reviewAnswer', value: 'GREEN', operator: '$eq' };
     const q2: Query = { type: 'IDInformation', requestId: 2, attribute: 'personalData.age', value: 18, operator: '$gte' };
-    const plan = compilePlan('scn-1', 3, scenario([{ id: 'q-kyc', query: q1 }, { id: 'q-age', query: q2 }]));
+    const plan = compilePlan('scn-1', 3, scenario([{ id: 'q-kyc', query: q1 }, { id: 'q-age', query: q2 }]), TYPES);
     const results = run(plan, [credential('urn:uuid:a', { reviewAnswer: 'GREEN', personalData: { age: 17 } })]);
     expect(results).toHaveLength(2);
     expect(results[0]).toEqual({
@@ -58,33 +58,41 @@ describe('result shape and order', () => {
     expect(Object.keys(results[1]?.result ?? {})).toEqual(['result', 'executionId', 'status', 'query']);
   });
 
+  it('puts the run\'s extras (ChallengeQuery\'s verification off) into every result, after the query', () => {
+    const plan = compilePlan('s', 1, scenario([age18, { ...age18, value: 99 }]), TYPES);
+    const results = runPlan(plan, { address: ADDRESS, credentials: [adult('urn:uuid:a')], now: NOW, executionId: EXECUTION_ID, extras: { verification: 'off' } });
+    expect(results.map((r) => r.result.status)).toEqual(['valid', 'not-valid']);
+    for (const r of results) expect(Object.keys(r.result)).toEqual(['result', 'executionId', 'status', 'query', 'verification']);
+    expect(results.map((r) => r.result.verification)).toEqual(['off', 'off']);
+  });
+
   it('keeps the order of many rules, whatever their outcome', () => {
     const queries: Query[] = Array.from({ length: 12 }, (_, i) => ({
       type: 'IDInformation', attribute: 'n', operator: '$eq', value: i % 3,
     }));
-    const results = run(compilePlan('s', 1, scenario(queries)), [credential('urn:uuid:a', { n: 1 })]);
+    const results = run(compilePlan('s', 1, scenario(queries), TYPES), [credential('urn:uuid:a', { n: 1 })]);
     expect(results.map((r) => r.objectId)).toEqual(queries.map((_, i) => `q${i + 1}`));
     expect(results.map((r) => r.result.result.is_valid)).toEqual(queries.map((_, i) => i % 3 === 1));
   });
 
   it('returns no results for a scenario without query configurations', () => {
-    expect(run(compilePlan('s', 1, scenario([])), [adult('urn:uuid:a')])).toEqual([]);
+    expect(run(compilePlan('s', 1, scenario([]), TYPES), [adult('urn:uuid:a')])).toEqual([]);
   });
 
   it('answers valid rules with one frozen inner result that no consumer can change', () => {
-    const results = run(compilePlan('s', 1, scenario([age18, age18])), [adult('urn:uuid:a')]);
+    const results = run(compilePlan('s', 1, scenario([age18, age18]), TYPES), [adult('urn:uuid:a')]);
     expect(results[0]?.result.result).toEqual({ is_valid: true, reasons: [] });
     expect(Object.isFrozen(results[0]?.result.result)).toBe(true);
     expect(() => results[0]?.result.result.reasons.push('x')).toThrow(TypeError);
     expect(() => { (results[1]?.result.result as { is_valid: boolean }).is_valid = false; }).toThrow(TypeError);
-    expect(run(compilePlan('s', 1, scenario([age18])), [adult('urn:uuid:b')])[0]?.result.result.reasons).toEqual([]);
+    expect(run(compilePlan('s', 1, scenario([age18]), TYPES), [adult('urn:uuid:b')])[0]?.result.result.reasons).toEqual([]);
   });
 
   it('echoes a frozen copy of the query, unaffected by later changes to the scenario', () => {
     const value = ['FRA', 'DEU'];
     const query: Query = { type: 'IDInformation', attribute: 'c', operator: '$in', value };
     const s = scenario([query]);
-    const plan = compilePlan('s', 1, s);
+    const plan = compilePlan('s', 1, s, TYPES);
     value.push('ITA');
     query.operator = '$nin';
     const [r] = run(plan, [credential('urn:uuid:a', { c: 'FRA' })]);
@@ -94,13 +102,13 @@ describe('result shape and order', () => {
   });
 
   it('carries the plan identity: scenarioId, revision, name, type', () => {
-    const plan = compilePlan('scn-9', 7, scenario([age18]));
+    const plan = compilePlan('scn-9', 7, scenario([age18]), TYPES);
     expect(plan).toMatchObject({ scenarioId: 'scn-9', revision: 7, name: 'Adult KYC', type: 'ChallengeQuery' });
     expect(plan.rules.map((r) => r.id)).toEqual(['q1']);
   });
 
   it('reuses one compiled plan across runs with different credentials and clocks', () => {
-    const plan = compilePlan('s', 1, scenario([age18]));
+    const plan = compilePlan('s', 1, scenario([age18]), TYPES);
     const young = credential('urn:uuid:y', { personalData: { age: 16 } });
     expect(run(plan, [adult('urn:uuid:a')])[0]?.result.status).toBe('valid');
     expect(run(plan, [young])[0]?.result.status).toBe('not-valid');
@@ -234,7 +242,7 @@ describe('credential selection and usability', () => {
       age18,
       { type: 'ProofOfResidence', attribute: 'country', operator: '$in', value: ['FRA', 'DEU'] },
       { type: 'AMLScreeningsResults', operator: '$noop' },
-    ])), [
+    ]), TYPES), [
       adult('urn:uuid:id'),
       credential('urn:uuid:por', { country: 'DEU' }, { type: ['VerifiableCredential', 'ProofOfResidence'] }),
     ]);
@@ -246,7 +254,7 @@ describe('credential selection and usability', () => {
       { type: ['VerifiableCredential', 'IDInformation', 'ProofOfResidence'] });
     const results = run(compilePlan('s', 1, scenario([
       age18, { type: 'ProofOfResidence', attribute: 'country', operator: '$eq', value: 'FRA' },
-    ])), [both]);
+    ]), TYPES), [both]);
     expect(results.map((r) => r.result.status)).toEqual(['valid', 'valid']);
   });
 });
@@ -397,7 +405,7 @@ describe('reasons never echo the holder\'s data', () => {
       { type: 'IDInformation', attribute: 'selfie', operator: '$eq', value: 'other' },
       { type: 'IDInformation', attribute: 'id', operator: '$in', value: ['did:example:someone'] },
     ];
-    const results = run(compilePlan('s', 1, scenario(queries)), [
+    const results = run(compilePlan('s', 1, scenario(queries), TYPES), [
       credential('urn:uuid:holder-cred', HOLDER),
       credential('urn:uuid:holder-cred-2', { ...HOLDER, personalData: { ...HOLDER.personalData, age: '63' } }),
     ]);
@@ -422,7 +430,7 @@ describe('zero-knowledge proof scenarios', () => {
       const plan = compilePlan('z', 1, scenario([
         { ...age18, requestId: 1, operator: '$gt' },
         { type: 'IDInformation', requestId: 2, operator: '$noop' },
-      ], type));
+      ], type), TYPES);
       const results = run(plan, [adult('urn:uuid:perfect')]);
       expect(results).toHaveLength(2);
       for (const r of results) {
@@ -436,7 +444,7 @@ describe('zero-knowledge proof scenarios', () => {
   }
 
   it('never reads credentials for ZKP scenarios', () => {
-    const plan = compilePlan('z', 1, scenario([{ ...age18, requestId: 1, operator: '$gt' }], 'OffChainZKP'));
+    const plan = compilePlan('z', 1, scenario([{ ...age18, requestId: 1, operator: '$gt' }], 'OffChainZKP'), TYPES);
     expect(plan.credentialSlots.size).toBe(0);
   });
 });
@@ -451,7 +459,7 @@ describe('robustness', () => {
       { type: 'IDInformation', attribute: 'a', operator: '$between', value: [1, '2001-01-01'] },
       { type: 'IDInformation', attribute: 'a', operator: '$like', value: 'x' },
     ] as unknown as Query[];
-    const results = run(compilePlan('s', 1, scenario(bad)), [adult('urn:uuid:a')]);
+    const results = run(compilePlan('s', 1, scenario(bad), TYPES), [adult('urn:uuid:a')]);
     for (const r of results) {
       expect(r.result.status).toBe('error');
       expect(r.result.result.is_valid).toBe(false);
@@ -461,7 +469,7 @@ describe('robustness', () => {
 
   it('answers error for a scenario type without an evaluator', () => {
     const s = { ...scenario([age18]), type: 'Unknown' as ScenarioType };
-    const [r] = run(compilePlan('s', 1, s), [adult('urn:uuid:a')]);
+    const [r] = run(compilePlan('s', 1, s, TYPES), [adult('urn:uuid:a')]);
     expect(r?.result.status).toBe('error');
     expect(r?.result.result.is_valid).toBe(false);
   });
@@ -485,7 +493,7 @@ describe('robustness', () => {
     ].flatMap(([operator, value]) => ['a', 'a.b', 'b.0.a', '0', 'constructor.a'].map((attribute) =>
       ({ type: 'IDInformation', attribute, operator, value }) as Query));
     queries.push({ type: 'IDInformation', operator: '$noop' });
-    const plan = compilePlan('s', 1, scenario(queries));
+    const plan = compilePlan('s', 1, scenario(queries), TYPES);
     for (let i = 0; i < 300; i++) {
       const subject = json(4);
       const credentials = [credential(`urn:uuid:${i}`, (typeof subject === 'object' && subject !== null && !Array.isArray(subject)
@@ -505,7 +513,7 @@ describe('robustness', () => {
 
   it('skips malformed credentials (no type array) without throwing', () => {
     const weird = [{ ...adult('urn:uuid:w'), type: 'IDInformation' }, null] as unknown as Credential[];
-    const [r] = run(compilePlan('s', 1, scenario([age18])), weird);
+    const [r] = run(compilePlan('s', 1, scenario([age18]), TYPES), weird);
     expect(r?.result.status).toBe('not-valid');
   });
 });

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { compilePlan, runPlan } from '../../src/engine/index.js';
 import type { TrustVerdict } from '../../src/engine/types.js';
 import type { Credential } from '../../src/schemas/credential.js';
-import { ADDRESS, EXECUTION_ID, NOW, credential } from './factories.js';
+import { ADDRESS, EXECUTION_ID, NOW, TYPES, credential } from './factories.js';
 import { at, only } from '../elements.js';
 import type { ExecutionResult } from '../../src/schemas/execution.js';
 import type { Query, Scenario } from '../../src/schemas/scenario.js';
@@ -26,7 +26,7 @@ const adult = (id: string, over: Partial<Credential> = {}) => credential(id, { p
 const minor = (id: string) => credential(id, { personalData: { age: 15 } });
 
 function run(queries: Query[], credentials: Credential[], trust?: (TrustVerdict | undefined)[]): ExecutionResult[] {
-  return runPlan(compilePlan('s', 1, scenario(queries)), { address: ADDRESS, credentials, now: NOW, executionId: EXECUTION_ID, trust });
+  return runPlan(compilePlan('s', 1, scenario(queries), TYPES), { address: ADDRESS, credentials, now: NOW, executionId: EXECUTION_ID, trust });
 }
 
 describe('trust verdicts in the engine', () => {

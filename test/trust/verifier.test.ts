@@ -18,6 +18,7 @@ import { IdPosition, MerklizedRootPosition } from '../../src/trust/iden3.js';
 import { compilePlan, runPlan } from '../../src/engine/index.js';
 import { contentHash } from '../../src/trust/canonical.js';
 import { only } from '../elements.js';
+import { TYPES } from '../engine/factories.js';
 import { trustOptions } from './options.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -469,7 +470,7 @@ describe('with the engine', () => {
       type: 'ChallengeQuery',
       smartContractDeployments: [],
       queryConfigurations: [{ id: 'age', query: { type: 'IDInformation', attribute: 'personalData.age', operator: '$gte', value: 18 } }],
-    });
+    }, TYPES);
     const run = async (credentials: Json[], v = shared()) => {
       const list = credentials.map(asCredential);
       const trust = await v.verify(list, { address: ADDRESS, now: NOW, relevantTypes: plan.credentialSlots });

@@ -1,5 +1,6 @@
 /** ChallengeQuery: the rules are decided by the engine on the credentials sent with the execute call, after trust. */
 import type { CredentialTypes } from '../../domain/credential-types.js';
+import { challengeQueryEvaluator } from '../../engine/index.js';
 import type { CredentialVerifier } from '../../trust/index.js';
 import type { ScenarioModule } from '../types.js';
 
@@ -13,6 +14,7 @@ export interface ChallengeQueryDeps {
 export const challengeQuery = {
   type: 'ChallengeQuery',
   policy: { requestId: { range: { max: 4_294_967_295, note: 'large ids are for OnChainZKP' } } },
+  evaluator: challengeQueryEvaluator,
   resultFields: { adds: ['verification'], firstOnly: [] },
   async create({ verifier, credentialTypes }: ChallengeQueryDeps) {
     const { challengeQueryStrategy } = await import('./strategy.js');

@@ -4,6 +4,9 @@ import type { Scenario } from '../../schemas/scenario.js';
 import type { CredentialVerifier } from '../../trust/index.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from '../types.js';
 
+/** What every result carries when credential verification is off (CREDENTIAL_VERIFICATION=off). */
+const VERIFICATION_OFF = Object.freeze({ verification: 'off' as const });
+
 /**
  * ChallengeQuery: trust first (proof, issuer, revocation, holder; cached per credential content), then the pure
  * rules of the engine. A credential over a size limit rejects with CredentialTooLarge; no room for new credentials'
@@ -29,9 +32,8 @@ export function challengeQueryStrategy(
         digests,
         tenant,
       });
-      const results = runPlan(entry.plan, { address, credentials, now: at, executionId, trust });
-      if (verifier.mode === 'off') for (const r of results) r.result.verification = 'off';
-      return { results };
+      const extras = verifier.mode === 'off' ? VERIFICATION_OFF : undefined;
+      return { results: runPlan(entry.plan, { address, credentials, now: at, executionId, trust, extras }) };
     },
   };
 }
