@@ -16,12 +16,13 @@ export const typeRoutes: FastifyPluginAsyncTypebox<{ routes: readonly BoundRoute
         scope.addContentTypeParser([...route.textTypes], { parseAs: 'string' }, (_req, body, done) => done(null, body));
       }
       // Instead of the service-wide limit (protection.ts); off with RATE_LIMIT_MAX=0, like every rate limit.
-      const perClient = route.perClient && route.perClient.perMinute > 0 && {
-        max: route.perClient.perMinute,
+      const limit = route.perClient;
+      const perClient = limit && limit.perMinute > 0 && {
+        max: limit.perMinute,
         timeWindow: 60_000,
         keyGenerator: (request: FastifyRequest) => `${route.operationId}:${request.ip}`,
         errorResponseBuilder: (_request: FastifyRequest, context: { max: number; after: string; ttl: number }) =>
-          rateLimited(`Rate limit exceeded: at most ${context.max} ${route.perClient?.what ?? 'calls'} a minute from this client address; retry in ${context.after}`, context),
+          rateLimited(`Rate limit exceeded: at most ${context.max} ${limit.what} a minute from this client address; retry in ${context.after}`, context),
       };
       scope.route({
         method: route.method,
