@@ -2,10 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { queryPolicies, resultFields, routesOf, timersOf, type Strategies } from '../../src/execution/registry.js';
 import { RuleResult } from '../../src/schemas/execution.js';
 import { ScenarioTypes } from '../../src/schemas/scenario.js';
+import { challengeQuery } from '../../src/execution/challenge-query/index.js';
+import { offChainZkp } from '../../src/execution/offchain-zkp/index.js';
+import { onChainZkp } from '../../src/execution/onchain-zkp/index.js';
 
 describe('the registry of scenario types', () => {
-  it('holds exactly the schema\'s ScenarioTypes, in its order', () => {
-    expect(Object.keys(queryPolicies)).toEqual([...ScenarioTypes]);
+  it('registers each of the schema\'s ScenarioTypes with the policy its own module declares', () => {
+    const declared = { ChallengeQuery: challengeQuery, OnChainZKP: onChainZkp, OffChainZKP: offChainZkp };
+    for (const type of ScenarioTypes) {
+      expect(declared[type].type).toBe(type);
+      expect(queryPolicies[type]).toBe(declared[type].policy);
+    }
   });
 
   it('declares only result fields of the RuleResult schema beyond verdict, status and query', () => {
