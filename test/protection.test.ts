@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ADDRESS, TOKEN, auth, credential, makeApp, scenario } from './helpers.js';
 import Fastify from 'fastify';
-import { deeperThan, MAX_JSON_DEPTH, MAX_JSON_KEYS, protection, shapeProblem, tooDeepAt } from '../src/http/protection.js';
+import { MAX_JSON_DEPTH, MAX_JSON_KEYS, protection, shapeProblem } from '../src/http/protection.js';
+
+/** Where a value nests deeper than `limit` levels (any number of keys), through the production check. */
+const tooDeepAt = (value: unknown, limit: number) => shapeProblem(value, limit, Infinity)?.at;
+const deeperThan = (value: unknown, limit: number) => tooDeepAt(value, limit) !== undefined;
 
 describe('rate limiting per token', () => {
   it('answers 429 problem+json with Retry-After past the limit, per token, and leaves other tokens alone', async () => {

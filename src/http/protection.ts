@@ -54,12 +54,6 @@ export function shapeProblem(value: unknown, depth: number, maxKeys: number): Sh
   return undefined;
 }
 
-/** Where a parsed JSON value nests deeper than `limit` levels, or undefined when it does not (see shapeProblem). */
-export const tooDeepAt = (value: unknown, limit: number): (string | number)[] | undefined => shapeProblem(value, limit, Infinity)?.at;
-
-/** Whether a parsed JSON value nests deeper than `limit` levels (see shapeProblem). */
-export const deeperThan = (value: unknown, limit: number): boolean => tooDeepAt(value, limit) !== undefined;
-
 /**
  * The rate limit's key: on a route that takes a token, the caller's identity (`identify`: a configured token's subject
  * however the header is spelled, or a JWT that verified before); everywhere else, and for a missing, malformed or

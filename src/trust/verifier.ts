@@ -6,7 +6,7 @@
  */
 import type { TrustVerdict } from '../engine/types.js';
 import type { Credential } from '../schemas/credential.js';
-import { contentHash } from './canonical.js';
+import { contentDigest } from '../domain/canonical-json.js';
 import { createStateResolver } from './did-resolver.js';
 import { createDocumentLoader } from '../jsonld/documents.js';
 import { checkHolder } from './holder.js';
@@ -178,7 +178,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
           verdicts[i] = early;
           continue;
         }
-        const key = ctx.digests?.[i] ?? contentHash(credential);
+        const key = ctx.digests?.[i] ?? contentDigest(credential);
         keys[i] = key;
         if (cold.has(key) || proofs.has(key)) continue;
         const size = measureCredential(credential, limits);

@@ -1,6 +1,6 @@
 /** Unit tests of the pieces of src/trust that need no issuer: holder DIDs, issuer lists, caches, canonical JSON, env. */
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, contentHash } from '../../src/trust/canonical.js';
+import { canonicalJson, contentDigest } from '../../src/domain/canonical-json.js';
 import { createDocumentLoader, ID_INFORMATION_CONTEXT_URL, ID_INFORMATION_SCHEMA_URL, jsonLdDocuments, remoteDocumentUrl } from '../../src/jsonld/documents.js';
 import { checkHolder, ethAddressOfPublicKey, holderAddressOf } from '../../src/trust/holder.js';
 import { checkIssuer } from '../../src/trust/issuers.js';
@@ -81,9 +81,9 @@ describe('trusted issuers', () => {
 describe('caches and hashing', () => {
   it('canonical JSON sorts keys at every level and hashes equal content equally', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: 'x' }, null], e: undefined })).toBe('{"a":[{"c":"x","d":2},null],"b":1}');
-    expect(contentHash({ x: 1, y: { a: true } })).toBe(contentHash({ y: { a: true }, x: 1 }));
-    expect(contentHash({ x: 1 })).not.toBe(contentHash({ x: 2 }));
-    expect(contentHash({ x: 1 })).toMatch(/^[0-9a-f]{64}$/);
+    expect(contentDigest({ x: 1, y: { a: true } })).toBe(contentDigest({ y: { a: true }, x: 1 }));
+    expect(contentDigest({ x: 1 })).not.toBe(contentDigest({ x: 2 }));
+    expect(contentDigest({ x: 1 })).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('LRU evicts the least recently used entry and expires entries by the injected clock at once', () => {

@@ -16,7 +16,7 @@ import { computeCoreClaim } from '../../src/trust/proof-check.js';
 import { createDocumentLoader } from '../../src/jsonld/documents.js';
 import { IdPosition, MerklizedRootPosition } from '../../src/trust/iden3.js';
 import { compilePlan, runPlan } from '../../src/engine/index.js';
-import { contentHash } from '../../src/trust/canonical.js';
+import { contentDigest } from '../../src/domain/canonical-json.js';
 import { only } from '../elements.js';
 import { TYPES } from '../engine/factories.js';
 import { trustOptions } from './options.js';
@@ -329,7 +329,7 @@ describe('holder binding', () => {
 
   it('remembers structure and holder per (digest, address): the same content from another address is refused', async () => {
     const v = verifier();
-    const digests = [contentHash(creds.otherHolder)];
+    const digests = [contentDigest(creds.otherHolder)];
     const at = (address: string) => v.verify([asCredential(creds.otherHolder)], { address, now: NOW, digests }).then(only);
     expect(await at(OTHER)).toEqual({ ok: true });
     expectFail(await at(ADDRESS), 'not-valid', /belongs to another holder/);
@@ -349,7 +349,7 @@ describe('revocation', () => {
     const v = verifier();
     const before = status.hits.length;
     // With the digest, as execute calls it: a credential seen before is decided from the caches without waiting.
-    const digests = [contentHash(creds.revocable)];
+    const digests = [contentDigest(creds.revocable)];
     const check = () => v.verify([asCredential(creds.revocable)], { address: ADDRESS, now: NOW, digests }).then(only);
     expect(await check()).toEqual({ ok: true });
     expect(status.hits.length).toBe(before + 2); // the credential's status and the issuer key's
