@@ -1,10 +1,10 @@
 /**
- * The public iden3 test vectors, and helpers shaping them: the MTP V2 one read from ../shared/fixtures/iden3 (not
- * copied: tests that use it skip where it is absent, see haveMtpVector), the V3 one from js-iden3-auth's tests
- * (./vectors, see vectors/README.md).
+ * The public iden3 test vectors, and helpers shaping them, read from ../shared/fixtures and never copied into the
+ * repository: the MTP V2 one from iden3/ (see haveMtpVector), the V3, linked and selective-disclosure ones of
+ * js-iden3-auth's tests from zkp-v3-vectors/ (see haveV3Vectors; the README there names their source and commit).
+ * Tests that use them skip where they are absent.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import type { ZkpQueryConfiguration } from '../../src/zkp/index.js';
 // Not through src/zkp/index.js: that loads js-iden3-auth, which test/zkp/lazy-load.test.ts shows is loaded only where needed.
@@ -12,8 +12,6 @@ import { createDocumentLoader } from '../../src/jsonld/documents.js';
 import { loadConfig } from '../../src/config.js';
 import { haveSharedFixtures, iden3Documents, sharedFixture } from '../shared-fixtures.js';
 
-const dir = fileURLToPath(new URL('./vectors/', import.meta.url));
-const read = (name: string): unknown => JSON.parse(readFileSync(dir + name, 'utf8'));
 const MTP_REQUEST = sharedFixture('iden3/auth-request-mtp-v2.json');
 const MTP_RESPONSE = sharedFixture('iden3/auth-response-mtp-v2.json');
 const readShared = (file: string): unknown => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined);
@@ -91,7 +89,11 @@ export function plainResponse(options: { thid?: string; proof?: FixtureProof; fr
 
 export const cloneProof = (): FixtureProof => structuredClone(fixtureResponse.proof);
 
-/** The V3 vector: a real authV2 JWZ with two credentialAtomicQueryV3-beta.1 proofs (see vectors/README.md). */
+const V3_VECTORS = ['v3-nullifier-authv2.json', 'linked-v3-lmq10-authv2.json', 'sd-sigv2-authv2.json'].map((f) => `zkp-v3-vectors/${f}`);
+/** Whether the V3, linked and $sd vectors are there (it warns, naming the files, when not). */
+export const haveV3Vectors = (): boolean => haveSharedFixtures(...V3_VECTORS);
+
+/** The V3 vector: a real authV2 JWZ with two credentialAtomicQueryV3-beta.1 proofs (zkp-v3-vectors/README.md). */
 export interface V3Vector {
   source: string;
   licence: string;
@@ -100,7 +102,12 @@ export interface V3Vector {
   scope: Array<{ id: number; circuitId: string; query: Record<string, unknown>; params?: Record<string, unknown> }>;
   token: string;
 }
-export const v3Vector = read('v3-nullifier-authv2.json') as V3Vector;
+/** A vector of ../shared/fixtures/zkp-v3-vectors; where absent, an empty one, so that the files that use it load and skip. */
+export const zkpVector = (name: string): V3Vector => (readShared(sharedFixture(`zkp-v3-vectors/${name}`)) as V3Vector | undefined) ?? {
+  source: '', licence: '', verifierDid: '', message: '', scope: [],
+  token: `.${Buffer.from(JSON.stringify({ thid: '', body: { scope: [] } })).toString('base64url')}.`,
+};
+export const v3Vector = zkpVector('v3-nullifier-authv2.json');
 /** The V3 vector's authorization response (the JWZ payload), a fresh copy. */
 export const v3Message = (): Record<string, unknown> & { thid: string; from: string; body: { scope: FixtureProof[] } } =>
   JSON.parse(Buffer.from(v3Vector.token.split('.')[1] ?? '', 'base64url').toString('utf8'));

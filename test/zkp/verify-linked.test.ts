@@ -1,25 +1,23 @@
 /**
  * Linked multi-query and selective disclosure with the real js-iden3-auth verifier, on two more public vectors of
- * js-iden3-auth's own tests (vectors/README.md): a real authV2 JWZ answering a V3 + linkedMultiQuery10 group, and a
+ * js-iden3-auth's own tests (../shared/fixtures/zkp-v3-vectors/README.md): a real authV2 JWZ answering a V3 + linkedMultiQuery10 group, and a
  * real authV2 JWZ disclosing a birthday ($sd, credentialAtomicQuerySigV2). What is proven: the service's rules make
  * those requests (circuit ids renamed to the beta.1 circuits the vectors were proved with), the real proofs verify,
  * three rules share one linkedMultiQuery proof, the group's link ids agree, and the disclosed value is read from
  * the proof's presentation. What is not: linkedMultiQuery3/5 proofs (no public vector; same verifier class).
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   alwaysLatestStateResolvers, buildAuthorizationRequest, createZkpVerifier, type ZkpQueryConfiguration, type ZkpVerifier,
 } from '../../src/zkp/index.js';
 import { WIDE } from './library.js';
-import { iden3DocumentLoader, verifierSettings, requestSettings } from './fixtures.js';
+import { haveV3Vectors, iden3DocumentLoader, verifierSettings, requestSettings, zkpVector } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 
-const present = haveIden3Documents();
+const present = haveIden3Documents() && haveV3Vectors();
 
 interface Vector { source: string; licence: string; verifierDid: string; message: string; token: string }
-const vector = (name: string) => JSON.parse(readFileSync(fileURLToPath(new URL(`./vectors/${name}`, import.meta.url)), 'utf8')) as Vector;
+const vector = (name: string): Vector => zkpVector(name);
 const thidOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { thid: string }).thid;
 const LD = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/';
 type Query = ZkpQueryConfiguration['query'];

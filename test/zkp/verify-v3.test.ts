@@ -1,6 +1,6 @@
 /**
  * Verification of credentialAtomicQueryV3 answers with the real js-iden3-auth verifier, on the public V3 vector of
- * js-iden3-auth's own tests (vectors/README.md): a real authV2 JWZ with two real V3 Groth16 proofs, one with a
+ * js-iden3-auth's own tests (../shared/fixtures/zkp-v3-vectors/README.md): a real authV2 JWZ with two real V3 Groth16 proofs, one with a
  * nullifier. What is proven here: the service's rules reproduce that request, its verifier accepts the real proofs,
  * reads the nullifier and link ids from them, refuses the answer on the JWZ paths as for V2, and judges each V3
  * condition the proofs do not meet as not-valid. What is not: no new proof is made (no proving keys offline), so
@@ -16,7 +16,7 @@ import {
   ResponseMismatchError, ThreadMismatchError, type PendingAuthorization, type ZkpQueryConfiguration, type ZkpVerifier,
 } from '../../src/zkp/index.js';
 import { judgeAcrossRules } from '../../src/zkp/verify-groups.js';
-import { iden3DocumentLoader, ISSUER_DID, v3Message, v3Vector, verifierSettings, requestSettings } from './fixtures.js';
+import { haveV3Vectors, iden3DocumentLoader, ISSUER_DID, v3Message, v3Vector, verifierSettings, requestSettings } from './fixtures.js';
 import { haveIden3Documents } from '../shared-fixtures.js';
 import { rejection, WIDE } from './library.js';
 
@@ -59,7 +59,7 @@ beforeAll(async () => {
 });
 const verify = (pending: PendingAuthorization, token = v3Vector.token, now = PROOF_TIME + 60_000) => verifier.verify(token, pending, { now });
 
-describe.skipIf(!haveIden3Documents())('credentialAtomicQueryV3 answers (public vector, real proofs)', () => {
+describe.skipIf(!haveIden3Documents() || !haveV3Vectors())('credentialAtomicQueryV3 answers (public vector, real proofs)', () => {
   it('builds the request of the vector from two V3 rules, and verifies its real JWZ: nullifier and link ids read', async () => {
     const pending = pendingFor([age(), employee()]);
     expect(pending.request.body.scope).toEqual(v3Vector.scope);
