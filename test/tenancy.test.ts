@@ -236,3 +236,48 @@ describe('property: token A never sees project B', () => {
     );
   });
 });
+
+describe('every route that names a scenario or an execution, listed from the OpenAPI document', () => {
+  /**
+   * What project A's resources look like to project B's token, for each route with a token. A route added without a
+   * case here fails the test: whoever adds a read or write route decides here what another project gets (404, as for
+   * an id never used), so no route forgets tenancy unseen.
+   */
+  type Target = { scenario: string; execution: string };
+  const foreign: Record<string, (t: Target) => { url: string; payload?: unknown }> = {
+    'GET /compliance/scenarios/{scenarioId}': (t) => ({ url: `/compliance/scenarios/${t.scenario}` }),
+    'PATCH /compliance/scenarios/{scenarioId}': (t) => ({ url: `/compliance/scenarios/${t.scenario}`, payload: { input: { description: 'changed' } } }),
+    'DELETE /compliance/scenarios/{scenarioId}': (t) => ({ url: `/compliance/scenarios/${t.scenario}` }),
+    'POST /compliance/scenarios/execute': (t) => ({ url: '/compliance/scenarios/execute', payload: { address: ADDRESS, credentials: [], scenarioId: t.scenario } }),
+    'GET /compliance/executions/{executionId}': (t) => ({ url: `/compliance/executions/${t.execution}` }),
+    'GET /compliance/executions/{executionId}/attestation': (t) => ({ url: `/compliance/executions/${t.execution}/attestation` }),
+    'POST /compliance/executions/{executionId}/webhooks/{deliveryId}/replay': (t) => ({ url: `/compliance/executions/${t.execution}/webhooks/00000000-0000-4000-8000-000000000000/replay` }),
+  };
+  /** Routes whose answer to another project is not a 404, and the test above that shows what it is instead. */
+  const elsewhere: Record<string, string> = {
+    'GET /compliance/scenarios': 'the list holds only the token\'s projects',
+    'POST /compliance/scenarios': 'creating in a project the token does not hold, or without a project, is 403',
+    'GET /compliance/scenarios/{scenarioId}/executions': 'read, execute, executions, patch, delete (an empty page, as for an id never used)',
+    'GET /compliance/webhooks/secret': 'test/webhooks.test.ts: a tenant reads only its own project\'s secret',
+  };
+
+  it('answers 404 to another project\'s token on each, and changes nothing', async () => {
+    const { ids, executions } = await world();
+    const paths = (app as unknown as { swagger(): { paths: Record<string, Record<string, { security?: unknown[] }>> } }).swagger().paths;
+    const withToken = Object.entries(paths).flatMap(([p, methods]) =>
+      Object.entries(methods).filter(([, op]) => (op.security ?? []).length > 0).map(([m]) => `${m.toUpperCase()} ${p}`));
+    expect(withToken.length).toBeGreaterThan(Object.keys(foreign).length);
+    for (const route of withToken) {
+      if (route in elsewhere) continue;
+      const make = foreign[route];
+      expect(make, `${route}: a route with a token and no tenancy case in this test`).toBeDefined();
+      if (!make) continue;
+      const { url, payload } = make({ scenario: ids.a, execution: executions.a });
+      const answer = await req(B, route.split(' ')[0] ?? 'GET', url, payload);
+      expect(answer.statusCode, `${route} with another project's token`).toBe(404);
+    }
+    const after = await req(A, 'GET', `/compliance/scenarios/${ids.a}`);
+    expect(after.json().revision).toBe(1);
+    expect((await req(A, 'GET', `/compliance/executions/${executions.a}`)).statusCode).toBe(200);
+  });
+});
