@@ -1,9 +1,10 @@
 /**
  * The iden3 on-chain verification stack of @iden3/contracts 3.4.0 on a local EVM, from the package's own build
  * artifacts: the State contract, the credential validators CredentialAtomicQuerySigV2Validator and
- * CredentialAtomicQueryV3Validator (and LinkedMultiQueryValidator on demand), and the UniversalVerifier (each behind an EIP-1167 proxy, since their constructors
- * disable initializers). One part is a stand-in: the Groth16 verifier behind the validators accepts every proof,
- * because no proving keys can be had offline; everything else (the validators' checks of the public signals against
+ * CredentialAtomicQueryV3Validator (and on demand LinkedMultiQueryValidator and CredentialAtomicQueryV3StableValidator),
+ * and the UniversalVerifier (each behind an EIP-1167 proxy, since their constructors disable initializers). One part
+ * is a stand-in: the Groth16 verifier behind the validators accepts every proof, because no proving keys can be had
+ * offline; everything else (the validators' checks of the public signals against
  * the request's params, the query hash, the challenge bound to the sender, the issuer's state and the GIST root in the
  * State contract, the verifier's request ids and proof records) is the real code.
  *
@@ -21,6 +22,8 @@ const require = createRequire(import.meta.url);
 const artifact = (name) => require(`@iden3/contracts/build/contracts/${name}.json`);
 
 /** The Groth16 verifier stand-in: runtime code that answers 32 bytes of 1 (true) to every call. */
+/** The circuits the stable V3 validator is deployed for: the stable one and the subversion wallets prove with. */
+const STABLE_V3_CIRCUITS = ['credentialAtomicQueryV3OnChain', 'credentialAtomicQueryV3OnChain-16-16-64-16-32'];
 const ACCEPT_ALL = '0x600a600c600039600a6000f3600160005260206000f3';
 /** The id type the State contract is set up with (its default); any two bytes it supports would do. */
 export const ID_TYPE = '0x0212';
@@ -107,12 +110,13 @@ export function sigV2Params(q) {
 
 /**
  * The params of CredentialAtomicQueryV3Validator (beta.1); `queryHash` defaults to the hash of the fields, the V2
- * fields as sigV2Params, groupID, nullifierSessionID and proofType to 0 (none, none, either).
+ * fields as sigV2Params, groupID, nullifierSessionID and proofType to 0 (none, none, either). The stable validator
+ * (CredentialAtomicQueryV3StableValidator) reads the same params: `circuitIds` ['credentialAtomicQueryV3OnChain'].
  */
 export function v3Params(q) {
   return encodeAbiParameters(V3_QUERY, [{
     schema: q.schema, claimPathKey: q.claimPathKey, operator: q.operator, slotIndex: q.slotIndex ?? 0n, value: q.values,
-    queryHash: q.queryHash ?? queryHashV3(q), allowedIssuers: q.allowedIssuers ?? [], circuitIds: ['credentialAtomicQueryV3OnChain-beta.1'],
+    queryHash: q.queryHash ?? queryHashV3(q), allowedIssuers: q.allowedIssuers ?? [], circuitIds: q.circuitIds ?? ['credentialAtomicQueryV3OnChain-beta.1'],
     skipClaimRevocationCheck: q.skipClaimRevocationCheck ?? false, groupID: q.groupID ?? 0n, nullifierSessionID: q.nullifierSessionID ?? 0n,
     proofType: q.proofType ?? 0n, verifierID: 0n,
   }]);
@@ -213,6 +217,16 @@ export async function deployIden3Stack(provider) {
       await write(verifier, 'UniversalVerifier', 'addValidatorToWhitelist', [linked]);
       return linked;
     },
+    /**
+     * Deploys the stable V3 validator (CredentialAtomicQueryV3StableValidator, what current deployments use) for the
+     * stable circuit and its subversion, and whitelists it; on demand like deployLinkedValidator.
+     */
+    async deployStableV3Validator() {
+      const stable = await proxyOf(await deploy('CredentialAtomicQueryV3StableValidator'));
+      await write(stable, 'CredentialAtomicQueryV3StableValidator', 'initialize', [state, [groth16, groth16], STABLE_V3_CIRCUITS, owner]);
+      await write(verifier, 'UniversalVerifier', 'addValidatorToWhitelist', [stable]);
+      return stable;
+    },
     /** Lets the verifier take requests of another validator (e.g. a custom one). */
     whitelist: (validator) => write(verifier, 'UniversalVerifier', 'addValidatorToWhitelist', [validator]),
     /** Registers a multi-request of existing requests (owner as creator); answers its id, keccak256 as the contract wants. */
@@ -233,9 +247,10 @@ export async function deployIden3Stack(provider) {
      * Submits `sender`'s response to a request: public signals a wallet's proof of the request's query would carry
      * (query hash, the sender's challenge, the issuer's genesis state, GIST root 0 of the fresh State contract).
      * `kind` 'custom': an empty proof, for a validator that reads none. `revocationChecked` false: a V2 proof made
-     * without the revocation check (what a request with skipClaimRevocationCheck takes).
+     * without the revocation check (what a request with skipClaimRevocationCheck takes). `circuitId`: the circuit
+     * the proof names in the response's metadata (the stable V3 validator picks its Groth16 verifier by it).
      */
-    async submit(sender, requestId, { kind, queryHash, revocationChecked = true }) {
+    async submit(sender, requestId, { kind, queryHash, revocationChecked = true, circuitId }) {
       if (kind === 'custom') {
         return write(verifier, 'UniversalVerifier', 'submitResponse', [
           { authMethod: 'embeddedAuth', proof: '0x' }, [{ requestId, proof: '0x', metadata: '0x' }], '0x',
@@ -247,8 +262,9 @@ export async function deployIden3Stack(provider) {
         ? [1n, userID, queryHash, issuerState, requestId, challengeOf(sender), 0n, issuerID, revocationChecked ? 1n : 0n, issuerState, timestamp]
         : [userID, queryHash, issuerState, 0n, 0n, 0n, 1n, requestId, challengeOf(sender), 0n, issuerID, issuerState, timestamp, 1n];
       const proof = encodeAbiParameters(PROOF, [inputs, [0n, 0n], [[0n, 0n], [0n, 0n]], [0n, 0n]]);
+      const metadata = circuitId === undefined ? '0x' : encodeAbiParameters([{ type: 'string' }], [circuitId]);
       return write(verifier, 'UniversalVerifier', 'submitResponse', [
-        { authMethod: 'embeddedAuth', proof: '0x' }, [{ requestId, proof, metadata: '0x' }], '0x',
+        { authMethod: 'embeddedAuth', proof: '0x' }, [{ requestId, proof, metadata }], '0x',
       ], sender);
     },
   };

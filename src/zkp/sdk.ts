@@ -59,14 +59,18 @@ interface SdkSubset {
     isRevocationChecked: number, verifierID: bigint, nullifierSessionID: bigint,
   ): bigint;
   prepareCircuitArrayValues(values: bigint[], size: number): bigint[];
+  /** A circuit's family: the circuit a request names and the subversions a wallet may prove it with. */
+  getGroupedCircuitIdsWithSubVersions(circuitId: string): string[];
 }
 
 export const {
   AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, AtomicQueryV3PubSignals, LinkedMultiQueryPubSignals, parseQueriesMetadata,
   QueryOperators, parseQueryMetadata, calculateCoreSchemaHash, calculateQueryHashV2, calculateQueryHashV3, prepareCircuitArrayValues,
+  getGroupedCircuitIdsWithSubVersions,
 } = exportsOf<SdkSubset>('@0xpolygonid/js-sdk', jsSdk, [
   'AtomicQueryMTPV2PubSignals', 'AtomicQuerySigV2PubSignals', 'AtomicQueryV3PubSignals', 'LinkedMultiQueryPubSignals', 'parseQueriesMetadata',
   'QueryOperators', 'parseQueryMetadata', 'calculateCoreSchemaHash', 'calculateQueryHashV2', 'calculateQueryHashV3', 'prepareCircuitArrayValues',
+  'getGroupedCircuitIdsWithSubVersions',
 ]);
 
 export const { SchemaHash } = exportsOf<{ SchemaHash: { newSchemaHashFromInt(i: bigint): SchemaHash } }>(

@@ -3,7 +3,9 @@
  * `verifyAuthResponse` on a request holding that rule alone, its failure judged by the failure table; undecided where
  * a dependency failed meanwhile.
  */
-import { AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, AtomicQueryV3PubSignals, LinkedMultiQueryPubSignals } from './sdk.js';
+import {
+  AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, AtomicQueryV3PubSignals, getGroupedCircuitIdsWithSubVersions, LinkedMultiQueryPubSignals,
+} from './sdk.js';
 import { DID } from '../trust/iden3.js';
 import type { DependencyWatch } from './verify-dependencies.js';
 import type { ProofResponse, ResponseMessage } from './verify-envelope.js';
@@ -85,6 +87,19 @@ function judgeAge(ctx: RuleContext, verdict: ZkpVerdict, proof: ProofResponse): 
   return false;
 }
 
+/**
+ * Where the proof's circuit is not the requested one or one of its subversions (a wallet proves
+ * credentialAtomicQueryV3 with credentialAtomicQueryV3-16-16-64, linkedMultiQuery with linkedMultiQuery3 or 5), the
+ * reason naming both; js-iden3-auth refuses the same answers, naming the requested family only.
+ */
+function otherCircuit(requested: string, given: string): string | undefined {
+  const family = getGroupedCircuitIdsWithSubVersions(requested);
+  if (family.includes(given)) return undefined;
+  const subversions = family.filter((c) => c !== requested);
+  return `the proof was made with ${given.slice(0, 64)}, not with the requested ${requested}` +
+    (subversions.length > 0 ? ` or one of its subversions (${subversions.join(', ')})` : '');
+}
+
 /** Throws the refusal of the whole answer where the failure table says so. */
 export async function judgeRule(ctx: RuleContext, rule: PendingRule, entry: ZkpScopeEntry, proof: ProofResponse | undefined): Promise<ZkpVerdict> {
   const verdict: ZkpVerdict = {
@@ -93,6 +108,12 @@ export async function judgeRule(ctx: RuleContext, rule: PendingRule, entry: ZkpS
   if (!proof) {
     verdict.status = 'not-valid';
     verdict.reasons.push(`no proof was given for request id ${rule.requestId}`);
+    return verdict;
+  }
+  const other = otherCircuit(entry.circuitId, proof.circuitId);
+  if (other !== undefined) {
+    verdict.status = 'not-valid';
+    verdict.reasons.push(other);
     return verdict;
   }
   const tooOld = judgeAge(ctx, verdict, proof);

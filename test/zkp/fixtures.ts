@@ -123,3 +123,18 @@ export const iden3DocumentLoader = () => createDocumentLoader({ documents: iden3
 export const verifierSettings = (({ proofMaxAgeMs, clockSkewMs, stateTransitionDelayMs }) => ({ proofMaxAgeMs, clockSkewMs, stateTransitionDelayMs }))(loadConfig({}).zkp);
 /** The authorization request's lifetime and default circuit as the configuration schema defaults them. */
 export const requestSettings = (({ requestTtlMs, defaultCircuitId }) => ({ ttlMs: requestTtlMs, defaultCircuitId }))(loadConfig({}).zkp);
+
+const STABLE_VECTOR = 'zkp-stable-vectors/stable-v3-lmq3-authv3-8-32.json';
+/** Whether the vector of today's circuits is there (it warns, naming the file, when not). */
+export const haveStableVector = (): boolean => haveSharedFixtures(STABLE_VECTOR, 'iden3/jsonld-and-json-schemas.json');
+/**
+ * The vector of today's circuits (../shared/fixtures/zkp-stable-vectors/README.md): a request for linkedMultiQuery10
+ * and credentialAtomicQueryV3, answered with linkedMultiQuery3 and credentialAtomicQueryV3-16-16-64 proofs, as plain
+ * JSON (`response`) and as the same message in a JWZ proved with authV3-8-32 (`token`). Undefined where absent.
+ */
+export interface StableVector {
+  request: { id: string; thid: string; from: string; body: { message: string; reason: string; scope: Array<Record<string, unknown> & { id: number; circuitId: string }> } };
+  response: Record<string, unknown> & { thid: string; from: string; to: string; body: { message: string; scope: FixtureProof[] } };
+  token: string;
+}
+export const stableVector = (): StableVector => readShared(sharedFixture(STABLE_VECTOR)) as StableVector;

@@ -29,7 +29,7 @@ describe.skipIf(!haveMtpVector())('buildAuthorizationRequest', () => {
       type: 'https://iden3-communication.io/authorization/1.0/request',
       from: VERIFIER_DID,
       body: {
-        accept: ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2,authV3;alg=groth16'],
+        accept: ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2,authV3,authV3-8-32;alg=groth16'],
         reason: 'test',
         message: 'message to sign',
         callbackUrl: base.callbackUrl,

@@ -1,7 +1,7 @@
 /**
  * The service's V3 and linked authorization requests as a js-sdk wallet (@0xpolygonid/js-sdk 1.45, the wallet side:
  * AuthHandler, its package manager and the helpers its request handling calls) reads them: it parses the request,
- * picks authV3 for the answer, supports each scope entry's circuit and operators, merges a group's queries into the
+ * picks authV3-8-32 for the answer, supports each scope entry's circuit and operators, merges a group's queries into the
  * one credential query it searches its wallet with, and picks linkedMultiQuery3/5/10 by the count of conditions.
  * What is not run: finding a credential and proving (no credential wallet, no proving keys offline). The ZKP packer
  * is given the auth circuits a wallet proves with; its proving functions are never called (they throw if they were).
@@ -27,9 +27,9 @@ const KYC_V3 = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/
 const age = { type: 'KYCAgeCredential', context: KYC_V3 };
 const rule = (id: string, query: Record<string, unknown>): ZkpQueryConfiguration => ({ id, query: query as ZkpQueryConfiguration['query'] });
 
-function wallet() {
+function wallet(authCircuits = ['authV2', 'authV3', 'authV3-8-32']) {
   const never = { dataPreparer: { prepare: () => { throw new Error('no proving offline'); } }, provingMethod: {} };
-  const proving = new Map(['authV2', 'authV3'].map((c) => [`groth16:${c}`, never]));
+  const proving = new Map(authCircuits.map((c) => [`groth16:${c}`, never]));
   const packer = new sdk.PackageManager();
   packer.registerPackers([new sdk.PlainPacker(), new sdk.ZKPPacker(proving, new Map())]);
   return { packer, handler: new sdk.AuthHandler(packer, {}) };
@@ -49,9 +49,10 @@ describe('a js-sdk wallet reading the service\'s V3 and linked requests', () => 
     expect(parsed).toEqual(request);
   });
 
-  it('picks authV3 for its answer, as the request accepts it', () => {
+  it('picks authV3-8-32 for its answer, as the request accepts it (authV3 where the wallet cannot prove authV3-8-32)', () => {
     const { packer } = wallet();
-    expect(sdk.getDefaultZKProvingMethodAlg(packer, undefined, request.body.accept)).toMatchObject({ alg: 'groth16', circuitId: 'authV3' });
+    expect(sdk.getDefaultZKProvingMethodAlg(packer, undefined, request.body.accept)).toMatchObject({ alg: 'groth16', circuitId: 'authV3-8-32' });
+    expect(sdk.getDefaultZKProvingMethodAlg(wallet(['authV2', 'authV3']).packer, undefined, request.body.accept)).toMatchObject({ circuitId: 'authV3' });
     // A request accepting authV2 only would get authV2: the choice is the request's.
     const v2Only = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2;alg=groth16'];
     expect(sdk.getDefaultZKProvingMethodAlg(packer, undefined, v2Only)).toMatchObject({ circuitId: 'authV2' });
