@@ -3,8 +3,9 @@
  * (its own store connections, caches and jobs, safe across processes as across instances) on the shared port.
  * - A worker of the first start that exits before it listens fails the start: the others stop, the primary exits 1.
  * - A later exit is replaced, with a growing pause while workers keep dying, so a crash loop does not take the cores.
- * - On SIGTERM, SIGINT or SIGHUP each worker gets SIGTERM and drains; a second signal kills them. A worker takes
- *   SIGTERM once and ignores SIGINT and SIGHUP: a terminal, systemd or a runtime may signal the whole process group.
+ * - On SIGTERM, SIGINT or SIGHUP each worker gets SIGTERM and drains; a second signal kills them (the same signal within
+ *   a second is the copy npm forwards, ignored). A worker takes SIGTERM once and ignores SIGINT and SIGHUP: a terminal,
+ *   systemd or a runtime may signal the whole process group.
  * - /metrics in a worker asks the primary, which sums every listening worker's registry, so a scrape sees the service.
  */
 import cluster, { type Worker } from 'node:cluster';
@@ -173,18 +174,14 @@ export function startPrimary(options: PrimaryOptions): Primary {
     );
   };
 
-  let signalled = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (signalled) {
-      log.error({ signal }, 'second signal: killing the workers');
-      exitCode = 1;
-      for (const w of live) w.process.kill('SIGKILL');
-      return;
-    }
-    signalled = true;
+  const onSignal = stopOrForce((signal) => {
     log.info({ signal, workers: live.size }, 'shutting down');
     stop();
-  };
+  }, (signal) => {
+    log.error({ signal }, 'second signal: killing the workers');
+    exitCode = 1;
+    for (const w of live) w.process.kill('SIGKILL');
+  });
 
   cluster.on('listening', onListening);
   cluster.on('exit', onExit);
@@ -199,6 +196,33 @@ export function startPrimary(options: PrimaryOptions): Primary {
  * close-with-grace must skip them there.
  */
 export const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+/**
+ * How long after a stop signal the same signal again is its copy, not a second signal. A signal to the process group
+ * of `npm start` (a terminal's Ctrl-C, systemd's KillMode=control-group) reaches node twice: from the group, and
+ * forwarded by npm a few milliseconds later (issue 36).
+ */
+export const DUPLICATE_SIGNAL_MS = 1000;
+
+/**
+ * A listener for STOP_SIGNALS: the first calls `stop`; a later one calls `force` (stop now, mid-request), except the
+ * same signal again within DUPLICATE_SIGNAL_MS of the first, which is ignored as its copy. `now`: milliseconds.
+ */
+export function stopOrForce(
+  stop: (signal: NodeJS.Signals) => void,
+  force: (signal: NodeJS.Signals) => void,
+  now: () => number = () => performance.now(),
+): (signal: NodeJS.Signals) => void {
+  let first: { signal: NodeJS.Signals; at: number } | undefined;
+  return (signal) => {
+    if (first === undefined) {
+      first = { signal, at: now() };
+      stop(signal);
+    } else if (signal !== first.signal || now() - first.at >= DUPLICATE_SIGNAL_MS) {
+      force(signal);
+    }
+  };
+}
 
 /**
  * In a worker: the first SIGTERM calls `stop` (a second one, as when both the primary and a signal to the whole group

@@ -7,7 +7,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
-import { onceOnStopSignals, startPrimary, STOP_SIGNALS } from './cluster.js';
+import { onceOnStopSignals, startPrimary, STOP_SIGNALS, stopOrForce } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startupSummary } from './config/summary.js';
 
@@ -64,13 +64,14 @@ if (generatedToken) config.apiTokens = [{ token: generatedToken, projects: '*' }
 const app = await buildApp(config, { warmVerification: true }).catch(stopOnConfigError);
 if (generatedToken) app.log.warn(TOKEN_WARNING);
 
-// A worker stops on its first SIGTERM, whether from the primary or sent to the whole process group (systemd, a
-// container runtime): close-with-grace would take a second one as a reason to exit 1 mid-request. SIGINT and SIGHUP
-// (a terminal's, to the group) are the primary's to act on.
-let workerStop: 'SIGTERM' | undefined; // a worker's SIGTERM closes through close-with-grace's manual close
-const closer = closeWithGrace({ delay: config.shutdownDelayMs + config.shutdownTimeoutMs, skip: worker ? [...STOP_SIGNALS] : [] }, async ({ signal, err }) => {
+// The stop signals are ours, not close-with-grace's: it takes any second signal as a reason to exit 1 mid-request, and
+// a signal to the whole process group reaches node twice (from the group and forwarded by npm, or by the primary). A
+// worker stops on its first SIGTERM; SIGINT and SIGHUP (a terminal's, to the group) are the primary's to act on. A
+// single process ignores the copy of its first signal and exits at once on a second one sent later.
+let stopSignal: NodeJS.Signals | undefined; // the signal closing through close-with-grace's manual close
+const closer = closeWithGrace({ delay: config.shutdownDelayMs + config.shutdownTimeoutMs, skip: [...STOP_SIGNALS] }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error');
-  else app.log.info({ signal: signal ?? workerStop }, 'shutting down');
+  else app.log.info({ signal: signal ?? stopSignal }, 'shutting down');
   // Tell clients first (readiness 503, Connection: close), keep serving for SHUTDOWN_DELAY_MS, then stop listening.
   const t0 = performance.now();
   app.drain();
@@ -81,9 +82,18 @@ const closer = closeWithGrace({ delay: config.shutdownDelayMs + config.shutdownT
 });
 if (worker) {
   onceOnStopSignals(() => {
-    workerStop = 'SIGTERM';
+    stopSignal = 'SIGTERM';
     void closer.close();
   });
+} else {
+  const onSignal = stopOrForce((signal) => {
+    stopSignal = signal;
+    void closer.close();
+  }, (signal) => {
+    app.log.error({ signal }, `second ${signal}, exiting: requests in flight are cut`);
+    process.exit(1);
+  });
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
 }
 
 try {

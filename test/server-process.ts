@@ -19,16 +19,23 @@ export function killAll(): void {
 /**
  * Starts dist/server.js on 127.0.0.1 and a free port; resolves once it listens (the port comes from its log line).
  * `detached`: in a process group of its own (whose id is its pid), as a service manager starts it. `shell`: a POSIX sh
- * command run before (e.g. `ulimit -f 2048`, a limit on the size of each file the server writes).
+ * command run before (e.g. `ulimit -f 2048`, a limit on the size of each file the server writes). `npm`: `npm start`, as
+ * the README runs it (npm and, below it, node: `proc` is npm).
  */
-export function start(env: Record<string, string>, { detached = false, shell = '' } = {}): Promise<Server> {
-  const [command, args] = shell
-    ? ['/bin/sh', ['-c', `${shell} && exec "$0" dist/server.js`, process.execPath]]
-    : [process.execPath, ['dist/server.js']];
+export function start(env: Record<string, string>, { detached = false, shell = '', npm = false } = {}): Promise<Server> {
+  const [command, args] = npm
+    ? ['npm', ['start', '--silent']]
+    : shell
+      ? ['/bin/sh', ['-c', `${shell} && exec "$0" dist/server.js`, process.execPath]]
+      : [process.execPath, ['dist/server.js']];
   const proc = spawn(command, args, {
     detached,
     // Load shedding off unless a test asks for it (as in makeApp): a busy test machine is not an overloaded service.
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', MAX_EVENT_LOOP_DELAY_MS: '0',
+      ...(npm && { HOME: process.env.HOME ?? '/tmp' }), // npm reads its configuration there
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(proc);

@@ -109,3 +109,68 @@ describe('SIGTERM', () => {
     }
   }, 60_000);
 });
+
+/**
+ * An execute whose headers and first bytes are sent now, `signal` called 200 ms later and the rest of the body 300 ms
+ * after that: a request in flight when the signal comes.
+ */
+function executeAcrossSignal(server: Server, signal: () => void): Promise<Answer> {
+  const { port } = new URL(server.url);
+  const body = JSON.stringify({ address: ADDRESS, scenarioId: 's', credentials: [] });
+  return new Promise<Answer>((resolve) => {
+    const req = http.request({
+      host: '127.0.0.1', port, method: 'POST', path: '/compliance/scenarios/execute',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode }));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code }));
+    req.write(body.slice(0, 20));
+    setTimeout(() => {
+      signal();
+      setTimeout(() => req.end(body.slice(20)), 300);
+    }, 200);
+  });
+}
+
+// Issue 36: a terminal's Ctrl-C and systemd (KillMode=control-group) signal the whole process group of `npm start`, so
+// node gets the signal twice, from the group and forwarded by npm; close-with-grace took the copy for a second signal
+// and exited 1 mid-request.
+describe('a signal to the process group of npm start', () => {
+  const startNpm = async () => {
+    // Draining lasts 1.5 s (SHUTDOWN_DELAY_MS): the copy of the signal that npm forwards comes meanwhile.
+    const server = await start({ DATA_DIR: tempDir(), API_TOKENS: TOKEN, CREDENTIAL_VERIFICATION: 'off', SHUTDOWN_DELAY_MS: '1500' }, { npm: true, detached: true });
+    const agent = new http.Agent();
+    try {
+      expect((await send(server, agent, 'POST', '/compliance/scenarios', JSON.stringify({ id: 's', input: scenario() }))).status).toBe(201);
+    } finally {
+      agent.destroy();
+    }
+    return server;
+  };
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s: the request in flight is answered and npm start exits 0', async (signal) => {
+    const server = await startNpm();
+    const answer = executeAcrossSignal(server, () => process.kill(-server.proc.pid!, signal));
+    expect(await answer, howItEnded(server)).toEqual({ status: 200 });
+    expect(await server.exited, howItEnded(server)).toBe(0);
+    expect(server.stderr()).not.toMatch(/second SIG/);
+  }, 60_000);
+
+  it('a second signal sent later still stops it at once, exit 1, before SHUTDOWN_DELAY_MS is over', async () => {
+    const server = await start({ DATA_DIR: tempDir(), API_TOKENS: TOKEN, SHUTDOWN_DELAY_MS: '120000' }, { npm: true, detached: true });
+    process.kill(-server.proc.pid!, 'SIGTERM');
+    // Draining: readiness 503 for SHUTDOWN_DELAY_MS (two minutes, more than the test's timeout) until the second signal.
+    await new Promise((r) => setTimeout(r, 2500));
+    const agent = new http.Agent();
+    try {
+      expect(await send(server, agent, 'GET', '/health/ready')).toMatchObject({ status: 503, code: 'SCS_SHUTTING_DOWN' });
+    } finally {
+      agent.destroy();
+    }
+    process.kill(-server.proc.pid!, 'SIGTERM');
+    expect(await server.exited, howItEnded(server)).toBe(1);
+    expect(server.stdout() + server.stderr()).toMatch(/second SIGTERM/);
+  }, 60_000);
+});

@@ -98,50 +98,89 @@ export function knownTypesOnce(documents: () => Iterable<readonly [string, unkno
   return () => (types ??= knownTypes(documents()));
 }
 
-/** Optimal string alignment distance (Damerau-Levenshtein with adjacent swaps), case-insensitive. */
-function distance(a: string, b: string): number {
-  const s = a.toLowerCase();
-  const t = b.toLowerCase();
-  const w = t.length + 1;
-  const d = new Array<number>((s.length + 1) * w).fill(0);
-  const at = (i: number, j: number): number => d[i * w + j] ?? 0;
-  for (let i = 0; i <= s.length; i++) d[i * w] = i;
-  for (let j = 0; j <= t.length; j++) d[j] = j;
-  for (let i = 1; i <= s.length; i++) {
-    for (let j = 1; j <= t.length; j++) {
-      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      let v = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, at(i - 2, j - 2) + 1);
-      d[i * w + j] = v;
-    }
-  }
-  return at(s.length, t.length);
+/**
+ * The edit distances one create or patch may compute for its suggestions. Each is banded (at most 2 edits, so
+ * O(length x 5)) and only between names whose lengths allow it; names repeated in a request are looked up once. Past
+ * the budget, suggestions come from the cheap checks alone (case, prefix): a body of many near-miss names costs a
+ * few milliseconds, not the quadratic hundreds (issue 36).
+ */
+export const SUGGESTION_DISTANCES = 1024;
+
+/** What one request has spent on suggestions; `distances` counts the edit distances computed. */
+export interface SuggestionBudget {
+  distances: number;
+  readonly max: number;
+  /** Answers already found in this request: per set of known names, per name. */
+  readonly seen: WeakMap<object, Map<string, string[]>>;
 }
 
-/** 0 for the same name but for case, then prefixes, then typos; undefined when not near. */
-function nearness(name: string, known: string): number | undefined {
-  const a = name.toLowerCase();
+export const suggestionBudget = (max = SUGGESTION_DISTANCES): SuggestionBudget => ({ distances: 0, max, seen: new WeakMap() });
+
+const FAR = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Optimal string alignment distance (Damerau-Levenshtein with adjacent swaps) of two lower-cased names when it is at
+ * most `max`, else `max + 1`: only the cells within `max` of the diagonal, and it stops when a row exceeds `max`.
+ */
+function distanceWithin(s: string, t: string, max: number): number {
+  if (Math.abs(s.length - t.length) > max) return max + 1;
+  const w = t.length + 1;
+  let before = new Array<number>(w).fill(FAR); // row i - 2
+  let prev = Array.from({ length: w }, (_, j) => (j <= max ? j : FAR)); // row i - 1
+  let row = new Array<number>(w).fill(FAR);
+  for (let i = 1; i <= s.length; i++) {
+    row.fill(FAR);
+    if (i <= max) row[0] = i;
+    let least = row[0]!;
+    for (let j = Math.max(1, i - max); j <= Math.min(t.length, i + max); j++) {
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      let v = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, before[j - 2]! + 1);
+      row[j] = v;
+      if (v < least) least = v;
+    }
+    if (least > max) return max + 1;
+    [before, prev, row] = [prev, row, before];
+  }
+  return Math.min(prev[t.length]!, max + 1);
+}
+
+/** 0 for the same name but for case, then prefixes, then typos; undefined when not near (or not checked: budget). */
+function nearness(a: string, known: string, budget: SuggestionBudget): number | undefined {
   const b = known.toLowerCase();
   if (a === b) return 0;
   if (a.length >= 4 && b.length >= 4 && (b.startsWith(a) || a.startsWith(b))) return 1;
-  const d = distance(a, b);
   const allowed = Math.min(a.length, b.length) <= 4 ? 1 : 2;
+  if (Math.abs(a.length - b.length) > allowed || budget.distances >= budget.max) return undefined;
+  budget.distances += 1;
+  const d = distanceWithin(a, b, allowed);
   return d <= allowed ? 1 + d : undefined;
 }
 
-export function nearestNames(name: string, known: Iterable<string>): string[] {
+/** The (at most 3) known names nearest `name`, nearest first; within the request's budget of edit distances. */
+export function nearestNames(name: string, known: Iterable<string>, budget = suggestionBudget()): string[] {
+  const a = name.toLowerCase();
   const scored: Array<[string, number]> = [];
   for (const k of known) {
-    const n = nearness(name, k);
+    const n = nearness(a, k, budget);
     if (n !== undefined) scored.push([k, n]);
   }
   return scored.sort((x, y) => x[1] - y[1] || x[0].localeCompare(y[0])).slice(0, 3).map(([k]) => k);
 }
 
+/** nearestNames among the keys of `known`, once per name and set of names in a request. */
+function suggest(name: string, known: ReadonlyMap<string, unknown>, budget: SuggestionBudget): string[] {
+  let seen = budget.seen.get(known);
+  if (seen === undefined) budget.seen.set(known, (seen = new Map()));
+  let near = seen.get(name);
+  if (near === undefined) seen.set(name, (near = nearestNames(name, known.keys(), budget)));
+  return near;
+}
+
 const quoteList = (names: readonly string[]) => names.join(', ');
 const INDEX = /^(?:0|[1-9][0-9]{0,8})$/;
 
-function attributeProblem(type: string, attributes: Level | 'open', attribute: string): string | undefined {
+function attributeProblem(type: string, attributes: Level | 'open', attribute: string, budget: SuggestionBudget): string | undefined {
   let level: Level | null | 'open' = attributes;
   const done: string[] = [];
   for (const segment of attribute.split('.')) {
@@ -156,7 +195,7 @@ function attributeProblem(type: string, attributes: Level | 'open', attribute: s
     const next: Level | null | 'open' | undefined = level.names.get(segment);
     if (next === undefined) {
       const prefix = done.length === 0 ? '' : `${done.join('.')}.`;
-      const near = nearestNames(segment, level.names.keys()).map((n) => prefix + n);
+      const near = suggest(segment, level.names, budget).map((n) => prefix + n);
       const hint = near.length > 0
         ? `did you mean ${quoteList(near)}?`
         : `known: ${quoteList([...level.names.keys()].filter((n) => n !== 'id' && n !== 'type').slice(0, 12).map((n) => prefix + n))}`;
@@ -170,9 +209,15 @@ function attributeProblem(type: string, attributes: Level | 'open', attribute: s
 
 /**
  * Problems of the rules' `type` and `attribute` against the known credential types (pointers as validateScenarioRules's,
- * under `base`). A type near a known one but not it is refused; a known type's attributes must be defined.
+ * under `base`). A type near a known one but not it is refused; a known type's attributes must be defined. One call is
+ * one request: `budget` bounds its edit distances.
  */
-export function checkCredentialTypes(queryConfigurations: readonly unknown[], known: CredentialTypes, base = '/queryConfigurations'): FieldProblem[] {
+export function checkCredentialTypes(
+  queryConfigurations: readonly unknown[],
+  known: CredentialTypes,
+  base = '/queryConfigurations',
+  budget = suggestionBudget(),
+): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (!Array.isArray(queryConfigurations)) return problems;
   queryConfigurations.forEach((qc, i) => {
@@ -182,7 +227,7 @@ export function checkCredentialTypes(queryConfigurations: readonly unknown[], kn
     const type = query.type;
     const attributes = known.types.get(type);
     if (attributes === undefined) {
-      const near = ENVELOPE_TYPES.has(type) ? [] : nearestNames(type, known.types.keys());
+      const near = ENVELOPE_TYPES.has(type) ? [] : suggest(type, known.types, budget);
       if (near.length > 0) {
         problems.push({
           pointer: `${at}/type`,
@@ -193,7 +238,7 @@ export function checkCredentialTypes(queryConfigurations: readonly unknown[], kn
       return;
     }
     if (typeof query.attribute !== 'string' || query.attribute.length === 0) return;
-    const problem = attributeProblem(type, attributes, query.attribute);
+    const problem = attributeProblem(type, attributes, query.attribute, budget);
     if (problem !== undefined) problems.push({ pointer: `${at}/attribute`, message: problem });
   });
   return problems;

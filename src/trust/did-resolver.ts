@@ -1,7 +1,8 @@
 /**
  * Issuer states through a DID resolver: `GET {resolverUrl}/{did}?state={hex}` answers whether that state was published
  * (Iden3StateInfo2023), without `state` the latest one. It asks for `application/did-resolution`: driver-did-iden3
- * answers 406 to `application/json` since February 2026, older resolvers ignore the header.
+ * answers 406 to `application/json` since February 2026, older resolvers ignore the header. An answer about another DID
+ * or, asked about a state, another state is a ResolverFailure (the credential's check is an error, never valid).
  */
 import { fetchJson, FetchFailure, type FetchLike } from './http.js';
 import { keep as keepFor, lruCache } from '../domain/cache.js';
@@ -36,11 +37,30 @@ const HASH_HEX = /^[0-9a-f]{64}$/;
 export const DID_RESOLUTION_MEDIA_TYPE = 'application/did-resolution';
 const NOT_FOUND_TYPE = 'https://www.w3.org/ns/did#NOT_FOUND';
 
-function stateInfo(answer: unknown): Record<string, unknown> | undefined {
-  if (!isRecord(answer)) return undefined;
-  const doc = answer.didDocument;
-  if (!isRecord(doc) || !Array.isArray(doc.verificationMethod)) return undefined;
-  return doc.verificationMethod.find((vm): vm is Record<string, unknown> => isRecord(vm) && vm.type === 'Iden3StateInfo2023');
+const hexOf = (state: unknown): string | undefined => (typeof state === 'string' ? state.replace(/^0x/i, '').toLowerCase() : undefined);
+
+/**
+ * The Iden3StateInfo2023 method of an answer about `did` (and about `stateHex`, when one was asked and the answer says
+ * it is published). An answer naming another DID (the document's `id`, the method's `controller` or `id`, the state
+ * info's `id`) or, as published, another state is refused: a lying or broken resolver must not make a credential valid.
+ */
+function stateInfo(answer: unknown, did: string, stateHex?: string): Record<string, unknown> {
+  const doc = isRecord(answer) ? answer.didDocument : undefined;
+  const vm = isRecord(doc) && Array.isArray(doc.verificationMethod)
+    ? doc.verificationMethod.find((m): m is Record<string, unknown> => isRecord(m) && m.type === 'Iden3StateInfo2023')
+    : undefined;
+  if (!isRecord(doc) || vm === undefined) throw new ResolverFailure('the DID resolver answered without Iden3StateInfo2023 state information');
+  const info = isRecord(vm.info) ? vm.info : {};
+  // A method's id is a DID URL (`{did}#state-info`), or relative to the document (`#state-info`).
+  const methodDid = typeof vm.id === 'string' ? (vm.id.startsWith('#') ? undefined : vm.id.split('#')[0]) : vm.id;
+  const named = [doc.id, vm.controller, methodDid, info.id];
+  if (doc.id !== did || named.some((id) => id !== undefined && id !== did)) {
+    throw new ResolverFailure('the DID resolver answered about another DID than the one asked');
+  }
+  if (stateHex !== undefined && vm.published === true && hexOf(info.state) !== hexOf(stateHex)) {
+    throw new ResolverFailure('the DID resolver answered about another state than the one asked');
+  }
+  return vm;
 }
 
 function notFound(answer: unknown): boolean {
@@ -94,9 +114,7 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
         if (notFound(answer)) {
           published = false;
         } else {
-          const vm = stateInfo(answer);
-          if (vm === undefined) throw new ResolverFailure('the DID resolver answered without Iden3StateInfo2023 state information');
-          published = vm.published === true;
+          published = stateInfo(answer, did, stateHex).published === true;
         }
         keep(key, { published }, published ? o.publishedCacheMs : o.shortCacheMs);
         return published;
@@ -112,10 +130,8 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
         if (notFound(answer)) {
           latest = undefined;
         } else {
-          const vm = stateInfo(answer);
-          if (vm === undefined) throw new ResolverFailure('the DID resolver answered without Iden3StateInfo2023 state information');
-          const info = vm.info;
-          const state = isRecord(info) && typeof info.state === 'string' ? info.state.replace(/^0x/, '').toLowerCase() : undefined;
+          const vm = stateInfo(answer, did);
+          const state = isRecord(vm.info) ? hexOf(vm.info.state) : undefined;
           if (vm.published !== true) latest = undefined;
           else if (state !== undefined && HASH_HEX.test(state)) latest = state;
           else throw new ResolverFailure('the DID resolver answered without the latest state of the issuer');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCredentialTypes, knownTypes, knownTypesOnce, nearestNames } from '../../src/domain/credential-types.js';
+import { SUGGESTION_DISTANCES, checkCredentialTypes, knownTypes, knownTypesOnce, nearestNames, suggestionBudget } from '../../src/domain/credential-types.js';
 import { credentialTypeDocuments } from '../../src/jsonld/documents.js';
 import { haveIden3Documents, iden3Documents } from '../shared-fixtures.js';
 
@@ -66,6 +66,54 @@ describe.skipIf(!withIden3)('checkCredentialTypes', () => {
     const known = knownTypes(odd);
     expect([...known.types.keys()]).toEqual(['X']);
     expect(checkCredentialTypes([rule('X', 'any.path')], known)).toEqual([]); // a context by reference: not checked
+  });
+});
+
+// Issue 36: suggestions ran a full edit distance of every name against every known one, 204 ms of CPU for one create.
+describe.skipIf(!withIden3)('the work of "did you mean" per create', () => {
+  const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+  /** A name of n letters, different for each i, made of the letters of the known names. */
+  const longName = (i: number, n: number) => Array.from({ length: n }, (_, k) => 'personalDatareviewAnswerfirstName'[(i + k * 7) % 33]).join('') + LETTERS[i % 26];
+  const NESTED = ['firstName', 'lastName', 'citizenship', 'country', 'birthDate', 'countryOfBirth'];
+  /** A different two-letter typo of a personalData name for each i: every known name of a near length is a candidate. */
+  const typo = (i: number) => {
+    const name = NESTED[i % NESTED.length]!;
+    const at = (Math.floor(i / NESTED.length) % (name.length - 2)) + 1;
+    return `${name.slice(0, at)}${LETTERS[i % 26]}${LETTERS[(i * 7 + 3) % 26]}${name.slice(at + 2)}`;
+  };
+  const create = (f: (i: number) => [string, string]) => Array.from({ length: 256 }, (_, i) => {
+    const [type, attribute] = f(i);
+    return { id: `q${i}`, query: { type, attribute, operator: '$eq', value: 1 } };
+  });
+
+  it('256 long near-miss attributes and types compute no edit distance: no known name is within two edits of their length', () => {
+    const bodies: Array<(i: number) => [string, string]> = [(i) => ['IDInformation', longName(i, 255)], (i) => ['IDInformation', `personalData.${longName(i, 242)}`]];
+    for (const f of bodies) {
+      const budget = suggestionBudget();
+      const problems = checkCredentialTypes(create(f), bundled, undefined, budget);
+      expect(problems).toHaveLength(256); // each still refused
+      expect(budget.distances).toBe(0);
+    }
+    const budget = suggestionBudget();
+    expect(checkCredentialTypes(create((i) => [longName(i, 255), 'age']), bundled, undefined, budget)).toEqual([]); // far from every type: accepted
+    expect(budget.distances).toBe(0);
+  });
+
+  it(`256 different near-length typos compute at most ${SUGGESTION_DISTANCES} distances; the rules past it are still refused, listing the known names`, () => {
+    const budget = suggestionBudget();
+    const problems = checkCredentialTypes(create((i) => ['IDInformation', `personalData.${typo(i)}`]), bundled, undefined, budget);
+    expect(budget.distances).toBe(SUGGESTION_DISTANCES);
+    expect(problems).toHaveLength(256);
+    expect(problems[0]!.message).toMatch(/did you mean personalData\.firstName, personalData\.lastName\?$/);
+    expect(problems[255]!.message).toMatch(/; known: personalData\.firstName, /);
+  });
+
+  it('a name repeated in a create is looked up once', () => {
+    const budget = suggestionBudget();
+    const problems = checkCredentialTypes(create(() => ['IDInformaton', 'personalData.agee']), bundled, undefined, budget);
+    expect(problems).toHaveLength(256);
+    expect(problems.every((p) => /did you mean IDInformation\?/.test(p.message))).toBe(true);
+    expect(budget.distances).toBeLessThanOrEqual(bundled.types.size);
   });
 });
 

@@ -129,3 +129,39 @@ describe('issuer state lookups', () => {
     }
   });
 });
+
+// Issue 36: an answer "published" about another DID's other state made an MTP-only credential valid.
+describe('an answer about another DID or another state', () => {
+  /** A resolver that answers every request with the real one's answer about `about` (a DID and a state). */
+  const lying = (about: () => { did: string; state: string }) => startServer(async (req) => {
+    const asked = new URL(req.url ?? '/', 'http://x');
+    const { did: other, state } = about();
+    const real = await get(`/1.0/identifiers/${encodeURIComponent(other)}${asked.searchParams.has('state') ? `?state=${state}` : ''}`);
+    return { status: real.status, text: real.body, headers: { 'content-type': DID_RESOLUTION_MEDIA_TYPE } };
+  });
+
+  it('another DID: a ResolverFailure, for a state and for the latest', async () => {
+    const other = await createDemoIssuer({ seed: 'did-resolver-tests-issuer-000003', statusUrl: 'http://127.0.0.1:9/status' });
+    const otherState = (await other.advanceState()).state.value;
+    resolver.publish(other.did, otherState);
+    const server = await lying(() => ({ did: other.did, state: otherState }));
+    try {
+      const s = lookups(server.url);
+      await expect(s.isPublished(did, states[2]!)).rejects.toThrow(/answered about another DID than the one asked/);
+      await expect(s.latestState(did)).rejects.toThrow(/answered about another DID than the one asked/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('another state of the same DID, said published: a ResolverFailure; its own state still reads as published', async () => {
+    const server = await lying(() => ({ did, state: states[1]! }));
+    try {
+      const s = lookups(server.url);
+      await expect(s.isPublished(did, states[2]!)).rejects.toThrow(/answered about another state than the one asked/);
+      expect(await s.isPublished(did, states[1]!)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});

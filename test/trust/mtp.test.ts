@@ -13,6 +13,7 @@ import { claimFromHex } from '../../src/trust/iden3.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { only } from '../elements.js';
 import { startPeers, type Json, type Peers } from './mtp-peers.js';
+import { startServer } from './servers.js';
 import { trustOptions } from './options.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -211,6 +212,25 @@ describe('trust and outages', () => {
       peers.setResolverDown(false);
     }
     expectFail(await one(creds.mtp, { resolverUrl: undefined }), 'error', /no DID resolver is configured/);
+  });
+
+  // Issue 36: the answer was not checked against the DID and state asked.
+  it('a resolver that answers "published" about another DID or another state: error, never valid', async () => {
+    const asked = mtpOf(creds.unpublished).issuerData.state.value as string; // a state A never published
+    const published = mtpOf(creds.mtp).issuerData.state.value as string; // one A did publish
+    const answers: Record<string, (did: string) => Json> = {
+      'another DID': () => ({ id: peers.b.did, verificationMethod: [{ id: `${peers.b.did}#state-info`, type: 'Iden3StateInfo2023', published: true, info: { id: peers.b.did, state: published } }] }),
+      'another state': (did) => ({ id: did, verificationMethod: [{ id: `${did}#state-info`, type: 'Iden3StateInfo2023', published: true, info: { id: did, state: published } }] }),
+    };
+    for (const [about, didDocument] of Object.entries(answers)) {
+      const lying = await startServer(async (req) => ({ json: { didDocument: didDocument(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname.split('/').pop() ?? '')) } }));
+      try {
+        expect(asked).not.toBe(published);
+        expectFail(await one(creds.unpublished, { resolverUrl: `${lying.url}/1.0/identifiers` }), 'error', new RegExp(`cannot be checked: the DID resolver answered about ${about} than the one asked`));
+      } finally {
+        await lying.close();
+      }
+    }
   });
 
   it('nothing is fetched for a proof whose local checks fail', async () => {
