@@ -48,7 +48,7 @@ let library: Library;
 const instances: Instance[] = [];
 
 /** An app of its own: a verified proof is taken by the first execution it completes (the replay guard). */
-async function open(): Promise<Instance> {
+async function open(rules: readonly object[] = RULES): Promise<Instance> {
   const store = openSqliteStore({ file: path.join(tempDir(), 'stable.db'), synchronous: 'NORMAL' });
   const app = await makeApp({
     ZKP_VERIFIER_DID: vector.request.from,
@@ -60,7 +60,7 @@ async function open(): Promise<Instance> {
   instances.push({ app, store });
   const created = await app.inject({
     method: 'POST', url: '/compliance/scenarios', headers: auth,
-    payload: { id: 'stable', input: scenario({ type: 'OffChainZKP', name: vector.request.body.reason, message: vector.request.body.message, queryConfigurations: RULES }) },
+    payload: { id: 'stable', input: scenario({ type: 'OffChainZKP', name: vector.request.body.reason, message: vector.request.body.message, queryConfigurations: [...rules] }) },
   });
   expect(created.statusCode, created.body).toBe(201);
   return { app, store };
@@ -153,6 +153,21 @@ describe.skipIf(!present)('answers with circuit subversions and authV3-8-32 (pub
     expect(res.statusCode, res.body).toBe(200);
     expect(statuses(res)).toEqual(ALL_VALID);
     await expect(library.fullVerify(vector.token, libRequest(request), LIB_OPTS)).resolves.toMatchObject({ thid: vector.request.thid });
+  });
+
+  it('judges a linkedMultiQuery3 proof not-valid where the group asks 4 conditions: the 4th is unproved (the peer accepts it, wrongly)', async () => {
+    // A fourth condition on the linked group: the vector's linkedMultiQuery3 proof shows three, so the fourth is proved by
+    // nothing. js-iden3-auth compares only as many conditions as the proof's circuit holds, and lets it pass.
+    const rules = [...RULES.slice(0, 3), linked('q-extra', 'ZKPexperiance', '$eq', false), ...RULES.slice(3)];
+    const instance = await open(rules);
+    const { executionId, request } = await pendingExecution(instance);
+    const res = await answer(instance, executionId, JSON.stringify(plain()));
+    expect(res.statusCode, res.body).toBe(200);
+    const reason = 'the proof was made with linkedMultiQuery3, which shows at most 3 conditions, and request id 2 asks 4';
+    const linkedRules = statuses(res).filter(([id]) => id !== 'q-hired');
+    expect(linkedRules).toEqual(['q-employee-document', 'q-boss', 'q-not-employee', 'q-extra'].map((id) => [id, 'not-valid', reason]));
+    // The peer is wrong here: it accepts the answer although one condition of the request is proved by nothing.
+    await expect(library.verifyAuthResponse(plain(), libRequest(request), LIB_OPTS)).resolves.toBeUndefined();
   });
 
   it('judges an answer from another circuit family not-valid, its reason naming both circuits (the peer refuses it too)', async () => {

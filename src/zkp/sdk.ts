@@ -61,16 +61,18 @@ interface SdkSubset {
   prepareCircuitArrayValues(values: bigint[], size: number): bigint[];
   /** A circuit's family: the circuit a request names and the subversions a wallet may prove it with. */
   getGroupedCircuitIdsWithSubVersions(circuitId: string): string[];
+  /** Per circuit: how many queries it proves, and its subversions with theirs (linkedMultiQuery3 and 5: 3 and 5). */
+  circuitValidator: Record<string, { validation: { maxQueriesCount: number }; subVersions?: Array<{ queryCount?: number; targetCircuitId: string }> } | undefined>;
 }
 
 export const {
   AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, AtomicQueryV3PubSignals, LinkedMultiQueryPubSignals, parseQueriesMetadata,
   QueryOperators, parseQueryMetadata, calculateCoreSchemaHash, calculateQueryHashV2, calculateQueryHashV3, prepareCircuitArrayValues,
-  getGroupedCircuitIdsWithSubVersions,
+  getGroupedCircuitIdsWithSubVersions, circuitValidator,
 } = exportsOf<SdkSubset>('@0xpolygonid/js-sdk', jsSdk, [
   'AtomicQueryMTPV2PubSignals', 'AtomicQuerySigV2PubSignals', 'AtomicQueryV3PubSignals', 'LinkedMultiQueryPubSignals', 'parseQueriesMetadata',
   'QueryOperators', 'parseQueryMetadata', 'calculateCoreSchemaHash', 'calculateQueryHashV2', 'calculateQueryHashV3', 'prepareCircuitArrayValues',
-  'getGroupedCircuitIdsWithSubVersions',
+  'getGroupedCircuitIdsWithSubVersions', 'circuitValidator',
 ]);
 
 export const { SchemaHash } = exportsOf<{ SchemaHash: { newSchemaHashFromInt(i: bigint): SchemaHash } }>(

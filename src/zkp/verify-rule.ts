@@ -4,9 +4,11 @@
  * a dependency failed meanwhile.
  */
 import {
-  AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, AtomicQueryV3PubSignals, getGroupedCircuitIdsWithSubVersions, LinkedMultiQueryPubSignals,
+  AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, AtomicQueryV3PubSignals, circuitValidator, getGroupedCircuitIdsWithSubVersions,
+  LinkedMultiQueryPubSignals,
 } from './sdk.js';
 import { DID } from '../trust/iden3.js';
+import { isRecord } from '../schemas/json.js';
 import type { DependencyWatch } from './verify-dependencies.js';
 import type { ProofResponse, ResponseMessage } from './verify-envelope.js';
 import { judgeFailure, UNRECOGNISED_FAILURE } from './verify-failures.js';
@@ -100,6 +102,23 @@ function otherCircuit(requested: string, given: string): string | undefined {
     (subversions.length > 0 ? ` or one of its subversions (${subversions.join(', ')})` : '');
 }
 
+/**
+ * Where the proof's circuit shows fewer conditions than the request entry asks, the reason. js-iden3-auth's linked
+ * multi-query check compares only as many conditions as the proof's circuit holds (linkedMultiQuery3: the first 3), so
+ * a linkedMultiQuery3 proof answering a request of 4 conditions would leave the 4th unproved and still pass there.
+ */
+function tooFewConditions(entry: ZkpScopeEntry, given: string): string | undefined {
+  const shown = circuitValidator[entry.circuitId]?.subVersions?.find((s) => s.targetCircuitId === given)?.queryCount ??
+    circuitValidator[given]?.validation.maxQueriesCount;
+  const subject = entry.query.credentialSubject;
+  // One condition per operator of each field, as js-sdk's parseQueriesMetadata reads them (a field without one: $noop).
+  const asked = isRecord(subject)
+    ? Object.values(subject).reduce<number>((n, ops) => n + (isRecord(ops) ? Math.max(1, Object.keys(ops).length) : 1), 0)
+    : 0;
+  if (shown === undefined || asked <= shown) return undefined;
+  return `the proof was made with ${given.slice(0, 64)}, which shows at most ${shown} conditions, and request id ${entry.id} asks ${asked}`;
+}
+
 /** Throws the refusal of the whole answer where the failure table says so. */
 export async function judgeRule(ctx: RuleContext, rule: PendingRule, entry: ZkpScopeEntry, proof: ProofResponse | undefined): Promise<ZkpVerdict> {
   const verdict: ZkpVerdict = {
@@ -110,7 +129,7 @@ export async function judgeRule(ctx: RuleContext, rule: PendingRule, entry: ZkpS
     verdict.reasons.push(`no proof was given for request id ${rule.requestId}`);
     return verdict;
   }
-  const other = otherCircuit(entry.circuitId, proof.circuitId);
+  const other = otherCircuit(entry.circuitId, proof.circuitId) ?? tooFewConditions(entry, proof.circuitId);
   if (other !== undefined) {
     verdict.status = 'not-valid';
     verdict.reasons.push(other);
