@@ -78,6 +78,14 @@ type Post = (url: URL, headers: Record<string, string>, body: string, timeoutMs:
 
 class DeliveryTimeout extends Error {}
 
+/** What is read of an answer's body (and then dropped): enough for any "ok", bounded for one that never ends. */
+const ANSWER_BODY_MAX_BYTES = 64 * 1024;
+
+/**
+ * One deadline from the lookup to the end of the answer's body: a receiver that sends its headers and then stalls
+ * gets no more time than one that never answers, and its socket is destroyed when the deadline passes (a socket is
+ * never kept beyond `timeoutMs`). The body is read up to ANSWER_BODY_MAX_BYTES, then the socket is closed.
+ */
 const post: Post = (url, headers, body, timeoutMs, lookup) => new Promise((resolve, reject) => {
   const request = (url.protocol === 'https:' ? https : http).request(url, {
     method: 'POST',
@@ -86,13 +94,32 @@ const post: Post = (url, headers, body, timeoutMs, lookup) => new Promise((resol
     // A fresh connection per delivery: a pooled socket would skip the lookup (and its check) of this one.
     agent: false,
   });
-  const timer = setTimeout(() => request.destroy(new DeliveryTimeout()), timeoutMs);
-  request.on('response', (res) => {
+  let settled = false;
+  const settle = (fn: () => void) => {
+    if (settled) return;
+    settled = true;
     clearTimeout(timer);
-    res.resume();
-    resolve(res.statusCode ?? 0);
+    fn();
+  };
+  const timer = setTimeout(() => {
+    settle(() => reject(new DeliveryTimeout()));
+    request.destroy();
+  }, timeoutMs);
+  request.on('response', (res) => {
+    const status = res.statusCode ?? 0;
+    let read = 0;
+    const done = () => {
+      settle(() => resolve(status));
+      request.destroy();
+    };
+    res.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read >= ANSWER_BODY_MAX_BYTES) done();
+    });
+    res.on('end', done);
+    res.on('error', (err) => settle(() => reject(err)));
   });
-  request.on('error', (err) => { clearTimeout(timer); reject(err); });
+  request.on('error', (err) => settle(() => reject(err)));
   request.end(body);
 });
 
@@ -206,7 +233,7 @@ export class WebhookDispatcher {
           }, d.payload, this.config.timeoutMs, guarded ? this.lookup : undefined);
           if (status < 200 || status > 299) error = `answered ${status}`;
         } catch (err) {
-          if (err instanceof DeliveryTimeout) error = `no answer within ${this.config.timeoutMs} ms`;
+          if (err instanceof DeliveryTimeout) error = `no complete answer within ${this.config.timeoutMs} ms`;
           else error = err instanceof PrivateTargetRefused ? err.message : 'could not connect';
         }
       }
