@@ -9,6 +9,8 @@ import type { Scenario } from '../src/schemas/scenario.js';
 import { scenario, tempDir } from './helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
 
+/** A claim that skips nothing and takes up to 100 of one target. */
+const fair = { perTarget: 100, scan: 500, skipTargets: [], skipProjects: [] };
 const input = (over: Record<string, unknown> = {}) => scenario(over) as unknown as Scenario;
 const now = () => new Date().toISOString();
 
@@ -287,12 +289,43 @@ describe.each(backends)('%s store', (_name, open, available) => {
       webhook: { id, executionId: e.executionId, event: 'execution.completed', payload: '{}', state: 'pending', attempts: 0, nextAttemptAt: now, lastStatus: null, lastError: null, createdAt: now, updatedAt: now },
     });
     const far = new Date(Date.now() + 60_000).toISOString();
-    const [first, second] = await Promise.all([store.claimWebhooks(far, 100, far), store.claimWebhooks(far, 100, far)]);
+    const [first, second] = await Promise.all([store.claimWebhooks(far, 100, far, fair), store.claimWebhooks(far, 100, far, fair)]);
     const taken = [...first, ...second].filter((d) => d.id === id);
     expect(taken).toHaveLength(1);
     await store.updateWebhook({ id, state: 'delivered', attempts: 1, nextAttemptAt: now, lastStatus: 200, lastError: null, updatedAt: now });
     expect((await store.webhooksOf(e.executionId))[0]).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
-    expect((await store.claimWebhooks(far, 100, far)).filter((d) => d.id === id)).toHaveLength(0);
+    expect((await store.claimWebhooks(far, 100, far, fair)).filter((d) => d.id === id)).toHaveLength(0);
+  });
+
+  it.skipIf(!available)('claims fairly: at most perTarget of one target, none of a skipped target or project, and takes released ones again', async () => {
+    const at = '2026-03-01T00:00:00.000Z';
+    const delivery = (executionId: string, url: string, k: number) => ({
+      id: crypto.randomUUID(), executionId, event: 'execution.completed' as const, url, payload: '{}', state: 'pending' as const, attempts: 0,
+      // The hanging target's deliveries are all due before the other's.
+      nextAttemptAt: new Date(Date.parse(at) + k).toISOString(), lastStatus: null, lastError: null, createdAt: at, updatedAt: at,
+    });
+    const tag = crypto.randomUUID();
+    const hanging = `https://b.example/${tag}`;
+    const other = `https://a.example/${tag}`;
+    const records = [
+      ...Array.from({ length: 6 }, () => execution({ projectId: `b-${tag}`, createdAt: at, updatedAt: at })).map((e, k) => ({ ...e, webhook: delivery(e.executionId, hanging, k) })),
+      ...[execution({ projectId: `a-${tag}`, createdAt: at, updatedAt: at })].map((e) => ({ ...e, webhook: delivery(e.executionId, other, 100) })),
+    ];
+    await Promise.all(records.map((r) => store.recordExecution(r)));
+    const ours = (claimed: Awaited<ReturnType<Store['claimWebhooks']>>) => claimed.filter((d) => d.url === hanging || d.url === other);
+    const due = new Date(Date.parse(at) + 1000).toISOString();
+    const lease = new Date(Date.now() + 60_000).toISOString();
+
+    const first = ours(await store.claimWebhooks(due, 100, lease, { ...fair, perTarget: 2 }));
+    expect(first.map((d) => d.url)).toEqual([hanging, hanging, other]);
+    expect(first.map((d) => d.projectId)).toEqual([`b-${tag}`, `b-${tag}`, `a-${tag}`]);
+    expect(first.map((d) => d.id)).toEqual([records[0]!.webhook.id, records[1]!.webhook.id, records[6]!.webhook.id]);
+    // Skipped targets and projects are left alone, leased ones are not taken twice.
+    expect(ours(await store.claimWebhooks(due, 100, lease, { ...fair, skipTargets: [hanging] }))).toEqual([]);
+    expect(ours(await store.claimWebhooks(due, 100, lease, { ...fair, perTarget: 1, skipProjects: [`a-${tag}`] })).map((d) => d.id)).toEqual([records[2]!.webhook.id]);
+    // Given back, a delivery is taken again.
+    await store.releaseWebhooks([records[6]!.webhook.id, records[2]!.webhook.id], lease);
+    expect(ours(await store.claimWebhooks(due, 100, lease, { ...fair, perTarget: 1 })).map((d) => d.id)).toEqual([records[2]!.webhook.id, records[6]!.webhook.id]);
   });
 
   it.skipIf(!available)('leases idempotency claims: held while renewed, free once the lease runs out, never once completed', async () => {

@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { TARGET_SLOTS } from '../src/domain/webhook-slots.js';
 import { auth, executeOnce, makeApp, scenario } from './helpers.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
@@ -61,7 +62,7 @@ describe('webhook deliveries bounded end to end', () => {
     const hook = await receiver(stallAfterHeaders);
     cleanup.push(hook.close);
     const app = await makeApp({
-      WEBHOOK_URL: `${hook.base}/stall`, WEBHOOK_SECRET: SECRET, WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_POLL_MS: '20',
+      WEBHOOK_URL: `${hook.base}/stall`, WEBHOOK_SECRET: SECRET, WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_POLL_MS: '20', RATE_LIMIT_MAX: '0',
       // One attempt each in this test: the retry is due long after it ends.
       WEBHOOK_RETRY_BASE_MS: '3600000', WEBHOOK_MAX_ATTEMPTS: '3',
     });
@@ -70,15 +71,58 @@ describe('webhook deliveries bounded end to end', () => {
     const executions: string[] = [];
     for (let i = 0; i < 20; i++) executions.push((await executeOnce(app, 'kyc'))[0]!.executionId);
 
-    await expect.poll(() => hook.requests.length, { timeout: 60_000, interval: 50 }).toBe(20);
-    // Every attempt ends as a failure to be retried: the answer did not end within WEBHOOK_TIMEOUT_MS.
-    for (const executionId of executions) {
-      await expect.poll(async () => (await read(app, executionId)).webhooks?.[0]?.attempts, { timeout: 60_000, interval: 50 }).toBe(1);
-      expect((await read(app, executionId)).webhooks[0]).toMatchObject({
-        state: 'pending', lastStatus: null, lastError: 'no complete answer within 300 ms',
-      });
+    // The receiver stops getting deliveries once it is backed off; each one it got is a failed attempt, retried later.
+    await expect.poll(() => hook.requests.length, { timeout: 60_000, interval: 50 }).toBeGreaterThan(0);
+    const attempted = async () => {
+      const logs = await Promise.all(executions.map(async (e) => (await read(app, e)).webhooks[0]));
+      return logs.filter((w) => w.attempts > 0);
+    };
+    await expect.poll(async () => (await attempted()).length, { timeout: 60_000, interval: 250 }).toBe(hook.requests.length);
+    for (const w of await attempted()) {
+      expect(w).toMatchObject({ state: 'pending', attempts: 1, lastStatus: null, lastError: 'no complete answer within 300 ms' });
     }
     // And no socket of those deliveries is left open on the receiver's side.
     await expect.poll(() => hook.open.size, { timeout: 30_000, interval: 50 }).toBe(0);
+  });
+
+  it('delivers another tenant\'s webhooks while one tenant\'s receiver hangs with a backlog', async () => {
+    // B's receiver takes every request and never answers; A's answers at once.
+    const hanging = await receiver(() => {});
+    const answering = await receiver((_req, res) => res.end());
+    // The receivers close first: their sockets end, so the deliveries still in flight end before the app closes.
+    const app = await makeApp({
+      API_TOKENS: 'operator-token-0123456789', RATE_LIMIT_MAX: '0', WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_POLL_MS: '20',
+      // B's receiver holds each delivery longer than this test waits; none is retried meanwhile.
+      WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_RETRY_BASE_MS: '3600000',
+    });
+    cleanup.push(() => app.close(), hanging.close, answering.close);
+    const operator = { authorization: 'Bearer operator-token-0123456789' };
+    for (const [id, projectId, url] of [['b', 'tenant-b', hanging.base], ['a', 'tenant-a', answering.base]] as const) {
+      const res = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: operator, payload: { id, input: scenario({ projectId, webhookUrl: `${url}/${id}` }) } });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    const execute = async (id: string) => {
+      const res = await app.inject({
+        method: 'POST', url: '/compliance/scenarios/execute', headers: operator,
+        payload: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', credentials: [], scenarioId: id },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json()[0].executionId as string;
+    };
+    // B's backlog is queued first, so every one of its deliveries is due before any of A's.
+    const ofB: string[] = [];
+    for (let i = 0; i < 60; i++) ofB.push(await execute('b'));
+    const ofA: string[] = [];
+    for (let i = 0; i < 5; i++) ofA.push(await execute('a'));
+    const readAs = async (executionId: string) =>
+      (await app.inject({ url: `/compliance/executions/${executionId}`, headers: operator })).json().webhooks?.[0];
+
+    for (const executionId of ofA) {
+      await expect.poll(async () => (await readAs(executionId))?.state, { timeout: 30_000, interval: 50 }).toBe('delivered');
+    }
+    expect(answering.requests).toHaveLength(5);
+    // B's deliveries are all still pending, and its receiver holds no more of them than one target's slots.
+    for (const executionId of ofB) expect((await readAs(executionId))?.state).toBe('pending');
+    expect(hanging.requests.length).toBeLessThanOrEqual(TARGET_SLOTS);
   });
 });

@@ -209,17 +209,31 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       );
       return rows.map(read.execution);
     },
-    async claimWebhooks(now, limit, leaseUntil) {
-      // SKIP LOCKED: instances polling at once take different deliveries.
-      const { rows } = await write<WebhookRow>(
-        `UPDATE webhook_deliveries SET lease_until = $3 WHERE id IN (
-           SELECT id FROM webhook_deliveries
-           WHERE state = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-           ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED
-         ) RETURNING ${WCOLS}`,
-        [now, limit, leaseUntil],
+    async claimWebhooks(now, limit, leaseUntil, fair) {
+      // SKIP LOCKED: instances polling at once take different deliveries. Fair as in SQLite's claim (see there).
+      const { rows } = await write<WebhookRow & { project_id: string | null }>(
+        `WITH due AS (
+           SELECT w.id, COALESCE(w.url, '') AS target, e.project_id, w.next_attempt_at
+           FROM webhook_deliveries w LEFT JOIN executions e ON e.execution_id = w.execution_id
+           WHERE w.state = 'pending' AND w.next_attempt_at <= $1 AND (w.lease_until IS NULL OR w.lease_until < $1)
+             AND NOT (COALESCE(w.url, '') = ANY($4::text[])) AND NOT (COALESCE(e.project_id, '') = ANY($5::text[]))
+           ORDER BY w.next_attempt_at LIMIT $6 FOR UPDATE OF w SKIP LOCKED
+         ), ranked AS (
+           SELECT id, project_id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, id) AS k FROM due
+         ), picked AS (
+           SELECT id, project_id FROM ranked WHERE k <= $7 ORDER BY next_attempt_at, id LIMIT $2
+         )
+         UPDATE webhook_deliveries w SET lease_until = $3 FROM picked WHERE w.id = picked.id
+         RETURNING ${WCOLS.split(', ').map((c) => `w.${c}`).join(', ')}, picked.project_id`,
+        [now, limit, leaseUntil, fair.skipTargets, fair.skipProjects, fair.scan, fair.perTarget],
       );
-      return rows.map(read.webhook);
+      return rows
+        .map((r) => ({ ...read.webhook(r), projectId: r.project_id }))
+        .sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt) || a.id.localeCompare(b.id));
+    },
+    async releaseWebhooks(ids, leaseUntil) {
+      if (ids.length === 0) return;
+      await write('UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ANY($1::uuid[]) AND lease_until = $2', [ids, leaseUntil]);
     },
     async updateWebhook(d) {
       await write(

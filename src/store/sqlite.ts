@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { ExecutionRecord, ExecutionPage, ScenarioHead, ScenarioPage, Store } from './types.js';
+import type { ClaimedWebhook, ExecutionRecord, ExecutionPage, ScenarioHead, ScenarioPage, Store, WebhookFairness } from './types.js';
 import {
   EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, WEBHOOK_FIELDS, executionValues, webhookValues, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, readers,
   type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
@@ -162,15 +162,32 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const expiredPending = db.prepare<[string, number], ExecutionRow>(
     `SELECT ${ecols} FROM executions WHERE state = 'pending' AND expires_at < ? ORDER BY expires_at LIMIT ?`,
   );
-  const dueWebhooks = db.prepare<[string, string, number], WebhookRow>(
-    `SELECT ${wcols} FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
-     ORDER BY next_attempt_at LIMIT ?`,
+  // Fair claims: the first `scan` due deliveries outside the skipped targets and projects, at most `perTarget` of
+  // each target, earliest first (issue 36: one tenant's backlog must not fill every slot).
+  const dueWebhooks = db.prepare<[string, string, string, string, number, number, number], { id: string; project_id: string | null }>(
+    `WITH due AS (
+       SELECT w.id, COALESCE(w.url, '') AS target, e.project_id, w.next_attempt_at
+       FROM webhook_deliveries w LEFT JOIN executions e ON e.execution_id = w.execution_id
+       WHERE w.state = 'pending' AND w.next_attempt_at <= ? AND (w.lease_until IS NULL OR w.lease_until < ?)
+         AND COALESCE(w.url, '') NOT IN (SELECT value FROM json_each(?))
+         AND COALESCE(e.project_id, '') NOT IN (SELECT value FROM json_each(?))
+       ORDER BY w.next_attempt_at LIMIT ?
+     ), ranked AS (
+       SELECT id, project_id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, id) AS k FROM due
+     )
+     SELECT id, project_id FROM ranked WHERE k <= ? ORDER BY next_attempt_at, id LIMIT ?`,
   );
-  const lease = db.prepare<[string, string]>('UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?');
-  const claimTx = write((now: string, limit: number, leaseUntil: string) => {
-    const rows = dueWebhooks.all(now, now, limit);
-    for (const r of rows) lease.run(leaseUntil, r.id);
-    return rows.map(read.webhook);
+  const lease = db.prepare<[string, string], WebhookRow>(`UPDATE webhook_deliveries SET lease_until = ? WHERE id = ? RETURNING ${wcols}`);
+  const claimTx = write((now: string, limit: number, leaseUntil: string, fair: WebhookFairness): ClaimedWebhook[] => {
+    const picked = dueWebhooks.all(now, now, JSON.stringify(fair.skipTargets), JSON.stringify(fair.skipProjects), fair.scan, fair.perTarget, limit);
+    return picked.flatMap((p) => {
+      const row = lease.get(leaseUntil, p.id);
+      return row ? [{ ...read.webhook(row), projectId: p.project_id }] : [];
+    });
+  });
+  const release = db.prepare<[string, string]>('UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ? AND lease_until = ?');
+  const releaseTx = write((ids: readonly string[], leaseUntil: string) => {
+    for (const id of ids) release.run(id, leaseUntil);
   });
   const updateWebhookRow = db.prepare(
     `UPDATE webhook_deliveries SET state = @state, attempts = @attempts, next_attempt_at = @nextAttemptAt, last_status = @lastStatus,
@@ -292,8 +309,11 @@ export function openSqliteStore(options: SqliteOptions): Store {
     async expiredPendingExecutions(before, limit) {
       return expiredPending.all(before, limit).map(read.execution);
     },
-    async claimWebhooks(now, limit, leaseUntil) {
-      return claimTx(now, limit, leaseUntil);
+    async claimWebhooks(now, limit, leaseUntil, fair) {
+      return claimTx(now, limit, leaseUntil, fair);
+    },
+    async releaseWebhooks(ids, leaseUntil) {
+      if (ids.length > 0) await releaseTx(ids, leaseUntil);
     },
     async updateWebhook(delivery) {
       await updateWebhookTx(delivery);
