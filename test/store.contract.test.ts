@@ -220,6 +220,26 @@ describe.each(backends)('%s store', (_name, open, available) => {
     expect(await store.getExecution(recent.executionId)).toBeDefined();
   });
 
+  it.skipIf(!available)('purges an execution\'s webhook deliveries with it (one that ended after the cut-off too), and keeps a recent one\'s', async () => {
+    const at = (year: number) => `${year}-01-01T00:00:00.000Z`;
+    const hooked = (e: ExecutionRecord, createdAt: string): ExecutionRecord => ({
+      ...e,
+      webhook: {
+        id: crypto.randomUUID(), executionId: e.executionId, event: 'execution.completed', payload: '{"data":{"address":"0x1"}}', state: 'pending',
+        attempts: 0, nextAttemptAt: createdAt, lastStatus: null, lastError: null, createdAt, updatedAt: createdAt,
+      },
+    });
+    const old = hooked(execution({ createdAt: at(2000), updatedAt: at(2000) }), at(2000));
+    // An OffChainZKP execution started before the cut-off and answered after it: its delivery is recent, it goes too.
+    const answeredLate = hooked(execution({ createdAt: at(2000), updatedAt: at(2099) }), at(2099));
+    const recent = hooked(execution({ createdAt: at(2099), updatedAt: at(2099) }), at(2099));
+    await Promise.all([old, answeredLate, recent].map((e) => store.recordExecution(e)));
+    expect(await store.purgeExecutions(at(2001))).toBeGreaterThanOrEqual(2);
+    expect(await store.webhooksOf(old.executionId)).toEqual([]);
+    expect(await store.webhooksOf(answeredLate.executionId)).toEqual([]);
+    expect((await store.webhooksOf(recent.executionId)).map((w) => w.id)).toEqual([recent.webhook!.id]);
+  });
+
   it.skipIf(!available)('completes a pending execution once (compare-and-set) and queues its webhook in the same step', async () => {
     const e = execution({ state: 'pending', pending: { thid: 't', expiresAt: 1 }, expiresAt: '2000-01-01T00:00:00.000Z' });
     await store.recordExecution(e);

@@ -162,8 +162,14 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       return pageWithinBytes(rows, limit, read.execution);
     },
     async purgeExecutions(createdBefore) {
-      const { rowCount } = await write('DELETE FROM executions WHERE created_at < $1', [createdBefore]);
-      return rowCount ?? 0;
+      // A delivery goes with its execution, and by age in any case (see the SQLite store), in one statement.
+      const { rows } = await write<{ purged: number }>(
+        `WITH gone AS (DELETE FROM executions WHERE created_at < $1 RETURNING execution_id),
+         hooks AS (DELETE FROM webhook_deliveries WHERE created_at < $1 OR execution_id IN (SELECT execution_id FROM gone))
+         SELECT count(*)::int AS purged FROM gone`,
+        [createdBefore],
+      );
+      return rows[0]?.purged ?? 0;
     },
     async completeExecution(executionId, c) {
       return storage.write(async () => {

@@ -126,6 +126,11 @@ export function openSqliteStore(options: SqliteOptions): Store {
     executionPage('scenario_id = ? AND seq < ? AND project_id IN (SELECT value FROM json_each(?))'),
   );
   const purge = db.prepare<[string]>('DELETE FROM executions WHERE created_at < ?');
+  // A delivery goes with its execution, and by age in any case (it holds the address, the verdict, any attestation
+  // and `$sd` disclosure).
+  const purgeWebhooks = db.prepare<[string, string]>(
+    'DELETE FROM webhook_deliveries WHERE created_at < ? OR execution_id IN (SELECT execution_id FROM executions WHERE created_at < ?)',
+  );
   // Audit records are inserted by a writer thread (its own connection), in group commits: the request thread only
   // serialises them. A `:memory:` database has one connection, so it inserts in place.
   // The outbox rows of the records (their webhooks) are inserted in the records' own transaction.
@@ -238,7 +243,10 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const createTx = write((...args: Parameters<typeof insert.get>) => insert.get(...args));
   const casTx = write((...args: Parameters<typeof cas.get>) => cas.get(...args));
   const removeTx = write((seq: number) => remove.run(seq));
-  const purgeTx = write((createdBefore: string) => purge.run(createdBefore));
+  const purgeTx = write((createdBefore: string) => {
+    purgeWebhooks.run(createdBefore, createdBefore);
+    return purge.run(createdBefore);
+  });
   const updateWebhookTx = write((delivery: Parameters<Store['updateWebhook']>[0]) => updateWebhookRow.run(delivery));
   const completeKeyTx = write((...args: Parameters<typeof completeKey.run>) => completeKey.run(...args));
   const releaseKeyTx = write((key: string) => releaseKey.run(key));
