@@ -281,7 +281,9 @@ describe.each(backends)('%s store', (_name, open, available) => {
     expect(await store.webhooksOf(again.executionId)).toEqual([]);
 
     const delivery = batch[0]!.webhook!;
-    await store.updateWebhook({ id: delivery.id, state: 'failed', attempts: 3, nextAttemptAt: at, lastStatus: 500, lastError: 'answered 500', updatedAt: at });
+    const lease = new Date(Date.now() + 60_000).toISOString();
+    expect((await store.claimWebhooks(at, 1000, lease, fair)).map((d) => d.id)).toContain(delivery.id);
+    await store.updateWebhook({ id: delivery.id, state: 'failed', attempts: 3, nextAttemptAt: at, lastStatus: 500, lastError: 'answered 500', updatedAt: at }, lease);
     const later = new Date(Date.now() + 1000).toISOString();
     expect(await store.replayWebhook(batch[0]!.executionId, delivery.id, later))
       .toMatchObject({ id: delivery.id, state: 'pending', attempts: 0, nextAttemptAt: later, lastStatus: 500 });
@@ -312,9 +314,32 @@ describe.each(backends)('%s store', (_name, open, available) => {
     const [first, second] = await Promise.all([store.claimWebhooks(far, 100, far, fair), store.claimWebhooks(far, 100, far, fair)]);
     const taken = [...first, ...second].filter((d) => d.id === id);
     expect(taken).toHaveLength(1);
-    await store.updateWebhook({ id, state: 'delivered', attempts: 1, nextAttemptAt: now, lastStatus: 200, lastError: null, updatedAt: now });
+    // An attempt recorded under a lease that is not the one held is not recorded.
+    await store.updateWebhook({ id, state: 'failed', attempts: 1, nextAttemptAt: now, lastStatus: 500, lastError: 'x', updatedAt: now }, now);
+    expect((await store.webhooksOf(e.executionId))[0]).toMatchObject({ state: 'pending', attempts: 0 });
+    await store.updateWebhook({ id, state: 'delivered', attempts: 1, nextAttemptAt: now, lastStatus: 200, lastError: null, updatedAt: now }, far);
     expect((await store.webhooksOf(e.executionId))[0]).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
     expect((await store.claimWebhooks(far, 100, far, fair)).filter((d) => d.id === id)).toHaveLength(0);
+  });
+
+  it.skipIf(!available)('keeps a replay asked during an attempt: the attempt\'s end does not overwrite it, and it is due once the attempt ends', async () => {
+    const e = execution();
+    const at = now();
+    const id = crypto.randomUUID();
+    await store.recordExecution({
+      ...e,
+      webhook: { id, executionId: e.executionId, event: 'execution.completed', url: `https://replay.example/${id}`, payload: '{}', state: 'pending', attempts: 0, nextAttemptAt: at, lastStatus: null, lastError: null, createdAt: at, updatedAt: at },
+    });
+    const lease = new Date(Date.now() + 60_000).toISOString();
+    const mine = (claimed: Awaited<ReturnType<Store['claimWebhooks']>>) => claimed.filter((d) => d.id === id);
+    expect(mine(await store.claimWebhooks(at, 1000, lease, fair))).toHaveLength(1);
+    // The replay, while the attempt is in flight: not taken by another poller meanwhile.
+    expect(await store.replayWebhook(e.executionId, id, now())).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(mine(await store.claimWebhooks(now(), 1000, lease, fair))).toEqual([]);
+    await store.updateWebhook({ id, state: 'delivered', attempts: 1, nextAttemptAt: now(), lastStatus: 200, lastError: null, updatedAt: now() }, lease);
+    expect((await store.webhooksOf(e.executionId))[0]).toMatchObject({ state: 'pending', attempts: 0 });
+    const again = mine(await store.claimWebhooks(new Date(Date.now() + 1000).toISOString(), 1000, lease, fair));
+    expect(again).toHaveLength(1);
   });
 
   it.skipIf(!available)('claims fairly: at most perTarget of one target, none of a skipped target or project, and takes released ones again', async () => {

@@ -125,4 +125,40 @@ describe('webhook deliveries bounded end to end', () => {
     for (const executionId of ofB) expect((await readAs(executionId))?.state).toBe('pending');
     expect(hanging.requests.length).toBeLessThanOrEqual(TARGET_SLOTS);
   });
+
+  it('sends a replay asked while an attempt is in flight once that attempt ends, instead of dropping it', async () => {
+    // The first request waits until the test lets it answer; the later ones are answered at once.
+    const held: Array<() => void> = [];
+    let released = false;
+    const whileHeld: number[] = [];
+    const hook = await receiver((_req, res) => {
+      if (held.length === 0) {
+        held.push(() => {
+          released = true;
+          res.end();
+        });
+      } else {
+        if (!released) whileHeld.push(hook.requests.length);
+        res.end();
+      }
+    });
+    const app = await makeApp({ WEBHOOK_URL: `${hook.base}/replay`, WEBHOOK_SECRET: SECRET, WEBHOOK_POLL_MS: '20', RATE_LIMIT_MAX: '0' });
+    cleanup.push(() => app.close(), hook.close);
+    expect((await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'kyc', input: scenario() } })).statusCode).toBe(201);
+    const executionId = (await executeOnce(app, 'kyc'))[0]!.executionId;
+    await expect.poll(() => held.length, { timeout: 30_000, interval: 20 }).toBe(1);
+
+    const deliveryId = (await read(app, executionId)).webhooks[0].id as string;
+    const replay = await app.inject({ method: 'POST', url: `/compliance/executions/${executionId}/webhooks/${deliveryId}/replay`, headers: auth });
+    expect(replay.statusCode, replay.body).toBe(202);
+    // Many polls' time for a sender that would not wait for the attempt to end (not a timing assertion: it gives the
+    // wrong behaviour room to show).
+    await new Promise((r) => setTimeout(r, 300));
+    held[0]!();
+    // The replay is sent after the attempt, and the log shows the replay's round.
+    await expect.poll(() => hook.requests.length, { timeout: 30_000, interval: 20 }).toBe(2);
+    await expect.poll(async () => (await read(app, executionId)).webhooks[0], { timeout: 30_000, interval: 100 })
+      .toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
+    expect(whileHeld).toEqual([]);
+  });
 });

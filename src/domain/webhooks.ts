@@ -198,7 +198,7 @@ export class WebhookDispatcher {
         unsent.push(d.id);
         continue;
       }
-      const sending: Promise<void> = this.deliver(d)
+      const sending: Promise<void> = this.deliver(d, leaseUntil)
         .catch((err: unknown) => {
           this.log.warn({ err, delivery: d.id }, 'webhook delivery broke off; the lease will let it be retried');
           return false;
@@ -218,7 +218,7 @@ export class WebhookDispatcher {
   }
 
   /** Sends one delivery and records the attempt; false when the receiver did not answer (timeout, no connection). */
-  private async deliver(d: WebhookDelivery): Promise<boolean> {
+  private async deliver(d: WebhookDelivery, leaseUntil: string): Promise<boolean> {
     const url = d.url ?? this.config.url;
     let status: number | null = null;
     let error: string | null = null;
@@ -260,7 +260,7 @@ export class WebhookDispatcher {
         lastStatus: status,
         lastError: error,
         updatedAt: new Date(at).toISOString(),
-      });
+      }, leaseUntil);
     } catch (err) {
       this.log.warn({ err, delivery: d.id }, 'could not record a webhook attempt; the lease will let it be retried');
     }

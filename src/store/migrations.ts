@@ -143,6 +143,11 @@ export const sqliteMigrations: Migration[] = [
       CREATE INDEX webhook_created ON webhook_deliveries (created_at);
     `,
   },
+  {
+    // A replay asked while an attempt is in flight: kept, and sent once that attempt ends (not overwritten by it).
+    version: 11,
+    sql: 'ALTER TABLE webhook_deliveries ADD COLUMN replay_requested INTEGER NOT NULL DEFAULT 0;',
+  },
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -264,5 +269,10 @@ export const postgresMigrations: Migration[] = [
       DELETE FROM webhook_deliveries w WHERE NOT EXISTS (SELECT 1 FROM executions e WHERE e.execution_id = w.execution_id);
       CREATE INDEX webhook_created ON webhook_deliveries (created_at);
     `,
+  },
+  {
+    // A replay during an attempt (see the SQLite migration 11).
+    version: 11,
+    sql: 'ALTER TABLE webhook_deliveries ADD COLUMN replay_requested INTEGER NOT NULL DEFAULT 0;',
   },
 ];

@@ -229,7 +229,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
          ), picked AS (
            SELECT id, project_id FROM ranked WHERE k <= $7 ORDER BY next_attempt_at, id LIMIT $2
          )
-         UPDATE webhook_deliveries w SET lease_until = $3 FROM picked WHERE w.id = picked.id
+         UPDATE webhook_deliveries w SET lease_until = $3, replay_requested = 0 FROM picked WHERE w.id = picked.id
          RETURNING ${WCOLS.split(', ').map((c) => `w.${c}`).join(', ')}, picked.project_id`,
         [now, limit, leaseUntil, fair.skipTargets, fair.skipProjects, fair.scan, fair.perTarget],
       );
@@ -241,12 +241,16 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       if (ids.length === 0) return;
       await write('UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ANY($1::uuid[]) AND lease_until = $2', [ids, leaseUntil]);
     },
-    async updateWebhook(d) {
-      await write(
+    async updateWebhook(d, leaseUntil) {
+      // As in SQLite: a replay asked during the attempt stands, and the attempt only ends its lease.
+      const { rowCount } = await write(
         `UPDATE webhook_deliveries SET state = $2, attempts = $3, next_attempt_at = $4, last_status = $5, last_error = $6,
-         updated_at = $7, lease_until = NULL WHERE id = $1`,
-        [d.id, d.state, d.attempts, d.nextAttemptAt, d.lastStatus, d.lastError, d.updatedAt],
+         updated_at = $7, lease_until = NULL WHERE id = $1 AND lease_until = $8 AND replay_requested = 0`,
+        [d.id, d.state, d.attempts, d.nextAttemptAt, d.lastStatus, d.lastError, d.updatedAt, leaseUntil],
       );
+      if (!rowCount) {
+        await write('UPDATE webhook_deliveries SET lease_until = NULL, replay_requested = 0 WHERE id = $1 AND lease_until = $2 AND replay_requested = 1', [d.id, leaseUntil]);
+      }
     },
     async webhooksOf(executionId) {
       if (!UUID.test(executionId)) return [];
@@ -256,7 +260,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     async replayWebhook(executionId, deliveryId, now) {
       if (!UUID.test(executionId) || !UUID.test(deliveryId)) return undefined;
       const { rows } = await write<WebhookRow>(
-        `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $1, updated_at = $1, lease_until = NULL
+        `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $1, updated_at = $1,
+         replay_requested = CASE WHEN lease_until >= $1 THEN 1 ELSE 0 END, lease_until = CASE WHEN lease_until >= $1 THEN lease_until END
          WHERE id = $2 AND execution_id = $3 RETURNING ${WCOLS}`,
         [now, deliveryId, executionId],
       );

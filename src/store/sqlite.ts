@@ -182,7 +182,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
      )
      SELECT id, project_id FROM ranked WHERE k <= ? ORDER BY next_attempt_at, id LIMIT ?`,
   );
-  const lease = db.prepare<[string, string], WebhookRow>(`UPDATE webhook_deliveries SET lease_until = ? WHERE id = ? RETURNING ${wcols}`);
+  const lease = db.prepare<[string, string], WebhookRow>(`UPDATE webhook_deliveries SET lease_until = ?, replay_requested = 0 WHERE id = ? RETURNING ${wcols}`);
   const claimTx = write((now: string, limit: number, leaseUntil: string, fair: WebhookFairness): ClaimedWebhook[] => {
     const picked = dueWebhooks.all(now, now, JSON.stringify(fair.skipTargets), JSON.stringify(fair.skipProjects), fair.scan, fair.perTarget, limit);
     return picked.flatMap((p) => {
@@ -196,14 +196,20 @@ export function openSqliteStore(options: SqliteOptions): Store {
   });
   const updateWebhookRow = db.prepare(
     `UPDATE webhook_deliveries SET state = @state, attempts = @attempts, next_attempt_at = @nextAttemptAt, last_status = @lastStatus,
-     last_error = @lastError, updated_at = @updatedAt, lease_until = NULL WHERE id = @id`,
+     last_error = @lastError, updated_at = @updatedAt, lease_until = NULL WHERE id = @id AND lease_until = @lease AND replay_requested = 0`,
+  );
+  // A replay asked during the attempt stands: the attempt only ends its lease.
+  const endReplayedLease = db.prepare<[string, string]>(
+    'UPDATE webhook_deliveries SET lease_until = NULL, replay_requested = 0 WHERE id = ? AND lease_until = ? AND replay_requested = 1',
   );
   const webhooksOfExecution = db.prepare<[string], WebhookRow>(`SELECT ${wcols} FROM webhook_deliveries WHERE execution_id = ? ORDER BY created_at, id`);
-  const replay = db.prepare<[string, string, string, string], WebhookRow>(
-    `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?, lease_until = NULL
+  // During an attempt (its lease runs), the lease is kept and the replay marked: the attempt's end does not overwrite it.
+  const replay = db.prepare<[string, string, string, string, string, string], WebhookRow>(
+    `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?,
+     replay_requested = CASE WHEN lease_until >= ? THEN 1 ELSE 0 END, lease_until = CASE WHEN lease_until >= ? THEN lease_until END
      WHERE id = ? AND execution_id = ? RETURNING ${wcols}`,
   );
-  const replayTx = write((now: string, id: string, executionId: string) => replay.get(now, now, id, executionId));
+  const replayTx = write((now: string, id: string, executionId: string) => replay.get(now, now, now, now, id, executionId));
 
   // A claim without a lease dates from before leases: its owner is gone (the service was restarted since).
   const freeExpiredKey = db.prepare<[string, string, string]>(
@@ -247,7 +253,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
     purgeWebhooks.run(createdBefore, createdBefore);
     return purge.run(createdBefore);
   });
-  const updateWebhookTx = write((delivery: Parameters<Store['updateWebhook']>[0]) => updateWebhookRow.run(delivery));
+  const updateWebhookTx = write((delivery: Parameters<Store['updateWebhook']>[0], lease: string) => {
+    if (updateWebhookRow.run({ ...delivery, lease }).changes === 0) endReplayedLease.run(delivery.id, lease);
+  });
   const completeKeyTx = write((...args: Parameters<typeof completeKey.run>) => completeKey.run(...args));
   const releaseKeyTx = write((key: string) => releaseKey.run(key));
   const purgeKeysTx = write((createdBefore: string) => purgeKeys.run(createdBefore));
@@ -323,8 +331,8 @@ export function openSqliteStore(options: SqliteOptions): Store {
     async releaseWebhooks(ids, leaseUntil) {
       if (ids.length > 0) await releaseTx(ids, leaseUntil);
     },
-    async updateWebhook(delivery) {
-      await updateWebhookTx(delivery);
+    async updateWebhook(delivery, leaseUntil) {
+      await updateWebhookTx(delivery, leaseUntil);
     },
     async webhooksOf(executionId) {
       return webhooksOfExecution.all(executionId).map(read.webhook);

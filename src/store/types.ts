@@ -138,9 +138,16 @@ interface ExecutionStore {
   claimWebhooks(now: string, limit: number, leaseUntil: string, fair: WebhookFairness): Promise<ClaimedWebhook[]>;
   /** Gives claimed deliveries back unsent (their lease ends now). */
   releaseWebhooks(ids: readonly string[], leaseUntil: string): Promise<void>;
-  updateWebhook(delivery: Pick<WebhookDelivery, 'id' | 'state' | 'attempts' | 'nextAttemptAt' | 'lastStatus' | 'lastError' | 'updatedAt'>): Promise<void>;
+  /**
+   * Records an attempt made under the lease `leaseUntil` and ends that lease. Not recorded when the lease is no
+   * longer the caller's, or when a replay was asked during the attempt: the replay stands and is due at once.
+   */
+  updateWebhook(delivery: Pick<WebhookDelivery, 'id' | 'state' | 'attempts' | 'nextAttemptAt' | 'lastStatus' | 'lastError' | 'updatedAt'>, leaseUntil: string): Promise<void>;
   webhooksOf(executionId: string): Promise<WebhookDelivery[]>;
-  /** A replay: due now with a fresh attempt count, whatever its state; undefined when there is no such delivery. */
+  /**
+   * A replay: due now with a fresh attempt count, whatever its state (during an attempt: once it ends); undefined
+   * when there is no such delivery.
+   */
   replayWebhook(executionId: string, deliveryId: string, now: string): Promise<WebhookDelivery | undefined>;
 }
 
