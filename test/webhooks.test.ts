@@ -93,6 +93,8 @@ describe.each(stores)('execution webhooks (%s)', (_name, storeEnv, available) =>
     const executionId = first!.executionId;
     await expect.poll(async () => (await read(executionId)).webhooks?.[0]?.state, { timeout: 10_000, interval: 25 }).toBe('delivered');
     expect((await read(executionId)).webhooks).toEqual([expect.objectContaining({ event: 'execution.completed', attempts: 3, lastStatus: 200, lastError: null })]);
+    // Delivered: no next attempt is shown.
+    expect((await read(executionId)).webhooks[0]).not.toHaveProperty('nextAttemptAt');
 
     const got = deliveredTo('/global', executionId);
     expect(got.map((r) => r.answered)).toEqual([500, 500, 200]);
@@ -197,7 +199,8 @@ describe.each(stores)('execution webhooks (%s)', (_name, storeEnv, available) =>
 
     const replay = await app.inject({ method: 'POST', url: `/compliance/executions/${executionId}/webhooks/${failed.id}/replay`, headers: auth });
     expect(replay.statusCode, replay.body).toBe(202);
-    expect(replay.json()).toMatchObject({ id: failed.id, state: 'pending', attempts: 0 });
+    expect(failed).not.toHaveProperty('nextAttemptAt');
+    expect(replay.json()).toMatchObject({ id: failed.id, state: 'pending', attempts: 0, nextAttemptAt: expect.any(String) });
     await expect.poll(async () => (await read(executionId)).webhooks?.[0]?.state, { timeout: 10_000, interval: 25 }).toBe('delivered');
     const got = deliveredTo('/global', executionId);
     expect(got.map((r) => r.answered)).toEqual([500, 500, 500, 200]);
@@ -295,6 +298,10 @@ describe.each(stores)('the SSRF guard of scenario webhooks (%s)', (_name, storeE
       expect(res.statusCode, url).toBe(400);
       expect(res.json().errors, url).toEqual([expect.objectContaining({ pointer: '/input/webhookUrl' })]);
     }
+    // The answer says what is wrong and which setting allows it (a webhookUrl is not a rule).
+    const refusal = (await create('bad', 'http://127.0.0.1:8080/hook')).json();
+    expect(refusal.detail).toMatch(/^The scenario is not valid: \/input\/webhookUrl must not be a loopback.*WEBHOOK_ALLOW_PRIVATE_TARGETS=1/);
+    expect(refusal.errors[0].message).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=1');
     // A public name is accepted at write time (where it resolves is checked at delivery).
     expect((await create('public', 'https://dapp.example/hook')).statusCode).toBe(201);
     const patched = await app.inject({

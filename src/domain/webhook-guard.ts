@@ -55,7 +55,8 @@ export function webhookTargetProblem(url: string, allowPrivate: boolean): string
   if (allowPrivate) return undefined;
   const literal = literalAddress(hostname);
   if (isLocalhost(hostname) || (literal !== undefined && isPrivateAddress(literal))) {
-    return 'must not be a loopback, private or link-local address (this service refuses internal webhook targets)';
+    return 'must not be a loopback, private or link-local address: this service refuses internal webhook targets unless its ' +
+      'operator sets WEBHOOK_ALLOW_PRIVATE_TARGETS=1 (for development and tests)';
   }
   return undefined;
 }
