@@ -139,6 +139,8 @@ describe('every write of the SQLite store, on a database with no room left', () 
     const hook = webhook(delivered.executionId);
     await store.completeExecution(delivered.executionId, { state: 'completed', results: [], updatedAt: now, webhook: hook });
     await store.claimIdempotencyKey('k', 'h', now, '2000-01-01T00:00:00.000Z', LEASE);
+    // Leased, as a sender holds it when it records an attempt.
+    await store.claimWebhooks(now, 10, LEASE, { perTarget: 10, scan: 10, skipTargets: [], skipProjects: [] });
     await store.close();
 
     const pages = new Database(at).pragma('page_count', { simple: true }) as number;
@@ -150,7 +152,7 @@ describe('every write of the SQLite store, on a database with no room left', () 
     await refused(store.recordExecution(record({ address: big })));
     const results = [{ objectType: 'ChallengeQuery', name: big }] as unknown as ExecutionResult[];
     await refused(store.completeExecution(pending.executionId, { state: 'completed', results, updatedAt: now, webhook: webhook(pending.executionId) }));
-    await refused(store.updateWebhook({ ...hook, state: 'failed', attempts: 1, lastError: big }));
+    await refused(store.updateWebhook({ ...hook, state: 'failed', attempts: 1, lastError: big }, LEASE));
     await refused(store.claimIdempotencyKey('k2', big, now, '2000-01-01T00:00:00.000Z', LEASE));
     await refused(store.completeIdempotencyKey('k', { status: 201, headers: {}, body: big }));
     await refused(store.renewIdempotencyLease('k', big));

@@ -9,6 +9,8 @@ import type { Scenario } from '../src/schemas/scenario.js';
 import { scenario, tempDir } from './helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
 
+/** A claim that skips nothing and takes up to 100 of one target. */
+const fair = { perTarget: 100, scan: 500, skipTargets: [], skipProjects: [] };
 const input = (over: Record<string, unknown> = {}) => scenario(over) as unknown as Scenario;
 const now = () => new Date().toISOString();
 
@@ -218,6 +220,26 @@ describe.each(backends)('%s store', (_name, open, available) => {
     expect(await store.getExecution(recent.executionId)).toBeDefined();
   });
 
+  it.skipIf(!available)('purges an execution\'s webhook deliveries with it (one that ended after the cut-off too), and keeps a recent one\'s', async () => {
+    const at = (year: number) => `${year}-01-01T00:00:00.000Z`;
+    const hooked = (e: ExecutionRecord, createdAt: string): ExecutionRecord => ({
+      ...e,
+      webhook: {
+        id: crypto.randomUUID(), executionId: e.executionId, event: 'execution.completed', payload: '{"data":{"address":"0x1"}}', state: 'pending',
+        attempts: 0, nextAttemptAt: createdAt, lastStatus: null, lastError: null, createdAt, updatedAt: createdAt,
+      },
+    });
+    const old = hooked(execution({ createdAt: at(2000), updatedAt: at(2000) }), at(2000));
+    // An OffChainZKP execution started before the cut-off and answered after it: its delivery is recent, it goes too.
+    const answeredLate = hooked(execution({ createdAt: at(2000), updatedAt: at(2099) }), at(2099));
+    const recent = hooked(execution({ createdAt: at(2099), updatedAt: at(2099) }), at(2099));
+    await Promise.all([old, answeredLate, recent].map((e) => store.recordExecution(e)));
+    expect(await store.purgeExecutions(at(2001))).toBeGreaterThanOrEqual(2);
+    expect(await store.webhooksOf(old.executionId)).toEqual([]);
+    expect(await store.webhooksOf(answeredLate.executionId)).toEqual([]);
+    expect((await store.webhooksOf(recent.executionId)).map((w) => w.id)).toEqual([recent.webhook!.id]);
+  });
+
   it.skipIf(!available)('completes a pending execution once (compare-and-set) and queues its webhook in the same step', async () => {
     const e = execution({ state: 'pending', pending: { thid: 't', expiresAt: 1 }, expiresAt: '2000-01-01T00:00:00.000Z' });
     await store.recordExecution(e);
@@ -259,7 +281,9 @@ describe.each(backends)('%s store', (_name, open, available) => {
     expect(await store.webhooksOf(again.executionId)).toEqual([]);
 
     const delivery = batch[0]!.webhook!;
-    await store.updateWebhook({ id: delivery.id, state: 'failed', attempts: 3, nextAttemptAt: at, lastStatus: 500, lastError: 'answered 500', updatedAt: at });
+    const lease = new Date(Date.now() + 60_000).toISOString();
+    expect((await store.claimWebhooks(at, 1000, lease, fair)).map((d) => d.id)).toContain(delivery.id);
+    await store.updateWebhook({ id: delivery.id, state: 'failed', attempts: 3, nextAttemptAt: at, lastStatus: 500, lastError: 'answered 500', updatedAt: at }, lease);
     const later = new Date(Date.now() + 1000).toISOString();
     expect(await store.replayWebhook(batch[0]!.executionId, delivery.id, later))
       .toMatchObject({ id: delivery.id, state: 'pending', attempts: 0, nextAttemptAt: later, lastStatus: 500 });
@@ -287,12 +311,66 @@ describe.each(backends)('%s store', (_name, open, available) => {
       webhook: { id, executionId: e.executionId, event: 'execution.completed', payload: '{}', state: 'pending', attempts: 0, nextAttemptAt: now, lastStatus: null, lastError: null, createdAt: now, updatedAt: now },
     });
     const far = new Date(Date.now() + 60_000).toISOString();
-    const [first, second] = await Promise.all([store.claimWebhooks(far, 100, far), store.claimWebhooks(far, 100, far)]);
+    const [first, second] = await Promise.all([store.claimWebhooks(far, 100, far, fair), store.claimWebhooks(far, 100, far, fair)]);
     const taken = [...first, ...second].filter((d) => d.id === id);
     expect(taken).toHaveLength(1);
-    await store.updateWebhook({ id, state: 'delivered', attempts: 1, nextAttemptAt: now, lastStatus: 200, lastError: null, updatedAt: now });
+    // An attempt recorded under a lease that is not the one held is not recorded.
+    await store.updateWebhook({ id, state: 'failed', attempts: 1, nextAttemptAt: now, lastStatus: 500, lastError: 'x', updatedAt: now }, now);
+    expect((await store.webhooksOf(e.executionId))[0]).toMatchObject({ state: 'pending', attempts: 0 });
+    await store.updateWebhook({ id, state: 'delivered', attempts: 1, nextAttemptAt: now, lastStatus: 200, lastError: null, updatedAt: now }, far);
     expect((await store.webhooksOf(e.executionId))[0]).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
-    expect((await store.claimWebhooks(far, 100, far)).filter((d) => d.id === id)).toHaveLength(0);
+    expect((await store.claimWebhooks(far, 100, far, fair)).filter((d) => d.id === id)).toHaveLength(0);
+  });
+
+  it.skipIf(!available)('keeps a replay asked during an attempt: the attempt\'s end does not overwrite it, and it is due once the attempt ends', async () => {
+    const e = execution();
+    const at = now();
+    const id = crypto.randomUUID();
+    await store.recordExecution({
+      ...e,
+      webhook: { id, executionId: e.executionId, event: 'execution.completed', url: `https://replay.example/${id}`, payload: '{}', state: 'pending', attempts: 0, nextAttemptAt: at, lastStatus: null, lastError: null, createdAt: at, updatedAt: at },
+    });
+    const lease = new Date(Date.now() + 60_000).toISOString();
+    const mine = (claimed: Awaited<ReturnType<Store['claimWebhooks']>>) => claimed.filter((d) => d.id === id);
+    expect(mine(await store.claimWebhooks(at, 1000, lease, fair))).toHaveLength(1);
+    // The replay, while the attempt is in flight: not taken by another poller meanwhile.
+    expect(await store.replayWebhook(e.executionId, id, now())).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(mine(await store.claimWebhooks(now(), 1000, lease, fair))).toEqual([]);
+    await store.updateWebhook({ id, state: 'delivered', attempts: 1, nextAttemptAt: now(), lastStatus: 200, lastError: null, updatedAt: now() }, lease);
+    expect((await store.webhooksOf(e.executionId))[0]).toMatchObject({ state: 'pending', attempts: 0 });
+    const again = mine(await store.claimWebhooks(new Date(Date.now() + 1000).toISOString(), 1000, lease, fair));
+    expect(again).toHaveLength(1);
+  });
+
+  it.skipIf(!available)('claims fairly: at most perTarget of one target, none of a skipped target or project, and takes released ones again', async () => {
+    const at = '2026-03-01T00:00:00.000Z';
+    const delivery = (executionId: string, url: string, k: number) => ({
+      id: crypto.randomUUID(), executionId, event: 'execution.completed' as const, url, payload: '{}', state: 'pending' as const, attempts: 0,
+      // The hanging target's deliveries are all due before the other's.
+      nextAttemptAt: new Date(Date.parse(at) + k).toISOString(), lastStatus: null, lastError: null, createdAt: at, updatedAt: at,
+    });
+    const tag = crypto.randomUUID();
+    const hanging = `https://b.example/${tag}`;
+    const other = `https://a.example/${tag}`;
+    const records = [
+      ...Array.from({ length: 6 }, () => execution({ projectId: `b-${tag}`, createdAt: at, updatedAt: at })).map((e, k) => ({ ...e, webhook: delivery(e.executionId, hanging, k) })),
+      ...[execution({ projectId: `a-${tag}`, createdAt: at, updatedAt: at })].map((e) => ({ ...e, webhook: delivery(e.executionId, other, 100) })),
+    ];
+    await Promise.all(records.map((r) => store.recordExecution(r)));
+    const ours = (claimed: Awaited<ReturnType<Store['claimWebhooks']>>) => claimed.filter((d) => d.url === hanging || d.url === other);
+    const due = new Date(Date.parse(at) + 1000).toISOString();
+    const lease = new Date(Date.now() + 60_000).toISOString();
+
+    const first = ours(await store.claimWebhooks(due, 100, lease, { ...fair, perTarget: 2 }));
+    expect(first.map((d) => d.url)).toEqual([hanging, hanging, other]);
+    expect(first.map((d) => d.projectId)).toEqual([`b-${tag}`, `b-${tag}`, `a-${tag}`]);
+    expect(first.map((d) => d.id)).toEqual([records[0]!.webhook.id, records[1]!.webhook.id, records[6]!.webhook.id]);
+    // Skipped targets and projects are left alone, leased ones are not taken twice.
+    expect(ours(await store.claimWebhooks(due, 100, lease, { ...fair, skipTargets: [hanging] }))).toEqual([]);
+    expect(ours(await store.claimWebhooks(due, 100, lease, { ...fair, perTarget: 1, skipProjects: [`a-${tag}`] })).map((d) => d.id)).toEqual([records[2]!.webhook.id]);
+    // Given back, a delivery is taken again.
+    await store.releaseWebhooks([records[6]!.webhook.id, records[2]!.webhook.id], lease);
+    expect(ours(await store.claimWebhooks(due, 100, lease, { ...fair, perTarget: 1 })).map((d) => d.id)).toEqual([records[2]!.webhook.id, records[6]!.webhook.id]);
   });
 
   it.skipIf(!available)('leases idempotency claims: held while renewed, free once the lease runs out, never once completed', async () => {

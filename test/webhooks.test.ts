@@ -93,6 +93,8 @@ describe.each(stores)('execution webhooks (%s)', (_name, storeEnv, available) =>
     const executionId = first!.executionId;
     await expect.poll(async () => (await read(executionId)).webhooks?.[0]?.state, { timeout: 10_000, interval: 25 }).toBe('delivered');
     expect((await read(executionId)).webhooks).toEqual([expect.objectContaining({ event: 'execution.completed', attempts: 3, lastStatus: 200, lastError: null })]);
+    // Delivered: no next attempt is shown.
+    expect((await read(executionId)).webhooks[0]).not.toHaveProperty('nextAttemptAt');
 
     const got = deliveredTo('/global', executionId);
     expect(got.map((r) => r.answered)).toEqual([500, 500, 200]);
@@ -197,7 +199,8 @@ describe.each(stores)('execution webhooks (%s)', (_name, storeEnv, available) =>
 
     const replay = await app.inject({ method: 'POST', url: `/compliance/executions/${executionId}/webhooks/${failed.id}/replay`, headers: auth });
     expect(replay.statusCode, replay.body).toBe(202);
-    expect(replay.json()).toMatchObject({ id: failed.id, state: 'pending', attempts: 0 });
+    expect(failed).not.toHaveProperty('nextAttemptAt');
+    expect(replay.json()).toMatchObject({ id: failed.id, state: 'pending', attempts: 0, nextAttemptAt: expect.any(String) });
     await expect.poll(async () => (await read(executionId)).webhooks?.[0]?.state, { timeout: 10_000, interval: 25 }).toBe('delivered');
     const got = deliveredTo('/global', executionId);
     expect(got.map((r) => r.answered)).toEqual([500, 500, 500, 200]);
@@ -251,6 +254,8 @@ describe.each(stores)('the SSRF guard of scenario webhooks (%s)', (_name, storeE
   const zone: Record<string, Array<{ address: string; family: number }>> = {
     'rebind.example': [{ address: '127.0.0.1', family: 4 }],
     'mixed.example': [{ address: '93.184.215.14', family: 4 }, { address: '169.254.169.254', family: 4 }],
+    'nat64.example': [{ address: '64:ff9b::7f00:1', family: 6 }],
+    'sixtofour.example': [{ address: '2002:7f00:1::1', family: 6 }],
   };
 
   beforeAll(async () => {
@@ -285,12 +290,18 @@ describe.each(stores)('the SSRF guard of scenario webhooks (%s)', (_name, storeE
       'http://100.64.0.1/hook', 'http://[::1]/hook', 'http://[::]/hook', 'http://[fd00::1]/hook', 'http://[fe80::1]/hook',
       'http://[::ffff:127.0.0.1]/hook', 'http://[::ffff:a9fe:a9fe]/hook', 'http://localhost:3000/hook', 'http://LOCALHOST/hook',
       'http://api.localhost/hook', 'https://user:pass@dapp.example/hook', 'https://token@dapp.example/hook',
+      // IPv6 prefixes that embed an IPv4 address (NAT64, 6to4): 127.0.0.1 and 169.254.169.254 inside.
+      'http://[64:ff9b::7f00:1]/hook', 'http://[64:ff9b::a9fe:a9fe]/hook', 'http://[2002:7f00:1::1]/hook', 'http://[2002:a9fe:a9fe::]/hook',
     ];
     for (const url of refused) {
       const res = await create('bad', url);
       expect(res.statusCode, url).toBe(400);
       expect(res.json().errors, url).toEqual([expect.objectContaining({ pointer: '/input/webhookUrl' })]);
     }
+    // The answer says what is wrong and which setting allows it (a webhookUrl is not a rule).
+    const refusal = (await create('bad', 'http://127.0.0.1:8080/hook')).json();
+    expect(refusal.detail).toMatch(/^The scenario is not valid: \/input\/webhookUrl must not be a loopback.*WEBHOOK_ALLOW_PRIVATE_TARGETS=1/);
+    expect(refusal.errors[0].message).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=1');
     // A public name is accepted at write time (where it resolves is checked at delivery).
     expect((await create('public', 'https://dapp.example/hook')).statusCode).toBe(201);
     const patched = await app.inject({
@@ -303,12 +314,13 @@ describe.each(stores)('the SSRF guard of scenario webhooks (%s)', (_name, storeE
 
   it.skipIf(!available)('refuses at delivery a hostname that resolves to a private address, and logs the attempt', async () => {
     const port = new URL(hook.base).port;
-    for (const [id, host] of [['rebind', 'rebind.example'], ['mixed', 'mixed.example']] as const) {
+    const bads = { 'rebind.example': '127.0.0.1', 'mixed.example': '169.254.169.254', 'nat64.example': '64:ff9b::7f00:1', 'sixtofour.example': '2002:7f00:1::1' };
+    for (const [id, host] of [['rebind', 'rebind.example'], ['mixed', 'mixed.example'], ['nat64', 'nat64.example'], ['sixtofour', 'sixtofour.example']] as const) {
       expect((await create(id, `http://${host}:${port}/${id}`)).statusCode).toBe(201);
       const executionId = (await executeOnce(app, id))[0]!.executionId;
       const read = async () => (await app.inject({ url: `/compliance/executions/${executionId}`, headers: auth })).json().webhooks?.[0];
       await expect.poll(async () => (await read())?.state, { timeout: 10_000, interval: 25 }).toBe('failed');
-      const bad = host === 'rebind.example' ? '127.0.0.1' : '169.254.169.254';
+      const bad = bads[host];
       expect(await read()).toMatchObject({
         attempts: 2, lastStatus: null, lastError: `refused: ${host} resolves to ${bad}, a loopback, private or link-local address`,
       });

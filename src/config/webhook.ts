@@ -24,7 +24,7 @@ export const webhookEnv = Type.Object({
     default: 1000,
     description: 'Backoff: the n-th retry waits base × 2^(n−1), at most an hour.',
   }),
-  WEBHOOK_TIMEOUT_MS: integer(100, 120_000, { default: 5000, description: 'Time allowed for the receiver to answer.' }),
+  WEBHOOK_TIMEOUT_MS: integer(100, 120_000, { default: 5000, description: 'Time allowed for one delivery, from the connection to the end of the answer\'s body (the socket is closed then).' }),
   WEBHOOK_POLL_MS: integer(10, 60_000, { default: 1000, description: 'How often the outbox is polled.' }),
 });
 

@@ -24,7 +24,9 @@ for (const [net, bits] of [
 for (const [net, bits] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
+  ['64:ff9b::', 96], // NAT64 (well-known prefix): the low 32 bits are an IPv4 address, 127.0.0.1 or 10.x among them
   ['64:ff9b:1::', 48], // local-use NAT64
+  ['2002::', 16], // 6to4: bits 16-47 are an IPv4 address
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
@@ -53,7 +55,8 @@ export function webhookTargetProblem(url: string, allowPrivate: boolean): string
   if (allowPrivate) return undefined;
   const literal = literalAddress(hostname);
   if (isLocalhost(hostname) || (literal !== undefined && isPrivateAddress(literal))) {
-    return 'must not be a loopback, private or link-local address (this service refuses internal webhook targets)';
+    return 'must not be a loopback, private or link-local address: this service refuses internal webhook targets unless its ' +
+      'operator sets WEBHOOK_ALLOW_PRIVATE_TARGETS=1 (for development and tests)';
   }
   return undefined;
 }

@@ -1,13 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
+import { DeliveryTimeout, post } from './webhook-post.js';
 import { PrivateTargetRefused, guardedLookup, literalTargetRefusal, webhookTargetProblem, type Resolve } from './webhook-guard.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import { isRecord } from '../schemas/json.js';
-import type { ExecutionRecord, Store, WebhookDelivery } from '../store/types.js';
+import type { ClaimedWebhook, ExecutionRecord, Store, WebhookDelivery } from '../store/types.js';
+import { DeliverySlots } from './webhook-slots.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
 export interface WebhookConfig {
@@ -74,28 +74,6 @@ function signingSecret(config: WebhookConfig, d: WebhookDelivery): string {
   return typeof projectId === 'string' ? projectSecret(config.secret, projectId) : config.secret;
 }
 
-type Post = (url: URL, headers: Record<string, string>, body: string, timeoutMs: number, lookup?: LookupFunction) => Promise<number>;
-
-class DeliveryTimeout extends Error {}
-
-const post: Post = (url, headers, body, timeoutMs, lookup) => new Promise((resolve, reject) => {
-  const request = (url.protocol === 'https:' ? https : http).request(url, {
-    method: 'POST',
-    headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-    ...(lookup && { lookup }),
-    // A fresh connection per delivery: a pooled socket would skip the lookup (and its check) of this one.
-    agent: false,
-  });
-  const timer = setTimeout(() => request.destroy(new DeliveryTimeout()), timeoutMs);
-  request.on('response', (res) => {
-    clearTimeout(timer);
-    res.resume();
-    resolve(res.statusCode ?? 0);
-  });
-  request.on('error', (err) => { clearTimeout(timer); reject(err); });
-  request.end(body);
-});
-
 /** Written in the same transaction as the record it announces. `url`: the scenario's own, or null for WEBHOOK_URL. */
 export function executionDelivery(
   record: Pick<ExecutionRecord, 'executionId' | 'scenarioId' | 'scenarioRevision' | 'projectId' | 'address' | 'state' | 'createdAt' | 'updatedAt'>,
@@ -144,11 +122,19 @@ function retryDelayMs(retryBaseMs: number, attempts: number): number {
 /**
  * Delivers queued webhooks: leases due deliveries (so instances do not send one twice) and POSTs each signed;
  * `webhook-id` is the delivery id on every retry and replay, so receivers can drop duplicates. Failures retry with
- * exponential backoff up to maxAttempts, then the delivery is failed (a replay starts it again).
+ * exponential backoff up to maxAttempts, then the delivery is failed (a replay starts it again). A poll never waits
+ * for the deliveries it starts: each runs on its own, within the slots of its target and project (DeliverySlots), and
+ * one that ends makes room for the next at once.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private claiming: Promise<void> | undefined;
+  private claimAgain = false;
+  private stopped = false;
+  /** The last claim found deliveries: there may be more, so a delivery that ends claims again. */
+  private backlog = false;
+  private readonly sending = new Set<Promise<void>>();
+  private readonly slots: DeliverySlots;
   private readonly lookup: LookupFunction;
 
   constructor(
@@ -159,35 +145,84 @@ export class WebhookDispatcher {
     resolve?: Resolve,
   ) {
     this.lookup = guardedLookup(resolve);
+    this.slots = new DeliverySlots(config.retryBaseMs);
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.tick().finally(() => { this.running = undefined; });
-    }, this.config.pollMs).unref();
+    this.stopped = false;
+    this.timer = setInterval(() => this.poll(), this.config.pollMs).unref();
   }
 
+  /** Finishes the claim and the deliveries under way (each ends within WEBHOOK_TIMEOUT_MS). */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
-    await this.running;
+    await this.claiming;
+    await Promise.all(this.sending);
   }
 
-  async tick(): Promise<void> {
+  /** Claims now, or once more after the claim under way. */
+  private poll(): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    this.claiming = this.claim().finally(() => {
+      this.claiming = undefined;
+      if (this.claimAgain) {
+        this.claimAgain = false;
+        this.poll();
+      }
+    });
+  }
+
+  private async claim(): Promise<void> {
+    const free = this.slots.free();
+    if (free <= 0) return;
     const at = this.now();
-    let due: WebhookDelivery[];
+    const leaseUntil = new Date(at + this.config.timeoutMs * 2).toISOString();
+    let due: ClaimedWebhook[];
     try {
-      due = await this.store.claimWebhooks(new Date(at).toISOString(), 20, new Date(at + this.config.timeoutMs * 2).toISOString());
+      due = await this.store.claimWebhooks(new Date(at).toISOString(), free, leaseUntil, this.slots.fairness(at));
     } catch (err) {
       this.log.warn({ err }, 'webhook outbox not readable now');
       return;
     }
-    await Promise.all(due.map((d) => this.deliver(d)));
+    this.backlog = due.length > 0;
+    const unsent: string[] = [];
+    for (const d of due) {
+      const target = d.url ?? '';
+      const project = d.projectId ?? '';
+      if (!this.slots.take(target, project, at)) {
+        unsent.push(d.id);
+        continue;
+      }
+      const sending: Promise<void> = this.deliver(d, leaseUntil)
+        .catch((err: unknown) => {
+          this.log.warn({ err, delivery: d.id }, 'webhook delivery broke off; the lease will let it be retried');
+          return false;
+        })
+        .then((answered) => this.slots.done(target, project, answered, this.now()))
+        .finally(() => {
+          this.sending.delete(sending);
+          if (this.backlog) this.poll();
+        });
+      this.sending.add(sending);
+    }
+    if (unsent.length > 0) {
+      await this.store.releaseWebhooks(unsent, leaseUntil).catch((err: unknown) => {
+        this.log.warn({ err }, 'could not give back unsent webhook deliveries; their lease will run out');
+      });
+    }
   }
 
-  private async deliver(d: WebhookDelivery): Promise<void> {
+  /** Sends one delivery and records the attempt; false when the receiver did not answer (timeout, no connection). */
+  private async deliver(d: WebhookDelivery, leaseUntil: string): Promise<boolean> {
     const url = d.url ?? this.config.url;
     let status: number | null = null;
     let error: string | null = null;
+    let answered = true;
     if (url === undefined) {
       error = 'no WEBHOOK_URL is configured';
     } else {
@@ -206,7 +241,8 @@ export class WebhookDispatcher {
           }, d.payload, this.config.timeoutMs, guarded ? this.lookup : undefined);
           if (status < 200 || status > 299) error = `answered ${status}`;
         } catch (err) {
-          if (err instanceof DeliveryTimeout) error = `no answer within ${this.config.timeoutMs} ms`;
+          answered = err instanceof PrivateTargetRefused;
+          if (err instanceof DeliveryTimeout) error = `no complete answer within ${this.config.timeoutMs} ms`;
           else error = err instanceof PrivateTargetRefused ? err.message : 'could not connect';
         }
       }
@@ -224,10 +260,11 @@ export class WebhookDispatcher {
         lastStatus: status,
         lastError: error,
         updatedAt: new Date(at).toISOString(),
-      });
+      }, leaseUntil);
     } catch (err) {
       this.log.warn({ err, delivery: d.id }, 'could not record a webhook attempt; the lease will let it be retried');
     }
     if (!delivered) this.log.warn({ delivery: d.id, event: d.event, attempts, error }, exhausted ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry');
+    return answered;
   }
 }

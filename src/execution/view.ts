@@ -6,7 +6,9 @@ import type { ExecutionRecord, WebhookDelivery } from '../store/types.js';
 export function deliveryView(w: WebhookDelivery) {
   return {
     id: w.id, event: w.event, state: w.state, attempts: w.attempts, lastStatus: w.lastStatus, lastError: w.lastError,
-    nextAttemptAt: w.nextAttemptAt, createdAt: w.createdAt, updatedAt: w.updatedAt,
+    // Only while pending: a delivered or failed one is tried again only when replayed.
+    ...(w.state === 'pending' && { nextAttemptAt: w.nextAttemptAt }),
+    createdAt: w.createdAt, updatedAt: w.updatedAt,
   };
 }
 

@@ -93,11 +93,13 @@ const invalid = (detail: string, field: string, message: string) => problem(400,
   errors: [{ field, pointer: `/${field.split('.').slice(1).join('/')}`, message }],
 });
 
+const GTE_MESSAGE = 'value for $gte must be a number or an ISO 8601 date (e.g. 2001-02-03, 2001-02-03T04:05:06Z or 2001-02-03T04:05:06.789+02:00)';
+
 /** Route-specific example problems, as the service answers them (400, 404 and 409 say something of their route). */
 export const EXAMPLES = {
   invalidExecute: invalid('The request body is not valid', 'body.credentials.0.issuanceDate', 'is required'),
-  invalidRules: invalid('The scenario rules are not valid', 'body.input.queryConfigurations.1.query.value',
-    'value for $gte must be a number or an ISO 8601 date (e.g. 2001-02-03, 2001-02-03T04:05:06Z or 2001-02-03T04:05:06.789+02:00)'),
+  invalidRules: invalid(`The scenario is not valid: /input/queryConfigurations/1/query/value ${GTE_MESSAGE}`,
+    'body.input.queryConfigurations.1.query.value', GTE_MESSAGE),
   invalidPatch: invalid('The scenario after the patch is not valid', 'body.input.name', 'is required'),
   invalidQuery: invalid('The request querystring is not valid', 'querystring.projectId', 'must NOT have more than 128 characters'),
   invalidExecutionId: invalid('The request params is not valid', 'params.executionId', 'must NOT have more than 64 characters'),

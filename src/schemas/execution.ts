@@ -150,7 +150,7 @@ export const WebhookDeliveryView = Type.Object(
     attempts: Type.Integer({ minimum: 0, description: 'Deliveries tried so far (since the last replay).' }),
     lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; null: none answered.' }),
     lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed; null: it did not.' }),
-    nextAttemptAt: Type.String({ format: 'date-time', description: 'While pending: when it is tried next.' }),
+    nextAttemptAt: Type.Optional(Type.String({ format: 'date-time', description: 'When it is tried next; only while pending.' })),
     createdAt: Type.String({ format: 'date-time', description: 'When the delivery was queued (with the execution\'s end).' }),
     updatedAt: Type.String({ format: 'date-time', description: 'When the delivery last changed.' }),
   },

@@ -95,10 +95,13 @@ export class ScenarioService {
       ...checkDeploymentTransitions(before, scenario.smartContractDeployments),
       ...(await this.options.validate(scenario)),
     ].filter((p) => !seen.has(p.pointer) && seen.add(p.pointer));
-    if (problemsFound.length > 0) {
+    const [first] = problemsFound;
+    if (first !== undefined) {
+      // The detail says what is wrong (not every problem is a rule's: a webhookUrl, a deployment).
+      const what = `/input${first.pointer} ${first.message}`;
       throw new InvalidScenario(
         problemsFound.map((p) => ({ field: `body.input${p.pointer.replace(/\//g, '.')}`, pointer: `/input${p.pointer}`, message: p.message })),
-        'The scenario rules are not valid',
+        problemsFound.length === 1 ? `The scenario is not valid: ${what}` : `The scenario is not valid in ${problemsFound.length} places (see errors); the first: ${what}`,
       );
     }
     return scenario;

@@ -135,6 +135,19 @@ export const sqliteMigrations: Migration[] = [
     version: 9,
     sql: 'ALTER TABLE webhook_deliveries ADD COLUMN url TEXT;',
   },
+  {
+    // Deliveries are purged with their executions (and by age): the rows of executions purged before are deleted.
+    version: 10,
+    sql: `
+      DELETE FROM webhook_deliveries WHERE execution_id NOT IN (SELECT execution_id FROM executions);
+      CREATE INDEX webhook_created ON webhook_deliveries (created_at);
+    `,
+  },
+  {
+    // A replay asked while an attempt is in flight: kept, and sent once that attempt ends (not overwritten by it).
+    version: 11,
+    sql: 'ALTER TABLE webhook_deliveries ADD COLUMN replay_requested INTEGER NOT NULL DEFAULT 0;',
+  },
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -248,5 +261,18 @@ export const postgresMigrations: Migration[] = [
     // Per-scenario webhook URLs (see the SQLite migration 9).
     version: 9,
     sql: 'ALTER TABLE webhook_deliveries ADD COLUMN url TEXT;',
+  },
+  {
+    // Deliveries purged with their executions (see the SQLite migration 10).
+    version: 10,
+    sql: `
+      DELETE FROM webhook_deliveries w WHERE NOT EXISTS (SELECT 1 FROM executions e WHERE e.execution_id = w.execution_id);
+      CREATE INDEX webhook_created ON webhook_deliveries (created_at);
+    `,
+  },
+  {
+    // A replay during an attempt (see the SQLite migration 11).
+    version: 11,
+    sql: 'ALTER TABLE webhook_deliveries ADD COLUMN replay_requested INTEGER NOT NULL DEFAULT 0;',
   },
 ];

@@ -162,8 +162,14 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       return pageWithinBytes(rows, limit, read.execution);
     },
     async purgeExecutions(createdBefore) {
-      const { rowCount } = await write('DELETE FROM executions WHERE created_at < $1', [createdBefore]);
-      return rowCount ?? 0;
+      // A delivery goes with its execution, and by age in any case (see the SQLite store), in one statement.
+      const { rows } = await write<{ purged: number }>(
+        `WITH gone AS (DELETE FROM executions WHERE created_at < $1 RETURNING execution_id),
+         hooks AS (DELETE FROM webhook_deliveries WHERE created_at < $1 OR execution_id IN (SELECT execution_id FROM gone))
+         SELECT count(*)::int AS purged FROM gone`,
+        [createdBefore],
+      );
+      return rows[0]?.purged ?? 0;
     },
     async completeExecution(executionId, c) {
       return storage.write(async () => {
@@ -209,24 +215,42 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       );
       return rows.map(read.execution);
     },
-    async claimWebhooks(now, limit, leaseUntil) {
-      // SKIP LOCKED: instances polling at once take different deliveries.
-      const { rows } = await write<WebhookRow>(
-        `UPDATE webhook_deliveries SET lease_until = $3 WHERE id IN (
-           SELECT id FROM webhook_deliveries
-           WHERE state = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-           ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED
-         ) RETURNING ${WCOLS}`,
-        [now, limit, leaseUntil],
+    async claimWebhooks(now, limit, leaseUntil, fair) {
+      // SKIP LOCKED: instances polling at once take different deliveries. Fair as in SQLite's claim (see there).
+      const { rows } = await write<WebhookRow & { project_id: string | null }>(
+        `WITH due AS (
+           SELECT w.id, COALESCE(w.url, '') AS target, e.project_id, w.next_attempt_at
+           FROM webhook_deliveries w LEFT JOIN executions e ON e.execution_id = w.execution_id
+           WHERE w.state = 'pending' AND w.next_attempt_at <= $1 AND (w.lease_until IS NULL OR w.lease_until < $1)
+             AND NOT (COALESCE(w.url, '') = ANY($4::text[])) AND NOT (COALESCE(e.project_id, '') = ANY($5::text[]))
+           ORDER BY w.next_attempt_at LIMIT $6 FOR UPDATE OF w SKIP LOCKED
+         ), ranked AS (
+           SELECT id, project_id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, id) AS k FROM due
+         ), picked AS (
+           SELECT id, project_id FROM ranked WHERE k <= $7 ORDER BY next_attempt_at, id LIMIT $2
+         )
+         UPDATE webhook_deliveries w SET lease_until = $3, replay_requested = 0 FROM picked WHERE w.id = picked.id
+         RETURNING ${WCOLS.split(', ').map((c) => `w.${c}`).join(', ')}, picked.project_id`,
+        [now, limit, leaseUntil, fair.skipTargets, fair.skipProjects, fair.scan, fair.perTarget],
       );
-      return rows.map(read.webhook);
+      return rows
+        .map((r) => ({ ...read.webhook(r), projectId: r.project_id }))
+        .sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt) || a.id.localeCompare(b.id));
     },
-    async updateWebhook(d) {
-      await write(
+    async releaseWebhooks(ids, leaseUntil) {
+      if (ids.length === 0) return;
+      await write('UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ANY($1::uuid[]) AND lease_until = $2', [ids, leaseUntil]);
+    },
+    async updateWebhook(d, leaseUntil) {
+      // As in SQLite: a replay asked during the attempt stands, and the attempt only ends its lease.
+      const { rowCount } = await write(
         `UPDATE webhook_deliveries SET state = $2, attempts = $3, next_attempt_at = $4, last_status = $5, last_error = $6,
-         updated_at = $7, lease_until = NULL WHERE id = $1`,
-        [d.id, d.state, d.attempts, d.nextAttemptAt, d.lastStatus, d.lastError, d.updatedAt],
+         updated_at = $7, lease_until = NULL WHERE id = $1 AND lease_until = $8 AND replay_requested = 0`,
+        [d.id, d.state, d.attempts, d.nextAttemptAt, d.lastStatus, d.lastError, d.updatedAt, leaseUntil],
       );
+      if (!rowCount) {
+        await write('UPDATE webhook_deliveries SET lease_until = NULL, replay_requested = 0 WHERE id = $1 AND lease_until = $2 AND replay_requested = 1', [d.id, leaseUntil]);
+      }
     },
     async webhooksOf(executionId) {
       if (!UUID.test(executionId)) return [];
@@ -236,7 +260,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     async replayWebhook(executionId, deliveryId, now) {
       if (!UUID.test(executionId) || !UUID.test(deliveryId)) return undefined;
       const { rows } = await write<WebhookRow>(
-        `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $1, updated_at = $1, lease_until = NULL
+        `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $1, updated_at = $1,
+         replay_requested = CASE WHEN lease_until >= $1 THEN 1 ELSE 0 END, lease_until = CASE WHEN lease_until >= $1 THEN lease_until END
          WHERE id = $2 AND execution_id = $3 RETURNING ${WCOLS}`,
         [now, deliveryId, executionId],
       );

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { ExecutionRecord, ExecutionPage, ScenarioHead, ScenarioPage, Store } from './types.js';
+import type { ClaimedWebhook, ExecutionRecord, ExecutionPage, ScenarioHead, ScenarioPage, Store, WebhookFairness } from './types.js';
 import {
   EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, WEBHOOK_FIELDS, executionValues, webhookValues, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, readers,
   type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
@@ -126,6 +126,11 @@ export function openSqliteStore(options: SqliteOptions): Store {
     executionPage('scenario_id = ? AND seq < ? AND project_id IN (SELECT value FROM json_each(?))'),
   );
   const purge = db.prepare<[string]>('DELETE FROM executions WHERE created_at < ?');
+  // A delivery goes with its execution, and by age in any case (it holds the address, the verdict, any attestation
+  // and `$sd` disclosure).
+  const purgeWebhooks = db.prepare<[string, string]>(
+    'DELETE FROM webhook_deliveries WHERE created_at < ? OR execution_id IN (SELECT execution_id FROM executions WHERE created_at < ?)',
+  );
   // Audit records are inserted by a writer thread (its own connection), in group commits: the request thread only
   // serialises them. A `:memory:` database has one connection, so it inserts in place.
   // The outbox rows of the records (their webhooks) are inserted in the records' own transaction.
@@ -162,26 +167,49 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const expiredPending = db.prepare<[string, number], ExecutionRow>(
     `SELECT ${ecols} FROM executions WHERE state = 'pending' AND expires_at < ? ORDER BY expires_at LIMIT ?`,
   );
-  const dueWebhooks = db.prepare<[string, string, number], WebhookRow>(
-    `SELECT ${wcols} FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
-     ORDER BY next_attempt_at LIMIT ?`,
+  // Fair claims: the first `scan` due deliveries outside the skipped targets and projects, at most `perTarget` of
+  // each target, earliest first (issue 36: one tenant's backlog must not fill every slot).
+  const dueWebhooks = db.prepare<[string, string, string, string, number, number, number], { id: string; project_id: string | null }>(
+    `WITH due AS (
+       SELECT w.id, COALESCE(w.url, '') AS target, e.project_id, w.next_attempt_at
+       FROM webhook_deliveries w LEFT JOIN executions e ON e.execution_id = w.execution_id
+       WHERE w.state = 'pending' AND w.next_attempt_at <= ? AND (w.lease_until IS NULL OR w.lease_until < ?)
+         AND COALESCE(w.url, '') NOT IN (SELECT value FROM json_each(?))
+         AND COALESCE(e.project_id, '') NOT IN (SELECT value FROM json_each(?))
+       ORDER BY w.next_attempt_at LIMIT ?
+     ), ranked AS (
+       SELECT id, project_id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, id) AS k FROM due
+     )
+     SELECT id, project_id FROM ranked WHERE k <= ? ORDER BY next_attempt_at, id LIMIT ?`,
   );
-  const lease = db.prepare<[string, string]>('UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?');
-  const claimTx = write((now: string, limit: number, leaseUntil: string) => {
-    const rows = dueWebhooks.all(now, now, limit);
-    for (const r of rows) lease.run(leaseUntil, r.id);
-    return rows.map(read.webhook);
+  const lease = db.prepare<[string, string], WebhookRow>(`UPDATE webhook_deliveries SET lease_until = ?, replay_requested = 0 WHERE id = ? RETURNING ${wcols}`);
+  const claimTx = write((now: string, limit: number, leaseUntil: string, fair: WebhookFairness): ClaimedWebhook[] => {
+    const picked = dueWebhooks.all(now, now, JSON.stringify(fair.skipTargets), JSON.stringify(fair.skipProjects), fair.scan, fair.perTarget, limit);
+    return picked.flatMap((p) => {
+      const row = lease.get(leaseUntil, p.id);
+      return row ? [{ ...read.webhook(row), projectId: p.project_id }] : [];
+    });
+  });
+  const release = db.prepare<[string, string]>('UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ? AND lease_until = ?');
+  const releaseTx = write((ids: readonly string[], leaseUntil: string) => {
+    for (const id of ids) release.run(id, leaseUntil);
   });
   const updateWebhookRow = db.prepare(
     `UPDATE webhook_deliveries SET state = @state, attempts = @attempts, next_attempt_at = @nextAttemptAt, last_status = @lastStatus,
-     last_error = @lastError, updated_at = @updatedAt, lease_until = NULL WHERE id = @id`,
+     last_error = @lastError, updated_at = @updatedAt, lease_until = NULL WHERE id = @id AND lease_until = @lease AND replay_requested = 0`,
+  );
+  // A replay asked during the attempt stands: the attempt only ends its lease.
+  const endReplayedLease = db.prepare<[string, string]>(
+    'UPDATE webhook_deliveries SET lease_until = NULL, replay_requested = 0 WHERE id = ? AND lease_until = ? AND replay_requested = 1',
   );
   const webhooksOfExecution = db.prepare<[string], WebhookRow>(`SELECT ${wcols} FROM webhook_deliveries WHERE execution_id = ? ORDER BY created_at, id`);
-  const replay = db.prepare<[string, string, string, string], WebhookRow>(
-    `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?, lease_until = NULL
+  // During an attempt (its lease runs), the lease is kept and the replay marked: the attempt's end does not overwrite it.
+  const replay = db.prepare<[string, string, string, string, string, string], WebhookRow>(
+    `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?,
+     replay_requested = CASE WHEN lease_until >= ? THEN 1 ELSE 0 END, lease_until = CASE WHEN lease_until >= ? THEN lease_until END
      WHERE id = ? AND execution_id = ? RETURNING ${wcols}`,
   );
-  const replayTx = write((now: string, id: string, executionId: string) => replay.get(now, now, id, executionId));
+  const replayTx = write((now: string, id: string, executionId: string) => replay.get(now, now, now, now, id, executionId));
 
   // A claim without a lease dates from before leases: its owner is gone (the service was restarted since).
   const freeExpiredKey = db.prepare<[string, string, string]>(
@@ -221,8 +249,13 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const createTx = write((...args: Parameters<typeof insert.get>) => insert.get(...args));
   const casTx = write((...args: Parameters<typeof cas.get>) => cas.get(...args));
   const removeTx = write((seq: number) => remove.run(seq));
-  const purgeTx = write((createdBefore: string) => purge.run(createdBefore));
-  const updateWebhookTx = write((delivery: Parameters<Store['updateWebhook']>[0]) => updateWebhookRow.run(delivery));
+  const purgeTx = write((createdBefore: string) => {
+    purgeWebhooks.run(createdBefore, createdBefore);
+    return purge.run(createdBefore);
+  });
+  const updateWebhookTx = write((delivery: Parameters<Store['updateWebhook']>[0], lease: string) => {
+    if (updateWebhookRow.run({ ...delivery, lease }).changes === 0) endReplayedLease.run(delivery.id, lease);
+  });
   const completeKeyTx = write((...args: Parameters<typeof completeKey.run>) => completeKey.run(...args));
   const releaseKeyTx = write((key: string) => releaseKey.run(key));
   const purgeKeysTx = write((createdBefore: string) => purgeKeys.run(createdBefore));
@@ -292,11 +325,14 @@ export function openSqliteStore(options: SqliteOptions): Store {
     async expiredPendingExecutions(before, limit) {
       return expiredPending.all(before, limit).map(read.execution);
     },
-    async claimWebhooks(now, limit, leaseUntil) {
-      return claimTx(now, limit, leaseUntil);
+    async claimWebhooks(now, limit, leaseUntil, fair) {
+      return claimTx(now, limit, leaseUntil, fair);
     },
-    async updateWebhook(delivery) {
-      await updateWebhookTx(delivery);
+    async releaseWebhooks(ids, leaseUntil) {
+      if (ids.length > 0) await releaseTx(ids, leaseUntil);
+    },
+    async updateWebhook(delivery, leaseUntil) {
+      await updateWebhookTx(delivery, leaseUntil);
     },
     async webhooksOf(executionId) {
       return webhooksOfExecution.all(executionId).map(read.webhook);

@@ -97,6 +97,16 @@ export interface WebhookDelivery {
   updatedAt: string;
 }
 
+export interface WebhookFairness {
+  perTarget: number;
+  scan: number;
+  skipTargets: readonly string[];
+  skipProjects: readonly string[];
+}
+
+/** A claimed delivery and the project of its execution (null: none). */
+export type ClaimedWebhook = WebhookDelivery & { projectId: string | null };
+
 interface ExecutionCompletion {
   state: 'completed' | 'failed';
   results: ExecutionResult[];
@@ -120,11 +130,24 @@ interface ExecutionStore {
   /** Atomic, so the budget holds across instances: the new count, or undefined when `max` was reached (or it is gone). */
   countAnswer(executionId: string, max: number): Promise<number | undefined>;
   expiredPendingExecutions(before: string, limit: number): Promise<ExecutionRecord[]>;
-  /** Leased to this caller for leaseMs, so instances do not send one twice. */
-  claimWebhooks(now: string, limit: number, leaseUntil: string): Promise<WebhookDelivery[]>;
-  updateWebhook(delivery: Pick<WebhookDelivery, 'id' | 'state' | 'attempts' | 'nextAttemptAt' | 'lastStatus' | 'lastError' | 'updatedAt'>): Promise<void>;
+  /**
+   * Due deliveries leased to this caller until `leaseUntil`, so instances do not send one twice: at most `limit`,
+   * earliest first, at most `fair.perTarget` of one target (`url`, '' for WEBHOOK_URL), none of `fair.skipTargets`
+   * nor of the projects in `fair.skipProjects` ('' for none), looked for among the first `fair.scan` due ones.
+   */
+  claimWebhooks(now: string, limit: number, leaseUntil: string, fair: WebhookFairness): Promise<ClaimedWebhook[]>;
+  /** Gives claimed deliveries back unsent (their lease ends now). */
+  releaseWebhooks(ids: readonly string[], leaseUntil: string): Promise<void>;
+  /**
+   * Records an attempt made under the lease `leaseUntil` and ends that lease. Not recorded when the lease is no
+   * longer the caller's, or when a replay was asked during the attempt: the replay stands and is due at once.
+   */
+  updateWebhook(delivery: Pick<WebhookDelivery, 'id' | 'state' | 'attempts' | 'nextAttemptAt' | 'lastStatus' | 'lastError' | 'updatedAt'>, leaseUntil: string): Promise<void>;
   webhooksOf(executionId: string): Promise<WebhookDelivery[]>;
-  /** A replay: due now with a fresh attempt count, whatever its state; undefined when there is no such delivery. */
+  /**
+   * A replay: due now with a fresh attempt count, whatever its state (during an attempt: once it ends); undefined
+   * when there is no such delivery.
+   */
   replayWebhook(executionId: string, deliveryId: string, now: string): Promise<WebhookDelivery | undefined>;
 }
 
