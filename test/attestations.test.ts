@@ -57,6 +57,7 @@ describe('JWS attestations', () => {
     expect(payload).toMatchObject({
       executionId: results[0]?.executionId,
       jti: results[0]?.executionId,
+      projectId: null,
       scenarioId: 'adult',
       scenarioRevision: scenarioRow.revision,
       address: ADDRESS,
@@ -132,6 +133,28 @@ describe('JWS attestations', () => {
     const res = await first.app.inject({ method: 'GET', url: `/compliance/executions/${results[0]?.executionId}/attestation?chainId=1&verifyingContract=${bad}`, headers: auth });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'querystring.verifyingContract' })]));
+  });
+});
+
+describe('JWS attestations of two projects with a scenario of the same id (issue 36)', () => {
+  it('name their project: a backend checking projectId refuses the other project\'s', async () => {
+    const tokens = { a: 'token-of-project-a-0123456789', b: 'token-of-project-b-0123456789' };
+    const { app, url } = await started({ API_TOKENS: `${tokens.a}:proj-a,${tokens.b}:proj-b` });
+    try {
+      const keys = createRemoteJWKSet(new URL(`${url}/.well-known/jwks.json`));
+      const claims = [];
+      for (const [project, token] of [['proj-a', tokens.a], ['proj-b', tokens.b]] as const) {
+        const headers = { authorization: `Bearer ${token}` };
+        const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers, payload: { id: 'kyc', input: scenario({ projectId: project }) } });
+        expect(created.statusCode, created.body).toBe(201);
+        const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute?attest=jws', headers, payload: await body({ scenarioId: 'kyc' }) });
+        expect(res.statusCode, res.body).toBe(200);
+        claims.push((await jwtVerify(String(res.headers.attestation), keys, { typ: TYPE })).payload);
+      }
+      expect(claims.map((c) => [c.projectId, c.scenarioId, c.verdict])).toEqual([['proj-a', 'kyc', 'passed'], ['proj-b', 'kyc', 'passed']]);
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -24,6 +24,8 @@ export interface AttestationConfig {
 /** What an attestation is about: an execution as the audit log keeps it, and the scenario revision that ran. */
 export interface AttestedExecution {
   executionId: string;
+  /** The scenario's project; null: a scenario without a project (operator tokens). */
+  projectId: string | null;
   scenarioId: string;
   scenarioRevision: number;
   /** SHA-256 of the scenario revision's canonical JSON. */
@@ -51,6 +53,9 @@ const EIP712_TYPES = {
   ],
 } as const;
 
+/** What the EIP-712 `scenario` hashes: the project id and the scenario id, ABI-encoded. */
+const SCENARIO_HASH_PARAMS = [{ type: 'string' }, { type: 'string' }] as const;
+
 /** A verdict as the contract's uint8: 0 is never signed, so an all-zero struct cannot pass. */
 const VERDICT_CODES: Record<Verdict, number> = { passed: 1, failed: 2, error: 3, pending: 4 };
 
@@ -77,16 +82,19 @@ function publicJwk(key: Record<string, unknown>): JWK {
 type Eip712Signer = {
   address: `0x${string}`;
   sign(domain: Eip712Attestation['domain'], message: Eip712Attestation['message']): Promise<`0x${string}`>;
-  scenarioHash(scenarioId: string): `0x${string}`;
+  scenarioHash(projectId: string | null, scenarioId: string): `0x${string}`;
 };
 
 /** The EIP-712 signer of a key; viem is loaded only here, and only when EIP-712 attestations are configured. */
 async function eip712Signer(key: `0x${string}`): Promise<Eip712Signer> {
-  const [{ privateKeyToAccount }, { keccak256, toBytes }] = await Promise.all([import('viem/accounts'), import('viem')]);
+  const [{ privateKeyToAccount }, { encodeAbiParameters, keccak256 }] = await Promise.all([import('viem/accounts'), import('viem')]);
   const account = privateKeyToAccount(key);
   return {
     address: account.address,
-    scenarioHash: (id) => keccak256(toBytes(id)),
+    // keccak256(abi.encode(projectId, scenarioId)): ids are unique per project only, so the project is part of what a
+    // contract requires; '' stands for no project (no project id is empty). abi.encode, not encodePacked: ("ab", "c")
+    // and ("a", "bc") differ.
+    scenarioHash: (projectId, id) => keccak256(encodeAbiParameters(SCENARIO_HASH_PARAMS, [projectId ?? '', id])),
     sign: (domain, message) => account.signTypedData({
       domain,
       types: EIP712_TYPES,
@@ -154,6 +162,7 @@ export async function createAttestor(config: AttestationConfig, warn: (message: 
         iat,
         exp: iat + ttlSeconds,
         executionId: e.executionId,
+        projectId: e.projectId,
         scenarioId: e.scenarioId,
         scenarioRevision: e.scenarioRevision,
         scenarioDigest: e.scenarioDigest,
@@ -175,7 +184,7 @@ export async function createAttestor(config: AttestationConfig, warn: (message: 
       const domain = { name: EIP712_NAME, version: EIP712_VERSION, chainId, verifyingContract };
       const message = {
         subject,
-        scenario: signer.scenarioHash(e.scenarioId),
+        scenario: signer.scenarioHash(e.projectId, e.scenarioId),
         verdict: VERDICT_CODES[e.verdict],
         expiry: Math.floor(nowMs / 1000) + ttlSeconds,
         // Random (128 bits): instances issue nonces without sharing a counter, none repeats, and the calldata stays short.

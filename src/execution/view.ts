@@ -36,6 +36,7 @@ export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) 
 export function attestedExecution(r: ExecutionRecord, scenarioDigest: string): AttestedExecution {
   return {
     executionId: r.executionId,
+    projectId: r.projectId,
     scenarioId: r.scenarioId,
     scenarioRevision: r.scenarioRevision,
     scenarioDigest,

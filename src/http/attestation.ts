@@ -15,7 +15,7 @@ const Eip712Schema = Type.Object({
   domain: Type.Object({ name: Type.String(), version: Type.String(), chainId: Type.Integer(), verifyingContract: Type.String() }),
   message: Type.Object({
     subject: Type.String({ description: 'The address checked.' }),
-    scenario: Type.String({ description: 'keccak256 of the scenario id (UTF-8).' }),
+    scenario: Type.String({ description: 'keccak256(abi.encode(string projectId, string scenarioId)): the scenario\'s project ("" for a scenario without a project) and its id.' }),
     verdict: Type.Integer({ description: '1 passed, 2 failed, 3 error, 4 pending.' }),
     expiry: Type.Integer({ description: 'Unix seconds after which the contract refuses it.' }),
     nonce: Type.String({ description: 'uint256 in decimal: the contract accepts each nonce once.' }),
