@@ -136,6 +136,35 @@ describe('JWS attestations', () => {
   });
 });
 
+describe('GET …/attestation after the scenario was deleted and created again under its id (issue 36)', () => {
+  it('answers 409 SCS_SCENARIO_CHANGED for an execution of the deleted scenario, though the new one is at its revision', async () => {
+    // One second per step on the service's clock: the steps never share a millisecond.
+    let clock = Date.now();
+    const app = await makeApp({}, { now: () => (clock += 1000) });
+    try {
+      const create = (input: Record<string, unknown>) => app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'again', input } });
+      expect((await create(scenario())).statusCode).toBe(201);
+      const { results } = await attest(app, await body({ scenarioId: 'again' }));
+      const url = `/compliance/executions/${results[0]?.executionId}/attestation`;
+      expect((await app.inject({ method: 'GET', url, headers: auth })).statusCode).toBe(200);
+      expect((await app.inject({ method: 'DELETE', url: '/compliance/scenarios/again', headers: auth })).statusCode).toBe(204);
+      // Created again with a rule the old credential does not meet: a fresh execute of it fails.
+      const [kyc, age] = scenario().queryConfigurations;
+      const strict = scenario({ queryConfigurations: [kyc, { ...age, query: { ...age!.query, value: 99 } }] });
+      const recreated = await create(strict);
+      expect(recreated.json().revision).toBe(1);
+      const { jws: fresh } = await attest(app, await body({ scenarioId: 'again' }));
+      expect(JSON.parse(Buffer.from(fresh.split('.')[1]!, 'base64url').toString()).verdict).toBe('failed');
+      const res = await app.inject({ method: 'GET', url, headers: auth });
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json()).toMatchObject({ code: 'SCS_SCENARIO_CHANGED', detail: expect.stringContaining('deleted and created again') });
+      expect(res.body).not.toContain('eyJ');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('JWS attestations of two projects with a scenario of the same id (issue 36)', () => {
   it('name their project: a backend checking projectId refuses the other project\'s', async () => {
     const tokens = { a: 'token-of-project-a-0123456789', b: 'token-of-project-b-0123456789' };
