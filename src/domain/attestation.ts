@@ -35,6 +35,23 @@ export interface AttestedExecution {
   rules: { id: string; status: string }[];
   /** The credentials' SHA-256 digests, in the order they were presented. */
   credentials: string[];
+  /** Whether the verdict is tied to `address` (a credential that encodes no address may be sent for any address). */
+  holderBound: boolean;
+  /** False when credentials were believed without checks (CREDENTIAL_VERIFICATION=off). */
+  credentialsVerified: boolean;
+}
+
+/**
+ * Why an EIP-712 attestation of it is not given, or undefined. A contract sees only subject, scenario and verdict:
+ * it could not tell an unbound holder or unverified credentials from checked ones, so they are not signed for it.
+ */
+export function eip712Refusal(e: Pick<AttestedExecution, 'holderBound' | 'credentialsVerified'>): string | undefined {
+  if (!e.credentialsVerified) return 'an EIP-712 attestation is not given for credentials that were not verified (CREDENTIAL_VERIFICATION=off)';
+  if (!e.holderBound) {
+    return 'an EIP-712 attestation needs the holder bound to the address (REQUIRE_HOLDER_BINDING=true; never for OffChainZKP): ' +
+      'a contract would accept it from any address the same credential was sent for';
+  }
+  return undefined;
 }
 
 /** The JWS `typ`: a verifier can refuse any other JWT signed by the same keys. */
@@ -170,6 +187,8 @@ export async function createAttestor(config: AttestationConfig, warn: (message: 
         verdict: e.verdict,
         rules: e.rules,
         credentials: e.credentials,
+        holderBound: e.holderBound,
+        credentialsVerified: e.credentialsVerified,
       });
       const input = `${header}.${payload}`;
       // ES256: the signature is r || s (IEEE P1363), as JWS wants, not DER.
@@ -180,6 +199,8 @@ export async function createAttestor(config: AttestationConfig, warn: (message: 
       if (key === undefined) throw new Error('no EIP-712 attestation key');
       const subject = e.address;
       if (!isEvmAddress(subject)) return undefined;
+      const refusal = eip712Refusal(e);
+      if (refusal !== undefined) throw new Error(refusal); // the routes refuse it first, with a 400
       const signer = await (signerLoad ??= eip712Signer(key));
       const domain = { name: EIP712_NAME, version: EIP712_VERSION, chainId, verifyingContract };
       const message = {

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Attestor } from '../domain/attestation.js';
 import { contentDigest } from '../domain/canonical-json.js';
 import { attestedExecution } from '../execution/view.js';
+import type { ScenarioType } from '../schemas/scenario.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
 import { AttestQuery, attestRequest, attestationsOf } from './attest-request.js';
 import { ExecutionNotFound } from '../execution/errors.js';
@@ -44,18 +45,24 @@ export const jwksRoute: FastifyPluginAsyncTypebox<{ attestor: Attestor }> = asyn
 };
 
 /** An attestation of a recorded execution, signed anew (a bearer token with scenarios:read). */
-export const attestationRoutes: FastifyPluginAsyncTypebox<{ store: Store; attestor: Attestor; now: () => number }> = async (app, { store, attestor, now }) => {
+export const attestationRoutes: FastifyPluginAsyncTypebox<{
+  store: Store;
+  attestor: Attestor;
+  now: () => number;
+  /** Whether a scenario type's verdicts are tied to the request's address, as configured now. */
+  holderBound: (type: ScenarioType) => boolean;
+}> = async (app, { store, attestor, now, holderBound }) => {
   /**
    * The scenario revision's digest, from the store: only while the scenario that ran is still at the revision that
    * ran. A scenario deleted and created again under its id starts again at revision 1, so the revision alone does not
    * tell it from the one that ran: a scenario created after the execution is another one (its incarnation).
    */
-  const scenarioDigest = async (r: ExecutionRecord): Promise<string> => {
+  const scenarioRan = async (r: ExecutionRecord): Promise<{ digest: string; type: ScenarioType }> => {
     const rows = await store.find(r.scenarioId, [r.projectId ?? '']);
     const row = rows.find((x) => x.revision === r.scenarioRevision);
     if (!row) throw new ScenarioChanged(JSON.stringify(r.scenarioId), r.scenarioRevision);
     if (Date.parse(row.createdAt) > Date.parse(r.createdAt)) throw new ScenarioRecreated(JSON.stringify(r.scenarioId));
-    return contentDigest(row.input);
+    return { digest: contentDigest(row.input), type: row.input.type };
   };
 
   app.get('/compliance/executions/:executionId/attestation', {
@@ -88,7 +95,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox<{ store: Store; attest
     const asked = attestRequest(request.query, attestor, wantEip712 ? ['jws', 'eip712'] : ['jws']);
     const record = await store.getExecution(executionId);
     if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
-    const digest = await scenarioDigest(record);
-    return attestationsOf(attestor, asked, attestedExecution(record, digest), now());
+    const { digest, type } = await scenarioRan(record);
+    return attestationsOf(attestor, asked, attestedExecution(record, digest, holderBound(type)), now());
   });
 };

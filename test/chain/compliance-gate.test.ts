@@ -40,9 +40,9 @@ beforeAll(async () => {
   chain = await startLocalChain();
   gate = await chain.deploy('ComplianceGate', [scenarioHash('', 'adult'), privateKeyToAccount(KEY).address]);
   abi = chain.artifacts.ComplianceGate!.abi;
-  app = await withScenario(await makeApp({ ATTESTATION_EIP712_KEY: KEY }));
+  app = await withScenario(await makeApp({ ATTESTATION_EIP712_KEY: KEY, REQUIRE_HOLDER_BINDING: 'true' }));
   // A service whose clock is two hours behind: its attestations (600 s) expired an hour and a half ago.
-  past = await withScenario(await makeApp({ ATTESTATION_EIP712_KEY: KEY }, { now: () => Date.now() - 2 * 3600_000 }));
+  past = await withScenario(await makeApp({ ATTESTATION_EIP712_KEY: KEY, REQUIRE_HOLDER_BINDING: 'true' }, { now: () => Date.now() - 2 * 3600_000 }));
 }, 120_000);
 
 afterAll(async () => {
@@ -140,7 +140,7 @@ describe('two projects with a scenario of the same id (issue 36: a tenant\'s att
   let gateB: Address;
 
   beforeAll(async () => {
-    tenants = await makeApp({ ATTESTATION_EIP712_KEY: KEY, API_TOKENS: 'token-of-project-a-0123456789:proj-a,token-of-project-b-0123456789:proj-b' });
+    tenants = await makeApp({ ATTESTATION_EIP712_KEY: KEY, REQUIRE_HOLDER_BINDING: 'true', API_TOKENS: 'token-of-project-a-0123456789:proj-a,token-of-project-b-0123456789:proj-b' });
     // A's `kyc` is strict (an adult with a green review); B's asks only for the green review.
     const strict = scenario({ projectId: 'proj-a' });
     const lax = scenario({ projectId: 'proj-b', queryConfigurations: strict.queryConfigurations.slice(0, 1) });
