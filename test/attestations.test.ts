@@ -160,6 +160,9 @@ describe('attestations say whether the holder was bound and the credentials veri
         expect(refused.json().errors).toEqual([expect.objectContaining({ field: 'querystring.attest', message: expect.stringContaining('REQUIRE_HOLDER_BINDING=true') })]);
         expect(refused.headers.attestation).toBeUndefined();
         const { executionId } = res.json()[0];
+        // Refused whole: the audit log holds only the execute that was answered.
+        const log = await app.inject({ method: 'GET', url: '/compliance/scenarios/adult/executions', headers: auth });
+        expect(log.json().items[0].executionId).toBe(executionId);
         const again = await app.inject({ method: 'GET', url: `/compliance/executions/${executionId}/attestation?${eip712.slice(1)}`, headers: auth });
         expect(again.statusCode, again.body).toBe(400);
         expect(again.json().errors[0].field).toBe('querystring.attest');

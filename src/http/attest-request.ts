@@ -55,10 +55,15 @@ export function attestRequest(query: AttestQuery, attestor: Attestor, asked = (q
 /** The EIP-712 attestation as the `Attestation-EIP712` header carries it: base64url of its JSON. */
 export const eip712Header = (a: Eip712Attestation) => Buffer.from(JSON.stringify(a)).toString('base64url');
 
+/** A 400 naming `attest` when an EIP-712 attestation of such an execution is not given (eip712Refusal). */
+export function refuseEip712(facts: Pick<AttestedExecution, 'holderBound' | 'credentialsVerified'>): void {
+  const refusal = eip712Refusal(facts);
+  if (refusal !== undefined) throw new ValidationFailed([field('attest', refusal)], 'The attestation asked for cannot be given');
+}
+
 /** Signs what `asked` says of `execution`. */
 export async function attestationsOf(attestor: Attestor, asked: AttestRequest, execution: AttestedExecution, nowMs: number) {
-  const refusal = asked.eip712 && eip712Refusal(execution);
-  if (refusal) throw new ValidationFailed([field('attest', refusal)], 'The attestation asked for cannot be given');
+  if (asked.eip712) refuseEip712(execution);
   const [jws, eip712] = await Promise.all([
     asked.jws ? attestor.signJws(execution, nowMs) : undefined,
     asked.eip712 ? attestor.signEip712(execution, asked.eip712, nowMs) : undefined,

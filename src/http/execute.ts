@@ -22,7 +22,7 @@ import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
 import type { Attestor } from '../domain/attestation.js';
 import { attestedExecution } from '../execution/view.js';
-import { AttestQuery, attestRequest, attestationsOf, eip712Header } from './attest-request.js';
+import { AttestQuery, attestRequest, attestationsOf, eip712Header, refuseEip712 } from './attest-request.js';
 
 export interface ExecuteRoutesOptions {
   store: Store;
@@ -170,6 +170,10 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     }, {
       // The request's log lines from here on, its completion line among them, name the execution and count its
       // results: ids and counts only, never the address or a credential.
+      // An EIP-712 attestation the scenario's type cannot get here (its holder is not bound) is refused before any work.
+      planned: (entry) => {
+        if (asked?.eip712) refuseEip712({ holderBound: holderBound(entry.scenario.type), credentialsVerified: true });
+      },
       started: (executionId, started) => {
         reply.log = request.log = request.log.child({ scenarioId: body.scenarioId, executionId, results: countStatuses(started) });
       },
