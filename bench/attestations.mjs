@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
-import { createPublicClient, createWalletClient, custom, keccak256, toBytes } from 'viem';
+import { createPublicClient, createWalletClient, custom, encodeAbiParameters, keccak256 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ADDRESS, httpScenario } from './fixtures.mjs';
 import { AUTH, benchCredentials, cleanup, createScenario, envNumber, fmt, load, root, startServer } from './lib.mjs';
@@ -111,9 +111,11 @@ const publicClient = createPublicClient({ transport });
 const [deployer, subject] = await provider.request({ method: 'eth_accounts' });
 const wallet = createWalletClient({ transport });
 const signer = privateKeyToAccount(EIP712_KEY);
+// As the service derives it: keccak256(abi.encode(projectId, scenarioId)), '' for no project.
+const SCENARIO = keccak256(encodeAbiParameters([{ type: 'string' }, { type: 'string' }], ['', 'bench-attest']));
 const chainId = await publicClient.getChainId();
 const deployed = await publicClient.waitForTransactionReceipt({
-  hash: await wallet.deployContract({ abi, bytecode: `0x${evm.bytecode.object}`, args: [keccak256(toBytes('bench-attest')), signer.address], account: deployer, chain: null }),
+  hash: await wallet.deployContract({ abi, bytecode: `0x${evm.bytecode.object}`, args: [SCENARIO, signer.address], account: deployer, chain: null }),
 });
 const gate = deployed.contractAddress;
 const gasOf = async (functionName, args) => {
@@ -133,7 +135,7 @@ for (let i = 0; i < 5; i++) {
     domain: { name: 'ScenarioComplianceService', version: '1', chainId, verifyingContract: gate },
     types: { Attestation: [{ name: 'subject', type: 'address' }, { name: 'scenario', type: 'bytes32' }, { name: 'verdict', type: 'uint8' }, { name: 'expiry', type: 'uint64' }, { name: 'nonce', type: 'uint256' }] },
     primaryType: 'Attestation',
-    message: { subject, scenario: keccak256(toBytes('bench-attest')), verdict: 1, expiry, nonce },
+    message: { subject, scenario: SCENARIO, verdict: 1, expiry, nonce },
   });
   const baseline = await gasOf('unguarded', [expiry, nonce, signature]);
   const guarded = await gasOf('guarded', [expiry, nonce, signature]);

@@ -18,7 +18,9 @@ contract ComplianceGate {
     /// secp256k1 n / 2: a larger s is the malleable twin of a valid signature.
     uint256 private constant HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0;
 
-    /// keccak256 of the scenario id (UTF-8) whose passing this contract requires.
+    /// The scenario whose passing this contract requires: keccak256(abi.encode(projectId, scenarioId)), both strings,
+    /// projectId "" for a scenario without a project. The project is part of it: scenario ids are unique per project
+    /// only, and another project's scenario of the same id must not pass this gate.
     bytes32 public immutable scenario;
     bytes32 private immutable domainSeparator;
     uint256 private immutable deployedChainId;

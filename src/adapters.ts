@@ -13,9 +13,10 @@ import { PlanCache } from './domain/plan-cache.js';
 import { createAttestor, type Attestor } from './domain/attestation.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import type { Resolve } from './domain/webhook-guard.js';
-import { Executor, createStrategies, routesOf, timersOf, typeDeclarations, type BoundRoute, type BoundTimer } from './execution/index.js';
+import { Executor, createStrategies, holderBound, routesOf, timersOf, typeDeclarations, type BoundRoute, type BoundTimer } from './execution/index.js';
 import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
+import type { ScenarioType } from './schemas/scenario.js';
 import { openStore, type Store } from './store/index.js';
 import { observeStore } from './store/observer.js';
 import { createDemoIssuer, demoStatePublication, demoStatusResolver, revokeDemoNonce } from './trust/demo-issuer.js';
@@ -61,6 +62,8 @@ export interface Adapters {
   webhooks?: WebhookDispatcher;
   /** Signs attestations of verdicts (ATTESTATION_*); signs nothing when no key is configured. */
   attestor: Attestor;
+  /** Whether a scenario type's verdicts are tied to the request's address here (REQUIRE_HOLDER_BINDING as set). */
+  holderBound: (type: ScenarioType) => boolean;
 }
 
 /**
@@ -133,6 +136,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
     return {
       store, now, metrics, plans: new PlanCache(typeDeclarations), verifier, executor, timers: timersOf(strategies), routes: routesOf(strategies), onVerdicts, webhooks, attestor,
+      holderBound: (type) => holderBound(type, config.trust.requireHolderBinding),
     };
   } catch (err) {
     await store.close();

@@ -57,6 +57,7 @@ describe('JWS attestations', () => {
     expect(payload).toMatchObject({
       executionId: results[0]?.executionId,
       jti: results[0]?.executionId,
+      projectId: null,
       scenarioId: 'adult',
       scenarioRevision: scenarioRow.revision,
       address: ADDRESS,
@@ -64,6 +65,9 @@ describe('JWS attestations', () => {
       verdict: 'passed',
       rules: [{ id: 'q-kyc', status: 'valid' }, { id: 'q-age', status: 'valid' }],
       credentials: [record.credentials[0].sha256],
+      // REQUIRE_HOLDER_BINDING is off (the default): a credential that encodes no address would be valid for any.
+      holderBound: false,
+      credentialsVerified: true,
     });
     expect(payload.scenarioDigest).toMatch(/^[0-9a-f]{64}$/);
     expect(payload.exp! - payload.iat!).toBe(600);
@@ -132,6 +136,120 @@ describe('JWS attestations', () => {
     const res = await first.app.inject({ method: 'GET', url: `/compliance/executions/${results[0]?.executionId}/attestation?chainId=1&verifyingContract=${bad}`, headers: auth });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'querystring.verifyingContract' })]));
+  });
+});
+
+describe('attestations say whether the holder was bound and the credentials verified (issue 36)', () => {
+  /** A subject DID that encodes no address. */
+  const KEY_DID = 'did:example:holder-without-an-address';
+  const eip712 = '&chainId=1&verifyingContract=0x5FbDB2315678afecb367f032d93F642f64180aa3';
+  const execute = (app: FastifyInstance, query: string, payload: Record<string, unknown>) =>
+    app.inject({ method: 'POST', url: `/compliance/scenarios/execute?${query}`, headers: auth, payload });
+  const claimsOf = (jws: unknown) => JSON.parse(Buffer.from(String(jws).split('.')[1]!, 'base64url').toString());
+
+  it('REQUIRE_HOLDER_BINDING=false: one credential encoding no address passes two addresses, each JWS says holderBound false, and EIP-712 is refused with a 400 naming attest', async () => {
+    const { app } = await started({});
+    try {
+      const cred = await demoCredential({}, { subjectId: KEY_DID });
+      for (const address of ['0x1111111111111111111111111111111111111111', '0x2222222222222222222222222222222222222222']) {
+        const res = await execute(app, 'attest=jws', { address, credentials: [cred], scenarioId: 'adult' });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(claimsOf(res.headers.attestation)).toMatchObject({ address, verdict: 'passed', holderBound: false, credentialsVerified: true });
+        const refused = await execute(app, `attest=jws,eip712${eip712}`, { address, credentials: [cred], scenarioId: 'adult' });
+        expect(refused.statusCode, refused.body).toBe(400);
+        expect(refused.json().errors).toEqual([expect.objectContaining({ field: 'querystring.attest', message: expect.stringContaining('REQUIRE_HOLDER_BINDING=true') })]);
+        expect(refused.headers.attestation).toBeUndefined();
+        const { executionId } = res.json()[0];
+        // Refused whole: the audit log holds only the execute that was answered.
+        const log = await app.inject({ method: 'GET', url: '/compliance/scenarios/adult/executions', headers: auth });
+        expect(log.json().items[0].executionId).toBe(executionId);
+        const again = await app.inject({ method: 'GET', url: `/compliance/executions/${executionId}/attestation?${eip712.slice(1)}`, headers: auth });
+        expect(again.statusCode, again.body).toBe(400);
+        expect(again.json().errors[0].field).toBe('querystring.attest');
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('REQUIRE_HOLDER_BINDING=true: the JWS says holderBound true, EIP-712 is given, and the credential encoding no address is not-valid', async () => {
+    const { app } = await started({ REQUIRE_HOLDER_BINDING: 'true' });
+    try {
+      const res = await execute(app, `attest=jws,eip712${eip712}`, await body());
+      expect(res.statusCode, res.body).toBe(200);
+      expect(claimsOf(res.headers.attestation)).toMatchObject({ verdict: 'passed', holderBound: true, credentialsVerified: true });
+      expect(res.headers['attestation-eip712']).toEqual(expect.any(String));
+      const unbound = await execute(app, 'attest=jws', await body({ credentials: [await demoCredential({}, { subjectId: KEY_DID })] }));
+      expect(claimsOf(unbound.headers.attestation).verdict).toBe('failed');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('CREDENTIAL_VERIFICATION=off: a forged credential\'s passed JWS says credentialsVerified false, and EIP-712 is refused with a 400 naming attest', async () => {
+    const { app } = await started({ CREDENTIAL_VERIFICATION: 'off', REQUIRE_HOLDER_BINDING: 'true' });
+    try {
+      const forged = { ...(await demoCredential()), proof: { type: 'BJJSignature2021', signature: 'forged' } };
+      const res = await execute(app, 'attest=jws', await body({ credentials: [forged] }));
+      expect(res.statusCode, res.body).toBe(200);
+      expect(claimsOf(res.headers.attestation)).toMatchObject({ verdict: 'passed', holderBound: true, credentialsVerified: false });
+      const refused = await execute(app, `attest=eip712${eip712}`, await body({ credentials: [forged] }));
+      expect(refused.statusCode, refused.body).toBe(400);
+      expect(refused.json().errors).toEqual([expect.objectContaining({ field: 'querystring.attest', message: expect.stringContaining('CREDENTIAL_VERIFICATION=off') })]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('GET …/attestation after the scenario was deleted and created again under its id (issue 36)', () => {
+  it('answers 409 SCS_SCENARIO_CHANGED for an execution of the deleted scenario, though the new one is at its revision', async () => {
+    // One second per step on the service's clock: the steps never share a millisecond.
+    let clock = Date.now();
+    const app = await makeApp({}, { now: () => (clock += 1000) });
+    try {
+      const create = (input: Record<string, unknown>) => app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'again', input } });
+      expect((await create(scenario())).statusCode).toBe(201);
+      const { results } = await attest(app, await body({ scenarioId: 'again' }));
+      const url = `/compliance/executions/${results[0]?.executionId}/attestation`;
+      expect((await app.inject({ method: 'GET', url, headers: auth })).statusCode).toBe(200);
+      expect((await app.inject({ method: 'DELETE', url: '/compliance/scenarios/again', headers: auth })).statusCode).toBe(204);
+      // Created again with a rule the old credential does not meet: a fresh execute of it fails.
+      const [kyc, age] = scenario().queryConfigurations;
+      const strict = scenario({ queryConfigurations: [kyc, { ...age, query: { ...age!.query, value: 99 } }] });
+      const recreated = await create(strict);
+      expect(recreated.json().revision).toBe(1);
+      const { jws: fresh } = await attest(app, await body({ scenarioId: 'again' }));
+      expect(JSON.parse(Buffer.from(fresh.split('.')[1]!, 'base64url').toString()).verdict).toBe('failed');
+      const res = await app.inject({ method: 'GET', url, headers: auth });
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json()).toMatchObject({ code: 'SCS_SCENARIO_CHANGED', detail: expect.stringContaining('deleted and created again') });
+      expect(res.body).not.toContain('eyJ');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('JWS attestations of two projects with a scenario of the same id (issue 36)', () => {
+  it('name their project: a backend checking projectId refuses the other project\'s', async () => {
+    const tokens = { a: 'token-of-project-a-0123456789', b: 'token-of-project-b-0123456789' };
+    const { app, url } = await started({ API_TOKENS: `${tokens.a}:proj-a,${tokens.b}:proj-b` });
+    try {
+      const keys = createRemoteJWKSet(new URL(`${url}/.well-known/jwks.json`));
+      const claims = [];
+      for (const [project, token] of [['proj-a', tokens.a], ['proj-b', tokens.b]] as const) {
+        const headers = { authorization: `Bearer ${token}` };
+        const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers, payload: { id: 'kyc', input: scenario({ projectId: project }) } });
+        expect(created.statusCode, created.body).toBe(201);
+        const res = await app.inject({ method: 'POST', url: '/compliance/scenarios/execute?attest=jws', headers, payload: await body({ scenarioId: 'kyc' }) });
+        expect(res.statusCode, res.body).toBe(200);
+        claims.push((await jwtVerify(String(res.headers.attestation), keys, { typ: TYPE })).payload);
+      }
+      expect(claims.map((c) => [c.projectId, c.scenarioId, c.verdict])).toEqual([['proj-a', 'kyc', 'passed'], ['proj-b', 'kyc', 'passed']]);
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -70,18 +70,19 @@ export const ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 let demoIssuer: Promise<DemoIssuer> | undefined;
 
 /**
- * A credential the demo issuer signed (BJJSignature2021) for `holder` (ADDRESS by default), with credential()'s claims
+ * A credential the demo issuer signed (BJJSignature2021) for `holder` (ADDRESS by default; `subjectId`: another subject
+ * DID, e.g. one that encodes no address), with credential()'s claims
  * and `subject` over them (`expirationDate: null`: none); makeApp's apps trust it. Issued by one demo issuer per test process (its key is fixed, so
  * every app's in-process status answers agree with it).
  */
 export async function demoCredential(
   subject: Record<string, unknown> = {},
-  { holder = ADDRESS, issuanceDate = new Date(Date.now() - DAY), expirationDate = new Date(Date.now() + 365 * DAY) as Date | null } = {},
+  { holder = ADDRESS as string, subjectId = undefined as string | undefined, issuanceDate = new Date(Date.now() - DAY), expirationDate = new Date(Date.now() + 365 * DAY) as Date | null } = {},
 ): Promise<Record<string, any>> {
   demoIssuer ??= createDemoIssuer({ statusUrl: 'http://127.0.0.1:3000/demo-issuer/status' });
   const { personalData, ...rest } = subject;
   return (await demoIssuer).issue({
-    subjectId: `did:pkh:eip155:1:${holder}`,
+    subjectId: subjectId ?? `did:pkh:eip155:1:${holder}`,
     claims: { reviewAnswer: 'GREEN', ...rest, personalData: { firstName: 'Alice', age: 30, citizenship: 'FRA', ...(personalData as object) } },
     issuanceDate,
     expirationDate,

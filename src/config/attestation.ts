@@ -2,6 +2,7 @@
  * ATTESTATION_*: the keys that sign an execution's verdict (JWS and EIP-712). Never made by this process except in
  * development (DEMO_ISSUER=1 or CREDENTIAL_VERIFICATION=off, one process): then per start, with a warning.
  */
+import { createECDH, createPrivateKey, createPublicKey, type JsonWebKey } from 'node:crypto';
 import fs from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AttestationConfig, ConfiguredJwk } from '../domain/attestation.js';
@@ -11,9 +12,11 @@ import { integer, text } from './variables.js';
 
 export const attestationEnv = Type.Object({
   ATTESTATION_JWKS: Type.Optional(text({
-    expect: 'a JSON Web Key Set (`{"keys":[...]}`) of ES256 (P-256) or EdDSA (Ed25519) keys, each with a unique `kid`',
+    expect: 'a JSON Web Key Set (`{"keys":[...]}`) of ES256 (P-256) or EdDSA (Ed25519) keys, each with a unique `kid` ' +
+      '(`alg` may be left out: the curve says it)',
     docDefault: 'unset: no JWS attestations (in development, a key made per start)',
-    description: 'The JWS attestation keys. The first key, which must hold its private part (`d`), signs; the others are ' +
+    description: 'The JWS attestation keys (`npm run keys` makes a set). The first key, which must hold its private part ' +
+      '(`d`, checked at start against its public part), signs; the others are ' +
       'previous keys (their private part, if any, is ignored), still published at `/.well-known/jwks.json` so that ' +
       'attestations they signed keep verifying. To rotate: put the new key first and keep the old one after it until its ' +
       'last attestation expired (`ATTESTATION_TTL_SECONDS`). Not with `ATTESTATION_JWKS_FILE`.',
@@ -24,7 +27,7 @@ export const attestationEnv = Type.Object({
     description: 'A file holding what `ATTESTATION_JWKS` would (read once at start).',
   })),
   ATTESTATION_EIP712_KEY: Type.Optional(text({
-    expect: '0x and 64 hex digits',
+    expect: '0x and 64 hex digits: a secp256k1 private key (above 0, below the curve order)',
     docDefault: 'unset: no EIP-712 attestations (in development, a key made per start)',
     description: 'The Ethereum private key signing EIP-712 attestations; its address is what a contract allows ' +
       '(`ComplianceGate.setSigner`). Not with `ATTESTATION_EIP712_KEY_FILE`.',
@@ -48,14 +51,17 @@ export const attestationEnv = Type.Object({
 
 export type AttestationEnv = Static<typeof attestationEnv>;
 
-/** The value of a variable or of its _FILE twin (never both). Messages never quote key material. */
-function secret(env: AttestationEnv, name: 'ATTESTATION_JWKS' | 'ATTESTATION_EIP712_KEY'): string | undefined {
+/**
+ * The value of a variable or of its _FILE twin (never both), and the name of the one set: what its errors name.
+ * Messages never quote key material.
+ */
+function secret(env: AttestationEnv, name: 'ATTESTATION_JWKS' | 'ATTESTATION_EIP712_KEY'): { value: string; from: string } | undefined {
   const direct = env[name];
   const file = env[`${name}_FILE`];
   if (direct !== undefined && file !== undefined) throw new ConfigError(`${name} and ${name}_FILE are both set; set one`);
-  if (file === undefined) return direct;
+  if (file === undefined) return direct === undefined ? undefined : { value: direct, from: name };
   try {
-    return fs.readFileSync(file, 'utf8').trim();
+    return { value: fs.readFileSync(file, 'utf8').trim(), from: `${name}_FILE` };
   } catch (err) {
     const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : 'error';
     throw new ConfigError(`${name}_FILE cannot be read (${code})`);
@@ -67,12 +73,55 @@ const KEY_KINDS: Record<string, { kty: string; crv: string; members: string[] }>
   EdDSA: { kty: 'OKP', crv: 'Ed25519', members: ['x'] },
 };
 
+/** A key without "alg" has the one its curve allows (jose's exportJWK writes none): P-256 signs ES256, Ed25519 EdDSA. */
+function algOf(key: Record<string, unknown>): unknown {
+  if (key.alg !== undefined) return key.alg;
+  return Object.keys(KEY_KINDS).find((alg) => KEY_KINDS[alg]?.kty === key.kty && KEY_KINDS[alg]?.crv === key.crv);
+}
+
+/** Whether the key's x(, y) are a public key of its curve. */
+function isPublicKey(key: Record<string, unknown>): boolean {
+  try {
+    createPublicKey({ key: { kty: key.kty, crv: key.crv, x: key.x, ...(key.y !== undefined && { y: key.y }) } as JsonWebKey, format: 'jwk' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The base64url of 32 bytes: a P-256 or an Ed25519 private key's `d`. */
+const PRIVATE_D = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Whether `d` is a private key of the curve whose public part is the key's x(, y): else it signs what the JWKS cannot
+ * verify. The public part is derived from `d` alone (node:crypto's JWK import of an EC key takes x, y as given).
+ */
+function privateMatches(key: Record<string, unknown>): boolean {
+  if (typeof key.d !== 'string' || !PRIVATE_D.test(key.d)) return false;
+  try {
+    if (key.kty === 'EC') {
+      const ecdh = createECDH('prime256v1');
+      ecdh.setPrivateKey(Buffer.from(key.d, 'base64url'));
+      const point = ecdh.getPublicKey(); // 04 || x || y
+      return point.subarray(1, 33).toString('base64url') === key.x && point.subarray(33).toString('base64url') === key.y;
+    }
+    const derived = createPublicKey(createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: key.d, x: key.x } as JsonWebKey, format: 'jwk' }))
+      .export({ format: 'jwk' });
+    return derived.x === key.x;
+  } catch {
+    return false;
+  }
+}
+
 /** Any object, arrays included: a key that is an array fails on its "alg", as other objects without one do. */
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
 
-/** ATTESTATION_JWKS: a JWK set of ES256/EdDSA keys with unique kids; the first holds `d`. */
-function jwkSet(raw: string): ConfiguredJwk[] {
-  const bad = (why: string) => new ConfigError(`ATTESTATION_JWKS must be a JSON Web Key Set of ES256 or EdDSA keys: ${why}`);
+/**
+ * ATTESTATION_JWKS: a JWK set of ES256/EdDSA keys with unique kids, each a point of its curve; the first holds the
+ * `d` of that point. `from`: the variable set, which its errors name.
+ */
+function jwkSet(raw: string, from: string): ConfiguredJwk[] {
+  const bad = (why: string) => new ConfigError(`${from} must be a JSON Web Key Set of ES256 or EdDSA keys: ${why}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -84,20 +133,25 @@ function jwkSet(raw: string): ConfiguredJwk[] {
   const kids = new Set<string>();
   const out = keys.map((key: unknown, i): ConfiguredJwk => {
     if (!isObject(key)) throw bad(`key ${i} is not an object`);
-    const kind = typeof key.alg === 'string' ? KEY_KINDS[key.alg] : undefined;
-    if (!kind) throw bad(`key ${i} has no "alg" ES256 or EdDSA`);
-    if (key.kty !== kind.kty || key.crv !== kind.crv) throw bad(`key ${i} (${String(key.alg)}) must have kty ${kind.kty} and crv ${kind.crv}`);
+    const alg = algOf(key);
+    const kind = typeof alg === 'string' ? KEY_KINDS[alg] : undefined;
+    if (!kind) throw bad(`key ${i} has neither "alg" ES256 or EdDSA nor the curve of one (kty EC, crv P-256; kty OKP, crv Ed25519)`);
+    if (key.kty !== kind.kty || key.crv !== kind.crv) throw bad(`key ${i} (${String(alg)}) must have kty ${kind.kty} and crv ${kind.crv}`);
     if (kind.members.some((m) => typeof key[m] !== 'string')) throw bad(`key ${i} lacks ${kind.members.join(' or ')}`);
+    if (!isPublicKey(key)) throw bad(`key ${i}'s ${kind.members.join(', ')} are not a public key of ${kind.crv}`);
     if (typeof key.kid !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(key.kid)) throw bad(`key ${i} has no "kid" (1 to 128 printable characters)`);
     if (kids.has(key.kid)) throw bad(`kid ${key.kid} is used twice`);
     kids.add(key.kid);
-    const alg = key.alg;
     if (alg !== 'ES256' && alg !== 'EdDSA') throw bad(`key ${i} has no "alg" ES256 or EdDSA`);
+    if (i === 0 && typeof key.d !== 'string') throw bad('the first key signs and must hold its private part "d"');
+    if (i === 0 && !privateMatches(key)) throw bad(`key 0's "d" is not the private key of its ${kind.members.join(', ')}`);
     return { ...key, kid: key.kid, alg };
   });
-  if (typeof out[0]?.d !== 'string') throw bad('the first key signs and must hold its private part "d"');
   return out;
 }
+
+/** secp256k1's order: a private key is in [1, n-1]. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 const isHexKey = (s: string): s is `0x${string}` => /^0x[0-9a-fA-F]{64}$/.test(s);
 
@@ -106,13 +160,17 @@ const isHexKey = (s: string): s is `0x${string}` => /^0x[0-9a-fA-F]{64}$/.test(s
  * CREDENTIAL_VERIFICATION=off) in one process, where unset keys are made per start; elsewhere unset is off.
  */
 export function attestationConfig(env: AttestationEnv, development: boolean): AttestationConfig {
-  const jwksText = secret(env, 'ATTESTATION_JWKS');
-  const eipText = secret(env, 'ATTESTATION_EIP712_KEY');
-  if (eipText !== undefined && !isHexKey(eipText)) throw new ConfigError('ATTESTATION_EIP712_KEY must be 0x and 64 hex digits');
+  const jwks = secret(env, 'ATTESTATION_JWKS');
+  const eip = secret(env, 'ATTESTATION_EIP712_KEY');
+  if (eip !== undefined && !isHexKey(eip.value)) throw new ConfigError(`${eip.from} must be 0x and 64 hex digits`);
+  // 0 or n and above: no key; viem would refuse it only when it first signs, in a request.
+  if (eip !== undefined && (BigInt(eip.value) === 0n || BigInt(eip.value) >= SECP256K1_N)) {
+    throw new ConfigError(`${eip.from} must be a secp256k1 private key: above 0 and below the curve order`);
+  }
   const generate = development ? 'generate' as const : undefined;
   return {
-    jwks: jwksText === undefined ? generate : jwkSet(jwksText),
-    eip712Key: eipText ?? generate,
+    jwks: jwks === undefined ? generate : jwkSet(jwks.value, jwks.from),
+    eip712Key: eip === undefined ? generate : eip.value as `0x${string}`,
     ttlSeconds: env.ATTESTATION_TTL_SECONDS,
     ...(env.ATTESTATION_ISSUER !== undefined && { issuer: env.ATTESTATION_ISSUER }),
   };

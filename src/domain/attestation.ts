@@ -24,6 +24,8 @@ export interface AttestationConfig {
 /** What an attestation is about: an execution as the audit log keeps it, and the scenario revision that ran. */
 export interface AttestedExecution {
   executionId: string;
+  /** The scenario's project; null: a scenario without a project (operator tokens). */
+  projectId: string | null;
   scenarioId: string;
   scenarioRevision: number;
   /** SHA-256 of the scenario revision's canonical JSON. */
@@ -33,6 +35,23 @@ export interface AttestedExecution {
   rules: { id: string; status: string }[];
   /** The credentials' SHA-256 digests, in the order they were presented. */
   credentials: string[];
+  /** Whether the verdict is tied to `address` (a credential that encodes no address may be sent for any address). */
+  holderBound: boolean;
+  /** False when credentials were believed without checks (CREDENTIAL_VERIFICATION=off). */
+  credentialsVerified: boolean;
+}
+
+/**
+ * Why an EIP-712 attestation of it is not given, or undefined. A contract sees only subject, scenario and verdict:
+ * it could not tell an unbound holder or unverified credentials from checked ones, so they are not signed for it.
+ */
+export function eip712Refusal(e: Pick<AttestedExecution, 'holderBound' | 'credentialsVerified'>): string | undefined {
+  if (!e.credentialsVerified) return 'an EIP-712 attestation is not given for credentials that were not verified (CREDENTIAL_VERIFICATION=off)';
+  if (!e.holderBound) {
+    return 'an EIP-712 attestation needs the holder bound to the address (REQUIRE_HOLDER_BINDING=true; never for OffChainZKP): ' +
+      'a contract would accept it from any address the same credential was sent for';
+  }
+  return undefined;
 }
 
 /** The JWS `typ`: a verifier can refuse any other JWT signed by the same keys. */
@@ -50,6 +69,9 @@ const EIP712_TYPES = {
     { name: 'nonce', type: 'uint256' },
   ],
 } as const;
+
+/** What the EIP-712 `scenario` hashes: the project id and the scenario id, ABI-encoded. */
+const SCENARIO_HASH_PARAMS = [{ type: 'string' }, { type: 'string' }] as const;
 
 /** A verdict as the contract's uint8: 0 is never signed, so an all-zero struct cannot pass. */
 const VERDICT_CODES: Record<Verdict, number> = { passed: 1, failed: 2, error: 3, pending: 4 };
@@ -77,16 +99,19 @@ function publicJwk(key: Record<string, unknown>): JWK {
 type Eip712Signer = {
   address: `0x${string}`;
   sign(domain: Eip712Attestation['domain'], message: Eip712Attestation['message']): Promise<`0x${string}`>;
-  scenarioHash(scenarioId: string): `0x${string}`;
+  scenarioHash(projectId: string | null, scenarioId: string): `0x${string}`;
 };
 
 /** The EIP-712 signer of a key; viem is loaded only here, and only when EIP-712 attestations are configured. */
 async function eip712Signer(key: `0x${string}`): Promise<Eip712Signer> {
-  const [{ privateKeyToAccount }, { keccak256, toBytes }] = await Promise.all([import('viem/accounts'), import('viem')]);
+  const [{ privateKeyToAccount }, { encodeAbiParameters, keccak256 }] = await Promise.all([import('viem/accounts'), import('viem')]);
   const account = privateKeyToAccount(key);
   return {
     address: account.address,
-    scenarioHash: (id) => keccak256(toBytes(id)),
+    // keccak256(abi.encode(projectId, scenarioId)): ids are unique per project only, so the project is part of what a
+    // contract requires; '' stands for no project (no project id is empty). abi.encode, not encodePacked: ("ab", "c")
+    // and ("a", "bc") differ.
+    scenarioHash: (projectId, id) => keccak256(encodeAbiParameters(SCENARIO_HASH_PARAMS, [projectId ?? '', id])),
     sign: (domain, message) => account.signTypedData({
       domain,
       types: EIP712_TYPES,
@@ -154,6 +179,7 @@ export async function createAttestor(config: AttestationConfig, warn: (message: 
         iat,
         exp: iat + ttlSeconds,
         executionId: e.executionId,
+        projectId: e.projectId,
         scenarioId: e.scenarioId,
         scenarioRevision: e.scenarioRevision,
         scenarioDigest: e.scenarioDigest,
@@ -161,6 +187,8 @@ export async function createAttestor(config: AttestationConfig, warn: (message: 
         verdict: e.verdict,
         rules: e.rules,
         credentials: e.credentials,
+        holderBound: e.holderBound,
+        credentialsVerified: e.credentialsVerified,
       });
       const input = `${header}.${payload}`;
       // ES256: the signature is r || s (IEEE P1363), as JWS wants, not DER.
@@ -171,11 +199,13 @@ export async function createAttestor(config: AttestationConfig, warn: (message: 
       if (key === undefined) throw new Error('no EIP-712 attestation key');
       const subject = e.address;
       if (!isEvmAddress(subject)) return undefined;
+      const refusal = eip712Refusal(e);
+      if (refusal !== undefined) throw new Error(refusal); // the routes refuse it first, with a 400
       const signer = await (signerLoad ??= eip712Signer(key));
       const domain = { name: EIP712_NAME, version: EIP712_VERSION, chainId, verifyingContract };
       const message = {
         subject,
-        scenario: signer.scenarioHash(e.scenarioId),
+        scenario: signer.scenarioHash(e.projectId, e.scenarioId),
         verdict: VERDICT_CODES[e.verdict],
         expiry: Math.floor(nowMs / 1000) + ttlSeconds,
         // Random (128 bits): instances issue nonces without sharing a counter, none repeats, and the calldata stays short.

@@ -40,6 +40,12 @@ export async function createStrategies(deps: StrategyDeps): Promise<Strategies> 
   return built as Strategies; // one entry per registered type, each its module's
 }
 
+/** Whether a type's verdicts are tied to the request's address, with REQUIRE_HOLDER_BINDING as set. */
+export function holderBound(type: ScenarioType, requireHolderBinding: boolean): boolean {
+  const binding = modules[type].holderBinding;
+  return binding === 'always' || (binding === 'when-required' && requireHolderBinding);
+}
+
 /** Every registered type's timers, each bound to the type's strategy. */
 export function timersOf(strategies: Strategies): BoundTimer[] {
   return registered.flatMap((type) => {

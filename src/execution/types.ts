@@ -62,6 +62,11 @@ export interface ScenarioModule<T extends ScenarioType = ScenarioType, D = never
    * `firstOnly`: those the same on every result, which only the first keeps when the results are compacted.
    */
   readonly resultFields: { readonly adds: readonly ResultExtraField[]; readonly firstOnly: readonly ResultExtraField[] };
+  /**
+   * Whether its verdict is tied to the execute request's address (attestations say so, and an EIP-712 one needs it):
+   * `always`, `when-required` (REQUIRE_HOLDER_BINDING decides) or `never` guaranteed.
+   */
+  readonly holderBinding: 'always' | 'when-required' | 'never';
   create(deps: D): S | Promise<S>;
   /** Work its strategy repeats while the app runs (an asynchronous type's expiry sweep, ...); the app starts and stops them. */
   readonly timers?: readonly ScenarioTimer<S>[];

@@ -34,10 +34,14 @@ export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) 
   };
 }
 
-/** What an attestation says of an execution: ids, the verdict, each rule's status, the credentials' digests. */
-export function attestedExecution(r: ExecutionRecord, scenarioDigest: string): AttestedExecution {
+/**
+ * What an attestation says of an execution: ids, the verdict, each rule's status, the credentials' digests, whether
+ * the holder is bound to the address (`holderBound`: its scenario type's, as configured) and the credentials verified.
+ */
+export function attestedExecution(r: ExecutionRecord, scenarioDigest: string, holderBound: boolean): AttestedExecution {
   return {
     executionId: r.executionId,
+    projectId: r.projectId,
     scenarioId: r.scenarioId,
     scenarioRevision: r.scenarioRevision,
     scenarioDigest,
@@ -45,5 +49,7 @@ export function attestedExecution(r: ExecutionRecord, scenarioDigest: string): A
     verdict: verdictOf(r.results.map((x) => x.result)),
     rules: r.results.map((x) => ({ id: x.objectId, status: x.result.status })),
     credentials: r.credentials.map((c) => c.sha256),
+    holderBound,
+    credentialsVerified: !r.results.some((x) => x.result.verification === 'off'),
   };
 }

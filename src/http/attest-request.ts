@@ -1,6 +1,6 @@
 /** What `?attest=` asks of execute, checked against the keys this service holds, and the signing of it. */
 import { Type } from '@sinclair/typebox';
-import type { Attestor, AttestedExecution, Eip712Attestation } from '../domain/attestation.js';
+import { eip712Refusal, type Attestor, type AttestedExecution, type Eip712Attestation } from '../domain/attestation.js';
 import { BAD_CHECKSUM, evm, toChecksumAddress } from '../domain/address/evm.js';
 import { ValidationFailed } from './errors.js';
 
@@ -10,8 +10,8 @@ export const AttestQuery = {
     pattern: '^(jws|eip712)(,(jws|eip712))?$',
     description: 'Sign the verdict: `jws` (header `Attestation`: a compact JWS a backend verifies with ' +
       '/.well-known/jwks.json), `eip712` (header `Attestation-EIP712`: base64url JSON of the typed data and its ' +
-      'signature, for a contract such as contracts/ComplianceGate.sol; needs `chainId` and `verifyingContract`, and an ' +
-      'EVM address), or `jws,eip712`. Absent: none (the answer is the same array either way). No example value: the ' +
+      'signature, for a contract such as contracts/ComplianceGate.sol; needs `chainId` and `verifyingContract`, an ' +
+      'EVM address, the holder bound to it (REQUIRE_HOLDER_BINDING=true for ChallengeQuery) and credentials verified), or `jws,eip712`. Absent: none (the answer is the same array either way). No example value: the ' +
       'docs page would fill it in and "Try it out" would then need the operator\'s keys.',
   })),
   chainId: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'EIP-712: the chain id of the verifying contract (e.g. 1).' })),
@@ -55,8 +55,15 @@ export function attestRequest(query: AttestQuery, attestor: Attestor, asked = (q
 /** The EIP-712 attestation as the `Attestation-EIP712` header carries it: base64url of its JSON. */
 export const eip712Header = (a: Eip712Attestation) => Buffer.from(JSON.stringify(a)).toString('base64url');
 
+/** A 400 naming `attest` when an EIP-712 attestation of such an execution is not given (eip712Refusal). */
+export function refuseEip712(facts: Pick<AttestedExecution, 'holderBound' | 'credentialsVerified'>): void {
+  const refusal = eip712Refusal(facts);
+  if (refusal !== undefined) throw new ValidationFailed([field('attest', refusal)], 'The attestation asked for cannot be given');
+}
+
 /** Signs what `asked` says of `execution`. */
 export async function attestationsOf(attestor: Attestor, asked: AttestRequest, execution: AttestedExecution, nowMs: number) {
+  if (asked.eip712) refuseEip712(execution);
   const [jws, eip712] = await Promise.all([
     asked.jws ? attestor.signJws(execution, nowMs) : undefined,
     asked.eip712 ? attestor.signEip712(execution, asked.eip712, nowMs) : undefined,

@@ -3,10 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Attestor } from '../domain/attestation.js';
 import { contentDigest } from '../domain/canonical-json.js';
 import { attestedExecution } from '../execution/view.js';
+import type { ScenarioType } from '../schemas/scenario.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
 import { AttestQuery, attestRequest, attestationsOf } from './attest-request.js';
 import { ExecutionNotFound } from '../execution/errors.js';
-import { ScenarioChanged } from './errors.js';
+import { ScenarioChanged, ScenarioRecreated } from './errors.js';
 import { AUTHENTICATED, answered, problemResponses } from './responses.js';
 import { canSee } from './tenancy.js';
 
@@ -15,7 +16,7 @@ const Eip712Schema = Type.Object({
   domain: Type.Object({ name: Type.String(), version: Type.String(), chainId: Type.Integer(), verifyingContract: Type.String() }),
   message: Type.Object({
     subject: Type.String({ description: 'The address checked.' }),
-    scenario: Type.String({ description: 'keccak256 of the scenario id (UTF-8).' }),
+    scenario: Type.String({ description: 'keccak256(abi.encode(string projectId, string scenarioId)): the scenario\'s project ("" for a scenario without a project) and its id.' }),
     verdict: Type.Integer({ description: '1 passed, 2 failed, 3 error, 4 pending.' }),
     expiry: Type.Integer({ description: 'Unix seconds after which the contract refuses it.' }),
     nonce: Type.String({ description: 'uint256 in decimal: the contract accepts each nonce once.' }),
@@ -44,12 +45,24 @@ export const jwksRoute: FastifyPluginAsyncTypebox<{ attestor: Attestor }> = asyn
 };
 
 /** An attestation of a recorded execution, signed anew (a bearer token with scenarios:read). */
-export const attestationRoutes: FastifyPluginAsyncTypebox<{ store: Store; attestor: Attestor; now: () => number }> = async (app, { store, attestor, now }) => {
-  /** The scenario revision's digest, from the store: only while the scenario is still at the revision that ran. */
-  const scenarioDigest = async (r: ExecutionRecord): Promise<string | undefined> => {
+export const attestationRoutes: FastifyPluginAsyncTypebox<{
+  store: Store;
+  attestor: Attestor;
+  now: () => number;
+  /** Whether a scenario type's verdicts are tied to the request's address, as configured now. */
+  holderBound: (type: ScenarioType) => boolean;
+}> = async (app, { store, attestor, now, holderBound }) => {
+  /**
+   * The scenario revision's digest, from the store: only while the scenario that ran is still at the revision that
+   * ran. A scenario deleted and created again under its id starts again at revision 1, so the revision alone does not
+   * tell it from the one that ran: a scenario created after the execution is another one (its incarnation).
+   */
+  const scenarioRan = async (r: ExecutionRecord): Promise<{ digest: string; type: ScenarioType }> => {
     const rows = await store.find(r.scenarioId, [r.projectId ?? '']);
     const row = rows.find((x) => x.revision === r.scenarioRevision);
-    return row && contentDigest(row.input);
+    if (!row) throw new ScenarioChanged(JSON.stringify(r.scenarioId), r.scenarioRevision);
+    if (Date.parse(row.createdAt) > Date.parse(r.createdAt)) throw new ScenarioRecreated(JSON.stringify(r.scenarioId));
+    return { digest: contentDigest(row.input), type: row.input.type };
   };
 
   app.get('/compliance/executions/:executionId/attestation', {
@@ -59,7 +72,8 @@ export const attestationRoutes: FastifyPluginAsyncTypebox<{ store: Store; attest
       summary: 'Sign an execution\'s verdict again',
       description: 'A fresh attestation (new issued-at, expiry and EIP-712 nonce) of a recorded execution: a JWS, and an ' +
         'EIP-712 one when `chainId` and `verifyingContract` are given. For an OffChainZKP execution, read it once completed. ' +
-        'Answers 409 once the scenario moved past the revision that ran (its digest is signed).',
+        'Answers 409 once the scenario moved past the revision that ran (its digest is signed), or was deleted and ' +
+        'created again under its id.',
       tags: ['attestations'], security: [{ bearerAuth: ['scenarios:read'] }],
       params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
       querystring: Type.Object({ chainId: AttestQuery.chainId, verifyingContract: AttestQuery.verifyingContract }, { additionalProperties: false }),
@@ -70,7 +84,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox<{ store: Store; attest
         }, { additionalProperties: false }), 'The execution signed anew: `jws` always, `eip712` when chainId and verifyingContract were given.'),
         ...problemResponses([...AUTHENTICATED, 404, 409], {
           404: 'No execution with this id in the token\'s projects (code SCS_EXECUTION_NOT_FOUND).',
-          409: 'SCS_SCENARIO_CHANGED: the scenario was changed or deleted since the execution ran; the attestation given ' +
+          409: 'SCS_SCENARIO_CHANGED: the scenario was changed or deleted (or deleted and created again) since the execution ran; the attestation given ' +
             'with the execute answer (`?attest=`) is the one to use.',
         }),
       },
@@ -81,8 +95,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox<{ store: Store; attest
     const asked = attestRequest(request.query, attestor, wantEip712 ? ['jws', 'eip712'] : ['jws']);
     const record = await store.getExecution(executionId);
     if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
-    const digest = await scenarioDigest(record);
-    if (digest === undefined) throw new ScenarioChanged(JSON.stringify(record.scenarioId), record.scenarioRevision);
-    return attestationsOf(attestor, asked, attestedExecution(record, digest), now());
+    const { digest, type } = await scenarioRan(record);
+    return attestationsOf(attestor, asked, attestedExecution(record, digest, holderBound(type)), now());
   });
 };

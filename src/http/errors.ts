@@ -21,6 +21,10 @@ export const WebhookDeliveryNotFound = createError<[string, string]>(
 export const ScenarioChanged = createError<[string, number]>(
   'SCS_SCENARIO_CHANGED', 'Scenario %s is no longer at revision %d, the one this execution ran', 409,
 );
+/** The scenario was deleted and created again under its id (revisions start again at 1): not the one that ran. */
+export const ScenarioRecreated = createError<[string]>(
+  'SCS_SCENARIO_CHANGED', 'Scenario %s was deleted and created again since this execution ran: its verdict is not the new scenario\'s', 409,
+);
 export const WebhooksDisabled = createError(
   'SCS_WEBHOOKS_DISABLED', 'Webhooks are not enabled on this service (its operator sets WEBHOOK_SECRET)', 404,
 );

@@ -10,6 +10,7 @@ import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
 import type { Executor } from '../execution/index.js';
 import { ExecuteRequest, ExecutionResult } from '../schemas/execution.js';
 import type { Credential } from '../schemas/credential.js';
+import type { ScenarioType } from '../schemas/scenario.js';
 import { ProjectQuery, refOf } from '../schemas/common.js';
 import type { Store } from '../store/types.js';
 import { ExecutionService } from '../services/executions.js';
@@ -21,7 +22,7 @@ import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
 import type { Attestor } from '../domain/attestation.js';
 import { attestedExecution } from '../execution/view.js';
-import { AttestQuery, attestRequest, attestationsOf, eip712Header } from './attest-request.js';
+import { AttestQuery, attestRequest, attestationsOf, eip712Header, refuseEip712 } from './attest-request.js';
 
 export interface ExecuteRoutesOptions {
   store: Store;
@@ -39,6 +40,8 @@ export interface ExecuteRoutesOptions {
   webhook?: WebhookConfig;
   /** Signs the verdicts asked for with `?attest=`. */
   attestor: Attestor;
+  /** Whether a scenario type's verdicts are tied to the request's address (attestations say so). */
+  holderBound: (type: ScenarioType) => boolean;
 }
 
 const ExecuteQuery = Type.Object({ ...ProjectQuery.properties, ...AttestQuery }, { additionalProperties: false });
@@ -57,7 +60,7 @@ function countStatuses(results: readonly ExecutionResult[]): Record<ExecutionRes
 }
 
 /** POST /compliance/scenarios/execute: parses the request for ExecutionService.execute, signs what `?attest=` asks for, and answers the recorded results. */
-export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal, webhook, attestor }) => {
+export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal, webhook, attestor, holderBound }) => {
   const executions = new ExecutionService({ store, plans, now, executor, onVerdicts });
   // A body's text is hashed as it is parsed (~6 µs for 8 KB; the text itself is not kept). The same body sent again,
   // as a frontend re-checking a wallet does, then gets its credentials' digests from a small cache instead of
@@ -167,6 +170,10 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     }, {
       // The request's log lines from here on, its completion line among them, name the execution and count its
       // results: ids and counts only, never the address or a credential.
+      // An EIP-712 attestation the scenario's type cannot get here (its holder is not bound) is refused before any work.
+      planned: (entry) => {
+        if (asked?.eip712) refuseEip712({ holderBound: holderBound(entry.scenario.type), credentialsVerified: true });
+      },
       started: (executionId, started) => {
         reply.log = request.log = request.log.child({ scenarioId: body.scenarioId, executionId, results: countStatuses(started) });
       },
@@ -183,7 +190,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
         // The event of an execution that ended here joins its record's insert (the same group commit, no round trip of
         // its own); a pending OffChainZKP execution's is queued when it ends (execution/offchain-zkp/strategy.ts).
         // Signed before the commit so that the webhook, written with the record, carries what the caller receives.
-        signed = asked ? await attestationsOf(attestor, asked, attestedExecution(record, scenarioDigest(entry)), now()) : undefined;
+        signed = asked ? await attestationsOf(attestor, asked, attestedExecution(record, scenarioDigest(entry), holderBound(entry.scenario.type)), now()) : undefined;
         if (!pending && webhookTarget(webhook, entry.scenario.webhookUrl) !== undefined) {
           const attestation = signed && { ...(signed.jws !== undefined && { jws: signed.jws }), ...(signed.eip712 !== undefined && { eip712: signed.eip712 }) };
           record.webhook = executionDelivery(record, results, entry.scenario.webhookUrl ?? null, { attestation });

@@ -42,6 +42,8 @@ export interface ExecuteHooks {
   /** As the results are answered: the audit record keeps that very text. */
   serialize(results: ExecutionResult[]): string;
   started?(executionId: string, results: readonly ExecutionResult[]): void;
+  /** The scenario is found, nothing has run yet: the route may still refuse the request whole. */
+  planned?(entry: CachedPlan): void;
   /** The last step before the commit: the route signs, and adds the webhook row that joins the record's insert. */
   beforeCommit?(ran: Ran): Promise<void>;
 }
@@ -68,6 +70,7 @@ export class ExecutionService {
   async execute(call: ExecuteCall, hooks: ExecuteHooks): Promise<{ results: ExecutionResult[]; text: string }> {
     const { store, now, executor, onVerdicts } = this.options;
     const entry = await this.plan(call.scenarioId, call.access);
+    hooks.planned?.(entry);
     const at = now();
     const executionId = randomUUID();
     const digests = call.digests();

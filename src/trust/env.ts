@@ -57,7 +57,12 @@ export const trustEnv = Type.Object({
     description: 'Entries of each verification cache (verified proofs, and refusals apart), keyed by the SHA-256 of a ' +
       'credential\'s canonical JSON.',
   }),
-  REQUIRE_HOLDER_BINDING: flag({ default: false, description: 'Refuse credentials whose `credentialSubject.id` encodes no address.' }),
+  REQUIRE_HOLDER_BINDING: flag({
+    default: false,
+    description: 'Refuse credentials whose `credentialSubject.id` encodes no address. Off, such a credential is valid for any ' +
+      'address sent with it: JWS attestations then say `holderBound: false`, and EIP-712 attestations of ChallengeQuery ' +
+      'scenarios are refused.',
+  }),
   JSONLD_DOCUMENTS_FILE: Type.Optional(text({
     expect: 'a JSON file',
     description: 'JSON file `{url: document}` of JSON-LD contexts and JSON schemas served offline, for credential proofs and ' +

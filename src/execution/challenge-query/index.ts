@@ -16,6 +16,8 @@ export const challengeQuery = {
   policy: { requestId: { range: { max: 4_294_967_295, note: 'large ids are for OnChainZKP' } } },
   evaluator: challengeQueryEvaluator,
   resultFields: { adds: ['verification'], firstOnly: [] },
+  // A credential whose subject DID encodes no address is valid for any address unless REQUIRE_HOLDER_BINDING.
+  holderBinding: 'when-required',
   async create({ verifier, credentialTypes }: ChallengeQueryDeps) {
     const { challengeQueryStrategy } = await import('./strategy.js');
     return challengeQueryStrategy(verifier, { credentialTypes });

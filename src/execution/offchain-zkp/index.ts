@@ -14,6 +14,9 @@ export const offChainZkp = {
   policy: { allowsSd: true, requestId: { required: ZKP_REQUEST_ID_REQUIRED }, maxInValues: IDEN3_MAX_IN_VALUES },
   // The request is the same on every result; `disclosure` comes with the wallet's answer.
   resultFields: { adds: ['authorizationRequest', 'disclosure'], firstOnly: ['authorizationRequest'] },
+  // An identity made from an Ethereum address must be made from the execution's; one made from a key (most wallets')
+  // may answer for any address.
+  holderBinding: 'never',
   /** Where OffChainZKP is configured, loads its library and verification keys now: a bad setting stops the start. */
   async create(deps: OffChainZkpOptions): Promise<OffChainZkp> {
     const { OffChainZkp } = await import('./strategy.js');

@@ -32,6 +32,8 @@ export const onChainZkp = {
     maxInValues: IDEN3_MAX_IN_VALUES,
   },
   resultFields: { adds: [], firstOnly: [] },
+  // The verifier contract keeps each proof under the address that submitted it, which is the address read.
+  holderBinding: 'always',
   async create({ chain, allowUncheckedRequests, zkp, documentLoader }: OnChainZkpDeps) {
     const { onChainZkpStrategy } = await import('./strategy.js');
     return onChainZkpStrategy(chain, { allowUncheckedRequests, contexts: zkp.contexts, documentLoader });
