@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startupSummary } from '../src/config/summary.js';
+import { DEMO_ISSUER_DID } from '../src/trust/demo-did.js';
 
 const SECRET = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
 const EIP712_KEY = `0x${'11'.repeat(32)}`;
@@ -40,5 +41,18 @@ describe('the start-up line, webhooks and attestations', () => {
     const { msg, fields } = summary({ DEMO_ISSUER: '1' });
     expect(msg).toContain('; attestations on: JWS (key made for this run only), EIP-712 (key made for this run only); ');
     expect(fields.attestations).toEqual(['jws', 'eip712']);
+  });
+});
+
+describe('the demo issuer trusted through TRUSTED_ISSUERS', () => {
+  it('warns that its credentials answer error without DEMO_ISSUER=1, and says to set it', () => {
+    const { warning } = summary({ TRUSTED_ISSUERS: `did:example:other,${DEMO_ISSUER_DID}` });
+    expect(warning).toContain(`TRUSTED_ISSUERS lists the demo issuer (${DEMO_ISSUER_DID}) but DEMO_ISSUER is unset`);
+    expect(warning).toContain('Set DEMO_ISSUER=1');
+  });
+
+  it('does not warn with DEMO_ISSUER=1, nor for other issuers', () => {
+    expect(summary({ TRUSTED_ISSUERS: DEMO_ISSUER_DID, DEMO_ISSUER: '1' }).warning).toBeUndefined();
+    expect(summary({ TRUSTED_ISSUERS: 'did:example:other' }).warning).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 /** What the service runs with, logged once at start: never a password, token or full URL. */
 import type { AddressInfo } from 'node:net';
 import { describeDatabase } from '../store/config.js';
+import { DEMO_ISSUER_DID } from '../trust/demo-did.js';
 import type { Config } from './types.js';
 
 export interface StartupSummary {
@@ -65,10 +66,15 @@ export function startupSummary(config: Config, address: AddressInfo): StartupSum
     attestationText,
     docs === null ? 'docs off (DOCS_ENABLED=false)' : `docs ${docs}`,
   ].join('; ');
+  // The two cannot both hold: one lists no issuer, the other lists the demo issuer.
   const warning = mode === 'strict' && trustedIssuers === 0
     ? 'TRUSTED_ISSUERS is empty: every credential will fail the trusted-issuer check (not-valid). Set TRUSTED_ISSUERS to ' +
       'the DIDs of the issuers you trust (or DEMO_ISSUER=1 to try the service with demo credentials)'
-    : undefined;
+    : mode === 'strict' && !config.demoIssuer && listed !== '*' && listed.includes(DEMO_ISSUER_DID)
+      ? `TRUSTED_ISSUERS lists the demo issuer (${DEMO_ISSUER_DID}) but DEMO_ISSUER is unset: its credentials' ` +
+        'revocation status is answered by this service only with DEMO_ISSUER=1, so they will answer error ' +
+        '("credentialStatus … cannot be resolved"). Set DEMO_ISSUER=1 (it trusts the demo issuer itself)'
+      : undefined;
   return {
     fields: { database, verification: mode, trustedIssuers, offChainZkp, onChainZkp: chains.length > 0, webhooks, attestations, docs },
     msg,
