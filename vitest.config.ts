@@ -31,6 +31,7 @@ export const E2E = [
   'test/postgres.scaleout.test.ts',
   'test/webhooks.durability.test.ts',
   'test/walkthrough.test.ts',
+  'test/offchain-walkthrough.test.ts',
   'test/demo-onchain.test.ts',
   'test/docs.browser.test.ts',
 ];
