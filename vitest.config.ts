@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { printLog } from './test/missing-fixtures.reporter.js';
 
 /**
  * `npm test`. Most files share their worker processes (isolate: false): loading the app and its libraries once per
@@ -30,6 +31,7 @@ export const E2E = [
   'test/postgres.scaleout.test.ts',
   'test/webhooks.durability.test.ts',
   'test/walkthrough.test.ts',
+  'test/offchain-walkthrough.test.ts',
   'test/demo-onchain.test.ts',
   'test/docs.browser.test.ts',
 ];
@@ -38,11 +40,17 @@ const EXCLUDED = ['test/outage/**', 'node_modules/**', ...E2E];
 // Generous: no test is about how fast it runs, and on a machine with ten times more work than cores a test that takes
 // ten seconds when it is idle takes minutes. Only a hang waits this long.
 export const timeouts = { testTimeout: 180_000, hookTimeout: 300_000 };
+/** One line at the end counts the tests skipped for missing public test data (test/missing-fixtures.reporter.ts). */
+export const missingFixtures = {
+  reporters: ['default', './test/missing-fixtures.reporter.ts'],
+  onConsoleLog: (log: string) => printLog(log),
+};
 
 export default defineConfig({
   test: {
     // Once per run, before any file (the projects below have none of their own).
     globalSetup: ['test/temp-root.global.ts', 'test/build.global.ts'],
+    ...missingFixtures,
     // Two files at a time even on two cores: many wait on server processes, a browser or timers.
     maxWorkers: 2,
     projects: [

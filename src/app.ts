@@ -18,6 +18,7 @@ import { protection } from './http/protection.js';
 import { scenarioRoutes } from './http/scenarios.js';
 import { typeRoutes } from './http/type-routes.js';
 import { installValidators } from './http/validation.js';
+import { terminalLogStream } from './http/log-stream.js';
 import { webhookProblems } from './domain/webhooks.js';
 import { webhookSecretRoute } from './http/webhook-secret.js';
 import { scenarioTimers, storeLifecycle, verifierLifecycle, webhooksLifecycle } from './plugins/lifecycle.js';
@@ -58,8 +59,9 @@ export const REDACT = [
  * (problem details, protection, docs, metrics, auth) and the route plugins, each handed only what it uses.
  */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<ServiceApp> {
+  const stream = deps.logger === undefined ? await terminalLogStream() : undefined;
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    logger: deps.logger ?? { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, ...(stream && { stream }) },
     bodyLimit: config.bodyLimit,
     requestIdHeader: false,
     // Honour a caller's x-request-id when it is a sane token, else make one.

@@ -246,6 +246,27 @@ describe('security headers', () => {
       await app.close();
     }
   });
+
+  it('the /docs page asks for https subresources (upgrade-insecure-requests) only when it was asked for over https', async () => {
+    // TRUST_PROXY: inject's requests come from 127.0.0.1, the proxy whose X-Forwarded-Proto is believed.
+    const app = await makeApp({ TRUST_PROXY: '127.0.0.1' });
+    try {
+      const csp = async (headers: Record<string, string>) => {
+        const res = await app.inject({ method: 'GET', url: '/docs', headers });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toMatch(/^text\/html/);
+        return String(res.headers['content-security-policy']);
+      };
+      const overHttp = await csp({ host: '192.0.2.10:3000' });
+      expect(overHttp).toContain("script-src 'self'");
+      expect(overHttp).not.toContain('upgrade-insecure-requests');
+      expect(await csp({ host: 'scs.example', 'x-forwarded-proto': 'https' })).toContain('upgrade-insecure-requests');
+      const api = await app.inject({ method: 'GET', url: '/compliance/scenarios', headers: auth });
+      expect(api.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+    } finally {
+      await app.close();
+    }
+  });
 });
 
 describe('load shedding', () => {

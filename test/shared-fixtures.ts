@@ -1,29 +1,33 @@
 /**
  * Files other people published (iden3's test vectors, JSON-LD contexts, real credentials), read where the team keeps
- * them, `../shared/fixtures/` beside the repository, and never copied into it. Where that folder is absent, the tests
- * that need them are skipped and say so; CI has it.
+ * them, `../shared/fixtures/` beside the repository, or where `npm run fixtures` writes them from upstream,
+ * `.fixtures/` (git-ignored); never copied into the repository. Where a file is in neither, the tests that need it are
+ * skipped and the run ends with one line counting them (test/missing-fixtures.reporter.ts); CI has the data.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-// SCS_SHARED_FIXTURES points elsewhere (a missing folder shows what the tests do without them).
-const SHARED_FIXTURES = path.resolve(REPO_ROOT, process.env.SCS_SHARED_FIXTURES ?? '../shared/fixtures');
+// SCS_SHARED_FIXTURES points elsewhere, alone (a missing folder shows what the tests do without them).
+const FOLDERS = process.env.SCS_SHARED_FIXTURES !== undefined
+  ? [path.resolve(REPO_ROOT, process.env.SCS_SHARED_FIXTURES)]
+  : [path.resolve(REPO_ROOT, '../shared/fixtures'), path.join(REPO_ROOT, '.fixtures')];
 
-/** The absolute path of `../shared/fixtures/<relative>`. */
-export const sharedFixture = (relative: string): string => path.join(SHARED_FIXTURES, relative);
+/** Starts the line a file logs when data it needs is absent: the reporter counts those files' skipped tests. */
+export const MISSING_FIXTURES = 'skipped for missing public test data:';
+
+/** The absolute path of `<relative>` in the first folder holding it (in the first folder when none does). */
+export const sharedFixture = (relative: string): string =>
+  FOLDERS.map((folder) => path.join(folder, relative)).find((file) => existsSync(file)) ?? path.join(FOLDERS[0]!, relative);
 
 /**
- * Whether every named shared fixture is there; when one is not, warns once, naming it, so that a skipped test says why.
+ * Whether every named shared fixture is there; when one is not, logs it (the reporter sums these into one line).
  * Use as `describe.skipIf(!haveSharedFixtures('iden3/…'))`.
  */
 export function haveSharedFixtures(...relatives: string[]): boolean {
   const missing = relatives.filter((r) => !existsSync(sharedFixture(r)));
-  if (missing.length > 0) {
-    console.warn(`skipped: these tests need ${missing.map((m) => `../shared/fixtures/${m}`).join(', ')} ` +
-      `(public test data read from beside the repository, ${SHARED_FIXTURES}), which is absent here`);
-  }
+  if (missing.length > 0) console.warn(`${MISSING_FIXTURES} ${missing.join(', ')} (in none of ${FOLDERS.join(', ')})`);
   return missing.length === 0;
 }
 

@@ -42,11 +42,12 @@ describe('the start-up line', () => {
     expect(ready.msg).toBe(
       `ready: database SQLite ${dataDir}/scenarios.db; credential verification strict, 0 trusted issuers; ` +
       'OffChainZKP off (set ZKP_VERIFIER_DID and PUBLIC_BASE_URL to enable); OnChainZKP off (set CHAIN_RPC_URLS to enable); ' +
+      'webhooks off (set WEBHOOK_SECRET to enable); attestations off (set ATTESTATION_JWKS or ATTESTATION_EIP712_KEY to enable); ' +
       `docs ${server.url}/docs`,
     );
     expect(ready).toMatchObject({
       level: 30, database: `SQLite ${dataDir}/scenarios.db`, verification: 'strict', trustedIssuers: 0,
-      offChainZkp: false, onChainZkp: false, docs: `${server.url}/docs`,
+      offChainZkp: false, onChainZkp: false, webhooks: 'off', attestations: [], docs: `${server.url}/docs`,
     });
     expect(warnings.filter((w) => w.includes('TRUSTED_ISSUERS'))).toEqual([
       expect.stringContaining('TRUSTED_ISSUERS is empty: every credential will fail the trusted-issuer check'),
@@ -70,7 +71,8 @@ describe('the start-up line', () => {
     });
     expect(ready.msg).toBe(
       `ready: database ${ready.database as string}; credential verification strict, 3 trusted issuers; OffChainZKP on; ` +
-      'OnChainZKP on (eip155:31337); docs off (DOCS_ENABLED=false)',
+      'OnChainZKP on (eip155:31337); webhooks off (set WEBHOOK_SECRET to enable); ' +
+      'attestations on: JWS (key made for this run only), EIP-712 (key made for this run only); docs off (DOCS_ENABLED=false)',
     );
     expect(ready).toMatchObject({ trustedIssuers: 3, offChainZkp: true, onChainZkp: true, docs: null });
     expect(warnings.some((w) => w.includes('TRUSTED_ISSUERS'))).toBe(false);
@@ -101,6 +103,44 @@ describe('the start-up line', () => {
     } finally {
       await dropSchema(schema);
     }
+  });
+});
+
+/**
+ * dist/server.js with its stdout a terminal (a pseudo-terminal made by util-linux's `script`, in a process group of
+ * its own): its output up to the start-up line, then SIGTERM to that group.
+ */
+async function onTerminal(env: Record<string, string>): Promise<string> {
+  const proc = spawn('script', ['-qefc', `exec "${process.execPath}" dist/server.js`, '/dev/null'], {
+    detached: true,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', MAX_EVENT_LOOP_DELAY_MS: '0', API_TOKENS: 'startup-token-0123456789', DATA_DIR: tempDir(), ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (d) => { out += d; });
+  const exited = new Promise((resolve) => proc.on('exit', resolve));
+  const t0 = Date.now();
+  while (!/ready: database[^\n]*\n/.test(out) && Date.now() - t0 < 45_000 && proc.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+  process.kill(-proc.pid!, 'SIGTERM');
+  await exited;
+  return out;
+}
+const SCRIPT = fs.existsSync('/usr/bin/script');
+if (!SCRIPT) console.warn('startup.test.ts: /usr/bin/script (util-linux) is absent: the terminal log tests are skipped');
+
+describe.skipIf(!SCRIPT)('log lines on a terminal', () => {
+  it('are pino-pretty\'s in development: level, message and fields on one line, no JSON', async () => {
+    const out = await onTerminal({});
+    const ready = out.split('\n').find((l) => l.includes('ready: database'));
+    expect(ready, out).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] \S*INFO\S*: \S*ready: database SQLite /);
+    expect(ready).toContain('webhooks off (set WEBHOOK_SECRET to enable)');
+    expect(out).not.toContain('{"level":');
+  });
+
+  it('are JSON with NODE_ENV=production, terminal or not', async () => {
+    const out = await onTerminal({ NODE_ENV: 'production' });
+    const ready = out.split('\n').find((l) => l.includes('ready: database'));
+    expect(JSON.parse(ready!)).toMatchObject({ level: 30, msg: expect.stringMatching(/^ready: database /) });
   });
 });
 

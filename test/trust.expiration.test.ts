@@ -3,20 +3,18 @@
  * optional, and real Privado ID credentials omit it. Such a credential gets past the request schema and is judged on
  * its proof, as never expiring; an expiry the issuer signed cannot be dropped to make a credential last longer.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createDemoIssuer } from '../src/trust/demo-issuer.js';
 import type { FetchLike } from '../src/trust/http.js';
 import { auth, makeApp, scenario } from './helpers.js';
+import { haveSharedFixtures, sharedFixture } from './shared-fixtures.js';
 
 const HOLDER = '0x52908400098527886E0F7030069857D2E4169EE7';
-const REALWORLD = fileURLToPath(new URL('../../shared/fixtures/realworld/', import.meta.url));
-const PRIVADO = `${REALWORLD}credentials/privado-testing-operators-bjj.json`;
-const DOCUMENTS = `${REALWORLD}jsonld-documents.json`;
-const haveFixtures = existsSync(PRIVADO) && existsSync(DOCUMENTS);
-if (!haveFixtures) console.warn(`skipped: the real Privado ID credential is not at ${PRIVADO} (the shared fixtures are absent)`);
+const PRIVADO = sharedFixture('realworld/credentials/privado-testing-operators-bjj.json');
+const DOCUMENTS = sharedFixture('realworld/jsonld-documents.json');
+const haveFixtures = haveSharedFixtures('realworld/credentials/privado-testing-operators-bjj.json', 'realworld/jsonld-documents.json');
 
 /** Offline, as the machines that run these tests are: a host other than 127.0.0.1 does not resolve. */
 const offline: FetchLike = (url, init) => new URL(url).hostname === '127.0.0.1'

@@ -66,6 +66,10 @@ function placeRequestExamples<T extends { paths?: object }>(doc: T): T {
 const DOCS_INLINE_STYLE = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
 
 /** The OpenAPI document built from the route schemas (always: openapi.yaml is written from it), and the UI at /docs. */
+/** A CSP header without its upgrade-insecure-requests directive. */
+const withoutUpgrade = (csp: string): string =>
+  csp.split(';').map((d) => d.trim()).filter((d) => d !== '' && d !== 'upgrade-insecure-requests').join('; ');
+
 async function docs(app: FastifyInstance, { ui }: { ui: boolean }): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -111,6 +115,18 @@ async function docs(app: FastifyInstance, { ui }: { ui: boolean }): Promise<void
     },
   });
   if (ui) {
+    // Swagger UI's CSP asks the browser to load the page's scripts over https (upgrade-insecure-requests): on a page
+    // served over plain http from any host but localhost they fail and the page stays blank. Kept only when the
+    // request came over https (TLS, or X-Forwarded-Proto from a proxy TRUST_PROXY lists). A route-level hook, added to
+    // the UI's routes as they are declared: it runs after the UI plugin's own onSend, which sets the header.
+    app.addHook('onRoute', (route) => {
+      if (!route.url.startsWith('/docs')) return;
+      const own = route.onSend === undefined ? [] : [route.onSend].flat();
+      route.onSend = [...own, async (request, reply) => {
+        const csp = reply.getHeader('content-security-policy');
+        if (typeof csp === 'string' && request.protocol !== 'https') reply.header('content-security-policy', withoutUpgrade(csp));
+      }];
+    });
     await app.register(swaggerUi, {
       routePrefix: '/docs',
       uiConfig: { deepLinking: true },

@@ -83,7 +83,10 @@ export interface ProtectionOptions {
  */
 async function registerProtection(app: FastifyInstance, { rateLimit: limits, maxEventLoopDelayMs, identify }: ProtectionOptions): Promise<void> {
   // The Swagger UI at /docs sets its own CSP for its static files; the API answers JSON only.
-  await app.register(helmet, { contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } });
+  // No upgrade-insecure-requests: the API's JSON loads nothing, and the directive does harm on an http page (docs.ts).
+  await app.register(helmet, {
+    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], upgradeInsecureRequests: null } },
+  });
 
   if (limits.max > 0) {
     // One app-level onRequest hook instead of the plugin's per-route ones: those run after the routes' own onRequest

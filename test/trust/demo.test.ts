@@ -7,6 +7,7 @@ import {
 import type { Credential } from '../../src/schemas/credential.js';
 import { closedPortUrl, startServer, type TestServer } from './servers.js';
 import { trustOptions } from './options.js';
+import { DEMO_ISSUER_DID } from '../../src/trust/demo-did.js';
 
 /** Pinned: the demo script prints this DID; changing the seed or the issuer setup changes it. */
 const DEMO_DID = 'did:iden3:polygon:amoy:x9GjpMsjNkcHtSoWMdvhbhZrmXfH1tk9RxjSx8FXa';
@@ -36,6 +37,7 @@ describe('demo issuer', () => {
   it('has the same DID on every machine and run', () => {
     expect(demo.did).toBe(DEMO_DID);
     expect(credential.issuer).toBe(DEMO_DID);
+    expect(DEMO_ISSUER_DID, 'src/trust/demo-did.ts').toBe(DEMO_DID);
   });
 
   it('issues credentials that verify against its status server', async () => {

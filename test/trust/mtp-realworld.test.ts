@@ -1,13 +1,11 @@
 /**
  * Real credentials issued by iden3 issuer nodes (js-sdk and go-schema-processor test vectors, Polygon ID's dev issuer
- * node: /work/shared/fixtures/realworld, read from ../shared, never copied) that carry an Iden3SparseMerkleTreeProof
+ * node: realworld/ of the shared fixtures, test/shared-fixtures.ts) that carry an Iden3SparseMerkleTreeProof
  * at a state published on Polygon Mumbai. Offline: the local DID resolver answers those states as published (as the
  * real one did), and their revocation status, whose servers are gone, is answered as at that very state where its
  * revocation tree was empty (a non-revocation proof against the root the proof names), else not at all.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCredentialVerifier, type TrustVerdict } from '../../src/trust/index.js';
 import { StatusFailure, verifyStatusAnswer, type StatusResolverFn } from '../../src/trust/revocation.js';
@@ -15,10 +13,13 @@ import type { Credential } from '../../src/schemas/credential.js';
 import { only } from '../elements.js';
 import { startPeers, type Json, type Peers } from './mtp-peers.js';
 import { trustOptions } from './options.js';
+import { haveSharedFixtures, sharedFixture } from '../shared-fixtures.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const DIR = path.resolve(here, '../../../shared/fixtures/realworld');
-const present = fs.existsSync(path.join(DIR, 'credentials'));
+const CREDENTIALS = [
+  'js-sdk-kycage-bjj-mtp-rhs', 'js-sdk-kycage-bjj-genesis-rhs', 'js-sdk-kycage-bjj-mtp-agent',
+  'go-schema-processor-kycage-bjj-issuer-status', 'polygonid-dev-testnewtype-bjj-mtp', 'privado-testing-operators-bjj',
+].map((name) => `realworld/credentials/${name}.json`);
+const present = haveSharedFixtures(...CREDENTIALS, 'realworld/jsonld-documents.json');
 const MTP = 'Iden3SparseMerkleTreeProof';
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const ZERO = '0'.repeat(64);
@@ -27,7 +28,7 @@ const read = (f: string): Json => JSON.parse(fs.readFileSync(f, 'utf8')) as Json
 const proofs = (c: Json): Json[] => (Array.isArray(c.proof) ? c.proof : [c.proof]);
 const mtpOf = (c: Json): Json | undefined => proofs(c).find((p) => p.type === MTP);
 const withMtp = present
-  ? fs.readdirSync(path.join(DIR, 'credentials')).filter((f) => f.endsWith('.json')).map((f) => ({ file: f, c: read(path.join(DIR, 'credentials', f)) })).filter((x) => mtpOf(x.c) !== undefined)
+  ? CREDENTIALS.map((f) => ({ file: f.slice('realworld/credentials/'.length), c: read(sharedFixture(f)) })).filter((x) => mtpOf(x.c) !== undefined)
   : [];
 
 let peers: Peers;
@@ -57,9 +58,9 @@ async function verdict(c: Json, statusOf: Json): Promise<TrustVerdict> {
   }
 }
 
-describe.skipIf(!present)(`real Iden3SparseMerkleTreeProof credentials (skipped when ${DIR} is absent)`, () => {
+describe.skipIf(!present)('real Iden3SparseMerkleTreeProof credentials', () => {
   beforeAll(async () => {
-    documents = read(path.join(DIR, 'jsonld-documents.json'));
+    documents = read(sharedFixture('realworld/jsonld-documents.json'));
     const published = new Set(withMtp.map(({ c }) => `${c.issuer} ${mtpOf(c)!.issuerData.state.value}`));
     peers = await startPeers(['realworld-unused-issuer-A-000001', 'realworld-unused-issuer-B-000002'], documents, (did, state) => published.has(`${did} ${state}`));
   }, 60_000);
