@@ -21,9 +21,9 @@ import {
 const require = createRequire(import.meta.url);
 const artifact = (name) => require(`@iden3/contracts/build/contracts/${name}.json`);
 
-/** The Groth16 verifier stand-in: runtime code that answers 32 bytes of 1 (true) to every call. */
 /** The circuits the stable V3 validator is deployed for: the stable one and the subversion wallets prove with. */
 const STABLE_V3_CIRCUITS = ['credentialAtomicQueryV3OnChain', 'credentialAtomicQueryV3OnChain-16-16-64-16-32'];
+/** The Groth16 verifier stand-in: runtime code that answers 32 bytes of 1 (true) to every call. */
 const ACCEPT_ALL = '0x600a600c600039600a6000f3600160005260206000f3';
 /** The id type the State contract is set up with (its default); any two bytes it supports would do. */
 export const ID_TYPE = '0x0212';
