@@ -141,7 +141,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: async (s) => [...webhookProblems(s, config.webhook), ...(await executor.validate(s))] });
     await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal: (t) => verifier.coldRefusal(t), webhook: config.webhook, attestor, holderBound });
     await secured.register(executionRoutes, { store, now });
-    await secured.register(attestationRoutes, { store, attestor, now, holderBound });
+    await secured.register(attestationRoutes, { store, attestor, now });
     await secured.register(webhookSecretRoute, { webhook: config.webhook });
   });
 

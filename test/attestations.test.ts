@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK } from 'jose';
-import { ADDRESS, auth, demoCredential, makeApp, scenario } from './helpers.js';
+import { ADDRESS, auth, demoCredential, makeApp, scenario, tempDir } from './helpers.js';
 
 const TYPE = 'scs-attestation+jwt';
 
@@ -186,6 +186,33 @@ describe('attestations say whether the holder was bound and the credentials veri
     }
   });
 
+  it('keeps holderBound as it was when the execution ran: with binding turned on since, a re-signed JWS still says false and EIP-712 is refused', async () => {
+    const dir = tempDir();
+    let executionId: string;
+    const before = await started({ DATA_DIR: dir });
+    try {
+      const cred = await demoCredential({}, { subjectId: KEY_DID });
+      const res = await execute(before.app, 'attest=jws', { address: '0x1111111111111111111111111111111111111111', credentials: [cred], scenarioId: 'adult' });
+      expect(claimsOf(res.headers.attestation)).toMatchObject({ verdict: 'passed', holderBound: false });
+      executionId = res.json()[0].executionId;
+    } finally {
+      await before.app.close();
+    }
+    // The same database, now with REQUIRE_HOLDER_BINDING=true (an operator following the advice, or another instance).
+    const after = await started({ DATA_DIR: dir, REQUIRE_HOLDER_BINDING: 'true' });
+    try {
+      const url = `/compliance/executions/${executionId}/attestation`;
+      const refused = await after.app.inject({ method: 'GET', url: `${url}?${eip712.slice(1)}`, headers: auth });
+      expect(refused.statusCode, refused.body).toBe(400);
+      expect(refused.json().errors[0].field).toBe('querystring.attest');
+      const again = await after.app.inject({ method: 'GET', url, headers: auth });
+      expect(again.statusCode, again.body).toBe(200);
+      expect(claimsOf(again.json().jws)).toMatchObject({ executionId, verdict: 'passed', holderBound: false });
+    } finally {
+      await after.app.close();
+    }
+  });
+
   it('CREDENTIAL_VERIFICATION=off: a forged credential\'s passed JWS says credentialsVerified false, and EIP-712 is refused with a 400 naming attest', async () => {
     const { app } = await started({ CREDENTIAL_VERIFICATION: 'off', REQUIRE_HOLDER_BINDING: 'true' });
     try {
@@ -223,8 +250,29 @@ describe('GET …/attestation after the scenario was deleted and created again u
       expect(JSON.parse(Buffer.from(fresh.split('.')[1]!, 'base64url').toString()).verdict).toBe('failed');
       const res = await app.inject({ method: 'GET', url, headers: auth });
       expect(res.statusCode, res.body).toBe(409);
-      expect(res.json()).toMatchObject({ code: 'SCS_SCENARIO_CHANGED', detail: expect.stringContaining('deleted and created again') });
+      expect(res.json()).toMatchObject({ code: 'SCS_SCENARIO_CHANGED', detail: expect.stringContaining('is not the one that ran') });
       expect(res.body).not.toContain('eyJ');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('GET …/attestation after the scenario was deleted and created again within the same millisecond', () => {
+  it('answers 409: the record keeps the digest of the revision that ran, so no clock is needed to tell the two apart', async () => {
+    const fixed = Date.now();
+    const app = await makeApp({}, { now: () => fixed });
+    try {
+      const create = (input: Record<string, unknown>) => app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'same-ms', input } });
+      expect((await create(scenario())).statusCode).toBe(201);
+      const { results } = await attest(app, await body({ scenarioId: 'same-ms' }));
+      const url = `/compliance/executions/${results[0]?.executionId}/attestation`;
+      expect((await app.inject({ method: 'DELETE', url: '/compliance/scenarios/same-ms', headers: auth })).statusCode).toBe(204);
+      const [kyc, age] = scenario().queryConfigurations;
+      expect((await create(scenario({ queryConfigurations: [kyc, { ...age, query: { ...age!.query, value: 99 } }] }))).json().revision).toBe(1);
+      const res = await app.inject({ method: 'GET', url, headers: auth });
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json().code).toBe('SCS_SCENARIO_CHANGED');
     } finally {
       await app.close();
     }

@@ -36,20 +36,21 @@ export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) 
 
 /**
  * What an attestation says of an execution: ids, the verdict, each rule's status, the credentials' digests, whether
- * the holder is bound to the address (`holderBound`: its scenario type's, as configured) and the credentials verified.
+ * the holder was bound to the address and the credentials verified, as the record keeps them from when it ran (a
+ * record without `holderBound`, written before it was kept, is taken as not bound).
  */
-export function attestedExecution(r: ExecutionRecord, scenarioDigest: string, holderBound: boolean): AttestedExecution {
+export function attestedExecution(r: ExecutionRecord & { scenarioDigest: string }): AttestedExecution {
   return {
     executionId: r.executionId,
     projectId: r.projectId,
     scenarioId: r.scenarioId,
     scenarioRevision: r.scenarioRevision,
-    scenarioDigest,
+    scenarioDigest: r.scenarioDigest,
     address: r.address,
     verdict: verdictOf(r.results.map((x) => x.result)),
     rules: r.results.map((x) => ({ id: x.objectId, status: x.result.status })),
     credentials: r.credentials.map((c) => c.sha256),
-    holderBound,
+    holderBound: r.holderBound === true,
     credentialsVerified: !r.results.some((x) => x.result.verification === 'off'),
   };
 }

@@ -3,7 +3,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Attestor } from '../domain/attestation.js';
 import { contentDigest } from '../domain/canonical-json.js';
 import { attestedExecution } from '../execution/view.js';
-import type { ScenarioType } from '../schemas/scenario.js';
 import type { ExecutionRecord, Store } from '../store/types.js';
 import { AttestQuery, attestRequest, attestationsOf } from './attest-request.js';
 import { ExecutionNotFound } from '../execution/errors.js';
@@ -49,20 +48,21 @@ export const attestationRoutes: FastifyPluginAsyncTypebox<{
   store: Store;
   attestor: Attestor;
   now: () => number;
-  /** Whether a scenario type's verdicts are tied to the request's address, as configured now. */
-  holderBound: (type: ScenarioType) => boolean;
-}> = async (app, { store, attestor, now, holderBound }) => {
+}> = async (app, { store, attestor, now }) => {
   /**
-   * The scenario revision's digest, from the store: only while the scenario that ran is still at the revision that
-   * ran. A scenario deleted and created again under its id starts again at revision 1, so the revision alone does not
-   * tell it from the one that ran: a scenario created after the execution is another one (its incarnation).
+   * The digest of the scenario revision that ran, while the scenario is still that revision. The record keeps the
+   * digest it ran with: a scenario deleted and created again, or moved in from another project, at the same revision
+   * number is another one unless its content is the same. A record written before the digest was kept falls back to
+   * the times (a scenario created after the execution is another one).
    */
-  const scenarioRan = async (r: ExecutionRecord): Promise<{ digest: string; type: ScenarioType }> => {
+  const scenarioRan = async (r: ExecutionRecord): Promise<string> => {
     const rows = await store.find(r.scenarioId, [r.projectId ?? '']);
     const row = rows.find((x) => x.revision === r.scenarioRevision);
     if (!row) throw new ScenarioChanged(JSON.stringify(r.scenarioId), r.scenarioRevision);
-    if (Date.parse(row.createdAt) > Date.parse(r.createdAt)) throw new ScenarioRecreated(JSON.stringify(r.scenarioId));
-    return { digest: contentDigest(row.input), type: row.input.type };
+    const digest = contentDigest(row.input);
+    const recreated = r.scenarioDigest === undefined ? Date.parse(row.createdAt) > Date.parse(r.createdAt) : r.scenarioDigest !== digest;
+    if (recreated) throw new ScenarioRecreated(JSON.stringify(r.scenarioId));
+    return digest;
   };
 
   app.get('/compliance/executions/:executionId/attestation', {
@@ -95,7 +95,6 @@ export const attestationRoutes: FastifyPluginAsyncTypebox<{
     const asked = attestRequest(request.query, attestor, wantEip712 ? ['jws', 'eip712'] : ['jws']);
     const record = await store.getExecution(executionId);
     if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
-    const { digest, type } = await scenarioRan(record);
-    return attestationsOf(attestor, asked, attestedExecution(record, digest, holderBound(type)), now());
+    return attestationsOf(attestor, asked, attestedExecution({ ...record, scenarioDigest: await scenarioRan(record) }), now());
   });
 };

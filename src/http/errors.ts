@@ -21,9 +21,10 @@ export const WebhookDeliveryNotFound = createError<[string, string]>(
 export const ScenarioChanged = createError<[string, number]>(
   'SCS_SCENARIO_CHANGED', 'Scenario %s is no longer at revision %d, the one this execution ran', 409,
 );
-/** The scenario was deleted and created again under its id (revisions start again at 1): not the one that ran. */
+/** Another scenario under the id, at the revision that ran (deleted and created again, or moved in from another project). */
 export const ScenarioRecreated = createError<[string]>(
-  'SCS_SCENARIO_CHANGED', 'Scenario %s was deleted and created again since this execution ran: its verdict is not the new scenario\'s', 409,
+  'SCS_SCENARIO_CHANGED', 'Scenario %s at this revision is not the one that ran (deleted and created again, or moved in from another project): ' +
+  'its verdict is not this scenario\'s', 409,
 );
 export const WebhooksDisabled = createError(
   'SCS_WEBHOOKS_DISABLED', 'Webhooks are not enabled on this service (its operator sets WEBHOOK_SECRET)', 404,

@@ -190,7 +190,10 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
         // The event of an execution that ended here joins its record's insert (the same group commit, no round trip of
         // its own); a pending OffChainZKP execution's is queued when it ends (execution/offchain-zkp/strategy.ts).
         // Signed before the commit so that the webhook, written with the record, carries what the caller receives.
-        signed = asked ? await attestationsOf(attestor, asked, attestedExecution(record, scenarioDigest(entry), holderBound(entry.scenario.type)), now()) : undefined;
+        // Kept with the record, for attestations signed later of this very execution (GET …/attestation).
+        record.scenarioDigest = scenarioDigest(entry);
+        record.holderBound = holderBound(entry.scenario.type);
+        signed = asked ? await attestationsOf(attestor, asked, attestedExecution({ ...record, scenarioDigest: record.scenarioDigest }), now()) : undefined;
         if (!pending && webhookTarget(webhook, entry.scenario.webhookUrl) !== undefined) {
           const attestation = signed && { ...(signed.jws !== undefined && { jws: signed.jws }), ...(signed.eip712 !== undefined && { eip712: signed.eip712 }) };
           record.webhook = executionDelivery(record, results, entry.scenario.webhookUrl ?? null, { attestation });

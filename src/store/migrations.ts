@@ -148,6 +148,15 @@ export const sqliteMigrations: Migration[] = [
     version: 11,
     sql: 'ALTER TABLE webhook_deliveries ADD COLUMN replay_requested INTEGER NOT NULL DEFAULT 0;',
   },
+  {
+    // What a later attestation restates as it was at execute time: the digest of the scenario revision that ran, and
+    // whether the holder was bound (ExecutionRecord.scenarioDigest, holderBound). Null in older rows.
+    version: 12,
+    sql: `
+      ALTER TABLE executions ADD COLUMN scenario_digest TEXT;
+      ALTER TABLE executions ADD COLUMN holder_bound INTEGER;
+    `,
+  },
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -274,5 +283,13 @@ export const postgresMigrations: Migration[] = [
     // A replay during an attempt (see the SQLite migration 11).
     version: 11,
     sql: 'ALTER TABLE webhook_deliveries ADD COLUMN replay_requested INTEGER NOT NULL DEFAULT 0;',
+  },
+  {
+    // See the SQLite migration 12.
+    version: 12,
+    sql: `
+      ALTER TABLE executions ADD COLUMN scenario_digest TEXT;
+      ALTER TABLE executions ADD COLUMN holder_bound INTEGER;
+    `,
   },
 ];

@@ -38,6 +38,9 @@ export interface ExecutionColumns<J, T> {
    */
   zkp: J | null;
   expires_at: T | null;
+  scenario_digest: string | null;
+  /** 1 or 0; null in records written before it was kept. */
+  holder_bound: number | null;
 }
 
 export interface WebhookColumns<T> {
@@ -58,7 +61,8 @@ export interface WebhookColumns<T> {
 export const SCENARIO_COLUMNS = 'seq, id, input, revision, created_at, updated_at';
 /** The columns an execution record is inserted with, in the order of executionValues. */
 export const EXECUTION_INSERT_COLUMNS =
-  'execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at';
+  'execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at, ' +
+  'scenario_digest, holder_bound';
 /** How many: the placeholders of one inserted row. */
 export const EXECUTION_INSERT_FIELDS = EXECUTION_INSERT_COLUMNS.split(',').length;
 export const EXECUTION_COLUMNS = `seq, ${EXECUTION_INSERT_COLUMNS}`;
@@ -68,6 +72,7 @@ export function executionValues(r: ExecutionRecord): Array<string | number | nul
   return [
     r.executionId, r.scenarioId, r.scenarioRevision, r.projectId ?? null, r.address, r.state, r.resultsJson ?? JSON.stringify(r.results),
     JSON.stringify(r.credentials), r.createdAt, r.updatedAt, r.pending == null ? null : JSON.stringify(r.pending), r.expiresAt ?? null,
+    r.scenarioDigest ?? null, r.holderBound === undefined ? null : Number(r.holderBound),
   ];
 }
 
@@ -160,6 +165,8 @@ export function readers<J, T>({ json, time }: Columns<J, T>) {
       updatedAt: time(r.updated_at),
       pending: r.zkp === null ? null : stored<ExecutionRecord['pending']>(json(r.zkp)),
       expiresAt: r.expires_at === null ? null : time(r.expires_at),
+      ...(r.scenario_digest !== null && { scenarioDigest: r.scenario_digest }),
+      ...(r.holder_bound !== null && { holderBound: r.holder_bound === 1 }),
     }),
     webhook: (r: WebhookColumns<T>): WebhookDelivery => ({
       id: r.id,

@@ -72,6 +72,14 @@ export interface ExecutionRecord {
   expiresAt?: string | null;
   /** Inserted in the record's own transaction. */
   webhook?: WebhookDelivery;
+  /**
+   * What an attestation signed later must restate as it was when the execution ran: the digest of the scenario
+   * revision that ran (a scenario deleted and created again, or moved in from another project, has another content or
+   * is refused), and whether the verdict was tied to the address under the configuration then in force. Absent in
+   * records written before they were kept.
+   */
+  scenarioDigest?: string;
+  holderBound?: boolean;
 }
 
 /**
