@@ -13,7 +13,7 @@ import { PlanCache } from './domain/plan-cache.js';
 import { createAttestor, type Attestor } from './domain/attestation.js';
 import { WebhookDispatcher } from './domain/webhooks.js';
 import type { Resolve } from './domain/webhook-guard.js';
-import { Executor, createStrategies, holderBound, routesOf, timersOf, typeDeclarations, type BoundRoute, type BoundTimer } from './execution/index.js';
+import { Executor, attestationFacts, createStrategies, routesOf, timersOf, typeDeclarations, type BoundRoute, type BoundTimer } from './execution/index.js';
 import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import type { ScenarioType } from './schemas/scenario.js';
@@ -63,7 +63,8 @@ export interface Adapters {
   /** Signs attestations of verdicts (ATTESTATION_*); signs nothing when no key is configured. */
   attestor: Attestor;
   /** Whether a scenario type's verdicts are tied to the request's address here (REQUIRE_HOLDER_BINDING as set). */
-  holderBound: (type: ScenarioType) => boolean;
+  /** What an attestation of a type's execution will say of its holder binding and credential verification. */
+  attestationFacts: (type: ScenarioType) => { holderBound: boolean; credentialsVerified: boolean };
 }
 
 /**
@@ -136,7 +137,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
     return {
       store, now, metrics, plans: new PlanCache(typeDeclarations), verifier, executor, timers: timersOf(strategies), routes: routesOf(strategies), onVerdicts, webhooks, attestor,
-      holderBound: (type) => holderBound(type, config.trust.requireHolderBinding),
+      attestationFacts: (type) => attestationFacts(type, config.trust),
     };
   } catch (err) {
     await store.close();

@@ -86,7 +86,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const { store, now, metrics, plans, verifier, executor, timers, routes, onVerdicts, webhooks, attestor, holderBound } = await composeAdapters(config, deps, app.log);
+  const { store, now, metrics, plans, verifier, executor, timers, routes, onVerdicts, webhooks, attestor, attestationFacts } = await composeAdapters(config, deps, app.log);
   // While draining and shutting down, every answer closes its connection, so that no keep-alive client writes its next
   // request to a socket close() is about to end, and close() need not wait for the client's keep-alive to end.
   let draining = false;
@@ -139,7 +139,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
     await secured.register(auth, { authenticate });
     const idempotent = idempotency(store, now);
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: async (s) => [...webhookProblems(s, config.webhook), ...(await executor.validate(s))] });
-    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal: (t) => verifier.coldRefusal(t), webhook: config.webhook, attestor, holderBound });
+    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal: (t) => verifier.coldRefusal(t), webhook: config.webhook, attestor, attestationFacts });
     await secured.register(executionRoutes, { store, now });
     await secured.register(attestationRoutes, { store, attestor, now });
     await secured.register(webhookSecretRoute, { webhook: config.webhook });

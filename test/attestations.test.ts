@@ -220,9 +220,13 @@ describe('attestations say whether the holder was bound and the credentials veri
       const res = await execute(app, 'attest=jws', await body({ credentials: [forged] }));
       expect(res.statusCode, res.body).toBe(200);
       expect(claimsOf(res.headers.attestation)).toMatchObject({ verdict: 'passed', holderBound: true, credentialsVerified: false });
+      const logged = async () => (await app.inject({ method: 'GET', url: '/compliance/scenarios/adult/executions', headers: auth })).json().items.length;
+      const before = await logged();
       const refused = await execute(app, `attest=eip712${eip712}`, await body({ credentials: [forged] }));
       expect(refused.statusCode, refused.body).toBe(400);
       expect(refused.json().errors).toEqual([expect.objectContaining({ field: 'querystring.attest', message: expect.stringContaining('CREDENTIAL_VERIFICATION=off') })]);
+      // Refused before the scenario ran: nothing was recorded.
+      expect(await logged()).toBe(before);
     } finally {
       await app.close();
     }

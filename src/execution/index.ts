@@ -9,7 +9,7 @@ import type { Scenario, ScenarioType } from '../schemas/scenario.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
 
 export type { BoundRoute, BoundTimer, ExecuteInput, ScenarioStrategy, Started } from './types.js';
-export { createStrategies, holderBound, routesOf, timersOf, typeDeclarations } from './registry.js';
+export { attestationFacts, createStrategies, routesOf, timersOf, typeDeclarations } from './registry.js';
 export { MAX_WAITING_CHECKS } from './offchain-zkp/callback.js';
 
 /** The strategies of every scenario type, by type. */

@@ -40,10 +40,19 @@ export async function createStrategies(deps: StrategyDeps): Promise<Strategies> 
   return built as Strategies; // one entry per registered type, each its module's
 }
 
-/** Whether a type's verdicts are tied to the request's address, with REQUIRE_HOLDER_BINDING as set. */
-export function holderBound(type: ScenarioType, requireHolderBinding: boolean): boolean {
-  const binding = modules[type].holderBinding;
-  return binding === 'always' || (binding === 'when-required' && requireHolderBinding);
+/**
+ * What an attestation of a type's execution will say, known before it runs: whether its verdict is tied to the
+ * request's address (REQUIRE_HOLDER_BINDING as set) and whether the credentials it rests on are verified.
+ */
+export function attestationFacts(
+  type: ScenarioType, trust: { requireHolderBinding: boolean; mode: 'strict' | 'off' },
+): { holderBound: boolean; credentialsVerified: boolean } {
+  const module: ScenarioModule<ScenarioType> = modules[type];
+  const binding = module.holderBinding;
+  return {
+    holderBound: binding === 'always' || (binding === 'when-required' && trust.requireHolderBinding),
+    credentialsVerified: module.verifiesCredentials !== true || trust.mode !== 'off',
+  };
 }
 
 /** Every registered type's timers, each bound to the type's strategy. */

@@ -67,6 +67,8 @@ export interface ScenarioModule<T extends ScenarioType = ScenarioType, D = never
    * `always`, `when-required` (REQUIRE_HOLDER_BINDING decides) or `never` guaranteed.
    */
   readonly holderBinding: 'always' | 'when-required' | 'never';
+  /** Whether it verifies the credentials sent with execute, which CREDENTIAL_VERIFICATION=off turns off. */
+  readonly verifiesCredentials?: true;
   create(deps: D): S | Promise<S>;
   /** Work its strategy repeats while the app runs (an asynchronous type's expiry sweep, ...); the app starts and stops them. */
   readonly timers?: readonly ScenarioTimer<S>[];

@@ -41,7 +41,8 @@ export interface ExecuteRoutesOptions {
   /** Signs the verdicts asked for with `?attest=`. */
   attestor: Attestor;
   /** Whether a scenario type's verdicts are tied to the request's address (attestations say so). */
-  holderBound: (type: ScenarioType) => boolean;
+  /** What an attestation of a type's execution will say of its holder binding and credential verification. */
+  attestationFacts: (type: ScenarioType) => { holderBound: boolean; credentialsVerified: boolean };
 }
 
 const ExecuteQuery = Type.Object({ ...ProjectQuery.properties, ...AttestQuery }, { additionalProperties: false });
@@ -60,7 +61,7 @@ function countStatuses(results: readonly ExecutionResult[]): Record<ExecutionRes
 }
 
 /** POST /compliance/scenarios/execute: parses the request for ExecutionService.execute, signs what `?attest=` asks for, and answers the recorded results. */
-export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal, webhook, attestor, holderBound }) => {
+export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal, webhook, attestor, attestationFacts }) => {
   const executions = new ExecutionService({ store, plans, now, executor, onVerdicts });
   // A body's text is hashed as it is parsed (~6 µs for 8 KB; the text itself is not kept). The same body sent again,
   // as a frontend re-checking a wallet does, then gets its credentials' digests from a small cache instead of
@@ -170,9 +171,9 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     }, {
       // The request's log lines from here on, its completion line among them, name the execution and count its
       // results: ids and counts only, never the address or a credential.
-      // An EIP-712 attestation the scenario's type cannot get here (its holder is not bound) is refused before any work.
+      // An EIP-712 attestation this execution cannot get (holder not bound, or credentials not verified) is refused before any work.
       planned: (entry) => {
-        if (asked?.eip712) refuseEip712({ holderBound: holderBound(entry.scenario.type), credentialsVerified: true });
+        if (asked?.eip712) refuseEip712(attestationFacts(entry.scenario.type));
       },
       started: (executionId, started) => {
         reply.log = request.log = request.log.child({ scenarioId: body.scenarioId, executionId, results: countStatuses(started) });
@@ -192,7 +193,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
         // Signed before the commit so that the webhook, written with the record, carries what the caller receives.
         // Kept with the record, for attestations signed later of this very execution (GET …/attestation).
         record.scenarioDigest = scenarioDigest(entry);
-        record.holderBound = holderBound(entry.scenario.type);
+        record.holderBound = attestationFacts(entry.scenario.type).holderBound;
         signed = asked ? await attestationsOf(attestor, asked, attestedExecution({ ...record, scenarioDigest: record.scenarioDigest }), now()) : undefined;
         if (!pending && webhookTarget(webhook, entry.scenario.webhookUrl) !== undefined) {
           const attestation = signed && { ...(signed.jws !== undefined && { jws: signed.jws }), ...(signed.eip712 !== undefined && { eip712: signed.eip712 }) };

@@ -18,6 +18,7 @@ export const challengeQuery = {
   resultFields: { adds: ['verification'], firstOnly: [] },
   // A credential whose subject DID encodes no address is valid for any address unless REQUIRE_HOLDER_BINDING.
   holderBinding: 'when-required',
+  verifiesCredentials: true,
   async create({ verifier, credentialTypes }: ChallengeQueryDeps) {
     const { challengeQueryStrategy } = await import('./strategy.js');
     return challengeQueryStrategy(verifier, { credentialTypes });
