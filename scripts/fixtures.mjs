@@ -12,9 +12,12 @@
  * of the bytes written (JSON, two-space indent), computed from the team's copy with `node scripts/fixtures.mjs
  * --hashes ../shared/fixtures`.
  *
- * Not fetched (no test reads them; their upstream form is not one literal): offchain-vectors/, zkp-v3-vectors/,
- * zkp-stable-vectors/ (JWZ tokens and responses assembled from several upstream steps) and iden3/kyc-v3.jsonld (a
- * copy of one entry of iden3/jsonld-and-json-schemas.json).
+ * The zero-knowledge vectors (zkp-v3-vectors/, zkp-stable-vectors/) are read from js-iden3-auth's tests: each JWZ
+ * token, the verifier DID and message of its request (the V3 one's scope too, written as this service writes it), the
+ * stable test's request and plain response; their source, licence and note lines (the team's words) are written here.
+ *
+ * Not fetched (no test reads them): offchain-vectors/ and iden3/kyc-v3.jsonld (a copy of one entry of
+ * iden3/jsonld-and-json-schemas.json).
  *
  * FIXTURES_BASE_URL (default https://raw.githubusercontent.com) is where `<owner>/<repo>/<commit>/<path>` is read;
  * FIXTURES_DIR (default .fixtures) where the files go. Exit 1 when a file cannot be fetched or built or its SHA-256
@@ -29,6 +32,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const JS_SDK = { repo: '0xPolygonID/js-sdk', commit: 'bf5ea0e6731026128cd1a2a6344af6ac5bf93378' };
 const AUTH = { repo: 'iden3/js-iden3-auth', commit: '94c93bbf9ca2327e8fe0688253feabcc6b7852ce' };
+// Later, with the stable circuits (authV3-8-32, credentialAtomicQueryV3-16-16-64, linkedMultiQuery3).
+const AUTH_STABLE = { repo: 'iden3/js-iden3-auth', commit: '675cdc8100ecff042c4ce1ce4908b05a9c9e8fcd' };
 const GSP = { repo: 'iden3/go-schema-processor', commit: '4d32189a8afff80ef17b5d6ce41be9ee27c155c0' };
 const MERKLIZATION = { repo: 'iden3/js-jsonld-merklization', commit: 'db9083c57c1c8a7f9f3fd60c25a5d472d5c252a5' };
 const VOCAB = { repo: 'iden3/claim-schema-vocab', commit: '4ebe1a19789d738de6092bf8f3c554f343521f95' };
@@ -37,13 +42,22 @@ const KYC_V3 = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/
 const KYC_AGE_V3 = 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json/KYCAgeCredential-v3.json';
 const OPERATORS_SCHEMA = 'ipfs://QmWDmZQrtvidcNK7d6rJwq7ZSi8SUygJaKepN7NhKtGryc';
 const MTP_TEST = "it('TestVerifyWithAtomicMTPProof'";
+const AUTH_LICENCE = 'AGPL-3.0 (the licence of iden3/js-iden3-auth); public test data, used unchanged to test against';
+/** The @0xpolygonid/js-sdk constants js-iden3-auth's V3 tests name (their values in js-sdk since 1.9). */
+const SDK_NAMES = {
+  'PROTOCOL_CONSTANTS.MediaType.PlainMessage': 'application/iden3comm-plain-json',
+  'CircuitId.AtomicQueryV3': 'credentialAtomicQueryV3-beta.1',
+  'CircuitId.LinkedMultiQuery10': 'linkedMultiQuery10-beta.1',
+  'ProofType.BJJSignature': 'BJJSignature2021',
+  'ProofType.Iden3SparseMerkleTreeProof': 'Iden3SparseMerkleTreeProof',
+};
 
 // ---- Reading values out of upstream source text -------------------------------------------------------------------
 
 /**
  * Parses the JavaScript literal at `text[start]`: objects (quoted or bare keys), arrays, '…' "…" and `…` strings
- * (without ${}), numbers, true/false/null, comments and trailing commas. A bare name or a dotted path takes its value
- * from `names`; anything else is refused. Returns [value, end].
+ * (without ${}), numbers, true/false/null/undefined, comments and trailing commas. A bare name or a dotted path takes
+ * its value from `names`; anything else is refused. Returns [value, end].
  */
 function parseLiteral(text, start, names = {}) {
   let i = start;
@@ -117,6 +131,7 @@ function parseLiteral(text, start, names = {}) {
     const word = name();
     if (word === 'true' || word === 'false') return word === 'true';
     if (word === 'null') return null;
+    if (word === 'undefined') return undefined; // dropped where written, as JSON.stringify drops it
     if (Object.hasOwn(names, word)) return names[word];
     return fail(`unknown name ${word}`);
   };
@@ -149,6 +164,44 @@ const sdkSchemas = (schemaTs) => Object.fromEntries(
 const credential = (source, filePath, anchor, within) => ({
   sources: { test: file(source, filePath) },
   build: ({ test }) => jsonAfter(test, anchor, within),
+});
+
+/**
+ * A scope entry of an upstream request as this service writes it (src/zkp/request.ts; test/zkp/verify-v3.test.ts
+ * compares the two): its keys in that order, without `optional`, the nullifier session id a string.
+ */
+function serviceScope({ id, circuitId, query, params }) {
+  const keys = ['allowedIssuers', 'context', 'type', 'credentialSubject', 'proofType', 'groupId'];
+  const sessionId = params?.nullifierSessionId;
+  return {
+    id,
+    circuitId,
+    query: Object.fromEntries(keys.filter((k) => query[k] !== undefined).map((k) => [k, query[k]])),
+    ...(sessionId !== undefined && { params: { nullifierSessionId: String(sessionId) } }),
+  };
+}
+
+/** The verifier DID and message of an upstream request, and its scope as this service writes it when asked. */
+const requestFields = (request, { scope = false } = {}) => ({
+  verifierDid: request.from,
+  message: request.body.message,
+  ...(scope && { scope: request.body.scope.map(serviceScope) }),
+});
+
+/**
+ * A JWZ vector of a js-iden3-auth test at AUTH (`title`: its describe / it names): the team's source, licence and note
+ * lines, then the fields `read` takes from that test, given a reader of the literal after an anchor within it.
+ */
+const authVector = ({ name, sha256, testPath, title, note, read }) => ({
+  path: `zkp-v3-vectors/${name}.json`,
+  sha256,
+  sources: { test: file(AUTH, testPath) },
+  build: ({ test }) => ({
+    source: `iden3/js-iden3-auth, ${testPath}, test '${title}', commit ${AUTH.commit}`,
+    licence: AUTH_LICENCE,
+    note,
+    ...read((anchor) => literalAfter(test, anchor, { within: `it('${title.split(' / ').at(-1)}'`, names: SDK_NAMES })),
+  }),
 });
 
 const FIXTURES = [
@@ -224,6 +277,32 @@ const FIXTURES = [
     ['polygonid-dev-testnewtype-bjj-mtp', 'cc8ce1aed83c6b4e130f2f360f278d35b7963c44335162b272c4db19e5883e9e', MERKLIZATION, 'tests/data.ts', 'export const testDocumentIPFS ='],
     ['privado-testing-operators-bjj', '7b046579c93199c204dca403ad4d74b0bcd073d21d8c3db83926429f075dcb9a', JS_SDK, 'tests/credentials/credential-wallet.test.ts', 'JSON.parse(', "it('Credential search by query'"],
   ].map(([name, sha256, ...from]) => ({ path: `realworld/credentials/${name}.json`, sha256, ...credential(...from) })),
+  // name, SHA-256, test file, test (describe / it), the fields read from it (given the literal after an anchor), note.
+  ...[
+    ['v3-nullifier-authv2', '8dc4a7d34b5f082dd10794a22db665add16cabd6699492a84a985b29f81f8e96', 'test/atomicV3.test.ts', 'auth with atomicV3 (nullifier, 2 req (merklized and non-merklized))',
+      (at) => ({ ...requestFields(at('const request: AuthorizationRequestMessage ='), { scope: true }), token: at('const token =') }),
+      'A JWZ (authV2) authorization response with two credentialAtomicQueryV3-beta.1 proofs: request 1 BJJSignature2021 on KYCAgeCredential (kyc-nonmerklized) documentType $eq 99, groupId 2; request 2 Iden3SparseMerkleTreeProof on KYCEmployee (kyc-v101) hireDate $eq 2023-12-11, groupId 1, nullifierSessionId 12345. The request is that test\'s, its scope written as this service writes it.'],
+    ['linked-v3-lmq10-authv2', '7e82a593592666e25ce3900acc6f95d9535e9ff7ed09cb7bd462fb67d04d09d1', 'test/linked-proofs.test.ts', 'Linked proofs verification / should verification pass',
+      (at) => ({ ...requestFields(at('const authRequest: AuthorizationRequestMessage =')), token: at('const tokenString =') }),
+      'A JWZ (authV2) answer with credentialAtomicQueryV3-beta.1 proofs for requests 1 and 3 and a linkedMultiQuery10-beta.1 proof for request 2 (group 1 with request 3: KYCEmployee documentType $eq 1, position $eq boss and $ne employee).'],
+    // The request is createAuthorizationRequestWithMessage(reason, message, sender, callback): message follows `reason,`.
+    ['sd-sigv2-authv2', 'f25738bdfa381a236f97c357b9288609d59360bb6c7724cddc4c7dbec6a4c652', 'test/auth.test.ts', 'verify jwz with selective disclosure',
+      (at) => ({ verifierDid: at('const sender ='), message: at('reason,'), token: at('const token =') }),
+      'A JWZ (authV2) answer with a credentialAtomicQuerySigV2 selective-disclosure proof for request 1: KYCAgeCredential (kyc-v4) birthday, disclosed in its verifiable presentation.'],
+  ].map(([name, sha256, testPath, title, read, note]) => authVector({ name, sha256, testPath, title, read, note })),
+  {
+    path: 'zkp-stable-vectors/stable-v3-lmq3-authv3-8-32.json',
+    sha256: '084c9055a07f552f366f41ed384c3f793dacc9408d11a81c8c6bef193c6dbda7',
+    sources: { test: file(AUTH_STABLE, 'test/atomicV3.stable.test.ts') },
+    build: ({ test }) => ({
+      source: `iden3/js-iden3-auth, test/atomicV3.stable.test.ts, tests "TestVerifyV3MessageWithSigProof_NonMerklized" and "TestFullVerify - Auth V3-8-32", commit ${AUTH_STABLE.commit}`,
+      licence: AUTH_LICENCE,
+      note: 'The request asks linkedMultiQuery10 (id 2) and credentialAtomicQueryV3 (id 3, nullifier session 12345, group 1); the wallet answers with the subversions linkedMultiQuery3 and credentialAtomicQueryV3-16-16-64. The token is the same response as a JWZ proved with authV3-8-32. Every Groth16 proof here verifies with the verification keys @iden3/js-iden3-auth 1.14.0 ships, and fails when a public signal changes. The upstream tests verify with their own mocked state resolvers (issuer and user states on polygon amoy).',
+      request: literalAfter(test, 'const authRequest: AuthorizationRequestMessage ='),
+      response: literalAfter(test, 'const message: AuthorizationResponseMessage =', { within: "it('TestVerifyV3MessageWithSigProof_NonMerklized'" }),
+      token: literalAfter(test, 'const token =', { within: "it('TestFullVerify - Auth V3-8-32'" }),
+    }),
+  },
 ];
 
 /** The bytes written for a fixture's value: what its SHA-256 is of. */

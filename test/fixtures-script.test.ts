@@ -17,12 +17,17 @@ import { haveSharedFixtures, sharedFixture } from './shared-fixtures.js';
 type Json = Record<string, any>;
 const run = promisify(execFile);
 const SCRIPT = path.resolve(import.meta.dirname, '../scripts/fixtures.mjs');
+const JWZ_VECTORS = [
+  'zkp-v3-vectors/v3-nullifier-authv2.json', 'zkp-v3-vectors/linked-v3-lmq10-authv2.json', 'zkp-v3-vectors/sd-sigv2-authv2.json',
+  'zkp-stable-vectors/stable-v3-lmq3-authv3-8-32.json',
+];
 const WRITTEN = [
   'iden3/jsonld-and-json-schemas.json', 'iden3/auth-request-mtp-v2.json', 'iden3/auth-response-mtp-v2.json',
   'realworld/jsonld-documents.json', 'realworld/credentials/js-sdk-kycage-bjj-mtp-rhs.json',
   'realworld/credentials/js-sdk-kycage-bjj-genesis-rhs.json', 'realworld/credentials/js-sdk-kycage-bjj-mtp-agent.json',
   'realworld/credentials/go-schema-processor-kycage-bjj-issuer-status.json',
   'realworld/credentials/polygonid-dev-testnewtype-bjj-mtp.json', 'realworld/credentials/privado-testing-operators-bjj.json',
+  ...JWZ_VECTORS,
 ];
 const present = haveSharedFixtures(...WRITTEN);
 const read = (relative: string): Json => JSON.parse(fs.readFileSync(sharedFixture(relative), 'utf8')) as Json;
@@ -50,6 +55,30 @@ function upstreamFiles(): Map<string, string> {
   const { id, ...proof } = response.proof;
   expect(id).toBe(request.scope[0].id);
   const idMarker = {};
+  const auth = (p: string) => `iden3/js-iden3-auth/94c93bbf9ca2327e8fe0688253feabcc6b7852ce/${p}`;
+  const [v3, linked, sd] = JWZ_VECTORS.slice(0, 3).map(read) as [Json, Json, Json];
+  const stable = read('zkp-stable-vectors/stable-v3-lmq3-authv3-8-32.json');
+  // As upstream writes them: js-sdk's constants by name, optional, a numeric session id, query keys in its order.
+  const sdkNames = new Map<unknown, string>([
+    ['application/iden3comm-plain-json', 'PROTOCOL_CONSTANTS.MediaType.PlainMessage'],
+    ['credentialAtomicQueryV3-beta.1', 'CircuitId.AtomicQueryV3'], ['BJJSignature2021', 'ProofType.BJJSignature'],
+    ['Iden3SparseMerkleTreeProof', 'ProofType.Iden3SparseMerkleTreeProof'],
+  ]);
+  const v3Request = {
+    id: '7d22275a-b518-45bb-8ee1-85e12abd8532', typ: 'application/iden3comm-plain-json',
+    body: {
+      reason: 'reason', message: v3.message, did_doc: {},
+      scope: (v3.scope as Json[]).map(({ id: scopeId, circuitId, query, params }) => ({
+        id: scopeId, circuitId, optional: false,
+        ...(params && { params: { nullifierSessionId: Number(params.nullifierSessionId) } }),
+        query: Object.fromEntries(Object.entries(query as Json).reverse()),
+      })),
+    },
+    from: v3.verifierDid,
+  };
+  const vpMarker = {};
+  const stableResponse = structuredClone(stable.response);
+  stableResponse.body.scope = (stableResponse.body.scope as Json[]).map(({ id: scopeId, circuitId, ...rest }) => ({ id: scopeId, circuitId, vp: vpMarker, ...rest }));
   return new Map([
     [js('tests/mocks/schema.ts'), `const testSchemas = ${ts(Object.entries(documents).map(([url, doc]) => ({ url, doc: JSON.stringify(doc) })))};\n`],
     ['iden3/js-iden3-auth/94c93bbf9ca2327e8fe0688253feabcc6b7852ce/test/auth.test.ts', [
@@ -59,6 +88,26 @@ function upstreamFiles(): Map<string, string> {
       `request.thid = ${ts(request.thid)}; // the thread`,
       `const proofRequest: ZeroKnowledgeProofRequest = ${ts(request.scope[0])};`,
       `const mtpProof: ZeroKnowledgeProofResponse = ${ts({ id: idMarker, ...proof }, new Map([[idMarker, 'proofRequest.id']]))};`,
+      "it('verify jwz with selective disclosure', async () => {",
+      `const sender = ${ts(sd.verifierDid)};`, "const reason = 'age verification';",
+      `const request = createAuthorizationRequestWithMessage(\n reason,\n ${ts(sd.message)},\n sender,\n callback\n );`,
+      `const token =\n ${ts(sd.token)};`,
+    ].join('\n')],
+    [auth('test/atomicV3.test.ts'), [
+      "it('TestVerifyV3MessageWithSigProof_NonMerklized', async () => {\n const token = 'not this one';",
+      "it('auth with atomicV3 (nullifier, 2 req (merklized and non-merklized))', async () => {",
+      `const request: AuthorizationRequestMessage = ${ts(v3Request, sdkNames)};`, `const token =\n ${ts(v3.token)};`,
+    ].join('\n')],
+    [auth('test/linked-proofs.test.ts'), [
+      "describe('Linked proofs verification', () => {\n it('should verification pass', async () => {",
+      `const authRequest: AuthorizationRequestMessage = ${ts({ id: 'f5bc', typ: 'application/iden3comm-plain-json', body: { message: linked.message, scope: [] }, from: linked.verifierDid }, sdkNames)};`,
+      `const tokenString =\n ${ts(linked.token)};`,
+    ].join('\n')],
+    ['iden3/js-iden3-auth/675cdc8100ecff042c4ce1ce4908b05a9c9e8fcd/test/atomicV3.stable.test.ts', [
+      `const authRequest: AuthorizationRequestMessage = ${ts(stable.request)} as AuthorizationRequestMessage;`,
+      "it('TestVerifyV3MessageWithSigProof_NonMerklized', async () => {",
+      `const message: AuthorizationResponseMessage = ${ts(stableResponse, new Map([[vpMarker, 'undefined']]))} as AuthorizationResponseMessage;`,
+      "it('TestFullVerify - Auth V3-8-32', async () => {", `const token =\n ${ts(stable.token)};`,
     ].join('\n')],
     [vocab('schemas/json-ld/kyc-v3.json-ld'), JSON.stringify(real['https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld'])],
     [vocab('schemas/json/KYCAgeCredential-v3.json'), JSON.stringify(real['https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json/KYCAgeCredential-v3.json'])],
@@ -117,6 +166,24 @@ describe.skipIf(!present)('npm run fixtures, from a local stand-in for raw.githu
       expect(fs.existsSync(path.join(dir, 'iden3/auth-request-mtp-v2.json'))).toBe(true);
     } finally {
       files.set(auth, original);
+    }
+  });
+
+  it.each(JWZ_VECTORS)('refuses %s when one character of its token differs upstream: not written, exit 1', async (relative) => {
+    const { token } = read(relative);
+    const source = [...files.entries()].find(([, text]) => text.includes(token))!;
+    // The token's last character, one base64url letter for another.
+    const changed = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
+    files.set(source[0], source[1].replace(token, changed));
+    try {
+      const dir = tempDir('fixtures-');
+      const { code, stdout } = await fixtures(dir);
+      expect(code).toBe(1);
+      expect(stdout).toContain(`FAILED ${relative}: SHA-256 `);
+      expect(stdout.match(/^FAILED /gm)).toHaveLength(1);
+      expect(fs.existsSync(path.join(dir, relative))).toBe(false);
+    } finally {
+      files.set(source[0], source[1]);
     }
   });
 });

@@ -1,8 +1,9 @@
 /**
- * The public iden3 test vectors, and helpers shaping them, read from ../shared/fixtures and never copied into the
- * repository: the MTP V2 one from iden3/ (see haveMtpVector), the V3, linked and selective-disclosure ones of
- * js-iden3-auth's tests from zkp-v3-vectors/ (see haveV3Vectors; the README there names their source and commit).
- * Tests that use them skip where they are absent.
+ * The public iden3 test vectors, and helpers shaping them, read from ../shared/fixtures or .fixtures/ (`npm run
+ * fixtures`) and never copied into the repository: the MTP V2 one from iden3/ (see haveMtpVector), the V3, linked and
+ * selective-disclosure ones of js-iden3-auth's tests from zkp-v3-vectors/ (see haveV3Vectors; the README there names
+ * their source and commit), today's circuits from zkp-stable-vectors/ (haveStableVector). Tests that use them skip
+ * where they are absent.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
