@@ -200,7 +200,7 @@ export const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 /**
  * How long after a stop signal the same signal again is its copy, not a second signal. A signal to the process group
  * of `npm start` (a terminal's Ctrl-C, systemd's KillMode=control-group) reaches node twice: from the group, and
- * forwarded by npm a few milliseconds later (issue 36).
+ * forwarded by npm a few milliseconds later.
  */
 export const DUPLICATE_SIGNAL_MS = 1000;
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK } from 'jose';
+import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { ADDRESS, auth, demoCredential, makeApp, scenario, tempDir } from './helpers.js';
 
 const TYPE = 'scs-attestation+jwt';
@@ -289,7 +289,7 @@ describe('JWS attestations of two projects with a scenario of the same id (issue
     const { app, url } = await started({ API_TOKENS: `${tokens.a}:proj-a,${tokens.b}:proj-b` });
     try {
       const keys = createRemoteJWKSet(new URL(`${url}/.well-known/jwks.json`));
-      const claims = [];
+      const claims: JWTPayload[] = [];
       for (const [project, token] of [['proj-a', tokens.a], ['proj-b', tokens.b]] as const) {
         const headers = { authorization: `Bearer ${token}` };
         const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers, payload: { id: 'kyc', input: scenario({ projectId: project }) } });
@@ -299,6 +299,10 @@ describe('JWS attestations of two projects with a scenario of the same id (issue
         claims.push((await jwtVerify(String(res.headers.attestation), keys, { typ: TYPE })).payload);
       }
       expect(claims.map((c) => [c.projectId, c.scenarioId, c.verdict])).toEqual([['proj-a', 'kyc', 'passed'], ['proj-b', 'kyc', 'passed']]);
+      // The README's backend check, as project A's backend runs it: its own project's attestation passes, B's does not.
+      const backendOfA = (c: JWTPayload) => c.verdict === 'passed' && c.address === ADDRESS && c.credentialsVerified === true &&
+        c.projectId === 'proj-a' && c.scenarioId === 'kyc';
+      expect(claims.map(backendOfA)).toEqual([true, false]);
     } finally {
       await app.close();
     }

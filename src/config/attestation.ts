@@ -151,7 +151,7 @@ function jwkSet(raw: string, from: string): ConfiguredJwk[] {
 }
 
 /** secp256k1's order: a private key is in [1, n-1]. */
-const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 const isHexKey = (s: string): s is `0x${string}` => /^0x[0-9a-fA-F]{64}$/.test(s);
 

@@ -102,7 +102,7 @@ export function knownTypesOnce(documents: () => Iterable<readonly [string, unkno
  * The edit distances one create or patch may compute for its suggestions. Each is banded (at most 2 edits, so
  * O(length x 5)) and only between names whose lengths allow it; names repeated in a request are looked up once. Past
  * the budget, suggestions come from the cheap checks alone (case, prefix): a body of many near-miss names costs a
- * few milliseconds, not the quadratic hundreds (issue 36).
+ * few milliseconds, not the quadratic hundreds.
  */
 export const SUGGESTION_DISTANCES = 1024;
 

@@ -9,9 +9,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
-
-/** secp256k1's order: a private key is in [1, n-1]. */
-const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+import { SECP256K1_N } from '../config/attestation.js';
 
 function usage(message: string): never {
   process.stderr.write(`${message}\nusage: node dist/scripts/keys.js [--dir DIR]\n`);
