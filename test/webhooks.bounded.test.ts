@@ -1,7 +1,7 @@
 /**
  * Webhook deliveries bounded end to end (issue 36), against real receivers on 127.0.0.1: a receiver that sends its
  * headers and never ends its body keeps no socket past WEBHOOK_TIMEOUT_MS and its deliveries are retried; a tenant
- * whose receiver hangs does not hold back another tenant's deliveries; a replay asked while an attempt is in flight
+ * whose receiver hangs (or two, each on many paths of one host) does not hold back another tenant's deliveries; a replay asked while an attempt is in flight
  * is sent after it.
  */
 import http from 'node:http';
@@ -124,6 +124,47 @@ describe('webhook deliveries bounded end to end', () => {
     // B's deliveries are all still pending, and its receiver holds no more of them than one target's slots.
     for (const executionId of ofB) expect((await readAs(executionId))?.state).toBe('pending');
     expect(hanging.requests.length).toBeLessThanOrEqual(TARGET_SLOTS);
+  });
+
+  it('delivers a third project\'s webhooks while two projects\' receivers hang on many paths of one host each, with a backlog', async () => {
+    // Each hanging tenant names its one host under a path per scenario: as many targets as paths if targets were URLs.
+    const hangingB = await receiver(() => {});
+    const hangingC = await receiver(() => {});
+    const answering = await receiver((_req, res) => res.end());
+    const app = await makeApp({
+      API_TOKENS: 'operator-token-0123456789', RATE_LIMIT_MAX: '0', WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_POLL_MS: '20',
+      // Short enough that a claim keeping to the queue's order reaches A's deliveries within the test's wait; no retries.
+      WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_BASE_MS: '3600000',
+    });
+    cleanup.push(() => app.close(), hangingB.close, hangingC.close, answering.close);
+    const operator = { authorization: 'Bearer operator-token-0123456789' };
+    const create = async (id: string, projectId: string, webhookUrl: string) => {
+      const res = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: operator, payload: { id, input: scenario({ projectId, webhookUrl }) } });
+      expect(res.statusCode, res.body).toBe(201);
+    };
+    const execute = async (id: string, projectId: string) => {
+      const res = await app.inject({
+        method: 'POST', url: `/compliance/scenarios/execute?projectId=${projectId}`, headers: operator,
+        payload: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', credentials: [], scenarioId: id },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    const BACKLOG = 24;
+    // B's and C's backlogs are queued first: every one of their deliveries is due before any of A's.
+    for (const [project, hook] of [['tenant-b', hangingB], ['tenant-c', hangingC]] as const) {
+      for (let i = 0; i < BACKLOG; i++) await create(`s${i}`, project, `${hook.base}/${i}`);
+    }
+    for (let i = 0; i < BACKLOG; i++) {
+      for (const project of ['tenant-b', 'tenant-c']) await execute(`s${i}`, project);
+    }
+    await create('a', 'tenant-a', `${answering.base}/a`);
+    for (let i = 0; i < 5; i++) await execute('a', 'tenant-a');
+
+    // A's deliveries all arrive (the wait is generous: this is not a timing assertion) ...
+    await expect.poll(() => answering.requests.length, { timeout: 60_000, interval: 50 }).toBe(5);
+    // ... while most of B's and C's have not been sent yet: each hanging host holds at most one target's slots.
+    expect(hangingB.requests.length).toBeLessThanOrEqual(TARGET_SLOTS);
+    expect(hangingC.requests.length).toBeLessThanOrEqual(TARGET_SLOTS);
   });
 
   it('sends a replay asked while an attempt is in flight once that attempt ends, instead of dropping it', async () => {

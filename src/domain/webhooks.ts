@@ -7,7 +7,7 @@ import { PrivateTargetRefused, guardedLookup, literalTargetRefusal, webhookTarge
 import type { ExecutionResult } from '../schemas/execution.js';
 import { isRecord } from '../schemas/json.js';
 import type { ClaimedWebhook, ExecutionRecord, Store, WebhookDelivery } from '../store/types.js';
-import { DeliverySlots } from './webhook-slots.js';
+import { DeliverySlots, targetKey } from './webhook-slots.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
 export interface WebhookConfig {
@@ -103,7 +103,8 @@ export function executionDelivery(
     id: randomUUID(),
     executionId: record.executionId,
     event: type,
-    url,
+    // As a WHATWG href (lower-case scheme and host, no default port): the claims key targets by its origin (targetKey).
+    url: url !== null && URL.canParse(url) ? new URL(url).href : url,
     payload: JSON.stringify(event),
     state: 'pending',
     attempts: 0,
@@ -191,10 +192,11 @@ export class WebhookDispatcher {
     }
     this.backlog = due.length > 0;
     const unsent: string[] = [];
+    const share = this.slots.share(due.map((d) => d.projectId ?? ''));
     for (const d of due) {
-      const target = d.url ?? '';
+      const target = targetKey(d.url);
       const project = d.projectId ?? '';
-      if (!this.slots.take(target, project, at)) {
+      if (!this.slots.take(target, project, share, at)) {
         unsent.push(d.id);
         continue;
       }
