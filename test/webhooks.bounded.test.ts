@@ -5,11 +5,14 @@
  * is sent after it.
  */
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { TARGET_SLOTS } from '../src/domain/webhook-slots.js';
-import { auth, executeOnce, makeApp, scenario } from './helpers.js';
+import { openSqliteStore } from '../src/store/sqlite.js';
+import type { Store } from '../src/store/types.js';
+import { auth, executeOnce, makeApp, scenario, tempDir } from './helpers.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
@@ -165,6 +168,67 @@ describe('webhook deliveries bounded end to end', () => {
     // ... while most of B's and C's have not been sent yet: each hanging host holds at most one target's slots.
     expect(hangingB.requests.length).toBeLessThanOrEqual(TARGET_SLOTS);
     expect(hangingC.requests.length).toBeLessThanOrEqual(TARGET_SLOTS);
+  });
+
+  /**
+   * An app whose clock moves on by `claimTakesMs` during its first claim that finds a delivery (a claim that slow),
+   * on a real SQLite store; `leases`: the lease of each claim that found one.
+   */
+  async function slowFirstClaim(claimTakesMs: number, env: Record<string, string>) {
+    let skew = 0;
+    let slowed = false;
+    const clock = () => Date.now() + skew;
+    const store = openSqliteStore({ file: path.join(tempDir(), 'w.db'), synchronous: 'NORMAL' });
+    const leases: string[] = [];
+    const slow: Store = {
+      ...store,
+      claimWebhooks: async (now, limit, leaseUntil, fair) => {
+        const claimed = await store.claimWebhooks(now, limit, leaseUntil, fair);
+        if (claimed.length > 0) {
+          leases.push(leaseUntil);
+          if (!slowed) skew += claimTakesMs;
+          slowed = true;
+        }
+        return claimed;
+      },
+    };
+    const app = await makeApp({ WEBHOOK_SECRET: SECRET, WEBHOOK_POLL_MS: '20', RATE_LIMIT_MAX: '0', WEBHOOK_RETRY_BASE_MS: '3600000', ...env }, { store: slow, now: clock });
+    cleanup.push(() => app.close());
+    expect((await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'kyc', input: scenario() } })).statusCode).toBe(201);
+    return { app, clock, leases };
+  }
+
+  it('starts no POST on a lease that ran out during its claim: gives the delivery back and sends it under a new lease', async () => {
+    const arrivedAt: number[] = [];
+    let clock = Date.now;
+    const hook = await receiver((_req, res) => {
+      arrivedAt.push(clock());
+      res.end();
+    });
+    cleanup.push(hook.close);
+    // The claim takes longer than the lease it took (2 × 1 s and the margin): another instance could take it meanwhile.
+    const slow = await slowFirstClaim(4000, { WEBHOOK_URL: `${hook.base}/lease`, WEBHOOK_TIMEOUT_MS: '1000' });
+    clock = slow.clock;
+    const executionId = (await executeOnce(slow.app, 'kyc'))[0]!.executionId;
+    await expect.poll(async () => (await read(slow.app, executionId)).webhooks[0], { timeout: 30_000, interval: 50 })
+      .toMatchObject({ state: 'delivered', attempts: 1 });
+    // Sent once, under a lease claimed after the slow one, and while that lease ran.
+    expect(arrivedAt).toHaveLength(1);
+    expect(slow.leases.length).toBeGreaterThanOrEqual(2);
+    expect(arrivedAt[0]).toBeLessThan(Date.parse(slow.leases.at(-1)!));
+  });
+
+  it('gives a POST no more time than is left of its lease', async () => {
+    const hanging = await receiver(() => {});
+    cleanup.push(hanging.close);
+    // The claim takes 1.25 s of the lease's 3 s: 0.75 s is left before the margin, less than WEBHOOK_TIMEOUT_MS.
+    const slow = await slowFirstClaim(1250, { WEBHOOK_URL: `${hanging.base}/lease`, WEBHOOK_TIMEOUT_MS: '1000' });
+    const executionId = (await executeOnce(slow.app, 'kyc'))[0]!.executionId;
+    await expect.poll(async () => (await read(slow.app, executionId)).webhooks[0].attempts, { timeout: 30_000, interval: 50 }).toBe(1);
+    const lastError = (await read(slow.app, executionId)).webhooks[0].lastError as string;
+    const allowed = Number(/^no complete answer within (\d+) ms$/.exec(lastError)?.[1]);
+    expect(allowed, lastError).toBeGreaterThanOrEqual(500);
+    expect(allowed, lastError).toBeLessThan(1000);
   });
 
   it('sends a replay asked while an attempt is in flight once that attempt ends, instead of dropping it', async () => {
