@@ -5,9 +5,13 @@
  *    execute's answer to the receiver's request).
  * 2. The same while tenant B has sent `B_EXECUTIONS` (385) executes to a receiver that takes every request and never
  *    answers: A's latencies again, and how many of A's arrived before any of B's was given up.
+ * 2b. The same while tenants D and E each have sent `PATHS_EXECUTIONS` (192) executes spread over `PATHS` (16)
+ *    scenarios whose `webhookUrl`s are paths of one host that never answers (one receiver each): targets are origins,
+ *    so each host is one target, and projects take turns.
  * 3. `STALLED` (100) deliveries to a receiver that sends its headers and then never ends its body: the sockets still
  *    open on its side `WEBHOOK_TIMEOUT_MS` + 2 s after the last one arrived.
- * Prints a table and `WEBHOOKS_FAIRNESS {...}`; exits 1 when an A delivery takes more than 10 s with B hanging, or more
+ * Prints a table and `WEBHOOKS_FAIRNESS {...}`; exits 1 when an A delivery takes more than 10 s with B (or D and E)
+ * hanging, or more
  * than 5 stalled sockets are left open.
  *
  *   npm run build && node bench/webhooks-fairness.mjs
@@ -18,6 +22,8 @@ import { cleanup, createScenario, envNumber, fmt, request, sleep, startServer, t
 const A_EXECUTIONS = envNumber('A_EXECUTIONS', 40);
 const B_EXECUTIONS = envNumber('B_EXECUTIONS', 385);
 const STALLED = envNumber('STALLED', 100);
+const PATHS = envNumber('PATHS', 16);
+const PATHS_EXECUTIONS = envNumber('PATHS_EXECUTIONS', 192);
 const TIMEOUT_MS = 5000;
 const SECRET = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
 
@@ -78,6 +84,8 @@ async function run() {
   const answering = await receiver((_req, res) => res.end());
   const hanging = await receiver(() => {});
   const stalling = await receiver((_req, res) => { res.writeHead(200); res.write('ok'); });
+  const hangingD = await receiver(() => {});
+  const hangingE = await receiver(() => {});
   const server = await startServer({ kind: 'sqlite' }, {
     env: { CREDENTIAL_VERIFICATION: 'off', WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
   });
@@ -91,6 +99,17 @@ async function run() {
     const withB = await latencies(await execute(server, 'a', A_EXECUTIONS), answering, 120_000);
     const bSent = hanging.arrived.size;
 
+    // D and E: one host each, under a path per scenario; their executes interleave, then A's come.
+    for (let i = 0; i < PATHS; i++) {
+      await createScenario(server, `d${i}`, scenario('tenant-d', `${hangingD.url}/${i}`));
+      await createScenario(server, `e${i}`, scenario('tenant-e', `${hangingE.url}/${i}`));
+    }
+    for (let i = 0; i < PATHS; i++) {
+      await Promise.all([execute(server, `d${i}`, PATHS_EXECUTIONS / PATHS), execute(server, `e${i}`, PATHS_EXECUTIONS / PATHS)]);
+    }
+    const withDE = await latencies(await execute(server, 'a', A_EXECUTIONS), answering, 120_000);
+    const deSent = [hangingD.arrived.size, hangingE.arrived.size];
+
     await execute(server, 'c', STALLED);
     const deadline = Date.now() + 60_000;
     while (stalling.arrived.size === 0 && Date.now() < deadline) await sleep(50);
@@ -98,18 +117,22 @@ async function run() {
     const stalledOpen = stalling.open.size;
 
     const row = (name, l) => [name, fmt(pct(l, 50)), fmt(pct(l, 99)), fmt(l.at(-1)), `${l.filter(Number.isFinite).length}/${l.length}`];
-    console.log(table(['tenant A deliveries', 'p50 ms', 'p99 ms', 'max ms', 'arrived'], [row('alone', alone), row(`B hanging (${B_EXECUTIONS} queued)`, withB)]));
+    console.log(table(['tenant A deliveries', 'p50 ms', 'p99 ms', 'max ms', 'arrived'], [
+      row('alone', alone), row(`B hanging (${B_EXECUTIONS} queued)`, withB),
+      row(`D and E hanging (${PATHS_EXECUTIONS} each on ${PATHS} paths of one host)`, withDE),
+    ]));
     const result = {
       aloneP50Ms: Math.round(pct(alone, 50)), hangingP50Ms: Math.round(pct(withB, 50)), hangingMaxMs: Math.round(withB.at(-1)),
       ratioP50: Number((pct(withB, 50) / pct(alone, 50)).toFixed(2)), bRequestsSent: bSent,
+      pathsHangingP50Ms: Math.round(pct(withDE, 50)), pathsHangingMaxMs: Math.round(withDE.at(-1)), dRequestsSent: deSent[0], eRequestsSent: deSent[1],
       stalledDeliveriesSent: stalling.arrived.size, stalledSocketsOpenAfterTimeout: stalledOpen,
     };
     console.log(`WEBHOOKS_FAIRNESS ${JSON.stringify(result)}`);
-    return result.hangingMaxMs <= 10_000 && stalledOpen <= 5;
+    return result.hangingMaxMs <= 10_000 && result.pathsHangingMaxMs <= 10_000 && stalledOpen <= 5;
   } finally {
     await server.stop();
     await cleanup(server);
-    await Promise.all([answering.close(), hanging.close(), stalling.close()]);
+    await Promise.all([answering.close(), hanging.close(), stalling.close(), hangingD.close(), hangingE.close()]);
   }
 }
 

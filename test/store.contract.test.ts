@@ -350,27 +350,54 @@ describe.each(backends)('%s store', (_name, open, available) => {
       nextAttemptAt: new Date(Date.parse(at) + k).toISOString(), lastStatus: null, lastError: null, createdAt: at, updatedAt: at,
     });
     const tag = crypto.randomUUID();
-    const hanging = `https://b.example/${tag}`;
-    const other = `https://a.example/${tag}`;
+    // One target: the origin, whatever the path.
+    const hanging = `https://${tag}.b.example`;
+    const other = `https://${tag}.a.example/a`;
     const records = [
-      ...Array.from({ length: 6 }, () => execution({ projectId: `b-${tag}`, createdAt: at, updatedAt: at })).map((e, k) => ({ ...e, webhook: delivery(e.executionId, hanging, k) })),
+      ...Array.from({ length: 6 }, () => execution({ projectId: `b-${tag}`, createdAt: at, updatedAt: at })).map((e, k) => ({ ...e, webhook: delivery(e.executionId, `${hanging}/${k}`, k) })),
       ...[execution({ projectId: `a-${tag}`, createdAt: at, updatedAt: at })].map((e) => ({ ...e, webhook: delivery(e.executionId, other, 100) })),
     ];
     await Promise.all(records.map((r) => store.recordExecution(r)));
-    const ours = (claimed: Awaited<ReturnType<Store['claimWebhooks']>>) => claimed.filter((d) => d.url === hanging || d.url === other);
+    const ours = (claimed: Awaited<ReturnType<Store['claimWebhooks']>>) => claimed.filter((d) => d.url?.includes(tag));
     const due = new Date(Date.parse(at) + 1000).toISOString();
     const lease = new Date(Date.now() + 60_000).toISOString();
 
     const first = ours(await store.claimWebhooks(due, 100, lease, { ...fair, perTarget: 2 }));
-    expect(first.map((d) => d.url)).toEqual([hanging, hanging, other]);
-    expect(first.map((d) => d.projectId)).toEqual([`b-${tag}`, `b-${tag}`, `a-${tag}`]);
-    expect(first.map((d) => d.id)).toEqual([records[0]!.webhook.id, records[1]!.webhook.id, records[6]!.webhook.id]);
+    // Projects in turn: A's only delivery before B's second, though B's are all due first.
+    expect(first.map((d) => d.id)).toEqual([records[0]!.webhook.id, records[6]!.webhook.id, records[1]!.webhook.id]);
+    expect(first.map((d) => d.projectId)).toEqual([`b-${tag}`, `a-${tag}`, `b-${tag}`]);
     // Skipped targets and projects are left alone, leased ones are not taken twice.
     expect(ours(await store.claimWebhooks(due, 100, lease, { ...fair, skipTargets: [hanging] }))).toEqual([]);
     expect(ours(await store.claimWebhooks(due, 100, lease, { ...fair, perTarget: 1, skipProjects: [`a-${tag}`] })).map((d) => d.id)).toEqual([records[2]!.webhook.id]);
     // Given back, a delivery is taken again.
     await store.releaseWebhooks([records[6]!.webhook.id, records[2]!.webhook.id], lease);
     expect(ours(await store.claimWebhooks(due, 100, lease, { ...fair, perTarget: 1 })).map((d) => d.id)).toEqual([records[2]!.webhook.id, records[6]!.webhook.id]);
+  });
+
+  it.skipIf(!available)('claims projects in turn: each project\'s earliest due delivery before any project\'s next', async () => {
+    const at = '2026-02-01T00:00:00.000Z';
+    const tag = crypto.randomUUID();
+    // Project A's backlog is all due before B's, and B's before C's; each delivery to its own origin.
+    const records = (['a', 'b', 'c'] as const).flatMap((p, pi) => Array.from({ length: 3 }, (_, k) => {
+      const e = execution({ projectId: `${p}-${tag}`, createdAt: at, updatedAt: at });
+      const t = new Date(Date.parse(at) + pi * 100 + k).toISOString();
+      return {
+        ...e,
+        webhook: {
+          id: crypto.randomUUID(), executionId: e.executionId, event: 'execution.completed' as const, url: `https://${p}${k}.${tag}.example/`, payload: '{}',
+          state: 'pending' as const, attempts: 0, nextAttemptAt: t, lastStatus: null, lastError: null, createdAt: at, updatedAt: at,
+        },
+      };
+    }));
+    await Promise.all(records.map((r) => store.recordExecution(r)));
+    const due = new Date(Date.parse(at) + 1000).toISOString();
+    const lease = new Date(Date.now() + 60_000).toISOString();
+    const claimed = (await store.claimWebhooks(due, 100, lease, fair)).filter((d) => d.url?.includes(tag));
+    expect(claimed.map((d) => d.projectId?.slice(0, 1))).toEqual(['a', 'b', 'c', 'a', 'b', 'c', 'a', 'b', 'c']);
+    // With room for three, each project gets one.
+    await store.releaseWebhooks(claimed.map((d) => d.id), lease);
+    const three = await store.claimWebhooks(due, 3, lease, fair);
+    expect(three.map((d) => d.projectId)).toEqual([`a-${tag}`, `b-${tag}`, `c-${tag}`]);
   });
 
   it.skipIf(!available)('leases idempotency claims: held while renewed, free once the lease runs out, never once completed', async () => {

@@ -1,15 +1,18 @@
 /**
  * Webhook deliveries bounded end to end (issue 36), against real receivers on 127.0.0.1: a receiver that sends its
  * headers and never ends its body keeps no socket past WEBHOOK_TIMEOUT_MS and its deliveries are retried; a tenant
- * whose receiver hangs does not hold back another tenant's deliveries; a replay asked while an attempt is in flight
+ * whose receiver hangs (or two, each on many paths of one host) does not hold back another tenant's deliveries; a replay asked while an attempt is in flight
  * is sent after it.
  */
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { TARGET_SLOTS } from '../src/domain/webhook-slots.js';
-import { auth, executeOnce, makeApp, scenario } from './helpers.js';
+import { openSqliteStore } from '../src/store/sqlite.js';
+import type { Store } from '../src/store/types.js';
+import { auth, executeOnce, makeApp, scenario, tempDir } from './helpers.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
@@ -124,6 +127,108 @@ describe('webhook deliveries bounded end to end', () => {
     // B's deliveries are all still pending, and its receiver holds no more of them than one target's slots.
     for (const executionId of ofB) expect((await readAs(executionId))?.state).toBe('pending');
     expect(hanging.requests.length).toBeLessThanOrEqual(TARGET_SLOTS);
+  });
+
+  it('delivers a third project\'s webhooks while two projects\' receivers hang on many paths of one host each, with a backlog', async () => {
+    // Each hanging tenant names its one host under a path per scenario: as many targets as paths if targets were URLs.
+    const hangingB = await receiver(() => {});
+    const hangingC = await receiver(() => {});
+    const answering = await receiver((_req, res) => res.end());
+    const app = await makeApp({
+      API_TOKENS: 'operator-token-0123456789', RATE_LIMIT_MAX: '0', WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_POLL_MS: '20',
+      // Short enough that a claim keeping to the queue's order reaches A's deliveries within the test's wait; no retries.
+      WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_BASE_MS: '3600000',
+    });
+    cleanup.push(() => app.close(), hangingB.close, hangingC.close, answering.close);
+    const operator = { authorization: 'Bearer operator-token-0123456789' };
+    const create = async (id: string, projectId: string, webhookUrl: string) => {
+      const res = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: operator, payload: { id, input: scenario({ projectId, webhookUrl }) } });
+      expect(res.statusCode, res.body).toBe(201);
+    };
+    const execute = async (id: string, projectId: string) => {
+      const res = await app.inject({
+        method: 'POST', url: `/compliance/scenarios/execute?projectId=${projectId}`, headers: operator,
+        payload: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', credentials: [], scenarioId: id },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    const BACKLOG = 24;
+    // B's and C's backlogs are queued first: every one of their deliveries is due before any of A's.
+    for (const [project, hook] of [['tenant-b', hangingB], ['tenant-c', hangingC]] as const) {
+      for (let i = 0; i < BACKLOG; i++) await create(`s${i}`, project, `${hook.base}/${i}`);
+    }
+    for (let i = 0; i < BACKLOG; i++) {
+      for (const project of ['tenant-b', 'tenant-c']) await execute(`s${i}`, project);
+    }
+    await create('a', 'tenant-a', `${answering.base}/a`);
+    for (let i = 0; i < 5; i++) await execute('a', 'tenant-a');
+
+    // A's deliveries all arrive (the wait is generous: this is not a timing assertion) ...
+    await expect.poll(() => answering.requests.length, { timeout: 60_000, interval: 50 }).toBe(5);
+    // ... while most of B's and C's have not been sent yet: each hanging host holds at most one target's slots.
+    expect(hangingB.requests.length).toBeLessThanOrEqual(TARGET_SLOTS);
+    expect(hangingC.requests.length).toBeLessThanOrEqual(TARGET_SLOTS);
+  });
+
+  /**
+   * An app whose clock moves on by `claimTakesMs` during its first claim that finds a delivery (a claim that slow),
+   * on a real SQLite store; `leases`: the lease of each claim that found one.
+   */
+  async function slowFirstClaim(claimTakesMs: number, env: Record<string, string>) {
+    let skew = 0;
+    let slowed = false;
+    const clock = () => Date.now() + skew;
+    const store = openSqliteStore({ file: path.join(tempDir(), 'w.db'), synchronous: 'NORMAL' });
+    const leases: string[] = [];
+    const slow: Store = {
+      ...store,
+      claimWebhooks: async (now, limit, leaseUntil, fair) => {
+        const claimed = await store.claimWebhooks(now, limit, leaseUntil, fair);
+        if (claimed.length > 0) {
+          leases.push(leaseUntil);
+          if (!slowed) skew += claimTakesMs;
+          slowed = true;
+        }
+        return claimed;
+      },
+    };
+    const app = await makeApp({ WEBHOOK_SECRET: SECRET, WEBHOOK_POLL_MS: '20', RATE_LIMIT_MAX: '0', WEBHOOK_RETRY_BASE_MS: '3600000', ...env }, { store: slow, now: clock });
+    cleanup.push(() => app.close());
+    expect((await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'kyc', input: scenario() } })).statusCode).toBe(201);
+    return { app, clock, leases };
+  }
+
+  it('starts no POST on a lease that ran out during its claim: gives the delivery back and sends it under a new lease', async () => {
+    const arrivedAt: number[] = [];
+    let clock = Date.now;
+    const hook = await receiver((_req, res) => {
+      arrivedAt.push(clock());
+      res.end();
+    });
+    cleanup.push(hook.close);
+    // The claim takes longer than the lease it took (2 × 1 s and the margin): another instance could take it meanwhile.
+    const slow = await slowFirstClaim(4000, { WEBHOOK_URL: `${hook.base}/lease`, WEBHOOK_TIMEOUT_MS: '1000' });
+    clock = slow.clock;
+    const executionId = (await executeOnce(slow.app, 'kyc'))[0]!.executionId;
+    await expect.poll(async () => (await read(slow.app, executionId)).webhooks[0], { timeout: 30_000, interval: 50 })
+      .toMatchObject({ state: 'delivered', attempts: 1 });
+    // Sent once, under a lease claimed after the slow one, and while that lease ran.
+    expect(arrivedAt).toHaveLength(1);
+    expect(slow.leases.length).toBeGreaterThanOrEqual(2);
+    expect(arrivedAt[0]).toBeLessThan(Date.parse(slow.leases.at(-1)!));
+  });
+
+  it('gives a POST no more time than is left of its lease', async () => {
+    const hanging = await receiver(() => {});
+    cleanup.push(hanging.close);
+    // The claim takes 1.25 s of the lease's 3 s: 0.75 s is left before the margin, less than WEBHOOK_TIMEOUT_MS.
+    const slow = await slowFirstClaim(1250, { WEBHOOK_URL: `${hanging.base}/lease`, WEBHOOK_TIMEOUT_MS: '1000' });
+    const executionId = (await executeOnce(slow.app, 'kyc'))[0]!.executionId;
+    await expect.poll(async () => (await read(slow.app, executionId)).webhooks[0].attempts, { timeout: 30_000, interval: 50 }).toBe(1);
+    const lastError = (await read(slow.app, executionId)).webhooks[0].lastError as string;
+    const allowed = Number(/^no complete answer within (\d+) ms$/.exec(lastError)?.[1]);
+    expect(allowed, lastError).toBeGreaterThanOrEqual(500);
+    expect(allowed, lastError).toBeLessThan(1000);
   });
 
   it('sends a replay asked while an attempt is in flight once that attempt ends, instead of dropping it', async () => {

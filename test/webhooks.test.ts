@@ -256,6 +256,8 @@ describe.each(stores)('the SSRF guard of scenario webhooks (%s)', (_name, storeE
     'mixed.example': [{ address: '93.184.215.14', family: 4 }, { address: '169.254.169.254', family: 4 }],
     'nat64.example': [{ address: '64:ff9b::7f00:1', family: 6 }],
     'sixtofour.example': [{ address: '2002:7f00:1::1', family: 6 }],
+    'compat.example': [{ address: '::7f00:1', family: 6 }],
+    'siit.example': [{ address: '::ffff:0:7f00:1', family: 6 }],
   };
 
   beforeAll(async () => {
@@ -292,6 +294,8 @@ describe.each(stores)('the SSRF guard of scenario webhooks (%s)', (_name, storeE
       'http://api.localhost/hook', 'https://user:pass@dapp.example/hook', 'https://token@dapp.example/hook',
       // IPv6 prefixes that embed an IPv4 address (NAT64, 6to4): 127.0.0.1 and 169.254.169.254 inside.
       'http://[64:ff9b::7f00:1]/hook', 'http://[64:ff9b::a9fe:a9fe]/hook', 'http://[2002:7f00:1::1]/hook', 'http://[2002:a9fe:a9fe::]/hook',
+      // IPv4-compatible (::/96) and IPv4-translated (SIIT, ::ffff:0:0:0/96) addresses.
+      'http://[::7f00:1]/hook', 'http://[::a9fe:a9fe]/hook', 'http://[::ffff:0:7f00:1]/hook', 'http://[::ffff:0:a9fe:a9fe]/hook',
     ];
     for (const url of refused) {
       const res = await create('bad', url);
@@ -314,8 +318,14 @@ describe.each(stores)('the SSRF guard of scenario webhooks (%s)', (_name, storeE
 
   it.skipIf(!available)('refuses at delivery a hostname that resolves to a private address, and logs the attempt', async () => {
     const port = new URL(hook.base).port;
-    const bads = { 'rebind.example': '127.0.0.1', 'mixed.example': '169.254.169.254', 'nat64.example': '64:ff9b::7f00:1', 'sixtofour.example': '2002:7f00:1::1' };
-    for (const [id, host] of [['rebind', 'rebind.example'], ['mixed', 'mixed.example'], ['nat64', 'nat64.example'], ['sixtofour', 'sixtofour.example']] as const) {
+    const bads = {
+      'rebind.example': '127.0.0.1', 'mixed.example': '169.254.169.254', 'nat64.example': '64:ff9b::7f00:1', 'sixtofour.example': '2002:7f00:1::1',
+      'compat.example': '::7f00:1', 'siit.example': '::ffff:0:7f00:1',
+    };
+    for (const [id, host] of [
+      ['rebind', 'rebind.example'], ['mixed', 'mixed.example'], ['nat64', 'nat64.example'], ['sixtofour', 'sixtofour.example'],
+      ['compat', 'compat.example'], ['siit', 'siit.example'],
+    ] as const) {
       expect((await create(id, `http://${host}:${port}/${id}`)).statusCode).toBe(201);
       const executionId = (await executeOnce(app, id))[0]!.executionId;
       const read = async () => (await app.inject({ url: `/compliance/executions/${executionId}`, headers: auth })).json().webhooks?.[0];

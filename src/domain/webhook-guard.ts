@@ -24,6 +24,8 @@ for (const [net, bits] of [
 for (const [net, bits] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
+  ['::', 96], // IPv4-compatible (deprecated): ::7f00:1 is 127.0.0.1
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT): ::ffff:0:7f00:1 is 127.0.0.1
   ['64:ff9b::', 96], // NAT64 (well-known prefix): the low 32 bits are an IPv4 address, 127.0.0.1 or 10.x among them
   ['64:ff9b:1::', 48], // local-use NAT64
   ['2002::', 16], // 6to4: bits 16-47 are an IPv4 address

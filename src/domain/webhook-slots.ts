@@ -2,10 +2,8 @@ import type { WebhookFairness } from '../store/types.js';
 
 /** Deliveries one instance sends at once, across every receiver. */
 const MAX_IN_FLIGHT = 32;
-/** At once to one target (a scenario's webhookUrl, or WEBHOOK_URL) while it answers. */
+/** At once to one target (the origin of a scenario's webhookUrl, or WEBHOOK_URL) while it answers. */
 export const TARGET_SLOTS = 8;
-/** At once for one project, over all its targets: a tenant with many receivers cannot take every slot. */
-const PROJECT_SLOTS = 16;
 /** The longest a target that does not answer is left alone before it is tried again. */
 const TARGET_BACKOFF_MAX_MS = 60_000;
 /** How many due deliveries a claim looks through for ones it may send (a backlog of one target is skipped past). */
@@ -16,8 +14,29 @@ const FORGET_AFTER_MS = 3_600_000;
 interface Target { inFlight: number; failures: number; blockedUntil: number }
 
 /**
- * Fair sending (issue 36): each target and each project gets a bounded share of the instance's concurrent
- * deliveries, and a target that does not answer (timeout, no connection) drops to one delivery at a time and is left
+ * The target a delivery counts against: the origin (scheme, host, port) of its URL, '' for WEBHOOK_URL. By origin, not
+ * by URL: a tenant naming one hanging host under many paths gets one target's slots and one backoff. The stores'
+ * claims compute the same key in SQL (the URL up to the first '/' after the scheme's '//'); URLs are stored as
+ * WHATWG hrefs (executionDelivery), so that prefix is the origin, without credentials (refused at write).
+ */
+export function targetKey(url: string | null | undefined): string {
+  if (url === null || url === undefined) return '';
+  const slash = url.indexOf('/', 8);
+  return url.slice(0, slash === -1 ? 7 : slash);
+}
+
+/**
+ * A project's share of the slots: an equal part for each project with deliveries in flight or due, and one more part
+ * kept free, so that however many tenants hang (up to 31), a project whose deliveries come due later finds a slot at
+ * the next poll instead of waiting for a timeout.
+ */
+function projectShare(activeProjects: number): number {
+  return Math.max(1, Math.floor(MAX_IN_FLIGHT / (activeProjects + 1)));
+}
+
+/**
+ * Fair sending (issue 36): each target (origin) and each project gets a bounded share of the instance's concurrent
+ * deliveries (the claim takes projects in turn, see the stores' claimWebhooks), and a target that does not answer (timeout, no connection) drops to one delivery at a time and is left
  * alone for a backoff that doubles while it keeps failing; an answer (any status) gives it its slots back. Others keep
  * their pace meanwhile. Per instance and in memory: a restart forgets the backoffs.
  */
@@ -39,14 +58,23 @@ export class DeliverySlots {
       if (t.inFlight === 0 && t.blockedUntil + FORGET_AFTER_MS < now) this.targets.delete(key);
       else if (!this.open(t, now)) skipTargets.push(key);
     }
-    const skipProjects = [...this.projects].filter(([, n]) => n >= PROJECT_SLOTS).map(([key]) => key);
+    const share = projectShare(this.projects.size);
+    const skipProjects = [...this.projects].filter(([, n]) => n >= share).map(([key]) => key);
     return { perTarget: TARGET_SLOTS, scan: CLAIM_SCAN, skipTargets, skipProjects };
   }
 
-  /** Takes a slot for one delivery to `target` of `project` ('' for none); false when none is free now. */
-  take(target: string, project: string, now: number): boolean {
+  /** A project's share now, given the projects of the deliveries a claim found due (and those in flight). */
+  share(dueProjects: Iterable<string>): number {
+    return projectShare(new Set([...this.projects.keys(), ...dueProjects]).size);
+  }
+
+  /**
+   * Takes a slot for one delivery to `target` (targetKey) of `project` ('' for none), which may hold `share` slots;
+   * false when none is free now.
+   */
+  take(target: string, project: string, share: number, now: number): boolean {
     const t = this.targets.get(target) ?? { inFlight: 0, failures: 0, blockedUntil: 0 };
-    if (this.inFlight >= MAX_IN_FLIGHT || !this.open(t, now) || (this.projects.get(project) ?? 0) >= PROJECT_SLOTS) return false;
+    if (this.inFlight >= MAX_IN_FLIGHT || !this.open(t, now) || (this.projects.get(project) ?? 0) >= share) return false;
     t.inFlight += 1;
     this.targets.set(target, t);
     this.projects.set(project, (this.projects.get(project) ?? 0) + 1);

@@ -7,7 +7,7 @@ import { PrivateTargetRefused, guardedLookup, literalTargetRefusal, webhookTarge
 import type { ExecutionResult } from '../schemas/execution.js';
 import { isRecord } from '../schemas/json.js';
 import type { ClaimedWebhook, ExecutionRecord, Store, WebhookDelivery } from '../store/types.js';
-import { DeliverySlots } from './webhook-slots.js';
+import { DeliverySlots, targetKey } from './webhook-slots.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
 export interface WebhookConfig {
@@ -103,7 +103,8 @@ export function executionDelivery(
     id: randomUUID(),
     executionId: record.executionId,
     event: type,
-    url,
+    // As a WHATWG href (lower-case scheme and host, no default port): the claims key targets by its origin (targetKey).
+    url: url !== null && URL.canParse(url) ? new URL(url).href : url,
     payload: JSON.stringify(event),
     state: 'pending',
     attempts: 0,
@@ -114,6 +115,12 @@ export function executionDelivery(
     updatedAt: record.updatedAt,
   };
 }
+
+/**
+ * Kept between a POST's deadline and the end of its lease: for the clocks of instances (each compares leases with its
+ * own) and for recording the attempt. A POST starts only with at least half of WEBHOOK_TIMEOUT_MS left before that.
+ */
+const LEASE_MARGIN_MS = 1000;
 
 function retryDelayMs(retryBaseMs: number, attempts: number): number {
   return Math.min(retryBaseMs * 2 ** (attempts - 1), 3_600_000);
@@ -181,7 +188,7 @@ export class WebhookDispatcher {
     const free = this.slots.free();
     if (free <= 0) return;
     const at = this.now();
-    const leaseUntil = new Date(at + this.config.timeoutMs * 2).toISOString();
+    const leaseUntil = new Date(at + this.config.timeoutMs * 2 + LEASE_MARGIN_MS).toISOString();
     let due: ClaimedWebhook[];
     try {
       due = await this.store.claimWebhooks(new Date(at).toISOString(), free, leaseUntil, this.slots.fairness(at));
@@ -191,14 +198,18 @@ export class WebhookDispatcher {
     }
     this.backlog = due.length > 0;
     const unsent: string[] = [];
+    const share = this.slots.share(due.map((d) => d.projectId ?? ''));
     for (const d of due) {
-      const target = d.url ?? '';
+      const target = targetKey(d.url);
       const project = d.projectId ?? '';
-      if (!this.slots.take(target, project, at)) {
+      // The lease was taken before the claim: a slow claim leaves less of it. A POST must end before its lease
+      // does, or another claim (or a replay) sends the delivery again while it runs. Too little left: given back.
+      const budget = Date.parse(leaseUntil) - LEASE_MARGIN_MS - this.now();
+      if (budget < this.config.timeoutMs / 2 || !this.slots.take(target, project, share, at)) {
         unsent.push(d.id);
         continue;
       }
-      const sending: Promise<void> = this.deliver(d, leaseUntil)
+      const sending: Promise<void> = this.deliver(d, leaseUntil, Math.min(this.config.timeoutMs, budget))
         .catch((err: unknown) => {
           this.log.warn({ err, delivery: d.id }, 'webhook delivery broke off; the lease will let it be retried');
           return false;
@@ -217,8 +228,11 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Sends one delivery and records the attempt; false when the receiver did not answer (timeout, no connection). */
-  private async deliver(d: WebhookDelivery, leaseUntil: string): Promise<boolean> {
+  /**
+   * Sends one delivery within `timeoutMs` (what is left of its lease, at most WEBHOOK_TIMEOUT_MS) and records the
+   * attempt; false when the receiver did not answer (timeout, no connection).
+   */
+  private async deliver(d: WebhookDelivery, leaseUntil: string, timeoutMs: number): Promise<boolean> {
     const url = d.url ?? this.config.url;
     let status: number | null = null;
     let error: string | null = null;
@@ -238,11 +252,11 @@ export class WebhookDispatcher {
             'webhook-id': d.id,
             'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
             'webhook-signature': new Webhook(signingSecret(this.config, d)).sign(d.id, sentAt, d.payload),
-          }, d.payload, this.config.timeoutMs, guarded ? this.lookup : undefined);
+          }, d.payload, timeoutMs, guarded ? this.lookup : undefined);
           if (status < 200 || status > 299) error = `answered ${status}`;
         } catch (err) {
           answered = err instanceof PrivateTargetRefused;
-          if (err instanceof DeliveryTimeout) error = `no complete answer within ${this.config.timeoutMs} ms`;
+          if (err instanceof DeliveryTimeout) error = `no complete answer within ${Math.round(timeoutMs)} ms`;
           else error = err instanceof PrivateTargetRefused ? err.message : 'could not connect';
         }
       }

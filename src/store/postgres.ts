@@ -31,6 +31,8 @@ const read = readers<unknown, Date>({ json: (v) => v, time: (v) => v.toISOString
 const COLS = SCENARIO_COLUMNS;
 const ECOLS = EXECUTION_COLUMNS;
 const WCOLS = WEBHOOK_COLUMNS;
+/** A delivery's target, its URL's origin: as SQLITE_TARGET in sqlite.ts (and targetKey in the domain). */
+const PG_TARGET = "CASE WHEN w.url IS NULL THEN '' WHEN strpos(substr(w.url, 9), '/') = 0 THEN substr(w.url, 1, 7) ELSE substr(w.url, 1, strpos(substr(w.url, 9), '/') + 7) END";
 type Paged<R> = R & { page_rows: string };
 // Listings are bounded in bytes too (PAGE_MAX_BYTES), measured on the JSON text (jsonb's, a little longer than the
 // answer's). Parameters: the filter's, then $n = limit, $n+1 = budget, and the projects last where filtered.
@@ -216,26 +218,33 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       return rows.map(read.execution);
     },
     async claimWebhooks(now, limit, leaseUntil, fair) {
-      // SKIP LOCKED: instances polling at once take different deliveries. Fair as in SQLite's claim (see there).
-      const { rows } = await write<WebhookRow & { project_id: string | null }>(
+      // SKIP LOCKED: instances polling at once take different deliveries. Fair as in SQLite's claim (see there):
+      // targets by origin, at most perTarget of each, projects in turn.
+      const { rows } = await write<WebhookRow & { project_id: string | null; turn: string }>(
         `WITH due AS (
-           SELECT w.id, COALESCE(w.url, '') AS target, e.project_id, w.next_attempt_at
+           SELECT w.id, ${PG_TARGET} AS target, e.project_id, w.next_attempt_at
            FROM webhook_deliveries w LEFT JOIN executions e ON e.execution_id = w.execution_id
            WHERE w.state = 'pending' AND w.next_attempt_at <= $1 AND (w.lease_until IS NULL OR w.lease_until < $1)
-             AND NOT (COALESCE(w.url, '') = ANY($4::text[])) AND NOT (COALESCE(e.project_id, '') = ANY($5::text[]))
+             AND NOT (${PG_TARGET} = ANY($4::text[])) AND NOT (COALESCE(e.project_id, '') = ANY($5::text[]))
            ORDER BY w.next_attempt_at LIMIT $6 FOR UPDATE OF w SKIP LOCKED
-         ), ranked AS (
+         ), by_target AS (
            SELECT id, project_id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, id) AS k FROM due
+         ), by_project AS (
+           SELECT id, project_id, next_attempt_at,
+             ROW_NUMBER() OVER (PARTITION BY COALESCE(project_id, '') ORDER BY next_attempt_at, id) AS turn
+           FROM by_target WHERE k <= $7
          ), picked AS (
-           SELECT id, project_id FROM ranked WHERE k <= $7 ORDER BY next_attempt_at, id LIMIT $2
+           SELECT id, project_id, turn FROM by_project ORDER BY turn, next_attempt_at, id LIMIT $2
          )
          UPDATE webhook_deliveries w SET lease_until = $3, replay_requested = 0 FROM picked WHERE w.id = picked.id
-         RETURNING ${WCOLS.split(', ').map((c) => `w.${c}`).join(', ')}, picked.project_id`,
+         RETURNING ${WCOLS.split(', ').map((c) => `w.${c}`).join(', ')}, picked.project_id, picked.turn`,
         [now, limit, leaseUntil, fair.skipTargets, fair.skipProjects, fair.scan, fair.perTarget],
       );
+      // RETURNING has no order: the claim's (projects in turn, then earliest first) is restored here.
       return rows
-        .map((r) => ({ ...read.webhook(r), projectId: r.project_id }))
-        .sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt) || a.id.localeCompare(b.id));
+        .map((r) => ({ turn: Number(r.turn), d: { ...read.webhook(r), projectId: r.project_id } }))
+        .sort((a, b) => a.turn - b.turn || a.d.nextAttemptAt.localeCompare(b.d.nextAttemptAt) || a.d.id.localeCompare(b.d.id))
+        .map((r) => r.d);
     },
     async releaseWebhooks(ids, leaseUntil) {
       if (ids.length === 0) return;

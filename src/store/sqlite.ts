@@ -19,6 +19,8 @@ type WebhookRow = WebhookColumns<string>;
 const read = readers<string, string>({ json: (v) => JSON.parse(v), time: (v) => v });
 
 const WRITER_BATCHES_IN_FLIGHT = 16;
+/** A delivery's target, its URL's origin (see the claim below). */
+const SQLITE_TARGET = "CASE WHEN w.url IS NULL THEN '' WHEN instr(substr(w.url, 9), '/') = 0 THEN substr(w.url, 1, 7) ELSE substr(w.url, 1, instr(substr(w.url, 9), '/') + 7) END";
 
 export interface SqliteOptions {
   file: string;
@@ -167,20 +169,26 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const expiredPending = db.prepare<[string, number], ExecutionRow>(
     `SELECT ${ecols} FROM executions WHERE state = 'pending' AND expires_at < ? ORDER BY expires_at LIMIT ?`,
   );
-  // Fair claims: the first `scan` due deliveries outside the skipped targets and projects, at most `perTarget` of
-  // each target, earliest first (issue 36: one tenant's backlog must not fill every slot).
+  // Fair claims (issue 36): the first `scan` due deliveries outside the skipped targets and projects, at most
+  // `perTarget` of each target, then projects in turn: every project's earliest before any project's second (a
+  // tenant's older backlog does not take every freed slot). A target is its URL's origin (targetKey in
+  // src/domain/webhook-slots.ts): the URL up to the first '/' after 'http://' or 'https://'; '' for WEBHOOK_URL.
   const dueWebhooks = db.prepare<[string, string, string, string, number, number, number], { id: string; project_id: string | null }>(
     `WITH due AS (
-       SELECT w.id, COALESCE(w.url, '') AS target, e.project_id, w.next_attempt_at
+       SELECT w.id, ${SQLITE_TARGET} AS target, e.project_id, w.next_attempt_at
        FROM webhook_deliveries w LEFT JOIN executions e ON e.execution_id = w.execution_id
        WHERE w.state = 'pending' AND w.next_attempt_at <= ? AND (w.lease_until IS NULL OR w.lease_until < ?)
-         AND COALESCE(w.url, '') NOT IN (SELECT value FROM json_each(?))
+         AND ${SQLITE_TARGET} NOT IN (SELECT value FROM json_each(?))
          AND COALESCE(e.project_id, '') NOT IN (SELECT value FROM json_each(?))
        ORDER BY w.next_attempt_at LIMIT ?
-     ), ranked AS (
+     ), by_target AS (
        SELECT id, project_id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, id) AS k FROM due
+     ), by_project AS (
+       SELECT id, project_id, next_attempt_at,
+         ROW_NUMBER() OVER (PARTITION BY COALESCE(project_id, '') ORDER BY next_attempt_at, id) AS turn
+       FROM by_target WHERE k <= ?
      )
-     SELECT id, project_id FROM ranked WHERE k <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+     SELECT id, project_id FROM by_project ORDER BY turn, next_attempt_at, id LIMIT ?`,
   );
   const lease = db.prepare<[string, string], WebhookRow>(`UPDATE webhook_deliveries SET lease_until = ?, replay_requested = 0 WHERE id = ? RETURNING ${wcols}`);
   const claimTx = write((now: string, limit: number, leaseUntil: string, fair: WebhookFairness): ClaimedWebhook[] => {
