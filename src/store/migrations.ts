@@ -4,6 +4,24 @@ export interface Migration {
   sql: string;
 }
 
+/** The migrations whose SQL both databases take as it is, at the end of both lists. */
+const SAME_IN_BOTH: Migration[] = [
+  {
+    // A replay asked while an attempt is in flight: kept, and sent once that attempt ends (not overwritten by it).
+    version: 11,
+    sql: 'ALTER TABLE webhook_deliveries ADD COLUMN replay_requested INTEGER NOT NULL DEFAULT 0;',
+  },
+  {
+    // What a later attestation restates as it was at execute time: the digest of the scenario revision that ran, and
+    // whether the holder was bound (ExecutionRecord.scenarioDigest, holderBound). Null in older rows.
+    version: 12,
+    sql: `
+      ALTER TABLE executions ADD COLUMN scenario_digest TEXT;
+      ALTER TABLE executions ADD COLUMN holder_bound INTEGER;
+    `,
+  },
+];
+
 export const sqliteMigrations: Migration[] = [
   {
     version: 1,
@@ -143,20 +161,7 @@ export const sqliteMigrations: Migration[] = [
       CREATE INDEX webhook_created ON webhook_deliveries (created_at);
     `,
   },
-  {
-    // A replay asked while an attempt is in flight: kept, and sent once that attempt ends (not overwritten by it).
-    version: 11,
-    sql: 'ALTER TABLE webhook_deliveries ADD COLUMN replay_requested INTEGER NOT NULL DEFAULT 0;',
-  },
-  {
-    // What a later attestation restates as it was at execute time: the digest of the scenario revision that ran, and
-    // whether the holder was bound (ExecutionRecord.scenarioDigest, holderBound). Null in older rows.
-    version: 12,
-    sql: `
-      ALTER TABLE executions ADD COLUMN scenario_digest TEXT;
-      ALTER TABLE executions ADD COLUMN holder_bound INTEGER;
-    `,
-  },
+  ...SAME_IN_BOTH,
 ];
 
 export const postgresMigrations: Migration[] = [
@@ -279,17 +284,5 @@ export const postgresMigrations: Migration[] = [
       CREATE INDEX webhook_created ON webhook_deliveries (created_at);
     `,
   },
-  {
-    // A replay during an attempt (see the SQLite migration 11).
-    version: 11,
-    sql: 'ALTER TABLE webhook_deliveries ADD COLUMN replay_requested INTEGER NOT NULL DEFAULT 0;',
-  },
-  {
-    // See the SQLite migration 12.
-    version: 12,
-    sql: `
-      ALTER TABLE executions ADD COLUMN scenario_digest TEXT;
-      ALTER TABLE executions ADD COLUMN holder_bound INTEGER;
-    `,
-  },
+  ...SAME_IN_BOTH,
 ];
