@@ -6,7 +6,8 @@ import { printLog } from './test/missing-fixtures.reporter.js';
  * process instead of once per file halves the suite's CPU. A file that changes what a process holds for good runs in
  * a process of its own (the `isolated` project); add a file to ISOLATED when it does:
  * - probes which modules the process loaded (lazy-load tests) or registers a module hook;
- * - starts Hardhat (one network and one configuration file per process: test/chain/evm.ts).
+ * - starts Hardhat (one network and one configuration file per process: test/chain/evm.ts);
+ * - needs a library object as it was before another file patched it (js-crypto's poseidon, before the fast one).
  */
 const ISOLATED = [
   'test/**/lazy-load.test.ts',
@@ -14,6 +15,7 @@ const ISOLATED = [
   'test/onchain.routes.test.ts',
   'test/trust/mtp-chain.test.ts',
   'test/trust/onchain-status.test.ts',
+  'test/trust/poseidon.unit.test.ts',
 ];
 /**
  * The real-process tier, `npm run test:e2e` (CI runs it after `npm test`): files that start `node dist/server.js`

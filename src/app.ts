@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { composeAdapters, type AppDeps } from './adapters.js';
+import { composeAdapters, type Adapters, type AppDeps } from './adapters.js';
 import type { Config } from './config.js';
 import { auth, createAuthenticator } from './http/auth.js';
 import { corsPlugin } from './http/cors.js';
@@ -86,7 +86,23 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const { store, now, metrics, plans, verifier, executor, timers, routes, onVerdicts, webhooks, attestor, attestationFacts } = await composeAdapters(config, deps, app.log);
+  const adapters = await composeAdapters(config, deps, app.log);
+  try {
+    return await registerAll(app, config, deps, adapters);
+  } catch (err) {
+    // The lifecycle plugins close the adapters on app.close(), but a caller never gets an app that failed to build.
+    // A failure to close is logged: the caller is told why the build failed.
+    await adapters.webhooks?.stop();
+    for (const close of [() => adapters.verifier.close(), () => adapters.store.close()]) {
+      await close().catch((closeErr: unknown) => app.log.warn({ err: closeErr }, 'closing an adapter after a failed build failed'));
+    }
+    throw err;
+  }
+}
+
+/** buildApp's hooks and plugins, on the adapters composeAdapters opened. */
+async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, adapters: Adapters): Promise<ServiceApp> {
+  const { store, now, metrics, plans, verifier, executor, timers, routes, onVerdicts, webhooks, attestor, attestationFacts } = adapters;
   // While draining and shutting down, every answer closes its connection, so that no keep-alive client writes its next
   // request to a socket close() is about to end, and close() need not wait for the client's keep-alive to end.
   let draining = false;

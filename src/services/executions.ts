@@ -1,6 +1,5 @@
 /** Executions: resolve a scenario's plan, run it through its type's strategy, build the audit record and commit it. */
 import { randomUUID } from 'node:crypto';
-import { contentDigest } from '../domain/canonical-json.js';
 import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
 import { MAX_RESULTS_BYTES } from '../engine/result.js';
 import type { Executor, Started } from '../execution/index.js';
@@ -106,8 +105,8 @@ export class ExecutionService {
       resultsJson: text,
       pending: pending?.state ?? null,
       expiresAt: pending?.expiresAt ?? null,
-      // One digest per credential: the fallback is never taken.
-      credentials: call.credentials.map((c, i) => ({ id: c.id, sha256: digests[i] ?? contentDigest(c) })),
+      // One digest per credential, in order (ExecuteCall.digests; execute.ts maps the body's credentials).
+      credentials: call.credentials.map((c, i) => ({ id: c.id, sha256: digests[i]! })),
       createdAt: timestamp,
       updatedAt: timestamp,
     };

@@ -31,7 +31,12 @@ export function fastHash(inputs: bigint[]): bigint {
 
 let installed = false;
 
-/** Idempotent. */
+/**
+ * Replaces js-crypto's `poseidon.hash` and `hashBytes` for the whole thread: the iden3 libraries (merklization, Merkle
+ * proofs, BabyJubJub) call them through that object, so there is no narrower hook. Called only where a thread starts
+ * verifying (verifier.ts on the main thread, cold-worker.ts in each verification thread: each has its own copy of the
+ * module); test/trust/poseidon.unit.test.ts fails if js-crypto's object changes. Idempotent.
+ */
 export function installFastPoseidon(): void {
   if (installed) return;
   installed = true;

@@ -1,7 +1,8 @@
 /**
  * The fast Poseidon of the cold verification path (src/trust/poseidon.ts) gives the same outputs as @iden3/js-crypto's:
  * on go-iden3-crypto's published vectors, on random inputs of every arity, and for hashBytes on random messages; and
- * once installed, js-crypto's `poseidon` object answers the same, remembered or not. Reference outputs are taken before
+ * once installed, js-crypto's `poseidon` object answers the same, remembered or not. js-crypto's object must keep the
+ * writable functions the install replaces: a release that changes them fails here. Reference outputs are taken before
  * the install (this file runs in its own worker, so the install reaches no other test file).
  */
 import { poseidon } from '@iden3/js-crypto';
@@ -27,6 +28,9 @@ const VECTORS: Array<[bigint[], bigint]> = [
 const fieldElement = fc.bigInt({ min: 0n, max: FIELD - 1n });
 const inputs = fc.integer({ min: 1, max: 16 }).chain((n) => fc.array(fieldElement, { minLength: n, maxLength: n }));
 const messages = fc.uint8Array({ minLength: 1, maxLength: 600 });
+
+// js-crypto's own functions, before the install replaces them.
+const original = { hash: poseidon.hash, hashBytes: poseidon.hashBytes };
 
 // Reference outputs before the install (the install changes what js-crypto's own object computes with).
 const samples = fc.sample(inputs, 200);
@@ -58,9 +62,21 @@ describe('fast Poseidon', () => {
     }
   });
 
+  it('js-crypto\'s poseidon has its own writable hash(inputs) and hashBytes(msg), which the install replaces', () => {
+    for (const name of ['hash', 'hashBytes'] as const) {
+      const own = Object.getOwnPropertyDescriptor(poseidon, name);
+      expect(own?.writable, `poseidon.${name} writable`).toBe(true);
+      expect(typeof own?.value, `poseidon.${name} a function`).toBe('function');
+      expect((own?.value as (x: unknown) => bigint).length, `poseidon.${name} takes one argument`).toBe(1);
+    }
+    expect(typeof original.hash([1n, 2n])).toBe('bigint');
+    expect(typeof original.hashBytes(new Uint8Array(31))).toBe('bigint');
+  });
+
   it('once installed, js-crypto\'s poseidon.hash and hashBytes answer the reference outputs, first and remembered', () => {
     installFastPoseidon();
-    expect(poseidon.hash).not.toBe(referencePoseidon.hash);
+    expect(poseidon.hash).not.toBe(original.hash);
+    expect(poseidon.hashBytes).not.toBe(original.hashBytes);
     for (let round = 0; round < 2; round++) {
       samples.forEach((x, i) => expect(poseidon.hash([...x])).toBe(referenceHashes[i]));
       sampleMessages.forEach((m, i) => expect(poseidon.hashBytes(m)).toBe(referenceBytes[i]));
