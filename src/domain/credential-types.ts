@@ -117,6 +117,8 @@ export interface SuggestionBudget {
 export const suggestionBudget = (max = SUGGESTION_DISTANCES): SuggestionBudget => ({ distances: 0, max, seen: new WeakMap() });
 
 const FAR = Number.MAX_SAFE_INTEGER;
+/** A cell of a row: every row is filled to its length, so the fallback is never taken (it spares a non-null assertion). */
+const cell = (r: readonly number[], k: number): number => r[k] ?? FAR;
 
 /**
  * Optimal string alignment distance (Damerau-Levenshtein with adjacent swaps) of two lower-cased names when it is at
@@ -131,18 +133,18 @@ function distanceWithin(s: string, t: string, max: number): number {
   for (let i = 1; i <= s.length; i++) {
     row.fill(FAR);
     if (i <= max) row[0] = i;
-    let least = row[0]!;
+    let least = cell(row, 0);
     for (let j = Math.max(1, i - max); j <= Math.min(t.length, i + max); j++) {
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      let v = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, before[j - 2]! + 1);
+      let v = Math.min(cell(prev, j) + 1, cell(row, j - 1) + 1, cell(prev, j - 1) + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, cell(before, j - 2) + 1);
       row[j] = v;
       if (v < least) least = v;
     }
     if (least > max) return max + 1;
     [before, prev, row] = [prev, row, before];
   }
-  return Math.min(prev[t.length]!, max + 1);
+  return Math.min(cell(prev, t.length), max + 1);
 }
 
 /** 0 for the same name but for case, then prefixes, then typos; undefined when not near (or not checked: budget). */

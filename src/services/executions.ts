@@ -105,8 +105,7 @@ export class ExecutionService {
       resultsJson: text,
       pending: pending?.state ?? null,
       expiresAt: pending?.expiresAt ?? null,
-      // One digest per credential, in order (ExecuteCall.digests; execute.ts maps the body's credentials).
-      credentials: call.credentials.map((c, i) => ({ id: c.id, sha256: digests[i]! })),
+      credentials: digested(call.credentials, digests),
       createdAt: timestamp,
       updatedAt: timestamp,
     };
@@ -116,4 +115,10 @@ export class ExecutionService {
     if (!pending) onVerdicts(results);
     return { results, text };
   }
+}
+
+/** Each credential's id with its digest: ExecuteCall.digests holds one per credential, in order (execute.ts maps the body's). */
+function digested(credentials: readonly { id: string }[], digests: readonly string[]): { id: string; sha256: string }[] {
+  if (digests.length !== credentials.length) throw new TypeError(`${digests.length} digests for ${credentials.length} credentials`);
+  return digests.map((sha256, i) => ({ id: credentials[i]?.id ?? '', sha256 }));
 }
