@@ -92,8 +92,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
   } catch (err) {
     // The lifecycle plugins close the adapters on app.close(), but a caller never gets an app that failed to build.
     // A failure to close is logged: the caller is told why the build failed.
-    await adapters.webhooks?.stop();
-    for (const close of [() => adapters.verifier.close(), () => adapters.store.close()]) {
+    const closers = [async () => adapters.webhooks?.stop(), () => adapters.verifier.close(), () => adapters.store.close()];
+    for (const close of closers) {
       await close().catch((closeErr: unknown) => app.log.warn({ err: closeErr }, 'closing an adapter after a failed build failed'));
     }
     throw err;

@@ -35,7 +35,7 @@ function projectShare(activeProjects: number): number {
 }
 
 /**
- * Fair sending (issue 36): each target (origin) and each project gets a bounded share of the instance's concurrent
+ * Fair sending: each target (origin) and each project gets a bounded share of the instance's concurrent
  * deliveries (the claim takes projects in turn, see the stores' claimWebhooks), and a target that does not answer (timeout, no connection) drops to one delivery at a time and is left
  * alone for a backoff that doubles while it keeps failing; an answer (any status) gives it its slots back. Others keep
  * their pace meanwhile. Per instance and in memory: a restart forgets the backoffs.

@@ -65,10 +65,11 @@ function placeRequestExamples<T extends { paths?: object }>(doc: T): T {
 /** Hash of the inline style Swagger UI's page carries. */
 const DOCS_INLINE_STYLE = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
 
-/** The OpenAPI document built from the route schemas (always: openapi.yaml is written from it), and the UI at /docs. */
 /** A CSP header without its upgrade-insecure-requests directive. */
 const withoutUpgrade = (csp: string): string =>
   csp.split(';').map((d) => d.trim()).filter((d) => d !== '' && d !== 'upgrade-insecure-requests').join('; ');
+
+/** The OpenAPI document built from the route schemas (always: openapi.yaml is written from it), and the UI at /docs. */
 
 async function docs(app: FastifyInstance, { ui }: { ui: boolean }): Promise<void> {
   await app.register(swagger, {

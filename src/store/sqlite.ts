@@ -169,7 +169,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const expiredPending = db.prepare<[string, number], ExecutionRow>(
     `SELECT ${ecols} FROM executions WHERE state = 'pending' AND expires_at < ? ORDER BY expires_at LIMIT ?`,
   );
-  // Fair claims (issue 36): the first `scan` due deliveries outside the skipped targets and projects, at most
+  // Fair claims: the first `scan` due deliveries outside the skipped targets and projects, at most
   // `perTarget` of each target, then projects in turn: every project's earliest before any project's second (a
   // tenant's older backlog does not take every freed slot). A target is its URL's origin (targetKey in
   // src/domain/webhook-slots.ts): the URL up to the first '/' after 'http://' or 'https://'; '' for WEBHOOK_URL.
