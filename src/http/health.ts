@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StorageFull } from '../store/errors.js';
-import type { ScenarioStore } from '../store/types.js';
+import type { StoreHandle } from '../store/types.js';
 import { DatabaseNotReady, ShuttingDown, StorageFullNotReady } from './errors.js';
 import { answered, problemResponses } from './responses.js';
 
 const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
 
 export interface HealthOptions {
-  store: ScenarioStore;
+  store: StoreHandle;
   /** Whether the instance is stopping (draining or closing): then it is not ready, whatever the database says. */
   stopping: () => boolean;
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, onSendAsyncHookHandler } from 'fastify';
 import { canonicalJson, sha256Hex } from '../domain/canonical-json.js';
-import type { IdempotencyStore } from '../store/types.js';
+import type { IdempotencyRepository } from '../store/types.js';
 import { IdempotencyInProgress, IdempotencyKeyReused, ValidationFailed } from './errors.js';
 import { scopeOf } from './tenancy.js';
 
@@ -42,7 +42,7 @@ export function storedKey(subject: string, route: string, key: string): string {
   return createHash('sha256').update(`${subject}\n${route}\n${key}`).digest('hex');
 }
 
-export function idempotency(store: IdempotencyStore, now: () => number) {
+export function idempotency(store: IdempotencyRepository, now: () => number) {
   // The claim a request holds (its stored key) and the heartbeat renewing its lease, until its answer is sent.
   const claims = new WeakMap<FastifyRequest, { key: string; heartbeat: NodeJS.Timeout }>();
   const preHandler: preHandlerAsyncHookHandler = async function (request: FastifyRequest, reply: FastifyReply) {

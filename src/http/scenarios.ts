@@ -7,7 +7,7 @@ import type { PlanCache } from '../domain/plan-cache.js';
 import { IdOf, IdString, ProjectQuery, refOf } from '../schemas/common.js';
 import { Scenario as ScenarioSchema, ScenarioPatch, type Scenario } from '../schemas/scenario.js';
 import { exampleOnChainScenario } from '../schemas/example-scenario.js';
-import type { ScenarioRow, ScenarioStore } from '../store/types.js';
+import type { ScenarioRow, ScenarioRepository } from '../store/types.js';
 import { ScenarioService, etagOf, type SchemaCheck } from '../services/scenarios.js';
 import { fieldErrors, type FieldError } from './errors.js';
 import { IfMatch, scenarioResponses, updateRequestExamples } from './scenario-responses.js';
@@ -32,7 +32,7 @@ const record = (row: ScenarioRow) => ({
 });
 
 export interface ScenarioRoutesOptions {
-  store: ScenarioStore;
+  store: ScenarioRepository;
   plans: PlanCache;
   validators: Validators;
   idempotent: Idempotency;

@@ -11,7 +11,7 @@ import type { FieldError } from '../schemas/problem.js';
 import type { Static } from '@sinclair/typebox';
 import type { Scenario, ScenarioPatch } from '../schemas/scenario.js';
 import { ScenarioIdTaken } from '../store/errors.js';
-import type { ProjectScope, ScenarioRow, ScenarioStore } from '../store/types.js';
+import type { ProjectScope, ScenarioRow, ScenarioRepository } from '../store/types.js';
 import {
   Conflict, ForbiddenProject, InvalidScenario, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, preconditionFailed,
 } from './errors.js';
@@ -27,7 +27,7 @@ export interface Access {
 export type SchemaCheck = (candidate: unknown) => { scenario: Scenario } | { errors: FieldError[]; truncated: boolean };
 
 export interface ScenarioServiceOptions {
-  store: ScenarioStore;
+  store: ScenarioRepository;
   plans: PlanCache;
   /** For the document a merge patch produces (a create's body is checked by its route). */
   schema: SchemaCheck;
@@ -58,7 +58,7 @@ function ifMatchHolds(header: string | undefined, etag: string): boolean {
  * The one scenario with this id in the caller's projects: another project's is not found (404, its existence not
  * revealed), an id in two of them is a 409. `sees` checks the store's filter again: a filter bug must not leak a row.
  */
-export async function findScenarioIn(store: ScenarioStore, access: Access, id: string): Promise<ScenarioRow> {
+export async function findScenarioIn(store: ScenarioRepository, access: Access, id: string): Promise<ScenarioRow> {
   const rows = await store.find(id, access.projects);
   const row = rows[0];
   if (row === undefined || !access.sees(row.input.projectId)) throw new ScenarioNotFound(id);

@@ -30,8 +30,7 @@ export interface ScenarioHead {
  * a `kyc` and neither learns of the other's. Every method is atomic; `update` is a compare-and-set on the revision,
  * so concurrent writers (threads, processes, instances) never lose an update.
  */
-export interface ScenarioStore {
-  readonly kind: 'sqlite' | 'postgres';
+export interface ScenarioRepository {
   /** null when its project has a scenario with that id. */
   create(id: string, input: Scenario, now: string): Promise<ScenarioRow | null>;
   /** In seq order: none, one, or two when the id is in several of the scope's projects. */
@@ -41,6 +40,11 @@ export interface ScenarioStore {
   /** null when the row is gone or its revision moved; throws ScenarioIdTaken when moved into a project holding its id. */
   update(seq: number, input: Scenario, expectedRevision: number, now: string): Promise<ScenarioRow | null>;
   delete(seq: number): Promise<boolean>;
+}
+
+/** The database as a whole: what health checks and shutdown use. */
+export interface StoreHandle {
+  readonly kind: 'sqlite' | 'postgres';
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -127,7 +131,8 @@ export interface ExecutionPage {
   next?: number;
 }
 
-interface ExecutionStore {
+/** Execution records: the audit log, and the state of pending executions. */
+export interface ExecutionRepository {
   /** Resolves once committed (group commit: concurrent calls share a transaction). */
   recordExecution(record: ExecutionRecord): Promise<void>;
   getExecution(executionId: string): Promise<ExecutionRecord | undefined>;
@@ -138,6 +143,10 @@ interface ExecutionStore {
   /** Atomic, so the budget holds across instances: the new count, or undefined when `max` was reached (or it is gone). */
   countAnswer(executionId: string, max: number): Promise<number | undefined>;
   expiredPendingExecutions(before: string, limit: number): Promise<ExecutionRecord[]>;
+}
+
+/** The webhook outbox: deliveries are inserted with the execution state they announce (ExecutionRepository). */
+export interface WebhookOutbox {
   /**
    * Due deliveries leased to this caller until `leaseUntil`, so instances do not send one twice: at most `limit`,
    * earliest first, at most `fair.perTarget` of one target (`url`, '' for WEBHOOK_URL), none of `fair.skipTargets`
@@ -170,7 +179,7 @@ type IdempotencyClaim =
   | { claimed: false; requestHash: string; response?: IdempotentResponse };
 
 /** Idempotency keys (Stripe's model): the first request with a key does the work, retries get its response. */
-export interface IdempotencyStore {
+export interface IdempotencyRepository {
   /**
    * Claims the key, leased until `leaseUntil`. Not claimed: in progress or finished (its response). A key created
    * before `expiredBefore`, or whose lease ran out (its owner died), counts as free.
@@ -193,9 +202,10 @@ interface NullifierBinding {
 }
 
 /** "One holder, one address" per scenario. */
-interface NullifierStore {
+export interface NullifierRepository {
   /** Binds the nullifier to the address unless it is bound already; answers the address hash it is bound to. */
   bindNullifier(binding: NullifierBinding): Promise<string>;
 }
 
-export type Store = ScenarioStore & ExecutionStore & IdempotencyStore & NullifierStore;
+/** Every repository over one database; a service takes only the repositories it uses. */
+export type Store = StoreHandle & ScenarioRepository & ExecutionRepository & WebhookOutbox & IdempotencyRepository & NullifierRepository;
