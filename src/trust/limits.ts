@@ -31,7 +31,7 @@ function countLeaves(value: unknown, max: number, count: number): number {
   return count;
 }
 
-/** Undefined within both limits. Leaves first: that count stops early. */
+/** Leaves first: that count stops early. */
 export function measureCredential(credential: unknown, limits: CredentialLimits): CredentialSize | undefined {
   if (!isRecord(credential)) return undefined;
   let leaves = 0;
