@@ -1,4 +1,4 @@
-/** The verifier's options and verdicts: types only, so that modules typing a verifier load nothing. */
+/** Types only, so that modules typing a verifier load nothing. */
 import type { JsonLdLoader } from '../jsonld/documents.js';
 import type { ProofReplayGuard } from './replay.js';
 import type { PendingAuthorization } from './request.js';
@@ -7,14 +7,14 @@ import type { StateResolvers } from './state.js';
 export interface ZkpVerifierOptions {
   stateResolvers: StateResolvers;
   documentLoader?: JsonLdLoader;
-  /** Directory of <circuitId>/verification_key.json (default: the keys shipped in js-iden3-auth). */
+  /** <circuitId>/verification_key.json */
   circuitsDir?: string;
   proofMaxAgeMs: number;
   clockSkewMs: number;
   stateTransitionDelayMs: number;
   /** Unsafe in production: nothing proves that the sender of a plain message controls its `from` identity. */
   allowPlainMessages?: boolean;
-  /** Default: one InMemoryReplayGuard per verifier; null disables the check. */
+  /** null disables the check. */
   replayGuard?: ProofReplayGuard | null;
 }
 
@@ -33,7 +33,6 @@ export interface ZkpVerdict {
   proofTimestamp?: string;
   /** Personal: the caller keeps only its hash, per scenario. */
   nullifier?: string;
-  /** Equal link ids: one credential. */
   linkId?: string;
   /** $sd: personal, never logged or stored. */
   disclosed?: { attribute: string; value: string | number | boolean };
@@ -50,12 +49,9 @@ export interface ZkpVerification {
 
 export interface VerifyCallOptions {
   now?: number;
-  /**
-   * The execute request's address: an identity made from an Ethereum address must be made from this one (422 before
-   * any proof is checked); other identities (BabyJubJub keys) encode no address.
-   */
+  /** An identity made from an Ethereum address must be made from this one. */
   address?: string;
-  /** Called after the cheap checks, before any proof is checked; what it throws refuses the answer. */
+  /** Before any proof is checked; what it throws refuses the answer. */
   beforeProof?: () => Promise<void>;
 }
 
