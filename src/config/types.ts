@@ -6,7 +6,6 @@ import type { DatabaseConfig } from '../store/config.js';
 import type { TrustOptions } from '../trust/types.js';
 import type { ZkpEnvConfig } from '../zkp/env.js';
 
-/** Read once at start by loadConfig (src/config.ts). */
 export interface Config {
   port: number;
   host: string;
@@ -28,7 +27,7 @@ export interface Config {
   /** 0: no limit. */
   requestTimeoutMs: number;
   trust: TrustOptions;
-  /** Trust the demo issuer and answer its revocation statuses in process (a demo, never production). */
+  /** A demo, never production. */
   demoIssuer: boolean;
   chains: ChainSettings;
   zkp: ZkpEnvConfig;
