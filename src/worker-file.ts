@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** In dist/ when it runs from src/ (vitest). */
 export function compiledWorker(moduleUrl: string, name: string): string {
   const here = fileURLToPath(moduleUrl);
   if (here.endsWith('.js')) return path.join(path.dirname(here), path.basename(name));
@@ -12,17 +11,10 @@ export function compiledWorker(moduleUrl: string, name: string): string {
   return built;
 }
 
-/**
- * ffjavascript's `web-worker` package takes any thread for one of its own and runs workerData.mod (with none, a
- * TypeError in every thread): this gives it an empty script.
- */
+/** web-worker runs workerData.mod in any thread. */
 export const webWorkerData = (name: string) => ({ mod: 'data:text/javascript,', name });
 
-/**
- * Loads piscina's @napi-rs/nice on the main thread too, so that it is never unloaded: a Rust addon loaded only in
- * worker threads can be unloaded while their thread-local destructors still run its code, a SIGSEGV after a clean
- * stop (rust-lang/rust #91979, napi-rs #3443).
- */
+/** A Rust addon unloaded with a thread may SIGSEGV (rust-lang/rust #91979). */
 let pinned = false;
 export function pinNiceAddon(): void {
   if (pinned) return;
@@ -31,6 +23,5 @@ export function pinNiceAddon(): void {
   try {
     require('@napi-rs/nice');
   } catch {
-    // not installed for this platform: no thread loads it either
   }
 }

@@ -1,4 +1,4 @@
-/** Nothing exported here loads viem: the ChainReader comes through lazy.ts. */
+/** Loads no viem. */
 export { parseChainRpcUrls, parseChainRef, redactRpcUrl } from './config.js';
 export {
   isProofStatusError,

@@ -9,7 +9,6 @@ import { ConfigError } from './errors.js';
 
 export type Env = Record<string, string | undefined>;
 
-/** `description` is the table's "Meaning"; `docDefault` its "Default" where the schema's `default` cannot say it. */
 export interface Described {
   description: string;
   docDefault?: string;
@@ -28,12 +27,10 @@ export function flag(options: Described & { default: boolean }) {
   return Type.Boolean(options);
 }
 
-/** The value read is the spelling given here. */
 export function oneOf<const T extends string>(values: readonly T[], options: Described & { default?: T }): TUnsafe<T> {
   return Type.Unsafe<T>(Type.Union(values.map((v) => Type.Literal(v)), options));
 }
 
-/** Checked by the module's converter or `pattern`; `expect` is the table's "Values" and the refusal's wording. */
 export function text(options: Described & { expect: string; default?: string; pattern?: string }) {
   return Type.String(options);
 }
@@ -105,7 +102,6 @@ export function readEnv<T extends TObject>(schema: T, env: Env): Static<T> {
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 type Composed<T extends TObject[]> = Intersection<T[number]['properties']> extends infer P extends TProperties ? TObject<P> : never;
 
-/** The variables of several modules as one schema; a name declared twice is a programming error. */
 export function composeSchemas<T extends TObject[]>(...schemas: T): Composed<T> {
   const properties: Record<string, TSchema> = {};
   for (const schema of schemas) {

@@ -1,11 +1,7 @@
-/**
- * SSRF guard: checked when written and when sent, and the connection goes to the checked address, never to a second
- * resolution, so a re-pointed name is refused too.
- */
+/** The connection goes to the checked address, never to a second resolution, so a re-pointed name is refused too. */
 import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
-/** IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) match the IPv4 rules. */
 const PRIVATE = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8], // 0.0.0.0 reaches the local host
@@ -73,7 +69,6 @@ export class PrivateTargetRefused extends Error {
   }
 }
 
-/** Refuses a name when any of its addresses is private. */
 export function guardedLookup(resolve: Resolve = systemResolve): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, (err, addresses) => {
@@ -92,7 +87,7 @@ export function guardedLookup(resolve: Resolve = systemResolve): LookupFunction 
   };
 }
 
-/** Refuses a literal private address at delivery time (node:net connects to a literal without calling lookup). */
+/** node:net connects to a literal without calling lookup. */
 export function literalTargetRefusal(url: URL): string | undefined {
   const literal = literalAddress(url.hostname);
   if (literal !== undefined && isPrivateAddress(literal)) return `refused: ${literal} is a loopback, private or link-local address`;

@@ -6,19 +6,15 @@ type Post = (url: URL, headers: Record<string, string>, body: string, timeoutMs:
 
 export class DeliveryTimeout extends Error {}
 
-/** Enough for any "ok", bounded for an answer that never ends. */
 const ANSWER_BODY_MAX_BYTES = 64 * 1024;
 
-/**
- * One deadline from the lookup to the end of the body: a receiver that sends its headers and then stalls gets no
- * more time than one that never answers.
- */
+/** One deadline to the end of the body: a receiver that stalls after its headers gets no more time. */
 export const post: Post = (url, headers, body, timeoutMs, lookup) => new Promise((resolve, reject) => {
   const request = (url.protocol === 'https:' ? https : http).request(url, {
     method: 'POST',
     headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
     ...(lookup && { lookup }),
-    // A fresh connection per delivery: a pooled socket would skip the lookup (and its check) of this one.
+    // A pooled socket would skip the lookup and its check.
     agent: false,
   });
   let settled = false;

@@ -3,20 +3,19 @@ import type { WebhookFairness } from '../store/types.js';
 const MAX_IN_FLIGHT = 32;
 export const TARGET_SLOTS = 8;
 const TARGET_BACKOFF_MAX_MS = 60_000;
-/** Due deliveries a claim looks through, so that a backlog of one target is skipped past. */
 const CLAIM_SCAN = 500;
 const FORGET_AFTER_MS = 3_600_000;
 
 interface Target { inFlight: number; failures: number; blockedUntil: number }
 
-/** By origin: one hanging host under many paths gets one backoff. The stores' claims compute the same key in SQL. */
+/** One hanging host under many paths gets one backoff. The stores compute the same key in SQL. */
 export function targetKey(url: string | null | undefined): string {
   if (url === null || url === undefined) return '';
   const slash = url.indexOf('/', 8);
   return url.slice(0, slash === -1 ? 7 : slash);
 }
 
-/** One part kept free, so that a project whose deliveries come due later finds a slot however many tenants hang. */
+/** One part kept free for a project whose deliveries come due later. */
 function projectShare(activeProjects: number): number {
   return Math.max(1, Math.floor(MAX_IN_FLIGHT / (activeProjects + 1)));
 }
@@ -61,7 +60,6 @@ export class DeliverySlots {
     return true;
   }
 
-  /** `answered`: any status; otherwise the target backs off. */
   done(target: string, project: string, answered: boolean, now: number): void {
     this.inFlight -= 1;
     const left = (this.projects.get(project) ?? 1) - 1;

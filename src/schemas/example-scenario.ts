@@ -1,5 +1,5 @@
 import { ID_INFORMATION_CONTEXT_URL } from '../jsonld/urls.js';
-/** A module of its own, so that the Scenario schema and the examples both use it without an import cycle. */
+/** Its own module: no import cycle. */
 export const exampleScenario = {
   name: 'Adult KYC',
   description: 'Holder is at least 18 and passed KYC',
@@ -11,10 +11,7 @@ export const exampleScenario = {
   type: 'ChallengeQuery' as const,
 };
 
-/**
- * The rule names its JSON-LD context so the service can compare it with the contract's request; the requestId is a
- * type-1 id, too large for a JSON number, so it is a decimal string.
- */
+/** The requestId is too large for a JSON number. */
 export const exampleOnChainScenario = {
   name: 'Born before 2002 (on chain)',
   description: 'The holder proved to the UniversalVerifier that the birth date of their IDInformation credential is before 2002-01-01',

@@ -3,13 +3,10 @@ import { poseidon } from '@iden3/js-crypto';
 import { edwards, type EdwardsPoint } from '@noble/curves/abstract/edwards.js';
 import { Field } from '@noble/curves/abstract/modular.js';
 
-/** BN254's scalar field. */
 const P = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
 const A = 168700n;
 const D = 168696n;
-/** js-crypto's `babyJub.subOrder`. */
 const SUB_ORDER = 2736030358979909402780800718157159386076813972158567259200215660948447373041n;
-/** js-crypto's `babyJub.Base8`. */
 const B8X = 5299619240641551281634865583518297030282874472190772894086521144482721001553n;
 const B8Y = 16950150798460657717958625567821834550301663161624707787222815936182638968203n;
 
@@ -36,7 +33,6 @@ function point(x: bigint, y: bigint): EdwardsPoint {
   return Point.fromAffine({ x, y });
 }
 
-/** Never throws. */
 export function verifyPoseidonSignature(
   publicKey: readonly [bigint, bigint],
   msg: bigint,

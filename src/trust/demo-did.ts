@@ -1,2 +1,2 @@
-/** Written out so that the start-up line can name it without loading the iden3 libraries (test/trust/demo.test.ts). */
+/** Spares loading iden3. */
 export const DEMO_ISSUER_DID = 'did:iden3:polygon:amoy:x9GjpMsjNkcHtSoWMdvhbhZrmXfH1tk9RxjSx8FXa';

@@ -1,7 +1,4 @@
-/**
- * In WebAssembly and remembered: most hashes of a credential (JSON-LD paths, types, common values) are the same for
- * every credential of its schema. Inputs are checked as js-crypto checks them.
- */
+/** Remembered: most hashes of a credential are the same for every credential of its schema. */
 import { poseidon } from '@iden3/js-crypto';
 import { poseidon as wasmPoseidon } from '@railgun-community/poseidon-hash-wasm';
 import { LRUCache } from 'lru-cache';
@@ -29,7 +26,7 @@ export function fastHash(inputs: bigint[]): bigint {
 
 let installed = false;
 
-/** For the whole thread: the iden3 libraries call them through that object, so there is no narrower hook. */
+/** The iden3 libraries call them through that object: there is no narrower hook. */
 export function installFastPoseidon(): void {
   if (installed) return;
   installed = true;

@@ -8,13 +8,12 @@ import type { StatePublication } from './did-resolver.js';
 
 export type { TrustVerdict };
 
-/** Defaults: src/trust/env.ts. */
 export interface TrustOptions {
-  /** `off`: every verdict ok (development only; the caller marks results `verification: "off"`). */
+  /** `off`: development only. */
   mode: 'strict' | 'off';
   /** An empty list trusts nobody. */
   trustedIssuers: IssuerList;
-  /** Without it, non-genesis issuer states and Iden3ReverseSparseMerkleTreeProof answer `error`. */
+  /** Without it, non-genesis issuer states answer `error`. */
   resolverUrl?: string;
   issuerStates: { source: 'resolver' | 'chain'; contracts: Readonly<Record<string, Address>> };
   timeoutMs: number;
@@ -42,19 +41,17 @@ export interface TrustDeps {
 
 export interface VerifyContext {
   address: string;
-  /** Narrows TrustOptions.trustedIssuers. */
   trustedIssuers?: IssuerList;
   now: number;
-  /** The types the rules read: a credential with none of them is not verified (wallets also send ones no rule reads). */
+  /** Wallets also send credentials no rule reads. */
   relevantTypes?: { has(type: string): boolean };
   digests?: readonly string[];
-  /** Token fingerprint or JWT subject. */
   tenant?: string;
 }
 
 export interface CredentialVerifier {
   readonly mode: 'strict' | 'off';
-  /** Rejects only with CredentialTooLarge or ColdWorkRefused, having checked nothing. */
+  /** A rejection has checked nothing. */
   verify(credentials: readonly Credential[], ctx: VerifyContext): Promise<TrustVerdict[]>;
   coldRefusal(tenant: string): Error | undefined;
   stats(): VerifierStats;

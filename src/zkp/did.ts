@@ -1,7 +1,6 @@
-/** Must not load js-iden3-auth. */
 import { DID } from '../trust/iden3.js';
 
-/** Written canonically: the verifier compares DID strings. */
+/** The verifier compares DID strings. */
 export function isCanonicalIden3Did(did: string): boolean {
   try {
     return DID.parseFromId(DID.idFromDID(DID.parse(did))).string() === did;

@@ -1,7 +1,4 @@
-/**
- * A proof the check cannot evaluate does not verify, as js-sdk's NativeProver answers. A verification key that is not
- * JSON is the deployment's fault, not the proof's: that throws.
- */
+/** A key that is not JSON is the deployment's fault: it throws. */
 import { verifyGroth16Proof } from '@iden3/js-jwz';
 
 export interface Groth16Task {

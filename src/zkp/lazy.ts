@@ -1,4 +1,4 @@
-/** @iden3/js-iden3-auth costs ~26 MB of RSS: never import its modules statically (test/zkp/lazy-load.test.ts). */
+/** js-iden3-auth costs ~26 MB of RSS: never import it statically. */
 import type { buildAuthorizationRequest } from './request.js';
 import type { createRpcStateResolvers } from './rpc-state.js';
 import type { createZkpVerifier } from './verify.js';
@@ -11,7 +11,6 @@ export interface Iden3Auth {
 
 let loading: Promise<Iden3Auth> | undefined;
 
-/** A failed import is tried again at the next call. */
 export function loadIden3Auth(): Promise<Iden3Auth> {
   loading ??= Promise.all([import('./request.js'), import('./verify.js'), import('./rpc-state.js')]).then(
     ([request, verify, rpcState]) => ({

@@ -1,6 +1,6 @@
 /**
- * A V2 query proof is bound to its request id, not to the thread: a plain answer could be re-sent with another thread
- * id. The fingerprint hashes the public signals, not the proof points: Groth16 proofs can be re-randomised by anyone.
+ * A plain answer could be re-sent with another thread id. Public signals, not proof points: Groth16 proofs can be
+ * re-randomised by anyone.
  */
 import { createHash } from 'node:crypto';
 
@@ -9,11 +9,11 @@ export function proofFingerprint(circuitId: string, pubSignals: readonly string[
 }
 
 export interface ProofReplayGuard {
-  /** Claiming again for the same thread succeeds: a wallet may re-send its answer. */
+  /** A wallet may re-send its answer. */
   claim(fingerprints: readonly string[], thid: string, expiresAtMs: number): Promise<string | null>;
 }
 
-/** Per process: several service instances need a shared guard instead. */
+/** Several instances need a shared guard. */
 export class InMemoryReplayGuard implements ProofReplayGuard {
   private readonly entries = new Map<string, { thid: string; expiresAtMs: number }>();
   private readonly now: () => number;
