@@ -1,4 +1,4 @@
-/** The connection goes to the checked address, never to a second resolution, so a re-pointed name is refused too. */
+/** Connects to the checked address, never a second resolution: a re-pointed name is refused too. */
 import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
@@ -6,15 +6,15 @@ const PRIVATE = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8], // 0.0.0.0 reaches the local host
   ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
+  ['100.64.0.0', 10], // carrier-grade NAT
   ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // cloud metadata
+  ['169.254.0.0', 16], // link-local, cloud metadata
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
+  ['198.18.0.0', 15], // benchmarking
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved
 ] as const) PRIVATE.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
   ['::', 128],
@@ -22,12 +22,12 @@ for (const [net, bits] of [
   ['::', 96], // IPv4-compatible: ::7f00:1 is 127.0.0.1
   ['::ffff:0:0:0', 96], // SIIT: ::ffff:0:7f00:1 is 127.0.0.1
   ['64:ff9b::', 96], // NAT64: the low 32 bits are an IPv4 address
-  ['64:ff9b:1::', 48],
+  ['64:ff9b:1::', 48], // local-use NAT64
   ['2002::', 16], // 6to4: bits 16-47 are an IPv4 address
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local
+  ['ff00::', 8], // multicast
 ] as const) PRIVATE.addSubnet(net, bits, 'ipv6');
 
 function isPrivateAddress(address: string): boolean {
@@ -79,7 +79,7 @@ export function guardedLookup(resolve: Resolve = systemResolve): LookupFunction 
       if (first === undefined) return callback(new Error(`${hostname} has no address`), '', 0);
       const ofFamily = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
       const wanted = ofFamily.length > 0 ? ofFamily : addresses;
-      // node:net asks for every address (options.all) when it tries the families in turn (autoSelectFamily).
+      // autoSelectFamily asks for every address (options.all).
       if (options.all) return callback(null, wanted);
       const chosen = wanted[0] ?? first;
       callback(null, chosen.address, chosen.family);
