@@ -19,8 +19,8 @@ for (const [net, bits] of [
 for (const [net, bits] of [
   ['::', 128],
   ['::1', 128],
-  ['::', 96], // IPv4-compatible: ::7f00:1 is 127.0.0.1
-  ['::ffff:0:0:0', 96], // SIIT: ::ffff:0:7f00:1 is 127.0.0.1
+  ['::', 96], // IPv4-compatible (::7f00:1)
+  ['::ffff:0:0:0', 96], // SIIT (::ffff:0:7f00:1)
   ['64:ff9b::', 96], // NAT64: the low 32 bits are an IPv4 address
   ['64:ff9b:1::', 48], // local-use NAT64
   ['2002::', 16], // 6to4: bits 16-47 are an IPv4 address
