@@ -97,7 +97,7 @@ export class ColdPool {
     return Math.max(1, Math.ceil((queued * SECONDS_PER_CHECK) / this.concurrency));
   }
 
-  /** A flood of cold requests then costs a refusal, not the read and digest of each body. */
+  /** Before the body is read: a flood of cold requests costs a refusal each, not a read and digest. */
   atBudget(tenant: string): ColdWorkRefused | undefined {
     const mine = this.reserved.get(tenant) ?? 0;
     if (mine < this.options.perTenant && !this.spent.has(tenant)) return undefined;

@@ -1,4 +1,4 @@
-/** Remembered: most hashes of a credential are the same for every credential of its schema. */
+/** Remembered: most hashes repeat across a schema's credentials. Inputs are checked as js-crypto checks them. */
 import { poseidon } from '@iden3/js-crypto';
 import { poseidon as wasmPoseidon } from '@railgun-community/poseidon-hash-wasm';
 import { LRUCache } from 'lru-cache';
