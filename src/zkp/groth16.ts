@@ -63,7 +63,7 @@ const bigEndian = (bytes: Uint8Array): bigint => (bytes.length === 0 ? 0n : BigI
 const AUTH_CIRCUITS = ['auth', 'authV2', 'authV3', 'authV3-8-32'];
 let installing: Promise<void> | undefined;
 
-/** The CommonJS copy js-iden3-auth loads; keeps their challenge check and its error. */
+/** Wraps js-jwz's proving methods (the CommonJS copy js-iden3-auth loads), keeping their challenge check. */
 function installJwz(): Promise<void> {
   installing ??= wrapJwzMethods();
   return installing;

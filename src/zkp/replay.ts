@@ -13,7 +13,7 @@ export interface ProofReplayGuard {
   claim(fingerprints: readonly string[], thid: string, expiresAtMs: number): Promise<string | null>;
 }
 
-/** Several instances need a shared guard. */
+/** Per process: several instances need a shared guard. */
 export class InMemoryReplayGuard implements ProofReplayGuard {
   private readonly entries = new Map<string, { thid: string; expiresAtMs: number }>();
   private readonly now: () => number;
