@@ -1,8 +1,4 @@
-/**
- * The composition root: every I/O adapter of the service is built here, from the configuration, and nowhere else
- * (the store, the chain reader, the credential verifier and its threads, the OffChainZKP verifier, the webhook sender,
- * the clock). Tests hand in real implementations on local servers through AppDeps instead.
- */
+/** The composition root: every I/O adapter is built here and nowhere else; tests hand theirs in through AppDeps. */
 import cluster from 'node:cluster';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { chainReaderFor, type ProofStatusReader } from './chain/index.js';
@@ -26,25 +22,18 @@ import { onchainStatusResolver } from './trust/onchain-status.js';
 import type { StateResolvers } from './zkp/state.js';
 
 export interface AppDeps {
-  /** A store to use instead of opening the configured one; the app closes it on close either way. */
+  /** The app closes it on close either way. */
   store?: Store;
-  /** Fastify logger option; defaults to pino at config.logLevel. Tests pass false or a stream. */
   logger?: FastifyServerOptions['logger'];
-  /** Clock, epoch ms. */
+  /** Epoch ms. */
   now?: () => number;
-  /** Reads OnChainZKP verification; defaults to a ChainReader on config.chains (none configured: reads nothing). */
   chain?: ProofStatusReader;
-  /** OffChainZKP issuer-state resolvers; default: ZKP_STATE_RESOLVERS over RPC. */
   zkpStateResolvers?: StateResolvers;
-  /** Resolves webhook target hostnames for the SSRF guard (default: the system's resolver), for tests. */
   webhookResolve?: Resolve;
-  /** Credential trust I/O (HTTP client, status resolvers), for tests on local servers. */
   trust?: TrustDeps;
-  /** Start the cold verification threads when the app is ready instead of at the first new credential (the server does). */
   warmVerification?: boolean;
 }
 
-/** What the app runs on: built once per app by composeAdapters, closed by the app's onClose. */
 export interface Adapters {
   store: Store;
   now: () => number;
@@ -52,30 +41,20 @@ export interface Adapters {
   plans: PlanCache;
   verifier: CredentialVerifier;
   executor: Executor;
-  /** The scenario types' timers (plugins/lifecycle.ts scenarioTimers runs them). */
   timers: BoundTimer[];
-  /** The scenario types' routes (http/type-routes.ts registers them). */
   routes: BoundRoute[];
-  /** Counts the final results of an execution in the metrics. */
   onVerdicts: (results: readonly ExecutionResult[]) => void;
-  /** Execution webhooks, where WEBHOOK_SECRET is set. */
   webhooks?: WebhookDispatcher;
-  /** Signs attestations of verdicts (ATTESTATION_*); signs nothing when no key is configured. */
+  /** Signs nothing when no key is configured. */
   attestor: Attestor;
-  /** Whether a scenario type's verdicts are tied to the request's address here (REQUIRE_HOLDER_BINDING as set). */
-  /** What an attestation of a type's execution will say of its holder binding and credential verification. */
   attestationFacts: (type: ScenarioType) => { holderBound: boolean; credentialsVerified: boolean };
 }
 
-/**
- * The credential verifier of the configuration. With DEMO_ISSUER=1 the deterministic demo issuer is trusted too and
- * its revocation statuses and issuer states are answered in process, so demo credentials verify with no other server.
- */
+/** With DEMO_ISSUER=1 the demo issuer's statuses and states are answered in process: demo credentials need no server. */
 async function credentialVerifier(config: Config, given: TrustDeps, log: FastifyBaseLogger): Promise<CredentialVerifier> {
   if (config.trust.mode === 'off') {
     log.warn('CREDENTIAL_VERIFICATION=off: credentials are believed without checks; every result says verification "off". Development only.');
   }
-  // On-chain revocation statuses are read from the chains of CHAIN_RPC_URLS.
   let deps: TrustDeps = config.chains.chains.size === 0
     ? given
     : {
@@ -83,7 +62,6 @@ async function credentialVerifier(config: Config, given: TrustDeps, log: Fastify
         statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: await onchainStatusResolver(config.chains), ...given.statusResolvers },
       };
   if (config.trust.issuerStates?.source === 'chain') {
-    // viem only here (src/chain/lazy.ts): issuer states read from the State contracts of CHAIN_RPC_URLS.
     const { stateContractPublication } = await import('./trust/state-contract.js');
     const fromChain = stateContractPublication({
       chains: config.chains, contracts: config.trust.issuerStates.contracts, shortCacheMs: config.trust.revocationCacheMs, clock: Date.now,
@@ -105,12 +83,10 @@ async function credentialVerifier(config: Config, given: TrustDeps, log: Fastify
   );
 }
 
-/** Builds every adapter from the configuration; `deps` replaces some (tests). On failure, what was opened is closed. */
+/** On failure, what was opened is closed. */
 export async function composeAdapters(config: Config, deps: AppDeps, log: FastifyBaseLogger): Promise<Adapters> {
   const now = deps.now ?? Date.now;
-  // In a cluster worker, /metrics sums every worker's figures.
   const metrics = new Metrics(cluster.isWorker ? clusterMetrics : undefined);
-  // The metrics observe every store operation (a handed-in store too); the store knows only the observer's interface.
   const store = deps.store
     ? observeStore(deps.store, metrics)
     : await openStore(config.database, (err) => log.warn({ err }, 'database connection error'), metrics);
@@ -119,10 +95,8 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
     const verifier = await credentialVerifier(config, deps.trust ?? {}, log);
     metrics.watchVerifier(() => verifier.stats());
-    // Each scenario type's strategy, built by its module (src/execution/registry.ts) from what it names here.
     const strategies = await createStrategies({
       store, now, onVerdicts, verifier, chain,
-      // The credential types of the contexts the verifier's document loader holds (bundled and JSONLD_DOCUMENTS_FILE).
       credentialTypes: knownTypesOnce(() => credentialTypeDocuments(config.trust.documents)),
       // Offline, for both ZKP types: rules' contexts are checked at create time against what the service holds.
       documentLoader: createDocumentLoader({ documents: config.trust.documents }),

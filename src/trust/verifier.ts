@@ -25,7 +25,6 @@ import { checkStructure, notValid, OK, undecided } from './structure.js';
 import { isRecord } from '../schemas/json.js';
 import type { CredentialVerifier, TrustDeps, TrustOptions, VerifyContext } from './types.js';
 
-/** The largest answer accepted from any outgoing request. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 interface Shape {
@@ -145,7 +144,6 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return revocations.conclude(c, proof, own, key2, keyRequest);
   };
 
-  /** The verdict without waiting when the proof and revocation answers are cached (needs the caller's digest), else undefined. */
   const verifyKnown = (credential: Credential, ctx: VerifyContext, digest: string | undefined): TrustVerdict | undefined => {
     if (digest === undefined) return undefined;
     const early = precheck(credential, ctx, digest);
@@ -161,10 +159,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     return key === undefined ? undefined : revocations.conclude(credential, proof, own, key, keyRequest);
   };
 
-  /**
- * All size limits are checked and one pool reservation made for every new credential before any cold check starts,
- * so a refusal (CredentialTooLarge, ColdWorkRefused) leaves nothing started.
- */
+  /** Every limit and reservation comes before any cold check, so a refusal leaves nothing started. */
   const verifySlow = async (credentials: readonly Credential[], ctx: VerifyContext): Promise<TrustVerdict[]> => {
     const verdicts: TrustVerdict[] = new Array(credentials.length);
     const keys: string[] = new Array(credentials.length);
