@@ -16,6 +16,7 @@ export interface TracedRun {
   trace: RuleTrace[];
 }
 
+/** runPlan's results, as they are, and how each rule reached its own. */
 export function tracePlan(plan: Plan, input: RunInput): TracedRun {
   const results = runPlan(plan, input);
   const run = prepareRun(plan.credentialSlots, input.credentials, input.now, input.trust);
