@@ -1,18 +1,13 @@
-/**
- * Execution: one strategy per scenario type behind one interface (types.ts), each built by its type's module
- * (<type>/index.ts) as registry.ts lists them. ChallengeQuery = credential trust + the rule engine; OnChainZKP = the
- * verifier contract read from the chain; OffChainZKP = a zero-knowledge proof request, the wallet's answer, expiry
- * and webhooks. Every result is built by engine/result.ts.
- */
-import type { FieldProblem } from '../engine/index.js';
+/** One strategy per scenario type (types.ts), built by its module as registry.ts lists them. */
+import type { FieldProblem, TracedRun } from '../engine/index.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
 import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
+import { isTracing, resultTrace } from './dry-run.js';
 
 export type { BoundRoute, BoundTimer, ExecuteInput, ScenarioStrategy, Started } from './types.js';
 export { attestationFacts, createStrategies, routesOf, timersOf, typeDeclarations } from './registry.js';
 export { MAX_WAITING_CHECKS } from './offchain-zkp/callback.js';
 
-/** The strategies of every scenario type, by type. */
 export class Executor {
   private readonly byType: ReadonlyMap<ScenarioType, ScenarioStrategy>;
 
@@ -22,7 +17,7 @@ export class Executor {
 
   private strategy(type: ScenarioType): ScenarioStrategy {
     const s = this.byType.get(type);
-    if (s === undefined) throw new Error(`no execution strategy for scenario type ${type}`); // the schema allows only known types
+    if (s === undefined) throw new Error(`no execution strategy for scenario type ${type}`);
     return s;
   }
 
@@ -30,7 +25,15 @@ export class Executor {
     return this.strategy(input.entry.plan.type).execute(input);
   }
 
-  /** The scenario type's own create/patch checks (none for most types). */
+  /** execute's results with each rule's trace, for a caller that records nothing. */
+  async dryRun(input: ExecuteInput): Promise<TracedRun> {
+    const strategy = this.strategy(input.entry.plan.type);
+    if (isTracing(strategy)) return strategy.dryRun(input);
+    const { results } = await strategy.execute(input);
+    return { results, trace: results.map(resultTrace) };
+  }
+
+  /** The type's own create/patch checks. */
   async validate(scenario: Scenario): Promise<FieldProblem[]> {
     return (await this.strategy(scenario.type).validate?.(scenario)) ?? [];
   }

@@ -1,39 +1,47 @@
-import { runPlan, type FieldProblem } from '../../engine/index.js';
+import { runPlan, tracePlan, type FieldProblem, type TracedRun } from '../../engine/index.js';
+import type { RunInput, TrustVerdict } from '../../engine/types.js';
 import { checkCredentialTypes, type CredentialTypes } from '../../domain/credential-types.js';
 import type { Scenario } from '../../schemas/scenario.js';
 import type { CredentialVerifier } from '../../trust/index.js';
-import type { ExecuteInput, ScenarioStrategy, Started } from '../types.js';
+import type { ExecuteInput, Started } from '../types.js';
+import type { TracingStrategy } from '../dry-run.js';
 
-/** What every result carries when credential verification is off (CREDENTIAL_VERIFICATION=off). */
 const VERIFICATION_OFF = Object.freeze({ verification: 'off' as const });
 
 /**
- * ChallengeQuery: trust first (proof, issuer, revocation, holder; cached per credential content), then the pure
- * rules of the engine. A credential over a size limit rejects with CredentialTooLarge; no room for new credentials'
- * checks with ColdWorkRefused (this token's budget, or the service's queue): nothing is recorded then.
+ * Trust first (cached per credential content), then the engine's rules. Rejects with CredentialTooLarge or
+ * ColdWorkRefused before any check, so nothing is recorded then.
  */
 export function challengeQueryStrategy(
   verifier: CredentialVerifier,
   options: { credentialTypes?: () => CredentialTypes } = {},
-): ScenarioStrategy {
+): TracingStrategy {
   const { credentialTypes } = options;
+  // Plain functions: execute awaits the verifier alone.
+  const verify = ({ address, credentials, digests, at, tenant, entry }: ExecuteInput): Promise<TrustVerdict[]> =>
+    verifier.verify(credentials, {
+      address,
+      now: at,
+      trustedIssuers: entry.scenario.trustedIssuers ?? undefined,
+      relevantTypes: entry.plan.credentialSlots,
+      digests,
+      tenant,
+    });
+  const runInput = ({ address, credentials, executionId, at }: ExecuteInput, trust: TrustVerdict[]): RunInput => ({
+    address, credentials, now: at, executionId, trust, extras: verifier.mode === 'off' ? VERIFICATION_OFF : undefined,
+  });
   return {
     type: 'ChallengeQuery',
-    // At create/patch: a rule's type near a known credential type but not it, or an attribute its type lacks.
     async validate(scenario: Scenario): Promise<FieldProblem[]> {
       return credentialTypes ? checkCredentialTypes(scenario.queryConfigurations, credentialTypes()) : [];
     },
-    async execute({ entry, address, credentials, digests, executionId, at, tenant }: ExecuteInput): Promise<Started> {
-      const trust = await verifier.verify(credentials, {
-        address,
-        now: at,
-        trustedIssuers: entry.scenario.trustedIssuers ?? undefined,
-        relevantTypes: entry.plan.credentialSlots,
-        digests,
-        tenant,
-      });
-      const extras = verifier.mode === 'off' ? VERIFICATION_OFF : undefined;
-      return { results: runPlan(entry.plan, { address, credentials, now: at, executionId, trust, extras }) };
+    async execute(input: ExecuteInput): Promise<Started> {
+      return { results: runPlan(input.entry.plan, runInput(input, await verify(input))) };
+    },
+    async dryRun(input: ExecuteInput): Promise<TracedRun> {
+      const run = runInput(input, await verify(input));
+      // Off, every verdict is ok, as good as none: the trace says skipped.
+      return tracePlan(input.entry.plan, verifier.mode === 'off' ? { ...run, trust: undefined } : run);
     },
   };
 }
