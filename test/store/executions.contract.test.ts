@@ -1,4 +1,4 @@
-/** The contract of the execution repository, run against the SQLite store and the PostgreSQL store. */
+/** The contract of the execution repository, on both stores. */
 import { describe, expect, it } from 'vitest';
 import type { ExecutionRecord } from '../../src/store/types.js';
 import { execution, sharedStore, storeBackends } from './contract.js';

@@ -1,4 +1,4 @@
-/** The contract of the idempotency repository, run against the SQLite store and the PostgreSQL store. */
+/** The contract of the idempotency repository, on both stores. */
 import { describe, expect, it } from 'vitest';
 import { sharedStore, storeBackends } from './contract.js';
 

@@ -1,4 +1,4 @@
-/** The contract of the scenario repository, run against the SQLite store and the PostgreSQL store. */
+/** The contract of the scenario repository, on both stores. */
 import { describe, expect, it } from 'vitest';
 import { ScenarioIdTaken } from '../../src/store/errors.js';
 import { input, now, sharedStore, storeBackends } from './contract.js';

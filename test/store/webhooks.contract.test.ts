@@ -1,4 +1,4 @@
-/** The contract of the webhook outbox, run against the SQLite store and the PostgreSQL store. */
+/** The contract of the webhook outbox, on both stores. */
 import { describe, expect, it } from 'vitest';
 import type { ExecutionRecord, Store } from '../../src/store/types.js';
 import { execution, fair, now, sharedStore, storeBackends } from './contract.js';
