@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { composeAdapters, type Adapters, type AppDeps } from './adapters.js';
 import type { Config } from './config.js';
 import { auth, createAuthenticator } from './http/auth.js';
+import { bodyPolicy } from './http/body-policy.js';
 import { corsPlugin } from './http/cors.js';
 import { openApiDocs } from './http/docs.js';
 import { handleClientError, handleFrameworkError, problemDetails, ShuttingDown } from './http/errors.js';
@@ -13,7 +14,6 @@ import { executionRoutes } from './http/executions.js';
 import { healthRoutes } from './http/health.js';
 import { metricsPlugin } from './http/metrics.js';
 import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
-import { useJsonParser } from './http/json.js';
 import { protection } from './http/protection.js';
 import { scenarioRoutes } from './http/scenarios.js';
 import { typeRoutes } from './http/type-routes.js';
@@ -132,9 +132,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   await app.register(scenarioTimers, { timers });
   if (webhooks) await app.register(webhooksLifecycle, { webhooks });
 
-  // JSON only: Fastify also parses text/plain by default, which would turn a wrong Content-Type into a 400.
-  app.removeContentTypeParser('text/plain');
-  useJsonParser(app);
+  await app.register(bodyPolicy);
   const validators = installValidators(app);
   await app.register(problemDetails);
 

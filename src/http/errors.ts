@@ -53,13 +53,13 @@ export class ValidationFailed extends ValidationError {
   }
 }
 
-/** The JSON body nests deeper than MAX_JSON_DEPTH levels (protection.ts): a 400 naming the first place. */
+/** The JSON body nests deeper than MAX_JSON_DEPTH levels (body-policy.ts): a 400 naming the first place. */
 export class TooDeep extends createError<[number, string]>('SCS_TOO_DEEP', 'The JSON body nests deeper than %d levels, first at %s', 400) {
   constructor(depth: number, readonly errors: FieldError[]) {
     super(depth, errors[0]?.field ?? 'body');
   }
 }
-/** An object of the JSON body has more than MAX_JSON_KEYS keys (protection.ts): a 400 naming it. */
+/** An object of the JSON body has more than MAX_JSON_KEYS keys (body-policy.ts): a 400 naming it. */
 export class TooManyKeys extends createError<[number, string]>(
   'SCS_TOO_MANY_KEYS', 'The JSON body has an object of more than %d keys, at %s', 400,
 ) {

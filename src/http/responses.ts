@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { MAX_JSON_DEPTH, MAX_JSON_KEYS } from './protection.js';
+import { MAX_JSON_DEPTH, MAX_JSON_KEYS } from './body-policy.js';
 
 /**
  * The documented responses of the routes, as the OpenAPI document shows them: for each status, when it is answered and

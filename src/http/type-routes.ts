@@ -27,8 +27,10 @@ export const typeRoutes: FastifyPluginAsyncTypebox<{ routes: readonly BoundRoute
       scope.route({
         method: route.method,
         url: route.path,
-        ...(perClient && { config: { rateLimit: perClient } }),
-        ...(route.bodyLimit !== undefined && { bodyLimit: route.bodyLimit }),
+        config: {
+          ...(perClient && { rateLimit: perClient }),
+          ...(route.bodyLimit !== undefined && { body: { maxBytes: route.bodyLimit } }),
+        },
         schema: {
           operationId: route.operationId,
           summary: route.summary,
