@@ -13,7 +13,7 @@ export const MAX_JSON_KEYS = 1000;
 export const MERGE_PATCH = 'application/merge-patch+json';
 
 /** What a route takes of a body (`config: { body }`); unset fields take the defaults. */
-export interface BodyPolicy {
+interface BodyPolicy {
   maxBytes?: number;
   maxDepth?: number;
   maxKeys?: number;
