@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { composeAdapters, type Adapters, type AppDeps } from './adapters.js';
 import type { Config } from './config.js';
 import { auth, createAuthenticator } from './http/auth.js';
+import { bodyPolicy } from './http/body-policy.js';
 import { corsPlugin } from './http/cors.js';
 import { openApiDocs } from './http/docs.js';
 import { handleClientError, handleFrameworkError, problemDetails, ShuttingDown } from './http/errors.js';
@@ -13,7 +14,6 @@ import { executionRoutes } from './http/executions.js';
 import { healthRoutes } from './http/health.js';
 import { metricsPlugin } from './http/metrics.js';
 import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
-import { useJsonParser } from './http/json.js';
 import { protection } from './http/protection.js';
 import { scenarioRoutes } from './http/scenarios.js';
 import { typeRoutes } from './http/type-routes.js';
@@ -25,12 +25,10 @@ import { scenarioTimers, storeLifecycle, verifierLifecycle, webhooksLifecycle } 
 
 export type { AppDeps } from './adapters.js';
 
-/** The service's Fastify instance, and what only the process that runs it (server.ts) calls. */
+/** What only server.ts calls. */
 export interface ServiceApp extends FastifyInstance {
   /**
-   * The first step of a graceful stop (server.ts, on SIGTERM), before close(): /health/ready answers 503 and every
-   * answer carries `Connection: close`, while requests are still served, so clients and load balancers move away
-   * before the listener closes.
+   * Before close() on SIGTERM: readiness 503 and `Connection: close` while still serving, so clients move away first.
    */
   drain(): void;
 }
@@ -38,13 +36,11 @@ export interface ServiceApp extends FastifyInstance {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * On close, how long connections without a request in progress are left open after the listener closed. Node's
- * server.close() ends them at once, and one a client opened an instant before (its request not read yet) would be cut
- * off (ECONNRESET) with its request; given this, its request is read and answered (with Connection: close).
+ * How long idle connections outlive the listener: Node ends them at once, cutting off one whose request is unread.
  */
 const IDLE_GRACE_MS = 1000;
 
-/** Headers and fields that must never reach a log line, should a serializer ever include them. */
+/** Never logged, should a serializer ever include them. */
 export const REDACT = [
   'req.headers.authorization',
   'req.headers.cookie',
@@ -54,35 +50,28 @@ export const REDACT = [
   '*.credentialSubject',
 ];
 
-/**
- * The service as a Fastify instance: the adapters from the composition root (adapters.ts), the cross-cutting plugins
- * (problem details, protection, docs, metrics, auth) and the route plugins, each handed only what it uses.
- */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<ServiceApp> {
   const stream = deps.logger === undefined ? await terminalLogStream() : undefined;
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, ...(stream && { stream }) },
     bodyLimit: config.bodyLimit,
     requestIdHeader: false,
-    // Honour a caller's x-request-id when it is a sane token, else make one.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
-    // JSON bodies with a __proto__ or constructor.prototype key are refused (400), not parsed (Fastify's defaults, stated).
+    // Fastify's defaults, stated: bodies with these keys are refused.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    // While closing, new requests get 503 problem+json from the hook below, not Fastify's plain JSON.
+    // 503 problem+json from the hook below.
     return503OnClosing: false,
-    // Ids are up to 128 characters, and a client may percent-encode each (":" as %3A): room for that.
+    // Ids of 128 characters, each percent-encoded.
     routerOptions: { maxParamLength: 512 },
-    // Router errors (malformed percent-encoding, over-long parameters) as problem+json too.
     frameworkErrors: handleFrameworkError,
-    // What Node's HTTP parser refuses (malformed request, headers too large, request timeout) as problem+json too.
     clientErrorHandler: handleClientError,
     requestTimeout: config.requestTimeoutMs,
-    // request.ip, which every per-address limit counts: the X-Forwarded-For client only behind a listed proxy.
+    // X-Forwarded-For only from a listed proxy.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -90,8 +79,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
   try {
     return await registerAll(app, config, deps, adapters);
   } catch (err) {
-    // The lifecycle plugins close the adapters on app.close(), but a caller never gets an app that failed to build.
-    // A failure to close is logged: the caller is told why the build failed.
+    // A caller never gets an app that failed to build, to close.
     const closers = [async () => adapters.webhooks?.stop(), () => adapters.verifier.close(), () => adapters.store.close()];
     for (const close of closers) {
       await close().catch((closeErr: unknown) => app.log.warn({ err: closeErr }, 'closing an adapter after a failed build failed'));
@@ -100,11 +88,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
   }
 }
 
-/** buildApp's hooks and plugins, on the adapters composeAdapters opened. */
 async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, adapters: Adapters): Promise<ServiceApp> {
   const { store, now, metrics, plans, verifier, executor, timers, routes, onVerdicts, webhooks, attestor, attestationFacts } = adapters;
-  // While draining and shutting down, every answer closes its connection, so that no keep-alive client writes its next
-  // request to a socket close() is about to end, and close() need not wait for the client's keep-alive to end.
+  // While draining and closing, no keep-alive client may write its next request to a socket close() is about to end.
   let draining = false;
   let closing = false;
   const drain = () => {
@@ -124,7 +110,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     if (draining || closing) reply.header('connection', 'close');
   });
 
-  // After the hooks above: on close, new requests are refused before the timers stop and the webhooks finish.
+  // After the hooks above: new requests are refused before the timers and webhooks stop.
   await app.register(storeLifecycle, {
     store, now, retentionDays: config.executionRetentionDays, purgeIntervalMs: config.executionPurgeIntervalMs, idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
   });
@@ -132,25 +118,22 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   await app.register(scenarioTimers, { timers });
   if (webhooks) await app.register(webhooksLifecycle, { webhooks });
 
-  // JSON only: Fastify also parses text/plain by default, which would turn a wrong Content-Type into a 400.
-  app.removeContentTypeParser('text/plain');
-  useJsonParser(app);
+  await app.register(bodyPolicy);
   const validators = installValidators(app);
   await app.register(problemDetails);
 
   await app.register(openApiDocs, { ui: config.docs });
 
-  // Before protection and auth: a preflight is answered before them, and their refusals carry the CORS headers.
+  // Before protection and auth, so their refusals carry CORS headers.
   if (config.corsOrigins.length > 0) await app.register(corsPlugin, { origins: config.corsOrigins });
   const authenticate = createAuthenticator(config.apiTokens, config.jwt);
   await app.register(protection, { rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify });
 
-  // Open routes: health, metrics and the scenario types' own (OffChainZKP's wallet callback, which the proof authenticates).
+  // Open routes; OffChainZKP's wallet callback is authenticated by its proof.
   await app.register(healthRoutes, { store, stopping: () => draining || closing });
   await app.register(metricsPlugin, { metrics });
   await app.register(typeRoutes, { routes });
   await app.register(jwksRoute, { attestor });
-  // Everything else takes a bearer token with the route's scope.
   await app.register(async (secured) => {
     await secured.register(auth, { authenticate });
     const idempotent = idempotency(store, now);
@@ -161,6 +144,6 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(webhookSecretRoute, { webhook: config.webhook });
   });
 
-  // A property of the root instance, typed by ServiceApp, not a decorator every FastifyInstance would claim to have.
+  // Not a decorator every FastifyInstance would claim to have.
   return Object.assign(app, { drain });
 }

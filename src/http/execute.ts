@@ -5,7 +5,6 @@ import { fieldError, unstorableText } from '../domain/storable-text.js';
 import { Type } from '@sinclair/typebox';
 import { AddressParser } from '../domain/address.js';
 import { contentDigest, sha256Hex } from '../domain/canonical-json.js';
-import { useJsonParser } from './json.js';
 import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
 import type { Executor } from '../execution/index.js';
 import { ExecuteRequest, ExecutionResult } from '../schemas/execution.js';
@@ -70,7 +69,6 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
   const addresses = new AddressParser();
   const bodyHashes = new WeakMap<object, string>();
   const digestMemo = new LRUCache<string, readonly string[]>({ max: DIGEST_MEMO_SIZE });
-  useJsonParser(app, { onText: (request, text) => bodyHashes.set(request, sha256Hex(text)) });
   const digestsOf = (request: object, credentials: Credential[]): readonly string[] => {
     const key = bodyHashes.get(request);
     const known = key === undefined ? undefined : digestMemo.get(key);
@@ -89,7 +87,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
   };
 
   app.post('/compliance/scenarios/execute', {
-    config: { scope: 'scenarios:execute' },
+    config: { scope: 'scenarios:execute', body: { onText: (request, text) => bodyHashes.set(request, sha256Hex(text)) } },
     // A token at its budget of first checks is refused before its body is read (after authentication): a flood of
     // new credentials then costs the request thread a refusal each, not a read, parse and digest of every body.
     onRequest: async (request) => {

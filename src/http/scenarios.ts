@@ -15,7 +15,7 @@ import { overBudget, type Validators } from './validation.js';
 import { PageQuery, pageOf, pageResponse } from './cursor.js';
 import { accessOf, projectFilter } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
-import { keptBodies } from './json.js';
+import { MERGE_PATCH } from './body-policy.js';
 
 const ScenarioParams = Type.Object({ scenarioId: IdOf('The scenario\'s id.', 'adult-kyc') }, { additionalProperties: false });
 
@@ -45,7 +45,7 @@ export interface ScenarioRoutesOptions {
 export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = async (app, { store, plans, validators, idempotent, validate, now }) => {
   const tags = ['scenarios'];
   // Scenarios are stored as sent: a number JSON.parse would change, or text a database cannot store, is refused (400).
-  const bodies = keptBodies(app);
+  const storedAsSent = { storedAsSent: true } as const;
   const withEtag = (reply: FastifyReply, row: ScenarioRow) => reply.header('ETag', etagOf(row));
   // The merged document of a PATCH, checked against the whole Scenario schema; its errors named under body.input.
   const schema: SchemaCheck = (candidate) => {
@@ -59,7 +59,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
   const scenarios = new ScenarioService({ store, plans, schema, validate, now });
 
   app.post('/compliance/scenarios', {
-    config: { scope: 'scenarios:write' },
+    config: { scope: 'scenarios:write', body: storedAsSent },
     preHandler: idempotent.preHandler,
     onSend: idempotent.onSend,
     schema: {
@@ -153,32 +153,28 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
     return reply.code(204).send(null);
   });
 
-  // PATCH lives in a child context of its own so that only it accepts application/merge-patch+json.
-  await app.register(async (child: typeof app) => {
-    bodies.accept(child, 'application/merge-patch+json');
-    child.patch('/compliance/scenarios/:scenarioId', {
-      config: { scope: 'scenarios:write' },
-      schema: {
-        operationId: 'updateScenario',
-        summary: 'Update a scenario',
-        description:
-          'JSON Merge Patch (RFC 7396) over the fields of `input`: absent = unchanged, null = cleared (400 on a required field), ' +
-          'arrays replaced whole. The merged scenario is validated in full (' + TYPES_CHECKED_SHORT + '). Send `If-Match` with the ETag of a read to refuse a lost update (412). ' +
-          'Like every write, it needs a bearer token with the scope scenarios:write.',
-        tags, security: [{ bearerAuth: ['scenarios:write'] }],
-        consumes: ['application/json', 'application/merge-patch+json'],
-        params: ScenarioParams,
-        querystring: ProjectQuery,
-        headers: Type.Object({ 'if-match': IfMatch }),
-        body: Type.Object({ input: refOf(ScenarioPatch) }, { additionalProperties: false }),
-        'x-request-examples': updateRequestExamples,
-        response: scenarioResponses.update,
-      },
-    }, async (request, reply) => {
-      const access = accessOf(request.principal, request.query.projectId);
-      const row = await scenarios.patch(access, request.params.scenarioId, request.body.input, request.headers['if-match']);
-      withEtag(reply, row);
-      return { input: row.input };
-    });
+  app.patch('/compliance/scenarios/:scenarioId', {
+    config: { scope: 'scenarios:write', body: { ...storedAsSent, mergePatch: true } },
+    schema: {
+      operationId: 'updateScenario',
+      summary: 'Update a scenario',
+      description:
+        'JSON Merge Patch (RFC 7396) over the fields of `input`: absent = unchanged, null = cleared (400 on a required field), ' +
+        'arrays replaced whole. The merged scenario is validated in full (' + TYPES_CHECKED_SHORT + '). Send `If-Match` with the ETag of a read to refuse a lost update (412). ' +
+        'Like every write, it needs a bearer token with the scope scenarios:write.',
+      tags, security: [{ bearerAuth: ['scenarios:write'] }],
+      consumes: ['application/json', MERGE_PATCH],
+      params: ScenarioParams,
+      querystring: ProjectQuery,
+      headers: Type.Object({ 'if-match': IfMatch }),
+      body: Type.Object({ input: refOf(ScenarioPatch) }, { additionalProperties: false }),
+      'x-request-examples': updateRequestExamples,
+      response: scenarioResponses.update,
+    },
+  }, async (request, reply) => {
+    const access = accessOf(request.principal, request.query.projectId);
+    const row = await scenarios.patch(access, request.params.scenarioId, request.body.input, request.headers['if-match']);
+    withEtag(reply, row);
+    return { input: row.input };
   });
 };
