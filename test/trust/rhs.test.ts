@@ -86,7 +86,7 @@ describe('Iden3ReverseSparseMerkleTreeProof', () => {
     expect(await verify()).toEqual({ ok: true });
     await issuer.revoke(NONCE);
     await publish([NONCE]);
-    expect(await verify()).toEqual({ ok: false, status: 'not-valid', reason: 'revoked by its issuer (Iden3ReverseSparseMerkleTreeProof)' });
+    expect(await verify()).toEqual({ ok: false, status: 'not-valid', check: 'revocation', reason: 'revoked by its issuer (Iden3ReverseSparseMerkleTreeProof)' });
   });
 
   it('answers error without a DID resolver, when the service is down, or when a node does not hash to its key', async () => {
