@@ -16,7 +16,7 @@ import type { Resolve } from './domain/webhook-guard.js';
 import { Executor, attestationFacts, createStrategies, routesOf, timersOf, typeDeclarations, type BoundRoute, type BoundTimer } from './execution/index.js';
 import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
-import type { ScenarioType } from './schemas/scenario.js';
+import { ExecutionLifecycle } from './services/executions.js';
 import { openStore, type Store } from './store/index.js';
 import { observeStore } from './store/observer.js';
 import { createDemoIssuer, demoStatePublication, demoStatusResolver, revokeDemoNonce } from './trust/demo-issuer.js';
@@ -52,19 +52,16 @@ export interface Adapters {
   plans: PlanCache;
   verifier: CredentialVerifier;
   executor: Executor;
+  /** Every execution's start, completion and expiry, and the reads of recorded ones. */
+  executions: ExecutionLifecycle;
   /** The scenario types' timers (plugins/lifecycle.ts scenarioTimers runs them). */
   timers: BoundTimer[];
   /** The scenario types' routes (http/type-routes.ts registers them). */
   routes: BoundRoute[];
-  /** Counts the final results of an execution in the metrics. */
-  onVerdicts: (results: readonly ExecutionResult[]) => void;
   /** Execution webhooks, where WEBHOOK_SECRET is set. */
   webhooks?: WebhookDispatcher;
   /** Signs attestations of verdicts (ATTESTATION_*); signs nothing when no key is configured. */
   attestor: Attestor;
-  /** Whether a scenario type's verdicts are tied to the request's address here (REQUIRE_HOLDER_BINDING as set). */
-  /** What an attestation of a type's execution will say of its holder binding and credential verification. */
-  attestationFacts: (type: ScenarioType) => { holderBound: boolean; credentialsVerified: boolean };
 }
 
 /**
@@ -119,25 +116,30 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
     const verifier = await credentialVerifier(config, deps.trust ?? {}, log);
     metrics.watchVerifier(() => verifier.stats());
+    const plans = new PlanCache(typeDeclarations);
+    const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
+    const executor = new Executor();
+    const executions = new ExecutionLifecycle({
+      scenarios: store, executions: store, outbox: store, plans, now, executor, onVerdicts, webhook: config.webhook, attestor,
+      attestationFacts: (type) => attestationFacts(type, config.trust),
+    });
     // Each scenario type's strategy, built by its module (src/execution/registry.ts) from what it names here.
     const strategies = await createStrategies({
-      store, now, onVerdicts, verifier, chain,
+      pending: executions, answers: store, nullifiers: store, verifier, chain,
       // The credential types of the contexts the verifier's document loader holds (bundled and JSONLD_DOCUMENTS_FILE).
       credentialTypes: knownTypesOnce(() => credentialTypeDocuments(config.trust.documents)),
       // Offline, for both ZKP types: rules' contexts are checked at create time against what the service holds.
       documentLoader: createDocumentLoader({ documents: config.trust.documents }),
       allowUncheckedRequests: config.chains.allowUncheckedRequests,
-      zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, webhook: config.webhook, stateResolvers: deps.zkpStateResolvers,
+      zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, stateResolvers: deps.zkpStateResolvers,
     }).catch(async (err: unknown) => {
       await verifier.close();
       throw err;
     });
-    const executor = new Executor(Object.values(strategies));
+    executor.register(Object.values(strategies));
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now, deps.webhookResolve) : undefined;
-    const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
     return {
-      store, now, metrics, plans: new PlanCache(typeDeclarations), verifier, executor, timers: timersOf(strategies), routes: routesOf(strategies), onVerdicts, webhooks, attestor,
-      attestationFacts: (type) => attestationFacts(type, config.trust),
+      store, now, metrics, plans, verifier, executor, executions, timers: timersOf(strategies), routes: routesOf(strategies), webhooks, attestor,
     };
   } catch (err) {
     await store.close();

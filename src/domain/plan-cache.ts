@@ -57,15 +57,14 @@ export class PlanCache {
   }
 
   compile(row: ScenarioRow): CachedPlan {
-    const entry: CachedPlan = {
-      plan: compilePlan(row.id, row.revision, row.input, this.types),
-      seq: row.seq,
-      revision: row.revision,
-      projectId: row.input.projectId ?? null,
-      scenario: row.input,
-    };
-    this.entries.set(row.seq, entry);
-    return entry;
+    const compiled = { ...this.prepare(row.id, row.revision, row.input), seq: row.seq };
+    this.entries.set(row.seq, compiled);
+    return compiled;
+  }
+
+  /** A scenario's plan, not kept (a scenario given whole, as a dry run evaluates it; `seq` 0). */
+  prepare(id: string, revision: number, scenario: Scenario): CachedPlan {
+    return { plan: compilePlan(id, revision, scenario, this.types), seq: 0, revision, projectId: scenario.projectId ?? null, scenario };
   }
 
   forget(id: string, seq?: number): void {

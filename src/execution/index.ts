@@ -6,28 +6,31 @@
  */
 import type { FieldProblem } from '../engine/index.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
-import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
+import type { Evaluation, ExecuteInput, ScenarioStrategy } from './types.js';
 
-export type { BoundRoute, BoundTimer, ExecuteInput, ScenarioStrategy, Started } from './types.js';
+export type { BoundRoute, BoundTimer, Completion, Evaluation, ExecuteInput, PendingExecutions, ScenarioStrategy } from './types.js';
 export { attestationFacts, createStrategies, routesOf, timersOf, typeDeclarations } from './registry.js';
 export { MAX_WAITING_CHECKS } from './offchain-zkp/callback.js';
 
-/** The strategies of every scenario type, by type. */
+/**
+ * The strategies of every scenario type, by type. Registered after the execution service is built: an asynchronous
+ * type's strategy ends its executions through that service.
+ */
 export class Executor {
-  private readonly byType: ReadonlyMap<ScenarioType, ScenarioStrategy>;
+  private readonly byType = new Map<ScenarioType, ScenarioStrategy>();
 
-  constructor(strategies: readonly ScenarioStrategy[]) {
-    this.byType = new Map(strategies.map((s) => [s.type, s]));
+  register(strategies: readonly ScenarioStrategy[]): void {
+    for (const strategy of strategies) this.byType.set(strategy.type, strategy);
   }
 
   private strategy(type: ScenarioType): ScenarioStrategy {
-    const s = this.byType.get(type);
-    if (s === undefined) throw new Error(`no execution strategy for scenario type ${type}`); // the schema allows only known types
-    return s;
+    const strategy = this.byType.get(type);
+    if (strategy === undefined) throw new Error(`no execution strategy for scenario type ${type}`); // the schema allows only known types
+    return strategy;
   }
 
-  execute(input: ExecuteInput): Promise<Started> {
-    return this.strategy(input.entry.plan.type).execute(input);
+  execute(input: ExecuteInput): Promise<Evaluation> {
+    return this.strategy(input.compiled.plan.type).execute(input);
   }
 
   /** The scenario type's own create/patch checks (none for most types). */

@@ -5,11 +5,12 @@ import type { ResultExtraField } from '../engine/result.js';
 import type { Credential } from '../schemas/credential.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
-import type { PendingState } from '../store/types.js';
+import type { ExecutionRecord, PendingState } from '../store/types.js';
+import type { ExecutionView } from './view.js';
 
 /** One execute call, as the execution service hands it to a strategy: validated, the address parsed, ids and time fixed. */
 export interface ExecuteInput {
-  entry: CachedPlan;
+  compiled: CachedPlan;
   /** The address string results carry. */
   address: string;
   /** The request's `address.chain`, when it gave one (OnChainZKP prefers a deployment on that chain). */
@@ -24,22 +25,37 @@ export interface ExecuteInput {
   tenant: string;
 }
 
-/** What a strategy answers: one result per rule; `pending` when the execution completes later (OffChainZKP). */
-export interface Started {
+/** A strategy's verdicts: one result per rule; `pending` when the execution completes later (OffChainZKP). */
+export interface Evaluation {
   results: ExecutionResult[];
   pending?: { state: PendingState; expiresAt: string };
 }
 
+/** A pending execution's end as its strategy judged it: `results` for the record, `shown` for the caller and the webhook. */
+export interface Completion {
+  results: ExecutionResult[];
+  shown: ExecutionResult[];
+}
+
+/**
+ * The execution service's side of pending executions (services/executions.ts): it writes the record and its webhook
+ * row; a strategy only judges. `complete` is undefined when no pending execution has the id.
+ */
+export interface PendingExecutions {
+  complete(executionId: string, judge: (record: ExecutionRecord, at: number) => Promise<Completion>): Promise<ExecutionView | undefined>;
+  expireDue(): Promise<void>;
+}
+
 /**
  * How one scenario type is executed; its module (ScenarioModule) builds it. The execution service
- * (services/executions.ts) turns a call into ExecuteInput and Started into the audit record.
+ * (services/executions.ts) turns a call into ExecuteInput and the Evaluation into the audit record.
  */
 export interface ScenarioStrategy {
   readonly type: ScenarioType;
   /** Create/patch-time checks beyond the engine's (validateScenarioRules), as field problems under the scenario. */
   validate?(scenario: Scenario): Promise<FieldProblem[]>;
-  /** Runs the rules. Rejects only with a typed refusal the HTTP layer maps to a status (e.g. CredentialTooLarge). */
-  execute(input: ExecuteInput): Promise<Started>;
+  /** Decides the rules; writes nothing. Rejects only with a typed refusal carrying its status (e.g. CredentialTooLarge). */
+  execute(input: ExecuteInput): Promise<Evaluation>;
 }
 
 /**

@@ -12,6 +12,8 @@ export function deliveryView(w: WebhookDelivery) {
   };
 }
 
+export type ExecutionView = ReturnType<typeof executionView>;
+
 /** An execution as the API shows it (see the Execution schema). */
 export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) {
   return {

@@ -2,13 +2,11 @@ import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, onSendAsyncHookHandler } from 'fastify';
 import { canonicalJson, sha256Hex } from '../domain/canonical-json.js';
-import type { IdempotencyRepository } from '../store/types.js';
+import type { IdempotencyKeys } from '../services/idempotency.js';
 import { IdempotencyInProgress, IdempotencyKeyReused, ValidationFailed } from './errors.js';
-import { scopeOf } from './tenancy.js';
+import { accessOf } from './tenancy.js';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-/** How long a claim holds without its owner's heartbeat: a claim whose process died is free within this. */
-export const IDEMPOTENCY_LEASE_MS = 30_000;
+export { IDEMPOTENCY_LEASE_MS } from '../services/idempotency.js';
 /** How often the owner of a claim renews its lease while it works. */
 const HEARTBEAT_MS = 10_000;
 /** No request works longer than this: a heartbeat stops then, whatever happened to its request. */
@@ -42,7 +40,7 @@ export function storedKey(subject: string, route: string, key: string): string {
   return createHash('sha256').update(`${subject}\n${route}\n${key}`).digest('hex');
 }
 
-export function idempotency(store: IdempotencyRepository, now: () => number) {
+export function idempotency(keys: IdempotencyKeys, now: () => number) {
   // The claim a request holds (its stored key) and the heartbeat renewing its lease, until its answer is sent.
   const claims = new WeakMap<FastifyRequest, { key: string; heartbeat: NodeJS.Timeout }>();
   const preHandler: preHandlerAsyncHookHandler = async function (request: FastifyRequest, reply: FastifyReply) {
@@ -58,15 +56,14 @@ export function idempotency(store: IdempotencyRepository, now: () => number) {
     const requestHash = sha256Hex(canonicalJson({
       body: request.body ?? null,
       query: request.query ?? null,
-      projects: scopeOf(request.principal).key,
+      projects: accessOf(request).key,
     }));
     const at = now();
-    const leaseFrom = (t: number) => new Date(t + IDEMPOTENCY_LEASE_MS).toISOString();
-    const claim = await store.claimIdempotencyKey(key, requestHash, new Date(at).toISOString(), new Date(at - IDEMPOTENCY_TTL_MS).toISOString(), leaseFrom(at));
+    const claim = await keys.claim(key, requestHash);
     if (claim.claimed) {
       const heartbeat = setInterval(() => {
         if (now() - at > MAX_HEARTBEAT_MS) return clearInterval(heartbeat);
-        store.renewIdempotencyLease(key, leaseFrom(now())).catch((err) => request.log.warn({ err }, 'could not renew an idempotency lease'));
+        keys.renew(key).catch((err) => request.log.warn({ err }, 'could not renew an idempotency lease'));
       }, HEARTBEAT_MS).unref();
       claims.set(request, { key, heartbeat });
       return;
@@ -85,19 +82,19 @@ export function idempotency(store: IdempotencyRepository, now: () => number) {
     const { key, heartbeat } = held;
     clearInterval(heartbeat);
     if (reply.statusCode >= 300 || typeof payload !== 'string') {
-      await store.releaseIdempotencyKey(key).catch((err) => request.log.warn({ err }, 'could not release an idempotency key'));
+      await keys.release(key).catch((err) => request.log.warn({ err }, 'could not release an idempotency key'));
       return payload;
     }
     const headers: Record<string, string> = {};
     for (const h of REPLAYED_HEADERS) {
-      const v = reply.getHeader(h);
-      if (v !== undefined) headers[h] = String(v);
+      const value = reply.getHeader(h);
+      if (value !== undefined) headers[h] = String(value);
     }
     try {
-      await store.completeIdempotencyKey(key, { status: reply.statusCode, headers, body: payload });
+      await keys.complete(key, { status: reply.statusCode, headers, body: payload });
     } catch (err) {
       // Not stored: free the key (a retry will do the work again) and fail this response rather than pretend.
-      await store.releaseIdempotencyKey(key).catch(() => {});
+      await keys.release(key).catch(() => {});
       throw err;
     }
     return payload;

@@ -2,7 +2,7 @@ import { runPlan, type FieldProblem } from '../../engine/index.js';
 import { checkCredentialTypes, type CredentialTypes } from '../../domain/credential-types.js';
 import type { Scenario } from '../../schemas/scenario.js';
 import type { CredentialVerifier } from '../../trust/index.js';
-import type { ExecuteInput, ScenarioStrategy, Started } from '../types.js';
+import type { Evaluation, ExecuteInput, ScenarioStrategy } from '../types.js';
 
 /** What every result carries when credential verification is off (CREDENTIAL_VERIFICATION=off). */
 const VERIFICATION_OFF = Object.freeze({ verification: 'off' as const });
@@ -23,17 +23,17 @@ export function challengeQueryStrategy(
     async validate(scenario: Scenario): Promise<FieldProblem[]> {
       return credentialTypes ? checkCredentialTypes(scenario.queryConfigurations, credentialTypes()) : [];
     },
-    async execute({ entry, address, credentials, digests, executionId, at, tenant }: ExecuteInput): Promise<Started> {
+    async execute({ compiled, address, credentials, digests, executionId, at, tenant }: ExecuteInput): Promise<Evaluation> {
       const trust = await verifier.verify(credentials, {
         address,
         now: at,
-        trustedIssuers: entry.scenario.trustedIssuers ?? undefined,
-        relevantTypes: entry.plan.credentialSlots,
+        trustedIssuers: compiled.scenario.trustedIssuers ?? undefined,
+        relevantTypes: compiled.plan.credentialSlots,
         digests,
         tenant,
       });
       const extras = verifier.mode === 'off' ? VERIFICATION_OFF : undefined;
-      return { results: runPlan(entry.plan, { address, credentials, now: at, executionId, trust, extras }) };
+      return { results: runPlan(compiled.plan, { address, credentials, now: at, executionId, trust, extras }) };
     },
   };
 }
