@@ -28,26 +28,19 @@ import { scenarioTimers, storeLifecycle, verifierLifecycle, webhooksLifecycle } 
 
 export type { AppDeps } from './adapters.js';
 
-/** The service's Fastify instance, and what only the process that runs it (server.ts) calls. */
 export interface ServiceApp extends FastifyInstance {
-  /**
-   * The first step of a graceful stop (server.ts, on SIGTERM), before close(): /health/ready answers 503 and every
-   * answer carries `Connection: close`, while requests are still served, so clients and load balancers move away
-   * before the listener closes.
-   */
+  /** Before close() on SIGTERM: readiness 503 and `Connection: close` while still serving, so clients move away. */
   drain(): void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * On close, how long connections without a request in progress are left open after the listener closed. Node's
- * server.close() ends them at once, and one a client opened an instant before (its request not read yet) would be cut
- * off (ECONNRESET) with its request; given this, its request is read and answered (with Connection: close).
+ * On close, how long idle connections stay open after the listener closed: one a client opened an instant before
+ * would otherwise be cut off (ECONNRESET) with its unread request.
  */
 const IDLE_GRACE_MS = 1000;
 
-/** Headers and fields that must never reach a log line, should a serializer ever include them. */
 export const REDACT = [
   'req.headers.authorization',
   'req.headers.cookie',
@@ -57,35 +50,26 @@ export const REDACT = [
   '*.credentialSubject',
 ];
 
-/**
- * The service as a Fastify instance: the adapters from the composition root (adapters.ts), the cross-cutting plugins
- * (problem details, protection, docs, metrics, auth) and the route plugins, each handed only what it uses.
- */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<ServiceApp> {
   const stream = deps.logger === undefined ? await terminalLogStream() : undefined;
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, ...(stream && { stream }) },
     bodyLimit: config.bodyLimit,
     requestIdHeader: false,
-    // Honour a caller's x-request-id when it is a sane token, else make one.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
-    // JSON bodies with a __proto__ or constructor.prototype key are refused (400), not parsed (Fastify's defaults, stated).
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    // While closing, new requests get 503 problem+json from the hook below, not Fastify's plain JSON.
+    // The hook below replies 503 problem+json instead.
     return503OnClosing: false,
-    // Ids are up to 128 characters, and a client may percent-encode each (":" as %3A): room for that.
+    // Room for 128-character ids, each character percent-encoded.
     routerOptions: { maxParamLength: 512 },
-    // Router errors (malformed percent-encoding, over-long parameters) as problem+json too.
     frameworkErrors: handleFrameworkError,
-    // What Node's HTTP parser refuses (malformed request, headers too large, request timeout) as problem+json too.
     clientErrorHandler: handleClientError,
     requestTimeout: config.requestTimeoutMs,
-    // request.ip, which every per-address limit counts: the X-Forwarded-For client only behind a listed proxy.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -93,8 +77,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
   try {
     return await registerAll(app, config, deps, adapters);
   } catch (err) {
-    // The lifecycle plugins close the adapters on app.close(), but a caller never gets an app that failed to build.
-    // A failure to close is logged: the caller is told why the build failed.
+    // A caller never gets an app that failed to build, so never closes it.
     const closers = [async () => adapters.webhooks?.stop(), () => adapters.verifier.close(), () => adapters.store.close()];
     for (const close of closers) {
       await close().catch((closeErr: unknown) => app.log.warn({ err: closeErr }, 'closing an adapter after a failed build failed'));
@@ -103,11 +86,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
   }
 }
 
-/** buildApp's hooks and plugins, on the adapters composeAdapters opened. */
 async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, adapters: Adapters): Promise<ServiceApp> {
   const { store, now, metrics, plans, verifier, executor, executions, timers, routes, webhooks, attestor } = adapters;
-  // While draining and shutting down, every answer closes its connection, so that no keep-alive client writes its next
-  // request to a socket close() is about to end, and close() need not wait for the client's keep-alive to end.
+  // While draining, every reply closes its connection: no keep-alive client writes to a socket close() is about to end.
   let draining = false;
   let closing = false;
   const drain = () => {
@@ -127,7 +108,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     if (draining || closing) reply.header('connection', 'close');
   });
 
-  // After the hooks above: on close, new requests are refused before the timers stop and the webhooks finish.
+  // After the hooks above: on close, new requests are refused first.
   await app.register(storeLifecycle, {
     store, now, retentionDays: config.executionRetentionDays, purgeIntervalMs: config.executionPurgeIntervalMs, idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
   });
@@ -147,17 +128,16 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
 
   await app.register(openApiDocs, { ui: config.docs });
 
-  // Before protection and auth: a preflight is answered before them, and their refusals carry the CORS headers.
+  // Before protection and auth: their refusals carry the CORS headers.
   if (config.corsOrigins.length > 0) await app.register(corsPlugin, { origins: config.corsOrigins });
   const authenticate = createAuthenticator(config.apiTokens, config.jwt);
   await app.register(protection, { rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify });
 
-  // Open routes: health, metrics and the scenario types' own (OffChainZKP's wallet callback, which the proof authenticates).
+  // Open routes; a scenario type's callback is authenticated by its proof.
   await app.register(healthRoutes, { database: () => databaseState(store), stopping: () => draining || closing });
   await app.register(metricsPlugin, { metrics });
   await app.register(typeRoutes, { routes });
   await app.register(jwksRoute, { attestor });
-  // Everything else takes a bearer token with the route's scope.
   await app.register(async (secured) => {
     await secured.register(auth, { authenticate });
     const idempotent = idempotency(new IdempotencyKeys(store, now), now);
@@ -168,6 +148,6 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(webhookSecretRoute, { webhook: config.webhook });
   });
 
-  // A property of the root instance, typed by ServiceApp, not a decorator every FastifyInstance would claim to have.
+  // Not a decorator, which every FastifyInstance would claim to have.
   return Object.assign(app, { drain });
 }

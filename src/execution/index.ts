@@ -1,9 +1,3 @@
-/**
- * Execution: one strategy per scenario type behind one interface (types.ts), each built by its type's module
- * (<type>/index.ts) as registry.ts lists them. ChallengeQuery = credential trust + the rule engine; OnChainZKP = the
- * verifier contract read from the chain; OffChainZKP = a zero-knowledge proof request, the wallet's answer, expiry
- * and webhooks. Every result is built by engine/result.ts.
- */
 import type { FieldProblem } from '../engine/index.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
 import type { Evaluation, ExecuteInput, ScenarioStrategy } from './types.js';
@@ -12,10 +6,7 @@ export type { BoundRoute, BoundTimer, Completion, Evaluation, ExecuteInput, Pend
 export { attestationFacts, createStrategies, routesOf, timersOf, typeDeclarations } from './registry.js';
 export { MAX_WAITING_CHECKS } from './offchain-zkp/callback.js';
 
-/**
- * The strategies of every scenario type, by type. Registered after the execution service is built: an asynchronous
- * type's strategy ends its executions through that service.
- */
+/** Registered after the execution service is built: an asynchronous type's strategy ends its executions through it. */
 export class Executor {
   private readonly byType = new Map<ScenarioType, ScenarioStrategy>();
 
@@ -25,7 +16,7 @@ export class Executor {
 
   private strategy(type: ScenarioType): ScenarioStrategy {
     const strategy = this.byType.get(type);
-    if (strategy === undefined) throw new Error(`no execution strategy for scenario type ${type}`); // the schema allows only known types
+    if (strategy === undefined) throw new Error(`no execution strategy for scenario type ${type}`);
     return strategy;
   }
 
@@ -33,7 +24,6 @@ export class Executor {
     return this.strategy(input.compiled.plan.type).execute(input);
   }
 
-  /** The scenario type's own create/patch checks (none for most types). */
   async validate(scenario: Scenario): Promise<FieldProblem[]> {
     return (await this.strategy(scenario.type).validate?.(scenario)) ?? [];
   }

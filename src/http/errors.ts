@@ -8,16 +8,12 @@ import { overBudget } from './validation.js';
 export type { FieldError } from '../schemas/problem.js';
 import type { FieldError } from '../schemas/problem.js';
 
-/**
- * Coded errors (SCS_ = Scenario Compliance Service). The error handler turns each into problem+json. The scenario
- * services' own (not found, exists, ambiguous, precondition, conflict, changed) are in services/errors.ts, the
- * executions' in execution/errors.ts.
- */
+/** HTTP's coded errors (SCS_); the services' are in services/errors.ts, the executions' in execution/errors.ts. */
 const RouteNotFound = createError<[string, string]>('SCS_ROUTE_NOT_FOUND', 'No route %s %s', 404);
 export const WebhooksDisabled = createError(
   'SCS_WEBHOOKS_DISABLED', 'Webhooks are not enabled on this service (its operator sets WEBHOOK_SECRET)', 404,
 );
-/** A JSON body that does not parse; `reason` is where and why (JSON.parse's message, without the body's text). */
+/** `reason`: JSON.parse's message, without the body's text. */
 export const InvalidJson = createError<[string]>('SCS_INVALID_JSON', 'Body is not valid JSON: %s. Send a JSON object with Content-Type: application/json', 400);
 export const PrototypeKey = createError(
   'SCS_PROTOTYPE_KEY',
@@ -27,27 +23,22 @@ export const PrototypeKey = createError(
 );
 export const MetricsUnavailable = createError<[string]>('SCS_METRICS_UNAVAILABLE', 'The metrics of the workers could not be gathered: %s', 503);
 
-/** The field error of a body that is wrong as a whole (empty, not JSON): every 400 lists its fields, this one the body. */
+/** Every 400 lists its fields; a body wrong as a whole lists the body. */
 export const bodyError = (message: string): FieldError => ({ field: 'body', pointer: '', message });
 
 const ValidationError = createError<[string]>('SCS_VALIDATION', '%s', 400);
-/**
- * A 400 naming the failing fields (the first MAX_FIELD_ERRORS of them); `errorsTruncated`: whoever found them stopped
- * looking, so there are more than `errors` holds.
- */
+/** `errorsTruncated`: whoever found them stopped looking. */
 export class ValidationFailed extends ValidationError {
   constructor(readonly errors: FieldError[], message = 'The request is not valid', readonly errorsTruncated = false) {
     super(message);
   }
 }
 
-/** The JSON body nests deeper than MAX_JSON_DEPTH levels (protection.ts): a 400 naming the first place. */
 export class TooDeep extends createError<[number, string]>('SCS_TOO_DEEP', 'The JSON body nests deeper than %d levels, first at %s', 400) {
   constructor(depth: number, readonly errors: FieldError[]) {
     super(depth, errors[0]?.field ?? 'body');
   }
 }
-/** An object of the JSON body has more than MAX_JSON_KEYS keys (protection.ts): a 400 naming it. */
 export class TooManyKeys extends createError<[number, string]>(
   'SCS_TOO_MANY_KEYS', 'The JSON body has an object of more than %d keys, at %s', 400,
 ) {
@@ -58,7 +49,7 @@ export class TooManyKeys extends createError<[number, string]>(
 
 /** The challenge every 401 carries (RFC 6750); a refusal may name a more precise one (`challenge`). */
 const BEARER_CHALLENGE = 'Bearer realm="compliance"';
-/** No bearer token, or not a valid one; `bearerError` (RFC 6750's error code) goes into the challenge with the reason. */
+/** `bearerError`: RFC 6750's error code. */
 export class Unauthorized extends createError<[string]>('SCS_UNAUTHORIZED', '%s', 401) {
   readonly challenge: string;
   constructor(message: string, bearerError?: string) {
@@ -69,7 +60,6 @@ export class Unauthorized extends createError<[string]>('SCS_UNAUTHORIZED', '%s'
       : BEARER_CHALLENGE;
   }
 }
-/** The token may not use this route: the route names no scope, or (with `scope`) the token lacks it. */
 export class Forbidden extends createError<[string]>('SCS_FORBIDDEN', '%s', 403) {
   readonly challenge?: string;
   constructor(message: string, scope?: string) {
@@ -78,10 +68,7 @@ export class Forbidden extends createError<[string]>('SCS_FORBIDDEN', '%s', 403)
   }
 }
 
-/**
- * The 503s the service answers by choice (it is stopping, overloaded, not ready, or cannot check tokens now): logged
- * as every problem is, not as an outage (`deliberate`), and without a stack trace (refused under load).
- */
+/** 503s by choice (stopping, overloaded, not ready): not logged as an outage, and without a stack trace. */
 const deliberate503 = <C extends unknown[]>(code: string, message: string, retryAfterSeconds: number) =>
   class extends createError<C>(code, message, 503, Error, false) {
     readonly deliberate = true;
@@ -92,9 +79,7 @@ export const Overloaded = deliberate503<[number, number]>(
   'SCS_OVERLOADED', 'The service is overloaded (event loop delay %d ms, over %d ms); retry shortly', 1,
 );
 export const AuthUnavailable = deliberate503<[string]>('SCS_AUTH_UNAVAILABLE', '%s', 5);
-/** /health/ready: the database does not answer. */
 export const DatabaseNotReady = deliberate503<[]>('SCS_DATABASE_UNAVAILABLE', 'The database does not answer, or cannot write to its storage', 1);
-/** /health/ready: the database's storage refuses writes (the store's StorageFull, whose Retry-After it gives). */
 export class StorageFullNotReady extends deliberate503<[]>(
   'SCS_STORAGE_FULL', 'The database\'s storage is full: writes are refused until space is freed', 1,
 ) {
@@ -104,30 +89,23 @@ export class StorageFullNotReady extends deliberate503<[]>(
   }
 }
 
-/** The Idempotency-Key was used with another request. */
 export const IdempotencyKeyReused = createError(
   'SCS_IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request body; use a new key for a new request', 422,
 );
-/** A request with the Idempotency-Key still runs: retry after a second. */
 export class IdempotencyInProgress extends createError(
   'SCS_IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still in progress', 409,
 ) {
   readonly retryAfterSeconds = 1;
 }
 
-/**
- * What the problem handler reads of an error: Fastify's `code` and `statusCode` (set by @fastify/error in each
- * module's errors.ts), its message as the problem's detail, and what some of those errors add: a detail other than
- * the message, the failing fields of a 400, the seconds a refusal asks the client to wait (Retry-After), and its challenge.
- */
+/** What the problem handler reads of an error, beyond @fastify/error's `code` and `statusCode`. */
 interface CodedError extends FastifyError {
   detail?: string;
   errors?: FieldError[];
   errorsTruncated?: boolean;
   retryAfterSeconds?: number;
-  /** WWW-Authenticate of a 401 or 403 (a 401 without one gets the plain bearer challenge). */
+  /** WWW-Authenticate of a 401 or 403. */
   challenge?: string;
-  /** A 503 the service chose (see deliberate503): not logged as an outage. */
   deliberate?: boolean;
 }
 
@@ -138,11 +116,7 @@ const TITLES: Record<number, string> = {
   431: 'Request Header Fields Too Large', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
-/**
- * Every problem carries an SCS_ code (README, "Problem codes"): the zkp module's ZKP_X is SCS_ZKP_X; a code that is
- * neither (an error from a library, or none) becomes SCS_ and its status's title (SCS_BAD_REQUEST,
- * SCS_SERVICE_UNAVAILABLE, ...), or SCS_HTTP_<status> for a status without one here.
- */
+/** ZKP_X is SCS_ZKP_X; a library's code (or none) becomes SCS_ and its status's title, or SCS_HTTP_<status>. */
 export function problemCode(code: string | undefined, status: number): string {
   if (code?.startsWith('SCS_')) return code;
   if (code?.startsWith('ZKP_')) return `SCS_${code}`;
@@ -155,7 +129,6 @@ const TYPES: Record<string, string> = {
   FST_ERR_VALIDATION: 'urn:problem:validation',
 };
 
-/** At most MAX_FIELD_ERRORS field errors, and errorsTruncated when there were more (or more were not looked for). */
 function boundedErrors(errors: FieldError[] | undefined, truncated: boolean | undefined): Pick<Problem, 'errors' | 'errorsTruncated'> {
   if (errors === undefined) return {};
   const more = truncated === true || errors.length > MAX_FIELD_ERRORS;
@@ -175,21 +148,16 @@ function problem(status: number, fields: Partial<Problem>): Problem {
   };
 }
 
-/** A request URL's path, without its query. */
 const pathOf = (url: string): string => url.split('?', 1)[0] ?? url;
 
-/**
- * Answers `status` as problem+json, with an SCS_ code (problemCode), and logs the code and status at info: never the
- * detail or the field errors, which may quote what the client sent. Called by the problem handler, and by
- * handleFrameworkError, whose reply belongs to the router's own context (its error handler is Fastify's default).
- */
+/** Logs the code and status only: the detail and the field errors may quote what the client sent. */
 function sendProblem(reply: FastifyReply, status: number, fields: Partial<Problem>): FastifyReply {
   const body = problem(status, { instance: pathOf(reply.request.url), ...fields });
   reply.request.log.info({ problem: body.code, status }, 'answered with a problem');
   return reply.code(status).type('application/problem+json').send(body);
 }
 
-/** Joins a part and a JSON pointer into a dotted field name: ('body', '/credentials/0/id') -> body.credentials.0.id */
+/** ('body', '/credentials/0/id') -> body.credentials.0.id */
 function fieldName(part: string, pointer: string): string {
   const segments = pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   return [part, ...segments].join('.');
@@ -206,26 +174,19 @@ interface AjvError {
 const orList = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
 const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
-/** The paths above a JSON pointer, the root ('') included: '/a/b/c' -> '', '/a', '/a/b'. */
+/** '/a/b/c' -> '', '/a', '/a/b' */
 function * ancestors(pointer: string): Generator<string> {
   for (let i = pointer.indexOf('/'); i !== -1; i = pointer.indexOf('/', i + 1)) yield pointer.slice(0, i);
 }
 
 /**
- * Ajv errors to field errors, one message per field: the pointer names the failing field itself (a missing or unknown
- * property included). A failed anyOf (a nullable field, a union, a union of constants) makes Ajv report every branch
- * and then the anyOf itself; only what applies to the value sent is kept:
- * - a type mismatch is dropped when another error at the field or below it shows that the value has the type of a
- *   branch (an object missing a property, a string too long, a string not in the list), so a nullable field reports
- *   its real error and no "must be null" beside it;
- * - the type mismatches left make one message, without the null of a nullable field ("must be string or object");
- * - constants and enums make one message listing the allowed values ("must be one of ChallengeQuery, OnChainZKP").
- * Linear in the errors: they are grouped by field once, not searched for each error.
+ * Ajv errors to one message per field. A failed anyOf makes Ajv report every branch: a type mismatch is dropped when
+ * another error shows the value has a branch's type (no "must be null" beside a nullable field's real error); the
+ * mismatches left make one message, and constants and enums one listing the allowed values.
  */
 export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
   const reported = errors.filter((e) => errors.length === 1 || (e.keyword !== 'anyOf' && e.keyword !== 'oneOf'));
   const atPath = new Map<string, AjvError[]>();
-  // Fields with an error that is not a type mismatch, and fields with an error below them: a type mismatch there is explained.
   const explainedAt = new Set<string>();
   for (const e of reported) {
     const here = atPath.get(e.instancePath);
@@ -242,7 +203,6 @@ export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
     seen.add(`${pointer} ${message}`);
     out.push({ field: fieldName(part, pointer), pointer, message });
   };
-  // One message per field for the errors grouped at it (allowed values, types): made once.
   const grouped = new Set<string>();
   const firstOfGroup = (path: string, group: string) => !grouped.has(`${group} ${path}`) && grouped.add(`${group} ${path}`);
   for (const e of reported) {
@@ -270,7 +230,7 @@ export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
 
 const SEND_JSON = 'Send a JSON object with Content-Type: application/json';
 
-/** Fastify's errors that reach a client (body parsing), as this service's codes, each detail saying what to do. */
+/** Fastify's body-parsing errors as this service's codes, each detail saying what to do. */
 const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; detail: (request: FastifyRequest) => string; body?: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: {
     status: 413, code: 'SCS_BODY_TOO_LARGE',
@@ -344,13 +304,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 }
 
-/**
- * For Fastify's `frameworkErrors` option: the errors the router raises before any route, hook or error handler runs
- * (FST_ERR_BAD_URL for a malformed percent-encoding in the path, FST_ERR_MAX_PARAM_LENGTH for a path parameter over
- * the router's maxParamLength, FST_ERR_ASYNC_CONSTRAINT) answered as problem+json like every other error. Without it
- * Fastify writes its own application/json body, without the x-request-id header. Wire it in the Fastify options:
- * `Fastify({ frameworkErrors: handleFrameworkError, ... })`.
- */
+/** For Fastify's `frameworkErrors`: the router's errors, raised before any route, hook or error handler runs. */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const path = pathOf(request.url);
   // No hook runs for these replies: set the request id header here.
@@ -365,12 +319,7 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
   }
 }
 
-/**
- * For Fastify's `clientErrorHandler` option: what Node's HTTP parser refuses before Fastify sees a request (not
- * HTTP/1.1, headers over the size limit, a request not received within REQUEST_TIMEOUT_MS), answered as problem+json
- * with an SCS_ code instead of Fastify's plain JSON, then the connection closed (as Node and Fastify do). A reset
- * connection gets nothing. `this` is the Fastify instance (Fastify binds it).
- */
+/** For Fastify's `clientErrorHandler`: what Node's HTTP parser refuses, then the connection closed. */
 export function handleClientError(this: FastifyInstance, error: ConnectionError, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, code, detail] =
@@ -395,12 +344,9 @@ class RateLimited extends RateLimitedError {
   }
 }
 
-/**
- * The error @fastify/rate-limit answers with (errorResponseBuilder): 429 SCS_RATE_LIMITED with Retry-After. Always
- * 429: the plugin's other status (403) is for its `ban` option, which this service does not set.
- */
+/** @fastify/rate-limit's errorResponseBuilder; its other status (403) is for `ban`, which is not set. */
 export const rateLimited = (message: string, context: { ttl: number }): Error =>
   new RateLimited(message, Math.max(1, Math.ceil(context.ttl / 1000)));
 
-/** Every error of the app as RFC 9457 problem details: the root's error handler (a named plugin, so not encapsulated). */
+/** RFC 9457 problem details: the root's error handler (a named plugin, so not encapsulated). */
 export const problemDetails = fp(async (app: FastifyInstance) => registerErrorHandling(app), { name: 'problem-details', fastify: '5.x' });

@@ -21,33 +21,27 @@ import { AttestQuery, attestRequest, eip712Header } from './attest-request.js';
 export interface ExecuteRoutesOptions {
   executions: ExecutionLifecycle;
   idempotent: Idempotency;
-  /** The refusal of a tenant at its budget of first credential checks (CredentialVerifier.coldRefusal), or undefined. */
+  /** CredentialVerifier.coldRefusal. */
   coldRefusal: (tenant: string) => Error | undefined;
-  /** Which attestations `?attest=` may ask for: the keys this service holds. */
   attestor: Attestor;
 }
 
 const ExecuteQuery = Type.Object({ ...ProjectQuery.properties, ...AttestQuery }, { additionalProperties: false });
 
-/** Whose budgets an execute spends: the token's subject (the client address without one). */
 const tenantOf = (request: FastifyRequest) => request.principal?.subject ?? `ip:${request.ip}`;
 
-/** Bodies whose credentials' digests are remembered, by the SHA-256 of the body's text (hashes only, no content). */
+/** Keyed by the SHA-256 of the body's text: hashes only. */
 const DIGEST_MEMO_SIZE = 4096;
 
-/** How many results of an execution have each status. */
 function countStatuses(results: readonly ExecutionResult[]): Record<ExecutionResult['result']['status'], number> {
   const counts = { valid: 0, 'not-valid': 0, error: 0, pending: 0 };
   for (const result of results) counts[result.result.status]++;
   return counts;
 }
 
-/** POST /compliance/scenarios/execute: the request parsed for ExecutionLifecycle.execute, its recorded results sent. */
 export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { executions, idempotent, coldRefusal, attestor }) => {
-  // A body's text is hashed as it is parsed (~6 µs for 8 KB; the text itself is not kept). The same body sent again,
-  // as a frontend re-checking a wallet does, then gets its credentials' digests from a small cache instead of
+  // A frontend re-checking a wallet sends the same body again: hashing its text as it is parsed (~6 µs for 8 KB) spares
   // canonicalising every credential anew (~15 µs each). Sound: equal texts parse to equal credentials.
-  // Addresses parsed again and again (a frontend re-checking wallets) come from a bounded memo (~10 µs saved each).
   const addresses = new AddressParser();
   const bodyHashes = new WeakMap<object, string>();
   const digestMemo = new LRUCache<string, readonly string[]>({ max: DIGEST_MEMO_SIZE });
@@ -63,8 +57,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
 
   app.post('/compliance/scenarios/execute', {
     config: { scope: 'scenarios:execute' },
-    // A token at its budget of first checks is refused before its body is read (after authentication): a flood of
-    // new credentials then costs the request thread a refusal each, not a read, parse and digest of every body.
+    // Before the body is read: a flood of new credentials costs a refusal each, not a parse and digest of every body.
     onRequest: async (request) => {
       const refused = coldRefusal(tenantOf(request));
       if (refused) throw refused;
@@ -122,13 +115,12 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     },
   }, async (request, reply) => {
     const body = request.body;
-    // The attestation asked for is checked before any work: a request that cannot get it is refused whole.
     const asked = request.query.attest === undefined ? undefined : attestRequest(request.query, attestor);
     const address = addresses.parse(body.address);
     if (!address.ok) {
       throw new ValidationFailed([fieldError(typeof body.address === 'string' ? ['address'] : ['address', 'address'], address.message)]);
     }
-    // Credential ids are stored in the audit record: text a database cannot store is refused here, on every store.
+    // Credential ids are stored in the audit record.
     const badIds = body.credentials.flatMap((credential, i) => unstorableText(credential.id, ['credentials', i, 'id']));
     if (badIds.length > 0) throw new ValidationFailed(badIds, 'A credential id holds text the service cannot store');
     const { results, text, attestations } = await executions.execute({
@@ -141,8 +133,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
       tenant: tenantOf(request),
       attest: asked,
     }, {
-      // The request's later log lines, its completion line among them, name the execution and count its results:
-      // ids and counts only, never the address or a credential.
+      // Ids and counts only, never the address or a credential.
       evaluated: (executionId, evaluated) => {
         reply.log = request.log = request.log.child({ scenarioId: body.scenarioId, executionId, results: countStatuses(evaluated) });
       },
@@ -154,7 +145,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     });
     if (attestations?.jws !== undefined) reply.header('Attestation', attestations.jws);
     if (attestations?.eip712 !== undefined) reply.header('Attestation-EIP712', eip712Header(attestations.eip712));
-    // Sent as the audit record keeps it, not serialised a second time.
+    // The audit record's text, not serialised a second time.
     return reply.type('application/json; charset=utf-8').serializer(() => text).send(results);
   });
 };

@@ -7,25 +7,12 @@ import { IdempotencyInProgress, IdempotencyKeyReused, ValidationFailed } from '.
 import { accessOf } from './tenancy.js';
 
 export { IDEMPOTENCY_LEASE_MS } from '../services/idempotency.js';
-/** How often the owner of a claim renews its lease while it works. */
 const HEARTBEAT_MS = 10_000;
-/** No request works longer than this: a heartbeat stops then, whatever happened to its request. */
+/** A heartbeat stops then, whatever happened to its request. */
 const MAX_HEARTBEAT_MS = 10 * 60_000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
-/** Response headers replayed with the body. */
 const REPLAYED_HEADERS = ['content-type', 'location', 'etag', 'attestation', 'attestation-eip712'];
 
-/**
- * Idempotency-Key (the Stripe model) for POST routes: the first request with a key does the work and its response
- * (status, body byte for byte, Location/ETag) is stored; a retry with the same key and request gets that response
- * with `Idempotent-Replayed: true`; the same key with another request (body, query such as `?projectId=`, or the
- * token's projects: whatever selects the result) is 422; one still in progress is 409. Keys are scoped to the caller
- * and the route, and expire after 24 h. Only a success (2xx), the answer of work done, is stored: a refusal changed
- * nothing, so it frees the key and a retry is judged anew (a 400 of the handler, a 404, a 429 with its Retry-After, a
- * 5xx). A claim is a lease renewed while its request works, so a claim whose process died is free within
- * IDEMPOTENCY_LEASE_MS.
- */
-/** The header as route schemas declare it (documented in openapi.yaml). */
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({
     minLength: 1, maxLength: 255,
@@ -35,13 +22,17 @@ export const IdempotencyHeaders = Type.Object({
 
 export type Idempotency = ReturnType<typeof idempotency>;
 
-/** The key as stored: scoped to the caller and the route, hashed (the client's key text is not kept). */
+/** Scoped to the caller and the route, hashed: the client's key text is not kept. */
 export function storedKey(subject: string, route: string, key: string): string {
   return createHash('sha256').update(`${subject}\n${route}\n${key}`).digest('hex');
 }
 
+/**
+ * Idempotency-Key (Stripe's model) for POST routes: the first request with a key does the work, a retry with the same
+ * request gets its stored response; another request with the key (body, query or the token's projects) is 422. Only
+ * a 2xx is stored: a refusal changed nothing, so it frees the key.
+ */
 export function idempotency(keys: IdempotencyKeys, now: () => number) {
-  // The claim a request holds (its stored key) and the heartbeat renewing its lease, until its answer is sent.
   const claims = new WeakMap<FastifyRequest, { key: string; heartbeat: NodeJS.Timeout }>();
   const preHandler: preHandlerAsyncHookHandler = async function (request: FastifyRequest, reply: FastifyReply) {
     const raw = request.headers['idempotency-key'];
@@ -93,7 +84,7 @@ export function idempotency(keys: IdempotencyKeys, now: () => number) {
     try {
       await keys.complete(key, { status: reply.statusCode, headers, body: payload });
     } catch (err) {
-      // Not stored: free the key (a retry will do the work again) and fail this response rather than pretend.
+      // Not stored: free the key and fail this response rather than pretend.
       await keys.release(key).catch(() => {});
       throw err;
     }

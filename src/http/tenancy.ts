@@ -5,18 +5,17 @@ import { ValidationFailed } from './errors.js';
 
 const built = new WeakMap<FastifyRequest, Access>();
 
-/** The query's `projectId`, which narrows what the request searches. */
 function namedProject(request: FastifyRequest): string | undefined {
   const query: unknown = request.query;
   if (typeof query !== 'object' || query === null || !('projectId' in query) || typeof query.projectId !== 'string') return undefined;
-  // It reaches the database (an operator's scope): the same rule as for every stored text.
+  // It reaches the database: the rule of every stored text.
   if (!storableText(query.projectId)) {
     throw new ValidationFailed([{ field: 'querystring.projectId', pointer: '/projectId', message: 'must not contain U+0000 or an unpaired UTF-16 surrogate' }]);
   }
   return query.projectId;
 }
 
-/** What the request's caller reaches (services/access.ts), built once per request from its token and `?projectId=`. */
+/** From the token and `?projectId=`. */
 export function accessOf(request: FastifyRequest): Access {
   let access = built.get(request);
   if (access === undefined) {

@@ -94,7 +94,8 @@ export class ExecutionLifecycle implements PendingExecutions {
     const { results, pending } = run;
     const timestamp = new Date(run.at).toISOString();
     const webhookUrl = compiled.scenario.webhookUrl ?? null;
-    const record: ExecutionRecord = {
+    const scenarioDigest = this.digestOf(compiled);
+    const record: ExecutionRecord & { scenarioDigest: string } = {
       executionId: run.executionId,
       scenarioId: call.scenarioId,
       scenarioRevision: compiled.revision,
@@ -108,11 +109,11 @@ export class ExecutionLifecycle implements PendingExecutions {
       credentials: digested(call.credentials, run.digests),
       createdAt: timestamp,
       updatedAt: timestamp,
-      scenarioDigest: this.digestOf(compiled),
+      scenarioDigest,
       holderBound: facts.holderBound,
     };
     // Signed first: the webhook written with the record carries what the caller receives.
-    const attestations = call.attest && await signAttestations(attestor, call.attest, attestedExecution({ ...record, scenarioDigest: this.digestOf(compiled) }), now());
+    const attestations = call.attest && await signAttestations(attestor, call.attest, attestedExecution(record), now());
     if (!pending) record.webhook = this.delivery(record, results, webhookUrl, attestations);
     await executions.recordExecution(record);
     if (!pending) onVerdicts(results);

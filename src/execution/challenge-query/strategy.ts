@@ -4,14 +4,9 @@ import type { Scenario } from '../../schemas/scenario.js';
 import type { CredentialVerifier } from '../../trust/index.js';
 import type { Evaluation, ExecuteInput, ScenarioStrategy } from '../types.js';
 
-/** What every result carries when credential verification is off (CREDENTIAL_VERIFICATION=off). */
 const VERIFICATION_OFF = Object.freeze({ verification: 'off' as const });
 
-/**
- * ChallengeQuery: trust first (proof, issuer, revocation, holder; cached per credential content), then the pure
- * rules of the engine. A credential over a size limit rejects with CredentialTooLarge; no room for new credentials'
- * checks with ColdWorkRefused (this token's budget, or the service's queue): nothing is recorded then.
- */
+/** Trust first (cached per credential content), then the engine's rules. Rejects with CredentialTooLarge or ColdWorkRefused. */
 export function challengeQueryStrategy(
   verifier: CredentialVerifier,
   options: { credentialTypes?: () => CredentialTypes } = {},
@@ -19,7 +14,6 @@ export function challengeQueryStrategy(
   const { credentialTypes } = options;
   return {
     type: 'ChallengeQuery',
-    // At create/patch: a rule's type near a known credential type but not it, or an attribute its type lacks.
     async validate(scenario: Scenario): Promise<FieldProblem[]> {
       return credentialTypes ? checkCredentialTypes(scenario.queryConfigurations, credentialTypes()) : [];
     },

@@ -1,8 +1,6 @@
 /**
- * "One holder, one address": a V3 rule asking a nullifier (params.nullifierSessionId) gets, from a valid proof, an
- * identifier of the holder for this verifier and session. The first address it is seen with in a scenario keeps it;
- * the same nullifier from another address is not-valid. Only SHA-256 hashes of the nullifier and the address are
- * stored (zkp_nullifiers), per scenario.
+ * "One holder, one address": a V3 rule's nullifier identifies the holder; the first address it comes with in a
+ * scenario keeps it. Only SHA-256 hashes are stored.
  */
 import { createHash } from 'node:crypto';
 import type { ExecutionRecord, NullifierRepository } from '../../store/types.js';
@@ -10,7 +8,7 @@ import type { ZkpVerdict } from '../../zkp/verify-types.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** The verdicts with nullifiers bound (or refused), and without the nullifiers themselves. */
+/** Without the nullifiers themselves. */
 export async function bindNullifiers(nullifiers: NullifierRepository, record: ExecutionRecord, verdicts: readonly ZkpVerdict[], now: number): Promise<ZkpVerdict[]> {
   const out: ZkpVerdict[] = [];
   for (const verdict of verdicts) {

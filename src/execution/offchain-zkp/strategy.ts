@@ -1,15 +1,12 @@
 /**
- * OffChainZKP: the wallet proves each rule with a zero-knowledge proof and the service verifies it. Execute gives
- * `pending` results carrying an iden3comm authorization request; the wallet's answer (answer(), through callback.ts)
- * is judged here and the execution service completes the execution; sweep() has it fail the expired ones.
- * @iden3/js-iden3-auth (~26 MB) loads only where OffChainZKP is configured (ZKP_VERIFIER_DID set): then at start,
- * through ready(), so that a bad setting (e.g. ZKP_CIRCUITS_DIR without the verification keys) stops the start.
+ * OffChainZKP: execute gives `pending` results carrying an authorization request; the wallet's answer is judged here
+ * and the execution service ends the execution. @iden3/js-iden3-auth (~26 MB) loads only where ZKP_VERIFIER_DID is set.
  */
 import type { FieldProblem } from '../../engine/index.js';
 import { executionResult, failed, withVerdict } from '../../engine/result.js';
 import type { Scenario } from '../../schemas/scenario.js';
 import type { ExecutionRecord, ExecutionRepository, NullifierRepository, PendingState } from '../../store/types.js';
-// Not ../zkp/index.js: what needs @iden3/js-iden3-auth comes through loadIden3Auth (see ready()).
+// Not ../zkp/index.js: what needs @iden3/js-iden3-auth comes through loadIden3Auth.
 import { createDocumentLoader, type JsonLdLoader } from '../../jsonld/documents.js';
 import type { ZkpEnvConfig } from '../../zkp/env.js';
 import { isZkpError } from '../../zkp/errors.js';
@@ -27,20 +24,17 @@ import type { ExecutionView } from '../view.js';
 
 export interface OffChainZkpOptions {
   zkp: ZkpEnvConfig;
-  /** Base of callback URLs (PUBLIC_BASE_URL; required where ZKP_VERIFIER_DID is set), never a request's Host. */
+  /** Never a request's Host. */
   publicBaseUrl?: string;
-  /** Where its executions end: the execution service. */
   pending: PendingExecutions;
-  /** Each execution's answer budget (ZKP_ANSWERS_PER_EXECUTION), kept in the database: one budget across instances. */
+  /** In the database: one answer budget across instances. */
   answers: Pick<ExecutionRepository, 'countAnswer'>;
   nullifiers: NullifierRepository;
-  /** Issuer-state resolvers by chain; defaults to ZKP_STATE_RESOLVERS (RPC). Tests hand in their own. */
+  /** Default: ZKP_STATE_RESOLVERS (RPC). */
   stateResolvers?: StateResolvers;
-  /** The JSON-LD documents of rules' contexts (the operator's JSONLD_DOCUMENTS_FILE); default: the bundled ones. */
   documentLoader?: JsonLdLoader;
 }
 
-/** An accepted answer: the execution, completed. A refused one throws (execution/errors.ts, zkp/errors.ts). */
 export interface AnswerOutcome {
   ok: true;
   execution: ExecutionView;
@@ -49,9 +43,8 @@ export interface AnswerOutcome {
 export class OffChainZkp implements ScenarioStrategy {
   readonly type = 'OffChainZKP' as const;
   private readonly documents: JsonLdLoader;
-  /** Made by ready() (or the first answer), then reused (it reads the verification keys). */
+  /** Made once: it reads the verification keys. */
   private verifier?: Promise<ZkpVerifier>;
-  /** The proof checks waiting for the one running (see checkOneAtATime). */
   private readonly waiting: Array<() => void> = [];
   private checking = false;
 
@@ -59,12 +52,11 @@ export class OffChainZkp implements ScenarioStrategy {
     this.documents = options.documentLoader ?? createDocumentLoader();
   }
 
-  /** Answers its callback takes per client address and minute (ZKP_RESPONSES_PER_MINUTE; 0: the service-wide limit only). */
   get responsesPerMinute(): number {
     return this.options.zkp.responsesPerMinute;
   }
 
-  /** Where OffChainZKP is configured, loads the library and makes the verifier now (it throws on a bad setting). */
+  /** At start, so that a bad setting stops the start. */
   async ready(): Promise<void> {
     if (this.options.zkp.verifierDid) await this.loadVerifier();
   }
@@ -88,7 +80,6 @@ export class OffChainZkp implements ScenarioStrategy {
     return this.verifier;
   }
 
-  /** Create/patch-time checks of an OffChainZKP scenario's queries: what the circuits and the contexts allow. */
   async validate(scenario: Scenario): Promise<FieldProblem[]> {
     const { contexts, defaultCircuitId } = this.options.zkp;
     const problems = validateZkpQueries(scenario.queryConfigurations, { contexts, documents: this.documents, defaultCircuitId });
@@ -96,7 +87,6 @@ export class OffChainZkp implements ScenarioStrategy {
     return checkZkpQuerySchemas(scenario.queryConfigurations, { documentLoader: this.documents, contexts });
   }
 
-  /** Pending results and the authorization request, or error results when the verifier is not configured. */
   async execute({ compiled, address, executionId, at }: ExecuteInput): Promise<Evaluation> {
     const { plan, scenario } = compiled;
     const zkp = this.options.zkp;
@@ -131,16 +121,11 @@ export class OffChainZkp implements ScenarioStrategy {
     return { results, pending: { state: { ...pending }, expiresAt: new Date(pending.expiresAt * 1000).toISOString() } };
   }
 
-  /** Fails the pending executions whose request expired (run periodically). */
   sweep(): Promise<void> {
     return this.options.pending.expireDue();
   }
 
-  /**
-   * Runs one proof check at a time in this process, with at most MAX_WAITING_CHECKS waiting (else ProofChecksBusy,
-   * a 503). A check is ~50–90 ms of Groth16 CPU on the one thread of zkp/groth16.ts: one at a time, and a
-   * short queue, keep a burst of answers from piling up behind it.
-   */
+  /** A check is ~50–90 ms of Groth16 CPU on one thread: a short queue keeps a burst of answers from piling up. */
   private async checkOneAtATime<T>(check: () => Promise<T>): Promise<T> {
     if (this.checking) {
       if (this.waiting.length >= MAX_WAITING_CHECKS) throw new ProofChecksBusy();
@@ -157,12 +142,8 @@ export class OffChainZkp implements ScenarioStrategy {
   }
 
   /**
-   * The wallet's answer (a JWZ token, or a plain message where allowed) to a pending execution. The execution service
-   * refuses the unknown, ended and expired ones first; then the cheap refusals of the token (not decodable, another
-   * thread or recipient), then the execution's answer budget, which only answers past those spend (so garbage posted
-   * to the callback URL cannot lock the holder out), then the proof check. Undefined: no pending execution has this
-   * id (404). A refused answer throws an error carrying its status: ExecutionNotPending, RequestExpired,
-   * TooManyAnswers, ProofChecksBusy, or the verifier's ZkpError.
+   * The answer budget is spent only past the token's cheap checks, so garbage posted to the callback URL cannot lock
+   * the holder out. Undefined: no pending execution has this id.
    */
   async answer(executionId: string, token: string): Promise<AnswerOutcome | undefined> {
     const execution = await this.options.pending.complete(executionId, (record, at) => this.judge(record, token, at));
@@ -179,7 +160,6 @@ export class OffChainZkp implements ScenarioStrategy {
     };
     const verifier = await this.loadVerifier();
     const verification = await this.checkOneAtATime(() => verifier.verify(token, pending, { now, address: record.address, beforeProof }));
-    // One verdict per rule of the pending request, in its order (zkp/verify.ts).
     const verdicts = await bindNullifiers(this.options.nullifiers, record, verification.verdicts, now);
     const results = record.results.map((r, i) => {
       const verdict = verdicts[i];
@@ -193,7 +173,7 @@ export class OffChainZkp implements ScenarioStrategy {
     return { results, shown };
   }
 }
-/** The parse boundary of the OffChainZKP state the store keeps (JSON): execute() stored a PendingAuthorization there. */
+/** The parse boundary of the state the store keeps. */
 function isPendingAuthorization(stored: PendingState): stored is PendingState & PendingAuthorization {
   return typeof stored.verifierDid === 'string' && typeof stored.createdAt === 'number' && Array.isArray(stored.rules) &&
     typeof stored.request === 'object';
