@@ -30,7 +30,7 @@ const ExecuteQuery = Type.Object({ ...ProjectQuery.properties, ...AttestQuery },
 
 const tenantOf = (request: FastifyRequest) => request.principal?.subject ?? `ip:${request.ip}`;
 
-/** Keyed by the SHA-256 of the body's text: hashes only. */
+/** Bodies whose credentials' digests are kept, by the SHA-256 of the body's text. */
 const DIGEST_MEMO_SIZE = 4096;
 
 function countStatuses(results: readonly ExecutionResult[]): Record<ExecutionResult['result']['status'], number> {
