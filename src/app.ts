@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { composeAdapters, type Adapters, type AppDeps } from './adapters.js';
 import type { Config } from './config.js';
 import { auth, createAuthenticator } from './http/auth.js';
+import { bodyPolicy } from './http/body-policy.js';
 import { corsPlugin } from './http/cors.js';
 import { openApiDocs } from './http/docs.js';
 import { handleClientError, handleFrameworkError, problemDetails, ShuttingDown } from './http/errors.js';
@@ -13,7 +14,6 @@ import { executionRoutes } from './http/executions.js';
 import { healthRoutes } from './http/health.js';
 import { metricsPlugin } from './http/metrics.js';
 import { idempotency } from './http/idempotency.js';
-import { useJsonParser } from './http/json.js';
 import { protection } from './http/protection.js';
 import { scenarioRoutes, scenarioSchemaCheck } from './http/scenarios.js';
 import { databaseState } from './services/health.js';
@@ -28,19 +28,22 @@ import { scenarioTimers, storeLifecycle, verifierLifecycle, webhooksLifecycle } 
 
 export type { AppDeps } from './adapters.js';
 
+/** What only server.ts calls. */
 export interface ServiceApp extends FastifyInstance {
-  /** Before close() on SIGTERM: readiness 503 and `Connection: close` while still serving, so clients move away. */
+  /**
+   * Before close() on SIGTERM: readiness 503 and `Connection: close` while still serving, so clients move away first.
+   */
   drain(): void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * On close, how long idle connections stay open after the listener closed: one a client opened an instant before
- * would otherwise be cut off (ECONNRESET) with its unread request.
+ * How long idle connections outlive the listener: Node ends them at once, cutting off one whose request is unread.
  */
 const IDLE_GRACE_MS = 1000;
 
+/** Never logged, should a serializer ever include them. */
 export const REDACT = [
   'req.headers.authorization',
   'req.headers.cookie',
@@ -61,15 +64,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    // Fastify's defaults, stated: bodies with these keys are refused.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    // The hook below replies 503 problem+json instead.
+    // 503 problem+json from the hook below.
     return503OnClosing: false,
-    // Room for 128-character ids, each character percent-encoded.
+    // Ids of 128 characters, each percent-encoded.
     routerOptions: { maxParamLength: 512 },
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
     requestTimeout: config.requestTimeoutMs,
+    // X-Forwarded-For only from a listed proxy.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -77,7 +82,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
   try {
     return await registerAll(app, config, deps, adapters);
   } catch (err) {
-    // A caller never gets an app that failed to build, so never closes it.
+    // A caller never gets an app that failed to build, to close.
     const closers = [async () => adapters.webhooks?.stop(), () => adapters.verifier.close(), () => adapters.store.close()];
     for (const close of closers) {
       await close().catch((closeErr: unknown) => app.log.warn({ err: closeErr }, 'closing an adapter after a failed build failed'));
@@ -88,7 +93,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
 
 async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, adapters: Adapters): Promise<ServiceApp> {
   const { store, now, metrics, plans, verifier, executor, executions, timers, routes, webhooks, attestor } = adapters;
-  // While draining, every reply closes its connection: no keep-alive client writes to a socket close() is about to end.
+  // While draining and closing, no keep-alive client may write its next request to a socket close() is about to end.
   let draining = false;
   let closing = false;
   const drain = () => {
@@ -108,7 +113,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     if (draining || closing) reply.header('connection', 'close');
   });
 
-  // After the hooks above: on close, new requests are refused first.
+  // After the hooks above: new requests are refused before the timers and webhooks stop.
   await app.register(storeLifecycle, {
     store, now, retentionDays: config.executionRetentionDays, purgeIntervalMs: config.executionPurgeIntervalMs, idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
   });
@@ -116,9 +121,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   await app.register(scenarioTimers, { timers });
   if (webhooks) await app.register(webhooksLifecycle, { webhooks });
 
-  // JSON only: Fastify also parses text/plain by default, which would turn a wrong Content-Type into a 400.
-  app.removeContentTypeParser('text/plain');
-  useJsonParser(app);
+  await app.register(bodyPolicy);
   const validators = installValidators(app);
   const scenarios = new ScenarioService({
     store, plans, now, schema: scenarioSchemaCheck(validators),
@@ -128,12 +131,12 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
 
   await app.register(openApiDocs, { ui: config.docs });
 
-  // Before protection and auth: their refusals carry the CORS headers.
+  // Before protection and auth, so their refusals carry CORS headers.
   if (config.corsOrigins.length > 0) await app.register(corsPlugin, { origins: config.corsOrigins });
   const authenticate = createAuthenticator(config.apiTokens, config.jwt);
   await app.register(protection, { rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify });
 
-  // Open routes; a scenario type's callback is authenticated by its proof.
+  // Open routes; OffChainZKP's wallet callback is authenticated by its proof.
   await app.register(healthRoutes, { database: () => databaseState(store), stopping: () => draining || closing });
   await app.register(metricsPlugin, { metrics });
   await app.register(typeRoutes, { routes });
@@ -148,6 +151,6 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(webhookSecretRoute, { webhook: config.webhook });
   });
 
-  // Not a decorator, which every FastifyInstance would claim to have.
+  // Not a decorator every FastifyInstance would claim to have.
   return Object.assign(app, { drain });
 }

@@ -1,12 +1,6 @@
 /**
- * WORKERS > 1: this process is the primary of a node:cluster and serves nothing; each worker runs the whole service
- * (its own store connections, caches and jobs, safe across processes as across instances) on the shared port.
- * - A worker of the first start that exits before it listens fails the start: the others stop, the primary exits 1.
- * - A later exit is replaced, with a growing pause while workers keep dying, so a crash loop does not take the cores.
- * - On SIGTERM, SIGINT or SIGHUP each worker gets SIGTERM and drains; a second signal kills them (the same signal within
- *   a second is the copy npm forwards, ignored). A worker takes SIGTERM once and ignores SIGINT and SIGHUP: a terminal,
- *   systemd or a runtime may signal the whole process group.
- * - /metrics in a worker asks the primary, which sums every listening worker's registry, so a scrape sees the service.
+ * WORKERS > 1: the primary serves nothing. A worker of the first start that exits before it listens fails the start;
+ * a later exit is replaced, with a growing pause while workers keep dying, so a crash loop does not take the cores.
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
@@ -16,11 +10,9 @@ const CLUSTER_METRICS_REQUEST = 'scs:cluster-metrics-request';
 const CLUSTER_METRICS_REPLY = 'scs:cluster-metrics-reply';
 const WORKER_METRICS_REQUEST = 'scs:worker-metrics-request';
 const WORKER_METRICS_REPLY = 'scs:worker-metrics-reply';
-/** The primary's wait for the workers' figures; a worker waits a little longer for the primary. */
 const GATHER_TIMEOUT_MS = 3000;
 const ASK_TIMEOUT_MS = GATHER_TIMEOUT_MS + 1000;
 const KILL_MARGIN_MS = 2000;
-/** Replacements within this window beyond the first few wait 1 s, 2 s, 4 s ... (at most 30 s) before the fork. */
 const RESTART_WINDOW_MS = 60_000;
 const RESTARTS_AT_ONCE = 3;
 const RESTART_PAUSE_MAX_MS = 30_000;
@@ -33,7 +25,6 @@ interface PrimaryLog {
 export interface PrimaryOptions {
   workers: number;
   shutdownTimeoutMs: number;
-  /** Beyond this process's own (e.g. the token made for this run). */
   env?: Record<string, string>;
   log: PrimaryLog;
 }
@@ -138,7 +129,6 @@ export function startPrimary(options: PrimaryOptions): Primary {
     restartTimers.add(timer);
   };
 
-  // /metrics of the whole cluster: the registries of every serving worker, summed.
   let nextGather = 0;
   const gathering = new Map<number, { pending: Set<Worker>; parts: object[]; done: (err: Error | null, text?: string) => void }>();
   const gather = (done: (err: Error | null, text?: string) => void) => {
@@ -191,23 +181,15 @@ export function startPrimary(options: PrimaryOptions): Primary {
   return { listening, stopped };
 }
 
-/**
- * The signals that stop the cluster, sent to the primary. A worker handles them itself (onceOnStopSignals), so
- * close-with-grace must skip them there.
- */
+/** A worker handles them itself (onceOnStopSignals), so close-with-grace must skip them there. */
 export const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 /**
- * How long after a stop signal the same signal again is its copy, not a second signal. A signal to the process group
- * of `npm start` (a terminal's Ctrl-C, systemd's KillMode=control-group) reaches node twice: from the group, and
- * forwarded by npm a few milliseconds later.
+ * A signal to the process group of `npm start` (Ctrl-C, systemd's KillMode=control-group) reaches node twice: from
+ * the group, and forwarded by npm a few milliseconds later.
  */
 export const DUPLICATE_SIGNAL_MS = 1000;
 
-/**
- * A listener for STOP_SIGNALS: the first calls `stop`; a later one calls `force` (stop now, mid-request), except the
- * same signal again within DUPLICATE_SIGNAL_MS of the first, which is ignored as its copy. `now`: milliseconds.
- */
 export function stopOrForce(
   stop: (signal: NodeJS.Signals) => void,
   force: (signal: NodeJS.Signals) => void,
@@ -224,11 +206,7 @@ export function stopOrForce(
   };
 }
 
-/**
- * In a worker: the first SIGTERM calls `stop` (a second one, as when both the primary and a signal to the whole group
- * reach the worker, changes nothing); SIGINT and SIGHUP, which a terminal sends to the whole group, are the primary's
- * to act on. Call with close-with-grace's manual close.
- */
+/** SIGINT and SIGHUP, which a terminal sends to the whole group, are the primary's to act on. */
 export function onceOnStopSignals(stop: () => void): void {
   let called = false;
   for (const signal of STOP_SIGNALS) {
@@ -240,10 +218,7 @@ export function onceOnStopSignals(stop: () => void): void {
   }
 }
 
-/**
- * In a worker: answers the primary's requests for this registry, and returns what /metrics serves: the metrics of
- * every serving worker, summed, in the Prometheus text format.
- */
+/** Every serving worker's metrics, summed, so a scrape sees the service. */
 export function clusterMetrics(registry: Registry): () => Promise<string> {
   let next = 0;
   const waiting = new Map<number, { resolve: (text: string) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }>();

@@ -1,8 +1,3 @@
-/**
- * The configuration: only from the environment, checked once at start. Each module declares its variables next to
- * its code (src/config/variables.ts says how); its converter checks what one value cannot say alone. Every problem
- * is a ConfigError naming the variable.
- */
 import { chainEnv, chainSettings } from './chain/config.js';
 import { zkpEnv, zkpEnvConfig } from './zkp/env.js';
 import { trustEnv, trustOptions } from './trust/env.js';
@@ -20,7 +15,6 @@ export { ConfigError };
 export type { Config } from './config/types.js';
 import type { Config } from './config/types.js';
 
-/** In README's order. */
 export const CONFIG_SECTIONS: readonly ConfigSection[] = [
   { title: 'Service', source: 'src/config/service.ts', schema: serviceEnv },
   { title: 'Callers', source: 'src/config/auth.ts', schema: authEnv },
@@ -45,8 +39,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('PUBLIC_BASE_URL is required where OffChainZKP is configured (ZKP_VERIFIER_DID is set): the URL wallets send their proofs to');
   }
   const trust = trustOptions(values);
-  // Development in one process: unset attestation keys are made per start. Elsewhere off until configured, since a
-  // key made silently would change at every restart.
+  // Elsewhere off until configured: a key made silently would change at every restart.
   const development = (service.demoIssuer || trust.mode === 'off') && service.workers === 1;
   return {
     ...service,

@@ -1,7 +1,6 @@
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 
-/** The OpenAPI document as YAML, generated from the route schemas of an app on an in-memory database. */
 export async function renderOpenApi(): Promise<string> {
   const app = await buildApp(loadConfig({ DATABASE_URL: 'sqlite://:memory:', API_TOKENS: 'openapi-render-token' }), { logger: false });
   try {

@@ -11,10 +11,7 @@ import { onceOnStopSignals, startPrimary, STOP_SIGNALS, stopOrForce } from './cl
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startupSummary } from './config/summary.js';
 
-/**
- * A ConfigError (a bad variable, a database that cannot be used) is one line that says what to do, and exit 1;
- * anything else is a bug and keeps its stack trace.
- */
+/** A ConfigError is one line that says what to do; anything else is a bug and keeps its stack trace. */
 function stopOnConfigError(err: unknown): never {
   if (err instanceof ConfigError) {
     process.stderr.write(`configuration error: ${err.message}\n`);
@@ -30,14 +27,13 @@ try {
   stopOnConfigError(err);
 }
 
-/** Once the port is open: one line of what the service runs with, and a warning when no credential can pass. */
 function logSummary(log: Pick<FastifyBaseLogger, 'info' | 'warn'>, address: AddressInfo): void {
   const { fields, msg, warning } = startupSummary(config, address);
   log.info(fields, msg);
   if (warning) log.warn(warning);
 }
 
-/** With API_TOKENS unset: a random token for this run only, printed once to the terminal, never to the log stream. */
+/** Printed once to the terminal, never to the log stream. */
 function runToken(): string | undefined {
   if (config.apiTokens.length > 0 || config.jwt) return undefined;
   const token = randomBytes(24).toString('base64url');
@@ -47,11 +43,9 @@ function runToken(): string | undefined {
 const TOKEN_WARNING = 'API_TOKENS is unset: made a random token for this run only; set API_TOKENS to keep one';
 
 if (config.workers > 1 && cluster.isPrimary) {
-  // The primary of WORKERS processes (src/cluster.ts): it forks, watches and stops them, and serves nothing itself.
   const log = pino({ level: config.logLevel, base: { pid: process.pid, hostname: os.hostname(), role: 'primary' } });
   const token = runToken();
   if (token) log.warn(TOKEN_WARNING);
-  // The workers share the token made here (they see it as their API_TOKENS).
   const primary = startPrimary({ workers: config.workers, shutdownTimeoutMs: config.shutdownDelayMs + config.shutdownTimeoutMs, env: token ? { API_TOKENS: token } : {}, log });
   primary.listening.then((address) => logSummary(log, address), () => {}); // a failed start is told by `stopped`
   process.exit(await primary.stopped);
@@ -64,20 +58,16 @@ if (generatedToken) config.apiTokens = [{ token: generatedToken, projects: '*' }
 const app = await buildApp(config, { warmVerification: true }).catch(stopOnConfigError);
 if (generatedToken) app.log.warn(TOKEN_WARNING);
 
-// The stop signals are ours, not close-with-grace's: it takes any second signal as a reason to exit 1 mid-request, and
-// a signal to the whole process group reaches node twice (from the group and forwarded by npm, or by the primary). A
-// worker stops on its first SIGTERM; SIGINT and SIGHUP (a terminal's, to the group) are the primary's to act on. A
-// single process ignores the copy of its first signal and exits at once on a second one sent later.
-let stopSignal: NodeJS.Signals | undefined; // the signal closing through close-with-grace's manual close
+// Not close-with-grace's signals: it takes any second signal, even npm's copy, as a reason to exit 1 mid-request.
+let stopSignal: NodeJS.Signals | undefined;
 const closer = closeWithGrace({ delay: config.shutdownDelayMs + config.shutdownTimeoutMs, skip: [...STOP_SIGNALS] }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error');
   else app.log.info({ signal: signal ?? stopSignal }, 'shutting down');
-  // Tell clients first (readiness 503, Connection: close), keep serving for SHUTDOWN_DELAY_MS, then stop listening.
   const t0 = performance.now();
   app.drain();
   if (!err && config.shutdownDelayMs > 0) await sleep(config.shutdownDelayMs);
   await app.close();
-  // The last line before exit: a process that ends otherwise after it (by a signal) ended in its own teardown.
+  // The last line: a process that ends by a signal after it ended in its own teardown.
   app.log.info({ ms: Math.round(performance.now() - t0) }, 'stopped: every request answered, threads and stores closed');
 });
 if (worker) {
@@ -102,6 +92,5 @@ try {
   app.log.error({ err }, 'could not start');
   process.exit(1);
 }
-// A worker's processes all say the same: the primary says it once for them.
 const address = app.server.address();
 if (!worker && address !== null && typeof address === 'object') logSummary(app.log, address);

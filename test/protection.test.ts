@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ADDRESS, TOKEN, auth, credential, makeApp, scenario } from './helpers.js';
 import Fastify from 'fastify';
-import { MAX_JSON_DEPTH, MAX_JSON_KEYS, protection, shapeProblem } from '../src/http/protection.js';
+import { MAX_JSON_DEPTH, MAX_JSON_KEYS, shapeProblem } from '../src/http/body-policy.js';
+import { protection } from '../src/http/protection.js';
 
 /** Where a value nests deeper than `limit` levels (any number of keys), through the production check. */
 const tooDeepAt = (value: unknown, limit: number) => shapeProblem(value, limit, Infinity)?.at;

@@ -1,7 +1,6 @@
 /**
- * The parts of the iden3 verifier contracts this service reads. Current (contracts 3.x, UniversalVerifier 2.x):
- * `uint256` request ids, an unknown one reverts `RequestIdNotFound`. Legacy (1.x/2.x, EmbeddedZKPVerifier): `uint64`
- * ids, an unknown one reverts "request id doesn't exist".
+ * Contracts 3.x: `uint256` request ids, an unknown one reverts `RequestIdNotFound`. Legacy 1.x/2.x: `uint64` ids, an
+ * unknown one reverts "request id doesn't exist".
  */
 import type { Abi } from 'viem';
 
@@ -55,7 +54,6 @@ export const verifierAbi = [
   },
 ] as const satisfies Abi;
 
-/** A verifier's stored requests: `getRequest` (3.x) and `getZKPRequest` (1.x/2.x), and a validator's circuits. */
 export const requestAbi = [
   {
     type: 'function', name: 'getRequest', stateMutability: 'view',
@@ -124,12 +122,11 @@ const queryHead = [
   { name: 'skipClaimRevocationCheck', type: 'bool' },
 ] as const;
 
-/** The params of the V2 credential validators (Sig/MTP): CredentialAtomicQueryV2ValidatorBase.CredentialAtomicQuery. */
+/** CredentialAtomicQueryV2ValidatorBase.CredentialAtomicQuery */
 export const credentialAtomicQueryV2Params = [
   { name: 'query', type: 'tuple', components: [...queryHead, { name: 'claimPathNotExists', type: 'uint256' }] },
 ] as const;
 
-/** The params of the V3 credential validators (V3, V3 stable): CredentialAtomicQueryV3. */
 export const credentialAtomicQueryV3Params = [
   {
     name: 'query', type: 'tuple',
@@ -143,7 +140,6 @@ export const credentialAtomicQueryV3Params = [
   },
 ] as const;
 
-/** The params of the linked multi-query validators (LinkedMultiQueryValidator, its stable one): one array entry per condition. */
 export const linkedMultiQueryParams = [
   {
     name: 'query', type: 'tuple',
@@ -172,7 +168,7 @@ export function submissionEventOf(method: VerifierMethod) {
   return interfaceOf(method) === 'current' ? verifierAbi[5] : verifierAbi[6];
 }
 
-/** Multicall3's aggregate3, `payable` on chain, declared `view`: it is only used through eth_call (same encoding). */
+/** `payable` on chain, declared `view`: it is only used through eth_call (same encoding). */
 export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11' as const;
 
 export const multicall3Abi = [

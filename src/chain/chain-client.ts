@@ -1,8 +1,4 @@
-/**
- * One configured chain: a viem client over HTTP (concurrent requests sent as one JSON-RPC batch), the chain check
- * (`eth_chainId` and Multicall3, again every 10 minutes or after it failed) and the cool-down: a chain that failed to
- * answer is not asked again for `errorTtlMs`.
- */
+/** A chain that failed to answer is not asked again for `errorTtlMs`. */
 import { createPublicClient, http, type PublicClient } from 'viem';
 import { MULTICALL3_ADDRESS } from './abi.js';
 import type { ChainEndpoint, MulticallMode } from './config.js';

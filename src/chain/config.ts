@@ -7,7 +7,6 @@ import { ConfigError } from '../config/errors.js';
 import { flag, integer, oneOf, text } from '../config/variables.js';
 
 export interface ChainEndpoint {
-  /** CAIP-2 reference, canonical form: `eip155:80002`. */
   readonly chain: string;
   readonly chainId: number;
   readonly url: string;
@@ -17,7 +16,6 @@ export type MulticallMode = 'auto' | 'off';
 
 export interface ChainSettings {
   chains: ReadonlyMap<string, ChainEndpoint>;
-  /** Chain of deployments that name none. */
   defaultChain?: string;
   timeoutMs: number;
   cacheTtlMs: number;
@@ -25,13 +23,11 @@ export interface ChainSettings {
   errorTtlMs: number;
   multicall: MulticallMode;
   txHashLookbackBlocks: number;
-  /** Whether a rule may answer from a request the service cannot compare with it (CHAIN_ALLOW_UNCHECKED_REQUESTS). */
   allowUncheckedRequests: boolean;
 }
 
 const CAIP2_EIP155 = /^eip155:(0|[1-9][0-9]*)$/;
 
-/** The canonical `eip155:<id>` (id 1 to 2^53-1, no leading zeros; namespace in any case), or undefined. */
 export function parseChainRef(value: unknown): { chain: string; chainId: number } | undefined {
   if (typeof value !== 'string') return undefined;
   const m = CAIP2_EIP155.exec(value.trim().replace(/^EIP155:/i, 'eip155:'));
@@ -41,7 +37,7 @@ export function parseChainRef(value: unknown): { chain: string; chainId: number 
   return { chain: `eip155:${chainId}`, chainId };
 }
 
-/** `https://host/…`: the scheme and host of an RPC URL, without path, query or credentials (they may hold API keys). */
+/** Without path, query or credentials: they may hold API keys. */
 export function redactRpcUrl(url: string): string {
   try {
     const u = new URL(url);
@@ -52,7 +48,7 @@ export function redactRpcUrl(url: string): string {
   }
 }
 
-/** `chain=url,...` (the first `=` separates, so URLs may carry `?key=value`); bad entries named by position, never URL. */
+/** The first `=` separates, so URLs may carry `?key=value`; bad entries named by position, never URL. */
 export function parseChainRpcUrls(value: string | undefined, variable = 'CHAIN_RPC_URLS'): Map<string, ChainEndpoint> {
   const chains = new Map<string, ChainEndpoint>();
   if (value === undefined || value.trim() === '') return chains;

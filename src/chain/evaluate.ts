@@ -1,22 +1,16 @@
-/**
- * OnChainZKP execution in one call: pick the verifier deployment, read the proof statuses of the address for every
- * requestId of the scenario (one batched read), and turn them into one outcome per query configuration.
- */
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import type { SmartContractDeployment } from '../domain/deployments.js';
 import { requestIdsOf, resolveVerifierTarget, ruleOutcomes, type OnChainRuleOutcome } from './outcomes.js';
 import type { ProofStatusEntry, ProofStatusError, ProofStatusReader, StoredRequestEntry } from './proof-status.js';
 import { RequestCheck } from './request-check.js';
 
-/** No matcher, nothing allowed unchecked: every rule the chain decided answers error (it cannot be compared). */
+/** Every rule the chain decided answers error: it cannot be compared. */
 const STRICT = new RequestCheck();
 
 export interface OnChainInput {
   queryConfigurations: readonly QueryConfiguration[];
   smartContractDeployments: readonly SmartContractDeployment[] | null | undefined;
-  /** The execute request's address (the proof submitter). */
   address: string;
-  /** The execute request's `address.chain`, when given: a usable deployment on that chain is preferred. */
   chain?: string;
   /** The scenario's trustedIssuers: a request that accepts other issuers does not ask what the scenario means. */
   trustedIssuers?: readonly string[] | null;
@@ -24,10 +18,7 @@ export interface OnChainInput {
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/**
- * One outcome per query configuration, in order. Never rejects; every failure is an `error` outcome with a reason.
- * `check` compares each rule with the contract's request for its id (request-check.ts).
- */
+/** Never rejects; every failure is an `error` outcome with a reason. */
 export async function evaluateOnChainRules(
   reader: ProofStatusReader, input: OnChainInput, check: RequestCheck = STRICT,
 ): Promise<OnChainRuleOutcome[]> {
@@ -66,7 +57,7 @@ export async function evaluateOnChainRules(
   return check.apply(ruleOutcomes(configurations, target, input.address, statuses), configurations, requests, input.trustedIssuers);
 }
 
-/** What a reader answered; a reader is not supposed to reject, a foreign implementation might. */
+/** A reader is not supposed to reject, a foreign implementation might. */
 async function guarded<T>(requestIds: readonly (number | bigint)[], read: () => Promise<T[]>): Promise<(T | ProofStatusError)[]> {
   try {
     return await read();

@@ -1,8 +1,4 @@
-/**
- * The chain code that needs viem (~6 MB of heap), loaded on demand: at start where a chain is configured, else never
- * (OnChainZKP rules then answer error through `noChains`). A static import of reader.ts, its modules or viem from a
- * module the app loads brings the memory back: test/chain/lazy-load.test.ts watches for it.
- */
+/** viem costs ~6 MB of heap: never import reader.ts or viem statically (test/chain/lazy-load.test.ts). */
 import type { ChainSettings } from './config.js';
 import { noRpcReason, type ProofStatusError, type ProofStatusReader } from './proof-status.js';
 import type { ChainReader } from './reader.js';
@@ -26,7 +22,6 @@ export function loadViem(): Promise<Viem> {
   return loading;
 }
 
-/** Answers as a ChainReader over no chains: every rule errs, nothing is read. */
 export const noChains: ProofStatusReader = {
   defaultChain: undefined,
   hasChain: () => false,

@@ -1,7 +1,4 @@
-/**
- * OnChainZKP rule outcomes, pure: which deployment a scenario is verified against, and what each rule answers given
- * the proof statuses its verifier holds. `error` (could not be decided) is never a pass.
- */
+/** `error` (could not be decided) is never a pass. */
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import { deploymentBlock, isUsableDeployment, unusableDeploymentReason, type SmartContractDeployment } from '../domain/deployments.js';
 import { parseChainRef } from './config.js';
@@ -28,7 +25,6 @@ export type VerifierTarget =
 export interface TargetOptions {
   hasChain(chain: string): boolean;
   defaultChain?: string;
-  /** The execute request's `address.chain`: a usable deployment there is preferred. */
   preferChain?: string;
 }
 
@@ -39,7 +35,7 @@ function deploymentChain(d: SmartContractDeployment, defaultChain?: string): str
   return defaultChain === undefined ? undefined : parseChainRef(defaultChain)?.chain;
 }
 
-/** The last usable deployment on the preferred chain, else the last usable one (a redeployment is appended). */
+/** The last: a redeployment is appended. */
 export function resolveVerifierTarget(deployments: readonly SmartContractDeployment[] | null | undefined, options: TargetOptions): VerifierTarget {
   const list = Array.isArray(deployments) ? deployments.filter((d) => d !== null && typeof d === 'object') : [];
   const usable = list.filter(isUsableDeployment);
@@ -74,7 +70,6 @@ export function resolveVerifierTarget(deployments: readonly SmartContractDeploym
 
 const asNumber = (b: bigint | undefined): number | null => (b === undefined ? null : Number(b));
 
-/** One outcome per query configuration, in order; a missing status is an `error` outcome. */
 export function ruleOutcomes(
   queryConfigurations: readonly QueryConfiguration[],
   target: VerifierTarget,

@@ -1,4 +1,4 @@
-/** What a chain read answers and the interface execute reads through: no viem, which only reader.ts (lazy) loads. */
+/** No viem here: only reader.ts (lazy) loads it. */
 import type { Hex } from 'viem';
 import type { VerifierMethod } from './abi.js';
 import { parseChainRef } from './config.js';
@@ -8,21 +8,15 @@ export type RequestId = number | bigint;
 export type ChainErrorCode =
   | 'no-rpc'
   | 'bad-request'
-  /** Connection refused, reset, DNS failure, HTTP error status. */
   | 'unreachable'
   | 'timeout'
-  /** The node answered a JSON-RPC error that is not a revert. */
   | 'rpc-error'
-  /** The endpoint serves another chain than the one configured. */
   | 'wrong-chain'
   | 'no-contract'
-  /** The contract has none of the verifier read functions. */
   | 'not-a-verifier'
-  /** The verifier knows no such requestId (`RequestIdNotFound` / "request id doesn't exist"). */
   | 'request-not-found'
   | 'reverted';
 
-/** The request id of a query (a JSON integer or a decimal string), or undefined when it is none or not a uint256. */
 export function requestIdOf(value: unknown): bigint | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? BigInt(value) : undefined;
   if (typeof value !== 'string' || !/^(0|[1-9][0-9]{0,77})$/.test(value)) return undefined;
@@ -42,7 +36,7 @@ export interface ProofStatusRead {
   cached: boolean;
 }
 
-/** A status that could not be read. `blockNumber` is set when the chain answered (e.g. request-not-found). */
+/** `blockNumber` is set when the chain answered (e.g. request-not-found). */
 export interface ProofStatusError {
   requestId: RequestId;
   error: string;
@@ -72,12 +66,9 @@ export interface ReadProofStatusesRequest {
 }
 
 export interface ProofStatusReader {
-  /** One entry per id, in order. Never rejects. */
+  /** Never rejects. */
   readProofStatuses(request: ReadProofStatusesRequest): Promise<ProofStatusEntry[]>;
-  /**
-   * The requests as the verifier stores them, one entry per id. Never rejects. A reader without it cannot show
-   * requests, so no rule's request can be compared.
-   */
+  /** Never rejects. Without it no rule's request can be compared. */
   readRequests?(request: ReadRequestsRequest): Promise<StoredRequestEntry[]>;
   hasChain(chain: string): boolean;
   readonly defaultChain: string | undefined;
@@ -89,13 +80,11 @@ export interface ChainReaderStats {
   chainReads: number;
   batches: number;
   errors: number;
-  /** A Multicall3 aggregate3 counts once. */
   ethCalls: number;
   multicalls: number;
   logQueries: number;
 }
 
-/** The query of a credential validator's params. */
 export interface StoredQuery {
   kind: 'v2' | 'v3';
   circuitIds: readonly string[];
@@ -114,7 +103,7 @@ export interface StoredQuery {
   verifierID?: bigint;
 }
 
-/** The conditions of a linked multi-query validator's params: on the credential of the V3 request of its group. */
+/** On the credential of the V3 request of its group. */
 export interface StoredLinkedQuery {
   kind: 'linked';
   circuitIds: readonly string[];
@@ -128,7 +117,6 @@ interface StoredRequestRead {
   query: StoredQuery | StoredLinkedQuery;
 }
 
-/** A multi-request (`getMultiRequest`): its requests as stored, and its groups of linked requests. */
 interface StoredMultiRequest {
   requestId: RequestId;
   requests: (StoredRequestRead | StoredRequestUnreadable | ProofStatusError)[];

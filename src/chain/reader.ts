@@ -1,9 +1,4 @@
-/**
- * ChainReader: reads iden3 verifier contracts over JSON-RPC with viem. A status read from the chain is reused for
- * `cacheTtlMs` and concurrent reads of one key share one RPC read; every read of a round is made at one block; the whole
- * call answers within `timeoutMs` (later reads answer `timeout`). Nothing here rejects: every problem is an entry with
- * `error`. This module loads viem: only lazy.ts imports it, dynamically.
- */
+/** Loads viem: only lazy.ts imports it, dynamically. Nothing here rejects: every problem is an entry with `error`. */
 import type { LRUCache } from 'lru-cache';
 import { getAddress, isAddress, type Address } from 'viem';
 import { ChainClient } from './chain-client.js';
@@ -21,7 +16,6 @@ import type { ReadRequestsRequest, StoredRequestEntry } from './proof-status.js'
 
 export interface ChainReaderOptions extends Omit<ChainSettings, 'chains' | 'allowUncheckedRequests'> {
   chains: readonly ChainEndpoint[] | ReadonlyMap<string, ChainEndpoint>;
-  /** Reads per Multicall3 call. Default 100. */
   multicallBatchSize?: number;
   /** Default 0: the deadline is short. */
   retryCount?: number;
@@ -125,10 +119,7 @@ export class ChainReader implements ProofStatusReader {
     });
   }
 
-  /**
-   * The requests `requestIds` as the verifier stores them (request-reads.ts), within the read deadline. Never rejects:
-   * a failure is an error entry for every id.
-   */
+  /** Never rejects: a failure is an error entry for every id. */
   async readRequests(request: ReadRequestsRequest): Promise<StoredRequestEntry[]> {
     const ids = Array.isArray(request?.requestIds) ? request.requestIds : [];
     const ref = parseChainRef(request?.chain);
@@ -236,7 +227,7 @@ export class ChainReader implements ProofStatusReader {
     }
   }
 
-  /** Reads the statuses of `ids` (all unknown to the cache) in one round. Never rejects. */
+  /** Never rejects. */
   private readBatch(
     client: ChainClient, verifier: Address, sender: Address, ids: RequestId[], fromBlock: bigint | number | undefined, deadline: number,
   ): Promise<Map<string, ProofStatusEntry>> {

@@ -1,8 +1,6 @@
 /**
  * The proof status says whether the address proved request N; this says whether request N asks what the rule says.
- * An outcome the chain decided becomes `error` when the contract's request asks something else, or cannot be compared
- * (a custom validator, a contract that does not show its requests, a rule without a JSON-LD context) unless
- * CHAIN_ALLOW_UNCHECKED_REQUESTS=true (the outcome stands, its reasons saying it was not compared).
+ * A request that cannot be compared makes the outcome `error` unless CHAIN_ALLOW_UNCHECKED_REQUESTS=true.
  */
 import type { LRUCache } from 'lru-cache';
 import { keep, lruCache } from '../domain/cache.js';
@@ -39,7 +37,6 @@ export class RequestCheck {
     return comparison;
   }
 
-  /** The scenario's trusted issuers by iden3 id, or undefined when it does not narrow them. */
   private trustedIds(trustedIssuers: readonly string[] | null | undefined): ReadonlyMap<bigint, string> | undefined {
     if (!trustedIssuers) return undefined;
     const key = trustedIssuers.join(',');
@@ -51,10 +48,7 @@ export class RequestCheck {
     return ids === 'any' ? undefined : ids;
   }
 
-  /**
-   * The outcomes with the request check applied. `entries` are the stored requests read from the outcomes' verifier
-   * (any order, matched by request id); `trustedIssuers` the scenario's, which the requests' allowedIssuers must keep to.
-   */
+  /** `entries` in any order, matched by request id. */
   async apply(
     outcomes: readonly OnChainRuleOutcome[], configurations: readonly QueryConfiguration[], entries: readonly StoredRequestEntry[],
     trustedIssuers?: readonly string[] | null,

@@ -1,9 +1,6 @@
 /**
- * Does the contract's request ask what the scenario's rule says? The rule's query is turned into the circuit query
- * the way the iden3 libraries do (js-sdk's parseQueryMetadata on the rule's JSON-LD context, read offline; the schema
- * hash of the type's IRI, as js-iden3-auth computes it), then compared field by field with the query the request's
- * params hold, and its query hash (js-sdk's calculateQueryHashV2 / calculateQueryHashV3) with the params' queryHash:
- * a wallet proves the query hash, so fields that look right under a hash of another query do not match.
+ * The query hash is compared too: a wallet proves the query hash, so fields that look right under a hash of another
+ * query do not match.
  */
 import { Path } from '@iden3/js-jsonld-merklization';
 import type { LRUCache } from 'lru-cache';
@@ -19,13 +16,11 @@ import type { StoredLinkedQuery, StoredQuery } from './proof-status.js';
 const VALUE_ARRAY_SIZE = 64;
 
 export interface RequestMatchOptions {
-  /** Credential type -> JSON-LD context URL, for rules that name no `context` (ZKP_CONTEXTS). */
   contexts?: Readonly<Record<string, string>>;
-  /** The offline JSON-LD loader (src/zkp/documents.ts); without one no rule can be compared. */
+  /** Without one no rule can be compared. */
   documentLoader?: DocumentLoader;
 }
 
-/** The circuit query a rule means. */
 interface Expected {
   context: string;
   typeId: string;
@@ -37,7 +32,6 @@ interface Expected {
 export type RequestComparison =
   | { match: true }
   | { match: false; differences: string[] }
-  /** The rule cannot be turned into a circuit query (no context, a context the service does not hold, ...). */
   | { match: 'unknown'; why: string };
 
 const operatorName = (code: bigint) => Object.entries(QueryOperators).find(([, c]) => BigInt(c) === code)?.[0] ?? `operator ${code}`;
@@ -52,7 +46,6 @@ const trimmed = (values: readonly bigint[]) => {
   return values.slice(0, n);
 };
 
-/** Where one condition (operator, attribute, values) of a request differs from the rule's. */
 function conditionDifferences(
   query: Query, { meta, operator }: Expected, stored: { claimPathKey: bigint; operator: bigint; slotIndex: bigint; values: readonly bigint[] },
 ): string[] {
@@ -86,11 +79,7 @@ const hashDifference = (stored: bigint, computed: bigint) =>
   `its query hash ${stored} is not the hash of its fields (${computed}, as the iden3 libraries compute it): ` +
   'a wallet proves the query of that hash, not the fields';
 
-/**
- * A linked multi-query request: the rule matches when one of its conditions asks what the rule says, under the
- * query hash js-sdk's linkedMultiQuery verifier computes (V3's, with the credential type's schema hash, no
- * revocation flag, verifier or nullifier session). The schema is not in the params: the hash carries it.
- */
+/** The schema is not in the params: the hash carries it. */
 function compareLinked(query: Query, expected: Expected, stored: StoredLinkedQuery): RequestComparison {
   const differences: string[] = [];
   let hash: bigint | undefined; // the same for every condition: computed once, where one's fields match
@@ -112,7 +101,7 @@ export class RequestMatcher {
 
   constructor(private readonly options: RequestMatchOptions) {}
 
-  /** The rule's query against the stored one. Never rejects. */
+  /** Never rejects. */
   async compare(query: Query, stored: StoredQuery | StoredLinkedQuery): Promise<RequestComparison> {
     const expected = await this.expectedOf(query);
     if (typeof expected === 'string') return { match: 'unknown', why: expected };
@@ -132,7 +121,6 @@ export class RequestMatcher {
     return { match: true };
   }
 
-  /** The query hash of the expected query with the request's other params, as js-sdk computes it for the circuit. */
   private queryHash(expected: Expected, stored: StoredQuery): bigint {
     if (stored.kind === 'v3') {
       return queryHashV3(expected, { revocationChecked: !stored.skipClaimRevocationCheck, verifierID: stored.verifierID, nullifierSessionID: stored.nullifierSessionID });
@@ -145,7 +133,7 @@ export class RequestMatcher {
     );
   }
 
-  /** The circuit query of a rule, or why there is none. Kept per rule (JSON-LD processing is slow). */
+  /** Kept per rule: JSON-LD processing is slow. */
   private async expectedOf(query: Query): Promise<Expected | string> {
     const key = JSON.stringify([query.type, query.context, query.attribute, query.operator, query.value]);
     const hit = this.expected?.get(key);

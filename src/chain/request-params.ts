@@ -1,8 +1,6 @@
 /**
- * The request params the query hash leaves out, or that only the rule can say: which issuers the contract accepts,
- * whether it checks revocation, and the V3 proof type, nullifier session, group and circuit. A contract request that
- * asks less than the rule is a difference (the rule would answer `valid` for proofs it does not mean); one that asks
- * more is noted in the rule's reasons and stands.
+ * A contract request that asks less than the rule is a difference (the rule would answer `valid` for proofs it does
+ * not mean); one that asks more is noted in the rule's reasons and stands.
  */
 import type { Query } from '../schemas/scenario.js';
 import { DID, Id } from '../trust/iden3.js';
@@ -14,9 +12,7 @@ const proofTypeName = (code: bigint) =>
   Object.entries(PROOF_TYPES).find(([, c]) => c === code)?.[0] ?? (code === 0n ? 'either proof type' : `proof type ${code}`);
 
 export interface ParamsComparison {
-  /** Where the request asks less than the rule, or something else. */
   differences: string[];
-  /** Where it asks more (the outcome stands, its reasons say so). */
   notes: string[];
 }
 
@@ -32,7 +28,7 @@ export function issuerIdsOf(trustedIssuers: readonly string[] | null | undefined
   return ids;
 }
 
-/** The proof type a request's circuits fix: V3 says it in proofType, V2 in the circuit's name. */
+/** V3 says it in proofType, V2 in the circuit's name. */
 function storedProofType(stored: StoredQuery): bigint {
   if (stored.kind === 'v3') return stored.proofType ?? 0n;
   const sig = stored.circuitIds.some((c) => c.startsWith('credentialAtomicQuerySig'));

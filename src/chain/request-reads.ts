@@ -1,10 +1,4 @@
-/**
- * Reads the requests a verifier contract stores (`getRequest`, iden3 contracts 3.x; `getZKPRequest`, 1.x/2.x) and
- * decodes their params as a credential validator's query with viem. A request whose params are not such a query, or
- * whose validator does not name the query's circuit among its `getSupportedCircuitIds`, is `unreadable` (a custom
- * validator the service cannot compare). Kept REQUEST_TTL_MS per (chain, contract, requestId): requests change only
- * through the owner's `updateRequest`. An unknown request id and failed reads are not kept.
- */
+/** Requests change only through the owner's `updateRequest`, so they are kept; unknown ids and failed reads are not. */
 import type { LRUCache } from 'lru-cache';
 import { decodeAbiParameters, decodeErrorResult, decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
 import { credentialAtomicQueryV2Params, credentialAtomicQueryV3Params, linkedMultiQueryParams, requestAbi } from './abi.js';
@@ -31,7 +25,6 @@ async function call(chain: ChainClient, to: Address, data: Hex): Promise<Raw> {
 
 const isV3 = (circuitIds: readonly string[]) => circuitIds.some((c) => c.startsWith('credentialAtomicQueryV3'));
 
-/** The params as a linked multi-query validator's conditions, or undefined when they do not decode as them. */
 function decodeLinkedParams(params: Hex): StoredLinkedQuery | undefined {
   try {
     const [q] = decodeAbiParameters(linkedMultiQueryParams, params);
@@ -47,7 +40,6 @@ function decodeLinkedParams(params: Hex): StoredLinkedQuery | undefined {
   }
 }
 
-/** The params as a credential validator's query, or undefined when they do not decode as one. */
 function decodeQueryParams(params: Hex): StoredQuery | StoredLinkedQuery | undefined {
   const linked = decodeLinkedParams(params);
   if (linked !== undefined) return linked;
@@ -78,7 +70,7 @@ export class RequestReads {
     this.circuits = lruCache(1000, clock);
   }
 
-  /** One entry per id. Rejects on transport failures (the caller turns them into error entries). */
+  /** Rejects on transport failures. */
   async read(chain: ChainClient, verifier: Address, ids: readonly RequestId[]): Promise<StoredRequestEntry[]> {
     await chain.ensureReady();
     return Promise.all(ids.map(async (id) => {
@@ -134,7 +126,6 @@ export class RequestReads {
     return { requestId, validator, query };
   }
 
-  /** The multi-request `id` with its requests, or undefined when the verifier has none of that id. */
   private async readMulti(chain: ChainClient, verifier: Address, id: RequestId): Promise<StoredRequestEntry | undefined> {
     const raw = await call(chain, verifier, encodeFunctionData({ abi: requestAbi, functionName: 'getMultiRequest', args: [BigInt(id)] }));
     if (!raw.ok || raw.data === '0x') return undefined;

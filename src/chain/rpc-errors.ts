@@ -1,19 +1,14 @@
-/**
- * Chain read failures in words: what viem throws, turned into the ChainErrorCode and message of a ProofStatusError.
- * Messages never quote the RPC URL (it may hold an API key). Loaded with viem (through reader.ts), never at start.
- */
+/** Messages never quote the RPC URL: it may hold an API key. */
 import { BaseError, HttpRequestError, RpcRequestError, TimeoutError, type Hex } from 'viem';
 import { isRecord } from '../schemas/json.js';
 import type { ChainErrorCode } from './proof-status.js';
 
-/** A failure of a whole read round (transport, node, deadline): every read of the round answers it. */
 export class ChainReadError extends Error {
   constructor(readonly code: ChainErrorCode, message: string) {
     super(message);
   }
 }
 
-/** The deadline of a readProofStatuses call passed (or the transport's own timeout, the same duration, fired). */
 export function timeoutError(chain: string, timeoutMs: number): ChainReadError {
   return new ChainReadError('timeout', `${chain} did not answer within ${timeoutMs} ms`);
 }
@@ -23,7 +18,7 @@ export const isTransportFailure = (e: ChainReadError) => e.code === 'unreachable
 
 const isHex = (d: unknown): d is Hex => typeof d === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(d);
 
-/** The revert data of a failed eth_call ('0x' for a revert without data), or undefined when it was no revert. */
+/** '0x' for a revert without data. */
 export function revertDataOf(err: unknown): Hex | undefined {
   if (!(err instanceof BaseError)) return undefined;
   if (err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError)) return undefined;
@@ -43,7 +38,6 @@ export function revertDataOf(err: unknown): Hex | undefined {
   return revert ? '0x' : undefined;
 }
 
-/** `s` on one line, cut to `n` characters: node messages and revert reasons can be long. */
 export function clip(s: string, n = 200): string {
   const one = s.replace(/\s+/g, ' ').trim();
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
@@ -60,12 +54,10 @@ const NETWORK_FAILURES: Readonly<Record<string, string>> = {
   EPIPE: 'the connection was closed',
 };
 
-/** A message clipped, and any transport code in it (UND_ERR_SOCKET, ECONNRESET) put in words. */
 function plain(message: string): string {
   return clip(message.replace(/\b(UND_ERR_[A-Z_]+|E[A-Z]{4,})\b/g, (c) => NETWORK_FAILURES[c] ?? 'connection failure'));
 }
 
-/** A transport or node failure in words (never the URL: it may hold an API key). */
 export function classify(err: unknown, chain: string, timeoutMs: number): ChainReadError {
   if (err instanceof ChainReadError) return err;
   if (err instanceof BaseError) {

@@ -1,12 +1,6 @@
 /**
- * The status reads of one round, all at one block: through Multicall3 `aggregate3` (one `eth_call` per
- * `multicallBatchSize` reads) where the chain has it, else parallel `eth_call`s (which the transport sends as one
- * JSON-RPC batch).
- *
- * Interface detection per contract (kept 10 minutes, detected again when the contract stops answering it): tries
- * `getRequestProofStatus`, `isRequestProofVerified` (iden3 contracts 3.x), `getProofStatus`, `isProofVerified` (1.x/2.x)
- * in that order; a method counts as absent when every call answers an empty revert or undecodable data, and as present
- * when it answers or reverts with a reason (e.g. `RequestIdNotFound`). Known contracts cost one try.
+ * A method counts as absent when every call answers an empty revert or undecodable data, and as present when it
+ * answers or reverts with a reason (e.g. `RequestIdNotFound`).
  */
 import type { LRUCache } from 'lru-cache';
 import { decodeErrorResult, decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
@@ -21,17 +15,13 @@ const INTERFACE_TTL_MS = 10 * 60_000;
 
 export const idKey = (id: RequestId) => (typeof id === 'bigint' ? id.toString() : String(id));
 
-/** The cache key of (chain, verifier, sender) statuses and txHashes, less the request id. */
 export const statusKeyPrefix = (chain: string, verifier: Address, sender: Address) =>
   `${chain}|${verifier.toLowerCase()}|${sender.toLowerCase()}|`;
 
-/** What one eth_call answered: its return data, or (ok false) its revert data. */
 type Raw = { ok: boolean; data: Hex };
 
-/** A read of one request id: the status, and the block the proof was verified at where the contract says. */
 type Decoded = { entry: ProofStatusEntry; proofBlock?: bigint };
 
-/** The entries of a round; `method`, the interface that answered, unless the contract has none. */
 export interface StatusRound {
   entries: ProofStatusEntry[];
   method?: VerifierMethod;
@@ -40,14 +30,13 @@ export interface StatusRound {
 }
 
 export class StatusReads {
-  /** Detected interface by contract (chain|verifier). */
   private readonly interfaces: LRUCache<string, VerifierMethod> | undefined;
 
   constructor(private readonly counters: ChainReaderStats, private readonly batchSize: number, clock: () => number) {
     this.interfaces = lruCache(10_000, clock);
   }
 
-  /** Reads `ids` (sender's proofs at verifier) at `blockNumber`. Rejects on transport failures and the deadline. */
+  /** Rejects on transport failures and the deadline. */
   async read(
     chain: ChainClient, verifier: Address, sender: Address, ids: RequestId[], blockNumber: bigint, checkDeadline: () => void,
   ): Promise<StatusRound> {
@@ -128,7 +117,6 @@ export class StatusReads {
     });
   }
 
-  /** Raw results of eth_calls at one block: through Multicall3 when the chain has it, else in parallel. */
   private async callMany(chain: ChainClient, calls: { to: Address; data: Hex }[], blockNumber: bigint): Promise<Raw[]> {
     const { client } = chain;
     if (chain.multicall3) {

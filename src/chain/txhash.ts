@@ -1,8 +1,4 @@
-/**
- * txHash of verified proofs from the submission event, one `eth_getLogs` per block range: the proof's own block where
- * the contract reports it, else the last `txHashLookbackBlocks` blocks, never below the deployment block. A search that
- * found nothing or failed (a provider's range limit) is not repeated for a minute; a late one only leaves txHash out.
- */
+/** A search that found nothing or failed (a provider's range limit) is not repeated for a minute. */
 import type { LRUCache } from 'lru-cache';
 import type { Address, Hex } from 'viem';
 import { submissionEventOf, type VerifierMethod } from './abi.js';
@@ -30,7 +26,7 @@ export class TxHashLookup {
     this.hashes = lruCache(options.maxEntries, options.clock);
   }
 
-  /** Adds txHash to the verified entries of one round read at `readBlock`; best effort, bounded by the deadline. */
+  /** Best effort, bounded by the deadline. */
   async attach(
     chain: ChainClient, verifier: Address, sender: Address, method: VerifierMethod, entries: ProofStatusEntry[],
     proofBlocks: Map<string, bigint>, readBlock: bigint, fromBlock: bigint | number | undefined, deadline: number,

@@ -1,7 +1,4 @@
-/**
- * ATTESTATION_*: the keys that sign an execution's verdict (JWS and EIP-712). Never made by this process except in
- * development (DEMO_ISSUER=1 or CREDENTIAL_VERIFICATION=off, one process): then per start, with a warning.
- */
+/** Never made by this process except in development (one process): then per start, with a warning. */
 import { createECDH, createPrivateKey, createPublicKey, type JsonWebKey } from 'node:crypto';
 import fs from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
@@ -51,10 +48,7 @@ export const attestationEnv = Type.Object({
 
 export type AttestationEnv = Static<typeof attestationEnv>;
 
-/**
- * The value of a variable or of its _FILE twin (never both), and the name of the one set: what its errors name.
- * Messages never quote key material.
- */
+/** Messages never quote key material. */
 function secret(env: AttestationEnv, name: 'ATTESTATION_JWKS' | 'ATTESTATION_EIP712_KEY'): { value: string; from: string } | undefined {
   const direct = env[name];
   const file = env[`${name}_FILE`];
@@ -79,7 +73,6 @@ function algOf(key: Record<string, unknown>): unknown {
   return Object.keys(KEY_KINDS).find((alg) => KEY_KINDS[alg]?.kty === key.kty && KEY_KINDS[alg]?.crv === key.crv);
 }
 
-/** Whether the key's x(, y) are a public key of its curve. */
 function isPublicKey(key: Record<string, unknown>): boolean {
   try {
     createPublicKey({ key: { kty: key.kty, crv: key.crv, x: key.x, ...(key.y !== undefined && { y: key.y }) } as JsonWebKey, format: 'jwk' });
@@ -89,12 +82,11 @@ function isPublicKey(key: Record<string, unknown>): boolean {
   }
 }
 
-/** The base64url of 32 bytes: a P-256 or an Ed25519 private key's `d`. */
 const PRIVATE_D = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * Whether `d` is a private key of the curve whose public part is the key's x(, y): else it signs what the JWKS cannot
- * verify. The public part is derived from `d` alone (node:crypto's JWK import of an EC key takes x, y as given).
+ * Else it signs what the JWKS cannot verify. Derived from `d` alone: node:crypto's JWK import of an EC key takes x, y
+ * as given.
  */
 function privateMatches(key: Record<string, unknown>): boolean {
   if (typeof key.d !== 'string' || !PRIVATE_D.test(key.d)) return false;
@@ -116,10 +108,6 @@ function privateMatches(key: Record<string, unknown>): boolean {
 /** Any object, arrays included: a key that is an array fails on its "alg", as other objects without one do. */
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
 
-/**
- * ATTESTATION_JWKS: a JWK set of ES256/EdDSA keys with unique kids, each a point of its curve; the first holds the
- * `d` of that point. `from`: the variable set, which its errors name.
- */
 function jwkSet(raw: string, from: string): ConfiguredJwk[] {
   const bad = (why: string) => new ConfigError(`${from} must be a JSON Web Key Set of ES256 or EdDSA keys: ${why}`);
   let parsed: unknown;
@@ -155,10 +143,6 @@ export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd
 
 const isHexKey = (s: string): s is `0x${string}` => /^0x[0-9a-fA-F]{64}$/.test(s);
 
-/**
- * The attestation settings. `development`: the configuration is a development one (DEMO_ISSUER=1 or
- * CREDENTIAL_VERIFICATION=off) in one process, where unset keys are made per start; elsewhere unset is off.
- */
 export function attestationConfig(env: AttestationEnv, development: boolean): AttestationConfig {
   const jwks = secret(env, 'ATTESTATION_JWKS');
   const eip = secret(env, 'ATTESTATION_EIP712_KEY');

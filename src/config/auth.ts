@@ -1,4 +1,3 @@
-/** Who may call: static bearer tokens (API_TOKENS) and JWTs verified against a JWKS (AUTH_*). */
 import { Type, type Static } from '@sinclair/typebox';
 import type { Config } from './types.js';
 import { ConfigError } from './errors.js';

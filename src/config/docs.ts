@@ -1,4 +1,3 @@
-/** The configuration table of docs/configuration.md (`npm run docs:config`; test/config.docs.unit.test.ts checks it). */
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { expectation } from './variables.js';
 
@@ -29,7 +28,6 @@ function rows(schema: TObject): string[] {
     `| ${code(name)} | ${cell(defaultOf(variable))} | ${cell(expectation(variable, code))} | ${cell(String(variable.description ?? ''))} |`);
 }
 
-/** The Markdown between the markers (markers excluded): one table per module, in the order given. */
 export function configTable(sections: readonly ConfigSection[]): string {
   const parts = sections.map((s) => [
     `**${s.title}** (${code(s.source)})`,
@@ -41,7 +39,6 @@ export function configTable(sections: readonly ConfigSection[]): string {
   return ['<!-- Written by `npm run docs:config` from the schemas named below: edit those, then run it. -->', ...parts].join('\n\n');
 }
 
-/** `readme` with the text between its markers replaced by `table`. Throws when the markers are missing. */
 export function withConfigTable(readme: string, table: string): string {
   const start = readme.indexOf(TABLE_START);
   const end = readme.indexOf(TABLE_END);

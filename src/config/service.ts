@@ -1,4 +1,3 @@
-/** The service's own variables; each module's are next to it. */
 import { isIP } from 'node:net';
 import os from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';
@@ -131,9 +130,8 @@ function publicBaseUrl(value: string | undefined): string | undefined {
 }
 
 /**
- * CORS_ORIGINS: each an origin exactly as a browser sends it in `Origin` (`https://app.example.com`, a port where not
- * the scheme's default; no path, no trailing slash), so that the comparison is plain string equality. `*` is refused:
- * the list is what a deployment vouches for, and any page on the web calling with a user's token is not that.
+ * Each exactly as a browser sends `Origin`, so that the comparison is plain string equality. `*` is refused: the list
+ * is what a deployment vouches for, and any page on the web calling with a user's token is not that.
  */
 function corsOrigins(raw: string | undefined): string[] {
   if (raw === undefined) return [];

@@ -1,4 +1,4 @@
-/** What the service runs with, logged once at start: never a password, token or full URL. */
+/** Never a password, token or full URL. */
 import type { AddressInfo } from 'node:net';
 import { describeDatabase } from '../store/config.js';
 import { DEMO_ISSUER_DID } from '../trust/demo-did.js';
@@ -14,7 +14,6 @@ export interface StartupSummary {
     onChainZkp: boolean;
     /** Off (no WEBHOOK_SECRET); on for scenarios with a webhookUrl; on for every execution (WEBHOOK_URL). */
     webhooks: 'off' | 'scenarios' | 'all';
-    /** The attestation formats signed: JWS, EIP-712; none when off. */
     attestations: ('jws' | 'eip712')[];
     docs: string | null;
   };

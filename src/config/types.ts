@@ -6,7 +6,6 @@ import type { DatabaseConfig } from '../store/config.js';
 import type { TrustOptions } from '../trust/types.js';
 import type { ZkpEnvConfig } from '../zkp/env.js';
 
-/** Read once at start by loadConfig (src/config.ts). */
 export interface Config {
   port: number;
   host: string;
@@ -16,10 +15,9 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimit: number;
   docs: boolean;
-  /** Empty: CORS off. */
   corsOrigins: string[];
   shutdownTimeoutMs: number;
-  /** On SIGTERM, how long to keep serving (readiness 503, Connection: close) before the listener closes. */
+  /** Serving on with readiness 503 after SIGTERM. */
   shutdownDelayMs: number;
   /** max 0: off. */
   rateLimit: { max: number; windowMs: number };
@@ -28,11 +26,9 @@ export interface Config {
   /** 0: no limit. */
   requestTimeoutMs: number;
   trust: TrustOptions;
-  /** Trust the demo issuer and answer its revocation statuses in process (a demo, never production). */
   demoIssuer: boolean;
   chains: ChainSettings;
   zkp: ZkpEnvConfig;
-  /** Proxies whose X-Forwarded-For names the client; empty: none. */
   trustProxy: string[];
   /** The URL wallets reach this service at; never a request's Host. */
   publicBaseUrl?: string;
@@ -40,6 +36,5 @@ export interface Config {
   attestation: AttestationConfig;
   executionRetentionDays: number;
   executionPurgeIntervalMs: number;
-  /** 1: this process serves alone. */
   workers: number;
 }

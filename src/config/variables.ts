@@ -1,8 +1,6 @@
 /**
- * Each module exports a TypeBox object of its environment variables; src/config.ts composes them, `readEnv` checks
- * them, and the same schema writes docs/configuration.md, so checks and docs cannot part. Every value is trimmed,
- * and a blank one is unset (its default applies). Ajv's own coercion is off (it takes `0x10` for 16): `coerce`
- * reads integers as decimal digits only, booleans as 1/true/yes/on or 0/false/no/off, and choices in any case.
+ * The same schema checks the variables and writes docs/configuration.md, so checks and docs cannot part. Ajv's own
+ * coercion is off: it takes `0x10` for 16.
  */
 import { Type, type Static, type TObject, type TProperties, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
@@ -11,13 +9,11 @@ import { ConfigError } from './errors.js';
 
 export type Env = Record<string, string | undefined>;
 
-/** `description` is the table's "Meaning"; `docDefault` its "Default" where the schema's `default` cannot say it. */
 export interface Described {
   description: string;
   docDefault?: string;
 }
 
-/** Annotations Ajv does not know: accepted, never checked. */
 const ANNOTATIONS = ['docDefault', 'expect'];
 
 const TRUE = /^(1|true|yes|on)$/i;
@@ -31,12 +27,10 @@ export function flag(options: Described & { default: boolean }) {
   return Type.Boolean(options);
 }
 
-/** The value read is the spelling given here. */
 export function oneOf<const T extends string>(values: readonly T[], options: Described & { default?: T }): TUnsafe<T> {
   return Type.Unsafe<T>(Type.Union(values.map((v) => Type.Literal(v)), options));
 }
 
-/** Checked by the module's converter or `pattern`; `expect` is the table's "Values" and the refusal's wording. */
 export function text(options: Described & { expect: string; default?: string; pattern?: string }) {
   return Type.String(options);
 }
@@ -45,7 +39,6 @@ function alternatives(schema: TSchema): TSchema[] {
   return Array.isArray(schema.anyOf) ? schema.anyOf : [schema];
 }
 
-/** A word of a choice in its declared spelling, digits as a number, a boolean word as a boolean; else the string. */
 function coerce(schema: TSchema, value: string): unknown {
   const members = alternatives(schema);
   const word = members.find((m) => typeof m.const === 'string' && m.const.toLowerCase() === value.toLowerCase());
@@ -58,7 +51,6 @@ function coerce(schema: TSchema, value: string): unknown {
   return value;
 }
 
-/** "an integer from 0 to 65535", "auto or off", "one of a, b, c"; `word` formats a literal. */
 export function expectation(schema: TSchema, word: (w: string) => string = (w) => w): string {
   const parts = alternatives(schema).map((m): string => {
     if (m.const !== undefined) return word(String(m.const));
@@ -69,37 +61,30 @@ export function expectation(schema: TSchema, word: (w: string) => string = (w) =
   return parts.length <= 2 ? parts.join(' or ') : `one of ${parts.join(', ')}`;
 }
 
-/** Whether a bad value may be quoted in a message: numbers, words and booleans may; text may be a URL with a key. */
+/** Text may be a URL with a key. */
 function quotable(schema: TSchema): boolean {
   return alternatives(schema).every((m) => m.type !== 'string' || m.const !== undefined);
 }
 
-/** The one-line message of a bad `name`, the value as given (before trimming). */
 function problem(name: string, schema: TSchema, raw: string | undefined): string {
   const got = quotable(schema) ? ` (got ${JSON.stringify(raw)})` : '';
   return `${name} must be ${expectation(schema)}${got}`;
 }
 
-/** The variable an Ajv error is about: `/PORT` → PORT. */
 function variableOf(error: ErrorObject): string | undefined {
   const missing: unknown = error.params.missingProperty;
   const name = error.instancePath.split('/')[1] ?? (typeof missing === 'string' ? missing : undefined);
   return name || undefined;
 }
 
-/**
- * The variables of `schema` from `env`, checked, with their defaults: blank values dropped, the rest coerced (see
- * `coerce`) and validated by env-schema (process.env and .env files are never read: `env` alone counts). Throws
- * ConfigError naming the first bad variable.
- */
+/** process.env and .env files are never read: `env` alone counts. Throws ConfigError naming the first bad variable. */
 export function readEnv<T extends TObject>(schema: T, env: Env): Static<T> {
   const data: Record<string, unknown> = {};
   for (const [name, variable] of Object.entries(schema.properties)) {
     const value = env[name]?.trim();
     if (value) data[name] = coerce(variable, value);
   }
-  // A validator per read: loadConfig runs once per process, and Ajv's compiled-schema cache is state this module keeps none
-  // of. validateSchema off: checking our code-built schemas against the JSON Schema meta-schema doubled each read's cost.
+  // A validator per read: loadConfig runs once per process. validateSchema off: the meta-schema check doubled the cost.
   const ajv = new Ajv({ validateSchema: false, allErrors: false, useDefaults: true, coerceTypes: false, removeAdditional: true, keywords: ANNOTATIONS });
   try {
     // A copy: env-schema sets additionalProperties on the schema it is given.
@@ -115,10 +100,8 @@ export function readEnv<T extends TObject>(schema: T, env: Env): Static<T> {
 }
 
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
-/** The schema of several modules' variables together: an object of all their properties. */
 type Composed<T extends TObject[]> = Intersection<T[number]['properties']> extends infer P extends TProperties ? TObject<P> : never;
 
-/** The variables of several modules as one schema; a name declared twice is a programming error. */
 export function composeSchemas<T extends TObject[]>(...schemas: T): Composed<T> {
   const properties: Record<string, TSchema> = {};
   for (const schema of schemas) {
@@ -130,7 +113,6 @@ export function composeSchemas<T extends TObject[]>(...schemas: T): Composed<T> 
   return Type.Object(properties) as Composed<T>;
 }
 
-/** An http(s) URL without its trailing slashes, or undefined when unset. Throws ConfigError naming `name`. */
 export function httpUrl(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   try {

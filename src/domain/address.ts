@@ -1,10 +1,7 @@
 /**
- * Blockchain address parsing for execute's `address` (a string, or `{ address, chain?, namespace? }`): reads the
- * request's shape and dispatches to the family modules under ./address/. Without a namespace the family is told by
- * shape, in this order: `0x` + 40 hex is EVM; other `0x` hex is aptos (Starknet needs its namespace or chain); then
- * Tezos; bech32 (Cardano prefixes, else Cosmos); SS58. `chain` (CAIP-2) and `namespace` must agree when both are
- * given; `cip34` reads as cardano. The input string is returned unchanged, never trimmed or case-normalised.
- * parseAddress never throws and keeps no state; an AddressParser adds a bounded memo.
+ * Without a namespace the family is told by shape, in this order: `0x` + 40 hex is EVM; other `0x` hex is aptos
+ * (Starknet needs its namespace or chain); then Tezos; bech32 (Cardano prefixes, else Cosmos); SS58. The input
+ * string is returned unchanged, never trimmed or case-normalised.
  */
 import { LRUCache } from 'lru-cache';
 import { decodeBech32 } from './address/bech32.js';
@@ -68,7 +65,6 @@ function checkAs(address: string, namespace: AddressNamespace): ParsedAddress {
   return fail(`address is not valid for namespace ${namespace}: expected ${family.description}${detail}`);
 }
 
-/** Recognises the family by shape (see the module comment for the order). */
 function detect(address: string): ParsedAddress {
   if (address.startsWith('0x')) {
     if (hasEvmShape(address)) return checkAs(address, 'eip155');
@@ -105,7 +101,7 @@ function parseUnsafe(input: AddressInputValue): ParsedAddress {
   if (typeof input === 'string') {
     address = input;
   } else if (input !== null && typeof input === 'object') {
-    // Typed as strings, but the caller may hand any JSON: read the fields as unknown.
+    // The caller may hand any JSON.
     const fields: { address?: unknown; chain?: unknown; namespace?: unknown } = input;
     ({ address, chain, namespace } = fields);
   } else {
@@ -145,21 +141,16 @@ function parseUnsafe(input: AddressInputValue): ParsedAddress {
   return known ? checkAs(address, known) : detect(address);
 }
 
-/** Validates an address and tells which family it belongs to. Never throws. */
+/** Never throws. */
 export function parseAddress(input: AddressInputValue): ParsedAddress {
   try {
     return parseUnsafe(input);
   } catch {
-    // Not expected to be reachable; the contract is that no input makes this throw.
     return fail(NOT_RECOGNISED);
   }
 }
 
-/**
- * The memo key of an input, or undefined for inputs not worth remembering (outside the declared type: they fail
- * fast anyway). `namespace` and `chain` must each be a string or absent, so that no two inputs the parser answers
- * differently (a `null` namespace is refused, an absent one is not) share a key.
- */
+/** Undefined outside the declared type. A `null` namespace is refused and an absent one is not: no shared key. */
 function memoKey(input: AddressInputValue): string | undefined {
   if (typeof input === 'string') return `s${input}`;
   if (typeof input !== 'object' || input === null) return undefined;
@@ -171,15 +162,10 @@ function memoKey(input: AddressInputValue): string | undefined {
 }
 
 export interface AddressParserOptions {
-  /** How many distinct inputs to remember (least recently used first out). */
   max?: number;
 }
 
-/**
- * parseAddress with a memo of recent answers, for a caller that parses request input: an uncached parse of a
- * mixed-case EVM address hashes with keccak-256 (about 10 µs), a Cardano one decodes ~100 bech32 characters (about
- * 5 µs), and frontends send the same few addresses again and again. Answers are frozen, as they are shared.
- */
+/** Frontends send the same few addresses again and again. Answers are shared, so frozen. */
 export class AddressParser {
   readonly #memo: LRUCache<string, ParsedAddress>;
 
@@ -187,7 +173,6 @@ export class AddressParser {
     this.#memo = new LRUCache({ max: options.max ?? 10_000 });
   }
 
-  /** Same answer as parseAddress(input); never throws. */
   parse(input: AddressInputValue): ParsedAddress {
     const key = memoKey(input);
     if (key === undefined) return parseAddress(input);

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 
 const PLAIN_KEY = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
-/** RFC 8785 (JCS) for JSON-parsed values: equal documents give equal text whatever their key order. */
+/** RFC 8785 (JCS) for JSON-parsed values. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) {
@@ -25,11 +25,10 @@ export function canonicalJson(value: unknown): string {
   return `${out}}`;
 }
 
-// crypto.hash (Node 20.12+) hashes a string in one call, without a Hash object.
+// crypto.hash: Node 20.12+.
 const oneShot: typeof crypto.hash | undefined = crypto.hash;
 export const sha256Hex = oneShot
   ? (text: string) => oneShot('sha256', text, 'hex')
   : (text: string) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** SHA-256 of a document's canonical JSON, hex. */
 export const contentDigest = (value: unknown): string => sha256Hex(canonicalJson(value));

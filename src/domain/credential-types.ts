@@ -1,13 +1,11 @@
 /**
- * The credential types the service knows, read from the JSON-LD contexts its document loader holds: each type-scoped
- * term is a type, the terms of its scoped contexts its attributes. Create/patch refuse a rule naming a type or
- * attribute near, but not, a known one (a typo). A type far from every known one is accepted: the service may simply
- * not hold its context.
+ * Types are the type-scoped terms of the loader's JSON-LD contexts. A rule naming a type or attribute near, but not,
+ * a known one (a typo) is refused; a type far from every known one is accepted: the service may not hold its context.
  */
 import type { FieldProblem } from '../engine/validate.js';
 import { isRecord } from '../schemas/json.js';
 
-/** The names at one level of a type: each term, with the names below it (null: a plain value). */
+/** null: a plain value. */
 interface Level {
   readonly names: ReadonlyMap<string, Level | null | 'open'>;
 }
@@ -16,7 +14,7 @@ export interface CredentialTypes {
   readonly types: ReadonlyMap<string, Level | 'open'>;
 }
 
-/** An object, or an array of objects (remote references are skipped). */
+/** Remote references are skipped. */
 function definitions(context: unknown): Array<Record<string, unknown>> {
   return (Array.isArray(context) ? context : [context]).filter(isRecord);
 }
@@ -24,17 +22,13 @@ function definitions(context: unknown): Array<Record<string, unknown>> {
 /** The W3C envelope's types: a rule may name them, but they define no subject attributes. */
 const ENVELOPE_TYPES: ReadonlySet<string> = new Set(['VerifiableCredential', 'VerifiablePresentation']);
 
-/** Prefixes and keyword aliases other than `id` and `type` are not attributes. */
 function isAttributeTerm(name: string, def: unknown): boolean {
   if (name.startsWith('@')) return false;
   if (typeof def === 'string') return def === '@id' || def === '@type' || (!def.startsWith('@') && !/[#/:]$/.test(def));
   return isRecord(def);
 }
 
-/**
- * The names of one level: the terms of `scoped` and those `inherited` from a propagating context above (accepted,
- * unchecked below). A scoped context given only by reference makes the level open.
- */
+/** A scoped context given only by reference makes the level open. */
 function levelOf(scoped: unknown, inherited: ReadonlySet<string>, propagateByDefault: boolean): Level | 'open' {
   const own = definitions(scoped);
   if (own.length === 0) return 'open';
@@ -67,7 +61,7 @@ function merge(a: Level | 'open', b: Level | 'open'): Level | 'open' {
   return { names };
 }
 
-/** The types a set of documents (URL -> JSON text or parsed) defines. Never throws: unreadable documents are skipped. */
+/** Never throws: unreadable documents are skipped. */
 export function knownTypes(documents: Iterable<readonly [string, unknown]>): CredentialTypes {
   const types = new Map<string, Level | 'open'>();
   for (const [, raw] of documents) {
@@ -92,38 +86,31 @@ export function knownTypes(documents: Iterable<readonly [string, unknown]>): Cre
   return { types };
 }
 
-/** Read on the first call and kept: documents change only with a restart. */
+/** Documents change only with a restart. */
 export function knownTypesOnce(documents: () => Iterable<readonly [string, unknown]>): () => CredentialTypes {
   let types: CredentialTypes | undefined;
   return () => (types ??= knownTypes(documents()));
 }
 
 /**
- * The edit distances one create or patch may compute for its suggestions. Each is banded (at most 2 edits, so
- * O(length x 5)) and only between names whose lengths allow it; names repeated in a request are looked up once. Past
- * the budget, suggestions come from the cheap checks alone (case, prefix): a body of many near-miss names costs a
- * few milliseconds, not the quadratic hundreds.
+ * Edit distances per create or patch. Past it, suggestions come from case and prefix alone, so a body of many
+ * near-miss names stays cheap.
  */
 export const SUGGESTION_DISTANCES = 1024;
 
-/** What one request has spent on suggestions; `distances` counts the edit distances computed. */
 export interface SuggestionBudget {
   distances: number;
   readonly max: number;
-  /** Answers already found in this request: per set of known names, per name. */
   readonly seen: WeakMap<object, Map<string, string[]>>;
 }
 
 export const suggestionBudget = (max = SUGGESTION_DISTANCES): SuggestionBudget => ({ distances: 0, max, seen: new WeakMap() });
 
 const FAR = Number.MAX_SAFE_INTEGER;
-/** A cell of a row: every row is filled to its length, so the fallback is never taken (it spares a non-null assertion). */
+/** Rows are filled to their length: the fallback is never taken. */
 const cell = (r: readonly number[], k: number): number => r[k] ?? FAR;
 
-/**
- * Optimal string alignment distance (Damerau-Levenshtein with adjacent swaps) of two lower-cased names when it is at
- * most `max`, else `max + 1`: only the cells within `max` of the diagonal, and it stops when a row exceeds `max`.
- */
+/** Optimal string alignment distance, banded: `max + 1` when above `max`. */
 function distanceWithin(s: string, t: string, max: number): number {
   if (Math.abs(s.length - t.length) > max) return max + 1;
   const w = t.length + 1;
@@ -147,7 +134,6 @@ function distanceWithin(s: string, t: string, max: number): number {
   return Math.min(cell(prev, t.length), max + 1);
 }
 
-/** 0 for the same name but for case, then prefixes, then typos; undefined when not near (or not checked: budget). */
 function nearness(a: string, known: string, budget: SuggestionBudget): number | undefined {
   const b = known.toLowerCase();
   if (a === b) return 0;
@@ -159,7 +145,6 @@ function nearness(a: string, known: string, budget: SuggestionBudget): number | 
   return d <= allowed ? 1 + d : undefined;
 }
 
-/** The (at most 3) known names nearest `name`, nearest first; within the request's budget of edit distances. */
 export function nearestNames(name: string, known: Iterable<string>, budget = suggestionBudget()): string[] {
   const a = name.toLowerCase();
   const scored: Array<[string, number]> = [];
@@ -170,7 +155,6 @@ export function nearestNames(name: string, known: Iterable<string>, budget = sug
   return scored.sort((x, y) => x[1] - y[1] || x[0].localeCompare(y[0])).slice(0, 3).map(([k]) => k);
 }
 
-/** nearestNames among the keys of `known`, once per name and set of names in a request. */
 function suggest(name: string, known: ReadonlyMap<string, unknown>, budget: SuggestionBudget): string[] {
   let seen = budget.seen.get(known);
   if (seen === undefined) budget.seen.set(known, (seen = new Map()));
@@ -209,11 +193,7 @@ function attributeProblem(type: string, attributes: Level | 'open', attribute: s
   return undefined;
 }
 
-/**
- * Problems of the rules' `type` and `attribute` against the known credential types (pointers as validateScenarioRules's,
- * under `base`). A type near a known one but not it is refused; a known type's attributes must be defined. One call is
- * one request: `budget` bounds its edit distances.
- */
+/** One call is one request: `budget` bounds its edit distances. */
 export function checkCredentialTypes(
   queryConfigurations: readonly unknown[],
   known: CredentialTypes,

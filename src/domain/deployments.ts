@@ -1,10 +1,7 @@
 /**
- * Smart contract deployments and their transactions: the transitions a PATCH may make, and which deployment an
- * OnChainZKP scenario is verified against. Pure. The states are in docs/decisions.md (Deployment states). Matched by
- * `id` between the stored scenario and the patched one (a transaction within its deployment): no moving backwards,
- * final is final, a status once set stays set, and a `Deployed` deployment's EVM address never changes (a retry,
- * redeployment or reorganisation is a new entry). Only new and changed entries are checked, so stored values that
- * predate these rules are left alone.
+ * Deployment transitions a PATCH may make (states: docs/decisions.md, Deployment states). A `Deployed` deployment's
+ * address never changes: a retry, redeployment or reorganisation is a new entry. Only new and changed entries are
+ * checked, so stored values that predate these rules are left alone.
  */
 import type { Static } from '@sinclair/typebox';
 import type { SmartContractDeployment as DeploymentSchema, Transaction as TransactionSchema } from '../schemas/scenario.js';
@@ -45,7 +42,6 @@ export function isUsableDeployment(d: SmartContractDeployment | null | undefined
   return d != null && d.status === 'Deployed' && typeof d.address === 'string' && EVM_ADDRESS.test(d.address);
 }
 
-/** Why a deployment is not usable, naming it by id and status only; undefined when usable. */
 export function unusableDeploymentReason(d: SmartContractDeployment): string | undefined {
   if (isUsableDeployment(d)) return undefined;
   const name = `deployment "${d.id}"`;
@@ -55,10 +51,7 @@ export function unusableDeploymentReason(d: SmartContractDeployment): string | u
   return d.address == null ? `${name} is Deployed but has no address` : `${name} has an address that is not an EVM address`;
 }
 
-/**
- * The block the deployment was made in, when its transactions say so: the smallest `blockNumber` among its
- * transactions that did not fail. A lower bound for searching the verifier's event logs.
- */
+/** A lower bound for searching the verifier's event logs. */
 export function deploymentBlock(d: SmartContractDeployment): number | undefined {
   let min: number | undefined;
   for (const t of d.transactions ?? []) {
@@ -69,7 +62,6 @@ export function deploymentBlock(d: SmartContractDeployment): number | undefined 
 }
 
 export interface TransitionProblem {
-  /** JSON pointer relative to the Scenario, e.g. '/smartContractDeployments/0/status'. */
   pointer: string;
   message: string;
 }
@@ -81,7 +73,6 @@ function statusMessage(kind: 'deployment' | 'transaction', id: string, from: str
   return `${what} cannot move from ${from} to ${to} (from ${from} it may become ${allowed.join(' or ')})`;
 }
 
-/** Problems of one status change (before -> after) of a deployment or transaction. */
 function checkStatus<S extends string>(
   kind: 'deployment' | 'transaction',
   id: string,
@@ -111,7 +102,7 @@ function checkStatus<S extends string>(
   problems.push({ pointer, message: statusMessage(kind, id, before, after, allowed, rank[after] < rank[before]) });
 }
 
-/** Indexes items by id, reporting duplicate ids (a PATCH cannot be matched by id otherwise). */
+/** A PATCH cannot be matched by id when ids repeat. */
 function byId<T extends { id: string }>(items: readonly T[], base: string, kind: string, problems: TransitionProblem[] | null): Map<string, T> {
   const map = new Map<string, T>();
   items.forEach((item, i) => {
@@ -155,12 +146,7 @@ function checkTransactions(deploymentId: string, before: readonly Transaction[],
   });
 }
 
-/**
- * What a PATCH may do to a scenario's deployments: compares the stored deployments with the patched ones, matched by
- * id, and answers one problem per refused change (empty when the PATCH is acceptable). Pointers are relative to the
- * Scenario (`/smartContractDeployments/1/status`); prefix `/input` for the request body. Also usable at creation
- * with `before = []`. Never throws on schema-valid input.
- */
+/** Pointers are relative to the Scenario. */
 export function checkDeploymentTransitions(
   before: readonly SmartContractDeployment[] | null | undefined,
   after: readonly SmartContractDeployment[] | null | undefined,

@@ -1,7 +1,4 @@
-/**
- * Runs tasks one at a time per key, in arrival order, so read-modify-write sequences of one record do not race within
- * a process (the store's compare-and-set guards against other processes).
- */
+/** Within a process; the store's compare-and-set guards against other processes. */
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<unknown>>();
 

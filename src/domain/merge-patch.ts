@@ -1,6 +1,6 @@
 import { isRecord } from '../schemas/json.js';
 
-/** RFC 7396 JSON Merge Patch: null removes a member, objects merge recursively, everything else replaces. */
+/** RFC 7396 JSON Merge Patch. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isRecord(patch)) return patch;
   const result: Record<string, unknown> = isRecord(target) ? { ...target } : {};

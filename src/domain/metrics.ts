@@ -28,10 +28,8 @@ export class Metrics implements StoreObserver {
   });
 
   readonly exposition: () => Promise<string>;
-  /** Whether exposition gathers other processes' figures (it may then fail). */
   readonly gathersWorkers: boolean;
 
-  /** In a cluster worker: collects every worker's figures (cluster.ts); else this process's registry alone. */
   constructor(gather?: (registry: Registry) => () => Promise<string>) {
     collectDefaultMetrics({ register: this.registry });
     this.gathersWorkers = gather !== undefined;

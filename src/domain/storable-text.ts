@@ -1,7 +1,4 @@
-/**
- * Text a database cannot store as sent: U+0000 (PostgreSQL refuses it) and a lone UTF-16 surrogate (PostgreSQL
- * refuses it, SQLite would read back something else). Refused on every database alike.
- */
+/** PostgreSQL refuses U+0000 and lone surrogates (SQLite reads the latter back changed): refused on every database. */
 import type { FieldError } from '../schemas/problem.js';
 
 // eslint-disable-next-line no-control-regex -- U+0000 is what this looks for
@@ -9,13 +6,11 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 
 export const storableText = (s: string): boolean => !UNSTORABLE.test(s);
 
-/** False means unstorableText of the parsed value finds nothing, so the walk can be skipped. */
 export const mayHoldUnstorable = (json: string): boolean => /\\u(?:0000|[dD][89a-fA-F])/.test(json) || UNSTORABLE.test(json);
 
-/** At most `limit` fields (the caller says there are more); `path` is where the value sits. */
 export function unstorableText(value: unknown, path: ReadonlyArray<string | number> = [], limit = Infinity): FieldError[] {
   const found: FieldError[] = [];
-  // An explicit stack: a deeply nested body must not overflow the call stack. Paths are built only when reported.
+  // An explicit stack: a deeply nested body must not overflow the call stack.
   interface Entry { v: unknown; at?: string | number; parent?: Entry }
   const pathOf = (e: Entry | undefined): Array<string | number> => {
     const out: Array<string | number> = [];
@@ -43,7 +38,7 @@ export function unstorableText(value: unknown, path: ReadonlyArray<string | numb
   return found.slice(0, limit);
 }
 
-/** Named as Ajv's are (`body.a.b.2`, `/a/b/2`); a key is shown escaped, never raw. */
+/** A key is shown escaped, never raw. */
 export function fieldError(path: ReadonlyArray<string | number>, message: string): FieldError {
   const show = (p: string) => JSON.stringify(p).slice(1, -1);
   return {

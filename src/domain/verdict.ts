@@ -1,6 +1,5 @@
 import type { RuleStatus } from '../schemas/execution.js';
 
-/** `failed` if any rule is not-valid, else `error` if any undecided, else `pending` if any awaits a proof, else `passed`. */
 export type Verdict = 'passed' | 'failed' | 'error' | 'pending';
 
 export function verdictOf(results: readonly { status: RuleStatus }[]): Verdict {

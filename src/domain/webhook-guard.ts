@@ -1,37 +1,32 @@
-/**
- * The SSRF guard of scenario webhooks: a `webhookUrl` must not reach the service's own network. Checked when the
- * scenario is written (the literal) and when sent (every address the name resolves to), and the connection goes to
- * the checked address, never to a second resolution, so a re-pointed name is refused too.
- */
+/** Connects to the checked address, never a second resolution: a re-pointed name is refused too. */
 import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
-/** IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) match the IPv4 rules. */
 const PRIVATE = new BlockList();
 for (const [net, bits] of [
-  ['0.0.0.0', 8], // "this network"; 0.0.0.0 reaches the local host
+  ['0.0.0.0', 8], // 0.0.0.0 reaches the local host
   ['10.0.0.0', 8],
   ['100.64.0.0', 10], // carrier-grade NAT
   ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, cloud metadata (169.254.169.254)
+  ['169.254.0.0', 16], // link-local, cloud metadata
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15], // benchmarking
   ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved and broadcast
+  ['240.0.0.0', 4], // reserved
 ] as const) PRIVATE.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['::', 96], // IPv4-compatible (deprecated): ::7f00:1 is 127.0.0.1
-  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT): ::ffff:0:7f00:1 is 127.0.0.1
-  ['64:ff9b::', 96], // NAT64 (well-known prefix): the low 32 bits are an IPv4 address, 127.0.0.1 or 10.x among them
+  ['::', 128],
+  ['::1', 128],
+  ['::', 96], // IPv4-compatible (::7f00:1)
+  ['::ffff:0:0:0', 96], // SIIT (::ffff:0:7f00:1)
+  ['64:ff9b::', 96], // NAT64: the low 32 bits are an IPv4 address
   ['64:ff9b:1::', 48], // local-use NAT64
   ['2002::', 16], // 6to4: bits 16-47 are an IPv4 address
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
+  ['fec0::', 10], // site-local
   ['ff00::', 8], // multicast
 ] as const) PRIVATE.addSubnet(net, bits, 'ipv6');
 
@@ -63,7 +58,6 @@ export function webhookTargetProblem(url: string, allowPrivate: boolean): string
   return undefined;
 }
 
-/** dns.lookup's signature, as node:net calls it. */
 export type Resolve = (hostname: string, callback: (err: Error | null, addresses: dns.LookupAddress[]) => void) => void;
 
 const systemResolve: Resolve = (hostname, callback) => dns.lookup(hostname, { all: true, verbatim: true }, callback);
@@ -75,10 +69,6 @@ export class PrivateTargetRefused extends Error {
   }
 }
 
-/**
- * A `lookup` for node:http(s) that resolves the hostname once, refuses it when any of its addresses is private,
- * and hands the checked addresses to the connection (no second resolution between the check and the connect).
- */
 export function guardedLookup(resolve: Resolve = systemResolve): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, (err, addresses) => {
@@ -89,7 +79,7 @@ export function guardedLookup(resolve: Resolve = systemResolve): LookupFunction 
       if (first === undefined) return callback(new Error(`${hostname} has no address`), '', 0);
       const ofFamily = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
       const wanted = ofFamily.length > 0 ? ofFamily : addresses;
-      // node:net asks for every address (options.all) when it tries the families in turn (autoSelectFamily).
+      // autoSelectFamily asks for every address (options.all).
       if (options.all) return callback(null, wanted);
       const chosen = wanted[0] ?? first;
       callback(null, chosen.address, chosen.family);
@@ -97,7 +87,7 @@ export function guardedLookup(resolve: Resolve = systemResolve): LookupFunction 
   };
 }
 
-/** Refuses a literal private address at delivery time (node:net connects to a literal without calling lookup). */
+/** node:net connects to a literal without calling lookup. */
 export function literalTargetRefusal(url: URL): string | undefined {
   const literal = literalAddress(url.hostname);
   if (literal !== undefined && isPrivateAddress(literal)) return `refused: ${literal} is a loopback, private or link-local address`;

@@ -1,4 +1,3 @@
-/** The HTTP side of one webhook delivery: a POST bounded in time and in what is read of the answer. */
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -7,20 +6,15 @@ type Post = (url: URL, headers: Record<string, string>, body: string, timeoutMs:
 
 export class DeliveryTimeout extends Error {}
 
-/** What is read of an answer's body (and then dropped): enough for any "ok", bounded for one that never ends. */
 const ANSWER_BODY_MAX_BYTES = 64 * 1024;
 
-/**
- * One deadline from the lookup to the end of the answer's body: a receiver that sends its headers and then stalls
- * gets no more time than one that never answers, and its socket is destroyed when the deadline passes (a socket is
- * never kept beyond `timeoutMs`). The body is read up to ANSWER_BODY_MAX_BYTES, then the socket is closed.
- */
+/** One deadline to the end of the body: a receiver that stalls after its headers gets no more time. */
 export const post: Post = (url, headers, body, timeoutMs, lookup) => new Promise((resolve, reject) => {
   const request = (url.protocol === 'https:' ? https : http).request(url, {
     method: 'POST',
     headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
     ...(lookup && { lookup }),
-    // A fresh connection per delivery: a pooled socket would skip the lookup (and its check) of this one.
+    // A pooled socket would skip the lookup and its check.
     agent: false,
   });
   let settled = false;

@@ -6,7 +6,7 @@ import { DeliveryTimeout, post } from './webhook-post.js';
 import { PrivateTargetRefused, guardedLookup, literalTargetRefusal, webhookTargetProblem, type Resolve } from './webhook-guard.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import { isRecord } from '../schemas/json.js';
-import type { ClaimedWebhook, ExecutionRecord, Store, WebhookDelivery } from '../store/types.js';
+import type { ClaimedWebhook, ExecutionRecord, WebhookDelivery, WebhookOutbox } from '../store/types.js';
 import { DeliverySlots, targetKey } from './webhook-slots.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
@@ -66,7 +66,7 @@ export function projectSecret(serviceSecret: string, projectId: string): string 
   return `whsec_${createHmac('sha256', key).update(`project:${projectId}`).digest('base64')}`;
 }
 
-/** The project's secret for a scenario's own `webhookUrl`; the service's for WEBHOOK_URL and project-less scenarios. */
+/** The project's secret for a scenario's own `webhookUrl`, else the service's. */
 function signingSecret(config: WebhookConfig, d: WebhookDelivery): string {
   if (d.url === null) return config.secret;
   const event: unknown = JSON.parse(d.payload);
@@ -74,7 +74,7 @@ function signingSecret(config: WebhookConfig, d: WebhookDelivery): string {
   return typeof projectId === 'string' ? projectSecret(config.secret, projectId) : config.secret;
 }
 
-/** Written in the same transaction as the record it announces. `url`: the scenario's own, or null for WEBHOOK_URL. */
+/** Written in the transaction of the record it announces; `url` null: WEBHOOK_URL. */
 export function executionDelivery(
   record: Pick<ExecutionRecord, 'executionId' | 'scenarioId' | 'scenarioRevision' | 'projectId' | 'address' | 'state' | 'createdAt' | 'updatedAt'>,
   results: readonly ExecutionResult[],
@@ -103,7 +103,7 @@ export function executionDelivery(
     id: randomUUID(),
     executionId: record.executionId,
     event: type,
-    // As a WHATWG href (lower-case scheme and host, no default port): the claims key targets by its origin (targetKey).
+    // Normalised (WHATWG href): claims group targets by origin (targetKey).
     url: url !== null && URL.canParse(url) ? new URL(url).href : url,
     payload: JSON.stringify(event),
     state: 'pending',
@@ -116,10 +116,7 @@ export function executionDelivery(
   };
 }
 
-/**
- * Kept between a POST's deadline and the end of its lease: for the clocks of instances (each compares leases with its
- * own) and for recording the attempt. A POST starts only with at least half of WEBHOOK_TIMEOUT_MS left before that.
- */
+/** Between a POST's deadline and its lease's end: for instances' clock skew and for recording the attempt. */
 const LEASE_MARGIN_MS = 1000;
 
 function retryDelayMs(retryBaseMs: number, attempts: number): number {
@@ -127,25 +124,23 @@ function retryDelayMs(retryBaseMs: number, attempts: number): number {
 }
 
 /**
- * Delivers queued webhooks: leases due deliveries (so instances do not send one twice) and POSTs each signed;
- * `webhook-id` is the delivery id on every retry and replay, so receivers can drop duplicates. Failures retry with
- * exponential backoff up to maxAttempts, then the delivery is failed (a replay starts it again). A poll never waits
- * for the deliveries it starts: each runs on its own, within the slots of its target and project (DeliverySlots), and
- * one that ends makes room for the next at once.
+ * Leases due deliveries (so instances do not send one twice) and POSTs each signed; `webhook-id` is the delivery id on
+ * every retry, so receivers can drop duplicates. A poll never waits for its deliveries: each runs within the slots of
+ * its target and project (DeliverySlots).
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
   private stopped = false;
-  /** The last claim found deliveries: there may be more, so a delivery that ends claims again. */
+  /** The last claim found some, so a delivery that ends claims again. */
   private backlog = false;
   private readonly sending = new Set<Promise<void>>();
   private readonly slots: DeliverySlots;
   private readonly lookup: LookupFunction;
 
   constructor(
-    private readonly store: Store,
+    private readonly outbox: WebhookOutbox,
     private readonly config: WebhookConfig,
     private readonly log: FastifyBaseLogger,
     private readonly now: () => number = Date.now,
@@ -191,7 +186,7 @@ export class WebhookDispatcher {
     const leaseUntil = new Date(at + this.config.timeoutMs * 2 + LEASE_MARGIN_MS).toISOString();
     let due: ClaimedWebhook[];
     try {
-      due = await this.store.claimWebhooks(new Date(at).toISOString(), free, leaseUntil, this.slots.fairness(at));
+      due = await this.outbox.claimWebhooks(new Date(at).toISOString(), free, leaseUntil, this.slots.fairness(at));
     } catch (err) {
       this.log.warn({ err }, 'webhook outbox not readable now');
       return;
@@ -202,8 +197,7 @@ export class WebhookDispatcher {
     for (const d of due) {
       const target = targetKey(d.url);
       const project = d.projectId ?? '';
-      // The lease was taken before the claim: a slow claim leaves less of it. A POST must end before its lease
-      // does, or another claim (or a replay) sends the delivery again while it runs. Too little left: given back.
+      // A POST must end before its lease (taken before the claim), or another claim sends it again: too little left, given back.
       const budget = Date.parse(leaseUntil) - LEASE_MARGIN_MS - this.now();
       if (budget < this.config.timeoutMs / 2 || !this.slots.take(target, project, share, at)) {
         unsent.push(d.id);
@@ -222,16 +216,13 @@ export class WebhookDispatcher {
       this.sending.add(sending);
     }
     if (unsent.length > 0) {
-      await this.store.releaseWebhooks(unsent, leaseUntil).catch((err: unknown) => {
+      await this.outbox.releaseWebhooks(unsent, leaseUntil).catch((err: unknown) => {
         this.log.warn({ err }, 'could not give back unsent webhook deliveries; their lease will run out');
       });
     }
   }
 
-  /**
-   * Sends one delivery within `timeoutMs` (what is left of its lease, at most WEBHOOK_TIMEOUT_MS) and records the
-   * attempt; false when the receiver did not answer (timeout, no connection).
-   */
+  /** Records the attempt; false when the receiver did not respond. */
   private async deliver(d: WebhookDelivery, leaseUntil: string, timeoutMs: number): Promise<boolean> {
     const url = d.url ?? this.config.url;
     let status: number | null = null;
@@ -266,7 +257,7 @@ export class WebhookDispatcher {
     const exhausted = !delivered && attempts >= this.config.maxAttempts;
     const at = this.now();
     try {
-      await this.store.updateWebhook({
+      await this.outbox.updateWebhook({
         id: d.id,
         state: delivered ? 'delivered' : exhausted ? 'failed' : 'pending',
         attempts,

@@ -1,13 +1,14 @@
 /**
- * The ChallengeQuery evaluator: a rule passes when at least one usable presented credential of the query's type
- * satisfies it. Reasons are built only on the failure path and never quote the holder's attribute values.
- * Plain closures, not generated code: docs/decisions.md, "How a rule is evaluated".
+ * ChallengeQuery: a rule passes when a usable credential of the query's type satisfies it. Reasons, built on the
+ * failure path only, never quote attribute values. Closures, not generated code: docs/decisions.md.
  */
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import { isUndecided, isUsable, label, unusableReason } from './credentials.js';
 import { compileOperator, describeKind, FALSE, MISMATCH, MISSING, PASS } from './operators.js';
 import { compilePath, type Getter } from './path.js';
 import { describeQuery, frozenQuery, invalidRule, quoteValue } from './query.js';
+import { explainAnyUsable, type QueryChecks } from './trace.js';
+import type { CheckTrace } from '../schemas/trace.js';
 import type { CompileContext, CompiledRule, Evaluator, PreparedCredential, RuleFailure, RunContext } from './types.js';
 import { checkQuery } from './validate.js';
 
@@ -25,7 +26,7 @@ function compileRule(configuration: QueryConfiguration, context: CompileContext)
   const noCredential = `no credential of type ${q.type} was presented`;
   const more = (n: number) => `${n} more credential${n === 1 ? '' : 's'} of type ${q.type} did not pass either (at most ${CREDENTIAL_REASONS} are listed)`;
 
-  if (q.operator === '$noop') return anyUsable(id, query, slot, { header, noCredential, more }, () => PASS, () => 'usable');
+  if (q.operator === '$noop') return anyUsable(id, query, slot, { header, noCredential, more }, () => PASS, () => 'usable', NOOP_CHECKS);
 
   const { attribute, value } = q;
   const op = compileOperator(q.operator, value);
@@ -44,7 +45,7 @@ function compileRule(configuration: QueryConfiguration, context: CompileContext)
     return v === undefined || v === null ? onMissing : test(v);
   };
 
-  /** Why a usable credential fails the query (failure path only). */
+  /** Why a usable credential fails the query. */
   const why = (c: PreparedCredential): string => {
     switch (outcome(c)) {
       case MISSING: return `${attribute} is missing`;
@@ -57,10 +58,35 @@ function compileRule(configuration: QueryConfiguration, context: CompileContext)
     }
   };
 
-  return anyUsable(id, query, slot, { header, noCredential, more }, outcome, why);
+  const missingText = `${attribute} is missing`;
+  const typeText = `expected ${op.expects}`;
+  const existsChecks: QueryChecks = {
+    names: ['value'],
+    run: (c) => [outcome(c) === PASS ? PASSED_VALUE : { check: 'value', outcome: 'fail', reason: outcome(c) === MISSING ? missingText : falseText }],
+  };
+  const valueChecks: QueryChecks = {
+    names: ['attribute', 'type', 'value'],
+    run(c): CheckTrace[] {
+      switch (outcome(c)) {
+        case PASS: return [PASSED_ATTRIBUTE, PASSED_TYPE, PASSED_VALUE];
+        case MISSING: return [{ check: 'attribute', outcome: 'fail', reason: missingText }, SKIPPED_TYPE, SKIPPED_VALUE];
+        case MISMATCH: return [PASSED_ATTRIBUTE, { check: 'type', outcome: 'fail', reason: typeText }, SKIPPED_VALUE];
+        default: return [PASSED_ATTRIBUTE, PASSED_TYPE, { check: 'value', outcome: 'fail', reason: falseText }];
+      }
+    },
+  };
+  const checks = q.operator === '$exists' ? existsChecks : valueChecks;
+  return anyUsable(id, query, slot, { header, noCredential, more }, outcome, why, checks);
 }
 
-/** A rule that passes when some usable credential of its slot has the outcome PASS; else it says why each failed. */
+const NOOP_CHECKS: QueryChecks = { names: [], run: () => [] };
+const PASSED_ATTRIBUTE: CheckTrace = Object.freeze({ check: 'attribute', outcome: 'pass' });
+const PASSED_TYPE: CheckTrace = Object.freeze({ check: 'type', outcome: 'pass' });
+const PASSED_VALUE: CheckTrace = Object.freeze({ check: 'value', outcome: 'pass' });
+const SKIPPED_TYPE: CheckTrace = Object.freeze({ check: 'type', outcome: 'skipped' });
+const SKIPPED_VALUE: CheckTrace = Object.freeze({ check: 'value', outcome: 'skipped' });
+
+/** Passes when a usable credential of its slot has the outcome PASS; else says why each failed. */
 function anyUsable(
   id: string,
   query: CompiledRule['query'],
@@ -68,6 +94,7 @@ function anyUsable(
   texts: FailureTexts,
   outcome: (c: PreparedCredential) => number,
   why: (c: PreparedCredential) => string,
+  checks: QueryChecks,
 ): CompiledRule {
   return {
     id,
@@ -79,6 +106,7 @@ function anyUsable(
       }
       return fail(list, run.now, texts, why);
     },
+    explain: (run: RunContext) => explainAnyUsable(query.type, run.bySlot[slot], run.now, checks),
   };
 }
 
@@ -113,7 +141,7 @@ function fail(
     }
     if (list.length > CREDENTIAL_REASONS) reasons.push(more(list.length - CREDENTIAL_REASONS));
   }
-  // No candidate passed; if one could not be judged (its trust is undecided), neither can the rule.
+  // No candidate passed; if one could not be judged, neither can the rule.
   return { status: undecided ? 'error' : 'not-valid', reasons };
 }
 

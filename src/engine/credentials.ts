@@ -1,7 +1,4 @@
-/**
- * Which presented credentials a plan reads (indexed by type once per run) and whether each is usable now, assessed
- * once on first use. Reasons name credentials by position and id, never by their contents.
- */
+/** Which presented credentials a plan reads, and whether each is usable now (assessed once). Never quotes their contents. */
 import type { Credential } from '../schemas/credential.js';
 import { parseInstant } from './instant.js';
 import type { PreparedCredential, RunContext, TrustVerdict } from './types.js';
@@ -42,12 +39,28 @@ export function isUndecided(c: PreparedCredential): boolean {
   return c.state === TRUST_UNDECIDED;
 }
 
+/** The date check a credential failed, as trace.ts names it. */
+export function failedDateCheck(c: PreparedCredential, now: number): 'dates' | 'issued' | 'expiry' | undefined {
+  isUsable(c, now);
+  switch (c.state) {
+    case BAD_ISSUANCE_DATE:
+    case BAD_EXPIRATION_DATE:
+      return 'dates';
+    case NOT_YET_ISSUED:
+      return 'issued';
+    case EXPIRED:
+      return 'expiry';
+    default:
+      return undefined;
+  }
+}
+
 export function label(c: PreparedCredential): string {
   const id: unknown = c.credential.id;
   return `credential #${c.index + 1} (${typeof id === 'string' ? id : 'without id'})`;
 }
 
-/** Why a credential is not usable, or undefined when it is. Failure path only. */
+/** Why a credential is not usable (failure path only). */
 export function unusableReason(c: PreparedCredential, now: number): string | undefined {
   if (isUsable(c, now)) return undefined;
   const cred = c.credential;
@@ -60,7 +73,7 @@ export function unusableReason(c: PreparedCredential, now: number): string | und
       return `not yet issued (issuanceDate ${cred.issuanceDate} is after the evaluation time)`;
     case UNTRUSTED:
     case TRUST_UNDECIDED:
-      // assess sets these two states only from a trust verdict that is not ok
+      // set only from a verdict that is not ok
       if (c.trust?.ok === false) return c.trust.reason;
       return 'the credential is not trusted';
     default:
@@ -68,10 +81,7 @@ export function unusableReason(c: PreparedCredential, now: number): string | und
   }
 }
 
-/**
- * Indexes the presented credentials under the slots of the types the plan reads: one pass, one prepared
- * object per credential that some rule reads. Credentials of other types are never looked at again.
- */
+/** Indexes the credentials under the slots of the types the plan reads, in one pass; the others are never read again. */
 export function prepareRun(
   slots: ReadonlyMap<string, number>,
   credentials: readonly Credential[],

@@ -4,3 +4,4 @@ export type { QueryPolicies, QueryPolicy } from './policy.js';
 export { compilePlan, runPlan } from './plan.js';
 export type { Evaluator, Evaluators, Plan, TypeDeclarations } from './types.js';
 export { challengeQueryEvaluator } from './challenge-query.js';
+export { outcomeTrace, tracePlan, type TracedRun } from './trace.js';

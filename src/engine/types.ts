@@ -1,31 +1,24 @@
 import type { Query, QueryConfiguration, ScenarioType } from '../schemas/scenario.js';
 import type { Credential } from '../schemas/credential.js';
 import type { ExecutionResult } from '../schemas/execution.js';
+import type { RuleTrace, TrustCheck } from '../schemas/trace.js';
 import type { QueryPolicies, TypeRules } from './policy.js';
 
-/**
- * The outcome of the trust checks (src/trust) for one credential. `not-valid`: definitely unusable; `error`: trust
- * could not be decided. `reason` never quotes credentialSubject values.
- */
-export type TrustVerdict = { ok: true } | { ok: false; status: 'not-valid' | 'error'; reason: string };
+/** src/trust's verdict on one credential; `error`: undecided. `reason` never quotes credentialSubject values. */
+export type TrustVerdict = { ok: true } | { ok: false; status: 'not-valid' | 'error'; reason: string; check?: TrustCheck };
 
 export interface PreparedCredential {
-  /** 0-based; reasons say #index+1. */
   readonly index: number;
   readonly credential: Credential;
   readonly trust: TrustVerdict | undefined;
-  /** -1 until assessed, then a state code of credentials.ts. */
   state: number;
 }
 
 export interface RunContext {
-  /** epoch ms */
   readonly now: number;
-  /** Presented credentials by the plan's credential-type slot, in input order. */
   readonly bySlot: ReadonlyArray<readonly PreparedCredential[] | undefined>;
 }
 
-/** Why a rule did not pass. A passing rule answers null and allocates nothing. */
 export interface RuleFailure {
   readonly status: 'not-valid' | 'error';
   readonly reasons: string[];
@@ -33,30 +26,26 @@ export interface RuleFailure {
 
 export interface CompiledRule {
   readonly id: string;
-  /** Frozen, as every result echoes it (frozenQuery). */
   readonly query: Query;
   evaluate(run: RunContext): RuleFailure | null;
+  /** The same decision step by step, for dry runs. */
+  explain?(run: RunContext): RuleExplanation;
 }
+
+export type RuleExplanation = Omit<RuleTrace, 'ruleId' | 'status'>;
 
 export interface CompileContext {
   slotFor(credentialType: string): number;
-  /** The scenario type's policy (its module's), where the caller gave the registry's policies. */
   readonly rules?: TypeRules;
 }
 
-/** One evaluator per scenario type: compiles its query configurations into rules. */
 export interface Evaluator {
   readonly objectType: ScenarioType;
   compileRule(configuration: QueryConfiguration, context: CompileContext): CompiledRule;
 }
 
-/** The compile step of each registered type that declares one, by type (src/execution/registry.ts). */
 export type Evaluators = Readonly<Partial<Record<string, Evaluator>>>;
 
-/**
- * What compilePlan knows of the scenario types, as their modules declare them (src/execution/registry.ts hands them
- * in): each type's compile step, if it has one, and, where given, each type's query policy.
- */
 export interface TypeDeclarations {
   readonly evaluators: Evaluators;
   readonly policies?: QueryPolicies;
@@ -68,28 +57,20 @@ export interface Plan {
   name: string;
   type: ScenarioType;
   rules: CompiledRule[];
-  /** Credential type -> slot in RunContext.bySlot; only the types some rule reads. */
+  /** Credential type -> index in bySlot. */
   credentialSlots: ReadonlyMap<string, number>;
 }
 
 export interface RunInput {
   address: string;
   credentials: Credential[];
-  /** epoch ms */
   now: number;
   executionId: string;
-  /**
-   * Trust verdicts by credential position. A credential whose verdict is not ok is unusable for every rule; a failing
-   * rule with an `error` candidate and no pass is `error`. Absent: dates and query only (verification off).
-   */
+  /** By credential position; absent when verification is off. */
   trust?: ReadonlyArray<TrustVerdict | undefined>;
-  /** Fields every result's `result` carries (its type's: ChallengeQuery's `verification: 'off'` when trust is off). */
   extras?: ResultExtras;
 }
 
-/**
- * The fields a scenario type adds to its results' `result` beyond the verdict, status and query (the RuleResult
- * schema's optional fields); its module declares which (src/execution/<type>/index.ts).
- */
+/** What a type's module adds to every result. */
 export type ResultExtras = Readonly<Partial<Omit<ExecutionResult['result'], 'result' | 'executionId' | 'status' | 'query'>>>;
 export type ResultExtraField = keyof ResultExtras;

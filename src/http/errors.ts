@@ -23,7 +23,7 @@ export const PrototypeKey = createError(
 );
 export const MetricsUnavailable = createError<[string]>('SCS_METRICS_UNAVAILABLE', 'The metrics of the workers could not be gathered: %s', 503);
 
-/** Every 400 lists its fields; a body wrong as a whole lists the body. */
+/** Every 400 lists its fields; a body wrong as a whole names the body. */
 export const bodyError = (message: string): FieldError => ({ field: 'body', pointer: '', message });
 
 const ValidationError = createError<[string]>('SCS_VALIDATION', '%s', 400);
@@ -34,11 +34,13 @@ export class ValidationFailed extends ValidationError {
   }
 }
 
+/** A 400 naming the first place too deep (body-policy.ts). */
 export class TooDeep extends createError<[number, string]>('SCS_TOO_DEEP', 'The JSON body nests deeper than %d levels, first at %s', 400) {
   constructor(depth: number, readonly errors: FieldError[]) {
     super(depth, errors[0]?.field ?? 'body');
   }
 }
+/** A 400 naming the object (body-policy.ts). */
 export class TooManyKeys extends createError<[number, string]>(
   'SCS_TOO_MANY_KEYS', 'The JSON body has an object of more than %d keys, at %s', 400,
 ) {
@@ -47,9 +49,9 @@ export class TooManyKeys extends createError<[number, string]>(
   }
 }
 
-/** The challenge every 401 carries (RFC 6750); a refusal may name a more precise one (`challenge`). */
+/** RFC 6750; a refusal may name a more precise one. */
 const BEARER_CHALLENGE = 'Bearer realm="compliance"';
-/** `bearerError`: RFC 6750's error code. */
+/** `bearerError` (RFC 6750) goes into the challenge. */
 export class Unauthorized extends createError<[string]>('SCS_UNAUTHORIZED', '%s', 401) {
   readonly challenge: string;
   constructor(message: string, bearerError?: string) {
@@ -60,6 +62,7 @@ export class Unauthorized extends createError<[string]>('SCS_UNAUTHORIZED', '%s'
       : BEARER_CHALLENGE;
   }
 }
+/** The route names no scope, or (with `scope`) the token lacks it. */
 export class Forbidden extends createError<[string]>('SCS_FORBIDDEN', '%s', 403) {
   readonly challenge?: string;
   constructor(message: string, scope?: string) {
@@ -68,7 +71,7 @@ export class Forbidden extends createError<[string]>('SCS_FORBIDDEN', '%s', 403)
   }
 }
 
-/** 503s by choice (stopping, overloaded, not ready): not logged as an outage, and without a stack trace. */
+/** 503s by choice: not logged as outages, nor with a stack trace. */
 const deliberate503 = <C extends unknown[]>(code: string, message: string, retryAfterSeconds: number) =>
   class extends createError<C>(code, message, 503, Error, false) {
     readonly deliberate = true;
@@ -79,7 +82,9 @@ export const Overloaded = deliberate503<[number, number]>(
   'SCS_OVERLOADED', 'The service is overloaded (event loop delay %d ms, over %d ms); retry shortly', 1,
 );
 export const AuthUnavailable = deliberate503<[string]>('SCS_AUTH_UNAVAILABLE', '%s', 5);
+/** /health/ready: the database does not answer. */
 export const DatabaseNotReady = deliberate503<[]>('SCS_DATABASE_UNAVAILABLE', 'The database does not answer, or cannot write to its storage', 1);
+/** /health/ready: the storage refuses writes (StorageFull's Retry-After). */
 export class StorageFullNotReady extends deliberate503<[]>(
   'SCS_STORAGE_FULL', 'The database\'s storage is full: writes are refused until space is freed', 1,
 ) {
@@ -89,23 +94,25 @@ export class StorageFullNotReady extends deliberate503<[]>(
   }
 }
 
+/** The Idempotency-Key was used with another request. */
 export const IdempotencyKeyReused = createError(
   'SCS_IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request body; use a new key for a new request', 422,
 );
+/** A request with the Idempotency-Key still runs: retry after a second. */
 export class IdempotencyInProgress extends createError(
   'SCS_IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still in progress', 409,
 ) {
   readonly retryAfterSeconds = 1;
 }
 
-/** What the problem handler reads of an error, beyond @fastify/error's `code` and `statusCode`. */
 interface CodedError extends FastifyError {
   detail?: string;
   errors?: FieldError[];
   errorsTruncated?: boolean;
   retryAfterSeconds?: number;
-  /** WWW-Authenticate of a 401 or 403. */
+  /** WWW-Authenticate; a 401 without one gets the plain challenge. */
   challenge?: string;
+  /** Not logged as an outage. */
   deliberate?: boolean;
 }
 
@@ -116,7 +123,10 @@ const TITLES: Record<number, string> = {
   431: 'Request Header Fields Too Large', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
-/** ZKP_X is SCS_ZKP_X; a library's code (or none) becomes SCS_ and its status's title, or SCS_HTTP_<status>. */
+/**
+ * Every problem carries an SCS_ code: the zkp module's ZKP_X is SCS_ZKP_X; any other becomes SCS_ and its status's
+ * title (SCS_BAD_REQUEST), or SCS_HTTP_<status>.
+ */
 export function problemCode(code: string | undefined, status: number): string {
   if (code?.startsWith('SCS_')) return code;
   if (code?.startsWith('ZKP_')) return `SCS_${code}`;
@@ -129,6 +139,7 @@ const TYPES: Record<string, string> = {
   FST_ERR_VALIDATION: 'urn:problem:validation',
 };
 
+/** At most MAX_FIELD_ERRORS field errors, and errorsTruncated past them. */
 function boundedErrors(errors: FieldError[] | undefined, truncated: boolean | undefined): Pick<Problem, 'errors' | 'errorsTruncated'> {
   if (errors === undefined) return {};
   const more = truncated === true || errors.length > MAX_FIELD_ERRORS;
@@ -150,7 +161,10 @@ function problem(status: number, fields: Partial<Problem>): Problem {
 
 const pathOf = (url: string): string => url.split('?', 1)[0] ?? url;
 
-/** Logs the code and status only: the detail and the field errors may quote what the client sent. */
+/**
+ * Answers problem+json and logs the code and status, never the detail or fields, which may quote the client. Also
+ * called by handleFrameworkError, whose reply belongs to the router's context.
+ */
 function sendProblem(reply: FastifyReply, status: number, fields: Partial<Problem>): FastifyReply {
   const body = problem(status, { instance: pathOf(reply.request.url), ...fields });
   reply.request.log.info({ problem: body.code, status }, 'answered with a problem');
@@ -174,19 +188,19 @@ interface AjvError {
 const orList = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
 const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
-/** '/a/b/c' -> '', '/a', '/a/b' */
+/** The paths above a JSON pointer: '/a/b' -> '', '/a'. */
 function * ancestors(pointer: string): Generator<string> {
   for (let i = pointer.indexOf('/'); i !== -1; i = pointer.indexOf('/', i + 1)) yield pointer.slice(0, i);
 }
 
 /**
- * Ajv errors to one message per field. A failed anyOf makes Ajv report every branch: a type mismatch is dropped when
- * another error shows the value has a branch's type (no "must be null" beside a nullable field's real error); the
- * mismatches left make one message, and constants and enums one listing the allowed values.
+ * Ajv errors to one message per field, grouped once. A failed anyOf reports every branch: a type mismatch is dropped
+ * where another error shows the value has a branch's type; the rest make one message, enums one list.
  */
 export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
   const reported = errors.filter((e) => errors.length === 1 || (e.keyword !== 'anyOf' && e.keyword !== 'oneOf'));
   const atPath = new Map<string, AjvError[]>();
+  // A type mismatch at these fields is explained by another error.
   const explainedAt = new Set<string>();
   for (const e of reported) {
     const here = atPath.get(e.instancePath);
@@ -230,7 +244,7 @@ export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
 
 const SEND_JSON = 'Send a JSON object with Content-Type: application/json';
 
-/** Fastify's body-parsing errors as this service's codes, each detail saying what to do. */
+/** Fastify's body-parsing errors, as this service's codes. */
 const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; detail: (request: FastifyRequest) => string; body?: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: {
     status: 413, code: 'SCS_BODY_TOO_LARGE',
@@ -304,10 +318,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 }
 
-/** For Fastify's `frameworkErrors`: the router's errors, raised before any route, hook or error handler runs. */
+/** Fastify's `frameworkErrors`: the router's refusals, before any hook, as problem+json with the x-request-id. */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const path = pathOf(request.url);
-  // No hook runs for these replies: set the request id header here.
   reply.header('x-request-id', request.id);
   if (error.code === 'FST_ERR_BAD_URL') {
     sendProblem(reply, 400, { code: 'SCS_BAD_URL', detail: 'The request path is not a valid URL: a percent-encoding is malformed' });
@@ -319,7 +332,7 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
   }
 }
 
-/** For Fastify's `clientErrorHandler`: what Node's HTTP parser refuses, then the connection closed. */
+/** Fastify's `clientErrorHandler`: what Node's HTTP parser refuses, as problem+json, then the connection closed. */
 export function handleClientError(this: FastifyInstance, error: ConnectionError, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, code, detail] =
@@ -344,9 +357,9 @@ class RateLimited extends RateLimitedError {
   }
 }
 
-/** @fastify/rate-limit's errorResponseBuilder; its other status (403) is for `ban`, which is not set. */
+/** @fastify/rate-limit's error: always 429 (its 403 is for `ban`, not set). */
 export const rateLimited = (message: string, context: { ttl: number }): Error =>
   new RateLimited(message, Math.max(1, Math.ceil(context.ttl / 1000)));
 
-/** RFC 9457 problem details: the root's error handler (a named plugin, so not encapsulated). */
+/** The root's error handler (a named plugin, so not encapsulated). */
 export const problemDetails = fp(async (app: FastifyInstance) => registerErrorHandling(app), { name: 'problem-details', fastify: '5.x' });

@@ -5,7 +5,6 @@ import { fieldError, unstorableText } from '../domain/storable-text.js';
 import { Type } from '@sinclair/typebox';
 import { AddressParser } from '../domain/address.js';
 import { contentDigest, sha256Hex } from '../domain/canonical-json.js';
-import { useJsonParser } from './json.js';
 import { ExecuteRequest, ExecutionResult } from '../schemas/execution.js';
 import type { Credential } from '../schemas/credential.js';
 import { ProjectQuery, refOf } from '../schemas/common.js';
@@ -45,7 +44,6 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
   const addresses = new AddressParser();
   const bodyHashes = new WeakMap<object, string>();
   const digestMemo = new LRUCache<string, readonly string[]>({ max: DIGEST_MEMO_SIZE });
-  useJsonParser(app, { onText: (request, text) => bodyHashes.set(request, sha256Hex(text)) });
   const digestsOf = (request: object, credentials: Credential[]): readonly string[] => {
     const key = bodyHashes.get(request);
     const known = key === undefined ? undefined : digestMemo.get(key);
@@ -56,7 +54,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
   };
 
   app.post('/compliance/scenarios/execute', {
-    config: { scope: 'scenarios:execute' },
+    config: { scope: 'scenarios:execute', body: { onText: (request, text) => bodyHashes.set(request, sha256Hex(text)) } },
     // Before the body is read: a flood of new credentials costs a refusal each, not a parse and digest of every body.
     onRequest: async (request) => {
       const refused = coldRefusal(tenantOf(request));

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { MAX_JSON_DEPTH, MAX_JSON_KEYS } from './protection.js';
+import { MAX_JSON_DEPTH, MAX_JSON_KEYS } from './body-policy.js';
 
 /**
  * The documented responses of the routes, as the OpenAPI document shows them: for each status, when it is answered and
@@ -64,11 +64,7 @@ const headersOf = (names: readonly HeaderName[]) => Object.fromEntries(names.map
 /** The statuses that always come with Retry-After. */
 const RETRY = new Set([429, 503]);
 
-/**
- * Example problems (OpenAPI examples of application/problem+json), as the service sends them, per status. A route
- * passes its own where it has a more telling one (e.g. 412 on PATCH); `instance` is filled in with the operation's
- * path when the document is built (docs.ts).
- */
+/** Example problems per status; a route passes a more telling one (412 on PATCH); docs.ts fills in `instance`. */
 /** A problem as the service sends it (errors.ts): its type is derived from its code. */
 const problem = (status: number, title: string, code: string, detail: string, extra: Record<string, unknown> = {}) =>
   ({ type: `urn:problem:${code.toLowerCase().replace(/_/g, '-')}`, title, status, detail, code, ...extra });
@@ -114,11 +110,7 @@ export const EXAMPLES = {
 /** The statuses every route behind bearer authentication may answer with, whatever it does. */
 export const AUTHENTICATED = [400, 401, 403, 429, 503] as const;
 
-/**
- * Route response entries for problem statuses, documented (and serialized) as application/problem+json, the content
- * type every error of this service is sent with. `when` gives a route's own description of a status (when it is
- * answered, what to do), replacing the common one.
- */
+/** Route response entries for problem statuses, as application/problem+json; `when` replaces a status's common description. */
 export function problemResponses(
   statuses: readonly number[],
   when: Partial<Record<number, string>> = {},

@@ -12,7 +12,7 @@ import { overBudget, type Validators } from './validation.js';
 import { PageQuery, pageOf, pageResponse } from './cursor.js';
 import { accessOf } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
-import { keptBodies } from './json.js';
+import { MERGE_PATCH } from './body-policy.js';
 
 const ScenarioParams = Type.Object({ scenarioId: IdOf('The scenario\'s id.', 'adult-kyc') }, { additionalProperties: false });
 
@@ -41,11 +41,11 @@ export const scenarioSchemaCheck = (validators: Validators): SchemaCheck => (can
 export const scenarioRoutes: FastifyPluginAsyncTypebox<{ scenarios: ScenarioService; idempotent: Idempotency }> = async (app, { scenarios, idempotent }) => {
   const tags = ['scenarios'];
   // Scenarios are stored as sent: a number JSON.parse would change, or text a database cannot store, is refused (400).
-  const bodies = keptBodies(app);
+  const storedAsSent = { storedAsSent: true } as const;
   const withEtag = (reply: FastifyReply, row: ScenarioRow) => reply.header('ETag', etagOf(row));
 
   app.post('/compliance/scenarios', {
-    config: { scope: 'scenarios:write' },
+    config: { scope: 'scenarios:write', body: storedAsSent },
     preHandler: idempotent.preHandler,
     onSend: idempotent.onSend,
     schema: {
@@ -139,31 +139,27 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<{ scenarios: ScenarioServ
     return reply.code(204).send(null);
   });
 
-  // PATCH lives in a child context of its own so that only it accepts application/merge-patch+json.
-  await app.register(async (child: typeof app) => {
-    bodies.accept(child, 'application/merge-patch+json');
-    child.patch('/compliance/scenarios/:scenarioId', {
-      config: { scope: 'scenarios:write' },
-      schema: {
-        operationId: 'updateScenario',
-        summary: 'Update a scenario',
-        description:
-          'JSON Merge Patch (RFC 7396) over the fields of `input`: absent = unchanged, null = cleared (400 on a required field), ' +
-          'arrays replaced whole. The merged scenario is validated in full (' + TYPES_CHECKED_SHORT + '). Send `If-Match` with the ETag of a read to refuse a lost update (412). ' +
-          'Like every write, it needs a bearer token with the scope scenarios:write.',
-        tags, security: [{ bearerAuth: ['scenarios:write'] }],
-        consumes: ['application/json', 'application/merge-patch+json'],
-        params: ScenarioParams,
-        querystring: ProjectQuery,
-        headers: Type.Object({ 'if-match': IfMatch }),
-        body: Type.Object({ input: refOf(ScenarioPatch) }, { additionalProperties: false }),
-        'x-request-examples': updateRequestExamples,
-        response: scenarioResponses.update,
-      },
-    }, async (request, reply) => {
-      const row = await scenarios.patch(accessOf(request), request.params.scenarioId, request.body.input, request.headers['if-match']);
-      withEtag(reply, row);
-      return { input: row.input };
-    });
+  app.patch('/compliance/scenarios/:scenarioId', {
+    config: { scope: 'scenarios:write', body: { ...storedAsSent, mergePatch: true } },
+    schema: {
+      operationId: 'updateScenario',
+      summary: 'Update a scenario',
+      description:
+        'JSON Merge Patch (RFC 7396) over the fields of `input`: absent = unchanged, null = cleared (400 on a required field), ' +
+        'arrays replaced whole. The merged scenario is validated in full (' + TYPES_CHECKED_SHORT + '). Send `If-Match` with the ETag of a read to refuse a lost update (412). ' +
+        'Like every write, it needs a bearer token with the scope scenarios:write.',
+      tags, security: [{ bearerAuth: ['scenarios:write'] }],
+      consumes: ['application/json', MERGE_PATCH],
+      params: ScenarioParams,
+      querystring: ProjectQuery,
+      headers: Type.Object({ 'if-match': IfMatch }),
+      body: Type.Object({ input: refOf(ScenarioPatch) }, { additionalProperties: false }),
+      'x-request-examples': updateRequestExamples,
+      response: scenarioResponses.update,
+    },
+  }, async (request, reply) => {
+    const row = await scenarios.patch(accessOf(request), request.params.scenarioId, request.body.input, request.headers['if-match']);
+    withEtag(reply, row);
+    return { input: row.input };
   });
 };

@@ -5,9 +5,8 @@ import { rateLimited } from './errors.js';
 import { answered, problemResponses } from './responses.js';
 
 /**
- * The routes scenario types declare (ScenarioRoute: an asynchronous type's callback, such as OffChainZKP's), each in
- * its own encapsulated context (its text body parsers stay its own). Open: outside bearer auth, the handler's checks
- * decide; its refusals carry their status and code, which the problem handler answers.
+ * The routes scenario types declare (ScenarioRoute: OffChainZKP's callback), each in a context of its own (its text
+ * parsers stay its own). Open: outside bearer auth, the handler's checks decide.
  */
 export const typeRoutes: FastifyPluginAsyncTypebox<{ routes: readonly BoundRoute[] }> = async (app, { routes }) => {
   for (const route of routes) {
@@ -15,7 +14,7 @@ export const typeRoutes: FastifyPluginAsyncTypebox<{ routes: readonly BoundRoute
       if (route.textTypes && route.textTypes.length > 0) {
         scope.addContentTypeParser([...route.textTypes], { parseAs: 'string' }, (_req, body, done) => done(null, body));
       }
-      // Instead of the service-wide limit (protection.ts); off with RATE_LIMIT_MAX=0, like every rate limit.
+      // Instead of the service-wide limit; off with RATE_LIMIT_MAX=0.
       const limit = route.perClient;
       const perClient = limit && limit.perMinute > 0 && {
         max: limit.perMinute,
@@ -27,8 +26,10 @@ export const typeRoutes: FastifyPluginAsyncTypebox<{ routes: readonly BoundRoute
       scope.route({
         method: route.method,
         url: route.path,
-        ...(perClient && { config: { rateLimit: perClient } }),
-        ...(route.bodyLimit !== undefined && { bodyLimit: route.bodyLimit }),
+        config: {
+          ...(perClient && { rateLimit: perClient }),
+          ...(route.bodyLimit !== undefined && { body: { maxBytes: route.bodyLimit } }),
+        },
         schema: {
           operationId: route.operationId,
           summary: route.summary,

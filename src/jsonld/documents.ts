@@ -1,7 +1,6 @@
 /**
- * The one JSON-LD document loader (credential proofs, ZKP and OnChainZKP rules). Offline by default, it serves the
- * operator's JSONLD_DOCUMENTS_FILE, then the bundled documents (what this project wrote, its libraries' contexts), then
- * URLs under an allowed remote prefix, fetched once; any other URL is DocumentUnavailable.
+ * The one JSON-LD document loader. Offline by default: the operator's JSONLD_DOCUMENTS_FILE, then the bundled
+ * documents, then URLs under an allowed remote prefix, fetched once; any other URL is DocumentUnavailable.
  */
 import credentialsContext from 'credentials-context';
 import { LRUCache } from 'lru-cache';
@@ -29,14 +28,13 @@ interface RemoteDocument {
 
 export type DocumentLoader = (url: string) => Promise<RemoteDocument>;
 
-/** It also says which URLs it serves without the network. */
 export interface JsonLdLoader extends DocumentLoader {
   has(url: string): boolean;
   readonly urls: readonly string[];
 }
 
 export interface DocumentLoaderOptions {
-  /** They win over the bundled ones with the same URL. */
+  /** Win over bundled ones with the same URL. */
   documents?: Readonly<Record<string, unknown>>;
   includeBundled?: boolean;
   remoteDocumentPrefixes?: readonly string[];
@@ -61,7 +59,7 @@ function bundledDocuments(): Array<[string, unknown]> {
 
 const isDocument = (doc: unknown): boolean => typeof doc === 'object' && doc !== null;
 
-/** URL -> JSON text, parsed on each load so that no caller can change what the next one reads. */
+/** Parsed on each load so that no caller can change what the next one reads. */
 export function jsonLdDocuments(options: Pick<DocumentLoaderOptions, 'documents' | 'includeBundled'> = {}): Map<string, string> {
   const texts = new Map<string, string>();
   const add = (url: string, doc: unknown) => {
@@ -81,8 +79,8 @@ export function credentialTypeDocuments(documents?: Readonly<Record<string, unkn
 }
 
 /**
- * The normalised URL to fetch, when the URL lies under an allowed prefix as parsed URLs (same origin, no user info,
- * `..` resolved, no encoded slash or backslash a server might decode into another path), else undefined.
+ * Compared as parsed URLs (same origin, no user info, `..` resolved, no encoded slash or backslash a server might
+ * decode into another path).
  */
 export function remoteDocumentUrl(url: unknown, prefixes: readonly string[]): string | undefined {
   if (typeof url !== 'string') return undefined;

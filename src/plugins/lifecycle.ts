@@ -1,16 +1,12 @@
-/**
- * The adapters' lifecycles, each a named plugin that starts, times and closes what it is handed: the composition root
- * (adapters.ts) builds the adapters, these own when they run and when they stop. Timers stop in preClose, before the
- * listener closes; what holds connections or threads closes in onClose, after the last request.
- */
+// Timers stop in preClose, before the listener closes; connections and threads close in onClose, after the last request.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { WebhookDispatcher } from '../domain/webhooks.js';
 import type { BoundTimer } from '../execution/index.js';
-import type { Store } from '../store/types.js';
+import type { ExecutionRepository, IdempotencyRepository, StoreHandle } from '../store/types.js';
 import type { CredentialVerifier } from '../trust/index.js';
 
-/** A repeating task started when the app is ready and stopped before it closes; it never keeps the process alive. */
+/** Never keeps the process alive. */
 function every(app: FastifyInstance, ms: number, task: () => Promise<unknown>): void {
   let timer: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
@@ -20,48 +16,45 @@ function every(app: FastifyInstance, ms: number, task: () => Promise<unknown>): 
 }
 
 export interface StoreLifecycleOptions {
-  store: Store;
+  store: StoreHandle & Pick<ExecutionRepository, 'purgeExecutions'> & Pick<IdempotencyRepository, 'purgeIdempotencyKeys'>;
   now: () => number;
-  /** Execution records older than this are purged (EXECUTION_RETENTION_DAYS). */
   retentionDays: number;
   purgeIntervalMs: number;
-  /** Idempotency keys older than this are purged. */
   idempotencyTtlMs: number;
 }
 
-/** The store: audit retention and expired idempotency keys purged at start and then periodically; closed last. */
-export const storeLifecycle = fp(async (app: FastifyInstance, o: StoreLifecycleOptions) => {
+/** Purges at start and periodically; closes the store last. */
+export const storeLifecycle = fp(async (app: FastifyInstance, options: StoreLifecycleOptions) => {
   const purge = async () => {
-    const before = new Date(o.now() - o.retentionDays * 24 * 3600 * 1000).toISOString();
+    const before = new Date(options.now() - options.retentionDays * 24 * 3600 * 1000).toISOString();
     try {
-      const purged = await o.store.purgeExecutions(before);
+      const purged = await options.store.purgeExecutions(before);
       if (purged > 0) app.log.info({ purged, before }, 'purged old execution records');
-      const keys = await o.store.purgeIdempotencyKeys(new Date(o.now() - o.idempotencyTtlMs).toISOString());
+      const keys = await options.store.purgeIdempotencyKeys(new Date(options.now() - options.idempotencyTtlMs).toISOString());
       if (keys > 0) app.log.info({ keys }, 'purged expired idempotency keys');
     } catch (err) {
       app.log.warn({ err }, 'execution purge failed; will retry');
     }
   };
   app.addHook('onReady', purge);
-  every(app, o.purgeIntervalMs, purge);
-  app.addHook('onClose', async () => o.store.close());
+  every(app, options.purgeIntervalMs, purge);
+  app.addHook('onClose', async () => options.store.close());
 }, { name: 'store-lifecycle', fastify: '5.x' });
 
-/** The credential verifier: its threads warmed when the app is ready (the server asks), and stopped on close. */
-export const verifierLifecycle = fp(async (app: FastifyInstance, o: { verifier: CredentialVerifier; warm: boolean }) => {
-  if (o.warm) app.addHook('onReady', async () => o.verifier.warm());
-  app.addHook('onClose', () => o.verifier.close());
+export const verifierLifecycle = fp(async (app: FastifyInstance, options: { verifier: CredentialVerifier; warm: boolean }) => {
+  if (options.warm) app.addHook('onReady', async () => options.verifier.warm());
+  app.addHook('onClose', () => options.verifier.close());
 }, { name: 'verifier-lifecycle', fastify: '5.x' });
 
-/** The scenario types' timers (their modules declare them: OffChainZKP's expiry sweep, ...). */
-export const scenarioTimers = fp(async (app: FastifyInstance, o: { timers: readonly BoundTimer[] }) => {
-  for (const t of o.timers) {
-    every(app, t.everyMs, () => t.run().catch((err: unknown) => app.log.warn({ err, scenarioType: t.type }, `${t.name} failed; will retry`)));
+/** The timers scenario types declare (OffChainZKP's expiry sweep). */
+export const scenarioTimers = fp(async (app: FastifyInstance, options: { timers: readonly BoundTimer[] }) => {
+  for (const timer of options.timers) {
+    every(app, timer.everyMs, () => timer.run().catch((err: unknown) => app.log.warn({ err, scenarioType: timer.type }, `${timer.name} failed; will retry`)));
   }
 }, { name: 'scenario-timers', fastify: '5.x' });
 
-/** Webhooks: the outbox is polled from ready until close, and a delivery in flight is finished before the store closes. */
-export const webhooksLifecycle = fp(async (app: FastifyInstance, o: { webhooks: WebhookDispatcher }) => {
-  app.addHook('onReady', async () => o.webhooks.start());
-  app.addHook('preClose', async () => o.webhooks.stop());
+/** The outbox polled from ready until close; deliveries in flight finish before the store closes. */
+export const webhooksLifecycle = fp(async (app: FastifyInstance, options: { webhooks: WebhookDispatcher }) => {
+  app.addHook('onReady', async () => options.webhooks.start());
+  app.addHook('preClose', async () => options.webhooks.stop());
 }, { name: 'webhooks-lifecycle', fastify: '5.x' });

@@ -1,6 +1,5 @@
 import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/typebox';
 
-/** A field that may be null (OpenAPI 3.1 style: a union with `type: null`). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const ID = {
@@ -11,34 +10,24 @@ const ID = {
 };
 const ID_TEXT = '1 to 128 characters of A-Z a-z 0-9 _ . : -, not dots only';
 
-/** Identifiers chosen by clients: scenario ids, query configuration ids and the like. */
 export const IdString = Type.String({ ...ID, description: ID_TEXT, examples: ['adult-kyc'] });
 
-/** An IdString whose documentation says what it names. */
 export const IdOf = (what: string, example: string) => Type.String({ ...ID, description: `${what} ${ID_TEXT}.`, examples: [example] });
 
-/** Free identifiers from other systems (deployments, transactions, credentials): any short non-empty string. */
 export const RefString = Type.String({ minLength: 1, maxLength: 512 });
 
-/**
- * A string from a fixed list, as one JSON Schema `enum` (not a union of constants): the OpenAPI document lists the
- * values, and a wrong value is one error that names them ("must be one of a, b, c").
- */
+/** One `enum`, not a union of constants: a wrong value is one error that names the values. */
 export const StringEnum = <const T extends readonly string[]>(values: T, options?: SchemaOptions) =>
   Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T10:00:00.000Z'] });
 
-/**
- * A `$ref` to a named schema (registered with Fastify, so a named component in openapi.yaml), typed as that schema:
- * routes and schemas refer to each other by name in the document and by type in the code.
- */
 export function refOf<T extends TSchema>(schema: T, options?: SchemaOptions) {
   if (schema.$id === undefined) throw new TypeError('refOf: the schema has no $id');
   return Type.Unsafe<Static<T>>(Type.Ref(schema.$id, options));
 }
 
-/** Ids are unique per project: a token holding several projects (or an operator) names the one it means. */
+/** A token holding several projects names the one it means. */
 export const ProjectQuery = Type.Object({
   projectId: Type.Optional(Type.String({
     maxLength: 128,

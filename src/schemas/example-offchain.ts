@@ -1,12 +1,6 @@
 import { ID_INFORMATION_CONTEXT_URL } from '../jsonld/urls.js';
 
-/**
- * The OffChainZKP create example of the OpenAPI document, on the service's own IDInformation type (its context ships
- * with the service, so "Try it out" creates it as it is): an age condition proved with credentialAtomicQueryV3 and a
- * nullifier (one holder, one address), linked conditions on the same credential, and a selective disclosure. Rules on
- * iden3's KYCAgeCredential are written the same way, its kyc-v3 context in JSONLD_DOCUMENTS_FILE.
- * test/zkp/request-v3.test.ts checks that create accepts it.
- */
+/** On the service's own IDInformation type: its context ships with the service, so "Try it out" creates it as it is. */
 const idInfo = { type: 'IDInformation', context: ID_INFORMATION_CONTEXT_URL, groupId: 1 } as const;
 
 export const exampleOffChainScenario = {

@@ -1,10 +1,5 @@
 import { ID_INFORMATION_CONTEXT_URL } from '../jsonld/urls.js';
-/**
- * The scenario of the OpenAPI create example, which the execute examples (examples.ts) run. A module of its own,
- * importing only constants, so that the Scenario schema and the examples both use it without an import cycle; the service
- * validates it like any scenario (test/openapi.test.ts creates it). `adult-kyc`: a green KYC review and an age of at
- * least 18.
- */
+/** Its own module: no import cycle. */
 export const exampleScenario = {
   name: 'Adult KYC',
   description: 'Holder is at least 18 and passed KYC',
@@ -16,13 +11,7 @@ export const exampleScenario = {
   type: 'ChallengeQuery' as const,
 };
 
-/**
- * The OnChainZKP create example: one rule answered by a UniversalVerifier's request (docs/onchain-walkthrough.md,
- * `npm run demo:onchain`), on the service's own IDInformation type, whose context ships with it. The rule names its
- * JSON-LD context so the service can compare it with the contract's
- * request (the CredentialAtomicQuerySigV2Validator params and their query hash); the requestId is a type-1 id, too
- * large for a JSON number, so it is a decimal string.
- */
+/** The requestId is too large for a JSON number. */
 export const exampleOnChainScenario = {
   name: 'Born before 2002 (on chain)',
   description: 'The holder proved to the UniversalVerifier that the birth date of their IDInformation credential is before 2002-01-01',

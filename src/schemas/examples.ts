@@ -1,9 +1,4 @@
-/**
- * Examples of the execute call for the OpenAPI document, from a real run: the scenario is the create example
- * (`adult-kyc`, ChallengeQuery), the credential was issued by the demo issuer (src/trust/demo-issuer.ts, the issuer
- * of `node dist/scripts/demo-credentials.js`), and each response is what the service answered for its request with
- * DEMO_ISSUER=1 (only executionId differs from run to run). test/openapi.test.ts executes them again and compares.
- */
+/** From a real run with DEMO_ISSUER=1; test/openapi.test.ts executes them again and compares. */
 import type { Static } from '@sinclair/typebox';
 import type { ExecuteRequest, ExecutionResult } from './execution.js';
 import { exampleScenario } from './example-scenario.js';
@@ -84,7 +79,6 @@ const credential = {
 
 type Example<T> = { summary: string; description?: string; value: T };
 
-/** Named request examples of POST /compliance/scenarios/execute (OpenAPI media type `examples`). */
 export const executeRequestExamples = {
   holder: {
     summary: 'The holder\'s own credential',
@@ -119,7 +113,6 @@ function answer(address: string, executionId: string, reasons: Record<string, st
 
 const NOT_THE_HOLDER = `credential #1 (${credential.id}): belongs to another holder: credentialSubject.id encodes an address other than the request's address`;
 
-/** What the service answers to each request example, by the same names. */
 export const executeResponseExamples = {
   holder: {
     summary: 'Every rule is valid',

@@ -3,7 +3,7 @@ import { Query, QueryConfiguration, Scenario, ScenarioPatch, ScenarioRecord, Sce
 import { Credential, CredentialSchema, CredentialStatus } from './credential.js';
 import { AddressInput, ExecuteRequest, Execution, ExecutionResult, QueryEcho, RuleResult, RuleStatus, Verdict, WebhookDeliveryView } from './execution.js';
 
-/** Every named schema, registered with Fastify (and so named components in openapi.yaml). Order matters for refs only at use. */
+/** Named components in openapi.yaml. Order matters for refs only at use. */
 export const sharedSchemas = [
   Problem,
   ScenarioType, Query, QueryConfiguration, Transaction, SmartContractDeployment, Scenario, ScenarioPatch, ScenarioRecord,

@@ -1,10 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 
-/**
- * The most field errors a problem lists. A body may fail in many more places (16,000 wrong items fit in 32 KB):
- * listing them all would cost the service seconds and answer megabytes, so a problem names the first ones found
- * and says that there are more (`errorsTruncated`).
- */
+/** A body may fail in many more places (16,000 wrong items fit in 32 KB): listing them all would cost seconds. */
 export const MAX_FIELD_ERRORS = 20;
 
 /** RFC 9457 problem details. */

@@ -1,9 +1,7 @@
 /**
- * Demo credentials for a first execution (README): IDInformation credentials for an EVM address, signed by the
- * deterministic demo issuer, printed with the issuer DID for TRUSTED_ISSUERS and an execute body. Their revocation
- * status is at `{status-url}/{nonce}`: `--serve` answers it here, else a service with DEMO_ISSUER=1 does.
- * Options: --address, --scenario-id, --status-url, --serve, --port, --expires-in-days, --expired, --revoked, --body,
- * --proof bjj|mtp|both. The demo issuer's seed is public: never trust its DID outside a demo.
+ * Demo credentials for a first execution (README), signed by the deterministic demo issuer. Revocation status is at
+ * `{status-url}/{nonce}`: `--serve` answers it here, else a service with DEMO_ISSUER=1 does.
+ * The demo issuer's seed is public: never trust its DID outside a demo.
  */
 import http from 'node:http';
 import { parseAddress } from '../domain/address.js';
@@ -91,14 +89,13 @@ const credential = await issuer.issue({
       countryOfBirth: 'FRA',
     },
   },
-  // --expired: issued two days ago, expired yesterday (the holder's data is the same, so only the expiry fails).
+  // The holder's data is the same when --expired, so only the expiry fails.
   issuanceDate: new Date(args.expired ? now - 2 * 86_400_000 : now - 60_000),
   expirationDate: new Date(args.expired ? now - 86_400_000 : now + args.days * 86_400_000),
   proof: args.proof,
   ...(args.revoked && { nonce: DEMO_REVOKED_NONCE }),
 });
-// --serve answers statuses as a service with DEMO_ISSUER=1 does: DEMO_REVOKED_NONCE revoked (after issuing, which
-// it must do at the state every demo credential carries).
+// After issuing: the credentials carry the state before the revocation.
 if (args.serve) await revokeDemoNonce(issuer);
 
 let server: http.Server | undefined;

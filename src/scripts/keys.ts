@@ -1,9 +1,6 @@
 /**
- * `npm run keys`: new attestation keys and a webhook secret, as the service reads them (README "Keys"): a JWKS of one
- * ES256 and one EdDSA private key (each with `kid` and `alg`; the first signs, the second is published too and signs
- * once moved first), an EIP-712 key (secp256k1, with its address for `ComplianceGate`'s signer) and a `whsec_`
- * WEBHOOK_SECRET. Printed as shell/dotenv lines; with `--dir DIR`, the keys are written to files there (mode 0600)
- * and the lines name them (ATTESTATION_JWKS_FILE, ATTESTATION_EIP712_KEY_FILE). Never logged elsewhere.
+ * `npm run keys` (README "Keys"): a JWKS of ES256 and EdDSA keys (the first signs, the second is published and signs
+ * once moved first), an EIP-712 key and a WEBHOOK_SECRET, as shell/dotenv lines or, with `--dir`, files (mode 0600).
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -24,7 +21,6 @@ function eip712Key(): `0x${string}` {
   }
 }
 
-/** The keys, with kids naming their algorithm and day (unique: 6 random hex digits). */
 function makeKeys(now = new Date()) {
   const day = now.toISOString().slice(0, 10);
   const kid = (alg: string) => `${alg.toLowerCase()}-${day}-${randomBytes(3).toString('hex')}`;

@@ -1,7 +1,4 @@
-/**
- * The store's options and the environment variables they come from. The store owns them: openStore takes a
- * DatabaseConfig, and src/config.ts composes `storeEnv` with the other modules' variables.
- */
+// The store owns its options: src/config.ts composes `storeEnv` with the other modules' variables.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
@@ -53,11 +50,7 @@ export const storeEnv = Type.Object({
 
 export type StoreEnv = Static<typeof storeEnv>;
 
-/**
- * DATABASE_URL unset: SQLite at DATA_DIR/scenarios.db (DATA_DIR defaults to ./data).
- * sqlite:///abs/path.db is an absolute file, sqlite://relative/path.db one relative to the working directory;
- * postgres:// or postgresql:// selects PostgreSQL.
- */
+/** DATABASE_URL unset: SQLite at DATA_DIR/scenarios.db; postgres:// or postgresql:// selects PostgreSQL. */
 export function databaseConfig(env: StoreEnv): DatabaseConfig {
   const url = env.DATABASE_URL;
   const synchronous = env.SQLITE_SYNCHRONOUS;
@@ -88,10 +81,7 @@ export function databaseConfig(env: StoreEnv): DatabaseConfig {
   throw new ConfigError('DATABASE_URL must start with sqlite:// or postgres:// (see README)');
 }
 
-/**
- * Where a PostgreSQL URL points, `host:port/database`, never its user or password (for log lines and error messages).
- * `?host=` and `?port=` win over the URL's own, as they do for the driver; no database = the server's default.
- */
+/** `host:port/database`, never the user or password; `?host=` and `?port=` win, as they do for the driver. */
 export function postgresTarget(url: string): string {
   const u = new URL(url);
   const host = u.searchParams.get('host') ?? (decodeURIComponent(u.hostname) || 'localhost');
@@ -100,7 +90,7 @@ export function postgresTarget(url: string): string {
   return `${host}:${port}/${database || '(the user\'s default database)'}`;
 }
 
-/** The database of a configuration in a few words, without credentials: `SQLite /data/scenarios.db`, `PostgreSQL host:5432/db`. */
+/** Without credentials: `SQLite /data/scenarios.db`, `PostgreSQL host:5432/db`. */
 export function describeDatabase(database: DatabaseConfig): string {
   if (database.kind === 'sqlite') return database.file === ':memory:' ? 'SQLite in memory (gone at exit)' : `SQLite ${database.file}`;
   return `PostgreSQL ${postgresTarget(database.url)}${database.schema === undefined ? '' : ` schema ${database.schema}`}`;

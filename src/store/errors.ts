@@ -23,16 +23,13 @@ function isUnavailable(err: unknown): boolean {
   const code = codeOf(err);
   if (typeof code === 'string' && (PG_UNAVAILABLE_CODES.has(code) || NET_CODES.has(code))) return true;
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return true;
-  // The storage refused a read or write (a failing disk, a file over its size limit): nothing is wrong with the request.
+  // A failing disk or a size limit: nothing is wrong with the request.
   if (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) return true;
   if (code === 'SCS_WRITER_GONE') return true;
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Cannot use a pool after calling end/i.test(err.message);
 }
 
-/**
- * The storage is full (SQLITE_FULL, SQLSTATE 53100): nothing of the write was kept. 503, not 507: clients and load
- * balancers know what a 503 with Retry-After asks, and the request itself is fine.
- */
+/** SQLITE_FULL, SQLSTATE 53100: nothing of the write was kept. 503, not 507: clients know what 503 asks. */
 export class StorageFull extends createError<[{ cause: unknown }]>(
   'SCS_STORAGE_FULL', 'The database\'s storage is full: nothing was written. Retry later; the operator must free space', 503,
 ) {
@@ -76,10 +73,7 @@ function errorCode(err: Error): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/**
- * Why PostgreSQL could not be used at start, as one ConfigError line saying what to do; undefined for anything else
- * (a bug: its stack is wanted). `target` is postgresTarget(DATABASE_URL), never a password.
- */
+/** One ConfigError line saying what to do; undefined for a bug, whose stack is wanted. `target` holds no password. */
 export function postgresStartError(err: unknown, target: string, connectTimeoutMs: number): ConfigError | undefined {
   const e = err instanceof StoreUnavailable ? err.cause : err;
   if (!(e instanceof Error)) return undefined;

@@ -1,8 +1,6 @@
 /**
- * Group commit: callers wait until the batch holding their item is committed, so under load many share one
- * transaction and nobody is answered before their item is durable. `maxInFlight` > 1 only where batches may commit
- * in any order or in order anyway (a writer thread's queue, independent INSERTs on a pool). `flush` commits all or
- * none; a failed batch of several is flushed again item by item, so one bad row fails only its own caller.
+ * Callers wait until their item's batch commits. `maxInFlight` > 1 only where batches may commit in any order; a
+ * failed batch is retried item by item, so one bad row fails only its caller.
  */
 export class GroupCommit<T> {
   private queue: Array<{ item: T; resolve: () => void; reject: (err: unknown) => void }> = [];

@@ -1,11 +1,9 @@
-import type { Store } from './types.js';
-
 /** Told how long each store operation takes (the metrics), without the store knowing what listens. */
 export interface StoreObserver {
   startOperation(operation: string): (outcome: 'ok' | 'error') => void;
 }
 
-export function observeStore(store: Store, observer: StoreObserver): Store {
+export function observeStore<S extends object>(store: S, observer: StoreObserver): S {
   return new Proxy(store, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);

@@ -1,8 +1,4 @@
-/**
- * Rows as both databases return them, and their mapping to records. The column names and meanings are the same;
- * only the physical types differ: SQLite gives JSON as text and instants as ISO strings, PostgreSQL gives JSONB as
- * values and timestamptz as Date. `J` and `T` are those types, and each store hands in how to read them.
- */
+// Both databases' rows: only `J` (JSON: text or values) and `T` (instants: ISO strings or Date) differ.
 import type { Scenario } from '../schemas/scenario.js';
 import type { ExecutionRecord, ScenarioRow, WebhookDelivery } from './types.js';
 
@@ -32,14 +28,11 @@ export interface ExecutionColumns<J, T> {
   credentials: J;
   created_at: T;
   updated_at: T;
-  /**
-   * ExecutionRecord.pending. The column (and `zkp_answers`, countAnswer's) keeps the name of the first type that used
-   * it: renaming would break instances of the previous version still running during a rolling upgrade.
-   */
+  /** ExecutionRecord.pending; like `zkp_answers`, named for its first type: a rename would break rolling upgrades. */
   zkp: J | null;
   expires_at: T | null;
   scenario_digest: string | null;
-  /** 1 or 0; null in records written before it was kept. */
+  /** 1 or 0; null in older records. */
   holder_bound: number | null;
 }
 
@@ -59,15 +52,14 @@ export interface WebhookColumns<T> {
 }
 
 export const SCENARIO_COLUMNS = 'seq, id, input, revision, created_at, updated_at';
-/** The columns an execution record is inserted with, in the order of executionValues. */
+/** In the order of executionValues. */
 export const EXECUTION_INSERT_COLUMNS =
   'execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at, ' +
   'scenario_digest, holder_bound';
-/** How many: the placeholders of one inserted row. */
 export const EXECUTION_INSERT_FIELDS = EXECUTION_INSERT_COLUMNS.split(',').length;
 export const EXECUTION_COLUMNS = `seq, ${EXECUTION_INSERT_COLUMNS}`;
 
-/** An execution record as the values of one INSERT row (JSON as text: both databases take it so). */
+/** JSON as text: both databases take it so. */
 export function executionValues(r: ExecutionRecord): Array<string | number | null> {
   return [
     r.executionId, r.scenarioId, r.scenarioRevision, r.projectId ?? null, r.address, r.state, r.resultsJson ?? JSON.stringify(r.results),
@@ -77,18 +69,13 @@ export function executionValues(r: ExecutionRecord): Array<string | number | nul
 }
 
 export const WEBHOOK_COLUMNS = 'id, execution_id, event, url, payload, state, attempts, next_attempt_at, last_status, last_error, created_at, updated_at';
-/** How many: the placeholders of one inserted delivery. */
 export const WEBHOOK_FIELDS = WEBHOOK_COLUMNS.split(',').length;
 
-/** A delivery as the values of one INSERT row, in the order of WEBHOOK_COLUMNS. */
 export function webhookValues(w: WebhookDelivery): Array<string | number | null> {
   return [w.id, w.executionId, w.event, w.url ?? null, w.payload, w.state, w.attempts, w.nextAttemptAt, w.lastStatus, w.lastError, w.createdAt, w.updatedAt];
 }
 
-/**
- * A page of at most `limit` records from up to limit + 1 rows, and the seq to continue from when there were more.
- * Throws a RangeError for a limit below 1, with which no page can say where the next one starts.
- */
+/** `limit` below 1: a RangeError, since no page could say where the next starts. */
 function pageOf<R, V extends { seq: number }>(rows: readonly R[], limit: number, read: (row: R) => V): { items: V[]; next?: number } {
   const items = rows.slice(0, limit).map(read);
   if (rows.length <= limit) return { items };
@@ -97,18 +84,12 @@ function pageOf<R, V extends { seq: number }>(rows: readonly R[], limit: number,
   return { items, next: last.seq };
 }
 
-/**
- * The most bytes of stored JSON (an execution's results and credentials, a scenario's input) one page of a listing
- * holds: a page ends at `limit` records or at this budget, whichever comes first, and always holds one record. 100
- * executions of a large scenario made one page of 335 MB (10.6 s of CPU, 1.8 GB of memory) before.
- */
+/** Of stored JSON per page (which holds one record at least): 100 large executions would make 335 MB. */
 export const PAGE_MAX_BYTES = 1024 * 1024;
 
 /**
- * A page query bounded in bytes as well as in rows: of the first `limit` rows `where` selects, in seq order, those
- * whose running total of `size` (bytes, measured by the database without reading the values out) stays within
- * `budget`, and always the first. Each row carries `page_rows`: how many the limit alone selected. `limit` and
- * `budget` are the placeholders of those parameters ('?' on SQLite, '$n' on PostgreSQL).
+ * Of the first `limit` rows in seq order, those whose running total of `size` (measured by the database, without
+ * reading the values out) stays within `budget`, and always the first; `page_rows` is how many the limit selected.
  */
 export function pageWithinBytesSql(q: {
   table: string; columns: string; where: string; order: 'ASC' | 'DESC'; size: string; limit: string; budget: string;
@@ -123,7 +104,7 @@ export function pageWithinBytesSql(q: {
     WHERE sized.n = 1 OR sized.running <= ${q.budget} ORDER BY t.seq ${q.order}`;
 }
 
-/** pageOf for the rows of pageWithinBytesSql: a page the byte budget ended early continues after its last record. */
+/** A page the byte budget ended early continues after its last record. */
 export function pageWithinBytes<R extends { page_rows: number | string }, V extends { seq: number }>(
   rows: readonly R[], limit: number, read: (row: R) => V,
 ): { items: V[]; next?: number } {
@@ -133,10 +114,7 @@ export function pageWithinBytes<R extends { page_rows: number | string }, V exte
   return { items: page.items, next: last.seq };
 }
 
-/**
- * The parse boundary of the stores: a JSON column holds what this service wrote there, validated on the way in,
- * so it is read back as that type without checking it again.
- */
+/** A JSON column holds what this service validated and wrote. */
 function stored<V>(value: unknown): V {
   return value as V;
 }

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
-/** Positional: what crosses to the writer thread (strings and numbers, cheap to copy). */
+/** Positional: strings and numbers are cheap to copy to the thread. */
 type Params = Array<string | number | null>;
 
 export interface BatchWriter {
@@ -11,8 +11,8 @@ export interface BatchWriter {
 }
 
 /**
- * The writer thread's program (CommonJS via `eval`, so it runs alike from src/ and dist/): its own connection, one
- * transaction per message. better-sqlite3 is synchronous, so these inserts would otherwise block the request loop.
+ * CommonJS via `eval`, so it runs alike from src/ and dist/. better-sqlite3 is synchronous: on the request thread
+ * these inserts would block the event loop.
  */
 const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -23,7 +23,7 @@ db.pragma('synchronous = ' + workerData.synchronous);
 db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 db.pragma('cache_size = -' + workerData.cacheKib);
 if (workerData.checkpointMs) {
-  // The checkpointer: copies the WAL into the database beside the writer (a passive checkpoint blocks no writer).
+  // A passive checkpoint blocks no writer.
   const timer = setInterval(() => {
     try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
   }, workerData.checkpointMs);
@@ -31,10 +31,10 @@ if (workerData.checkpointMs) {
     if (m.close) { clearInterval(timer); db.close(); parentPort.close(); }
   });
 } else {
-  // The writer: checkpoints are the checkpointer's; its own only past a large WAL, in case that one is gone.
+  // Its own checkpoints only past a large WAL, in case the checkpointer is gone.
   db.pragma('wal_autocheckpoint = ' + workerData.autocheckpointPages);
   if (workerData.maxPages !== undefined) db.pragma('max_page_count = ' + workerData.maxPages);
-  // A transaction per message: its COMMIT throws when it fails (a full disk), and the batch is then refused.
+  // A failed COMMIT (a full disk) throws, and the batch is refused.
   const statement = db.prepare(workerData.sql);
   const followUp = workerData.followUpSql ? db.prepare(workerData.followUpSql) : undefined;
   const writeAll = db.transaction((rows, more) => {
@@ -55,21 +55,19 @@ if (workerData.checkpointMs) {
 
 const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
-/** KiB per connection (SQLite's default 2000): the writer only appends, and the default cost ~13 MB RSS under load. */
+/** KiB (SQLite's default 2000 cost ~13 MB RSS under load): the writer only appends. */
 const THREAD_CACHE_KIB = 512;
 
 /** How long a statement waits for another connection's lock. */
 export const BUSY_TIMEOUT_MS = 5000;
 
 const CHECKPOINT_MS = 200;
-/** Others checkpoint only past this (~40 MB): a checkpoint in the writer or request thread would stall them. */
+/** ~40 MB: a checkpoint in the writer or request thread would stall it. */
 export const BACKSTOP_CHECKPOINT_PAGES = 10_000;
 
 /**
- * A statement run in batches on a writer thread (WAL: the request thread keeps reading and sees each committed
- * batch), with a checkpointer thread. Batches commit in order; the thread starts on the first write and again after
- * a failure (a batch in flight then fails as unavailable: it may or may not be committed), and never holds the
- * process alive while idle.
+ * Batches commit in order on a writer thread, with a checkpointer thread. The thread starts on the first write and
+ * after a failure (a batch in flight then fails as unavailable: it may have committed); idle, it holds no process.
  */
 export function threadWriter(file: string, synchronous: string, sql: string, maxPages?: number, followUpSql?: string): BatchWriter {
   let worker: Worker | undefined;
@@ -79,49 +77,49 @@ export function threadWriter(file: string, synchronous: string, sql: string, max
   const inFlight = new Set<Promise<void>>();
 
   const failAll = (err: Error) => {
-    for (const w of waiting.values()) w.reject(err);
+    for (const waiter of waiting.values()) waiter.reject(err);
     waiting.clear();
   };
   const connection = { driver, file, synchronous, cacheKib: THREAD_CACHE_KIB, busyTimeoutMs: BUSY_TIMEOUT_MS };
   const start = (): Worker => {
-    const w = new Worker(PROGRAM, { eval: true, workerData: { ...connection, sql, followUpSql, maxPages, autocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } });
-    w.unref();
+    const thread = new Worker(PROGRAM, { eval: true, workerData: { ...connection, sql, followUpSql, maxPages, autocheckpointPages: BACKSTOP_CHECKPOINT_PAGES } });
+    thread.unref();
     if (checkpointer === undefined) {
-      const c = new Worker(PROGRAM, { eval: true, workerData: { ...connection, checkpointMs: CHECKPOINT_MS } });
-      c.unref();
-      // Without it the writer's backstop checkpoints still bound the WAL; it is started again with the next writer.
+      const checkpointThread = new Worker(PROGRAM, { eval: true, workerData: { ...connection, checkpointMs: CHECKPOINT_MS } });
+      checkpointThread.unref();
+      // Lost, it starts again with the next writer; the writer's backstop bounds the WAL meanwhile.
       const lost = () => {
-        if (checkpointer === c) checkpointer = undefined;
+        if (checkpointer === checkpointThread) checkpointer = undefined;
       };
-      c.on('error', lost);
-      c.on('exit', lost);
-      checkpointer = c;
+      checkpointThread.on('error', lost);
+      checkpointThread.on('exit', lost);
+      checkpointer = checkpointThread;
     }
-    w.on('message', (m: { id: number; error?: { message: string; code?: string } }) => {
-      const entry = waiting.get(m.id);
-      if (!entry) return;
-      waiting.delete(m.id);
-      if (waiting.size === 0) w.unref();
-      if (m.error) entry.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
-      else entry.resolve();
+    thread.on('message', (message: { id: number; error?: { message: string; code?: string } }) => {
+      const waiter = waiting.get(message.id);
+      if (!waiter) return;
+      waiting.delete(message.id);
+      if (waiting.size === 0) thread.unref();
+      if (message.error) waiter.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
+      else waiter.resolve();
     });
     const gone = (err: Error) => {
-      if (worker === w) worker = undefined;
+      if (worker === thread) worker = undefined;
       failAll(err);
     };
-    w.on('error', (err) => gone(Object.assign(err, { code: 'SCS_WRITER_GONE' })));
-    w.on('exit', (code) => gone(Object.assign(new Error(`the SQLite writer thread exited (code ${code})`), { code: 'SCS_WRITER_GONE' })));
-    return w;
+    thread.on('error', (err) => gone(Object.assign(err, { code: 'SCS_WRITER_GONE' })));
+    thread.on('exit', (code) => gone(Object.assign(new Error(`the SQLite writer thread exited (code ${code})`), { code: 'SCS_WRITER_GONE' })));
+    return thread;
   };
 
   return {
     write(rows, followUps) {
-      const w = (worker ??= start());
+      const thread = (worker ??= start());
       const id = ++nextId;
       const done = new Promise<void>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
-        w.ref();
-        w.postMessage({ id, rows, more: followUps?.length ? followUps : undefined });
+        thread.ref();
+        thread.postMessage({ id, rows, more: followUps?.length ? followUps : undefined });
       });
       inFlight.add(done);
       void done.catch(() => {}).finally(() => inFlight.delete(done));
@@ -129,12 +127,12 @@ export function threadWriter(file: string, synchronous: string, sql: string, max
     },
     async close() {
       await Promise.allSettled([...inFlight]);
-      const threads = [worker, checkpointer].filter((t): t is Worker => t !== undefined);
+      const threads = [worker, checkpointer].filter((running): running is Worker => running !== undefined);
       worker = undefined;
       checkpointer = undefined;
-      await Promise.all(threads.map((t) => {
-        const exited = new Promise<void>((resolve) => t.once('exit', () => resolve()));
-        t.postMessage({ close: true });
+      await Promise.all(threads.map((running) => {
+        const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+        running.postMessage({ close: true });
         return exited;
       }));
     },

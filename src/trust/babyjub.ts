@@ -1,19 +1,12 @@
-/**
- * BabyJubJub EdDSA-Poseidon verification that answers exactly as @iden3/js-crypto's `PublicKey.verifyPoseidon` (false
- * where that throws or never returns), in extended coordinates with @noble/curves. Why the answers are equal: README.md.
- */
+/** Answers as @iden3/js-crypto's `PublicKey.verifyPoseidon`, false where that throws or never returns (README.md). */
 import { poseidon } from '@iden3/js-crypto';
 import { edwards, type EdwardsPoint } from '@noble/curves/abstract/edwards.js';
 import { Field } from '@noble/curves/abstract/modular.js';
 
-/** The base field: BN254's scalar field. */
 const P = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
-/** Curve coefficients: a·x² + y² = 1 + d·x²·y². */
 const A = 168700n;
 const D = 168696n;
-/** Order of the prime subgroup (js-crypto's `babyJub.subOrder`); the curve has 8·l points. */
 const SUB_ORDER = 2736030358979909402780800718157159386076813972158567259200215660948447373041n;
-/** js-crypto's `babyJub.Base8`: the generator of the prime subgroup that keys and R8 are made from. */
 const B8X = 5299619240641551281634865583518297030282874472190772894086521144482721001553n;
 const B8Y = 16950150798460657717958625567821834550301663161624707787222815936182638968203n;
 
@@ -29,7 +22,7 @@ function inField(v: bigint): boolean {
   return v >= 0n && v < P;
 }
 
-/** js-crypto's `babyJub.inCurve`, for coordinates already in [0, p). */
+/** For coordinates already in [0, p). */
 function onCurve(x: bigint, y: bigint): boolean {
   const x2 = (x * x) % P;
   const y2 = (y * y) % P;
@@ -40,7 +33,6 @@ function point(x: bigint, y: bigint): EdwardsPoint {
   return Point.fromAffine({ x, y });
 }
 
-/** `new PublicKey(publicKey).verifyPoseidon(msg, signature)` of js-crypto, false where that throws. Never throws. */
 export function verifyPoseidonSignature(
   publicKey: readonly [bigint, bigint],
   msg: bigint,

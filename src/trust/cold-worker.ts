@@ -1,4 +1,4 @@
-/** A thread of the cold verification pool: coldCheck with no I/O (what needs the network is asked in its result). */
+/** No I/O: what needs the network is asked in the result. */
 import { workerData } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
 import { isRecord } from '../schemas/json.js';
@@ -10,7 +10,6 @@ installFastPoseidon();
 
 const REMOTE_DOCUMENTS = 256;
 
-/** The operator's and bundled documents, then the remote ones received with tasks (kept per thread, bounded). */
 export function workerDocumentLoader(documents: Readonly<Record<string, unknown>> | undefined): {
   loader(scope: string): DocumentLoader;
   receive(scope: string, texts: Readonly<Record<string, string>> | undefined): void;

@@ -1,8 +1,6 @@
 /**
  * Longer than 300 lines: one issuer instance, whose BJJ, MTP, status and reverse-hash answers share its wallet.
- *
- * A deterministic demo issuer (js-sdk's in-memory issuer, no chain) whose key comes from a public seed: anyone can
- * issue as it, so its DID must never be trusted in production.
+ * Its key comes from a public seed: anyone can issue as it, so its DID must never be trusted in production.
  */
 import { createHash } from 'node:crypto';
 import * as sdkNs from '@0xpolygonid/js-sdk';
@@ -14,10 +12,7 @@ import { STATUS_TYPES, type Json } from './structure.js';
 import { isRecord } from '../schemas/json.js';
 import type { StatePublication } from './did-resolver.js';
 
-/**
- * Answered revoked wherever the demo issuer answers statuses: each answering instance revokes it at creation
- * (revokeDemoNonce), so credentials issued in another process need no shared state.
- */
+/** Each answering instance revokes it at creation, so credentials issued in another process need no shared state. */
 export const DEMO_REVOKED_NONCE = 4_000_000_001;
 
 const DEMO_ISSUER_SEED = 'scenario-compliance-demo-issuer1';
@@ -82,7 +77,7 @@ const core = librarySubset<{ DidMethod: { Iden3: string }; Blockchain: { Polygon
   coreNs, { DidMethod: true, Blockchain: true, NetworkId: true },
 );
 
-/** A credential as plain JSON (js-sdk's toJSON keeps class instances). */
+/** js-sdk's toJSON keeps class instances. */
 function plainJson(credential: W3C): Json {
   const json: unknown = JSON.parse(JSON.stringify(credential.toJSON()));
   if (!isRecord(json)) throw new Error('js-sdk answered a credential that is not a JSON object');
@@ -102,12 +97,10 @@ interface DemoIssueRequest {
   issuanceDate?: Date;
   /** Default: a year from now; null: none (the credential never expires). */
   expirationDate?: Date | null;
-  /** Default: derived from the subject and the claims. */
   nonce?: number;
   id?: string;
   /** Default: SparseMerkleTreeProof at statusUrl (js-sdk appends `/{nonce}`). */
   revocation?: { type: string; id: string };
-  /** `bjj` (default), `mtp` (the claim added to the claims tree and its state published: attachMtp), or `both`. */
   proof?: 'bjj' | 'mtp' | 'both';
 }
 
@@ -116,7 +109,6 @@ export interface ReverseHashNode {
   children: string[];
 }
 
-/** An issuer state in the hex form of BJJSignature2021 proofs, with the key's inclusion proof at that state. */
 interface KeyAtState {
   state: { value: string; claimsTreeRoot: string; revocationTreeRoot: string; rootOfRoots: string };
   mtp: unknown;
@@ -128,15 +120,11 @@ export interface DemoIssuer {
   issue(request: DemoIssueRequest): Promise<Record<string, unknown>>;
   revoke(nonce: number | bigint): Promise<void>;
   status(nonce: number | bigint): Promise<RevocationStatusDocument>;
-  /** Adds a claim, leaving the genesis state; the new state with the signing key's proof in it (published nowhere). */
+  /** Leaves the genesis state; the new state is published nowhere. */
   advanceState(): Promise<KeyAtState>;
-  /** What the issuer publishes to a reverse hash service for its current state (Iden3ReverseSparseMerkleTreeProof). */
   reverseHashNodes(revokedNonces?: number[]): Promise<ReverseHashNode[]>;
   currentState(): Promise<string>;
-  /**
-   * Adds the credential's core claim to this issuer's claims tree and appends its Iden3SparseMerkleTreeProof (naming
-   * this issuer, as a forger's would, when the credential is another's).
-   */
+  /** Names this issuer, as a forger's would, when the credential is another's. */
   attachMtp(credential: Record<string, unknown>, options?: { publish?: boolean }): Promise<Record<string, unknown>>;
   isPublished(state: string): boolean;
   claimProof(coreClaimHex: string): Promise<KeyAtState>;
@@ -292,10 +280,7 @@ export async function revokeDemoNonce(issuer: DemoIssuer): Promise<DemoIssuer> {
   return issuer;
 }
 
-/**
- * Answers the demo issuer's statuses in process (a fresh instance with the same seed answers as the one that issued)
- * and hands every other issuer to `otherwise`; the answer is verified like any other.
- */
+/** A fresh instance with the same seed answers as the one that issued; the answer is verified like any other. */
 export function demoStatusResolver(
   issuer: DemoIssuer,
   otherwise: StatusResolverFn = DEFAULT_STATUS_RESOLVERS[STATUS_TYPES.SparseMerkleTreeProof],
@@ -304,10 +289,7 @@ export function demoStatusResolver(
     request.issuerDid === issuer.did ? verifyStatusAnswer(await issuer.status(request.nonce), request.nonce) : otherwise(request, io);
 }
 
-/**
- * Every state of the demo issuer's is published (it publishes on no chain, and another process may have issued at
- * states this instance never saw); the local checks still hold. Other issuers go to `otherwise`.
- */
+/** Every demo state counts as published: another process may have issued at states this instance never saw. */
 export function demoStatePublication(issuer: DemoIssuer, otherwise: StatePublication): StatePublication {
   return { isPublished: (did, state) => (did === issuer.did ? Promise.resolve(true) : otherwise.isPublished(did, state)) };
 }

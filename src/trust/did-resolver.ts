@@ -1,8 +1,6 @@
 /**
- * Issuer states through a DID resolver: `GET {resolverUrl}/{did}?state={hex}` answers whether that state was published
- * (Iden3StateInfo2023), without `state` the latest one. It asks for `application/did-resolution`: driver-did-iden3
- * answers 406 to `application/json` since February 2026, older resolvers ignore the header. An answer about another DID
- * or, asked about a state, another state is a ResolverFailure (the credential's check is an error, never valid).
+ * Asks for `application/did-resolution`: driver-did-iden3 answers 406 to `application/json`, older resolvers ignore
+ * the header.
  */
 import { fetchJson, FetchFailure, type FetchLike } from './http.js';
 import { keep as keepFor, lruCache } from '../domain/cache.js';
@@ -25,7 +23,6 @@ export interface StateResolverOptions {
 
 export interface StateResolver {
   readonly configured: boolean;
-  /** Throws ResolverFailure when it cannot be told. */
   isPublished(did: string, stateHex: string): Promise<boolean>;
   /** Undefined when the resolver knows no published state. */
   latestState(did: string): Promise<string | undefined>;
@@ -39,11 +36,7 @@ const NOT_FOUND_TYPE = 'https://www.w3.org/ns/did#NOT_FOUND';
 
 const hexOf = (state: unknown): string | undefined => (typeof state === 'string' ? state.replace(/^0x/i, '').toLowerCase() : undefined);
 
-/**
- * The Iden3StateInfo2023 method of an answer about `did` (and about `stateHex`, when one was asked and the answer says
- * it is published). An answer naming another DID (the document's `id`, the method's `controller` or `id`, the state
- * info's `id`) or, as published, another state is refused: a lying or broken resolver must not make a credential valid.
- */
+/** An answer naming another DID or state is refused: a lying or broken resolver must not make a credential valid. */
 function stateInfo(answer: unknown, did: string, stateHex?: string): Record<string, unknown> {
   const doc = isRecord(answer) ? answer.didDocument : undefined;
   const vm = isRecord(doc) && Array.isArray(doc.verificationMethod)
@@ -67,7 +60,7 @@ function notFound(answer: unknown): boolean {
   if (!isRecord(answer)) return false;
   const meta = answer.didResolutionMetadata;
   if (!isRecord(meta)) return false;
-  // W3C DID Resolution errors are objects ({ type: <URI>, message }); resolvers before 2026 answered a bare code.
+  // W3C DID Resolution errors are objects; older resolvers answer a bare code.
   return meta.error === 'notFound' || (isRecord(meta.error) && meta.error.type === NOT_FOUND_TYPE);
 }
 

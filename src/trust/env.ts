@@ -1,7 +1,3 @@
-/**
- * Trust options from the environment: the variables are declared in `trustEnv` (README's configuration table is
- * written from it), `trustOptions` turns their checked values into the TrustOptions of createCredentialVerifier.
- */
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
@@ -111,7 +107,7 @@ function list(raw: string | undefined): string[] {
   return (raw ?? '').split(/[\s,]+/).filter((s) => s.length > 0);
 }
 
-/** JSONLD_DOCUMENTS_FILE's object URL -> document, read now: a missing or broken file stops the start. */
+/** A missing or broken file stops the start. */
 function documentsFile(file: string | undefined): Record<string, unknown> | undefined {
   if (file === undefined) return undefined;
   let parsed: unknown;
@@ -142,7 +138,6 @@ function stateContracts(raw: string | undefined): Record<string, Address> {
   return out;
 }
 
-/** The trust options of checked trust variables: DIDs, URLs and prefixes checked, the documents file read. */
 export function trustOptions(env: TrustEnv): TrustOptions {
   const issuers = list(env.TRUSTED_ISSUERS);
   for (const d of issuers) {

@@ -1,18 +1,10 @@
-/**
- * The trust module's refusals, made with @fastify/error: each carries its problem code and HTTP status, which the
- * problem+json handler answers as they are.
- */
 import createError from '@fastify/error';
 import type { FieldError } from '../schemas/problem.js';
 import type { CredentialLimits, CredentialSize } from './limits.js';
 
 const ColdWorkError = createError<string, number, [string]>('SCS_VERIFICATION_BUDGET', '%s', 429);
 
-/**
- * No room for a request's cold checks: 429 SCS_VERIFICATION_BUDGET for its tenant's budget, 503
- * SCS_VERIFICATION_QUEUE_FULL for the service's queue, both with Retry-After. One class for both: the pool and its
- * callers tell them apart by `scope`.
- */
+/** One class for the tenant's budget (429) and the service's queue (503): told apart by `scope`. */
 export class ColdWorkRefused extends ColdWorkError {
   override name = 'ColdWorkRefused';
   constructor(
@@ -30,13 +22,8 @@ export class ColdWorkRefused extends ColdWorkError {
 
 const TooLargeError = createError<[string]>('SCS_VALIDATION', '%s', 400);
 
-/**
- * A credential over a size limit: a 400 SCS_VALIDATION naming it (index and id) in its detail, and the limit in its
- * field error (`message`).
- */
 export class CredentialTooLarge extends TooLargeError {
   override name = 'CredentialTooLarge';
-  /** The problem's detail (the message is the field error's). */
   readonly detail: string;
   readonly errors: FieldError[];
 

@@ -1,8 +1,4 @@
-/**
- * Holder binding: a credentialSubject.id that encodes a blockchain address (did:pkh, did:ethr, iden3 DIDs made from an
- * Ethereum address) must encode the request's. Hex addresses compare by value (case and zero padding do not matter),
- * bech32 ones case-insensitively. Reasons never quote the subject DID or its address.
- */
+/** Hex addresses compare by value, bech32 ones case-insensitively. Reasons never quote the subject DID or its address. */
 import { DID, Id, type Id as IdT } from './iden3.js';
 import { keccak_256 } from '@noble/hashes/sha3';
 import type { TrustVerdict } from '../engine/types.js';
@@ -36,7 +32,6 @@ function modPow(base: bigint, exp: bigint, m: bigint): bigint {
   return r;
 }
 
-/** Compressed or uncompressed secp256k1 public key, hex. */
 export function ethAddressOfPublicKey(keyHex: string): string | undefined {
   const h = keyHex.startsWith('0x') ? keyHex.slice(2) : keyHex;
   let x: bigint;
@@ -107,7 +102,7 @@ function sameAddress(namespace: string, a: string, b: string): boolean {
   return a === b;
 }
 
-/** Undefined when the DID encodes no address. Never throws. */
+/** Never throws. */
 export function didAddressMatches(did: unknown, address: string): boolean | undefined {
   const h = holderAddressOf(did);
   return h.kind === 'address' ? sameAddress(h.namespace, h.address, address) : undefined;

@@ -1,8 +1,4 @@
-/**
- * The HTTP client of the trust checks: one JSON request with a timeout, a size limit on the answer and no redirects
- * (the URLs come from credentials, so a redirect could point anywhere). Every failure is a FetchFailure whose message
- * is short and safe to show in a reason.
- */
+/** No redirects: the URLs come from credentials, so a redirect could point anywhere. */
 import { fieldAt } from './structure.js';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -11,7 +7,6 @@ export class FetchFailure extends Error {
   override name = 'FetchFailure';
   constructor(
     message: string,
-    /** The server answered, with this HTTP status (absent when it could not be reached or timed out). */
     readonly httpStatus?: number,
   ) {
     super(message);
@@ -24,7 +19,6 @@ export interface JsonRequest {
   body?: unknown;
   timeoutMs: number;
   maxBytes: number;
-  /** The media type asked for (default application/json). */
   accept?: string;
 }
 
@@ -69,19 +63,13 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/**
- * A pooled keep-alive connection that the server closed just as it was reused fails before any answer: such a
- * request never reached the application, so it is sent once more (within the same overall timeout).
- */
+/** A pooled connection the server closed just as it was reused: the request never reached the application. */
 function isStaleConnection(e: unknown): boolean {
   const code = fieldAt(e, 'cause', 'code');
   return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED';
 }
 
-/**
- * Sends the request and parses the JSON answer of a 2xx response. Throws FetchFailure on anything else. The requests
- * made here only read (status lookups, DID resolution, documents), so a stale-connection failure is retried once.
- */
+/** The requests made here only read, so a stale-connection failure is retried once. */
 export async function fetchJson(fetchImpl: FetchLike, req: JsonRequest): Promise<unknown> {
   const signal = AbortSignal.timeout(req.timeoutMs);
   let res: Response | undefined;

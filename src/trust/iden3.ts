@@ -1,9 +1,6 @@
 /**
- * The iden3 library values src/trust uses, with local, narrow types. @0xpolygonid/js-sdk, @iden3/js-iden3-core and
- * @iden3/js-merkletree ship declaration files with extensionless relative re-exports, which TypeScript's NodeNext
- * resolution cannot follow (their named exports look missing to tsc while they exist at run time), so they are
- * imported as namespaces and typed here. @iden3/js-crypto and @iden3/js-jsonld-merklization resolve and are imported
- * directly where used.
+ * @0xpolygonid/js-sdk, @iden3/js-iden3-core and @iden3/js-merkletree ship extensionless relative re-exports that
+ * NodeNext resolution cannot follow, so they are imported as namespaces and typed here.
  */
 import * as sdkNs from '@0xpolygonid/js-sdk';
 import * as coreNs from '@iden3/js-iden3-core';
@@ -11,10 +8,7 @@ import * as mtNs from '@iden3/js-merkletree';
 import type { Merklizer } from '@iden3/js-jsonld-merklization';
 import type { Signature } from '@iden3/js-crypto';
 
-/**
- * The one boundary where a library namespace gets a local type: every member of `T` must be listed in `members` (the
- * compiler checks the list is whole) and present at run time, or the import fails here instead of at first use.
- */
+/** Every member of `T` must be present at run time, or the import fails here instead of at first use. */
 export function librarySubset<T extends object>(namespace: object, members: { readonly [K in keyof T]: true }): T {
   const missing = Object.keys(members).filter((m) => !(m in namespace));
   if (missing.length > 0) throw new Error(`the installed iden3 libraries lack ${missing.join(', ')}`);
@@ -103,7 +97,6 @@ interface CoreSubset {
 }
 const core = librarySubset<CoreSubset>(coreNs, { DID: true, Id: true, SchemaHash: true, Claim: true, ClaimOptions: true, chainIDfromDID: true });
 export const { DID, Id, SchemaHash, Claim, ClaimOptions, chainIDfromDID } = core;
-/** A core claim from its hex form (256 bytes); throws when malformed. */
 export const claimFromHex = (hex: string): Claim => new core.Claim().fromHex(hex);
 /** @iden3/js-iden3-core IdPosition and MerklizedRootPosition (numeric enums). */
 export const IdPosition = { None: 0, Index: 1, Value: 2 } as const;

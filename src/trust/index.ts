@@ -1,7 +1,3 @@
-/**
- * Credential trust: proofs, trusted issuers, revocation and holder binding. The engine stays pure: the caller runs
- * `verify` before runPlan and hands the verdicts in as RunInput.trust (same order as the credentials).
- */
 export { createCredentialVerifier } from './verifier.js';
 export type { CredentialVerifier, TrustDeps, TrustOptions, TrustVerdict } from './types.js';
 export { ColdWorkRefused, CredentialTooLarge } from './errors.js';

@@ -1,8 +1,6 @@
 /**
- * Trusted issuers. The service-wide list (TRUSTED_ISSUERS: DIDs, or `*` for any issuer) and, optionally, a
- * per-scenario list. A per-scenario list can only narrow the service-wide one, never widen it: the issuer must be in
- * both (with `*` on either side meaning "no restriction from this side"). An empty list trusts nobody. DIDs are
- * compared exactly (iden3 DIDs are case-sensitive base58).
+ * A per-scenario list can only narrow the service-wide one: the issuer must be in both. DIDs are compared exactly
+ * (iden3 DIDs are case-sensitive base58).
  */
 import type { TrustVerdict } from '../engine/types.js';
 import { notValid, OK } from './structure.js';

@@ -1,7 +1,4 @@
-/**
- * Size limits checked before any hashing: each scalar value becomes at least one leaf of the merklized tree, so their
- * count bounds the Poseidon hashes a credential can cost.
- */
+/** Each scalar value becomes a leaf, so their count bounds the Poseidon hashes a credential can cost. */
 import { isRecord } from '../schemas/json.js';
 
 export interface CredentialLimits {
@@ -15,7 +12,6 @@ export interface CredentialSize {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
-/** Stops past `max`. */
 function countLeaves(value: unknown, max: number, count: number): number {
   if (count > max) return count;
   if (Array.isArray(value)) {
@@ -31,7 +27,7 @@ function countLeaves(value: unknown, max: number, count: number): number {
   return count;
 }
 
-/** Undefined within both limits. Leaves first: that count stops early. */
+/** Leaves first: that count stops early. */
 export function measureCredential(credential: unknown, limits: CredentialLimits): CredentialSize | undefined {
   if (!isRecord(credential)) return undefined;
   let leaves = 0;

@@ -1,9 +1,7 @@
 /**
- * A credential's merklized root in one pass. js-merkletree inserts each entry into a tree that re-hashes the path to
- * the root every time; a sparse Merkle tree's shape depends only on its keys, so here the library's own
- * `merklizeJSONLD` runs unchanged while each tree it builds collects its entries (scoped by an AsyncLocalStorage: other
- * trees are untouched), and `root()` hashes each node once. `add` refuses what js-merkletree's refuses, in the same
- * order and with the same errors (test/trust/merklize.test.ts); such a tree answers root() only.
+ * js-merkletree re-hashes the path to the root on every insert; a sparse Merkle tree's shape depends only on its keys,
+ * so the library's `merklizeJSONLD` runs unchanged while its trees collect their entries, and `root()` hashes each
+ * node once. `add` refuses what js-merkletree's refuses, in the same order and with the same errors.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { poseidon } from '@iden3/js-crypto';
@@ -37,10 +35,7 @@ interface Collected {
   root?: Hash;
 }
 
-/**
- * Leaf Poseidon(k, v, 1), middle node Poseidon(left, right), empty subtree 0, branch at level i by bit i of the key
- * (least significant first), a subtree of one leaf is that leaf. Throws where js-merkletree would.
- */
+/** Throws where js-merkletree would. */
 export function sparseMerkleRoot(leaves: ReadonlyArray<readonly [bigint, bigint]>, maxLevels: number): bigint {
   const node = (items: ReadonlyArray<readonly [bigint, bigint]>, level: number): bigint => {
     const first = items[0];
@@ -94,13 +89,11 @@ function install(): void {
   };
 }
 
-/** Runs fn with every js-merkletree tree it fills collecting its leaves (module comment). */
 export function withCollectingTrees<T>(fn: () => Promise<T>): Promise<T> {
   install();
   return collecting.run(true, fn);
 }
 
-/** Merklizer.merklizeJSONLD(docText, options), whose tree answers root() only. */
 export function merklizeForRoot(docText: string, options: { documentLoader: DocumentLoader }): Promise<Merklizer> {
   return withCollectingTrees(() => Merklizer.merklizeJSONLD(docText, options));
 }

@@ -1,8 +1,6 @@
 /**
- * Iden3OnchainSparseMerkleTreeProof2023: the status read from the issuer's contract through CHAIN_RPC_URLS and verified
- * like any other answer (verifyStatusAnswer), so the contract is not believed either. The state asked about: the
- * latest one the DID resolver knows, else the contract's own latest, else (when that reverts) the genesis state the
- * status id names. Messages never quote an RPC URL: it may carry an API key.
+ * Verified like any other answer, so the contract is not believed either. Messages never quote an RPC URL: it may
+ * carry an API key.
  */
 import type { Address, PublicClient } from 'viem';
 import type { ChainEndpoint, ChainSettings } from '../chain/config.js';

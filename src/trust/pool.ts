@@ -1,8 +1,6 @@
 /**
- * The cold verification pool: credentials seen for the first time are checked on worker threads at nice +10, so a cold
- * check never holds up the request thread; a request is admitted whole or refused (ColdWorkRefused: its tenant's
- * budget, 429, or the service's queue, 503); tenants take turns at the threads, so a tenant with a hundred credentials
- * waiting delays another's one credential by one task per thread.
+ * Worker threads at nice +10, so a cold check never holds up the request thread. Tenants take turns at the threads,
+ * so a tenant with a hundred credentials waiting delays another's one credential by one task per thread.
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
@@ -17,7 +15,6 @@ export interface ColdPoolOptions {
   maxQueued: number;
   perTenant: number;
   documents?: Readonly<Record<string, unknown>>;
-  /** The check when threads is 0. */
   inline: (task: ColdTask) => Promise<ColdResult>;
 }
 
@@ -32,7 +29,7 @@ export function defaultThreads(): number {
   return Math.max(1, Math.min(64, os.availableParallelism()));
 }
 
-/** Shared by the verifiers with the same threads and documents (many in a test run), destroyed with the last user. */
+/** Shared by the verifiers with the same threads and documents; destroyed with the last user. */
 const shared = new Map<string, { piscina: Piscina<ColdTask, ColdResult>; users: number }>();
 
 function acquire(threads: number, documents: Readonly<Record<string, unknown>> | undefined): { key: string; piscina: Piscina<ColdTask, ColdResult> } {
@@ -73,7 +70,6 @@ interface Job {
   reject(e: unknown): void;
 }
 
-/** Seconds of one genuine credential's full check, for Retry-After. */
 const SECONDS_PER_CHECK = 0.03;
 
 export class ColdPool {
@@ -101,10 +97,7 @@ export class ColdPool {
     return Math.max(1, Math.ceil((queued * SECONDS_PER_CHECK) / this.concurrency));
   }
 
-  /**
-   * The refusal a tenant meets before its request is read, while every slot is taken or after a budget refusal while
-   * its checks run: a flood of cold requests then costs a refusal, not the read and digest of each body.
-   */
+  /** Before the body is read: a flood of cold requests costs a refusal each, not a read and digest. */
   atBudget(tenant: string): ColdWorkRefused | undefined {
     const mine = this.reserved.get(tenant) ?? 0;
     if (mine < this.options.perTenant && !this.spent.has(tenant)) return undefined;
@@ -178,10 +171,7 @@ export class ColdPool {
     }
   }
 
-  /**
-   * Starts the threads, each checking a bundled public sample credential once, so the first holder's credential does
-   * not pay for loading the libraries, compiling and the hashes every credential shares.
-   */
+  /** Each thread checks a sample credential, so the first holder's does not pay for loading the libraries. */
   warm(): void {
     if (this.options.threads === 0 || this.closed) return;
     const piscina = this.threadsPool();

@@ -1,9 +1,4 @@
-/**
- * js-crypto's `poseidon.hash` and `hashBytes`, replaced in this thread by the same functions computed in WebAssembly
- * (@railgun-community/poseidon-hash-wasm, same constants) and remembered: most hashes of a credential (its JSON-LD
- * paths, types, common values) are the same for every credential of its schema. Inputs are checked as js-crypto checks
- * them; test/trust/poseidon.unit.test.ts proves equal outputs.
- */
+/** Remembered: most hashes repeat across a schema's credentials. Inputs are checked as js-crypto checks them. */
 import { poseidon } from '@iden3/js-crypto';
 import { poseidon as wasmPoseidon } from '@railgun-community/poseidon-hash-wasm';
 import { LRUCache } from 'lru-cache';
@@ -31,12 +26,7 @@ export function fastHash(inputs: bigint[]): bigint {
 
 let installed = false;
 
-/**
- * Replaces js-crypto's `poseidon.hash` and `hashBytes` for the whole thread: the iden3 libraries (merklization, Merkle
- * proofs, BabyJubJub) call them through that object, so there is no narrower hook. Called only where a thread starts
- * verifying (verifier.ts on the main thread, cold-worker.ts in each verification thread: each has its own copy of the
- * module); test/trust/poseidon.unit.test.ts fails if js-crypto's object changes. Idempotent.
- */
+/** The iden3 libraries call them through that object: there is no narrower hook. */
 export function installFastPoseidon(): void {
   if (installed) return;
   installed = true;
@@ -57,7 +47,6 @@ export function installFastPoseidon(): void {
     const key = Buffer.from(msg.buffer, msg.byteOffset, msg.byteLength).toString('latin1');
     let h = bytes.get(key);
     if (h === undefined) {
-      // js-crypto's sponge, calling the fast hash above through the same class.
       h = reference(msg);
       bytes.set(key, h);
     }

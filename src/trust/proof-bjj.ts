@@ -1,9 +1,6 @@
 /**
- * BJJSignature2021 as js-sdk's W3CCredential.verifyProof checks it, with our I/O and the checks it leaves out (the
- * proof's issuer is the credential's; the key is in the issuer's claims tree at a state that is the hash of its roots
- * and is its genesis or a published state). Order: signature and key first, then the state's publication, and the
- * content match (JSON-LD merklization, the costly step that may need a remote document) last, so a forged signature or
- * a self-signed key costs no JSON-LD work and fetches nothing.
+ * Signature and key first, the state's publication next, the content match last: a forged signature or a self-signed
+ * key costs no JSON-LD work and fetches nothing.
  */
 import { poseidon } from '@iden3/js-crypto';
 import { BJJSignatureProof2021, isGenesisState, SchemaHash, validateTreeState, verifyProof, type BjjProof } from './iden3.js';

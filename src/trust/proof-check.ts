@@ -1,4 +1,3 @@
-/** What every proof type's check shares: the types that cross to the threads, ProofType, and the content match. */
 import {
   calculateCoreSchemaHash,
   Claim,
@@ -24,7 +23,6 @@ export interface VerifiedProof {
   cacheable: boolean;
   proofType?: string;
   nonce?: bigint;
-  /** For a proof type that raises the signing key's revocation question (ProofType.keyRevocation). */
   keyNonce?: bigint;
   keyExpiresAt?: number;
   /** credentialStatus is covered by the proof (merklized credentials); a BJJ proof's issuerData status never is. */
@@ -37,16 +35,12 @@ export interface ColdContext {
 
 export const stateKey = (issuerDid: string, state: string): string => `${issuerDid} ${state}`;
 
-/**
- * One cold check as it crosses to a thread, with what the request thread found out so far: issuer states (published,
- * not, or why it could not be told), proofs already refused, remote documents (URL -> JSON text).
- */
 export interface ColdTask {
   credential: Json;
   states?: Record<string, boolean | string>;
   refused?: Record<string, VerifiedProof>;
   documents?: Record<string, string>;
-  /** Whose remote documents these are, in a thread that serves several verifiers. */
+  /** A thread may serve several verifiers. */
   scope?: string;
 }
 
@@ -56,10 +50,7 @@ export type ColdResult =
   | { kind: 'state'; issuerDid: string; state: string; refused?: Record<string, VerifiedProof> }
   | { kind: 'document'; url: string; refused?: Record<string, VerifiedProof> };
 
-/**
- * One proof type, registered in proof-types.ts. `structure` runs on the request thread; `check` on the threads, with
- * no I/O (it asks in its result), never throwing, refusing the cheapest way first.
- */
+/** `check` runs on the threads with no I/O, never throwing, refusing the cheapest way first. */
 export interface ProofType {
   readonly type: string;
   readonly keyRevocation: boolean;
@@ -87,7 +78,7 @@ function jsonLdCode(e: unknown): string | undefined {
   return typeof code === 'string' && /^[a-z @-]{1,60}$/i.test(code) ? code : undefined;
 }
 
-/** js-sdk's W3CCredential.toCoreClaim with a single merklization; `doc` is the credential without its proof. */
+/** js-sdk's W3CCredential.toCoreClaim with a single merklization. */
 export async function computeCoreClaim(
   doc: Json,
   opts: { revNonce: bigint; version: number; subjectPosition: number; merklizedRootPosition: number; updatable: boolean },
@@ -140,10 +131,6 @@ export function sameNonce(given: unknown, signed: bigint): boolean {
   return Number.isSafeInteger(given) ? BigInt(given) === signed : Number(signed) === given;
 }
 
-/**
- * The core claim recomputed from the credential against the proof's, and the nonces: undefined when they match, else
- * a refusal or the JSON-LD document the thread needs.
- */
 export async function matchContent(credential: Json, claim: ClaimT, proofName: string, ctx: ColdContext): Promise<ColdResult | undefined> {
   const doc: Json = { ...credential };
   delete doc.proof;

@@ -1,8 +1,6 @@
 /**
- * Iden3SparseMerkleTreeProof: the issuer put the claim into its claims tree and published the state. Besides what
- * js-sdk checks (the root, the state's publication), cheapest first: the proof's issuer is the credential's; the state
- * is not the genesis state (whose tree holds only the issuer's key claims); it is the hash of its roots; `mtp` proves
- * existence (js-sdk never reads it); then publication, then the content match. See docs/credential-trust.md.
+ * Besides what js-sdk checks: the state is not the genesis state (whose tree holds only the issuer's key claims), and
+ * `mtp` proves existence (js-sdk never reads it). See docs/credential-trust.md.
  */
 import { claimFromHex, DID, Hash, isGenesisState, Proof, validateTreeState, verifyProof, type Claim as ClaimT, type Did, type Proof as ProofT } from './iden3.js';
 import { done, matchContent, refusal, stateKey, statusCovered, type ProofType } from './proof-check.js';

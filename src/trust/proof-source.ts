@@ -1,9 +1,4 @@
-/**
- * A credential's proof verdict: cached per content digest, shared with the check of the same content under way, or a
- * new cold check in the pool whose I/O (issuer state publication, JSON-LD documents) is done here between its rounds.
- * Verified proofs and refusals are cached apart, so that refusals, which anyone can make in any number, never evict a
- * verified credential.
- */
+/** Refusals are cached apart: anyone can make them in any number, and they must never evict a verified credential. */
 import { ResolverFailure, type StatePublication } from './did-resolver.js';
 import { DocumentUnavailable, type DocumentLoader } from '../jsonld/documents.js';
 import { keep, lruCache } from '../domain/cache.js';
@@ -28,13 +23,12 @@ export interface ProofSourceOptions {
 }
 
 export interface ProofSource {
-  /** Synchronous, allocates nothing. */
   cached(key: string): VerifiedProof | undefined;
   /** Cached or being checked: it needs no slot in the pool. */
   has(key: string): boolean;
   reserve(tenant: string, n: number): Reservation;
   atBudget(tenant: string): ColdWorkRefused | undefined;
-  /** Cached, shared with the check under way, or checked in a slot of `reservation`; a failure is an undecided verdict. */
+  /** A failure is an undecided verdict. */
   get(c: Json, key: string, reservation: Reservation | undefined): Promise<VerifiedProof>;
   stats(): VerifierStats;
   warm(): void;

@@ -1,8 +1,4 @@
-/**
- * The proof types this service verifies, by the proof's `type` (like the status resolvers, DEFAULT_STATUS_RESOLVERS),
- * in the order they are tried on a credential that carries several: one module per type behind ProofType
- * (proof-check.ts). A new proof type is one new module and one line here.
- */
+/** In the order they are tried on a credential that carries several. */
 import { bjjSignature2021 } from './proof-bjj.js';
 import { iden3SparseMerkleTreeProof } from './proof-mtp.js';
 import type { ProofType } from './proof-check.js';
@@ -16,10 +12,9 @@ export const PROOF_TYPES: Readonly<Record<string, ProofType>> = Object.freeze({
 });
 
 const NAMES = Object.keys(PROOF_TYPES);
-/** At most this many proof entries are looked at (a credential carries one or two). */
+/** A credential carries one or two. */
 const MAX_PROOFS = 8;
 
-/** The entries of `proof` (an object or an array of them) of a supported type, in the registry's order, with their module. */
 export function supportedProofs(proof: unknown): { type: ProofType; proof: Json }[] {
   const entries = (Array.isArray(proof) ? proof.slice(0, MAX_PROOFS) : [proof]).filter(isRecord);
   const found: { type: ProofType; proof: Json }[] = [];
@@ -30,7 +25,6 @@ export function supportedProofs(proof: unknown): { type: ProofType; proof: Json 
   return found;
 }
 
-/** The structure of the proof entries: at least one of a supported type, and every supported one well-formed. */
 export function checkProofStructure(proof: unknown): TrustVerdict {
   const found = supportedProofs(proof);
   if (found.length === 0) return notValid(`has no ${NAMES.join(' or ')} proof (the proof types this service verifies)`);

@@ -1,8 +1,4 @@
-/**
- * The cold check of a credential's proof, on the threads with no I/O: its supported proofs in the registry's order
- * until one verifies. When none does, a single refusal is the verdict as it is; with several, an undecided one (it
- * might have verified) wins, and the reason names each. The result depends on content only, so it is cached per digest.
- */
+/** When none verifies, an undecided refusal (it might have verified) wins over a definite one. */
 import { done, type ColdContext, type ColdResult, type ColdTask, type VerifiedProof } from './proof-check.js';
 import { supportedProofs } from './proof-types.js';
 import { notValid, undecided } from './structure.js';

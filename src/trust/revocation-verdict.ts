@@ -1,8 +1,3 @@
-/**
- * Step 6 of verifier.ts, for a credential whose proof verified: the two revocation questions (the credential's own
- * status and its issuer key's, both put to the status source the issuer signed), and the verdict worded from their
- * answers. The questions are asked of revocation.ts's checker, which caches the answers for a short time.
- */
 import type { TrustVerdict } from '../engine/types.js';
 import type { Credential } from '../schemas/credential.js';
 import { isRecord } from '../schemas/json.js';
@@ -13,14 +8,9 @@ import { notValid, OK, undecided, type Json } from './structure.js';
 
 /** A revocation question no status source the issuer signed can answer: nothing is requested. */
 const UNSIGNED: RevocationOutcome = Object.freeze({ kind: 'unsigned' });
-/** A question the verified proof does not raise (the signing key's, for a proof type without one): nothing to ask. */
 const NOT_RAISED: RevocationOutcome = Object.freeze({ kind: 'active' });
 
-/**
- * The verdict of one revocation answer. `status` is the source that was asked (for the key: the credential's own,
- * signed status with the key's nonce, see keyStatusFrom); only a source the issuer signed is ever asked, so a failure
- * may name it. `ownSigned`: whether the credential's own status is covered by the signature.
- */
+/** Only a source the issuer signed is ever asked, so a failure may name it. */
 function describeRevocation(o: RevocationOutcome, status: Json, what: 'credential' | 'key', ownSigned: boolean): TrustVerdict {
   const type = String(status.type).slice(0, 100);
   const where = what === 'credential' ? 'credentialStatus' : "the issuer key's status (asked of the credential's credentialStatus)";
@@ -42,31 +32,21 @@ function describeRevocation(o: RevocationOutcome, status: Json, what: 'credentia
   }
 }
 
-/**
- * The credential's own revocation question and its issuer key's; undefined for one no signed source can answer, null
- * for one its proof type does not raise (ProofType.keyRevocation).
- */
 type RevocationRequests = [RevocationRequest | undefined, RevocationRequest | undefined | null];
 
 export interface RevocationVerdicts {
   /**
-   * The two revocation questions of a credential whose proof verified: its own status, and its issuer key's, both put
-   * to the status source the issuer signed (keyStatusFrom). Undefined for a question no signed source can be asked:
-   * the service then requests nothing, and the answer is undecided (never valid). Made once per verified proof: the
-   * same array, and request objects, for the same proof.
+   * Undefined for a question no signed source can be asked: the answer is then undecided (never valid). Made once per
+   * verified proof.
    */
   requests(c: Credential, proof: VerifiedProof): RevocationRequests;
-  /** The answer to one question (asked of the checker, which caches it). */
   check(r: RevocationRequest | undefined | null): Promise<RevocationOutcome>;
-  /** The answer to one question when it is known without asking, else undefined. */
   known(r: RevocationRequest | undefined | null): RevocationOutcome | undefined;
-  /** The verdict once the proof and both revocation answers are known. */
   conclude(c: Credential, proof: VerifiedProof, own: RevocationOutcome, key: RevocationOutcome, keyRequest: RevocationRequest | undefined | null): TrustVerdict;
 }
 
 export function createRevocationVerdicts(revocation: RevocationChecker): RevocationVerdicts {
-  // Made once per verified proof: the proof is per content digest, and the requests depend only on that content (so
-  // the revocation cache keys them without rebuilding its key each time).
+  // The requests depend only on content, so the revocation cache keys them without rebuilding its key.
   const requestsByProof = new WeakMap<VerifiedProof, RevocationRequests>();
   const requests = (c: Credential, proof: VerifiedProof): RevocationRequests => {
     let found = requestsByProof.get(proof);

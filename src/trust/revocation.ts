@@ -1,10 +1,6 @@
 /**
  * Longer than 300 lines: the resolvers of the three status types and the checker that caches them are one protocol.
- *
- * Revocation through credentialStatus, one resolver per status type (docs/credential-trust.md). Every answer is
- * verified, not believed: the issuer state must be the hash of its tree roots and the Merkle proof must verify against
- * its revocation root for the nonce. "Revoked" is cached for good (revocation is permanent in iden3 trees), "not
- * revoked" for revocationCacheMs, failures not at all; concurrent checks of one status share one request.
+ * Every answer is verified, not believed. "Revoked" is cached for good (revocation is permanent in iden3 trees).
  */
 import { randomUUID } from 'node:crypto';
 import { poseidon } from '@iden3/js-crypto';
@@ -19,7 +15,6 @@ export class StatusFailure extends Error {
   override name = 'StatusFailure';
 }
 
-/** A credentialStatus object as the structure check leaves it: its id and type are strings. */
 export type StatusJson = Json & { id: string; type: string };
 
 export interface RevocationRequest {
@@ -37,7 +32,7 @@ export interface StatusIo {
   stateResolver: StateResolver;
 }
 
-/** True when revoked; throws when it cannot be told. */
+/** Throws when it cannot be told. */
 export type StatusResolverFn = (request: RevocationRequest, io: StatusIo) => Promise<boolean>;
 
 const HASH_HEX = /^[0-9a-f]{64}$/;
@@ -48,7 +43,6 @@ function hashHex(x: unknown): x is string {
 
 const optionalHashHex = (x: unknown): x is string | undefined => x === undefined || hashHex(x);
 
-/** A `{ mtp, issuer }` status answer, verified for the nonce: true when revoked. */
 export async function verifyStatusAnswer(answer: unknown, nonce: bigint): Promise<boolean> {
   if (!isRecord(answer) || !isRecord(answer.issuer) || !isRecord(answer.mtp)) {
     throw new StatusFailure('the answer is not a revocation status ({ mtp, issuer })');
@@ -211,9 +205,8 @@ const rhs: StatusResolverFn = async (request, io) => {
 };
 
 /**
- * The status source to ask about the signing key: the credential's own, signed one with the key's nonce (an issuer
- * keeps auth claims and credentials in one revocation tree), never the proof's issuerData status, which no signature
- * covers. Undefined when an id that must name the nonce (a `revocationNonce` parameter, an SMT `/<nonce>` path) does not.
+ * The credential's own, signed status with the key's nonce (an issuer keeps auth claims and credentials in one
+ * revocation tree), never the proof's issuerData status, which no signature covers.
  */
 export function keyStatusFrom(own: Json, ownNonce: bigint, keyNonce: bigint): StatusJson | undefined {
   const { id, type } = own;

@@ -1,7 +1,5 @@
 /**
- * Issuer state publication read from the iden3 State contract of the issuer's network (ISSUER_STATE_SOURCE=chain):
- * `stateExists(id, state)`. Publication is permanent, so "published" is kept for good; a chain that cannot be read is a
- * ResolverFailure (`error`, never `valid`), whose message never quotes an RPC URL (it may hold an API key).
+ * Publication is permanent, so "published" is kept for good. Messages never quote an RPC URL: it may hold an API key.
  */
 import type { Address } from 'viem';
 import { ChainClient } from '../chain/chain-client.js';
@@ -11,7 +9,7 @@ import { keep, lruCache } from '../domain/cache.js';
 import { ResolverFailure, type StatePublication } from './did-resolver.js';
 import { chainIDfromDID, DID, Hash } from './iden3.js';
 
-/** iden3's State contract addresses by chain id; any other chain: the unified address. */
+/** Any other chain: the unified address. */
 const STATE_CONTRACTS: Readonly<Record<number, Address>> = {
   137: '0x624ce98D2d27b20b8f8d521723Df8fC4db71D79D', // Polygon main
   80002: '0x1a4cC30f2aA0377b0c3bc9848766D90cb4404124', // Polygon Amoy

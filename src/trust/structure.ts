@@ -1,8 +1,4 @@
-/**
- * Structure checks of a presented credential (the contract's Credential plus what the proof and revocation checks rely on), before
- * any cryptography or network: cheap, and they keep malformed input away from the libraries. Reasons name fields,
- * never credentialSubject values.
- */
+/** They keep malformed input away from the libraries. Reasons name fields, never credentialSubject values. */
 import type { Address } from 'viem';
 import type { TrustVerdict } from '../engine/types.js';
 import { isRecord } from '../schemas/json.js';
@@ -22,7 +18,6 @@ const ABSOLUTE_URI = /^[a-z][a-z0-9+.-]*:\S+$/i;
 
 export type Json = Record<string, unknown>;
 
-/** The value at `path` inside `x` (an error's cause, a library's details), or undefined where a step is not an object. */
 export function fieldAt(x: unknown, ...path: string[]): unknown {
   let cur = x;
   for (const key of path) cur = isRecord(cur) ? cur[key] : undefined;
@@ -51,15 +46,11 @@ export function isHttpUrl(s: unknown): s is string {
   }
 }
 
-/**
- * A revocation nonce: a non-negative integer (uint64 in iden3; JSON numbers above 2^53 arrive rounded, and uint64's
- * largest, 2^64 - 1, arrives as 2^64).
- */
+/** uint64: JSON numbers above 2^53 arrive rounded, and 2^64 - 1 arrives as 2^64. */
 function isNonce(x: unknown): x is number {
   return typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 2 ** 64;
 }
 
-/** Checks a credentialStatus object (the credential's own, or the issuer key's inside a BJJ proof). */
 export function checkStatus(status: unknown, where: string): TrustVerdict {
   if (!isRecord(status)) return notValid(`${where} is missing or not an object`);
   const { id, type, revocationNonce } = status;
@@ -91,10 +82,6 @@ function checkSchema(schema: unknown): TrustVerdict {
   return OK;
 }
 
-/**
- * Everything the later checks rely on, in one pass. `checkProofs` checks the proof entries (proof-types.ts
- * checkProofStructure: at least one of a supported type, each well-formed).
- */
 export function checkStructure(c: unknown, checkProofs: (proof: unknown) => TrustVerdict): TrustVerdict {
   if (!isRecord(c)) return notValid('is not a JSON object');
   if (typeof c.id !== 'string' || c.id.length === 0) return notValid('id must be a non-empty string');

@@ -24,8 +24,8 @@ import { createRevocationVerdicts } from './revocation-verdict.js';
 import { checkStructure, notValid, OK, undecided } from './structure.js';
 import { isRecord } from '../schemas/json.js';
 import type { CredentialVerifier, TrustDeps, TrustOptions, VerifyContext } from './types.js';
+import type { TrustCheck } from '../schemas/trace.js';
 
-/** The largest answer accepted from any outgoing request. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 interface Shape {
@@ -33,7 +33,13 @@ interface Shape {
   holder: TrustVerdict;
 }
 
+/** `verdict`, naming the check that failed (a dry run's trace shows it); allocates only on failure. */
+function failedAt(verdict: TrustVerdict, check: TrustCheck): TrustVerdict {
+  return verdict.ok || verdict.check === check ? verdict : { ...verdict, check };
+}
+
 const NOT_READ = notValid('not verified: no rule of this scenario reads its type');
+const KEY_EXPIRED = Object.freeze(failedAt(notValid('the issuer key that signed it has expired'), 'issuerKey'));
 
 function isRelevant(c: unknown, types: { has(type: string): boolean }): boolean {
   const t = isRecord(c) ? c.type : undefined;
@@ -103,9 +109,9 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
   // credential comes back with its holder's).
   const shapes = lruCache<string, { address: string; shape: Shape }>(cacheSize, clock);
   const shapeOf = (credential: Credential, address: string): Shape => {
-    const structure = checkStructure(credential, checkProofStructure);
+    const structure = failedAt(checkStructure(credential, checkProofStructure), 'structure');
     return structure.ok
-      ? { structure, holder: checkHolder(credential.credentialSubject, address, requireHolderBinding) }
+      ? { structure, holder: failedAt(checkHolder(credential.credentialSubject, address, requireHolderBinding), 'holder') }
       : { structure, holder: structure };
   };
 
@@ -125,14 +131,14 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     }
     if (!shape.structure.ok) return shape.structure;
     const issuer = checkIssuer(credential.issuer, trusted, ctx.trustedIssuers);
-    if (!issuer.ok) return issuer;
+    if (!issuer.ok) return failedAt(issuer, 'issuer');
     if (!shape.holder.ok) return shape.holder;
     return undefined;
   };
 
   const proofFailure = (proof: VerifiedProof, now: number): TrustVerdict | undefined => {
-    if (!proof.verdict.ok) return proof.verdict;
-    if (proof.keyExpiresAt !== undefined && !(proof.keyExpiresAt > now)) return notValid('the issuer key that signed it has expired');
+    if (!proof.verdict.ok) return failedAt(proof.verdict, 'proof');
+    if (proof.keyExpiresAt !== undefined && !(proof.keyExpiresAt > now)) return KEY_EXPIRED;
     return undefined;
   };
 
@@ -142,10 +148,9 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     if (failed !== undefined) return failed;
     const [ownRequest, keyRequest] = revocations.requests(c, proof);
     const [own, key2] = await Promise.all([revocations.check(ownRequest), revocations.check(keyRequest)]);
-    return revocations.conclude(c, proof, own, key2, keyRequest);
+    return failedAt(revocations.conclude(c, proof, own, key2, keyRequest), 'revocation');
   };
 
-  /** The verdict without waiting when the proof and revocation answers are cached (needs the caller's digest), else undefined. */
   const verifyKnown = (credential: Credential, ctx: VerifyContext, digest: string | undefined): TrustVerdict | undefined => {
     if (digest === undefined) return undefined;
     const early = precheck(credential, ctx, digest);
@@ -158,13 +163,10 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     const own = revocations.known(ownRequest);
     if (own === undefined) return undefined;
     const key = revocations.known(keyRequest);
-    return key === undefined ? undefined : revocations.conclude(credential, proof, own, key, keyRequest);
+    return key === undefined ? undefined : failedAt(revocations.conclude(credential, proof, own, key, keyRequest), 'revocation');
   };
 
-  /**
- * All size limits are checked and one pool reservation made for every new credential before any cold check starts,
- * so a refusal (CredentialTooLarge, ColdWorkRefused) leaves nothing started.
- */
+  /** Every limit and reservation comes before any cold check, so a refusal leaves nothing started. */
   const verifySlow = async (credentials: readonly Credential[], ctx: VerifyContext): Promise<TrustVerdict[]> => {
     const verdicts: TrustVerdict[] = new Array(credentials.length);
     const keys: string[] = new Array(credentials.length);

@@ -1,8 +1,4 @@
-/**
- * The environment variables of the ZKP module (`zkpEnv`; docs/configuration.md's table is written from it), read into
- * typed options. Every variable is optional; ZKP_VERIFIER_DID is needed before an OffChainZKP scenario can execute.
- * A bad value is a ConfigError, like any other variable's: ZkpOptionsError stays for options handed in by code.
- */
+/** A bad value is a ConfigError, like any other variable's: ZkpOptionsError stays for options handed in by code. */
 import { statSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from '../config/errors.js';
@@ -27,7 +23,7 @@ export interface ZkpEnvConfig {
   allowPlainMessages: boolean;
   /** Callback answers per client address per minute (429 beyond; 0 = no such limit). */
   responsesPerMinute: number;
-  /** Answers a pending execution takes (each costs a proof check); 429 beyond. */
+  /** Each costs a proof check. */
   answersPerExecution: number;
 }
 
@@ -110,7 +106,7 @@ function stateResolvers(raw: string | undefined): Record<string, RpcChainConfig>
   }
 }
 
-/** A path the service reads at start or later: checked now, so that a typo stops the start naming its variable. */
+/** Checked now, so that a typo stops the start naming its variable. */
 function existing(name: string, path: string | undefined, kind: 'file' | 'directory'): string | undefined {
   if (path === undefined) return undefined;
   const stat = statSync(path, { throwIfNoEntry: false });
@@ -118,7 +114,6 @@ function existing(name: string, path: string | undefined, kind: 'file' | 'direct
   return path;
 }
 
-/** The ZKP options of checked ZKP variables: DIDs and JSON checked, seconds turned into milliseconds. */
 export function zkpEnvConfig(env: ZkpEnv): ZkpEnvConfig {
   const verifierDid = env.ZKP_VERIFIER_DID;
   if (verifierDid !== undefined && !isCanonicalDid(verifierDid)) {

@@ -1,8 +1,4 @@
-/**
- * The ZKP module's errors (@fastify/error): "this input cannot be acted on", with a stable code and HTTP status; the
- * execution it was aimed at stays unchanged. Verdicts about proofs are not errors. Messages never quote credential
- * values or whole tokens.
- */
+/** Verdicts about proofs are not errors. Messages never quote credential values or whole tokens. */
 import createError from '@fastify/error';
 import type { FieldProblem } from '../engine/validate.js';
 
@@ -51,7 +47,6 @@ export class UnsupportedResponseError extends zkpError<[string]>('ZKP_UNSUPPORTE
   override name = 'UnsupportedResponseError';
 }
 
-/** The JWZ envelope does not verify: nothing in it can be trusted. */
 export class InvalidTokenError extends zkpError<[string, { cause?: unknown }?]>('ZKP_INVALID_TOKEN', 422) {
   override name = 'InvalidTokenError';
 }
@@ -78,7 +73,7 @@ export class ProofReplayedError extends zkpError<[string]>('ZKP_PROOF_REPLAYED',
   }
 }
 
-/** A dependency of the verifier failed (a state resolver's RPC): nothing was decided, the wallet may send again. */
+/** Nothing was decided: the wallet may send again. */
 export class VerifierUnavailableError extends zkpError<[string, { cause?: unknown }?]>('ZKP_VERIFIER_UNAVAILABLE', 503) {
   override name = 'VerifierUnavailableError';
   readonly retryAfterSeconds = 5;

@@ -1,9 +1,6 @@
 /**
- * Groth16 proof checks off the request thread: js-iden3-auth checks each proof synchronously (BN254 pairings on the
- * calling thread), both the JWZ envelope's auth proof (js-jwz's proving methods) and each query proof (its prover's
- * `verify`). Both go to a piscina worker running the same `verifyGroth16Proof` after the same checks. A proof that does
- * not verify or cannot be evaluated is false; a check that could not run at all throws ProofCheckUnavailableError,
- * which the failure table turns into "error" instead of "not-valid".
+ * js-iden3-auth checks each proof synchronously (BN254 pairings on the calling thread). A check that could not run
+ * throws ProofCheckUnavailableError: "error", not "not-valid".
  */
 import { createRequire } from 'node:module';
 import { Piscina } from 'piscina';
@@ -12,7 +9,7 @@ import { isRecord } from '../schemas/json.js';
 import type { Groth16Task } from './groth16-worker.js';
 
 let pool: Piscina | undefined;
-/** One thread per process; it exits when idle, so it never holds the process up. */
+/** It exits when idle, so it never holds the process up. */
 function threads(): Piscina {
   pinNiceAddon();
   pool ??= new Piscina({
@@ -60,16 +57,13 @@ interface JwzModule {
   };
 }
 
-/** A big-endian byte string as a number (js-iden3-core's fromBigEndian, without reversing its argument in place). */
+/** js-iden3-core's fromBigEndian reverses its argument in place. */
 const bigEndian = (bytes: Uint8Array): bigint => (bytes.length === 0 ? 0n : BigInt(`0x${Buffer.from(bytes).toString('hex')}`));
 
 const AUTH_CIRCUITS = ['auth', 'authV2', 'authV3', 'authV3-8-32'];
 let installing: Promise<void> | undefined;
 
-/**
- * Wraps js-jwz's proving methods (the CommonJS copy js-iden3-auth loads), once per process, keeping their challenge
- * check and its error. Signals the method cannot read as its circuit's make a proof that does not verify.
- */
+/** Wraps js-jwz's proving methods (the CommonJS copy js-iden3-auth loads), keeping their challenge check. */
 function installJwz(): Promise<void> {
   installing ??= wrapJwzMethods();
   return installing;
@@ -106,7 +100,6 @@ interface CircuitStorage {
 }
 const isCircuitStorage = (x: unknown): x is CircuitStorage => isRecord(x) && typeof x.loadCircuitData === 'function';
 
-/** Routes a js-iden3-auth Verifier's proof checks (its prover's and the JWZ methods') to the worker thread. */
 export async function offloadGroth16(verifier: object): Promise<void> {
   await installJwz();
   const storage: unknown = Reflect.get(verifier, 'circuitStorage');

@@ -1,7 +1,4 @@
-/**
- * OffChainZKP: iden3comm authorization requests and verification of the wallet's proofs. Importing this barrel loads
- * @iden3/js-iden3-auth (~26 MB); the service imports the modules it needs directly, the heavy ones through lazy.ts.
- */
+/** Loads @iden3/js-iden3-auth: the service imports the heavy modules through lazy.ts. */
 export { buildAuthorizationRequest, type AuthorizationRequest, type PendingAuthorization } from './request.js';
 export { validateZkpQueries, toIden3Query, type ZkpQueryConfiguration } from './queries.js';
 export { checkZkpQuerySchemas } from './schema-check.js';

@@ -1,8 +1,4 @@
-/**
- * The OffChainZKP code that needs @iden3/js-iden3-auth (CommonJS, with its own js-sdk, snarkjs and ethers: ~26 MB of
- * RSS), loaded on demand where ZKP_VERIFIER_DID is set. A static import of request.ts, verify.ts, rpc-state.ts or
- * index.ts from the app brings the memory back: test/zkp/lazy-load.test.ts watches for it.
- */
+/** js-iden3-auth costs ~26 MB of RSS: never import it statically. */
 import type { buildAuthorizationRequest } from './request.js';
 import type { createRpcStateResolvers } from './rpc-state.js';
 import type { createZkpVerifier } from './verify.js';
@@ -15,7 +11,6 @@ export interface Iden3Auth {
 
 let loading: Promise<Iden3Auth> | undefined;
 
-/** A failed import is tried again at the next call. */
 export function loadIden3Auth(): Promise<Iden3Auth> {
   loading ??= Promise.all([import('./request.js'), import('./verify.js'), import('./rpc-state.js')]).then(
     ([request, verify, rpcState]) => ({

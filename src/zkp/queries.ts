@@ -1,10 +1,6 @@
 /**
- * What the iden3 query circuits can prove, and how a query configuration becomes an iden3 ZK query (in iden3's own
- * spellings, so that queries copied from iden3 tools work). A query's own `context` wins over ZKP_CONTEXTS; a context
- * the offline loader does not hold is refused at create time, since no proof about it could be checked. A query that
- * names no circuit is proved with credentialAtomicQueryV3 where it asks what only V3 proves, else with
- * ZKP_DEFAULT_CIRCUIT_ID. What js-sdk (1.39.4 in js-iden3-auth 1.14, and 1.45) lets the circuits prove: V2 $noop,
- * $eq, $ne, $lt, $gt, $in, $nin, $sd; V3 all; linkedMultiQuery all but $noop and $sd (its group's V3 rule proves those).
+ * In iden3's own spellings, so that queries copied from iden3 tools work. A context the offline loader does not hold
+ * is refused at create time: no proof about it could be checked.
  */
 import { Operators } from '../schemas/scenario.js';
 import type { Query } from '../schemas/scenario.js';
@@ -15,7 +11,7 @@ import { isRecord } from '../schemas/json.js';
 
 const ZKP_CIRCUIT_IDS = ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2', 'credentialAtomicQueryV3', 'linkedMultiQuery'] as const;
 export type ZkpCircuitId = (typeof ZKP_CIRCUIT_IDS)[number];
-/** The circuits a deployment may default to (linkedMultiQuery needs a group, so a rule names it). */
+/** linkedMultiQuery needs a group, so a rule names it. */
 export const ZKP_DEFAULT_CIRCUIT_IDS = ['credentialAtomicQuerySigV2', 'credentialAtomicQueryMTPV2', 'credentialAtomicQueryV3'] as const;
 export type ZkpDefaultCircuitId = (typeof ZKP_DEFAULT_CIRCUIT_IDS)[number];
 const V3_CIRCUIT = 'credentialAtomicQueryV3';
@@ -41,7 +37,6 @@ export interface ZkpQueryConfiguration {
 }
 
 export interface ZkpQueryOptions {
-  /** Credential type -> JSON-LD context URL (ZKP_CONTEXTS). */
   contexts?: Readonly<Record<string, string>>;
   /** When given, a context URL must be one it holds: the verifier reads documents offline. */
   documents?: { has(url: string): boolean };
@@ -85,10 +80,7 @@ export function nullifierSessionIdOf(query: Pick<ZkpQuery, 'params'>): string | 
   return id === undefined ? undefined : String(id);
 }
 
-/**
- * Create-time checks against what the circuits and this verifier support; [] when every query can be proved. Overlaps
- * validateScenarioRules on the 64-value limit and requestId presence: a caller running both keeps one problem per pointer.
- */
+/** Overlaps validateScenarioRules: a caller running both keeps one problem per pointer. */
 export function validateZkpQueries(queryConfigurations: readonly unknown[], options: ZkpQueryOptions): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const base = options.basePointer ?? '/queryConfigurations';
@@ -203,7 +195,6 @@ export interface Iden3Query {
   groupId?: number;
 }
 
-/** The credentialSubject condition of a query: `{op: value}`, `{}` for selective disclosure, none for $noop. */
 export function conditionOf(query: ZkpQuery): Record<string, unknown> | undefined {
   if (query.operator === '$noop' || query.attribute === undefined) return undefined;
   if (query.operator === '$sd') return {};

@@ -1,13 +1,9 @@
 /**
- * Request ids and groups across the rules of a scenario. Each rule has its own request id, but the linkedMultiQuery
- * rules of one group, which share one: one linkedMultiQuery proof shows up to 10 conditions. A group (`groupId`)
- * is one credential: its rules name one type and one context, and a group with linkedMultiQuery rules has a
- * credentialAtomicQueryV3 rule, the proof that binds the credential to the holder (a linkedMultiQuery proof alone
- * proves nothing about who holds the credential).
+ * A group with linkedMultiQuery rules needs a credentialAtomicQueryV3 rule: a linkedMultiQuery proof alone proves
+ * nothing about who holds the credential.
  */
 import type { FieldProblem } from '../engine/validate.js';
 
-/** The conditions one linkedMultiQuery proof shows at most (the linkedMultiQuery circuit; 3 and 5 are its smaller variants). */
 const LINKED_MAX_CONDITIONS = 10;
 
 interface CheckedRule {

@@ -1,13 +1,7 @@
-/**
- * The attribute and value of one zero-knowledge query, checked against what the circuits compare: field elements
- * (non-negative integers), dates (js-sdk turns them into integers), and at most 64 values.
- */
-
 export type Add = (pointer: string, message: string) => void;
 
 /** Operators only the V3 circuits (and linkedMultiQuery) prove. */
 export const V3_ONLY_OPERATORS: ReadonlySet<string> = new Set(['$lte', '$gte', '$between', '$nonbetween', '$exists']);
-/** The circuits compare against at most 64 values ($in / $nin). */
 const MAX_VALUES = 64;
 /** ISO 8601 date or date-time (the shapes xsd:dateTime fields take); checked loosely, js-sdk hashes it later. */
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}(:?\d{2})?)?)?$/;
@@ -20,7 +14,6 @@ function kindOf(x: unknown): string {
   return typeof x === 'object' ? 'an object' : `a ${typeof x}`;
 }
 
-/** A value the circuits can order: a non-negative integer or an ISO 8601 date; else why not. */
 function orderable(op: string, value: unknown): string | undefined {
   if (isFiniteNumber(value)) {
     return Number.isSafeInteger(value) && value >= 0
@@ -31,7 +24,6 @@ function orderable(op: string, value: unknown): string | undefined {
   return typeof value === 'string' && ISO_DATE.test(value) ? undefined : `value for ${op} must be a non-negative integer or an ISO 8601 date; got ${kindOf(value)}`;
 }
 
-/** attribute and value of `query` for operator `op` (one the query's circuit proves). */
 export function checkValue(query: Record<string, unknown>, op: string, add: Add): void {
   const value = query.value;
   if (op === '$noop') {

@@ -1,12 +1,6 @@
 /**
- * Replay protection across authorization requests. A V2 query proof is bound to its request id (a small number
- * every scenario reuses), not to the request's thread: a JWZ answer binds its proofs to the thread by the authV2
- * proof over the whole message, but an unsigned (plain) answer could be re-sent with another thread id. So every
- * accepted proof is claimed for the thread it answered, and a proof already claimed by another thread is refused.
- *
- * The fingerprint hashes the circuit id and the public signals, not the proof points: Groth16 proofs can be
- * re-randomised by anyone, public signals cannot change without breaking the proof (and an honest wallet's new
- * proof differs in its timestamp signal).
+ * A plain answer could be re-sent with another thread id. Public signals, not proof points: Groth16 proofs can be
+ * re-randomised by anyone.
  */
 import { createHash } from 'node:crypto';
 
@@ -15,19 +9,11 @@ export function proofFingerprint(circuitId: string, pubSignals: readonly string[
 }
 
 export interface ProofReplayGuard {
-  /**
-   * Atomically records that the proofs with these fingerprints answered `thid`, unless one of them already answered
-   * another thread: then nothing is recorded and that fingerprint is returned. Claiming again for the same thread
-   * succeeds (a wallet may re-send its answer).
-   */
+  /** A wallet may re-send its answer. */
   claim(fingerprints: readonly string[], thid: string, expiresAtMs: number): Promise<string | null>;
 }
 
-/**
- * Per-process guard (a Map). Entries are kept until `expiresAtMs` (the verifier passes the end of the proof-age
- * window: an older proof is refused anyway). Several service instances need a shared guard (e.g. a table with a
- * unique fingerprint column) instead.
- */
+/** Per process: several instances need a shared guard. */
 export class InMemoryReplayGuard implements ProofReplayGuard {
   private readonly entries = new Map<string, { thid: string; expiresAtMs: number }>();
   private readonly now: () => number;
@@ -58,7 +44,6 @@ export class InMemoryReplayGuard implements ProofReplayGuard {
 
   private sweep(now: number): void {
     for (const [fp, e] of this.entries) if (e.expiresAtMs <= now) this.entries.delete(fp);
-    // Still full of live entries: drop the oldest inserted (a Map iterates in insertion order).
     const excess = this.entries.size - Math.floor(this.maxEntries * 0.9);
     if (excess > 0) {
       let n = 0;

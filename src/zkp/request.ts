@@ -1,7 +1,3 @@
-/**
- * An OffChainZKP scenario's query configurations -> the iden3comm authorization request the wallet answers, and the
- * PendingAuthorization the verifier checks the answer against.
- */
 import { randomUUID } from 'node:crypto';
 import { auth } from '@iden3/js-iden3-auth';
 import { isCanonicalDid, isCanonicalIden3Did } from './did.js';
@@ -16,10 +12,7 @@ export const AUTHORIZATION_REQUEST_TYPE = 'https://iden3-communication.io/author
 export const AUTHORIZATION_RESPONSE_TYPE = 'https://iden3-communication.io/authorization/1.0/response';
 export const PLAIN_MEDIA_TYPE = 'application/iden3comm-plain-json';
 export const ZKP_MEDIA_TYPE = 'application/iden3-zkp-json';
-/**
- * What the wallet may answer with: a JWZ token proved with authV2, authV3 or authV3-8-32 (js-iden3-auth 1.14 holds the
- * three keys). A js-sdk wallet proves with the first of authV3-8-32, authV3 it can that this lists, else authV2.
- */
+/** A js-sdk wallet proves with the first of authV3-8-32, authV3 it can that this lists, else authV2. */
 export const DEFAULT_ACCEPT = ['iden3comm/v1;env=application/iden3-zkp-json;circuitId=authV2,authV3,authV3-8-32;alg=groth16'] as const;
 
 export interface ZkpScopeEntry {
@@ -86,7 +79,6 @@ export interface BuiltAuthorizationRequest {
   pending: PendingAuthorization;
 }
 
-/** A deep copy of a JSON value, without its undefined fields. */
 export function jsonCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value));
 }

@@ -1,9 +1,4 @@
-/**
- * The deeper create-time check: each query read against its JSON-LD context (offline), the way the wallet and the
- * verifier will read it. Catches a credential type the context does not define, an attribute it does not have,
- * an operator the attribute's datatype does not support ($lt on a string) and values of the wrong datatype.
- * Async because JSON-LD processing is; run it after validateZkpQueries found nothing.
- */
+/** Each query read against its JSON-LD context the way the wallet and the verifier will. Run after validateZkpQueries. */
 import { parseQueriesMetadata } from './sdk.js';
 import type { FieldProblem } from '../engine/validate.js';
 import { contextOf, toIden3Query, type ZkpQueryConfiguration } from './queries.js';
@@ -16,7 +11,6 @@ export interface SchemaCheckOptions {
   basePointer?: string;
 }
 
-/** True when one of the context's term definitions is `type`. */
 function definesType(document: unknown, type: string): boolean {
   const ctx = isRecord(document) ? document['@context'] : undefined;
   const parts = Array.isArray(ctx) ? ctx : [ctx];

@@ -1,24 +1,18 @@
 /**
- * The few @0xpolygonid/js-sdk and @iden3/js-iden3-core values src/zkp and src/chain use, typed narrowly. Their
- * declaration files re-export relative paths without extensions, which NodeNext resolution cannot follow: tsc sees
- * none of the named exports that exist at run time. These are the ESM copies src/trust loads too, not the CommonJS
- * ones inside @iden3/js-iden3-auth, so importing this module adds nothing to what is loaded at start.
+ * Typed here for the reason given in src/trust/iden3.ts. These are the ESM copies src/trust loads too, not the
+ * CommonJS ones inside @iden3/js-iden3-auth, so importing this module adds nothing to what is loaded at start.
  */
 import * as jsSdk from '@0xpolygonid/js-sdk';
 import * as core from '@iden3/js-iden3-core';
 import type { Id } from '../trust/iden3.js';
 
-/**
- * The parse boundary of a library namespace tsc cannot read: `namespace` as `T`, once each of `names` is there at
- * run time (a missing one throws at load, naming it, instead of at first use).
- */
+/** A missing name throws at load instead of at first use. */
 function exportsOf<T extends object>(library: string, namespace: object, names: readonly (keyof T & string)[]): T {
   const missing = names.filter((name) => Reflect.get(namespace, name) === undefined);
   if (missing.length > 0) throw new Error(`${library} no longer exports ${missing.join(', ')}`);
   return namespace as unknown as T;
 }
 
-/** A JSON-LD document loader, as jsonld.js and the iden3 libraries call it. */
 export type DocumentLoader = (url: string) => Promise<{ document: unknown }>;
 
 interface QueryV2PubSignals {
@@ -59,7 +53,6 @@ interface SdkSubset {
     isRevocationChecked: number, verifierID: bigint, nullifierSessionID: bigint,
   ): bigint;
   prepareCircuitArrayValues(values: bigint[], size: number): bigint[];
-  /** A circuit's family: the circuit a request names and the subversions a wallet may prove it with. */
   getGroupedCircuitIdsWithSubVersions(circuitId: string): string[];
   /** Per circuit: how many queries it proves, and its subversions with theirs (linkedMultiQuery3 and 5: 3 and 5). */
   circuitValidator: Record<string, { validation: { maxQueriesCount: number }; subVersions?: Array<{ queryCount?: number; targetCircuitId: string }> } | undefined>;

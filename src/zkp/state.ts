@@ -1,7 +1,4 @@
-/**
- * Issuer and user state resolvers, keyed by the chain inside the DID ("polygon:amoy"). Types and configuration only:
- * the configuration reads ZKP_STATE_RESOLVERS at start, so this module must not load @iden3/js-iden3-auth.
- */
+/** The configuration reads ZKP_STATE_RESOLVERS at start, so this module must not load @iden3/js-iden3-auth. */
 import type { resolver } from '@iden3/js-iden3-auth';
 import { isRecord } from '../schemas/json.js';
 import { ZkpOptionsError } from './errors.js';
@@ -34,7 +31,6 @@ export interface RpcChainConfig {
 const CHAIN_KEY = /^[a-z0-9_-]+:[a-z0-9_-]+$/;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/** Throws ZkpOptionsError unless `chain` and `cfg` make a valid ZKP_STATE_RESOLVERS entry. */
 export function checkChain(chain: string, cfg: unknown): asserts cfg is RpcChainConfig {
   if (!CHAIN_KEY.test(chain)) throw new ZkpOptionsError(`state resolver chain ${JSON.stringify(chain)} must look like "polygon:amoy"`);
   if (typeof cfg !== 'object' || cfg === null) throw new ZkpOptionsError(`state resolver ${chain}: expected {"rpcUrl", "contractAddress"}`);

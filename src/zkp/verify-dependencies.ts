@@ -1,19 +1,15 @@
 /**
- * What the verifier library depends on, watched: a state resolver's RPC down, a JSON-LD document missing. Such a
- * failure is recorded for the check that was running when it happened, so that its verdict says "error" (undecided)
- * instead of what the library makes of it (it re-raises or rewords the failure, e.g. "can't load schema").
- * The record goes by the call, not by the message: the watched resolver or loader itself notes that it failed.
+ * A dependency's failure makes the running check's verdict "error", not what the library rewords it into. Recorded by
+ * the call, not by the message.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { JsonLdLoader } from '../jsonld/documents.js';
 import type { StateResolver, StateResolvers } from './state.js';
 import { isResolverFact } from './verify-failures.js';
 
-/** The resolvers and loader to hand to the library, and `run`, which says what of them failed during a check. */
 export interface DependencyWatch {
   resolvers: StateResolvers;
   loader: JsonLdLoader;
-  /** Runs `check`; on its failure, also what dependencies failed meanwhile (empty: none did). */
   run<T>(check: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown; failed: string[] }>;
 }
 
@@ -37,7 +33,7 @@ export function watchDependencies(resolvers: StateResolvers, loader: JsonLdLoade
     };
   }
 
-  // Wrapped at each look-up (a small object): nothing kept per chain key, whatever keys the resolvers answer for.
+  // Wrapped at each look-up: nothing kept per chain key.
   const none: StateResolvers = {};
   const watchedResolvers = new Proxy(none, {
     get(_t, key) {

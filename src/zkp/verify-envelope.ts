@@ -1,8 +1,3 @@
-/**
- * The wallet's answer as posted: a JWZ token (or, where allowed, a plain iden3comm message), decoded and checked for
- * shape before anything is verified. Every refusal here is a 400 (MalformedResponseError) or, for envelopes the
- * verifier does not take (JWS, JWE, other circuits, plain messages when not allowed), UnsupportedResponseError.
- */
 import { isCanonicalIden3Did } from './did.js';
 import { isRecord } from '../schemas/json.js';
 import { MalformedResponseError, UnsupportedResponseError } from './errors.js';
@@ -11,7 +6,6 @@ import { AUTHORIZATION_RESPONSE_TYPE, PLAIN_MEDIA_TYPE } from './request.js';
 /** Longest token accepted (a JWZ with a few proofs is ~10-20 KiB). */
 export const MAX_TOKEN_LENGTH = 1024 * 1024;
 
-/** One proof of the answer's body.scope. */
 export interface ProofResponse {
   id: number;
   circuitId: string;
@@ -20,7 +14,6 @@ export interface ProofResponse {
   vp?: unknown;
 }
 
-/** The authorization response message, checked for shape (checkMessage). */
 export interface ResponseMessage {
   id: string;
   typ?: string;
@@ -53,7 +46,6 @@ function decodeJsonPart(part: string, what: string): unknown {
   }
 }
 
-/** The answer's envelope and message; throws MalformedResponseError / UnsupportedResponseError. */
 export function decodeResponse(token: unknown, allowPlain: boolean): DecodedResponse {
   if (typeof token !== 'string' || token.trim().length === 0) {
     throw new MalformedResponseError('the body must be the JWZ token of an iden3comm authorization response');
@@ -153,10 +145,7 @@ function checkMessage(x: unknown): ResponseMessage {
   return { ...x, id, type: x.type, thid, from, ...(to !== undefined && { to }), body: { ...body, scope } };
 }
 
-/**
- * The thread id a posted answer claims (unverified: use it only to find the pending execution; verify checks it).
- * Throws MalformedResponseError / UnsupportedResponseError like verify would.
- */
+/** Unverified: use it only to find the pending execution. */
 export function peekThreadId(token: string): string {
   return decodeResponse(token, true).message.thid;
 }

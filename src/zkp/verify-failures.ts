@@ -1,11 +1,6 @@
 /**
- * The failures the verifier library raises and what each means for a verdict: one table, read from the code of
- * @iden3/js-iden3-auth 1.14.0 (its js-sdk 1.39.4 and js-jwz 1.12.2) on verify.ts's two paths, `verifyAuthResponse`
- * per rule and `fullVerify` for the JWZ envelope. The libraries raise plain Errors, so rows hold the exact message
- * (`{}` where a value goes in); a message no row matches is unrecognised: error, never a pass. The tests trigger every
- * row from the installed library, so an upgrade that rewords one fails there instead of turning a verdict into error.
- * Verdicts: not-valid (the proof shows the rule does not hold), error (undecided: the verifier is at fault), refused
- * (the answer cannot be used). Rows marked "first" are checked by verify.ts before the library sees them.
+ * Read from @iden3/js-iden3-auth 1.14.0's code. The libraries raise plain Errors, so rows hold the exact message; a
+ * message no row matches is an error, never a pass. Rows marked "first" are checked by verify.ts before the library.
  */
 import { ProofCheckUnavailableError } from './groth16.js';
 import { InvalidTokenError, MalformedResponseError, ResponseMismatchError, VerifierUnavailableError, type ZkpError } from './errors.js';
@@ -176,7 +171,6 @@ function recogniser(failure: LibraryFailure): (e: unknown) => boolean {
   return (e) => e instanceof Error && pattern.test(e.message);
 }
 
-/** Class rows first: a class is a stronger signal than a message. */
 const RECOGNISERS = [...FAILURE_TABLE]
   .sort((a, b) => Number('message' in a.match) - Number('message' in b.match))
   .map((failure) => ({ failure, test: recogniser(failure) }));

@@ -1,11 +1,6 @@
 /**
- * What holds across the rules of an answer, after each rule's proof was judged alone (verify-rule.ts):
- * - a group's proofs are about one credential: their link ids are equal (js-iden3-auth checks this only across the
- *   rules of one call; each rule is checked in its own call here, so this module does);
- * - a linkedMultiQuery proof binds no holder, issuer or time: its conditions stand only with a valid
- *   credentialAtomicQueryV3 proof of the same group;
- * - $sd: the disclosed value, read from the answer's verifiable presentation (the library checked it against the
- *   proof's output), goes onto the verdict.
+ * js-iden3-auth checks equal link ids only across the rules of one call; each rule is checked in its own call here.
+ * A linkedMultiQuery proof binds no holder: it stands only with a valid V3 proof of its group.
  */
 import type { ProofResponse } from './verify-envelope.js';
 import type { PendingRule } from './request.js';
@@ -19,7 +14,6 @@ function fail(verdict: ZkpVerdict, reason: string): void {
   delete verdict.disclosed;
 }
 
-/** The value at `attribute` (a dot path) in the presentation's credentialSubject, where it is a scalar. */
 function disclosedValue(vp: unknown, attribute: string): string | number | boolean | undefined {
   const credential = isRecord(vp) ? vp.verifiableCredential : undefined;
   let at: unknown = isRecord(credential) ? credential.credentialSubject : undefined;
@@ -27,7 +21,6 @@ function disclosedValue(vp: unknown, attribute: string): string | number | boole
   return typeof at === 'string' || typeof at === 'number' || typeof at === 'boolean' ? at : undefined;
 }
 
-/** Applies the checks above to `verdicts` (one per rule, in the order of `rules`), in place. */
 export function judgeAcrossRules(rules: readonly PendingRule[], verdicts: ZkpVerdict[], proofs: ReadonlyMap<number, ProofResponse>): void {
   rules.forEach((rule, i) => {
     const verdict = verdicts[i];

@@ -1,8 +1,3 @@
-/**
- * One rule's verdict: the proof's age and issuer from its public signals (our clock), then js-iden3-auth's
- * `verifyAuthResponse` on a request holding that rule alone, its failure judged by the failure table; undecided where
- * a dependency failed meanwhile.
- */
 import {
   AtomicQueryMTPV2PubSignals, AtomicQuerySigV2PubSignals, AtomicQueryV3PubSignals, circuitValidator, getGroupedCircuitIdsWithSubVersions,
   LinkedMultiQueryPubSignals,
@@ -37,7 +32,6 @@ interface ProofFacts {
 }
 
 const nonZero = (x: bigint) => (x === 0n ? undefined : x.toString());
-/** The linkedMultiQuery circuits by query count: linkedMultiQuery3, linkedMultiQuery5, linkedMultiQuery (10). */
 const linkedCount = (circuitId: string) => Number(/^linkedMultiQuery(\d+)/.exec(circuitId)?.[1] ?? 10);
 
 function readSignals(circuitId: string, signals: readonly string[]): ProofFacts | string {
@@ -64,7 +58,6 @@ function readSignals(circuitId: string, signals: readonly string[]): ProofFacts 
   }
 }
 
-/** True when the proof is too old. */
 function judgeAge(ctx: RuleContext, verdict: ZkpVerdict, proof: ProofResponse): boolean {
   const facts = readSignals(proof.circuitId, proof.pub_signals);
   if (typeof facts === 'string') {
@@ -89,11 +82,7 @@ function judgeAge(ctx: RuleContext, verdict: ZkpVerdict, proof: ProofResponse): 
   return false;
 }
 
-/**
- * Where the proof's circuit is not the requested one or one of its subversions (a wallet proves
- * credentialAtomicQueryV3 with credentialAtomicQueryV3-16-16-64, linkedMultiQuery with linkedMultiQuery3 or 5), the
- * reason naming both; js-iden3-auth refuses the same answers, naming the requested family only.
- */
+/** js-iden3-auth refuses the same answers, naming the requested family only. */
 function otherCircuit(requested: string, given: string): string | undefined {
   const family = getGroupedCircuitIdsWithSubVersions(requested);
   if (family.includes(given)) return undefined;
@@ -103,9 +92,8 @@ function otherCircuit(requested: string, given: string): string | undefined {
 }
 
 /**
- * Where the proof's circuit shows fewer conditions than the request entry asks, the reason. js-iden3-auth's linked
- * multi-query check compares only as many conditions as the proof's circuit holds (linkedMultiQuery3: the first 3), so
- * a linkedMultiQuery3 proof answering a request of 4 conditions would leave the 4th unproved and still pass there.
+ * js-iden3-auth compares only as many conditions as the proof's circuit holds: a linkedMultiQuery3 proof answering 4
+ * conditions would leave the 4th unproved and still pass there.
  */
 function tooFewConditions(entry: ZkpScopeEntry, given: string): string | undefined {
   const shown = circuitValidator[entry.circuitId]?.subVersions?.find((s) => s.targetCircuitId === given)?.queryCount ??
@@ -119,7 +107,6 @@ function tooFewConditions(entry: ZkpScopeEntry, given: string): string | undefin
   return `the proof was made with ${given.slice(0, 64)}, which shows at most ${shown} conditions, and request id ${entry.id} asks ${asked}`;
 }
 
-/** Throws the refusal of the whole answer where the failure table says so. */
 export async function judgeRule(ctx: RuleContext, rule: PendingRule, entry: ZkpScopeEntry, proof: ProofResponse | undefined): Promise<ZkpVerdict> {
   const verdict: ZkpVerdict = {
     objectId: rule.objectId, requestId: rule.requestId, circuitId: rule.circuitId, status: 'valid', is_valid: false, reasons: [],

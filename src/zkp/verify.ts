@@ -1,8 +1,6 @@
 /**
- * Verification of a wallet's answer with js-iden3-auth's Verifier, in this order: decode (400), thread id (409),
- * expiry (410), recipient, signed message and asked request ids (422), the JWZ envelope (422, or 503 when a resolver is
- * down), each rule's proof (a verdict), the replay guard (409). A ZkpError means the answer cannot be acted on and the
- * execution stays unchanged. Create the verifier once: it reads the verification keys.
+ * Order: decode (400), thread id (409), expiry (410), recipient and request ids (422), the JWZ envelope (422, or 503
+ * when a resolver is down), each rule's proof, the replay guard (409). Create the verifier once: it reads the keys.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -60,7 +58,6 @@ function checkAnswer(message: ResponseMessage, pending: PendingAuthorization, no
 
 type FullVerify = (token: string, request: AuthorizationRequest) => Promise<unknown>;
 
-/** The JWZ envelope, on the request without its rules (verify-rule.ts checks each). */
 async function checkEnvelope(fullVerify: FullVerify, watch: DependencyWatch, token: string, circuitId: string, request: AuthorizationRequest) {
   const checked = await watch.run(() => fullVerify(token, { ...request, body: { ...request.body, scope: [] } }));
   if (checked.ok) return;

@@ -3,7 +3,8 @@
  * operator table, read as one.
  */
 import { describe, it, expect } from 'vitest';
-import { compilePlan, runPlan } from '../../src/engine/index.js';
+import { compilePlan } from '../../src/engine/index.js';
+import { runBoth } from './dry-run.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { NOW, TYPES, credential as base } from './factories.js';
 import type { Operator, Query, QueryValue } from '../../src/schemas/scenario.js';
@@ -21,7 +22,7 @@ function check(operator: Operator, value: QueryValue | undefined, subject: Recor
   const plan = compilePlan('s1', 1, {
     name: 'op test', type: 'ChallengeQuery', smartContractDeployments: [], queryConfigurations: [{ id: 'q', query }],
   }, TYPES);
-  const [r] = runPlan(plan, { address: '0x0', credentials: [credential(subject)], now: NOW, executionId: 'e' });
+  const [r] = runBoth(plan, { address: '0x0', credentials: [credential(subject)], now: NOW, executionId: 'e' });
   if (r === undefined) throw new Error('one rule, one result');
   return { status: r.result.status, reasons: r.result.result.reasons, isValid: r.result.result.is_valid };
 }
@@ -303,7 +304,7 @@ describe('$exists', () => {
       name: 'n', type: 'ChallengeQuery', smartContractDeployments: [],
       queryConfigurations: [{ id: 'q', query: { type: 'IDInformation', attribute: 'x', operator: '$exists', value: false } }],
     }, TYPES);
-    const [r] = runPlan(plan, { address: 'a', credentials: [], now: NOW, executionId: 'e' });
+    const [r] = runBoth(plan, { address: 'a', credentials: [], now: NOW, executionId: 'e' });
     expect(r?.result.status).toBe('not-valid');
   });
 });

@@ -4,7 +4,8 @@
  * copy of those helpers.
  */
 import { describe, it, expect } from 'vitest';
-import { compilePlan, runPlan, type Plan } from '../../src/engine/index.js';
+import { compilePlan, type Plan } from '../../src/engine/index.js';
+import { runBoth } from './dry-run.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { compilePath } from '../../src/engine/path.js';
 import { ADDRESS, EXECUTION_ID, NOW, TYPES, credential } from './factories.js';
@@ -21,7 +22,7 @@ function scenario(queries: (Query | QueryConfiguration)[], type: ScenarioType = 
 }
 
 function run(plan: Plan, credentials: Credential[], now = NOW): ExecutionResult[] {
-  return runPlan(plan, { address: ADDRESS, credentials, now, executionId: EXECUTION_ID });
+  return runBoth(plan, { address: ADDRESS, credentials, now, executionId: EXECUTION_ID });
 }
 
 /** Runs a single-rule ChallengeQuery scenario. */
@@ -60,7 +61,7 @@ describe('result shape and order', () => {
 
   it('puts the run\'s extras (ChallengeQuery\'s verification off) into every result, after the query', () => {
     const plan = compilePlan('s', 1, scenario([age18, { ...age18, value: 99 }]), TYPES);
-    const results = runPlan(plan, { address: ADDRESS, credentials: [adult('urn:uuid:a')], now: NOW, executionId: EXECUTION_ID, extras: { verification: 'off' } });
+    const results = runBoth(plan, { address: ADDRESS, credentials: [adult('urn:uuid:a')], now: NOW, executionId: EXECUTION_ID, extras: { verification: 'off' } });
     expect(results.map((r) => r.result.status)).toEqual(['valid', 'not-valid']);
     for (const r of results) expect(Object.keys(r.result)).toEqual(['result', 'executionId', 'status', 'query', 'verification']);
     expect(results.map((r) => r.result.verification)).toEqual(['off', 'off']);

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { compilePlan, runPlan } from '../../src/engine/index.js';
+import { compilePlan } from '../../src/engine/index.js';
+import { runBoth } from './dry-run.js';
 import type { TrustVerdict } from '../../src/engine/types.js';
 import type { Credential } from '../../src/schemas/credential.js';
 import { ADDRESS, EXECUTION_ID, NOW, TYPES, credential } from './factories.js';
@@ -26,7 +27,7 @@ const adult = (id: string, over: Partial<Credential> = {}) => credential(id, { p
 const minor = (id: string) => credential(id, { personalData: { age: 15 } });
 
 function run(queries: Query[], credentials: Credential[], trust?: (TrustVerdict | undefined)[]): ExecutionResult[] {
-  return runPlan(compilePlan('s', 1, scenario(queries), TYPES), { address: ADDRESS, credentials, now: NOW, executionId: EXECUTION_ID, trust });
+  return runBoth(compilePlan('s', 1, scenario(queries), TYPES), { address: ADDRESS, credentials, now: NOW, executionId: EXECUTION_ID, trust });
 }
 
 describe('trust verdicts in the engine', () => {

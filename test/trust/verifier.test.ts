@@ -9,16 +9,18 @@ import { createCredentialVerifier, type TrustOptions, type TrustVerdict } from '
 import { createDemoIssuer, nonceFromStatusPath, type DemoIssuer } from '../../src/trust/demo-issuer.js';
 import type { TrustDeps } from '../../src/trust/types.js';
 import type { Credential } from '../../src/schemas/credential.js';
+import type { RuleTrace } from '../../src/schemas/trace.js';
 import { closedPortUrl, startServer, type TestServer } from './servers.js';
 import { startDidResolver, type TestDidResolver } from './did-resolver-server.js';
 import { Claim as ClaimNs, W3CCredential } from './iden3-test.js';
 import { computeCoreClaim } from '../../src/trust/proof-check.js';
 import { createDocumentLoader } from '../../src/jsonld/documents.js';
 import { IdPosition, MerklizedRootPosition } from '../../src/trust/iden3.js';
-import { compilePlan, runPlan } from '../../src/engine/index.js';
+import { compilePlan } from '../../src/engine/index.js';
 import { contentDigest } from '../../src/domain/canonical-json.js';
 import { only } from '../elements.js';
 import { TYPES } from '../engine/factories.js';
+import { traceBoth } from '../engine/dry-run.js';
 import { trustOptions } from './options.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -469,10 +471,13 @@ describe('with the engine', () => {
       smartContractDeployments: [],
       queryConfigurations: [{ id: 'age', query: { type: 'IDInformation', attribute: 'personalData.age', operator: '$gte', value: 18 } }],
     }, TYPES);
+    let lastTrace: RuleTrace | undefined;
     const run = async (credentials: Json[], v = shared()) => {
       const list = credentials.map(asCredential);
       const trust = await v.verify(list, { address: ADDRESS, now: NOW, relevantTypes: plan.credentialSlots });
-      return only(runPlan(plan, { address: ADDRESS, credentials: list, now: NOW, executionId: '00000000-0000-4000-8000-000000000000', trust })).result;
+      const dry = traceBoth(plan, { address: ADDRESS, credentials: list, now: NOW, executionId: '00000000-0000-4000-8000-000000000000', trust });
+      lastTrace = only(dry.trace);
+      return only(dry.results).result;
     };
     expect((await run([creds.valid])).status).toBe('valid');
 
@@ -482,10 +487,16 @@ describe('with the engine', () => {
     expect(r.status).toBe('not-valid');
     expect(r.result.reasons[1]).toMatch(/^credential #1 \(urn:uuid:[0-9a-f-]+\): its content does not match its BJJSignature2021 proof/);
     expect(JSON.stringify(r.result.reasons)).not.toContain('45');
+    expect(lastTrace?.decidingCheck).toEqual({ check: 'proof', credential: 0 });
 
     const closed = await closedPortUrl();
     const down = verifier({}, { fetch: (url, init) => fetch(url.replace(status.url, closed), init) });
     expect((await run([creds.valid], down)).status).toBe('error');
+    expect(lastTrace?.decidingCheck).toEqual({ check: 'revocation', credential: 0 });
+    expect((await run([creds.valid], verifier({ trustedIssuers: [b.did] }))).status).toBe('not-valid');
+    expect(lastTrace?.decidingCheck).toEqual({ check: 'issuer', credential: 0 });
+    expect((await run([creds.otherHolder])).status).toBe('not-valid');
+    expect(lastTrace?.decidingCheck).toEqual({ check: 'holder', credential: 0 });
     expect((await run([creds.otherHolder, creds.valid], down)).status).toBe('error');
     expect((await run([forged, creds.valid])).status).toBe('valid');
   });

@@ -1,4 +1,4 @@
-/** bech32 (BIP-173) for Cosmos and Cardano, on @scure/base; ours is saying *why* a string is not bech32. */
+/** Ours says *why* a string is not bech32. */
 import { bech32 } from '@scure/base';
 import type { AddressCheck } from './family.js';
 
@@ -10,12 +10,9 @@ function unshaped(reason: string): Bech32Decoded {
   return { ok: false, shaped: false, reason };
 }
 
-/**
- * No length limit (Cardano addresses pass BIP-173's 90 characters; the caller caps length). `shaped`: the string
- * looked like bech32, so a failure is worth reporting as one.
- */
+/** Cardano addresses pass BIP-173's 90 characters. */
 export function decodeBech32(s: string): Bech32Decoded {
-  // Printable ASCII only, checked before case folding, so no unicode case mapping sneaks in.
+  // Before case folding, so no unicode case mapping sneaks in.
   if (!/^[\x21-\x7e]+$/.test(s)) return unshaped('not printable ASCII');
   const lower = s.toLowerCase();
   if (s !== lower && s !== s.toUpperCase()) return unshaped('mixed case');

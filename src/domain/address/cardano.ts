@@ -1,4 +1,4 @@
-/** Cardano (CIP-19): the header byte's address type, network tag and payload length must fit the prefix. */
+/** CIP-19. */
 import { bech32Check, wordsToBytes } from './bech32.js';
 import type { AddressFamily } from './family.js';
 

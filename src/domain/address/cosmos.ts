@@ -1,4 +1,3 @@
-/** Cosmos: bech32 with a lowercase alphanumeric prefix other than Cardano's, and a 20- or 32-byte payload. */
 import { bech32Check, wordsToBytes } from './bech32.js';
 import { isCardanoPrefix } from './cardano.js';
 import type { AddressFamily } from './family.js';

@@ -25,7 +25,7 @@ function checksumBody(hex40: string): string {
   return out;
 }
 
-/** EIP-55 form of 40 hex digits (with or without `0x`). Throws a TypeError on anything else, unlike parseAddress. */
+/** Throws a TypeError on anything but 40 hex digits, unlike parseAddress. */
 export function toChecksumAddress(hex40: string): `0x${string}` {
   const body = typeof hex40 === 'string' && hex40.startsWith('0x') ? hex40.slice(2) : hex40;
   if (typeof body !== 'string' || !HEX40.test(body)) {

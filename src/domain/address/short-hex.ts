@@ -1,4 +1,4 @@
-/** Aptos and Starknet: `0x` + 1..64 hex, no checksum; a Starknet address is a felt, below 2^251. */
+/** A Starknet address is a felt, below 2^251. */
 import { SHAPE, type AddressFamily } from './family.js';
 
 const HEX1_64 = /^[0-9a-fA-F]{1,64}$/;

@@ -1,13 +1,13 @@
 /** Listings are bounded in bytes as well as in count, on both stores (issue 25: one page of executions was 335 MB). */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../src/store/sqlite.js';
-import { openPostgresStore } from '../src/store/postgres.js';
-import { PAGE_MAX_BYTES } from '../src/store/rows.js';
-import type { ExecutionRecord, Store } from '../src/store/types.js';
-import type { Scenario } from '../src/schemas/scenario.js';
-import { scenario, tempDir } from './helpers.js';
-import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import { openPostgresStore } from '../../src/store/postgres.js';
+import { PAGE_MAX_BYTES } from '../../src/store/rows.js';
+import type { ExecutionRecord, Store } from '../../src/store/types.js';
+import type { Scenario } from '../../src/schemas/scenario.js';
+import { scenario, tempDir } from '../helpers.js';
+import { PG_URL, dropSchema, freshSchema, pgAvailable } from '../pg.js';
 
 const schema = freshSchema('listing');
 const backends: Array<[string, () => Promise<Store>, boolean]> = [

@@ -1,0 +1,106 @@
+import type { ExecutionPage, ExecutionRecord, ExecutionRepository } from '../types.js';
+import {
+  EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, WEBHOOK_COLUMNS, WEBHOOK_FIELDS, executionValues, webhookValues, PAGE_MAX_BYTES, pageWithinBytes,
+  pageWithinBytesSql, type ExecutionColumns,
+} from '../rows.js';
+import type { GroupCommit } from '../group-commit.js';
+import { placeholders, read, UUID, type Paged, type PostgresDatabase } from './database.js';
+
+type Row = ExecutionColumns<unknown, Date>;
+const ECOLS = EXECUTION_COLUMNS;
+const WCOLS = WEBHOOK_COLUMNS;
+const executionPage = (where: string) => pageWithinBytesSql({
+  table: 'executions', columns: ECOLS, where, order: 'DESC', size: 'octet_length(results::text) + octet_length(credentials::text)', limit: '$3', budget: '$4',
+});
+const EXECUTION_PAGE = executionPage('scenario_id = $1 AND seq < $2');
+const EXECUTION_PAGE_IN = executionPage('scenario_id = $1 AND seq < $2 AND project_id = ANY($5)');
+
+/**
+ * One multi-row INSERT per batch of concurrent executions. Their webhooks (the outbox) join it as a data-modifying
+ * CTE: one statement, so one transaction and one round trip.
+ */
+export function insertExecutions({ write }: PostgresDatabase) {
+  return async (records: ExecutionRecord[]) => {
+    const values: unknown[] = [];
+    const tuple = (row: unknown[]) => {
+      const first = values.length + 1;
+      values.push(...row);
+      return `(${row.map((_, k) => `$${first + k}`).join(', ')})`;
+    };
+    const rows = records.map((r) => tuple(executionValues(r)));
+    const hooks = records.flatMap((r) => (r.webhook ? [tuple(webhookValues(r.webhook))] : []));
+    const outbox = hooks.length > 0 ? `WITH outbox AS (INSERT INTO webhook_deliveries (${WCOLS}) VALUES ${hooks.join(', ')}) ` : '';
+    await write(`${outbox}INSERT INTO executions (${EXECUTION_INSERT_COLUMNS}) VALUES ${rows.join(', ')}`, values);
+  };
+}
+
+/** Records are inserted through `audit`, the group commit of insertExecutions. */
+export function postgresExecutions({ pool, query, write, storage }: PostgresDatabase, audit: GroupCommit<ExecutionRecord>): ExecutionRepository {
+  return {
+    recordExecution(record) {
+      return audit.add(record);
+    },
+    async getExecution(executionId) {
+      if (!UUID.test(executionId)) return undefined; // the column is a uuid: anything else cannot match
+      const { rows } = await query<Row>(`SELECT ${ECOLS} FROM executions WHERE execution_id = $1`, [executionId]);
+      return rows[0] ? read.execution(rows[0]) : undefined;
+    },
+    async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER, projects): Promise<ExecutionPage> {
+      const { rows } = projects
+        ? await query<Paged<Row>>(EXECUTION_PAGE_IN, [scenarioId, before, limit + 1, PAGE_MAX_BYTES, projects])
+        : await query<Paged<Row>>(EXECUTION_PAGE, [scenarioId, before, limit + 1, PAGE_MAX_BYTES]);
+      return pageWithinBytes(rows, limit, read.execution);
+    },
+    async purgeExecutions(createdBefore) {
+      // A delivery goes with its execution, and by age in any case (see the SQLite store), in one statement.
+      const { rows } = await write<{ purged: number }>(
+        `WITH gone AS (DELETE FROM executions WHERE created_at < $1 RETURNING execution_id),
+         hooks AS (DELETE FROM webhook_deliveries WHERE created_at < $1 OR execution_id IN (SELECT execution_id FROM gone))
+         SELECT count(*)::int AS purged FROM gone`,
+        [createdBefore],
+      );
+      return rows[0]?.purged ?? 0;
+    },
+    async completeExecution(executionId, completion) {
+      return storage.write(async () => {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          const updated = await client.query(
+            "UPDATE executions SET state = $1, results = $2, updated_at = $3 WHERE execution_id = $4 AND state = 'pending'",
+            [completion.state, JSON.stringify(completion.results), completion.updatedAt, executionId],
+          );
+          if (!updated.rowCount) {
+            await client.query('ROLLBACK');
+            return false;
+          }
+          if (completion.webhook) {
+            await client.query(`INSERT INTO webhook_deliveries (${WCOLS}) VALUES (${placeholders(WEBHOOK_FIELDS)})`, webhookValues(completion.webhook));
+          }
+          await client.query('COMMIT');
+          return true;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw err;
+        } finally {
+          client.release();
+        }
+      });
+    },
+    async countAnswer(executionId, max) {
+      if (!UUID.test(executionId)) return undefined;
+      const { rows } = await write<{ zkp_answers: number }>(
+        'UPDATE executions SET zkp_answers = zkp_answers + 1 WHERE execution_id = $1 AND zkp_answers < $2 RETURNING zkp_answers',
+        [executionId, max],
+      );
+      return rows[0]?.zkp_answers;
+    },
+    async expiredPendingExecutions(before, limit) {
+      const { rows } = await query<Row>(
+        `SELECT ${ECOLS} FROM executions WHERE state = 'pending' AND expires_at < $1 ORDER BY expires_at LIMIT $2`,
+        [before, limit],
+      );
+      return rows.map(read.execution);
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import type Database from 'better-sqlite3';
+import type { ClaimedWebhook, WebhookFairness, WebhookOutbox } from '../types.js';
+import { WEBHOOK_COLUMNS, type WebhookColumns } from '../rows.js';
+import { read, type Transactional } from './database.js';
+
+type Row = WebhookColumns<string>;
+type Attempt = Parameters<WebhookOutbox['updateWebhook']>[0];
+const cols = WEBHOOK_COLUMNS;
+/** A delivery's target, its URL's origin (see the claim below). */
+const SQLITE_TARGET = "CASE WHEN w.url IS NULL THEN '' WHEN instr(substr(w.url, 9), '/') = 0 THEN substr(w.url, 1, 7) ELSE substr(w.url, 1, instr(substr(w.url, 9), '/') + 7) END";
+
+export function sqliteWebhooks(db: Database.Database, write: Transactional): WebhookOutbox {
+  // Fair claims: the first `scan` due deliveries outside the skipped targets and projects, at most
+  // `perTarget` of each target, then projects in turn: every project's earliest before any project's second (a
+  // tenant's older backlog does not take every freed slot). A target is its URL's origin (targetKey in
+  // src/domain/webhook-slots.ts): the URL up to the first '/' after 'http://' or 'https://'; '' for WEBHOOK_URL.
+  const dueWebhooks = db.prepare<[string, string, string, string, number, number, number], { id: string; project_id: string | null }>(
+    `WITH due AS (
+       SELECT w.id, ${SQLITE_TARGET} AS target, e.project_id, w.next_attempt_at
+       FROM webhook_deliveries w LEFT JOIN executions e ON e.execution_id = w.execution_id
+       WHERE w.state = 'pending' AND w.next_attempt_at <= ? AND (w.lease_until IS NULL OR w.lease_until < ?)
+         AND ${SQLITE_TARGET} NOT IN (SELECT value FROM json_each(?))
+         AND COALESCE(e.project_id, '') NOT IN (SELECT value FROM json_each(?))
+       ORDER BY w.next_attempt_at LIMIT ?
+     ), by_target AS (
+       SELECT id, project_id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, id) AS k FROM due
+     ), by_project AS (
+       SELECT id, project_id, next_attempt_at,
+         ROW_NUMBER() OVER (PARTITION BY COALESCE(project_id, '') ORDER BY next_attempt_at, id) AS turn
+       FROM by_target WHERE k <= ?
+     )
+     SELECT id, project_id FROM by_project ORDER BY turn, next_attempt_at, id LIMIT ?`,
+  );
+  const lease = db.prepare<[string, string], Row>(`UPDATE webhook_deliveries SET lease_until = ?, replay_requested = 0 WHERE id = ? RETURNING ${cols}`);
+  const release = db.prepare<[string, string]>('UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ? AND lease_until = ?');
+  const updateWebhookRow = db.prepare(
+    `UPDATE webhook_deliveries SET state = @state, attempts = @attempts, next_attempt_at = @nextAttemptAt, last_status = @lastStatus,
+     last_error = @lastError, updated_at = @updatedAt, lease_until = NULL WHERE id = @id AND lease_until = @lease AND replay_requested = 0`,
+  );
+  // A replay asked during the attempt stands: the attempt only ends its lease.
+  const endReplayedLease = db.prepare<[string, string]>(
+    'UPDATE webhook_deliveries SET lease_until = NULL, replay_requested = 0 WHERE id = ? AND lease_until = ? AND replay_requested = 1',
+  );
+  const webhooksOfExecution = db.prepare<[string], Row>(`SELECT ${cols} FROM webhook_deliveries WHERE execution_id = ? ORDER BY created_at, id`);
+  // During an attempt (its lease runs), the lease is kept and the replay marked: the attempt's end does not overwrite it.
+  const replay = db.prepare<[string, string, string, string, string, string], Row>(
+    `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?,
+     replay_requested = CASE WHEN lease_until >= ? THEN 1 ELSE 0 END, lease_until = CASE WHEN lease_until >= ? THEN lease_until END
+     WHERE id = ? AND execution_id = ? RETURNING ${cols}`,
+  );
+
+  const claimTx = write((now: string, limit: number, leaseUntil: string, fair: WebhookFairness): ClaimedWebhook[] => {
+    const picked = dueWebhooks.all(now, now, JSON.stringify(fair.skipTargets), JSON.stringify(fair.skipProjects), fair.scan, fair.perTarget, limit);
+    return picked.flatMap((p) => {
+      const row = lease.get(leaseUntil, p.id);
+      return row ? [{ ...read.webhook(row), projectId: p.project_id }] : [];
+    });
+  });
+  const releaseTx = write((ids: readonly string[], leaseUntil: string) => {
+    for (const id of ids) release.run(id, leaseUntil);
+  });
+  const updateWebhookTx = write((delivery: Attempt, leaseUntil: string) => {
+    if (updateWebhookRow.run({ ...delivery, lease: leaseUntil }).changes === 0) endReplayedLease.run(delivery.id, leaseUntil);
+  });
+  const replayTx = write((now: string, id: string, executionId: string) => replay.get(now, now, now, now, id, executionId));
+
+  return {
+    async claimWebhooks(now, limit, leaseUntil, fair) {
+      return claimTx(now, limit, leaseUntil, fair);
+    },
+    async releaseWebhooks(ids, leaseUntil) {
+      if (ids.length > 0) await releaseTx(ids, leaseUntil);
+    },
+    async updateWebhook(delivery, leaseUntil) {
+      await updateWebhookTx(delivery, leaseUntil);
+    },
+    async webhooksOf(executionId) {
+      return webhooksOfExecution.all(executionId).map(read.webhook);
+    },
+    async replayWebhook(executionId, deliveryId, now) {
+      const row = await replayTx(now, deliveryId, executionId);
+      return row ? read.webhook(row) : undefined;
+    },
+  };
+}
