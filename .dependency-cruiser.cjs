@@ -26,6 +26,10 @@ module.exports = {
       'A store declares its own options type (and its variables, with the declaration kit of src/config/variables.ts ' +
       'and errors.ts); the configuration maps onto it, not the other way round.',
       '^src/store/', { path: '^src/config(\\.ts$|/)', pathNot: '^src/config/(variables|errors)\\.ts$' }),
+    boundary('http-no-store',
+      'Routes and HTTP plugins reach data only through services (src/services/), which take the caller\'s Access: ' +
+      'no route reads a store or checks a project itself. Types included: a store type a route needs comes from its service.',
+      '^src/http/', '^src/store/'),
     boundary('domain-no-http', 'Domain modules know nothing of HTTP.', '^src/domain/', '^src/http/'),
     onlyImportedBy('nothing-below-imports-http',
       'Only the app (src/app.ts) knows src/http/: the configuration, the composition root, stores, adapters and ' +

@@ -1,4 +1,4 @@
-/** The composition root: every I/O adapter is built here and nowhere else; tests hand theirs in through AppDeps. */
+/** The composition root: every I/O adapter and the execution service are built here, and nowhere else. */
 import cluster from 'node:cluster';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { chainReaderFor, type ProofStatusReader } from './chain/index.js';
@@ -12,7 +12,7 @@ import type { Resolve } from './domain/webhook-guard.js';
 import { Executor, attestationFacts, createStrategies, routesOf, timersOf, typeDeclarations, type BoundRoute, type BoundTimer } from './execution/index.js';
 import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
-import type { ScenarioType } from './schemas/scenario.js';
+import { ExecutionLifecycle } from './services/executions.js';
 import { openStore, type Store } from './store/index.js';
 import { observeStore } from './store/observer.js';
 import { createDemoIssuer, demoStatePublication, demoStatusResolver, revokeDemoNonce } from './trust/demo-issuer.js';
@@ -25,15 +25,17 @@ export interface AppDeps {
   /** The app closes it on close either way. */
   store?: Store;
   logger?: FastifyServerOptions['logger'];
-  /** Epoch ms. */
   now?: () => number;
   chain?: ProofStatusReader;
   zkpStateResolvers?: StateResolvers;
+  /** For the SSRF guard (default: the system's resolver). */
   webhookResolve?: Resolve;
   trust?: TrustDeps;
+  /** Start the cold verification threads when ready instead of at the first new credential. */
   warmVerification?: boolean;
 }
 
+/** Built once per app, closed by the app's onClose. */
 export interface Adapters {
   store: Store;
   now: () => number;
@@ -41,16 +43,15 @@ export interface Adapters {
   plans: PlanCache;
   verifier: CredentialVerifier;
   executor: Executor;
+  executions: ExecutionLifecycle;
   timers: BoundTimer[];
   routes: BoundRoute[];
-  onVerdicts: (results: readonly ExecutionResult[]) => void;
+  /** Where WEBHOOK_SECRET is set. */
   webhooks?: WebhookDispatcher;
-  /** Signs nothing when no key is configured. */
   attestor: Attestor;
-  attestationFacts: (type: ScenarioType) => { holderBound: boolean; credentialsVerified: boolean };
 }
 
-/** With DEMO_ISSUER=1 the demo issuer's statuses and states are answered in process: demo credentials need no server. */
+/** With DEMO_ISSUER=1 the demo issuer is trusted too, its statuses and states given in process. */
 async function credentialVerifier(config: Config, given: TrustDeps, log: FastifyBaseLogger): Promise<CredentialVerifier> {
   if (config.trust.mode === 'off') {
     log.warn('CREDENTIAL_VERIFICATION=off: credentials are believed without checks; every result says verification "off". Development only.');
@@ -62,6 +63,7 @@ async function credentialVerifier(config: Config, given: TrustDeps, log: Fastify
         statusResolvers: { Iden3OnchainSparseMerkleTreeProof2023: await onchainStatusResolver(config.chains), ...given.statusResolvers },
       };
   if (config.trust.issuerStates?.source === 'chain') {
+    // viem only here (src/chain/lazy.ts).
     const { stateContractPublication } = await import('./trust/state-contract.js');
     const fromChain = stateContractPublication({
       chains: config.chains, contracts: config.trust.issuerStates.contracts, shortCacheMs: config.trust.revocationCacheMs, clock: Date.now,
@@ -69,7 +71,6 @@ async function credentialVerifier(config: Config, given: TrustDeps, log: Fastify
     deps = { ...deps, statePublication: () => fromChain };
   }
   if (!config.demoIssuer) return createCredentialVerifier(config.trust, deps);
-  // It answers statuses only: DEMO_REVOKED_NONCE revoked (demo-credentials --revoked), every other nonce not.
   const demo = await revokeDemoNonce(await createDemoIssuer({ statusUrl: `http://127.0.0.1:${config.port}/demo-issuer/status` }));
   log.warn({ issuer: demo.did }, 'DEMO_ISSUER=1: the demo issuer, whose key is public, is trusted. Never in production.');
   const trusted = config.trust.trustedIssuers;
@@ -95,23 +96,28 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
     const verifier = await credentialVerifier(config, deps.trust ?? {}, log);
     metrics.watchVerifier(() => verifier.stats());
+    const plans = new PlanCache(typeDeclarations);
+    const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
+    const executor = new Executor();
+    const executions = new ExecutionLifecycle({
+      scenarios: store, executions: store, outbox: store, plans, now, executor, onVerdicts, webhook: config.webhook, attestor,
+      attestationFacts: (type) => attestationFacts(type, config.trust),
+    });
     const strategies = await createStrategies({
-      store, now, onVerdicts, verifier, chain,
+      pending: executions, answers: store, nullifiers: store, verifier, chain,
       credentialTypes: knownTypesOnce(() => credentialTypeDocuments(config.trust.documents)),
-      // Offline, for both ZKP types: rules' contexts are checked at create time against what the service holds.
+      // Offline: rules' contexts are checked at create time against what the service holds.
       documentLoader: createDocumentLoader({ documents: config.trust.documents }),
       allowUncheckedRequests: config.chains.allowUncheckedRequests,
-      zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, webhook: config.webhook, stateResolvers: deps.zkpStateResolvers,
+      zkp: config.zkp, publicBaseUrl: config.publicBaseUrl, stateResolvers: deps.zkpStateResolvers,
     }).catch(async (err: unknown) => {
       await verifier.close();
       throw err;
     });
-    const executor = new Executor(Object.values(strategies));
+    executor.register(Object.values(strategies));
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now, deps.webhookResolve) : undefined;
-    const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
     return {
-      store, now, metrics, plans: new PlanCache(typeDeclarations), verifier, executor, timers: timersOf(strategies), routes: routesOf(strategies), onVerdicts, webhooks, attestor,
-      attestationFacts: (type) => attestationFacts(type, config.trust),
+      store, now, metrics, plans, verifier, executor, executions, timers: timersOf(strategies), routes: routesOf(strategies), webhooks, attestor,
     };
   } catch (err) {
     await store.close();

@@ -13,9 +13,12 @@ import { executeRoutes } from './http/execute.js';
 import { executionRoutes } from './http/executions.js';
 import { healthRoutes } from './http/health.js';
 import { metricsPlugin } from './http/metrics.js';
-import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
+import { idempotency } from './http/idempotency.js';
 import { protection } from './http/protection.js';
-import { scenarioRoutes } from './http/scenarios.js';
+import { scenarioRoutes, scenarioSchemaCheck } from './http/scenarios.js';
+import { databaseState } from './services/health.js';
+import { IDEMPOTENCY_TTL_MS, IdempotencyKeys } from './services/idempotency.js';
+import { ScenarioService } from './services/scenarios.js';
 import { typeRoutes } from './http/type-routes.js';
 import { installValidators } from './http/validation.js';
 import { terminalLogStream } from './http/log-stream.js';
@@ -89,7 +92,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
 }
 
 async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, adapters: Adapters): Promise<ServiceApp> {
-  const { store, now, metrics, plans, verifier, executor, timers, routes, onVerdicts, webhooks, attestor, attestationFacts } = adapters;
+  const { store, now, metrics, plans, verifier, executor, executions, timers, routes, webhooks, attestor } = adapters;
   // While draining and closing, no keep-alive client may write its next request to a socket close() is about to end.
   let draining = false;
   let closing = false;
@@ -120,6 +123,10 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
 
   await app.register(bodyPolicy);
   const validators = installValidators(app);
+  const scenarios = new ScenarioService({
+    store, plans, now, schema: scenarioSchemaCheck(validators),
+    validate: async (scenario) => [...webhookProblems(scenario, config.webhook), ...(await executor.validate(scenario))],
+  });
   await app.register(problemDetails);
 
   await app.register(openApiDocs, { ui: config.docs });
@@ -130,17 +137,17 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   await app.register(protection, { rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify });
 
   // Open routes; OffChainZKP's wallet callback is authenticated by its proof.
-  await app.register(healthRoutes, { store, stopping: () => draining || closing });
+  await app.register(healthRoutes, { database: () => databaseState(store), stopping: () => draining || closing });
   await app.register(metricsPlugin, { metrics });
   await app.register(typeRoutes, { routes });
   await app.register(jwksRoute, { attestor });
   await app.register(async (secured) => {
     await secured.register(auth, { authenticate });
-    const idempotent = idempotency(store, now);
-    await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: async (s) => [...webhookProblems(s, config.webhook), ...(await executor.validate(s))] });
-    await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal: (t) => verifier.coldRefusal(t), webhook: config.webhook, attestor, attestationFacts });
-    await secured.register(executionRoutes, { store, now });
-    await secured.register(attestationRoutes, { store, attestor, now });
+    const idempotent = idempotency(new IdempotencyKeys(store, now), now);
+    await secured.register(scenarioRoutes, { scenarios, idempotent });
+    await secured.register(executeRoutes, { executions, idempotent, coldRefusal: (tenant) => verifier.coldRefusal(tenant), attestor });
+    await secured.register(executionRoutes, { executions });
+    await secured.register(attestationRoutes, { executions, attestor });
     await secured.register(webhookSecretRoute, { webhook: config.webhook });
   });
 

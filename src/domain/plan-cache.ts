@@ -12,19 +12,13 @@ export interface CachedPlan {
 }
 
 /**
- * Compiled plans keyed by (seq, revision), used only while the store says the scenario is at that revision; LRU.
- * The store's answer is read single-flight: executes of one id and scope that start while a read is in flight share
- * it. A write here is seen at once (forget); another instance's by every execute starting after the read in flight
- * when it committed.
+ * Compiled plans keyed by (seq, revision), used only while the store says the scenario is at that revision. Heads are
+ * read single-flight per id and scope: another instance's write is seen by every execute starting after the read in
+ * flight when it committed.
  */
 export class PlanCache {
   private readonly entries: LRUCache<number, CachedPlan>;
-  /** scenario id -> scope key (http/tenancy.ts) -> read. */
   private readonly heads = new Map<string, Map<string, Promise<ScenarioHead[]>>>();
-  /**
-   * `types`: the registered scenario types' declarations (execution/registry.ts): each type's compile step, and the
-   * policies compiled rules are checked against.
-   */
   constructor(private readonly types: TypeDeclarations, max = 1000) {
     this.entries = new LRUCache({ max });
   }
@@ -51,21 +45,20 @@ export class PlanCache {
   }
 
   current(head: ScenarioHead): CachedPlan | undefined {
-    const entry = this.entries.get(head.seq);
-    if (!entry || entry.revision !== head.revision) return undefined;
-    return entry;
+    const cached = this.entries.get(head.seq);
+    if (!cached || cached.revision !== head.revision) return undefined;
+    return cached;
   }
 
   compile(row: ScenarioRow): CachedPlan {
-    const entry: CachedPlan = {
-      plan: compilePlan(row.id, row.revision, row.input, this.types),
-      seq: row.seq,
-      revision: row.revision,
-      projectId: row.input.projectId ?? null,
-      scenario: row.input,
-    };
-    this.entries.set(row.seq, entry);
-    return entry;
+    const compiled = { ...this.prepare(row.id, row.revision, row.input), seq: row.seq };
+    this.entries.set(row.seq, compiled);
+    return compiled;
+  }
+
+  /** Not kept: a scenario given whole (`seq` 0). */
+  prepare(id: string, revision: number, scenario: Scenario): CachedPlan {
+    return { plan: compilePlan(id, revision, scenario, this.types), seq: 0, revision, projectId: scenario.projectId ?? null, scenario };
   }
 
   forget(id: string, seq?: number): void {

@@ -1,39 +1,43 @@
 /** One strategy per scenario type (types.ts), built by its module as registry.ts lists them. */
 import type { FieldProblem, TracedRun } from '../engine/index.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
-import type { ExecuteInput, ScenarioStrategy, Started } from './types.js';
+import type { Evaluation, ExecuteInput, ScenarioStrategy } from './types.js';
 import { isTracing, resultTrace } from './dry-run.js';
 
-export type { BoundRoute, BoundTimer, ExecuteInput, ScenarioStrategy, Started } from './types.js';
+export type { BoundRoute, BoundTimer, Completion, Evaluation, ExecuteInput, PendingExecutions, ScenarioStrategy } from './types.js';
 export { attestationFacts, createStrategies, routesOf, timersOf, typeDeclarations } from './registry.js';
 export { MAX_WAITING_CHECKS } from './offchain-zkp/callback.js';
 
+/** Strategies registered after the execution service they end their executions through. */
 export class Executor {
-  private readonly byType: ReadonlyMap<ScenarioType, ScenarioStrategy>;
+  private readonly byType = new Map<ScenarioType, ScenarioStrategy>();
 
-  constructor(strategies: readonly ScenarioStrategy[]) {
-    this.byType = new Map(strategies.map((s) => [s.type, s]));
+  constructor(strategies: readonly ScenarioStrategy[] = []) {
+    this.register(strategies);
+  }
+
+  register(strategies: readonly ScenarioStrategy[]): void {
+    for (const strategy of strategies) this.byType.set(strategy.type, strategy);
   }
 
   private strategy(type: ScenarioType): ScenarioStrategy {
-    const s = this.byType.get(type);
-    if (s === undefined) throw new Error(`no execution strategy for scenario type ${type}`);
-    return s;
+    const strategy = this.byType.get(type);
+    if (strategy === undefined) throw new Error(`no execution strategy for scenario type ${type}`);
+    return strategy;
   }
 
-  execute(input: ExecuteInput): Promise<Started> {
-    return this.strategy(input.entry.plan.type).execute(input);
+  execute(input: ExecuteInput): Promise<Evaluation> {
+    return this.strategy(input.compiled.plan.type).execute(input);
   }
 
   /** execute's results with each rule's trace, for a caller that records nothing. */
   async dryRun(input: ExecuteInput): Promise<TracedRun> {
-    const strategy = this.strategy(input.entry.plan.type);
+    const strategy = this.strategy(input.compiled.plan.type);
     if (isTracing(strategy)) return strategy.dryRun(input);
     const { results } = await strategy.execute(input);
     return { results, trace: results.map(resultTrace) };
   }
 
-  /** The type's own create/patch checks. */
   async validate(scenario: Scenario): Promise<FieldProblem[]> {
     return (await this.strategy(scenario.type).validate?.(scenario)) ?? [];
   }

@@ -2,17 +2,17 @@ import type { AttestedExecution } from '../domain/attestation.js';
 import { verdictOf } from '../domain/verdict.js';
 import type { ExecutionRecord, WebhookDelivery } from '../store/types.js';
 
-/** A webhook delivery as its log shows it (see the WebhookDelivery schema): never its payload. */
+/** Never its payload. */
 export function deliveryView(w: WebhookDelivery) {
   return {
     id: w.id, event: w.event, state: w.state, attempts: w.attempts, lastStatus: w.lastStatus, lastError: w.lastError,
-    // Only while pending: a delivered or failed one is tried again only when replayed.
     ...(w.state === 'pending' && { nextAttemptAt: w.nextAttemptAt }),
     createdAt: w.createdAt, updatedAt: w.updatedAt,
   };
 }
 
-/** An execution as the API shows it (see the Execution schema). */
+export type ExecutionView = ReturnType<typeof executionView>;
+
 export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) {
   return {
     executionId: r.executionId,
@@ -34,11 +34,7 @@ export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) 
   };
 }
 
-/**
- * What an attestation says of an execution: ids, the verdict, each rule's status, the credentials' digests, whether
- * the holder was bound to the address and the credentials verified, as the record keeps them from when it ran (a
- * record without `holderBound`, written before it was kept, is taken as not bound).
- */
+/** As the record keeps it from when it ran; a record without `holderBound` is taken as not bound. */
 export function attestedExecution(r: ExecutionRecord & { scenarioDigest: string }): AttestedExecution {
   return {
     executionId: r.executionId,

@@ -1,6 +1,7 @@
 /** What `?attest=` asks of execute, checked against the keys this service holds, and the signing of it. */
 import { Type } from '@sinclair/typebox';
-import { eip712Refusal, type Attestor, type AttestedExecution, type Eip712Attestation } from '../domain/attestation.js';
+import type { Attestor, Eip712Attestation } from '../domain/attestation.js';
+import type { AttestRequest } from '../services/attestations.js';
 import { BAD_CHECKSUM, evm, toChecksumAddress } from '../domain/address/evm.js';
 import { ValidationFailed } from './errors.js';
 
@@ -23,11 +24,6 @@ export const AttestQuery = {
 interface AttestQuery { attest?: string; chainId?: string; verifyingContract?: string }
 
 const field = (name: string, message: string) => ({ field: `querystring.${name}`, pointer: `/${name}`, message });
-
-export interface AttestRequest {
-  jws: boolean;
-  eip712?: { chainId: number; verifyingContract: `0x${string}` };
-}
 
 /** What the query asks, checked against what this service can sign; a 400 naming the field otherwise. */
 export function attestRequest(query: AttestQuery, attestor: Attestor, asked = (query.attest ?? '').split(',')): AttestRequest {
@@ -54,22 +50,3 @@ export function attestRequest(query: AttestQuery, attestor: Attestor, asked = (q
 
 /** The EIP-712 attestation as the `Attestation-EIP712` header carries it: base64url of its JSON. */
 export const eip712Header = (a: Eip712Attestation) => Buffer.from(JSON.stringify(a)).toString('base64url');
-
-/** A 400 naming `attest` when an EIP-712 attestation of such an execution is not given (eip712Refusal). */
-export function refuseEip712(facts: Pick<AttestedExecution, 'holderBound' | 'credentialsVerified'>): void {
-  const refusal = eip712Refusal(facts);
-  if (refusal !== undefined) throw new ValidationFailed([field('attest', refusal)], 'The attestation asked for cannot be given');
-}
-
-/** Signs what `asked` says of `execution`. */
-export async function attestationsOf(attestor: Attestor, asked: AttestRequest, execution: AttestedExecution, nowMs: number) {
-  if (asked.eip712) refuseEip712(execution);
-  const [jws, eip712] = await Promise.all([
-    asked.jws ? attestor.signJws(execution, nowMs) : undefined,
-    asked.eip712 ? attestor.signEip712(execution, asked.eip712, nowMs) : undefined,
-  ]);
-  if (asked.eip712 && eip712 === undefined) {
-    throw new ValidationFailed([field('attest', 'an EIP-712 attestation needs an EVM address (0x + 40 hex)')], 'The attestation asked for cannot be given');
-  }
-  return { jws, eip712 };
-}

@@ -1,14 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Attestor } from '../domain/attestation.js';
-import { contentDigest } from '../domain/canonical-json.js';
-import { attestedExecution } from '../execution/view.js';
-import type { ExecutionRecord, Store } from '../store/types.js';
-import { AttestQuery, attestRequest, attestationsOf } from './attest-request.js';
-import { ExecutionNotFound } from '../execution/errors.js';
-import { ScenarioChanged, ScenarioRecreated } from './errors.js';
+import type { ExecutionLifecycle } from '../services/executions.js';
+import { AttestQuery, attestRequest } from './attest-request.js';
 import { AUTHENTICATED, answered, problemResponses } from './responses.js';
-import { canSee } from './tenancy.js';
+import { accessOf } from './tenancy.js';
 
 const Eip712Schema = Type.Object({
   signer: Type.String({ description: 'The address that signed (ATTESTATION_EIP712_KEY\'s): what the contract allows.' }),
@@ -45,26 +41,9 @@ export const jwksRoute: FastifyPluginAsyncTypebox<{ attestor: Attestor }> = asyn
 
 /** An attestation of a recorded execution, signed anew (a bearer token with scenarios:read). */
 export const attestationRoutes: FastifyPluginAsyncTypebox<{
-  store: Store;
+  executions: ExecutionLifecycle;
   attestor: Attestor;
-  now: () => number;
-}> = async (app, { store, attestor, now }) => {
-  /**
-   * The digest of the scenario revision that ran, while the scenario is still that revision. The record keeps the
-   * digest it ran with: a scenario deleted and created again, or moved in from another project, at the same revision
-   * number is another one unless its content is the same. A record written before the digest was kept falls back to
-   * the times (a scenario created after the execution is another one).
-   */
-  const scenarioRan = async (r: ExecutionRecord): Promise<string> => {
-    const rows = await store.find(r.scenarioId, [r.projectId ?? '']);
-    const row = rows.find((x) => x.revision === r.scenarioRevision);
-    if (!row) throw new ScenarioChanged(JSON.stringify(r.scenarioId), r.scenarioRevision);
-    const digest = contentDigest(row.input);
-    const recreated = r.scenarioDigest === undefined ? Date.parse(row.createdAt) > Date.parse(r.createdAt) : r.scenarioDigest !== digest;
-    if (recreated) throw new ScenarioRecreated(JSON.stringify(r.scenarioId));
-    return digest;
-  };
-
+}> = async (app, { executions, attestor }) => {
   app.get('/compliance/executions/:executionId/attestation', {
     config: { scope: 'scenarios:read' },
     schema: {
@@ -90,11 +69,8 @@ export const attestationRoutes: FastifyPluginAsyncTypebox<{
       },
     },
   }, async (request) => {
-    const { executionId } = request.params;
     const wantEip712 = request.query.chainId !== undefined || request.query.verifyingContract !== undefined;
     const asked = attestRequest(request.query, attestor, wantEip712 ? ['jws', 'eip712'] : ['jws']);
-    const record = await store.getExecution(executionId);
-    if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
-    return attestationsOf(attestor, asked, attestedExecution({ ...record, scenarioDigest: await scenarioRan(record) }), now());
+    return executions.attest(accessOf(request), request.params.executionId, asked);
   });
 };

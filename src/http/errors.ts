@@ -8,19 +8,8 @@ import { overBudget } from './validation.js';
 export type { FieldError } from '../schemas/problem.js';
 import type { FieldError } from '../schemas/problem.js';
 
-/** Coded errors (SCS_: Scenario Compliance Service), answered as problem+json. */
+/** HTTP's coded errors (SCS_); the services' are in services/errors.ts, the executions' in execution/errors.ts. */
 const RouteNotFound = createError<[string, string]>('SCS_ROUTE_NOT_FOUND', 'No route %s %s', 404);
-export const WebhookDeliveryNotFound = createError<[string, string]>(
-  'SCS_WEBHOOK_DELIVERY_NOT_FOUND', 'Execution %s has no webhook delivery with id %s', 404,
-);
-export const ScenarioChanged = createError<[string, number]>(
-  'SCS_SCENARIO_CHANGED', 'Scenario %s is no longer at revision %d, the one this execution ran', 409,
-);
-/** Another scenario under the id at that revision (deleted and created again, or moved in). */
-export const ScenarioRecreated = createError<[string]>(
-  'SCS_SCENARIO_CHANGED', 'Scenario %s at this revision is not the one that ran (deleted and created again, or moved in from another project): ' +
-  'its verdict is not this scenario\'s', 409,
-);
 export const WebhooksDisabled = createError(
   'SCS_WEBHOOKS_DISABLED', 'Webhooks are not enabled on this service (its operator sets WEBHOOK_SECRET)', 404,
 );

@@ -5,67 +5,42 @@ import { fieldError, unstorableText } from '../domain/storable-text.js';
 import { Type } from '@sinclair/typebox';
 import { AddressParser } from '../domain/address.js';
 import { contentDigest, sha256Hex } from '../domain/canonical-json.js';
-import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
-import type { Executor } from '../execution/index.js';
 import { ExecuteRequest, ExecutionResult } from '../schemas/execution.js';
 import type { Credential } from '../schemas/credential.js';
-import type { ScenarioType } from '../schemas/scenario.js';
 import { ProjectQuery, refOf } from '../schemas/common.js';
-import type { Store } from '../store/types.js';
-import { ExecutionService } from '../services/executions.js';
+import type { ExecutionLifecycle } from '../services/executions.js';
 import { ValidationFailed } from './errors.js';
 import { AUTHENTICATED, EXAMPLES, also, answered, problemResponses } from './responses.js';
 import { executeRequestExamples, executeResponseExamples } from '../schemas/examples.js';
 import { accessOf } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
-import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
 import type { Attestor } from '../domain/attestation.js';
-import { attestedExecution } from '../execution/view.js';
-import { AttestQuery, attestRequest, attestationsOf, eip712Header, refuseEip712 } from './attest-request.js';
+import { AttestQuery, attestRequest, eip712Header } from './attest-request.js';
 
 export interface ExecuteRoutesOptions {
-  store: Store;
-  plans: PlanCache;
-  /** The clock, epoch ms. */
-  now: () => number;
+  executions: ExecutionLifecycle;
   idempotent: Idempotency;
-  /** Runs a scenario by its type (src/execution). */
-  executor: Executor;
-  /** Told the results of every completed execute (metrics). */
-  onVerdicts: (results: ExecutionResult[]) => void;
-  /** The refusal of a tenant at its budget of first credential checks (CredentialVerifier.coldRefusal), or undefined. */
+  /** CredentialVerifier.coldRefusal. */
   coldRefusal: (tenant: string) => Error | undefined;
-  /** Execution webhooks (WEBHOOK_SECRET is set): an execution that ends at execute queues its event with its record. */
-  webhook?: WebhookConfig;
-  /** Signs the verdicts asked for with `?attest=`. */
   attestor: Attestor;
-  /** Whether a scenario type's verdicts are tied to the request's address (attestations say so). */
-  /** What an attestation of a type's execution will say of its holder binding and credential verification. */
-  attestationFacts: (type: ScenarioType) => { holderBound: boolean; credentialsVerified: boolean };
 }
 
 const ExecuteQuery = Type.Object({ ...ProjectQuery.properties, ...AttestQuery }, { additionalProperties: false });
 
-/** Whose budgets an execute spends: the token's subject (the client address without one). */
 const tenantOf = (request: FastifyRequest) => request.principal?.subject ?? `ip:${request.ip}`;
 
-/** Bodies whose credentials' digests are remembered, by the SHA-256 of the body's text (hashes only, no content). */
+/** Bodies whose credentials' digests are kept, by the SHA-256 of the body's text. */
 const DIGEST_MEMO_SIZE = 4096;
 
-/** How many results of an execution have each status. */
 function countStatuses(results: readonly ExecutionResult[]): Record<ExecutionResult['result']['status'], number> {
   const counts = { valid: 0, 'not-valid': 0, error: 0, pending: 0 };
-  for (const r of results) counts[r.result.status]++;
+  for (const result of results) counts[result.result.status]++;
   return counts;
 }
 
-/** POST /compliance/scenarios/execute: parses the request for ExecutionService.execute, signs what `?attest=` asks for, and answers the recorded results. */
-export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal, webhook, attestor, attestationFacts }) => {
-  const executions = new ExecutionService({ store, plans, now, executor, onVerdicts });
-  // A body's text is hashed as it is parsed (~6 µs for 8 KB; the text itself is not kept). The same body sent again,
-  // as a frontend re-checking a wallet does, then gets its credentials' digests from a small cache instead of
+export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = async (app, { executions, idempotent, coldRefusal, attestor }) => {
+  // A frontend re-checking a wallet sends the same body again: hashing its text as it is parsed (~6 µs for 8 KB) spares
   // canonicalising every credential anew (~15 µs each). Sound: equal texts parse to equal credentials.
-  // Addresses parsed again and again (a frontend re-checking wallets) come from a bounded memo (~10 µs saved each).
   const addresses = new AddressParser();
   const bodyHashes = new WeakMap<object, string>();
   const digestMemo = new LRUCache<string, readonly string[]>({ max: DIGEST_MEMO_SIZE });
@@ -73,23 +48,14 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     const key = bodyHashes.get(request);
     const known = key === undefined ? undefined : digestMemo.get(key);
     if (known !== undefined) return known;
-    const digests = Object.freeze(credentials.map((c) => contentDigest(c)));
+    const digests = Object.freeze(credentials.map((credential) => contentDigest(credential)));
     if (key !== undefined) digestMemo.set(key, digests);
     return digests;
   };
 
-  // A scenario revision's digest, computed at its first attested execute (a cached plan is one revision).
-  const scenarioDigests = new WeakMap<CachedPlan, string>();
-  const scenarioDigest = (entry: CachedPlan): string => {
-    let d = scenarioDigests.get(entry);
-    if (d === undefined) scenarioDigests.set(entry, (d = contentDigest(entry.scenario)));
-    return d;
-  };
-
   app.post('/compliance/scenarios/execute', {
     config: { scope: 'scenarios:execute', body: { onText: (request, text) => bodyHashes.set(request, sha256Hex(text)) } },
-    // A token at its budget of first checks is refused before its body is read (after authentication): a flood of
-    // new credentials then costs the request thread a refusal each, not a read, parse and digest of every body.
+    // Before the body is read: a flood of new credentials costs a refusal each, not a parse and digest of every body.
     onRequest: async (request) => {
       const refused = coldRefusal(tenantOf(request));
       if (refused) throw refused;
@@ -147,64 +113,37 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
     },
   }, async (request, reply) => {
     const body = request.body;
-    // The attestation asked for is checked before any work: a request that cannot get it is refused whole.
     const asked = request.query.attest === undefined ? undefined : attestRequest(request.query, attestor);
     const address = addresses.parse(body.address);
     if (!address.ok) {
       throw new ValidationFailed([fieldError(typeof body.address === 'string' ? ['address'] : ['address', 'address'], address.message)]);
     }
-    // Credential ids are stored in the audit record: text a database cannot store is refused here, on every store.
-    const badIds = body.credentials.flatMap((c, i) => unstorableText(c.id, ['credentials', i, 'id']));
+    // Credential ids are stored in the audit record.
+    const badIds = body.credentials.flatMap((credential, i) => unstorableText(credential.id, ['credentials', i, 'id']));
     if (badIds.length > 0) throw new ValidationFailed(badIds, 'A credential id holds text the service cannot store');
-    const principal = request.principal;
-    let signed: Awaited<ReturnType<typeof attestationsOf>> | undefined;
-    const { results, text } = await executions.execute({
+    const { results, text, attestations } = await executions.execute({
       scenarioId: body.scenarioId,
-      access: accessOf(principal, request.query.projectId),
+      access: accessOf(request),
       address: address.address,
       addressChain: typeof body.address === 'object' ? body.address.chain : undefined,
       credentials: body.credentials,
       digests: () => digestsOf(request, body.credentials),
       tenant: tenantOf(request),
+      attest: asked,
     }, {
-      // The request's log lines from here on, its completion line among them, name the execution and count its
-      // results: ids and counts only, never the address or a credential.
-      // An EIP-712 attestation this execution cannot get (holder not bound, or credentials not verified) is refused before any work.
-      planned: (entry) => {
-        if (asked?.eip712) refuseEip712(attestationFacts(entry.scenario.type));
+      // Ids and counts only, never the address or a credential.
+      evaluated: (executionId, evaluated) => {
+        reply.log = request.log = request.log.child({ scenarioId: body.scenarioId, executionId, results: countStatuses(evaluated) });
       },
-      started: (executionId, started) => {
-        reply.log = request.log = request.log.child({ scenarioId: body.scenarioId, executionId, results: countStatuses(started) });
-      },
-      // With the response schema: the audit record keeps the very text that is answered.
       serialize: (r) => {
-        const text = reply.serialize(r);
-        if (typeof text !== 'string') throw new TypeError('the response serializer gave no text');
-        return text;
-      },
-      beforeCommit: async ({ record, entry, results, pending }) => {
-        // The parsed body (mostly credentials and their proofs) is not needed past this point: let it die young
-        // instead of being copied by every scavenge while the request waits for its commit (~5 µs of CPU per execute).
-        Reflect.set(request, 'body', undefined);
-        // The event of an execution that ended here joins its record's insert (the same group commit, no round trip of
-        // its own); a pending OffChainZKP execution's is queued when it ends (execution/offchain-zkp/strategy.ts).
-        // Signed before the commit so that the webhook, written with the record, carries what the caller receives.
-        // Kept with the record, for attestations signed later of this very execution (GET …/attestation).
-        record.scenarioDigest = scenarioDigest(entry);
-        record.holderBound = attestationFacts(entry.scenario.type).holderBound;
-        signed = asked ? await attestationsOf(attestor, asked, attestedExecution({ ...record, scenarioDigest: record.scenarioDigest }), now()) : undefined;
-        if (!pending && webhookTarget(webhook, entry.scenario.webhookUrl) !== undefined) {
-          const attestation = signed && { ...(signed.jws !== undefined && { jws: signed.jws }), ...(signed.eip712 !== undefined && { eip712: signed.eip712 }) };
-          record.webhook = executionDelivery(record, results, entry.scenario.webhookUrl ?? null, { attestation });
-        }
+        const serialized = reply.serialize(r);
+        if (typeof serialized !== 'string') throw new TypeError('the response serializer gave no text');
+        return serialized;
       },
     });
-    // Answered only once the audit record is committed (ExecutionService.execute).
-    if (signed) {
-      if (signed.jws !== undefined) reply.header('Attestation', signed.jws);
-      if (signed.eip712 !== undefined) reply.header('Attestation-EIP712', eip712Header(signed.eip712));
-    }
-    // Sent as serialised above (the audit record's text), not serialised a second time.
+    if (attestations?.jws !== undefined) reply.header('Attestation', attestations.jws);
+    if (attestations?.eip712 !== undefined) reply.header('Attestation-EIP712', eip712Header(attestations.eip712));
+    // The audit record's text, not serialised a second time.
     return reply.type('application/json; charset=utf-8').serializer(() => text).send(results);
   });
 };

@@ -2,16 +2,14 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IdOf, refOf } from '../schemas/common.js';
 import { Execution, WebhookDeliveryView } from '../schemas/execution.js';
-import type { Store } from '../store/types.js';
 import { deliveryView, executionView } from '../execution/view.js';
+import type { ExecutionLifecycle } from '../services/executions.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
-import { ExecutionNotFound } from '../execution/errors.js';
-import { WebhookDeliveryNotFound } from './errors.js';
 import { AUTHENTICATED, EXAMPLES, answered, problemResponses } from './responses.js';
-import { canSee, projectFilter } from './tenancy.js';
+import { accessOf } from './tenancy.js';
 
 /** The execution audit log, read-only, and the replay of its webhooks. */
-export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store; now: () => number }> = async (app, { store, now }) => {
+export const executionRoutes: FastifyPluginAsyncTypebox<{ executions: ExecutionLifecycle }> = async (app, { executions }) => {
   const tags = ['executions'];
   const ExecutionIdParam = Type.String({ minLength: 1, maxLength: 64, description: 'The executionId of an execute answer.' });
 
@@ -32,13 +30,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store; now: () 
         }, { examples: { 400: EXAMPLES.invalidExecutionId, 404: EXAMPLES.executionNotFound } }),
       },
     },
-  }, async (request) => {
-    const { executionId } = request.params;
-    const record = await store.getExecution(executionId);
-    // Executions follow their scenario's project.
-    if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
-    return executionView(record, await store.webhooksOf(executionId));
-  });
+  }, async (request) => executions.find(accessOf(request), request.params.executionId));
 
   app.post('/compliance/executions/:executionId/webhooks/:deliveryId/replay', {
     config: { scope: 'scenarios:write' },
@@ -65,10 +57,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store; now: () 
     },
   }, async (request, reply) => {
     const { executionId, deliveryId } = request.params;
-    const record = await store.getExecution(executionId);
-    if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
-    const delivery = await store.replayWebhook(executionId, deliveryId, new Date(now()).toISOString());
-    if (!delivery) throw new WebhookDeliveryNotFound(executionId, deliveryId);
+    const delivery = await executions.replayWebhook(accessOf(request), executionId, deliveryId);
     request.log.info({ executionId, delivery: deliveryId }, 'webhook replay requested');
     return reply.code(202).send(deliveryView(delivery));
   });
@@ -92,11 +81,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store; now: () 
       },
     },
   }, async (request) => {
-    const { scenarioId } = request.params;
     const { limit, from } = pageOf(request.query);
-    // The records of the token's projects under this id, whoever holds the id now: a scenario deleted and its id
-    // taken by another project keeps its history for its own project, and the answer for another project's id is
-    // the same as for an id never used (the records are filtered by project, so nothing of the other is shown).
-    return pageResponse(await store.listExecutions(scenarioId, limit, from, projectFilter(request)), (r) => executionView(r));
+    return pageResponse(await executions.list(accessOf(request), request.params.scenarioId, limit, from), (record) => executionView(record));
   });
 };

@@ -1,19 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { StorageFull } from '../store/errors.js';
-import type { StoreHandle } from '../store/types.js';
+import type { DatabaseState } from '../services/health.js';
 import { DatabaseNotReady, ShuttingDown, StorageFullNotReady } from './errors.js';
 import { answered, problemResponses } from './responses.js';
 
 const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
 
 export interface HealthOptions {
-  store: StoreHandle;
+  database: () => Promise<DatabaseState>;
   /** Whether the instance is stopping (draining or closing): then it is not ready, whatever the database says. */
   stopping: () => boolean;
 }
 
-export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { store, stopping }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping }) => {
   app.get('/health/live', {
     schema: {
       operationId: 'live',
@@ -42,12 +41,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
     logLevel: 'warn',
   }, async (request) => {
     if (stopping()) throw new ShuttingDown('send traffic to another');
-    try {
-      await store.ping();
-      return { status: 'ok' };
-    } catch (err) {
-      request.log.warn({ err }, 'readiness check failed');
-      throw err instanceof StorageFull ? new StorageFullNotReady(err.retryAfterSeconds) : new DatabaseNotReady();
-    }
+    const state = await database();
+    if (state.ready) return { status: 'ok' };
+    request.log.warn({ err: state.err }, 'readiness check failed');
+    throw state.fullForSeconds === undefined ? new DatabaseNotReady() : new StorageFullNotReady(state.fullForSeconds);
   });
 };

@@ -1,19 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import type { FieldProblem } from '../engine/index.js';
 import { exampleOffChainScenario } from '../schemas/example-offchain.js';
-import type { PlanCache } from '../domain/plan-cache.js';
 import { IdOf, IdString, ProjectQuery, refOf } from '../schemas/common.js';
-import { Scenario as ScenarioSchema, ScenarioPatch, type Scenario } from '../schemas/scenario.js';
+import { Scenario as ScenarioSchema, ScenarioPatch } from '../schemas/scenario.js';
 import { exampleOnChainScenario } from '../schemas/example-scenario.js';
-import type { ScenarioRow, ScenarioRepository } from '../store/types.js';
-import { ScenarioService, etagOf, type SchemaCheck } from '../services/scenarios.js';
+import { etagOf, type ScenarioRow, type ScenarioService, type SchemaCheck } from '../services/scenarios.js';
 import { fieldErrors, type FieldError } from './errors.js';
 import { IfMatch, scenarioResponses, updateRequestExamples } from './scenario-responses.js';
 import { overBudget, type Validators } from './validation.js';
 import { PageQuery, pageOf, pageResponse } from './cursor.js';
-import { accessOf, projectFilter } from './tenancy.js';
+import { accessOf } from './tenancy.js';
 import { IdempotencyHeaders, type Idempotency } from './idempotency.js';
 import { MERGE_PATCH } from './body-policy.js';
 
@@ -31,32 +28,21 @@ const record = (row: ScenarioRow) => ({
   id: row.id, input: row.input, createdAt: row.createdAt, updatedAt: row.updatedAt, revision: row.revision,
 });
 
-export interface ScenarioRoutesOptions {
-  store: ScenarioRepository;
-  plans: PlanCache;
-  validators: Validators;
-  idempotent: Idempotency;
-  /** Checks of the scenario type beyond the engine's (OffChainZKP: what the circuits and contexts allow). */
-  validate: (scenario: Scenario) => Promise<FieldProblem[]>;
-  /** The clock, epoch ms (createdAt, updatedAt). */
-  now: () => number;
-}
+/** The merged document of a PATCH, checked against the whole Scenario schema; its errors named under body.input. */
+export const scenarioSchemaCheck = (validators: Validators): SchemaCheck => (candidate) => {
+  if (validators.scenario(candidate)) return { scenario: candidate };
+  const errors = validators.scenario.errors ?? [];
+  return {
+    errors: fieldErrors('body.input', errors).map((error): FieldError => ({ ...error, pointer: `/input${error.pointer}` })),
+    truncated: overBudget(errors),
+  };
+};
 
-export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = async (app, { store, plans, validators, idempotent, validate, now }) => {
+export const scenarioRoutes: FastifyPluginAsyncTypebox<{ scenarios: ScenarioService; idempotent: Idempotency }> = async (app, { scenarios, idempotent }) => {
   const tags = ['scenarios'];
   // Scenarios are stored as sent: a number JSON.parse would change, or text a database cannot store, is refused (400).
   const storedAsSent = { storedAsSent: true } as const;
   const withEtag = (reply: FastifyReply, row: ScenarioRow) => reply.header('ETag', etagOf(row));
-  // The merged document of a PATCH, checked against the whole Scenario schema; its errors named under body.input.
-  const schema: SchemaCheck = (candidate) => {
-    if (validators.scenario(candidate)) return { scenario: candidate };
-    const errors = validators.scenario.errors ?? [];
-    return {
-      errors: fieldErrors('body.input', errors).map((e): FieldError => ({ ...e, pointer: `/input${e.pointer}` })),
-      truncated: overBudget(errors),
-    };
-  };
-  const scenarios = new ScenarioService({ store, plans, schema, validate, now });
 
   app.post('/compliance/scenarios', {
     config: { scope: 'scenarios:write', body: storedAsSent },
@@ -98,7 +84,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
     },
   }, async (request, reply) => {
     const body = request.body;
-    const { row, ambiguous } = await scenarios.create(accessOf(request.principal), body.id, body.input);
+    const { row, ambiguous } = await scenarios.create(accessOf(request), body.id, body.input);
     // The Location names the project when the id alone would be ambiguous for this token (it holds another scenario
     // with this id in another of its projects); a token of one project never needs it.
     const where = ambiguous ? `?projectId=${encodeURIComponent(body.input.projectId ?? '')}` : '';
@@ -119,7 +105,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
     },
   }, async (request) => {
     const { limit, from } = pageOf(request.query);
-    return pageResponse(await scenarios.list(projectFilter(request), limit, from), record);
+    return pageResponse(await scenarios.list(accessOf(request), limit, from), record);
   });
 
   app.get('/compliance/scenarios/:scenarioId', {
@@ -133,7 +119,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
       response: scenarioResponses.read,
     },
   }, async (request, reply) => {
-    const row = await scenarios.find(accessOf(request.principal, request.query.projectId), request.params.scenarioId);
+    const row = await scenarios.find(accessOf(request), request.params.scenarioId);
     withEtag(reply, row);
     return record(row);
   });
@@ -149,7 +135,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
       response: scenarioResponses.remove,
     },
   }, async (request, reply) => {
-    await scenarios.delete(accessOf(request.principal, request.query.projectId), request.params.scenarioId);
+    await scenarios.delete(accessOf(request), request.params.scenarioId);
     return reply.code(204).send(null);
   });
 
@@ -172,8 +158,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
       response: scenarioResponses.update,
     },
   }, async (request, reply) => {
-    const access = accessOf(request.principal, request.query.projectId);
-    const row = await scenarios.patch(access, request.params.scenarioId, request.body.input, request.headers['if-match']);
+    const row = await scenarios.patch(accessOf(request), request.params.scenarioId, request.body.input, request.headers['if-match']);
     withEtag(reply, row);
     return { input: row.input };
   });

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { projectSecret, type WebhookConfig } from '../domain/webhooks.js';
-import { storableText } from '../domain/storable-text.js';
-import { ForbiddenProject } from '../services/errors.js';
-import { ValidationFailed, WebhooksDisabled } from './errors.js';
+import type { WebhookConfig } from '../domain/webhooks.js';
+import { webhookSecretOf } from '../services/webhook-secrets.js';
+import { WebhooksDisabled } from './errors.js';
 import { AUTHENTICATED, answered, problemResponses } from './responses.js';
-import { canSee } from './tenancy.js';
+import { accessOf } from './tenancy.js';
 
 /** A project's webhook signing secret, for its tenant's receivers (docs/webhooks.md). */
 export const webhookSecretRoute: FastifyPluginAsyncTypebox<{ webhook: WebhookConfig | undefined }> = async (app, { webhook }) => {
@@ -35,11 +34,9 @@ export const webhookSecretRoute: FastifyPluginAsyncTypebox<{ webhook: WebhookCon
     },
   }, async (request) => {
     const { projectId } = request.query;
-    if (!storableText(projectId)) {
-      throw new ValidationFailed([{ field: 'querystring.projectId', pointer: '/projectId', message: 'must not contain U+0000 or an unpaired UTF-16 surrogate' }]);
-    }
-    if (!canSee(request.principal, projectId)) throw new ForbiddenProject(`This token does not hold project ${projectId}`);
-    if (webhook === undefined) throw new WebhooksDisabled();
-    return { projectId, secret: projectSecret(webhook.secret, projectId) };
+    // accessOf refuses a projectId no database could store.
+    const secret = webhookSecretOf(accessOf(request), projectId, webhook);
+    if (secret === undefined) throw new WebhooksDisabled();
+    return { projectId, secret };
   });
 };

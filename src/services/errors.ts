@@ -1,7 +1,4 @@
-/**
- * Refusals of the services, made with @fastify/error: each carries its problem code and HTTP status, which the
- * problem+json handler answers as they are.
- */
+/** Refusals of the services: each carries its problem code and HTTP status. */
 import createError from '@fastify/error';
 import type { FieldError } from '../schemas/problem.js';
 
@@ -18,8 +15,17 @@ const PreconditionFailedError = createError<[string, string, string]>(
   '(quotes included, no W/ prefix: If-Match compares strong tags)',
   412,
 );
-/** 412 for an If-Match (`given`, as sent) that does not hold against the scenario's current ETag (quoted, strong). */
 export const preconditionFailed = (given: string, etag: string) => new PreconditionFailedError(given, etag, etag);
+export const WebhookDeliveryNotFound = createError<[string, string]>(
+  'SCS_WEBHOOK_DELIVERY_NOT_FOUND', 'Execution %s has no webhook delivery with id %s', 404,
+);
+export const ScenarioChanged = createError<[string, number]>(
+  'SCS_SCENARIO_CHANGED', 'Scenario %s is no longer at revision %d, the one this execution ran', 409,
+);
+export const ScenarioRecreated = createError<[string]>(
+  'SCS_SCENARIO_CHANGED', 'Scenario %s at this revision is not the one that ran (deleted and created again, or moved in from another project): ' +
+  'its verdict is not this scenario\'s', 409,
+);
 export const ForbiddenProject = createError<[string]>('SCS_FORBIDDEN_PROJECT', '%s', 403);
 export const Conflict = createError<[string]>('SCS_CONFLICT', '%s', 409);
 
@@ -28,5 +34,13 @@ const InvalidScenarioError = createError<[string]>('SCS_VALIDATION', '%s', 400);
 export class InvalidScenario extends InvalidScenarioError {
   constructor(readonly errors: FieldError[], message: string, readonly errorsTruncated = false) {
     super(message);
+  }
+}
+
+export class AttestationRefused extends InvalidScenarioError {
+  readonly errors: FieldError[];
+  constructor(message: string) {
+    super('The attestation asked for cannot be given');
+    this.errors = [{ field: 'querystring.attest', pointer: '/attest', message }];
   }
 }

@@ -1,123 +1,258 @@
-/** Executions: resolve a scenario's plan, run it through its type's strategy, build the audit record and commit it. */
+/** The execution lifecycle of every scenario type: strategies decide, this service writes records, webhooks and attestations. */
 import { randomUUID } from 'node:crypto';
+import type { Attestor } from '../domain/attestation.js';
+import { contentDigest } from '../domain/canonical-json.js';
 import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
-import { MAX_RESULTS_BYTES } from '../engine/result.js';
-import type { Executor, Started } from '../execution/index.js';
+import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
+import { MAX_RESULTS_BYTES, failed, withVerdict } from '../engine/result.js';
+import { ExecutionNotFound, ExecutionNotPending, RequestExpired } from '../execution/errors.js';
+import type { Completion, Evaluation, Executor, PendingExecutions } from '../execution/index.js';
 import { compactResults } from '../execution/registry.js';
+import { attestedExecution, executionView, type ExecutionView } from '../execution/view.js';
 import type { Credential } from '../schemas/credential.js';
 import type { ExecutionResult } from '../schemas/execution.js';
-import type { ExecutionRecord, Store } from '../store/types.js';
-import { ScenarioNotFound } from './errors.js';
-import { findScenarioIn, type Access } from './scenarios.js';
+import type { Scenario, ScenarioType } from '../schemas/scenario.js';
+import type {
+  ExecutionPage, ExecutionRecord, ExecutionRepository, ScenarioRepository, WebhookDelivery, WebhookOutbox,
+} from '../store/types.js';
+import type { Access } from './access.js';
+import { refuseEip712, signAttestations, type AttestRequest, type Attestations } from './attestations.js';
+import { ForbiddenProject, ScenarioChanged, ScenarioNotFound, ScenarioRecreated, WebhookDeliveryNotFound } from './errors.js';
+import { findScenarioIn } from './scenarios.js';
 
-export interface ExecutionServiceOptions {
-  store: Store;
+export interface ExecutionLifecycleOptions {
+  scenarios: ScenarioRepository;
+  executions: ExecutionRepository;
+  outbox: WebhookOutbox;
   plans: PlanCache;
   now: () => number;
   executor: Executor;
-  /** Told the results of every completed execute (metrics). */
-  onVerdicts: (results: ExecutionResult[]) => void;
+  onVerdicts: (results: readonly ExecutionResult[]) => void;
+  webhook?: WebhookConfig;
+  attestor: Attestor;
+  attestationFacts: (type: ScenarioType) => { holderBound: boolean; credentialsVerified: boolean };
 }
 
-export interface ExecuteCall {
-  scenarioId: string;
-  access: Access;
+export interface Subject {
   address: string;
   addressChain?: string;
   credentials: Credential[];
-  /** Each credential's content digest, same order: asked for once the scenario is found. */
+  /** Asked for once the scenario is found. */
   digests: () => readonly string[];
   tenant: string;
 }
 
-interface Ran {
-  entry: CachedPlan;
-  record: ExecutionRecord;
-  results: ExecutionResult[];
-  pending: Started['pending'];
+export interface ExecuteCall extends Subject {
+  scenarioId: string;
+  access: Access;
+  attest?: AttestRequest;
 }
 
 export interface ExecuteHooks {
-  /** As the results are answered: the audit record keeps that very text. */
+  /** The audit record keeps the very text the caller receives. */
   serialize(results: ExecutionResult[]): string;
-  started?(executionId: string, results: readonly ExecutionResult[]): void;
-  /** The scenario is found, nothing has run yet: the route may still refuse the request whole. */
-  planned?(entry: CachedPlan): void;
-  /** The last step before the commit: the route signs, and adds the webhook row that joins the record's insert. */
-  beforeCommit?(ran: Ran): Promise<void>;
+  evaluated?(executionId: string, results: readonly ExecutionResult[]): void;
 }
 
-export class ExecutionService {
-  constructor(private readonly options: ExecutionServiceOptions) {}
+export interface Executed {
+  results: ExecutionResult[];
+  text: string;
+  attestations?: Attestations;
+}
 
-  /**
-   * The scenario's plan, compiled once per revision, from the caller's projects only (404 elsewhere, 409 when the id
-   * is in two of them). The cached plan's project is checked again: the cache is keyed by revision, not by caller.
-   */
+export type EvaluateCall = Subject & { access: Access } & (
+  | { scenarioId: string }
+  | { scenario: Scenario; scenarioId: string; revision: number }
+);
+
+const EXPIRED = 'the authorization request expired before the wallet answered';
+
+export class ExecutionLifecycle implements PendingExecutions {
+  private readonly digests = new WeakMap<CachedPlan, string>();
+
+  constructor(private readonly options: ExecutionLifecycleOptions) {}
+
+  /** The cached plan's project is checked again: the cache is keyed by revision, not by caller. */
   async plan(scenarioId: string, access: Access): Promise<CachedPlan> {
-    const { store, plans } = this.options;
-    const heads = await plans.head(scenarioId, access.key, () => store.heads(scenarioId, access.projects));
+    const { scenarios, plans } = this.options;
+    const heads = await plans.head(scenarioId, access.key, () => scenarios.heads(scenarioId, access.projects));
     const first = heads[0];
     if (first === undefined) throw new ScenarioNotFound(scenarioId);
-    let entry = heads.length === 1 ? plans.current(first) : undefined;
-    if (!entry) entry = plans.compile(await findScenarioIn(store, access, scenarioId));
-    if (!access.sees(entry.projectId)) throw new ScenarioNotFound(scenarioId);
-    return entry;
+    let compiled = heads.length === 1 ? plans.current(first) : undefined;
+    compiled ??= plans.compile(await findScenarioIn(scenarios, access, scenarioId));
+    if (!access.sees(compiled.projectId)) throw new ScenarioNotFound(scenarioId);
+    return compiled;
   }
 
-  /** Runs the scenario and commits its audit record; answers the results and their text as recorded. */
-  async execute(call: ExecuteCall, hooks: ExecuteHooks): Promise<{ results: ExecutionResult[]; text: string }> {
-    const { store, now, executor, onVerdicts } = this.options;
-    const entry = await this.plan(call.scenarioId, call.access);
-    hooks.planned?.(entry);
-    const at = now();
-    const executionId = randomUUID();
-    const digests = call.digests();
-    // A credential over a size limit rejects with a 400 naming it, no room for its first checks with a 429 or 503.
-    const started = await executor.execute({
-      entry,
-      address: call.address,
-      addressChain: call.addressChain,
-      credentials: call.credentials,
-      digests,
-      executionId,
-      at,
-      tenant: call.tenant,
-    });
-    let { results } = started;
-    const { pending } = started;
-    hooks.started?.(executionId, results);
-    const timestamp = new Date(at).toISOString();
-    // Results over MAX_RESULTS_BYTES (many long rules run with many credentials) are compacted first.
-    let text = hooks.serialize(results);
-    if (text.length > MAX_RESULTS_BYTES / 3 && Buffer.byteLength(text) > MAX_RESULTS_BYTES) { // UTF-8: at most 3 bytes per UTF-16 unit
-      results = compactResults(results);
-      text = hooks.serialize(results);
-    }
-    const record: ExecutionRecord = {
-      executionId,
+  async execute(call: ExecuteCall, hooks: ExecuteHooks): Promise<Executed> {
+    const { executions, now, attestor, attestationFacts, onVerdicts } = this.options;
+    const compiled = await this.plan(call.scenarioId, call.access);
+    const facts = attestationFacts(compiled.scenario.type);
+    if (call.attest?.eip712) refuseEip712(facts); // before any work
+    const run = await this.run(compiled, call, hooks.serialize);
+    hooks.evaluated?.(run.executionId, run.results);
+    const { results, pending } = run;
+    const timestamp = new Date(run.at).toISOString();
+    const webhookUrl = compiled.scenario.webhookUrl ?? null;
+    const scenarioDigest = this.digestOf(compiled);
+    const record: ExecutionRecord & { scenarioDigest: string } = {
+      executionId: run.executionId,
       scenarioId: call.scenarioId,
-      scenarioRevision: entry.revision,
-      projectId: entry.projectId,
+      scenarioRevision: compiled.revision,
+      projectId: compiled.projectId,
       address: call.address,
       state: pending ? 'pending' : 'completed',
       results,
-      resultsJson: text,
-      pending: pending?.state ?? null,
+      resultsJson: run.text,
+      pending: pending ? { ...pending.state, ...(webhookUrl !== null && { webhookUrl }) } : null,
       expiresAt: pending?.expiresAt ?? null,
-      credentials: digested(call.credentials, digests),
+      credentials: digested(call.credentials, run.digests),
       createdAt: timestamp,
       updatedAt: timestamp,
+      scenarioDigest,
+      holderBound: facts.holderBound,
     };
-    await hooks.beforeCommit?.({ entry, record, results, pending });
-    // No verdict leaves the service unrecorded.
-    await store.recordExecution(record);
+    // Signed first: the webhook written with the record carries what the caller receives.
+    const attestations = call.attest && await signAttestations(attestor, call.attest, attestedExecution(record), now());
+    if (!pending) record.webhook = this.delivery(record, results, webhookUrl, attestations);
+    await executions.recordExecution(record);
     if (!pending) onVerdicts(results);
-    return { results, text };
+    return { results, text: run.text, ...(attestations && { attestations }) };
+  }
+
+  /** What execute would give, storing nothing. A scenario given whole must have passed ScenarioService's validation. */
+  async evaluate(call: EvaluateCall): Promise<Evaluation & { executionId: string }> {
+    let compiled: CachedPlan;
+    if ('scenario' in call) {
+      if (!call.access.sees(call.scenario.projectId)) throw new ForbiddenProject('This token does not hold the scenario\'s project');
+      compiled = this.options.plans.prepare(call.scenarioId, call.revision, call.scenario);
+    } else {
+      compiled = await this.plan(call.scenarioId, call.access);
+    }
+    const { executionId, results, pending } = await this.run(compiled, call, JSON.stringify);
+    return { executionId, results, ...(pending && { pending }) };
+  }
+
+  private async run(compiled: CachedPlan, subject: Subject, serialize: (results: ExecutionResult[]) => string) {
+    const at = this.options.now();
+    const executionId = randomUUID();
+    const digests = subject.digests();
+    const evaluation = await this.options.executor.execute({
+      compiled,
+      address: subject.address,
+      addressChain: subject.addressChain,
+      credentials: subject.credentials,
+      digests,
+      executionId,
+      at,
+      tenant: subject.tenant,
+    });
+    let { results } = evaluation;
+    let text = serialize(results);
+    // At most 3 UTF-8 bytes per UTF-16 unit: most texts skip the byte count.
+    if (text.length > MAX_RESULTS_BYTES / 3 && Buffer.byteLength(text) > MAX_RESULTS_BYTES) {
+      results = compactResults(results);
+      text = serialize(results);
+    }
+    return { at, executionId, digests, results, text, pending: evaluation.pending };
+  }
+
+  private digestOf(compiled: CachedPlan): string {
+    let digest = this.digests.get(compiled);
+    if (digest === undefined) this.digests.set(compiled, (digest = contentDigest(compiled.scenario)));
+    return digest;
+  }
+
+  private delivery(record: ExecutionRecord, shown: readonly ExecutionResult[], url: string | null, attestations?: Attestations) {
+    if (webhookTarget(this.options.webhook, url) === undefined) return undefined;
+    const attestation = attestations && {
+      ...(attestations.jws !== undefined && { jws: attestations.jws }),
+      ...(attestations.eip712 !== undefined && { eip712: attestations.eip712 }),
+    };
+    return executionDelivery(record, shown, url, { attestation });
+  }
+
+  async complete(executionId: string, judge: (record: ExecutionRecord, at: number) => Promise<Completion>): Promise<ExecutionView | undefined> {
+    const record = await this.options.executions.getExecution(executionId);
+    if (!record?.pending) return undefined;
+    if (record.state !== 'pending') throw new ExecutionNotPending(`This execution is ${record.state}: it takes no further answer`);
+    const at = this.options.now();
+    if (at > record.pending.expiresAt * 1000) {
+      await this.expire(record);
+      throw new RequestExpired();
+    }
+    const { results, shown } = await judge(record, at);
+    const ended = await this.finish(record, 'completed', results, shown);
+    if (!ended) throw new ExecutionNotPending('This execution was completed by another answer or expired meanwhile');
+    return ended;
+  }
+
+  async expireDue(): Promise<void> {
+    const expired = await this.options.executions.expiredPendingExecutions(new Date(this.options.now()).toISOString(), 100);
+    for (const record of expired) await this.expire(record);
+  }
+
+  private expire(record: ExecutionRecord) {
+    return this.finish(record, 'failed', record.results.map((r) => withVerdict(r, 'error', failed([EXPIRED]))));
+  }
+
+  /** Atomic; undefined when no longer pending. `shown` may carry disclosed values, which the audit record never keeps. */
+  private async finish(record: ExecutionRecord, state: 'completed' | 'failed', results: ExecutionResult[], shown = results) {
+    const updatedAt = new Date(this.options.now()).toISOString();
+    const ended: ExecutionRecord = { ...record, state, results: shown, updatedAt, pending: null };
+    const url = typeof record.pending?.webhookUrl === 'string' ? record.pending.webhookUrl : null;
+    const webhook = this.delivery(ended, shown, url);
+    if (!(await this.options.executions.completeExecution(record.executionId, { state, results, updatedAt, webhook }))) return undefined;
+    this.options.onVerdicts(results);
+    return executionView(ended, webhook && [webhook]);
+  }
+
+  async find(access: Access, executionId: string): Promise<ExecutionView> {
+    const record = await this.recorded(access, executionId);
+    return executionView(record, await this.options.outbox.webhooksOf(executionId));
+  }
+
+  /** Whoever holds the id now: a deleted scenario's history stays its project's. */
+  list(access: Access, scenarioId: string, limit: number, before?: number): Promise<ExecutionPage> {
+    return this.options.executions.listExecutions(scenarioId, limit, before, access.projects);
+  }
+
+  async replayWebhook(access: Access, executionId: string, deliveryId: string): Promise<WebhookDelivery> {
+    await this.recorded(access, executionId);
+    const delivery = await this.options.outbox.replayWebhook(executionId, deliveryId, new Date(this.options.now()).toISOString());
+    if (!delivery) throw new WebhookDeliveryNotFound(executionId, deliveryId);
+    return delivery;
+  }
+
+  async attest(access: Access, executionId: string, asked: AttestRequest): Promise<Attestations> {
+    const record = await this.recorded(access, executionId);
+    const scenarioDigest = await this.revisionDigest(record);
+    return signAttestations(this.options.attestor, asked, attestedExecution({ ...record, scenarioDigest }), this.options.now());
+  }
+
+  private async recorded(access: Access, executionId: string): Promise<ExecutionRecord> {
+    const record = await this.options.executions.getExecution(executionId);
+    if (!record || !access.sees(record.projectId)) throw new ExecutionNotFound(executionId);
+    return record;
+  }
+
+  /**
+   * A scenario deleted and created again, or moved in, at the same revision is another one unless its content is the
+   * same; a record without a digest compares times.
+   */
+  private async revisionDigest(record: ExecutionRecord): Promise<string> {
+    const rows = await this.options.scenarios.find(record.scenarioId, [record.projectId ?? '']);
+    const row = rows.find((r) => r.revision === record.scenarioRevision);
+    if (!row) throw new ScenarioChanged(JSON.stringify(record.scenarioId), record.scenarioRevision);
+    const digest = contentDigest(row.input);
+    const recreated = record.scenarioDigest === undefined
+      ? Date.parse(row.createdAt) > Date.parse(record.createdAt)
+      : record.scenarioDigest !== digest;
+    if (recreated) throw new ScenarioRecreated(JSON.stringify(record.scenarioId));
+    return digest;
   }
 }
 
-/** Each credential's id with its digest: ExecuteCall.digests holds one per credential, in order (execute.ts maps the body's). */
 function digested(credentials: readonly { id: string }[], digests: readonly string[]): { id: string; sha256: string }[] {
   if (digests.length !== credentials.length) throw new TypeError(`${digests.length} digests for ${credentials.length} credentials`);
   return digests.map((sha256, i) => ({ id: credentials[i]?.id ?? '', sha256 }));

@@ -1,4 +1,3 @@
-/** Scenarios: create, patch, delete and find, and the one validation pipeline a scenario passes before it is stored. */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkDeploymentTransitions } from '../domain/deployments.js';
@@ -11,35 +10,29 @@ import type { FieldError } from '../schemas/problem.js';
 import type { Static } from '@sinclair/typebox';
 import type { Scenario, ScenarioPatch } from '../schemas/scenario.js';
 import { ScenarioIdTaken } from '../store/errors.js';
-import type { ProjectScope, ScenarioRow, ScenarioRepository } from '../store/types.js';
+import type { ScenarioRow, ScenarioRepository } from '../store/types.js';
+import type { Access } from './access.js';
 import {
   Conflict, ForbiddenProject, InvalidScenario, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, preconditionFailed,
 } from './errors.js';
 
-/** What a caller may reach (http/tenancy.ts): the projects searched, their key, and whether it sees a project. */
-export interface Access {
-  projects: ProjectScope;
-  key: string;
-  sees(projectId: string | null | undefined): boolean;
-}
+export type { ScenarioRow } from '../store/types.js';
 
-/** The Scenario schema's verdict on a document: the scenario, or its failing fields as the request names them. */
+/** The Scenario schema's verdict on a document: the scenario, or its failing fields. */
 export type SchemaCheck = (candidate: unknown) => { scenario: Scenario } | { errors: FieldError[]; truncated: boolean };
 
 export interface ScenarioServiceOptions {
   store: ScenarioRepository;
   plans: PlanCache;
-  /** For the document a merge patch produces (a create's body is checked by its route). */
+  /** For a merge patch's result (a create's body is checked by its route). */
   schema: SchemaCheck;
-  /** Checks of the scenario type beyond the engine's (OffChainZKP: what the circuits and contexts allow). */
   validate: (scenario: Scenario) => Promise<FieldProblem[]>;
   now: () => number;
 }
 
 /**
- * A PATCH without If-Match merges again onto a concurrent writer's result, at most this many times, each new try after
- * a random pause below 2^attempt ms (at most 5): writers of other processes (WORKERS) or instances that retry in step
- * would otherwise keep colliding. Worst case ~0.1 s before the 409.
+ * A PATCH without If-Match merges again onto a concurrent writer's result, each try after a random pause below
+ * 2^attempt ms (at most 5): writers elsewhere that retry in step would keep colliding. Worst case ~0.1 s.
  */
 const PATCH_ATTEMPTS = 20;
 const PATCH_BACKOFF_MAX_MS = 5;
@@ -51,13 +44,10 @@ function ifMatchHolds(header: string | undefined, etag: string): boolean {
   if (header === undefined) return true;
   const value = header.trim();
   if (value === '*') return true;
-  return value.split(',').map((t) => t.trim()).some((t) => t === etag);
+  return value.split(',').map((tag) => tag.trim()).some((tag) => tag === etag);
 }
 
-/**
- * The one scenario with this id in the caller's projects: another project's is not found (404, its existence not
- * revealed), an id in two of them is a 409. `sees` checks the store's filter again: a filter bug must not leak a row.
- */
+/** Another project's is not found (404), an id in two of them is a 409. `sees` guards against a store filter bug. */
 export async function findScenarioIn(store: ScenarioRepository, access: Access, id: string): Promise<ScenarioRow> {
   const rows = await store.find(id, access.projects);
   const row = rows[0];
@@ -73,10 +63,7 @@ export class ScenarioService {
 
   constructor(private readonly options: ScenarioServiceOptions) {}
 
-  /**
-   * The one validation pipeline: the schema, the caller's right to the project (`permit` throws), then one problem
-   * per field under `/input`: the engine, the deployment states (none moves back from `before`), the type's checks.
-   */
+  /** The schema, the caller's right to the project (`permit`), then the engine, the deployments and the type's checks. */
   private async validated(
     candidate: Candidate, permit: (scenario: Scenario) => void, before: Scenario['smartContractDeployments'] = [],
   ): Promise<Scenario> {
@@ -97,7 +84,6 @@ export class ScenarioService {
     ].filter((p) => !seen.has(p.pointer) && seen.add(p.pointer));
     const [first] = problemsFound;
     if (first !== undefined) {
-      // The detail says what is wrong (not every problem is a rule's: a webhookUrl, a deployment).
       const what = `/input${first.pointer} ${first.message}`;
       throw new InvalidScenario(
         problemsFound.map((p) => ({ field: `body.input${p.pointer.replace(/\//g, '.')}`, pointer: `/input${p.pointer}`, message: p.message })),
@@ -107,7 +93,7 @@ export class ScenarioService {
     return scenario;
   }
 
-  /** `ambiguous`: the caller holds another scenario with this id in another project, so the id alone does not name it. */
+  /** `ambiguous`: the caller holds another scenario with this id in another project. */
   async create(access: Access, id: string | undefined, input: Scenario): Promise<{ row: ScenarioRow; ambiguous: boolean }> {
     const { store, plans, now } = this.options;
     await this.validated({ checked: input }, (s) => {
@@ -128,8 +114,8 @@ export class ScenarioService {
     return findScenarioIn(this.options.store, access, id);
   }
 
-  list(projects: ProjectScope, limit: number, from?: number) {
-    return this.options.store.list(limit, from, projects);
+  list(access: Access, limit: number, from?: number) {
+    return this.options.store.list(limit, from, access.projects);
   }
 
   async delete(access: Access, id: string): Promise<void> {
@@ -138,10 +124,7 @@ export class ScenarioService {
     this.options.plans.forget(id, row.seq);
   }
 
-  /**
-   * `ifMatch` as sent (a stale one is a 412). PATCHes of one scenario through this instance run one after the other;
-   * compare-and-set on the revision guards against writers elsewhere: without If-Match, we merge again onto theirs.
-   */
+  /** PATCHes of one scenario here run one after the other; compare-and-set on the revision guards against writers elsewhere. */
   patch(access: Access, id: string, patch: Static<typeof ScenarioPatch>, ifMatch: string | undefined): Promise<ScenarioRow> {
     const { store, plans, now } = this.options;
     return this.patches.run(id, async () => {
@@ -168,8 +151,7 @@ export class ScenarioService {
           plans.forget(id, row.seq);
           return row;
         }
-        // Another writer changed the scenario meanwhile: read it again. A stale If-Match then fails above (412 naming
-        // the new ETag); without If-Match, or with *, the patch merges onto the new revision.
+        // Another writer won: a stale If-Match then fails above (412); without one, the patch merges onto theirs.
       }
       throw new Conflict('The scenario kept changing under concurrent writes; send the PATCH again');
     });

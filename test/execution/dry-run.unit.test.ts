@@ -21,7 +21,7 @@ function input(type: ScenarioType, credentials = [credential('urn:a', { personal
   };
   const types: TypeDeclarations = TYPES;
   return {
-    entry: { plan: compilePlan('dry', 1, scenario, types), seq: 1, revision: 1, projectId: null, scenario },
+    compiled: { plan: compilePlan('dry', 1, scenario, types), seq: 1, revision: 1, projectId: null, scenario },
     address: ADDRESS, credentials, digests: credentials.map((_, i) => `d${i}`), executionId: EXECUTION_ID, at: NOW, tenant: 't',
   };
 }
@@ -45,7 +45,7 @@ describe('Executor.dryRun', () => {
   it('a type decided outside the engine: its results, each traced from what it carries', async () => {
     const call = input('OnChainZKP');
     const head = { objectType: 'OnChainZKP' as const, name: 'Dry', scenarioId: 'dry', address: ADDRESS, executionId: EXECUTION_ID };
-    const [adult, senior] = call.entry.plan.rules;
+    const [adult, senior] = call.compiled.plan.rules;
     if (adult === undefined || senior === undefined) throw new Error('two rules');
     const onChain: ScenarioStrategy = {
       type: 'OnChainZKP',

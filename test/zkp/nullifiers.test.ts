@@ -1,5 +1,6 @@
 /**
- * Nullifiers ("one holder, one address") and disclosed values, through the OffChainZKP strategy's answer() with a
+ * Nullifiers ("one holder, one address") and disclosed values, through the OffChainZKP strategy's answer() and the
+ * execution service, with a
  * real SQLite file and a real PostgreSQL store, on the public V3 vector (a real nullifier from a real proof; see
  * ../shared/fixtures/zkp-v3-vectors/README.md) and the public $sd vector. The store keeps hashes only; disclosed values go to the answer and
  * the webhook, never to the audit record.
@@ -8,6 +9,10 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OffChainZkp } from '../../src/execution/offchain-zkp/strategy.js';
+import { Executor, typeDeclarations } from '../../src/execution/index.js';
+import { createAttestor } from '../../src/domain/attestation.js';
+import { PlanCache } from '../../src/domain/plan-cache.js';
+import { ExecutionLifecycle } from '../../src/services/executions.js';
 import { executionResult } from '../../src/engine/result.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
@@ -82,9 +87,14 @@ describe.each(backends)('%s', (_name, open, available) => {
   it.skipIf(!available || !haveIden3Documents() || !haveV3Vectors())('answers not-valid for the same holder from another address; keeps no nullifier nor disclosed value in the audit record', async () => {
     const store = await open();
     try {
+      const pending = new ExecutionLifecycle({
+        scenarios: store, executions: store, outbox: store, plans: new PlanCache(typeDeclarations), now: () => NOW, executor: new Executor(),
+        onVerdicts: () => {}, webhook: HOOKS, attestor: await createAttestor({ ttlSeconds: 300 }, () => {}),
+        attestationFacts: () => ({ holderBound: false, credentialsVerified: true }),
+      });
       const offChain = new OffChainZkp({
         zkp: loadConfig({ ZKP_VERIFIER_DID: v3Vector.verifierDid, ZKP_PROOF_MAX_AGE_SECONDS: '999999999', PUBLIC_BASE_URL: 'https://svc.example' }).zkp,
-        publicBaseUrl: 'https://svc.example', webhook: HOOKS, store, now: () => NOW, stateResolvers: alwaysLatestStateResolvers(),
+        publicBaseUrl: 'https://svc.example', pending, answers: store, nullifiers: store, stateResolvers: alwaysLatestStateResolvers(),
         documentLoader: iden3DocumentLoader(),
       });
       const first = pendingRecord('employees', '0x52908400098527886E0F7030069857D2E4169EE7');

@@ -3,7 +3,7 @@ import type { RunInput, TrustVerdict } from '../../engine/types.js';
 import { checkCredentialTypes, type CredentialTypes } from '../../domain/credential-types.js';
 import type { Scenario } from '../../schemas/scenario.js';
 import type { CredentialVerifier } from '../../trust/index.js';
-import type { ExecuteInput, Started } from '../types.js';
+import type { Evaluation, ExecuteInput } from '../types.js';
 import type { TracingStrategy } from '../dry-run.js';
 
 const VERIFICATION_OFF = Object.freeze({ verification: 'off' as const });
@@ -18,12 +18,12 @@ export function challengeQueryStrategy(
 ): TracingStrategy {
   const { credentialTypes } = options;
   // Plain functions: execute awaits the verifier alone.
-  const verify = ({ address, credentials, digests, at, tenant, entry }: ExecuteInput): Promise<TrustVerdict[]> =>
+  const verify = ({ address, credentials, digests, at, tenant, compiled }: ExecuteInput): Promise<TrustVerdict[]> =>
     verifier.verify(credentials, {
       address,
       now: at,
-      trustedIssuers: entry.scenario.trustedIssuers ?? undefined,
-      relevantTypes: entry.plan.credentialSlots,
+      trustedIssuers: compiled.scenario.trustedIssuers ?? undefined,
+      relevantTypes: compiled.plan.credentialSlots,
       digests,
       tenant,
     });
@@ -35,13 +35,13 @@ export function challengeQueryStrategy(
     async validate(scenario: Scenario): Promise<FieldProblem[]> {
       return credentialTypes ? checkCredentialTypes(scenario.queryConfigurations, credentialTypes()) : [];
     },
-    async execute(input: ExecuteInput): Promise<Started> {
-      return { results: runPlan(input.entry.plan, runInput(input, await verify(input))) };
+    async execute(input: ExecuteInput): Promise<Evaluation> {
+      return { results: runPlan(input.compiled.plan, runInput(input, await verify(input))) };
     },
     async dryRun(input: ExecuteInput): Promise<TracedRun> {
       const run = runInput(input, await verify(input));
       // Off, every verdict is ok, as good as none: the trace says skipped.
-      return tracePlan(input.entry.plan, verifier.mode === 'off' ? { ...run, trust: undefined } : run);
+      return tracePlan(input.compiled.plan, verifier.mode === 'off' ? { ...run, trust: undefined } : run);
     },
   };
 }

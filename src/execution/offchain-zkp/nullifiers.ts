@@ -1,38 +1,36 @@
 /**
- * "One holder, one address": a V3 rule asking a nullifier (params.nullifierSessionId) gets, from a valid proof, an
- * identifier of the holder for this verifier and session. The first address it is seen with in a scenario keeps it;
- * the same nullifier from another address answers not-valid. Only SHA-256 hashes of the nullifier and the address are
- * stored (zkp_nullifiers), per scenario.
+ * "One holder, one address": a V3 rule's nullifier identifies the holder; the first address it comes with in a
+ * scenario keeps it. Only SHA-256 hashes are stored.
  */
 import { createHash } from 'node:crypto';
-import type { ExecutionRecord, Store } from '../../store/types.js';
+import type { ExecutionRecord, NullifierRepository } from '../../store/types.js';
 import type { ZkpVerdict } from '../../zkp/verify-types.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** The verdicts with nullifiers bound (or refused), and without the nullifiers themselves. */
-export async function bindNullifiers(store: Store, record: ExecutionRecord, verdicts: readonly ZkpVerdict[], now: number): Promise<ZkpVerdict[]> {
+/** Without the nullifiers themselves. */
+export async function bindNullifiers(nullifiers: NullifierRepository, record: ExecutionRecord, verdicts: readonly ZkpVerdict[], now: number): Promise<ZkpVerdict[]> {
   const out: ZkpVerdict[] = [];
   for (const verdict of verdicts) {
-    const { nullifier, ...v } = verdict;
-    if (nullifier !== undefined && v.is_valid) {
+    const { nullifier, ...checked } = verdict;
+    if (nullifier !== undefined && checked.is_valid) {
       const addressHash = sha256(`address\n${record.address}`);
-      const bound = await store.bindNullifier({
+      const holder = await nullifiers.bindNullifier({
         projectId: record.projectId ?? '',
         scenarioId: record.scenarioId,
         nullifierHash: sha256(`iden3 nullifier\n${nullifier}`),
         addressHash,
         at: new Date(now).toISOString(),
       });
-      if (bound !== addressHash) {
-        v.is_valid = false;
-        v.status = 'not-valid';
-        v.reasons = [...v.reasons, 'the holder of this credential already proved this rule for another address in this scenario ' +
+      if (holder !== addressHash) {
+        checked.is_valid = false;
+        checked.status = 'not-valid';
+        checked.reasons = [...checked.reasons, 'the holder of this credential already proved this rule for another address in this scenario ' +
           '(the same nullifier): one holder, one address'];
-        delete v.disclosed;
+        delete checked.disclosed;
       }
     }
-    out.push(v);
+    out.push(checked);
   }
   return out;
 }

@@ -6,7 +6,7 @@ import type { FieldProblem } from '../../engine/index.js';
 import { executionResult } from '../../engine/result.js';
 import type { Scenario } from '../../schemas/scenario.js';
 import type { JsonLdLoader } from '../../jsonld/documents.js';
-import type { ExecuteInput, ScenarioStrategy, Started } from '../types.js';
+import type { Evaluation, ExecuteInput, ScenarioStrategy } from '../types.js';
 
 export interface OnChainZkpOptions {
   /** CHAIN_ALLOW_UNCHECKED_REQUESTS. */
@@ -48,8 +48,8 @@ export function onChainZkpStrategy(chain: ProofStatusReader, options: OnChainZkp
       });
       return problems;
     },
-    async execute({ entry, address, addressChain, executionId }: ExecuteInput): Promise<Started> {
-      const { plan, scenario } = entry;
+    async execute({ compiled, address, addressChain, executionId }: ExecuteInput): Promise<Evaluation> {
+      const { plan, scenario } = compiled;
       const outcomes = await evaluateOnChainRules(chain, {
         queryConfigurations: scenario.queryConfigurations,
         smartContractDeployments: scenario.smartContractDeployments,
@@ -59,15 +59,15 @@ export function onChainZkpStrategy(chain: ProofStatusReader, options: OnChainZkp
       }, check);
       const head = { objectType: plan.type, name: plan.name, scenarioId: plan.scenarioId, address, executionId };
       const results = plan.rules.map((rule, i) => {
-        const o = outcomes[i];
-        if (o === undefined) throw new Error(`no on-chain outcome for rule ${i}`); // evaluateOnChainRules answers one per rule
-        return executionResult(head, rule, o.status, {
-          is_valid: o.is_valid,
-          reasons: o.reasons,
-          ...(o.txHash !== undefined && { txHash: o.txHash }),
-          scenarioVerifierAddress: o.scenarioVerifierAddress,
-          blockNumber: o.blockNumber,
-          chain: o.chain,
+        const outcome = outcomes[i];
+        if (outcome === undefined) throw new Error(`no on-chain outcome for rule ${i}`); // evaluateOnChainRules gives one per rule
+        return executionResult(head, rule, outcome.status, {
+          is_valid: outcome.is_valid,
+          reasons: outcome.reasons,
+          ...(outcome.txHash !== undefined && { txHash: outcome.txHash }),
+          scenarioVerifierAddress: outcome.scenarioVerifierAddress,
+          blockNumber: outcome.blockNumber,
+          chain: outcome.chain,
         });
       });
       return { results };
