@@ -302,7 +302,7 @@ describe('createCredentialVerifier with the on-chain resolver', () => {
 
     await issuer.revoke(NONCE);
     await publish(contract, BigInt(NONCE));
-    expect(await verify()).toEqual({ ok: false, status: 'not-valid', reason: `revoked by its issuer (${TYPE})` });
+    expect(await verify()).toEqual({ ok: false, status: 'not-valid', check: 'revocation', reason: `revoked by its issuer (${TYPE})` });
   });
 
   it('answers error for a chain that is not configured', async () => {
