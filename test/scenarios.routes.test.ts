@@ -174,6 +174,10 @@ describe('POST /compliance/scenarios', () => {
     expectProblem(await app.inject({
       method: 'POST', url: '/compliance/scenarios', headers: { ...auth, 'content-type': 'application/merge-patch+json' }, payload: '{}',
     }), 415);
+    const large = await app.inject({
+      method: 'POST', url: '/compliance/scenarios', headers: { ...auth, 'content-type': 'application/merge-patch+json' }, payload: `{"a":"${'x'.repeat(2 * 1024 * 1024)}"}`,
+    });
+    expect(expectProblem(large, 415).code).toBe('SCS_UNSUPPORTED_MEDIA_TYPE');
     expectProblem(await app.inject({
       method: 'POST', url: '/compliance/scenarios', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"input":',
     }), 400);
@@ -259,6 +263,10 @@ describe('GET and DELETE', () => {
 
   it('answers 404 problem+json for an unknown route', async () => {
     expectProblem(await app.inject({ method: 'GET', url: '/nowhere', headers: auth }), 404);
+    for (const [method, url] of [['PUT', '/compliance/scenarios/d1'], ['POST', '/nope']] as const) {
+      const res = await app.inject({ method, url, headers: { ...auth, 'content-type': 'application/merge-patch+json' }, payload: '{}' });
+      expect(expectProblem(res, 404).code).toBe('SCS_ROUTE_NOT_FOUND');
+    }
   });
 });
 
