@@ -254,6 +254,15 @@ describe('GET and DELETE', () => {
     expectProblem(await patch('gone', { input: { name: 'x' } }), 404);
   });
 
+  it('refuses a DELETE whose JSON body could not be stored, and deletes nothing', async () => {
+    await create({ id: 'kept', input: scenario() });
+    for (const payload of ['{"n":1e400}', '{"n":"\\u0000"}']) {
+      const res = await app.inject({ method: 'DELETE', url: '/compliance/scenarios/kept', headers: { ...auth, 'content-type': 'application/json' }, payload });
+      expect(expectProblem(res, 400).code).toBe('SCS_VALIDATION');
+    }
+    expect((await get('kept')).statusCode).toBe(200);
+  });
+
   it('gives a recreated scenario a new ETag', async () => {
     const first = await create({ id: 'again', input: scenario() });
     await app.inject({ method: 'DELETE', url: '/compliance/scenarios/again', headers: auth });
