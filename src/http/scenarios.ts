@@ -124,8 +124,9 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<{ scenarios: ScenarioServ
     return record(row);
   });
 
+  // A body a DELETE ignores is refused as on the other writes.
   app.delete('/compliance/scenarios/:scenarioId', {
-    config: { scope: 'scenarios:write' },
+    config: { scope: 'scenarios:write', body: storedAsSent },
     schema: {
       operationId: 'deleteScenario',
       summary: 'Delete a scenario',
