@@ -1,4 +1,5 @@
 import { isRecord } from '../schemas/json.js';
+import { canonicalJson } from './canonical-json.js';
 
 /** RFC 7396 JSON Merge Patch: null removes a member, objects merge recursively, everything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -9,4 +10,16 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
     else result[key] = mergePatch(result[key], value);
   }
   return result;
+}
+
+/** The smallest merge patch from `before` to `after` (no patch can add a null member). */
+export function mergePatchOf(before: unknown, after: unknown): unknown {
+  if (!isRecord(before) || !isRecord(after)) return after;
+  const patch: Record<string, unknown> = {};
+  for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) patch[key] = null;
+  for (const [key, value] of Object.entries(after)) {
+    if (!Object.hasOwn(before, key)) patch[key] = value;
+    else if (canonicalJson(before[key]) !== canonicalJson(value)) patch[key] = mergePatchOf(before[key], value);
+  }
+  return patch;
 }

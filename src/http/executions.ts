@@ -9,9 +9,10 @@ import { ExecutionNotFound } from '../execution/errors.js';
 import { WebhookDeliveryNotFound } from './errors.js';
 import { AUTHENTICATED, EXAMPLES, answered, problemResponses } from './responses.js';
 import { canSee, projectFilter } from './tenancy.js';
+import type { RevisionService } from '../services/revisions.js';
 
 /** The execution audit log, read-only, and the replay of its webhooks. */
-export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store; now: () => number }> = async (app, { store, now }) => {
+export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store; now: () => number; revisions: RevisionService }> = async (app, { store, now, revisions }) => {
   const tags = ['executions'];
   const ExecutionIdParam = Type.String({ minLength: 1, maxLength: 64, description: 'The executionId of an execute answer.' });
 
@@ -22,8 +23,12 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store; now: () 
       summary: 'Read one execution from the audit log',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: Type.Object({ executionId: ExecutionIdParam }, { additionalProperties: false }),
+      querystring: Type.Object({
+        embed: Type.Optional(Type.Literal('rules', { description: '`rules`: add the rules of the revision that ran (`rules`).' })),
+      }, { additionalProperties: false }),
       response: {
-        200: answered(refOf(Execution), 'The execution as recorded: its state and its results. For OffChainZKP, read it ' +
+        200: answered(refOf(Execution), '`links.revision` is the scenario revision it ran. ' +
+          'The execution as recorded: its state and its results. For OffChainZKP, read it ' +
           'again until `state` is completed (the wallet answered: the results carry the verdicts) or failed (the ' +
           'authorization request expired: start a new execution).'),
         ...problemResponses([...AUTHENTICATED, 404], {
@@ -37,7 +42,8 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ store: Store; now: () 
     const record = await store.getExecution(executionId);
     // Executions follow their scenario's project.
     if (!record || !canSee(request.principal, record.projectId)) throw new ExecutionNotFound(executionId);
-    return executionView(record, await store.webhooksOf(executionId));
+    const [webhooks, ran] = await Promise.all([store.webhooksOf(executionId), revisions.ranBy(record, request.query.embed === 'rules')]);
+    return { ...executionView(record, webhooks), ...ran };
   });
 
   app.post('/compliance/executions/:executionId/webhooks/:deliveryId/replay', {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FieldProblem } from '../engine/index.js';
 import { exampleOffChainScenario } from '../schemas/example-offchain.js';
 import type { PlanCache } from '../domain/plan-cache.js';
@@ -9,6 +9,7 @@ import { Scenario as ScenarioSchema, ScenarioPatch, type Scenario } from '../sch
 import { exampleOnChainScenario } from '../schemas/example-scenario.js';
 import type { ScenarioRow, ScenarioRepository } from '../store/types.js';
 import { ScenarioService, etagOf, type SchemaCheck } from '../services/scenarios.js';
+import type { RevisionSource } from '../services/revision-drafts.js';
 import { fieldErrors, type FieldError } from './errors.js';
 import { IfMatch, scenarioResponses, updateRequestExamples } from './scenario-responses.js';
 import { overBudget, type Validators } from './validation.js';
@@ -29,6 +30,12 @@ const TYPES_CHECKED_SHORT = 'ChallengeQuery rule types and attributes too, again
 
 const record = (row: ScenarioRow) => ({
   id: row.id, input: row.input, createdAt: row.createdAt, updatedAt: row.updatedAt, revision: row.revision,
+});
+
+/** A revision keeps the very text the scenario's GET answers: its response schema, serialised by its compiler. */
+const revisionSource = (request: FastifyRequest, reply: FastifyReply): RevisionSource => ({
+  author: request.principal?.subject ?? null,
+  serialize: (row) => reply.serializeInput(record(row), scenarioResponses.read[200]),
 });
 
 export interface ScenarioRoutesOptions {
@@ -98,7 +105,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
     },
   }, async (request, reply) => {
     const body = request.body;
-    const { row, ambiguous } = await scenarios.create(accessOf(request.principal), body.id, body.input);
+    const { row, ambiguous } = await scenarios.create(accessOf(request.principal), body.id, body.input, revisionSource(request, reply));
     // The Location names the project when the id alone would be ambiguous for this token (it holds another scenario
     // with this id in another of its projects); a token of one project never needs it.
     const where = ambiguous ? `?projectId=${encodeURIComponent(body.input.projectId ?? '')}` : '';
@@ -176,7 +183,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<ScenarioRoutesOptions> = 
       },
     }, async (request, reply) => {
       const access = accessOf(request.principal, request.query.projectId);
-      const row = await scenarios.patch(access, request.params.scenarioId, request.body.input, request.headers['if-match']);
+      const row = await scenarios.patch(access, request.params.scenarioId, request.body.input, request.headers['if-match'], revisionSource(request, reply));
       withEtag(reply, row);
       return { input: row.input };
     });

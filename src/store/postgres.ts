@@ -3,6 +3,7 @@ import { postgresMigrations } from './migrations.js';
 import { guard, isUniqueViolation, ScenarioIdTaken } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import { PROBE_BYTES, PROBE_KEY, StorageState } from './storage-state.js';
+import { PURGE_REVISIONS_CTE, postgresRevisions, writeRevised } from './postgres-revisions.js';
 import type { ExecutionPage, ExecutionRecord, ScenarioHead, ScenarioPage, Store } from './types.js';
 import {
   EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, WEBHOOK_FIELDS, executionValues, webhookValues, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, readers, type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
@@ -105,13 +106,16 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
 
   return {
     kind: 'postgres',
-    async create(id, input, now) {
-      const { rows } = await write<Row>(
+    ...postgresRevisions(query),
+    // A scenario's revision is kept in the transaction that writes it.
+    async create(id, input, now, revise) {
+      return storage.write(() => writeRevised<Row>(
+        pool,
         `INSERT INTO scenarios (id, input, project_id, revision, created_at, updated_at)
          VALUES ($1, $2, $3, 1, $4, $4) ON CONFLICT DO NOTHING RETURNING ${COLS}`,
         [id, JSON.stringify(input), input.projectId ?? null, now],
-      );
-      return rows[0] ? read.scenario(rows[0]) : null;
+        read.scenario, revise,
+      ));
     },
     // Lookups by id within a scope read at most two rows: enough to tell one scenario from an ambiguous id.
     async find(id, scope) {
@@ -132,14 +136,15 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         : await query<Paged<Row>>(SCENARIO_PAGE, [after, limit + 1, PAGE_MAX_BYTES]);
       return pageWithinBytes(rows, limit, read.scenario);
     },
-    async update(seq, input, expectedRevision, now) {
+    async update(seq, input, expectedRevision, now, revise) {
       try {
-        const { rows } = await write<Row>(
+        return await storage.write(() => writeRevised<Row>(
+          pool,
           `UPDATE scenarios SET input = $1, project_id = $2, revision = revision + 1, updated_at = $3
            WHERE seq = $4 AND revision = $5 RETURNING ${COLS}`,
           [JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision],
-        );
-        return rows[0] ? read.scenario(rows[0]) : null;
+          read.scenario, revise,
+        ));
       } catch (err) {
         if (isUniqueViolation(err)) throw new ScenarioIdTaken(input.projectId ?? null);
         throw err;
@@ -167,7 +172,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       // A delivery goes with its execution, and by age in any case (see the SQLite store), in one statement.
       const { rows } = await write<{ purged: number }>(
         `WITH gone AS (DELETE FROM executions WHERE created_at < $1 RETURNING execution_id),
-         hooks AS (DELETE FROM webhook_deliveries WHERE created_at < $1 OR execution_id IN (SELECT execution_id FROM gone))
+         hooks AS (DELETE FROM webhook_deliveries WHERE created_at < $1 OR execution_id IN (SELECT execution_id FROM gone)),
+         ${PURGE_REVISIONS_CTE}
          SELECT count(*)::int AS purged FROM gone`,
         [createdBefore],
       );

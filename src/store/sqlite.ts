@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { ClaimedWebhook, ExecutionRecord, ExecutionPage, ScenarioHead, ScenarioPage, Store, WebhookFairness } from './types.js';
+import type { ClaimedWebhook, ExecutionRecord, ExecutionPage, Revise, ScenarioHead, ScenarioPage, Store, WebhookFairness } from './types.js';
 import {
   EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, EXECUTION_INSERT_FIELDS, SCENARIO_COLUMNS, WEBHOOK_COLUMNS, WEBHOOK_FIELDS, executionValues, webhookValues, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, readers,
   type ExecutionColumns, type ScenarioColumns, type WebhookColumns,
@@ -11,6 +11,7 @@ import { isUniqueViolation, ScenarioIdTaken } from './errors.js';
 import { GroupCommit } from './group-commit.js';
 import { BACKSTOP_CHECKPOINT_PAGES, BUSY_TIMEOUT_MS, inlineWriter, threadWriter } from './sqlite-writer.js';
 import { PROBE_BYTES, PROBE_KEY, StorageState } from './storage-state.js';
+import { sqliteRevisions } from './sqlite-revisions.js';
 
 type Row = ScenarioColumns<string, string>;
 type ExecutionRow = ExecutionColumns<string, string>;
@@ -254,12 +255,21 @@ export function openSqliteStore(options: SqliteOptions): Store {
     };
   });
 
-  const createTx = write((...args: Parameters<typeof insert.get>) => insert.get(...args));
-  const casTx = write((...args: Parameters<typeof cas.get>) => cas.get(...args));
+  // A scenario's revision is kept in the transaction that writes it.
+  const revisions = sqliteRevisions(db);
+  const revised = (row: Row | undefined, revise: Revise | undefined) => {
+    const scenario = row && read.scenario(row);
+    if (scenario) revisions.keep(scenario, revise);
+    return scenario ?? null;
+  };
+  const createTx = write((revise: Revise | undefined, ...args: Parameters<typeof insert.get>) => revised(insert.get(...args), revise));
+  const casTx = write((revise: Revise | undefined, ...args: Parameters<typeof cas.get>) => revised(cas.get(...args), revise));
   const removeTx = write((seq: number) => remove.run(seq));
   const purgeTx = write((createdBefore: string) => {
     purgeWebhooks.run(createdBefore, createdBefore);
-    return purge.run(createdBefore);
+    const purged = purge.run(createdBefore);
+    revisions.purge(createdBefore);
+    return purged;
   });
   const updateWebhookTx = write((delivery: Parameters<Store['updateWebhook']>[0], lease: string) => {
     if (updateWebhookRow.run({ ...delivery, lease }).changes === 0) endReplayedLease.run(delivery.id, lease);
@@ -280,9 +290,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
 
   return {
     kind: 'sqlite',
-    async create(id, input, now) {
-      const row = await createTx(id, JSON.stringify(input), input.projectId ?? null, now, now);
-      return row ? read.scenario(row) : null;
+    ...revisions.repository,
+    async create(id, input, now, revise) {
+      return createTx(revise, id, JSON.stringify(input), input.projectId ?? null, now, now);
     },
     async find(id, scope) {
       return (scope ? selectIn.all(id, JSON.stringify(scope)) : select.all(id)).map(read.scenario);
@@ -296,10 +306,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
         : page.all(after, limit + 1, PAGE_MAX_BYTES);
       return pageWithinBytes(rows, limit, read.scenario);
     },
-    async update(seq, input, expectedRevision, now) {
+    async update(seq, input, expectedRevision, now, revise) {
       try {
-        const row = await casTx(JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision);
-        return row ? read.scenario(row) : null;
+        return await casTx(revise, JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision);
       } catch (err) {
         if (isUniqueViolation(err)) throw new ScenarioIdTaken(input.projectId ?? null);
         throw err;

@@ -1,0 +1,53 @@
+import type pg from 'pg';
+import { PAGE_MAX_BYTES } from './rows.js';
+import {
+  PURGE_REVISIONS, REVISION_ONE, REVISION_PAGE, REVISION_RAN, insertRevisionsSql, readRevision, revisionPage, revisionValues,
+  type PagedRevision, type RevisionColumns,
+} from './revision-rows.js';
+import type { Revise, ScenarioRevisionRepository, ScenarioRow } from './types.js';
+
+type Query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
+
+export const PURGE_REVISIONS_CTE = `revisions AS (${PURGE_REVISIONS})`;
+
+export function postgresRevisions(query: Query): ScenarioRevisionRepository {
+  return {
+    async listRevisions(incarnation, limit, after = 0) {
+      const { rows } = await query<PagedRevision>(REVISION_PAGE, [incarnation, after, limit + 1, PAGE_MAX_BYTES]);
+      return revisionPage(rows, limit);
+    },
+    async getRevision(incarnation, revision) {
+      const { rows } = await query<RevisionColumns>(REVISION_ONE, [incarnation, revision]);
+      return rows[0] && readRevision(rows[0]);
+    },
+    async revisionRan(run) {
+      const { rows } = await query<RevisionColumns>(REVISION_RAN, [run.scenarioId, run.projectId ?? '', run.scenarioRevision, run.scenarioDigest ?? '', run.createdAt]);
+      return rows[0] && readRevision(rows[0]);
+    },
+  };
+}
+
+/** Revised from the row as read back: jsonb orders keys its own way, and the content is what a GET reads. */
+export async function writeRevised<R extends pg.QueryResultRow>(
+  pool: pg.Pool, text: string, values: unknown[], read: (row: R) => ScenarioRow, revise: Revise | undefined,
+): Promise<ScenarioRow | null> {
+  if (!revise) {
+    const { rows } = await pool.query<R>(text, values);
+    return rows[0] ? read(rows[0]) : null;
+  }
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query<R>(text, values);
+    const row = rows[0] && read(rows[0]);
+    const drafts = row ? revise(row) : [];
+    if (row && drafts.length > 0) await client.query(insertRevisionsSql(drafts.length), revisionValues(row, drafts).flat());
+    await client.query('COMMIT');
+    return row ?? null;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,44 @@
+import type Database from 'better-sqlite3';
+import { PAGE_MAX_BYTES } from './rows.js';
+import {
+  PURGE_REVISIONS, REVISION_ONE, REVISION_PAGE, REVISION_RAN, insertRevisionsSql, numbered, readRevision, revisionPage, revisionValues,
+  type PagedRevision, type RevisionColumns,
+} from './revision-rows.js';
+import type { Revise, ScenarioRevisionRepository, ScenarioRow } from './types.js';
+
+/**
+ * Scenario revisions on SQLite: the repository, and what the scenario writes and the purge run inside their own
+ * transactions (`keep`, `purge`).
+ */
+export function sqliteRevisions(db: Database.Database) {
+  const page = db.prepare<[Record<string, unknown>], PagedRevision>(REVISION_PAGE);
+  const one = db.prepare<[Record<string, unknown>], RevisionColumns>(REVISION_ONE);
+  const ran = db.prepare<[Record<string, unknown>], RevisionColumns>(REVISION_RAN);
+  const purge = db.prepare<[Record<string, unknown>]>(PURGE_REVISIONS);
+  const inserts = new Map<number, Database.Statement<[Record<string, unknown>]>>();
+
+  const repository: ScenarioRevisionRepository = {
+    async listRevisions(incarnation, limit, after = 0) {
+      return revisionPage(page.all(numbered([incarnation, after, limit + 1, PAGE_MAX_BYTES])), limit);
+    },
+    async getRevision(incarnation, revision) {
+      const row = one.get(numbered([incarnation, revision]));
+      return row ? readRevision(row) : undefined;
+    },
+    async revisionRan(run) {
+      const row = ran.get(numbered([run.scenarioId, run.projectId ?? '', run.scenarioRevision, run.scenarioDigest ?? '', run.createdAt]));
+      return row ? readRevision(row) : undefined;
+    },
+  };
+
+  /** Keeps the revisions `revise` makes of a row just written, in the caller's transaction. */
+  const keep = (row: ScenarioRow, revise: Revise | undefined) => {
+    const drafts = revise?.(row) ?? [];
+    if (drafts.length === 0) return;
+    let insert = inserts.get(drafts.length);
+    if (!insert) inserts.set(drafts.length, (insert = db.prepare(insertRevisionsSql(drafts.length))));
+    insert.run(numbered(revisionValues(row, drafts).flat()));
+  };
+
+  return { repository, keep, purge: (createdBefore: string) => purge.run(numbered([createdBefore])) };
+}
