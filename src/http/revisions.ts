@@ -72,7 +72,7 @@ export const revisionRoutes: FastifyPluginAsyncTypebox<{ revisions: RevisionServ
       params: Type.Object({ ...Params, revision: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1, description: 'The revision number.' }) }, { additionalProperties: false }),
       querystring: Type.Object({ ...ProjectQuery.properties, incarnation: Type.Optional(IncarnationQuery) }, { additionalProperties: false }),
       response: {
-        200: answered(refOf(RevisionSchema), 'The revision.'),
+        200: answered(refOf(RevisionSchema), 'The revision: its content as it was, its digest, author, time and patch.'),
         ...problemResponses([...AUTHENTICATED, 404, 409], { 404: NOT_FOUND, 409: AMBIGUOUS }, { examples: LOOKUP }),
       },
     },
