@@ -7,6 +7,7 @@ import { mergePatch } from '../src/domain/merge-patch.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { openPostgresStore } from '../src/store/postgres.js';
 import type { Revise, Store } from '../src/store/types.js';
+import { reviseWith } from '../src/services/revision-drafts.js';
 import type { Scenario } from '../src/schemas/scenario.js';
 import { ADDRESS, credential, makeApp, scenario, tempDir } from './helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
@@ -160,6 +161,19 @@ describe.each([
     await expect(store.update(row!.seq, input({ name: 'B' }), 1, '2026-01-02T00:00:00.000Z', boom)).rejects.toThrow('revision refused');
     expect((await store.find('atomic', undefined))[0]).toMatchObject({ revision: 1, input: { name: 'Adult KYC' } });
     expect((await store.listRevisions(row!.seq, 10)).items.map((r) => r.content)).toEqual(['{"v":1}']);
+  });
+
+  it.skipIf(!available)('keeps the revision a PATCH replaces where it was written before revisions, and never rewrites a kept one', async () => {
+    const before = await store.create('older', input(), '2026-01-01T00:00:00.000Z');
+    const source = { author: 'me', serialize: (r: { revision: number }) => `{"revision":${r.revision}}` };
+    const second = await store.update(before!.seq, input({ name: 'B' }), 1, '2026-01-02T00:00:00.000Z', reviseWith(source, before!));
+    await store.update(before!.seq, input({ name: 'C' }), 2, '2026-01-03T00:00:00.000Z', reviseWith({ ...source, author: 'you' }, second!));
+    const { items } = await store.listRevisions(before!.seq, 10);
+    expect(items.map((r) => [r.revision, r.author, r.patch, r.content, r.createdAt])).toEqual([
+      [1, null, null, '{"revision":1}', '2026-01-01T00:00:00.000Z'],
+      [2, 'me', '{"name":"B"}', '{"revision":2}', '2026-01-02T00:00:00.000Z'],
+      [3, 'you', '{"name":"C"}', '{"revision":3}', '2026-01-03T00:00:00.000Z'],
+    ]);
   });
 
   it.skipIf(!available)('keeps a deleted scenario\'s revisions while an execution ran them, and purges them with it', async () => {
