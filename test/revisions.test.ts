@@ -176,6 +176,17 @@ describe.each([
     ]);
   });
 
+  it.skipIf(!available)('finds the revision an execution ran in the incarnation live when it ran, the same content created again or not', async () => {
+    const first = await store.create('again', input({ projectId: 'p' }), '2026-01-01T00:00:00.000Z', draft('{"first":1}'));
+    await store.delete(first!.seq);
+    const second = await store.create('again', input({ projectId: 'p' }), '2026-01-05T00:00:00.000Z', draft('{"second":1}'));
+    const run = { scenarioId: 'again', projectId: 'p', scenarioRevision: 1, scenarioDigest: contentDigest(input({ projectId: 'p' })) };
+    expect(await store.revisionRan({ ...run, createdAt: '2026-01-02T00:00:00.000Z' })).toMatchObject({ incarnation: first!.seq });
+    expect(await store.revisionRan({ ...run, createdAt: '2026-01-06T00:00:00.000Z' })).toMatchObject({ incarnation: second!.seq });
+    expect(await store.revisionRan({ ...run, scenarioDigest: 'f'.repeat(64), createdAt: '2026-01-06T00:00:00.000Z' })).toBeUndefined();
+    expect(await store.revisionRan({ ...run, projectId: 'q', createdAt: '2026-01-06T00:00:00.000Z' })).toBeUndefined();
+  });
+
   it.skipIf(!available)('keeps a deleted scenario\'s revisions while an execution ran them, and purges them with it', async () => {
     const ran = await store.create('purged', input({ projectId: 'p' }), '2026-01-01T00:00:00.000Z', draft('{"ran":1}'));
     const idle = await store.create('idle', input({ projectId: 'p' }), '2026-01-01T00:00:00.000Z', draft('{"idle":1}'));

@@ -54,9 +54,13 @@ export function revisionPage(rows: readonly PagedRevision[], limit: number): Rev
   return last && cut ? { items, next: last.revision } : { items };
 }
 
-/** The latest incarnation first: one recreated with the same content at the same number has the same rules. */
+/**
+ * By digest where the record has one (any incarnation with it ran the same rules), else made before the execution;
+ * the incarnation live at the time first (clocks of instances may differ a little), then the latest.
+ */
 export const REVISION_RAN = `SELECT ${REVISION_COLUMNS} FROM scenario_revisions WHERE scenario_id = $1 AND COALESCE(project_id, '') = $2
-  AND revision = $3 AND ($4 = '' OR digest = $4) AND created_at <= $5 ORDER BY scenario_seq DESC LIMIT 1`;
+  AND revision = $3 AND ($4 = '' OR digest = $4) AND ($4 <> '' OR created_at <= $5)
+  ORDER BY CASE WHEN created_at <= $5 THEN 0 ELSE 1 END, scenario_seq DESC LIMIT 1`;
 
 export const REVISION_ONE = `SELECT ${REVISION_COLUMNS} FROM scenario_revisions WHERE scenario_seq = $1 AND revision = $2`;
 
