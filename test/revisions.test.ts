@@ -133,9 +133,9 @@ describe.each(backends)('revisions over HTTP (%s)', (_name, storeEnv, available)
   });
 });
 
-const draft = (text: string): Revise => (row) => [{
-  revision: row.revision, projectId: row.input.projectId ?? null, content: text, digest: contentDigest(row.input), patch: null, author: 'me', createdAt: row.updatedAt,
-}];
+const draft = (text: string): Revise => (row) => ({
+  made: { revision: row.revision, projectId: row.input.projectId ?? null, content: text, digest: contentDigest(row.input), patch: null, author: 'me', createdAt: row.updatedAt },
+});
 const input = (over: Record<string, unknown> = {}) => scenario(over) as unknown as Scenario;
 const storeSchema = freshSchema('revisions_store');
 

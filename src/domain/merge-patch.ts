@@ -1,5 +1,4 @@
 import { isRecord } from '../schemas/json.js';
-import { canonicalJson } from './canonical-json.js';
 
 /** RFC 7396 JSON Merge Patch: null removes a member, objects merge recursively, everything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -19,7 +18,16 @@ export function mergePatchOf(before: unknown, after: unknown): unknown {
   for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) patch[key] = null;
   for (const [key, value] of Object.entries(after)) {
     if (!Object.hasOwn(before, key)) patch[key] = value;
-    else if (canonicalJson(before[key]) !== canonicalJson(value)) patch[key] = mergePatchOf(before[key], value);
+    else if (!sameJson(before[key], value)) patch[key] = mergePatchOf(before[key], value);
   }
   return patch;
+}
+
+/** Equal JSON values, whatever the order of their objects' keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, k) => sameJson(v, b[k]));
+  if (!isRecord(a) || !isRecord(b) || Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
 }

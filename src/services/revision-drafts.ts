@@ -18,8 +18,8 @@ export function reviseWith(source: RevisionSource, replaced?: ScenarioRow): Revi
     author,
     createdAt: row.updatedAt,
   });
-  return (row) => {
-    const made = draft(row, replaced ? JSON.stringify(mergePatchOf(replaced.input, row.input)) : null, source.author);
-    return replaced ? [draft(replaced, null, null), made] : [made];
-  };
+  return (row) => ({
+    made: draft(row, replaced ? JSON.stringify(mergePatchOf(replaced.input, row.input)) : null, source.author),
+    ...(replaced && { replaced: { revision: replaced.revision, draft: () => draft(replaced, null, null) } }),
+  });
 }

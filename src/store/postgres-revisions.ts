@@ -40,8 +40,12 @@ export async function writeRevised<R extends pg.QueryResultRow>(
     await client.query('BEGIN');
     const { rows } = await client.query<R>(text, values);
     const row = rows[0] && read(rows[0]);
-    const drafts = row ? revise(row) : [];
-    if (row && drafts.length > 0) await client.query(insertRevisionsSql(drafts.length), revisionValues(row, drafts).flat());
+    if (row) {
+      // Made whether missing or not: cheaper than a round trip to ask.
+      const { made, replaced } = revise(row);
+      const drafts = replaced ? [replaced.draft(), made] : [made];
+      await client.query(insertRevisionsSql(drafts.length, (k) => `$${k + 1}`), drafts.flatMap((d) => revisionValues(row, d)));
+    }
     await client.query('COMMIT');
     return row ?? null;
   } catch (err) {

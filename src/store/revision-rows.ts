@@ -30,9 +30,9 @@ export const readRevision = (r: RevisionColumns): ScenarioRevision => ({
   createdAt: r.created_at,
 });
 
-export const revisionValues = (row: ScenarioRow, drafts: readonly RevisionDraft[]) => drafts.map((d) => [
+export const revisionValues = (row: ScenarioRow, d: RevisionDraft) => [
   row.seq, d.revision, row.id, d.projectId, d.content, d.digest, d.patch, d.author, d.createdAt,
-]);
+];
 
 /** PostgreSQL's `$n` placeholders are named parameters in SQLite. */
 export const numbered = (values: readonly unknown[]) => Object.fromEntries(values.map((v, k) => [k + 1, v]));
@@ -64,9 +64,9 @@ export const REVISION_RAN = `SELECT ${REVISION_COLUMNS} FROM scenario_revisions 
 
 export const REVISION_ONE = `SELECT ${REVISION_COLUMNS} FROM scenario_revisions WHERE scenario_seq = $1 AND revision = $2`;
 
-/** A draft of the revision a write replaced only fills a gap. */
-export const insertRevisionsSql = (rows: number) => `INSERT INTO scenario_revisions (${REVISION_COLUMNS}) VALUES ${
-  Array.from({ length: rows }, (_, r) => `(${Array.from({ length: REVISION_FIELDS }, (_, k) => `$${r * REVISION_FIELDS + k + 1}`).join(', ')})`).join(', ')
+/** `placeholder(k)`: the k-th parameter (from 0). A draft of the revision a write replaced only fills a gap. */
+export const insertRevisionsSql = (rows: number, placeholder: (k: number) => string) => `INSERT INTO scenario_revisions (${REVISION_COLUMNS}) VALUES ${
+  Array.from({ length: rows }, (_, r) => `(${Array.from({ length: REVISION_FIELDS }, (_, k) => placeholder(r * REVISION_FIELDS + k)).join(', ')})`).join(', ')
 } ON CONFLICT DO NOTHING`;
 
 /** Revisions of deleted scenarios no execution kept past the cut ($1) ran; matched loosely, so kept when in doubt. */

@@ -15,7 +15,8 @@ export function sqliteRevisions(db: Database.Database) {
   const one = db.prepare<[Record<string, unknown>], RevisionColumns>(REVISION_ONE);
   const ran = db.prepare<[Record<string, unknown>], RevisionColumns>(REVISION_RAN);
   const purge = db.prepare<[Record<string, unknown>]>(PURGE_REVISIONS);
-  const inserts = new Map<number, Database.Statement<[Record<string, unknown>]>>();
+  const insert = db.prepare<unknown[]>(insertRevisionsSql(1, () => '?'));
+  const kept = db.prepare<[number, number]>('SELECT 1 FROM scenario_revisions WHERE scenario_seq = ? AND revision = ?').pluck();
 
   const repository: ScenarioRevisionRepository = {
     async listRevisions(incarnation, limit, after = 0) {
@@ -31,13 +32,12 @@ export function sqliteRevisions(db: Database.Database) {
     },
   };
 
-  /** Keeps the revisions `revise` makes of a row just written, in the caller's transaction. */
+  /** In the caller's transaction; the replaced revision made only where it is missing. */
   const keep = (row: ScenarioRow, revise: Revise | undefined) => {
-    const drafts = revise?.(row) ?? [];
-    if (drafts.length === 0) return;
-    let insert = inserts.get(drafts.length);
-    if (!insert) inserts.set(drafts.length, (insert = db.prepare(insertRevisionsSql(drafts.length))));
-    insert.run(numbered(revisionValues(row, drafts).flat()));
+    if (!revise) return;
+    const { made, replaced } = revise(row);
+    if (replaced && kept.get(row.seq, replaced.revision) === undefined) insert.run(...revisionValues(row, replaced.draft()));
+    insert.run(...revisionValues(row, made));
   };
 
   return { repository, keep, purge: (createdBefore: string) => purge.run(numbered([createdBefore])) };

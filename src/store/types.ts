@@ -58,8 +58,11 @@ export interface ScenarioRevision {
 
 export type RevisionDraft = Omit<ScenarioRevision, 'incarnation' | 'scenarioId'>;
 
-/** Made inside the write's transaction from the row as stored: the revisions to keep (ones kept already are left). */
-export type Revise = (row: ScenarioRow) => RevisionDraft[];
+/**
+ * Made inside the write's transaction from the row as stored: its revision, and the one it replaced, kept where it is
+ * missing (written before revisions were kept).
+ */
+export type Revise = (row: ScenarioRow) => { made: RevisionDraft; replaced?: { revision: number; draft: () => RevisionDraft } };
 
 export interface RevisionPage {
   items: ScenarioRevision[];
