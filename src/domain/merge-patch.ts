@@ -23,7 +23,6 @@ export function mergePatchOf(before: unknown, after: unknown): unknown {
   return patch;
 }
 
-/** Equal JSON values, whatever the order of their objects' keys. */
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, k) => sameJson(v, b[k]));

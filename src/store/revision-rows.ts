@@ -54,17 +54,14 @@ export function revisionPage(rows: readonly PagedRevision[], limit: number): Rev
   return last && cut ? { items, next: last.revision } : { items };
 }
 
-/**
- * By digest where the record has one (any incarnation with it ran the same rules), else made before the execution;
- * the incarnation live at the time first (clocks of instances may differ a little), then the latest.
- */
+/** By digest where kept (same digest, same rules); the incarnation live then first, as instances' clocks differ. */
 export const REVISION_RAN = `SELECT ${REVISION_COLUMNS} FROM scenario_revisions WHERE scenario_id = $1 AND COALESCE(project_id, '') = $2
   AND revision = $3 AND ($4 = '' OR digest = $4) AND ($4 <> '' OR created_at <= $5)
   ORDER BY CASE WHEN created_at <= $5 THEN 0 ELSE 1 END, scenario_seq DESC LIMIT 1`;
 
 export const REVISION_ONE = `SELECT ${REVISION_COLUMNS} FROM scenario_revisions WHERE scenario_seq = $1 AND revision = $2`;
 
-/** `placeholder(k)`: the k-th parameter (from 0). A draft of the revision a write replaced only fills a gap. */
+/** A draft of the revision a write replaced only fills a gap. */
 export const insertRevisionsSql = (rows: number, placeholder: (k: number) => string) => `INSERT INTO scenario_revisions (${REVISION_COLUMNS}) VALUES ${
   Array.from({ length: rows }, (_, r) => `(${Array.from({ length: REVISION_FIELDS }, (_, k) => placeholder(r * REVISION_FIELDS + k)).join(', ')})`).join(', ')
 } ON CONFLICT DO NOTHING`;
