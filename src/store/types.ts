@@ -31,15 +31,63 @@ export interface ScenarioHead {
  * so concurrent writers (threads, processes, instances) never lose an update.
  */
 export interface ScenarioRepository {
-  /** null when its project has a scenario with that id. */
-  create(id: string, input: Scenario, now: string): Promise<ScenarioRow | null>;
+  /** null when its project has a scenario with that id. `revise`: the revisions kept in the same transaction. */
+  create(id: string, input: Scenario, now: string, revise?: Revise): Promise<ScenarioRow | null>;
   /** In seq order: none, one, or two when the id is in several of the scope's projects. */
   find(id: string, scope: ProjectScope): Promise<ScenarioRow[]>;
   heads(id: string, scope: ProjectScope): Promise<ScenarioHead[]>;
   list(limit: number, after?: number, projects?: ProjectScope): Promise<ScenarioPage>;
   /** null when the row is gone or its revision moved; throws ScenarioIdTaken when moved into a project holding its id. */
-  update(seq: number, input: Scenario, expectedRevision: number, now: string): Promise<ScenarioRow | null>;
+  update(seq: number, input: Scenario, expectedRevision: number, now: string, revise?: Revise): Promise<ScenarioRow | null>;
   delete(seq: number): Promise<boolean>;
+}
+
+/** A scenario as one of its revisions was live: `content` is the text its GET answered then, `patch` JSON text too. */
+export interface ScenarioRevision {
+  /** The scenario's seq: tells apart scenarios created one after another with one id. */
+  incarnation: number;
+  scenarioId: string;
+  projectId: string | null;
+  revision: number;
+  content: string;
+  digest: string;
+  patch: string | null;
+  author: string | null;
+  createdAt: string;
+}
+
+export type RevisionDraft = Omit<ScenarioRevision, 'incarnation' | 'scenarioId'>;
+
+/**
+ * Made inside the write's transaction from the row as stored: its revision, and the one it replaced, kept where it is
+ * missing (written before revisions were kept).
+ */
+export type Revise = (row: ScenarioRow) => { made: RevisionDraft; replaced?: { revision: number; draft: () => RevisionDraft } };
+
+export interface RevisionPage {
+  items: ScenarioRevision[];
+  /** The revision the next page continues after. */
+  next?: number;
+}
+
+/** What an execution ran: its scenario's id, project and revision, and the digest when the record has one. */
+export interface RevisionRun {
+  scenarioId: string;
+  projectId: string | null;
+  scenarioRevision: number;
+  scenarioDigest?: string;
+  createdAt: string;
+}
+
+/**
+ * Revisions are written by ScenarioRepository's create and update; a deleted scenario's are purged with the last
+ * execution that ran one of them (ExecutionRepository.purgeExecutions).
+ */
+export interface ScenarioRevisionRepository {
+  listRevisions(incarnation: number, limit: number, after?: number): Promise<RevisionPage>;
+  getRevision(incarnation: number, revision: number): Promise<ScenarioRevision | undefined>;
+  /** The revision an execution ran: of the latest incarnation that had it when the execution was made. */
+  revisionRan(run: RevisionRun): Promise<ScenarioRevision | undefined>;
 }
 
 /** The database as a whole: what health checks and shutdown use. */
@@ -208,4 +256,4 @@ export interface NullifierRepository {
 }
 
 /** Every repository over one database; a service takes only the repositories it uses. */
-export type Store = StoreHandle & ScenarioRepository & ExecutionRepository & WebhookOutbox & IdempotencyRepository & NullifierRepository;
+export type Store = StoreHandle & ScenarioRepository & ScenarioRevisionRepository & ExecutionRepository & WebhookOutbox & IdempotencyRepository & NullifierRepository;
