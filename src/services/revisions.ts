@@ -6,7 +6,7 @@ import { findScenarioIn } from './scenarios.js';
 
 export type { ScenarioRevision } from '../store/types.js';
 
-/** Where an execution's revision is: its link, and its rules when asked. */
+/** An execution's revision: its link, its rules when asked. */
 export type RevisionRan = { links?: { revision: string }; rules?: Scenario['queryConfigurations'] };
 
 /** Narrowed by `?projectId=` as a scenario lookup is. */

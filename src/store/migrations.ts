@@ -17,8 +17,7 @@ export const SAME_IN_BOTH: Migration[] = [
     `,
   },
   {
-    // Every revision of a scenario as its GET answered it (ScenarioRevision). Text, not JSONB: the content is kept to
-    // the byte. No foreign key: a deleted scenario's revisions stay while executions ran them.
+    // Text, to the byte; no foreign key: kept while executions ran them.
     version: 13,
     sql: `
       CREATE TABLE scenario_revisions (
