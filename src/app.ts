@@ -16,6 +16,7 @@ import { metricsPlugin } from './http/metrics.js';
 import { idempotency } from './http/idempotency.js';
 import { protection } from './http/protection.js';
 import { scenarioRoutes, scenarioSchemaCheck } from './http/scenarios.js';
+import { revisionRoutes } from './http/revisions.js';
 import { databaseState } from './services/health.js';
 import { IDEMPOTENCY_TTL_MS, IdempotencyKeys } from './services/idempotency.js';
 import { ScenarioService } from './services/scenarios.js';
@@ -92,7 +93,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
 }
 
 async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, adapters: Adapters): Promise<ServiceApp> {
-  const { store, now, metrics, plans, verifier, executor, executions, timers, routes, webhooks, attestor } = adapters;
+  const { store, now, metrics, plans, verifier, executor, executions, revisions, timers, routes, webhooks, attestor } = adapters;
   // While draining and closing, no keep-alive client may write its next request to a socket close() is about to end.
   let draining = false;
   let closing = false;
@@ -146,6 +147,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     const idempotent = idempotency(new IdempotencyKeys(store, now), now);
     await secured.register(scenarioRoutes, { scenarios, idempotent });
     await secured.register(executeRoutes, { executions, idempotent, coldRefusal: (tenant) => verifier.coldRefusal(tenant), attestor });
+    await secured.register(revisionRoutes, { revisions });
     await secured.register(executionRoutes, { executions });
     await secured.register(attestationRoutes, { executions, attestor });
     await secured.register(webhookSecretRoute, { webhook: config.webhook });

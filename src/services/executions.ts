@@ -18,6 +18,7 @@ import type {
 import type { Access } from './access.js';
 import { refuseEip712, signAttestations, type AttestRequest, type Attestations } from './attestations.js';
 import { ForbiddenProject, ScenarioChanged, ScenarioNotFound, ScenarioRecreated, WebhookDeliveryNotFound } from './errors.js';
+import type { RevisionRan, RevisionService } from './revisions.js';
 import { findScenarioIn } from './scenarios.js';
 
 export interface ExecutionLifecycleOptions {
@@ -31,6 +32,7 @@ export interface ExecutionLifecycleOptions {
   webhook?: WebhookConfig;
   attestor: Attestor;
   attestationFacts: (type: ScenarioType) => { holderBound: boolean; credentialsVerified: boolean };
+  revisions: Pick<RevisionService, 'ranBy'>;
 }
 
 export interface Subject {
@@ -207,9 +209,11 @@ export class ExecutionLifecycle implements PendingExecutions {
     return executionView(ended, webhook && [webhook]);
   }
 
-  async find(access: Access, executionId: string): Promise<ExecutionView> {
+  /** With the link to the revision it ran; `withRules`: that revision's rules too. */
+  async find(access: Access, executionId: string, withRules = false): Promise<ExecutionView & RevisionRan> {
     const record = await this.recorded(access, executionId);
-    return executionView(record, await this.options.outbox.webhooksOf(executionId));
+    const [webhooks, ran] = await Promise.all([this.options.outbox.webhooksOf(executionId), this.options.revisions.ranBy(record, withRules)]);
+    return { ...executionView(record, webhooks), ...ran };
   }
 
   /** Whoever holds the id now: a deleted scenario's history stays its project's. */
