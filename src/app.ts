@@ -11,6 +11,7 @@ import { handleClientError, handleFrameworkError, problemDetails, ShuttingDown }
 import { attestationRoutes, jwksRoute } from './http/attestation.js';
 import { executeRoutes } from './http/execute.js';
 import { executionRoutes } from './http/executions.js';
+import { exportRoutes } from './http/export.js';
 import { healthRoutes } from './http/health.js';
 import { metricsPlugin } from './http/metrics.js';
 import { IDEMPOTENCY_TTL_MS, idempotency } from './http/idempotency.js';
@@ -140,6 +141,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(scenarioRoutes, { store, plans, validators, idempotent, now, validate: async (s) => [...webhookProblems(s, config.webhook), ...(await executor.validate(s))] });
     await secured.register(executeRoutes, { store, plans, now, idempotent, executor, onVerdicts, coldRefusal: (t) => verifier.coldRefusal(t), webhook: config.webhook, attestor, attestationFacts });
     await secured.register(executionRoutes, { store, now });
+    await secured.register(exportRoutes, { store });
     await secured.register(attestationRoutes, { store, attestor, now });
     await secured.register(webhookSecretRoute, { webhook: config.webhook });
   });

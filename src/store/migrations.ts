@@ -16,4 +16,12 @@ export const SAME_IN_BOTH: Migration[] = [
       ALTER TABLE executions ADD COLUMN holder_bound INTEGER;
     `,
   },
+  {
+    // Export pages by (created_at, seq).
+    version: 14,
+    sql: `
+      CREATE INDEX executions_period ON executions (created_at, seq);
+      DROP INDEX executions_created;
+    `,
+  },
 ];
