@@ -1,3 +1,4 @@
+import { setImmediate as turn } from 'node:timers/promises';
 import { verdictOf } from '../domain/verdict.js';
 import type { EvidenceKey, EvidenceRange, ExecutionEvidence, ExecutionExport } from '../store/types.js';
 
@@ -31,6 +32,8 @@ async function * pages(store: ExecutionExport, range: EvidenceRange): AsyncGener
     const last = page.at(-1);
     if (!last || page.length < PAGE_ROWS) return;
     after = { createdAt: last.createdAt, seq: last.seq };
+    // SQLite reads synchronously and a fast reader's socket never pushes back: other requests get their turn.
+    await turn();
   }
 }
 

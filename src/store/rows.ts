@@ -54,13 +54,25 @@ export interface EvidenceColumns<J, T> {
 export const evidenceColumns = (rules: string, digests: string) =>
   `seq, execution_id, created_at, project_id, scenario_id, scenario_revision, scenario_digest, address, state, ${rules} AS rules, ${digests} AS credentials`;
 
-/** An evidence range as SQL: `param` binds a value and gives its placeholder; `inProjects` tests the projects' one. */
+/**
+ * An evidence range as SQL: `param` binds a value and gives its placeholder; `inProjects` tests the projects' one.
+ * One bound a side on created_at, the tighter: SQLite seeks by one of them and would otherwise scan from `from`.
+ */
 export function evidenceWhere(range: EvidenceRange, param: (value: unknown) => string, inProjects: (list: string) => string): string {
-  const parts = [`created_at >= ${param(range.from)}`, `created_at < ${param(range.to)}`];
+  const { after, through } = range;
+  const parts: string[] = [];
+  if (after && after.createdAt >= range.from) {
+    parts.push(`created_at >= ${param(after.createdAt)} AND (created_at > ${param(after.createdAt)} OR seq > ${param(after.seq)})`);
+  } else {
+    parts.push(`created_at >= ${param(range.from)}`);
+  }
+  if (through && through.createdAt < range.to) {
+    parts.push(`created_at <= ${param(through.createdAt)} AND (created_at < ${param(through.createdAt)} OR seq <= ${param(through.seq)})`);
+  } else {
+    parts.push(`created_at < ${param(range.to)}`);
+  }
   if (range.scenarioId !== undefined) parts.push(`scenario_id = ${param(range.scenarioId)}`);
   if (range.projects) parts.push(inProjects(param(range.projects)));
-  if (range.after) parts.push(`(created_at, seq) > (${param(range.after.createdAt)}, ${param(range.after.seq)})`);
-  if (range.through) parts.push(`(created_at, seq) <= (${param(range.through.createdAt)}, ${param(range.through.seq)})`);
   return parts.join(' AND ');
 }
 
