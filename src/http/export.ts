@@ -61,13 +61,14 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ store: ExecutionExport }>
       operationId: 'exportExecutions',
       summary: 'Export a period\'s executions as evidence',
       description: `The executions of the token's projects created in [from, to), oldest first (by creation time, then by the order they were recorded), streamed as they are read. Each record: ${RECORD_FIELDS}. ` +
-        'Never a credential\'s content or id, nor a reason\'s text (it may name a credential); the rules that ran: GET /compliance/scenarios/{scenarioId}. ' +
+        'Never a credential\'s content or id, nor a reason\'s text (it may name a credential). Attestations are signed on request and not kept: a JWS ' +
+        'attestation\'s `jti` is the executionId. ' +
         `At most \`limit\` (${EXPORT_ROWS_MAX}) records a response: when more follow, a \`Link\` header with rel="next" gives the URL of the next part ` +
         '(the same query and a `cursor`); without it the export is complete. Export a period that has ended: an execution still being recorded when a part is read may be missed. ' +
         'CSV cells starting with = + - @ or a tab get a leading apostrophe, so spreadsheets do not run them; `rules` holds id=status pairs and `credentials` digests, space-separated.',
       tags: ['executions'], security: [{ bearerAuth: ['scenarios:read'] }],
       querystring: ExportQuery,
-      produces: Object.values(TYPES),
+      produces: ['application/x-ndjson', 'text/csv'],
       response: {
         200: {
           description: 'The records (an empty body, or the CSV header alone, when none match).',
@@ -76,8 +77,8 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ store: ExecutionExport }>
             'Content-Disposition': { type: 'string', description: 'attachment, with a file name.' },
           },
           content: {
-            [TYPES.ndjson]: { schema: { type: 'string', description: `One JSON object a line: ${RECORD_FIELDS}.` } },
-            [TYPES.csv]: { schema: { type: 'string', description: `A header row (${CSV_COLUMNS.join(',')}), then a row a record, CRLF line ends.` } },
+            'application/x-ndjson': { schema: { type: 'string', description: `One JSON object a line: ${RECORD_FIELDS}.` } },
+            'text/csv': { schema: { type: 'string', description: `A header row (${CSV_COLUMNS.join(',')}), then a row a record, CRLF line ends.` } },
           },
         },
         ...problemResponses(AUTHENTICATED, { 400: 'A query parameter is not valid (code SCS_VALIDATION): `errors` names it (from, to, format, limit, cursor...).' }),
