@@ -70,7 +70,7 @@ function csvLine(e: ExecutionEvidence): string {
 const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** RFC 4180; an apostrophe before a formula. */
-export function csvCell(text: string): string {
+function csvCell(text: string): string {
   const cell = FORMULA_START.test(text) ? `'${text}` : text;
   return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
 }
