@@ -14,7 +14,7 @@ export interface EvidenceExport {
   next?: EvidenceKey;
 }
 
-/** Up to `limit` records of `range`; the last one's key is read first, so the next cursor is known before the body. */
+/** Up to `limit` records of `range`; the last one's key first, for the next cursor. */
 export async function exportEvidence(store: ExecutionExport, range: EvidenceRange, limit: number, format: ExportFormat): Promise<EvidenceExport> {
   if (range.projects?.length === 0) return { text: lines(format, none()) };
   const last = await store.evidenceKeyAt(range, limit);
@@ -32,7 +32,7 @@ async function * pages(store: ExecutionExport, range: EvidenceRange): AsyncGener
     const last = page.at(-1);
     if (!last || page.length < PAGE_ROWS) return;
     after = { createdAt: last.createdAt, seq: last.seq };
-    // SQLite reads synchronously and a fast reader's socket never pushes back: other requests get their turn.
+    // SQLite reads synchronously and a fast reader never pushes back.
     await turn();
   }
 }
@@ -66,7 +66,7 @@ function csvLine(e: ExecutionEvidence): string {
   return `${CSV_COLUMNS.map((column) => csvCell(cells[column] ?? '')).join(',')}\r\n`;
 }
 
-/** Spreadsheets run a cell starting with one of these as a formula (OWASP: CSV injection). */
+/** What spreadsheets run as a formula (OWASP: CSV injection). */
 const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** RFC 4180; an apostrophe before a formula. */
