@@ -11,6 +11,8 @@ import { handleClientError, handleFrameworkError, problemDetails, ShuttingDown }
 import { attestationRoutes, jwksRoute } from './http/attestation.js';
 import { executeRoutes } from './http/execute.js';
 import { executionRoutes } from './http/executions.js';
+import { exportRoutes } from './http/export.js';
+import { EvidenceExporter } from './services/export.js';
 import { healthRoutes } from './http/health.js';
 import { metricsPlugin } from './http/metrics.js';
 import { idempotency } from './http/idempotency.js';
@@ -149,6 +151,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(executeRoutes, { executions, idempotent, coldRefusal: (tenant) => verifier.coldRefusal(tenant), attestor });
     await secured.register(revisionRoutes, { revisions });
     await secured.register(executionRoutes, { executions });
+    await secured.register(exportRoutes, { exporter: new EvidenceExporter(store) });
     await secured.register(attestationRoutes, { executions, attestor });
     await secured.register(webhookSecretRoute, { webhook: config.webhook });
   });

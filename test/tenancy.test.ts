@@ -261,6 +261,7 @@ describe('every route that names a scenario or an execution, listed from the Ope
     'POST /compliance/scenarios': 'creating in a project the token does not hold, or without a project, is 403',
     'GET /compliance/scenarios/{scenarioId}/executions': 'read, execute, executions, patch, delete (an empty page, as for an id never used)',
     'GET /compliance/webhooks/secret': 'test/webhooks.test.ts: a tenant reads only its own project\'s secret',
+    'GET /compliance/executions/export': 'test/export.routes.test.ts: exports only the token\'s projects, like GET /compliance/executions/{id}',
   };
 
   it('answers 404 to another project\'s token on each, and changes nothing', async () => {

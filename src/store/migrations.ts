@@ -35,4 +35,12 @@ export const SAME_IN_BOTH: Migration[] = [
       CREATE INDEX scenario_revisions_ran ON scenario_revisions (scenario_id, revision);
     `,
   },
+  {
+    // Export pages by (created_at, seq).
+    version: 14,
+    sql: `
+      CREATE INDEX executions_period ON executions (created_at, seq);
+      DROP INDEX executions_created;
+    `,
+  },
 ];

@@ -7,6 +7,7 @@ import type { PostgresDatabase } from './postgres/database.js';
 import { migrate } from './postgres/migrations.js';
 import { postgresScenarios } from './postgres/scenarios.js';
 import { insertExecutions, postgresExecutions } from './postgres/executions.js';
+import { postgresExport } from './postgres/export.js';
 import { postgresWebhooks } from './postgres/webhooks.js';
 import { postgresIdempotency } from './postgres/idempotency.js';
 import { postgresNullifiers } from './postgres/nullifiers.js';
@@ -71,6 +72,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     ...postgresScenarios(db),
     ...postgresRevisions(db),
     ...postgresExecutions(db, audit),
+    ...postgresExport(db),
     ...postgresWebhooks(db),
     ...postgresIdempotency(db),
     ...postgresNullifiers(db),

@@ -1,6 +1,6 @@
 // Both databases' rows: only `J` (JSON: text or values) and `T` (instants: ISO strings or Date) differ.
 import type { Scenario } from '../schemas/scenario.js';
-import type { ExecutionRecord, ScenarioRow, WebhookDelivery } from './types.js';
+import type { EvidenceRange, ExecutionEvidence, ExecutionRecord, ScenarioRow, WebhookDelivery } from './types.js';
 
 export interface Columns<J, T> {
   json: (v: J) => unknown;
@@ -34,6 +34,46 @@ export interface ExecutionColumns<J, T> {
   scenario_digest: string | null;
   /** 1 or 0; null in older records. */
   holder_bound: number | null;
+}
+
+export interface EvidenceColumns<J, T> {
+  seq: number;
+  execution_id: string;
+  created_at: T;
+  project_id: string | null;
+  scenario_id: string;
+  scenario_revision: number;
+  scenario_digest: string | null;
+  address: string;
+  state: ExecutionRecord['state'];
+  rules: J;
+  credentials: J;
+}
+
+/** `rules` and `digests`: SQL that makes the JSON arrays from `results` and `credentials` in the database. */
+export const evidenceColumns = (rules: string, digests: string) =>
+  `seq, execution_id, created_at, project_id, scenario_id, scenario_revision, scenario_digest, address, state, ${rules} AS rules, ${digests} AS credentials`;
+
+/**
+ * An evidence range as SQL: `param` binds a value and gives its placeholder; `inProjects` tests the projects' one.
+ * One bound a side on created_at, the tighter: SQLite seeks by one of them and would otherwise scan from `from`.
+ */
+export function evidenceWhere(range: EvidenceRange, param: (value: unknown) => string, inProjects: (list: string) => string): string {
+  const { after, through } = range;
+  const parts: string[] = [];
+  if (after && after.createdAt >= range.from) {
+    parts.push(`created_at >= ${param(after.createdAt)} AND (created_at > ${param(after.createdAt)} OR seq > ${param(after.seq)})`);
+  } else {
+    parts.push(`created_at >= ${param(range.from)}`);
+  }
+  if (through && through.createdAt < range.to) {
+    parts.push(`created_at <= ${param(through.createdAt)} AND (created_at < ${param(through.createdAt)} OR seq <= ${param(through.seq)})`);
+  } else {
+    parts.push(`created_at < ${param(range.to)}`);
+  }
+  if (range.scenarioId !== undefined) parts.push(`scenario_id = ${param(range.scenarioId)}`);
+  if (range.projects) parts.push(inProjects(param(range.projects)));
+  return parts.join(' AND ');
 }
 
 export interface WebhookColumns<T> {
@@ -145,6 +185,19 @@ export function readers<J, T>({ json, time }: Columns<J, T>) {
       expiresAt: r.expires_at === null ? null : time(r.expires_at),
       ...(r.scenario_digest !== null && { scenarioDigest: r.scenario_digest }),
       ...(r.holder_bound !== null && { holderBound: r.holder_bound === 1 }),
+    }),
+    evidence: (r: EvidenceColumns<J, T>): ExecutionEvidence => ({
+      executionId: r.execution_id,
+      createdAt: time(r.created_at),
+      projectId: r.project_id,
+      scenarioId: r.scenario_id,
+      scenarioRevision: r.scenario_revision,
+      scenarioDigest: r.scenario_digest,
+      address: r.address,
+      state: r.state,
+      rules: stored<ExecutionEvidence['rules']>(json(r.rules)),
+      credentials: stored<string[]>(json(r.credentials)),
+      seq: r.seq,
     }),
     webhook: (r: WebhookColumns<T>): WebhookDelivery => ({
       id: r.id,

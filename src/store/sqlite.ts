@@ -10,6 +10,7 @@ import { EXECUTION_INSERT, WEBHOOK_INSERT, type Transactional } from './sqlite/d
 import { migrate } from './sqlite/migrations.js';
 import { sqliteScenarios } from './sqlite/scenarios.js';
 import { sqliteExecutions } from './sqlite/executions.js';
+import { sqliteExport } from './sqlite/export.js';
 import { sqliteWebhooks } from './sqlite/webhooks.js';
 import { sqliteIdempotency } from './sqlite/idempotency.js';
 import { sqliteNullifiers } from './sqlite/nullifiers.js';
@@ -91,6 +92,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     ...sqliteScenarios(db, write, revisions.writes),
     ...revisions.repository,
     ...sqliteExecutions(db, write, audit, revisions.writes),
+    ...sqliteExport(db),
     ...sqliteWebhooks(db, write),
     ...sqliteIdempotency(db, write),
     ...sqliteNullifiers(db, write),

@@ -160,6 +160,43 @@ export interface ExecutionRepository {
   expiredPendingExecutions(before: string, limit: number): Promise<ExecutionRecord[]>;
 }
 
+/** An execution as evidence: its rules' statuses and credential digests, never a reason's text nor a credential id. */
+export interface ExecutionEvidence {
+  executionId: string;
+  createdAt: string;
+  projectId: string | null;
+  scenarioId: string;
+  scenarioRevision: number;
+  scenarioDigest: string | null;
+  address: string;
+  state: ExecutionState;
+  rules: { id: string; status: ExecutionResult['result']['status'] }[];
+  credentials: string[];
+  seq: number;
+}
+
+export interface EvidenceKey {
+  createdAt: string;
+  seq: number;
+}
+
+/** Created in [from, to), of `projects` ('' for none), after `after`, up to `through`. */
+export interface EvidenceRange {
+  from: string;
+  to: string;
+  scenarioId?: string;
+  projects: ProjectScope;
+  after?: EvidenceKey;
+  through?: EvidenceKey;
+}
+
+/** Keyset pages of the audit log by creation time. */
+export interface ExecutionExport {
+  evidencePage(range: EvidenceRange, limit: number): Promise<ExecutionEvidence[]>;
+  /** The key of the range's `n`th record (from 1). */
+  evidenceKeyAt(range: EvidenceRange, n: number): Promise<EvidenceKey | undefined>;
+}
+
 export interface WebhookOutbox {
   /** Leased until `leaseUntil`, earliest first. */
   claimWebhooks(now: string, limit: number, leaseUntil: string, fair: WebhookFairness): Promise<ClaimedWebhook[]>;
@@ -203,4 +240,4 @@ export interface NullifierRepository {
   bindNullifier(binding: NullifierBinding): Promise<string>;
 }
 
-export type Store = StoreHandle & ScenarioRepository & ScenarioRevisionRepository & ExecutionRepository & WebhookOutbox & IdempotencyRepository & NullifierRepository;
+export type Store = StoreHandle & ScenarioRepository & ScenarioRevisionRepository & ExecutionRepository & WebhookOutbox & IdempotencyRepository & NullifierRepository & ExecutionExport;

@@ -1,0 +1,45 @@
+import type Database from 'better-sqlite3';
+import type { EvidenceRange, ExecutionExport } from '../types.js';
+import { evidenceColumns, evidenceWhere, type EvidenceColumns } from '../rows.js';
+import { read } from './database.js';
+
+const RULES = `(SELECT json_group_array(json_object('id', json_extract(value, '$.objectId'), 'status', json_extract(value, '$.result.status')))
+  FROM json_each(results))`;
+const DIGESTS = "(SELECT json_group_array(json_extract(value, '$.sha256')) FROM json_each(credentials))";
+const COLUMNS = evidenceColumns(RULES, DIGESTS);
+
+/** The period index is named: with a scenario filter the planner would sort that scenario's records for every page. */
+function ranged(range: EvidenceRange): { sql: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const param = (value: unknown) => {
+    values.push(Array.isArray(value) ? JSON.stringify(value) : value);
+    return '?';
+  };
+  const where = evidenceWhere(range, param, (list) => `COALESCE(project_id, '') IN (SELECT value FROM json_each(${list}))`);
+  return { sql: `FROM executions INDEXED BY executions_period WHERE ${where} ORDER BY created_at, seq`, values };
+}
+
+/** Reads on the request thread's connection, a page per call: nothing is held between pages. */
+export function sqliteExport(db: Database.Database): ExecutionExport {
+  const statements = new Map<string, Database.Statement<unknown[]>>();
+  const prepared = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare<unknown[]>(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  return {
+    async evidencePage(range, limit) {
+      const { sql, values } = ranged(range);
+      const rows = prepared(`SELECT ${COLUMNS} ${sql} LIMIT ?`).all(...values, limit) as EvidenceColumns<string, string>[];
+      return rows.map(read.evidence);
+    },
+    async evidenceKeyAt(range, n) {
+      const { sql, values } = ranged(range);
+      const row = prepared(`SELECT created_at, seq ${sql} LIMIT 1 OFFSET ?`).get(...values, n - 1) as { created_at: string; seq: number } | undefined;
+      return row && { createdAt: row.created_at, seq: row.seq };
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/** The export repository on both stores: keyset pages by (createdAt, seq), and the service reading them in pages. */
+import { describe, expect, it } from 'vitest';
+import type { EvidenceRange } from '../../src/store/types.js';
+import { accessFor } from '../../src/services/access.js';
+import { EvidenceExporter } from '../../src/services/export.js';
+import { execution, sharedStore, storeBackends } from './contract.js';
+
+const at = (second: number) => new Date(Date.UTC(2026, 4, 1, 0, 0, second)).toISOString();
+
+describe.each(storeBackends('contract_export'))('%s store: export', (_name, open, available) => {
+  const store = sharedStore(open, available);
+  const exporter = new EvidenceExporter(store);
+  const access = accessFor(new Set(['proj']));
+
+  it.skipIf(!available)('reads a range in (createdAt, seq) order across store pages and request parts, losing and repeating nothing', async () => {
+    const scenarioId = `bulk-${Math.random()}`;
+    // 700 records over 7 instants, recorded out of time order: many ties, more than two store pages.
+    const records = Array.from({ length: 700 }, (_, i) => execution({ scenarioId, createdAt: at((i * 3) % 7) }));
+    for (let i = 0; i < records.length; i += 100) await Promise.all(records.slice(i, i + 100).map((r) => store.recordExecution(r)));
+    const range: EvidenceRange = { from: at(0), to: at(7), scenarioId, projects: ['proj'] };
+    const whole = await text(exporter.export(access, range, 100_000, 'ndjson'));
+    const times = whole.map((r) => r.createdAt);
+    expect(times).toEqual([...times].sort());
+    expect(new Set(whole.map((r) => r.executionId))).toEqual(new Set(records.map((r) => r.executionId)));
+    expect(whole).toHaveLength(700);
+
+    const parts: string[][] = [];
+    let after: EvidenceRange['after'];
+    for (;;) {
+      const part = await exporter.export(access, { ...range, ...(after && { after }) }, 300, 'ndjson');
+      parts.push((await text(part)).map((r) => r.executionId));
+      if (!part.next) break;
+      after = part.next;
+    }
+    expect(parts.map((p) => p.length)).toEqual([300, 300, 100]);
+    expect(parts.flat()).toEqual(whole.map((r) => r.executionId));
+  });
+
+  it.skipIf(!available)('keeps to its projects (\'\' for none), its period and its bounds', async () => {
+    const scenarioId = `scoped-${Math.random()}`;
+    const records = [
+      execution({ scenarioId, projectId: 'p1', createdAt: at(10) }),
+      execution({ scenarioId, projectId: null, createdAt: at(11) }),
+      execution({ scenarioId, projectId: 'p2', createdAt: at(12) }),
+      execution({ scenarioId, projectId: 'p1', createdAt: at(13) }),
+    ];
+    for (const r of records) await store.recordExecution(r);
+    const range = (over: Partial<EvidenceRange>): EvidenceRange => ({ from: at(10), to: at(14), scenarioId, projects: undefined, ...over });
+    const ids = async (over: Partial<EvidenceRange>) => (await store.evidencePage(range(over), 10)).map((e) => e.executionId);
+    const id = (k: number) => records[k]?.executionId;
+    expect(await ids({})).toEqual([id(0), id(1), id(2), id(3)]);
+    expect(await ids({ projects: ['p1'] })).toEqual([id(0), id(3)]);
+    expect(await ids({ projects: [''] })).toEqual([id(1)]);
+    expect(await ids({ projects: ['p2', ''] })).toEqual([id(1), id(2)]);
+    expect(await ids({ from: at(11), to: at(13) })).toEqual([id(1), id(2)]);
+    const second = await store.evidenceKeyAt(range({}), 2);
+    expect(second?.createdAt).toBe(at(11));
+    expect(await ids({ ...(second && { after: second }) })).toEqual([id(2), id(3)]);
+    expect(await ids({ ...(second && { through: second }) })).toEqual([id(0), id(1)]);
+    expect(await store.evidenceKeyAt(range({}), 5)).toBeUndefined();
+    const [first] = await store.evidencePage(range({}), 1);
+    expect(first).toEqual({
+      executionId: id(0), createdAt: at(10), projectId: 'p1', scenarioId, scenarioRevision: 3, scenarioDigest: null, address: records[0]?.address,
+      state: 'completed', rules: [{ id: 'q', status: 'not-valid' }], credentials: ['a'.repeat(64)], seq: expect.any(Number),
+    });
+  });
+});
+
+async function text(part: Promise<{ text: AsyncIterable<string> }> | { text: AsyncIterable<string> }) {
+  let body = '';
+  for await (const chunk of (await part).text) body += chunk;
+  return body.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { executionId: string; createdAt: string });
+}
