@@ -12,6 +12,7 @@ import { attestedExecution, executionView, type ExecutionView } from '../executi
 import type { Credential } from '../schemas/credential.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
+import type { RuleTrace } from '../schemas/trace.js';
 import type {
   ExecutionPage, ExecutionRecord, ExecutionRepository, ScenarioRepository, WebhookDelivery, WebhookOutbox,
 } from '../store/types.js';
@@ -64,6 +65,13 @@ export type EvaluateCall = Subject & { access: Access } & (
   | { scenarioId: string }
   | { scenario: Scenario; scenarioId: string; revision: number }
 );
+
+export interface DryRun {
+  executionId: string;
+  revision: number;
+  results: ExecutionResult[];
+  trace: RuleTrace[];
+}
 
 const EXPIRED = 'the authorization request expired before the wallet answered';
 
@@ -122,22 +130,29 @@ export class ExecutionLifecycle implements PendingExecutions {
 
   /** What execute would give, storing nothing. A scenario given whole must have passed ScenarioService's validation. */
   async evaluate(call: EvaluateCall): Promise<Evaluation & { executionId: string }> {
-    let compiled: CachedPlan;
-    if ('scenario' in call) {
-      if (!call.access.sees(call.scenario.projectId)) throw new ForbiddenProject('This token does not hold the scenario\'s project');
-      compiled = this.options.plans.prepare(call.scenarioId, call.revision, call.scenario);
-    } else {
-      compiled = await this.plan(call.scenarioId, call.access);
-    }
-    const { executionId, results, pending } = await this.run(compiled, call, JSON.stringify);
+    const { executionId, results, pending } = await this.run(await this.compiledFor(call), call, JSON.stringify);
     return { executionId, results, ...(pending && { pending }) };
   }
 
-  private async run(compiled: CachedPlan, subject: Subject, serialize: (results: ExecutionResult[]) => string) {
+  /** evaluate's results with each rule's trace. */
+  async dryRun(call: EvaluateCall): Promise<DryRun> {
+    const compiled = await this.compiledFor(call);
+    const { executionId, results, trace } = await this.run(compiled, call, JSON.stringify, true);
+    return { executionId, revision: compiled.revision, results, trace: trace ?? [] };
+  }
+
+  private compiledFor(call: EvaluateCall): Promise<CachedPlan> | CachedPlan {
+    if (!('scenario' in call)) return this.plan(call.scenarioId, call.access);
+    if (!call.access.sees(call.scenario.projectId)) throw new ForbiddenProject('This token does not hold the scenario\'s project');
+    return this.options.plans.prepare(call.scenarioId, call.revision, call.scenario);
+  }
+
+  private async run(compiled: CachedPlan, subject: Subject, serialize: (results: ExecutionResult[]) => string, traced = false) {
+    const { executor } = this.options;
     const at = this.options.now();
     const executionId = randomUUID();
     const digests = subject.digests();
-    const evaluation = await this.options.executor.execute({
+    const input = {
       compiled,
       address: subject.address,
       addressChain: subject.addressChain,
@@ -146,7 +161,8 @@ export class ExecutionLifecycle implements PendingExecutions {
       executionId,
       at,
       tenant: subject.tenant,
-    });
+    };
+    const evaluation: Evaluation & { trace?: RuleTrace[] } = traced ? await executor.dryRun(input) : await executor.execute(input);
     let { results } = evaluation;
     let text = serialize(results);
     // At most 3 UTF-8 bytes per UTF-16 unit: most texts skip the byte count.
@@ -154,7 +170,7 @@ export class ExecutionLifecycle implements PendingExecutions {
       results = compactResults(results);
       text = serialize(results);
     }
-    return { at, executionId, digests, results, text, pending: evaluation.pending };
+    return { at, executionId, digests, results, text, pending: evaluation.pending, trace: evaluation.trace };
   }
 
   private digestOf(compiled: CachedPlan): string {
