@@ -32,6 +32,7 @@ export const E2E = [
   'test/storage-full.postgres.test.ts',
   'test/postgres.scaleout.test.ts',
   'test/webhooks.durability.test.ts',
+  'test/revisions.durability.test.ts',
   'test/walkthrough.test.ts',
   'test/offchain-walkthrough.test.ts',
   'test/demo-onchain.test.ts',

@@ -13,6 +13,7 @@ import { Executor, attestationFacts, createStrategies, routesOf, timersOf, typeD
 import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import { ExecutionLifecycle } from './services/executions.js';
+import { RevisionService } from './services/revisions.js';
 import { openStore, type Store } from './store/index.js';
 import { observeStore } from './store/observer.js';
 import { createDemoIssuer, demoStatePublication, demoStatusResolver, revokeDemoNonce } from './trust/demo-issuer.js';
@@ -44,6 +45,7 @@ export interface Adapters {
   verifier: CredentialVerifier;
   executor: Executor;
   executions: ExecutionLifecycle;
+  revisions: RevisionService;
   timers: BoundTimer[];
   routes: BoundRoute[];
   /** Where WEBHOOK_SECRET is set. */
@@ -99,8 +101,9 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const plans = new PlanCache(typeDeclarations);
     const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
     const executor = new Executor();
+    const revisions = new RevisionService(store);
     const executions = new ExecutionLifecycle({
-      scenarios: store, executions: store, outbox: store, plans, now, executor, onVerdicts, webhook: config.webhook, attestor,
+      scenarios: store, executions: store, outbox: store, revisions, plans, now, executor, onVerdicts, webhook: config.webhook, attestor,
       attestationFacts: (type) => attestationFacts(type, config.trust),
     });
     const strategies = await createStrategies({
@@ -117,7 +120,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     executor.register(Object.values(strategies));
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now, deps.webhookResolve) : undefined;
     return {
-      store, now, metrics, plans, verifier, executor, executions, timers: timersOf(strategies), routes: routesOf(strategies), webhooks, attestor,
+      store, now, metrics, plans, verifier, executor, executions, revisions, timers: timersOf(strategies), routes: routesOf(strategies), webhooks, attestor,
     };
   } catch (err) {
     await store.close();

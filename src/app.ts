@@ -17,6 +17,7 @@ import { metricsPlugin } from './http/metrics.js';
 import { idempotency } from './http/idempotency.js';
 import { protection } from './http/protection.js';
 import { scenarioRoutes, scenarioSchemaCheck } from './http/scenarios.js';
+import { revisionRoutes } from './http/revisions.js';
 import { databaseState } from './services/health.js';
 import { IDEMPOTENCY_TTL_MS, IdempotencyKeys } from './services/idempotency.js';
 import { ScenarioService } from './services/scenarios.js';
@@ -93,7 +94,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
 }
 
 async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, adapters: Adapters): Promise<ServiceApp> {
-  const { store, now, metrics, plans, verifier, executor, executions, timers, routes, webhooks, attestor } = adapters;
+  const { store, now, metrics, plans, verifier, executor, executions, revisions, timers, routes, webhooks, attestor } = adapters;
   // While draining and closing, no keep-alive client may write its next request to a socket close() is about to end.
   let draining = false;
   let closing = false;
@@ -148,6 +149,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(scenarioRoutes, { scenarios, idempotent });
     await secured.register(executeRoutes, { executions, idempotent, coldRefusal: (tenant) => verifier.coldRefusal(tenant), attestor });
     await secured.register(dryRunRoutes, { executions, scenarios, coldRefusal: (tenant) => verifier.coldRefusal(tenant), perMinute: config.dryRunsPerMinute });
+    await secured.register(revisionRoutes, { revisions });
     await secured.register(executionRoutes, { executions });
     await secured.register(attestationRoutes, { executions, attestor });
     await secured.register(webhookSecretRoute, { webhook: config.webhook });

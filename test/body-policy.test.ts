@@ -19,12 +19,13 @@ describe('a route states its body policy in its config', () => {
     app.post('/small', { config: { body: { maxBytes: 16 } } }, ok);
     app.post('/stored', { config: { body: { storedAsSent: true } } }, ok);
     app.patch('/merge', { config: { body: { mergePatch: true } } }, ok);
+    app.delete('/stored', { config: { body: { storedAsSent: true } } }, ok);
     app.post('/text', { config: { body: { onText: (_request, text) => texts.push(text) } } }, ok);
     await app.ready();
   });
   afterAll(async () => app.close());
 
-  const send = (url: string, payload: string, headers = JSON_TYPE, method: 'POST' | 'PATCH' = 'POST') =>
+  const send = (url: string, payload: string, headers = JSON_TYPE, method: 'POST' | 'PATCH' | 'PUT' | 'DELETE' = 'POST') =>
     app.inject({ method, url, payload, headers });
 
   it('limits depth and keys by the route\'s own figures, and by the defaults elsewhere', async () => {
@@ -46,6 +47,32 @@ describe('a route states its body policy in its config', () => {
   it('takes a merge patch only where the route says so', async () => {
     expect((await send('/merge', '{"a":null}', MERGE, 'PATCH')).statusCode).toBe(200);
     expect((await send('/default', '{"a":null}', MERGE)).json()).toMatchObject({ status: 415, code: 'SCS_UNSUPPORTED_MEDIA_TYPE' });
+  });
+
+  it('refuses a merge patch by its content type before reading it, where the route takes none', async () => {
+    const res = await send('/default', `{"a":"${'x'.repeat(2 * 1024 * 1024)}"}`, MERGE);
+    expect(res.json()).toMatchObject({ status: 415, code: 'SCS_UNSUPPORTED_MEDIA_TYPE' });
+    expect(res.headers.connection).not.toBe('close');
+  });
+
+  it('answers 404 to a merge patch for an unknown route or method', async () => {
+    expect((await send('/nope', '{}', MERGE)).json()).toMatchObject({ status: 404, code: 'SCS_ROUTE_NOT_FOUND' });
+    expect((await send('/merge', '{}', MERGE, 'PUT')).json()).toMatchObject({ status: 404, code: 'SCS_ROUTE_NOT_FOUND' });
+  });
+
+  it('refuses a __proto__ key, and a constructor key holding prototype', async () => {
+    for (const payload of ['{"__proto__":{"x":1}}', '{"a":{"constructor":{"prototype":{"x":1}}}}']) {
+      expect((await send('/default', payload)).json()).toMatchObject({ status: 400, code: 'SCS_PROTOTYPE_KEY' });
+    }
+  });
+
+  it('takes a DELETE\'s empty JSON body as no body', async () => {
+    expect((await send('/stored', '', JSON_TYPE, 'DELETE')).statusCode).toBe(200);
+  });
+
+  it('refuses text a database cannot store only where the body is stored as sent', async () => {
+    expect((await send('/stored', '{"s":"a\\u0000"}')).json()).toMatchObject({ code: 'SCS_VALIDATION', errors: [{ field: 'body.s' }] });
+    expect((await send('/default', '{"s":"a\\u0000"}')).statusCode).toBe(200);
   });
 
   it('hands the text of a parsed body to onText, and of no refused one', async () => {

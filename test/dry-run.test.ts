@@ -128,6 +128,26 @@ describe.each(stores)('dry-run (%s)', (_name, storeEnv, available) => {
     });
   }
 
+  it.skipIf(!available)('runs a kept revision as its content says, the live one without `revision`, and 404 for one not kept', async () => {
+    const id = 'kyc-revised';
+    expect((await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id, input: scenario() } })).statusCode).toBe(201);
+    const raised = { input: { queryConfigurations: [{ id: 'q-age', query: { type: 'IDInformation', requestId: 2, attribute: 'personalData.age', value: 40, operator: '$gte' } }] } };
+    expect((await app.inject({ method: 'PATCH', url: `/compliance/scenarios/${id}`, headers: auth, payload: raised })).statusCode).toBe(200);
+    const sent = [await demoCredential(personal({ age: 30 }))];
+    const statuses = async (reference: object) => {
+      const answer = await post({ scenario: reference, address: ADDRESS, credentials: sent });
+      expect(answer.statusCode, answer.body).toBe(200);
+      return { revision: answer.json().revision, statuses: answer.json().results.map((r: any) => r.result.status) };
+    };
+    expect(await statuses({ id, revision: 1 })).toEqual({ revision: 1, statuses: ['valid', 'valid'] });
+    expect(await statuses({ id, revision: 2 })).toEqual({ revision: 2, statuses: ['not-valid'] });
+    expect(await statuses({ id })).toEqual({ revision: 2, statuses: ['not-valid'] });
+    const missing = await post({ scenario: { id, revision: 3 }, address: ADDRESS, credentials: sent });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().code).toBe('SCS_REVISION_NOT_FOUND');
+    expect((await post({ scenario: { id, revision: 1 }, address: ADDRESS, credentials: sent }, TOKEN_A)).statusCode).toBe(404);
+  });
+
   it.skipIf(!available)('OffChainZKP: answers the authorization request execute would send, keeps no pending execution', async () => {
     const before = await rows();
     const answer = await post({ scenario: exampleOffChainScenario, address: ADDRESS, credentials: [] });

@@ -36,6 +36,7 @@ describe('the execution audit log', () => {
       credentials: [{ id: cred.id, sha256: sha256Hex(canonicalJson(cred)) }],
       results,
       verdict: 'passed',
+      links: { revision: expect.stringMatching(/^\/compliance\/scenarios\/adult\/revisions\/1\?incarnation=\d+$/) },
     });
     const text = got.body;
     expect(text).not.toContain('Zebulon');

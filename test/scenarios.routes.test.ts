@@ -174,6 +174,10 @@ describe('POST /compliance/scenarios', () => {
     expectProblem(await app.inject({
       method: 'POST', url: '/compliance/scenarios', headers: { ...auth, 'content-type': 'application/merge-patch+json' }, payload: '{}',
     }), 415);
+    const large = await app.inject({
+      method: 'POST', url: '/compliance/scenarios', headers: { ...auth, 'content-type': 'application/merge-patch+json' }, payload: `{"a":"${'x'.repeat(2 * 1024 * 1024)}"}`,
+    });
+    expect(expectProblem(large, 415).code).toBe('SCS_UNSUPPORTED_MEDIA_TYPE');
     expectProblem(await app.inject({
       method: 'POST', url: '/compliance/scenarios', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"input":',
     }), 400);
@@ -250,6 +254,15 @@ describe('GET and DELETE', () => {
     expectProblem(await patch('gone', { input: { name: 'x' } }), 404);
   });
 
+  it('refuses a DELETE whose JSON body could not be stored, and deletes nothing', async () => {
+    await create({ id: 'kept', input: scenario() });
+    for (const payload of ['{"n":1e400}', '{"n":"\\u0000"}']) {
+      const res = await app.inject({ method: 'DELETE', url: '/compliance/scenarios/kept', headers: { ...auth, 'content-type': 'application/json' }, payload });
+      expect(expectProblem(res, 400).code).toBe('SCS_VALIDATION');
+    }
+    expect((await get('kept')).statusCode).toBe(200);
+  });
+
   it('gives a recreated scenario a new ETag', async () => {
     const first = await create({ id: 'again', input: scenario() });
     await app.inject({ method: 'DELETE', url: '/compliance/scenarios/again', headers: auth });
@@ -259,6 +272,10 @@ describe('GET and DELETE', () => {
 
   it('answers 404 problem+json for an unknown route', async () => {
     expectProblem(await app.inject({ method: 'GET', url: '/nowhere', headers: auth }), 404);
+    for (const [method, url] of [['PUT', '/compliance/scenarios/d1'], ['POST', '/nope']] as const) {
+      const res = await app.inject({ method, url, headers: { ...auth, 'content-type': 'application/merge-patch+json' }, payload: '{}' });
+      expect(expectProblem(res, 404).code).toBe('SCS_ROUTE_NOT_FOUND');
+    }
   });
 });
 

@@ -12,6 +12,9 @@ export const MAX_JSON_KEYS = 1000;
 
 export const MERGE_PATCH = 'application/merge-patch+json';
 
+// Fastify parses no body of these.
+const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
+
 /** What a route takes of a body (`config: { body }`); unset fields take the defaults. */
 interface BodyPolicy {
   maxBytes?: number;
@@ -102,11 +105,13 @@ async function registerBodyPolicy(app: FastifyInstance): Promise<void> {
 
   // Fastify's text/plain parser would turn a wrong Content-Type into a 400.
   app.removeContentTypeParser(['application/json', 'text/plain']);
+  // Before the body is read; an unknown route's 404 comes first.
+  app.addHook('preParsing', async (request) => {
+    if (request.is404 || BODYLESS.has(request.method) || request.mediaType !== MERGE_PATCH) return;
+    if (request.routeOptions.config?.body?.mergePatch !== true) throw new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(MERGE_PATCH);
+  });
   app.addContentTypeParser<string>(['application/json', MERGE_PATCH], { parseAs: 'string' }, (request, text, done) => {
     const policy = request.routeOptions.config?.body;
-    if (policy?.mergePatch !== true && request.headers['content-type']?.toLowerCase().startsWith(MERGE_PATCH)) {
-      return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(MERGE_PATCH));
-    }
     // Clients send Content-Type: application/json with a DELETE's empty body too.
     if (text === '' && request.method === 'DELETE') return done(null, undefined);
     parse(request, text, (err, body) => {

@@ -47,7 +47,7 @@ export const dryRunRoutes: FastifyPluginAsyncTypebox<DryRunRoutesOptions> = asyn
       operationId: 'dryRunScenario',
       summary: 'Try a scenario without recording anything',
       description:
-        'Runs a stored scenario, or a draft sent whole, against the address and credentials exactly as execute would ' +
+        'Runs a stored scenario (its live revision, or a kept `revision`), or a draft sent whole, against the address and credentials exactly as execute would ' +
         '(the same credential verification and rule engine) and answers its results with a trace of how each rule was ' +
         'decided: for each credential of the rule\'s type, its checks (dates, issuer, holder, proof, revocation, the ' +
         'attribute\'s value against the operator) and which one decided. Nothing is kept: no execution record, no ' +
@@ -67,7 +67,8 @@ export const dryRunRoutes: FastifyPluginAsyncTypebox<DryRunRoutesOptions> = asyn
             'body.scenario (e.g. body.scenario.queryConfigurations.0.query.operator); the address as for execute.'),
           403: also(403, 'SCS_FORBIDDEN_PROJECT: the draft\'s projectId is not one of the token\'s projects (a draft ' +
             'without one needs an operator token).'),
-          404: 'No scenario with this id in the token\'s projects (code SCS_SCENARIO_NOT_FOUND).',
+          404: 'No scenario with this id in the token\'s projects (code SCS_SCENARIO_NOT_FOUND), or no such revision of it ' +
+            '(SCS_REVISION_NOT_FOUND).',
           409: 'SCS_SCENARIO_AMBIGUOUS: several of the token\'s projects have a scenario with this id; add ?projectId= to name one.',
           429: also(429, 'DRY_RUNS_PER_MINUTE dry runs a minute for this token; SCS_VERIFICATION_BUDGET as on execute.'),
         }, { examples: { 404: EXAMPLES.scenarioNotFound, 409: EXAMPLES.ambiguous } }),
@@ -87,7 +88,7 @@ export const dryRunRoutes: FastifyPluginAsyncTypebox<DryRunRoutesOptions> = asyn
       tenant: tenantOf(request),
     };
     const run = 'id' in scenario
-      ? await executions.dryRun({ ...subject, scenarioId: scenario.id })
+      ? await executions.dryRun({ ...subject, scenarioId: scenario.id, ...(scenario.revision !== undefined && { revision: scenario.revision }) })
       : await executions.dryRun({ ...subject, scenarioId: DRAFT_ID, revision: 0, scenario: await scenarios.draft(access, scenario) });
     return { verdict: verdictOf(run.results.map((r) => r.result)), revision: run.revision, results: run.results, trace: run.trace };
   });

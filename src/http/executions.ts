@@ -20,8 +20,12 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ executions: ExecutionL
       summary: 'Read one execution from the audit log',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: Type.Object({ executionId: ExecutionIdParam }, { additionalProperties: false }),
+      querystring: Type.Object({
+        embed: Type.Optional(Type.Literal('rules', { description: '`rules`: add the rules of the revision that ran (`rules`).' })),
+      }, { additionalProperties: false }),
       response: {
-        200: answered(refOf(Execution), 'The execution as recorded: its state and its results. For OffChainZKP, read it ' +
+        200: answered(refOf(Execution), '`links.revision` is the scenario revision it ran. ' +
+          'The execution as recorded: its state and its results. For OffChainZKP, read it ' +
           'again until `state` is completed (the wallet answered: the results carry the verdicts) or failed (the ' +
           'authorization request expired: start a new execution).'),
         ...problemResponses([...AUTHENTICATED, 404], {
@@ -30,7 +34,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ executions: ExecutionL
         }, { examples: { 400: EXAMPLES.invalidExecutionId, 404: EXAMPLES.executionNotFound } }),
       },
     },
-  }, async (request) => executions.find(accessOf(request), request.params.executionId));
+  }, async (request) => executions.find(accessOf(request), request.params.executionId, request.query.embed === 'rules'));
 
   app.post('/compliance/executions/:executionId/webhooks/:deliveryId/replay', {
     config: { scope: 'scenarios:write' },

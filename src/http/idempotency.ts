@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, onSendAs
 import { canonicalJson, sha256Hex } from '../domain/canonical-json.js';
 import type { IdempotencyKeys } from '../services/idempotency.js';
 import { IdempotencyInProgress, IdempotencyKeyReused, ValidationFailed } from './errors.js';
-import { accessOf } from './tenancy.js';
+import { accessFor } from '../services/access.js';
 
 export { IDEMPOTENCY_LEASE_MS } from '../services/idempotency.js';
 const HEARTBEAT_MS = 10_000;
@@ -47,7 +47,9 @@ export function idempotency(keys: IdempotencyKeys, now: () => number) {
     const requestHash = sha256Hex(canonicalJson({
       body: request.body ?? null,
       query: request.query ?? null,
-      projects: accessOf(request).key,
+      // The token's own projects, not as `?projectId=` narrows them: a retry by a token holding other projects is a
+      // different request (422), even where the narrowing makes both see the same.
+      projects: accessFor(request.principal?.projects).key,
     }));
     const at = now();
     const claim = await keys.claim(key, requestHash);

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { exampleOffChainScenario } from '../schemas/example-offchain.js';
 import { IdOf, IdString, ProjectQuery, refOf } from '../schemas/common.js';
 import { Scenario as ScenarioSchema, ScenarioPatch } from '../schemas/scenario.js';
 import { exampleOnChainScenario } from '../schemas/example-scenario.js';
 import { etagOf, type ScenarioRow, type ScenarioService, type SchemaCheck } from '../services/scenarios.js';
+import type { RevisionSource } from '../services/revision-drafts.js';
 import { fieldErrors, type FieldError } from './errors.js';
 import { IfMatch, scenarioResponses, updateRequestExamples } from './scenario-responses.js';
 import { overBudget, type Validators } from './validation.js';
@@ -37,6 +38,12 @@ export const scenarioSchemaCheck = (validators: Validators): SchemaCheck => (can
     truncated: overBudget(errors),
   };
 };
+
+/** A revision keeps the very text the scenario's GET answers: its response schema, serialised by its compiler. */
+const revisionSource = (request: FastifyRequest, reply: FastifyReply): RevisionSource => ({
+  author: request.principal?.subject ?? null,
+  serialize: (row) => reply.serializeInput(record(row), scenarioResponses.read[200]),
+});
 
 export const scenarioRoutes: FastifyPluginAsyncTypebox<{ scenarios: ScenarioService; idempotent: Idempotency }> = async (app, { scenarios, idempotent }) => {
   const tags = ['scenarios'];
@@ -84,7 +91,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<{ scenarios: ScenarioServ
     },
   }, async (request, reply) => {
     const body = request.body;
-    const { row, ambiguous } = await scenarios.create(accessOf(request), body.id, body.input);
+    const { row, ambiguous } = await scenarios.create(accessOf(request), body.id, body.input, revisionSource(request, reply));
     // The Location names the project when the id alone would be ambiguous for this token (it holds another scenario
     // with this id in another of its projects); a token of one project never needs it.
     const where = ambiguous ? `?projectId=${encodeURIComponent(body.input.projectId ?? '')}` : '';
@@ -124,8 +131,9 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<{ scenarios: ScenarioServ
     return record(row);
   });
 
+  // A body a DELETE ignores is refused as on the other writes.
   app.delete('/compliance/scenarios/:scenarioId', {
-    config: { scope: 'scenarios:write' },
+    config: { scope: 'scenarios:write', body: storedAsSent },
     schema: {
       operationId: 'deleteScenario',
       summary: 'Delete a scenario',
@@ -158,7 +166,7 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<{ scenarios: ScenarioServ
       response: scenarioResponses.update,
     },
   }, async (request, reply) => {
-    const row = await scenarios.patch(accessOf(request), request.params.scenarioId, request.body.input, request.headers['if-match']);
+    const row = await scenarios.patch(accessOf(request), request.params.scenarioId, request.body.input, request.headers['if-match'], revisionSource(request, reply));
     withEtag(reply, row);
     return { input: row.input };
   });

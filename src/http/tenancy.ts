@@ -5,7 +5,16 @@ import { ValidationFailed } from './errors.js';
 
 const built = new WeakMap<FastifyRequest, Access>();
 
+/** Only a route whose querystring declares `projectId` is narrowed by it; elsewhere the parameter means nothing. */
+function declaresProject(request: FastifyRequest): boolean {
+  const schema: unknown = request.routeOptions.schema?.querystring;
+  if (typeof schema !== 'object' || schema === null || !('properties' in schema)) return false;
+  const properties: unknown = schema.properties;
+  return typeof properties === 'object' && properties !== null && 'projectId' in properties;
+}
+
 function namedProject(request: FastifyRequest): string | undefined {
+  if (!declaresProject(request)) return undefined;
   const query: unknown = request.query;
   if (typeof query !== 'object' || query === null || !('projectId' in query) || typeof query.projectId !== 'string') return undefined;
   // It reaches the database: the rule of every stored text.

@@ -25,7 +25,18 @@ const SUBSCHEMAS = new Set(['items', 'additionalItems', 'additionalProperties', 
   'unevaluatedItems', 'unevaluatedProperties', 'anyOf', 'allOf', 'oneOf', 'prefixItems']);
 const MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
+// Ajv caches by schema object and refuses a second schema of one $id.
+const budgeted = new WeakMap<object, SchemaObject>();
+
 function withBudget(schema: object): SchemaObject {
+  const known = budgeted.get(schema);
+  if (known !== undefined) return known;
+  const copy = budgetCopy(schema);
+  budgeted.set(schema, copy);
+  return copy;
+}
+
+function budgetCopy(schema: object): SchemaObject {
   const copy: SchemaObject = { [BUDGET_KEYWORD]: AJV_ERROR_BUDGET };
   for (const [key, value] of Object.entries(schema)) {
     if (SUBSCHEMAS.has(key)) copy[key] = subschemas(value);
@@ -38,7 +49,7 @@ function withBudget(schema: object): SchemaObject {
 
 function subschemas(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(subschemas);
-  return typeof value === 'object' && value !== null ? withBudget(value) : value;
+  return typeof value === 'object' && value !== null ? budgetCopy(value) : value;
 }
 
 /** Query strings, params and headers are text: their numbers are coerced. */
@@ -56,6 +67,11 @@ function createAjv(coerce: boolean, explain: boolean): Ajv {
   return ajv;
 }
 
+const explainers = new WeakMap<ValidateFunction, ValidateFunction>();
+
+/** Lists a bounded validator's errors before the cut. */
+export const explainerOf = (validate: ValidateFunction): ValidateFunction | undefined => explainers.get(validate);
+
 /** Unbounded, allErrors costs seconds for 16,000 wrong items: `explain` runs only where `decide` failed. */
 function bounded<T>(decide: ValidateFunction<T>, explain: ValidateFunction<T>): ValidateFunction<T> {
   const fields: Pick<ValidateFunction<T>, 'errors' | 'schema' | 'schemaEnv'> = { errors: null, schema: decide.schema, schemaEnv: decide.schemaEnv };
@@ -68,6 +84,7 @@ function bounded<T>(decide: ValidateFunction<T>, explain: ValidateFunction<T>): 
     validate.errors = explain.errors?.slice(0, AJV_ERROR_BUDGET + 1) ?? decide.errors;
     return false;
   }, fields);
+  explainers.set(validate, explain);
   return validate;
 }
 

@@ -7,7 +7,13 @@ import { RuleTrace } from './trace.js';
 
 export const ScenarioReference = Type.Object(
   {
-    id: IdOf('A stored scenario of the token\'s projects; its live revision runs.', 'adult-kyc'),
+    id: IdOf('A stored scenario of the token\'s projects.', 'adult-kyc'),
+    revision: Type.Optional(Type.Integer({
+      minimum: 1,
+      description: 'One of its kept revisions (GET /compliance/scenarios/{scenarioId}/revisions) to run, as its content ' +
+        'says; absent: the live one. A revision not kept, or from when the scenario was in a project the token does ' +
+        'not hold, is a 404 (SCS_REVISION_NOT_FOUND).',
+    })),
   },
   { $id: 'ScenarioReference', additionalProperties: false, description: 'A stored scenario, by id.' },
 );

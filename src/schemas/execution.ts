@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdOf, StringEnum, refOf } from './common.js';
 import { Credential } from './credential.js';
-import { Query, ScenarioType } from './scenario.js';
+import { Query, QueryConfiguration, ScenarioType } from './scenario.js';
 
 /**
  * The contract types `address` as an object while results carry a string: both are accepted. An object names the
@@ -186,6 +186,12 @@ export const Execution = Type.Object(
     verdict: refOf(Verdict),
     expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'OffChainZKP, while pending: when the authorization request expires.' })),
     authorizationRequest: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'OffChainZKP, while pending: the request for the wallet.' })),
+    links: Type.Optional(Type.Object({
+      revision: Type.String({ description: 'GET it: the scenario revision this execution ran (absent when it is not kept).' }),
+    }, { additionalProperties: false, description: 'GET /compliance/executions/{executionId}: related resources.' })),
+    rules: Type.Optional(Type.Array(refOf(QueryConfiguration), {
+      description: 'With ?embed=rules: the rules of the revision that ran, as that revision states them.',
+    })),
     webhooks: Type.Optional(Type.Array(refOf(WebhookDeliveryView), {
       description: 'The delivery log of the webhook announcing this execution\'s end (where WEBHOOK_URL or the scenario\'s webhookUrl is set).',
     })),

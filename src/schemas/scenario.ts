@@ -276,3 +276,40 @@ export const ScenarioRecord = Type.Object(
   },
   { $id: 'ScenarioRecord', additionalProperties: false },
 );
+
+export const ScenarioRevision = Type.Object(
+  {
+    scenarioId: IdOf('The scenario\'s id.', 'adult-kyc'),
+    incarnation: Type.Integer({
+      minimum: 1,
+      description: 'Tells apart scenarios created one after another with this id (one deleted, then created again): the ' +
+        'first number of the scenario\'s ETag. Pass it as ?incarnation= to read a revision of an earlier one.',
+    }),
+    revision: Type.Integer({ minimum: 1, description: 'The scenario\'s revision: 1 at create, one more with every PATCH.' }),
+    projectId: Type.Union([Type.String(), Type.Null()], { description: 'The scenario\'s project at this revision; null: none.' }),
+    digest: Type.String({
+      pattern: '^[0-9a-f]{64}$',
+      description: 'SHA-256 of `content.input` as canonical JSON (RFC 8785): the scenarioDigest of the executions and ' +
+        'attestations of this revision.',
+    }),
+    author: Type.Union([Type.String(), Type.Null()], {
+      description: 'Who wrote it: the token\'s subject (`token:` and a fingerprint of a static token, `jwt:<iss>:<sub>` ' +
+        'for a JWT); null where unknown (the revision was live when the service began keeping revisions).',
+    }),
+    createdAt: Type.String({ ...Timestamp, description: 'When it went live (its content\'s updatedAt).' }),
+    patch: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+      description: 'The JSON Merge Patch (RFC 7396) that turns the previous revision\'s `content.input` into this one\'s: ' +
+        'unchanged members absent, removed ones null, arrays whole. Sent as a PATCH\'s `input`, it makes the same change. ' +
+        'Null for revision 1, and where the previous revision is not kept.',
+    }),
+    content: refOf(ScenarioRecord, {
+      description: 'The scenario as GET /compliance/scenarios/{scenarioId} answered it while this revision was live, to the byte.',
+    }),
+  },
+  {
+    $id: 'ScenarioRevision',
+    additionalProperties: false,
+    description: 'A scenario as one of its revisions was: kept unchanged for as long as the scenario lives, and after a ' +
+      'delete for as long as executions that ran it are kept.',
+  },
+);

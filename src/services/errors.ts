@@ -3,6 +3,7 @@ import createError from '@fastify/error';
 import type { FieldError } from '../schemas/problem.js';
 
 export const ScenarioNotFound = createError<[string]>('SCS_SCENARIO_NOT_FOUND', 'No scenario with id %s', 404);
+export const RevisionNotFound = createError<[string, number]>('SCS_REVISION_NOT_FOUND', 'Scenario %s has no revision %s kept', 404);
 export const ScenarioExists = createError<[string]>('SCS_SCENARIO_EXISTS', 'A scenario with id %s exists already', 409);
 export const ScenarioAmbiguous = createError<[string, string]>(
   'SCS_SCENARIO_AMBIGUOUS',

@@ -19,6 +19,7 @@ import type {
 import type { Access } from './access.js';
 import { refuseEip712, signAttestations, type AttestRequest, type Attestations } from './attestations.js';
 import { ForbiddenProject, ScenarioChanged, ScenarioNotFound, ScenarioRecreated, WebhookDeliveryNotFound } from './errors.js';
+import type { RevisionRan, RevisionService } from './revisions.js';
 import { findScenarioIn } from './scenarios.js';
 
 export interface ExecutionLifecycleOptions {
@@ -32,6 +33,7 @@ export interface ExecutionLifecycleOptions {
   webhook?: WebhookConfig;
   attestor: Attestor;
   attestationFacts: (type: ScenarioType) => { holderBound: boolean; credentialsVerified: boolean };
+  revisions: Pick<RevisionService, 'ranBy' | 'get'>;
 }
 
 export interface Subject {
@@ -62,7 +64,7 @@ export interface Executed {
 }
 
 export type EvaluateCall = Subject & { access: Access } & (
-  | { scenarioId: string }
+  | { scenarioId: string; revision?: number }
   | { scenario: Scenario; scenarioId: string; revision: number }
 );
 
@@ -141,8 +143,14 @@ export class ExecutionLifecycle implements PendingExecutions {
     return { executionId, revision: compiled.revision, results, trace: trace ?? [] };
   }
 
-  private compiledFor(call: EvaluateCall): Promise<CachedPlan> | CachedPlan {
-    if (!('scenario' in call)) return this.plan(call.scenarioId, call.access);
+  /** A stored scenario's live revision, or its kept `revision`, or a scenario given whole. */
+  private async compiledFor(call: EvaluateCall): Promise<CachedPlan> {
+    if (!('scenario' in call)) {
+      if (call.revision === undefined) return this.plan(call.scenarioId, call.access);
+      const kept = await this.options.revisions.get(call.access, call.scenarioId, call.revision);
+      const content: { input: Scenario } = JSON.parse(kept.content);
+      return this.options.plans.prepare(call.scenarioId, kept.revision, content.input);
+    }
     if (!call.access.sees(call.scenario.projectId)) throw new ForbiddenProject('This token does not hold the scenario\'s project');
     return this.options.plans.prepare(call.scenarioId, call.revision, call.scenario);
   }
@@ -223,9 +231,11 @@ export class ExecutionLifecycle implements PendingExecutions {
     return executionView(ended, webhook && [webhook]);
   }
 
-  async find(access: Access, executionId: string): Promise<ExecutionView> {
+  /** With the link to the revision it ran; `withRules`: that revision's rules too. */
+  async find(access: Access, executionId: string, withRules = false): Promise<ExecutionView & RevisionRan> {
     const record = await this.recorded(access, executionId);
-    return executionView(record, await this.options.outbox.webhooksOf(executionId));
+    const [webhooks, ran] = await Promise.all([this.options.outbox.webhooksOf(executionId), this.options.revisions.ranBy(record, withRules)]);
+    return { ...executionView(record, webhooks), ...ran };
   }
 
   /** Whoever holds the id now: a deleted scenario's history stays its project's. */

@@ -12,6 +12,7 @@ import type { Scenario, ScenarioPatch } from '../schemas/scenario.js';
 import { ScenarioIdTaken } from '../store/errors.js';
 import type { ScenarioRow, ScenarioRepository } from '../store/types.js';
 import type { Access } from './access.js';
+import { reviseWith, type RevisionSource } from './revision-drafts.js';
 import {
   Conflict, ForbiddenProject, InvalidScenario, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, preconditionFailed,
 } from './errors.js';
@@ -102,11 +103,11 @@ export class ScenarioService {
   }
 
   /** `ambiguous`: the caller holds another scenario with this id in another project. */
-  async create(access: Access, id: string | undefined, input: Scenario): Promise<{ row: ScenarioRow; ambiguous: boolean }> {
+  async create(access: Access, id: string | undefined, input: Scenario, source: RevisionSource): Promise<{ row: ScenarioRow; ambiguous: boolean }> {
     const { store, plans, now } = this.options;
     await this.validated({ checked: input }, holdsProject(access));
     const newId = id ?? randomUUID();
-    const row = await store.create(newId, input, new Date(now()).toISOString());
+    const row = await store.create(newId, input, new Date(now()).toISOString(), reviseWith(source));
     if (!row) throw new ScenarioExists(newId);
     plans.forget(newId, row.seq);
     return { row, ambiguous: (await store.heads(newId, access.projects)).length > 1 };
@@ -132,7 +133,7 @@ export class ScenarioService {
   }
 
   /** PATCHes of one scenario here run one after the other; compare-and-set on the revision guards against writers elsewhere. */
-  patch(access: Access, id: string, patch: Static<typeof ScenarioPatch>, ifMatch: string | undefined): Promise<ScenarioRow> {
+  patch(access: Access, id: string, patch: Static<typeof ScenarioPatch>, ifMatch: string | undefined, source: RevisionSource): Promise<ScenarioRow> {
     const { store, plans, now } = this.options;
     return this.patches.run(id, async () => {
       for (let attempt = 0; attempt < PATCH_ATTEMPTS; attempt++) {
@@ -149,7 +150,7 @@ export class ScenarioService {
         }, current.input.smartContractDeployments);
         let row;
         try {
-          row = await store.update(current.seq, merged, current.revision, new Date(now()).toISOString());
+          row = await store.update(current.seq, merged, current.revision, new Date(now()).toISOString(), reviseWith(source, current));
         } catch (err) {
           if (!(err instanceof ScenarioIdTaken)) throw err;
           throw new Conflict(`Project ${merged.projectId ?? '(none)'} has a scenario with id ${id} already: the scenario cannot move there`);

@@ -16,4 +16,23 @@ export const SAME_IN_BOTH: Migration[] = [
       ALTER TABLE executions ADD COLUMN holder_bound INTEGER;
     `,
   },
+  {
+    // Text, to the byte; no foreign key: kept while executions ran them.
+    version: 13,
+    sql: `
+      CREATE TABLE scenario_revisions (
+        scenario_seq BIGINT NOT NULL,
+        revision INTEGER NOT NULL,
+        scenario_id TEXT NOT NULL,
+        project_id TEXT,
+        content TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        patch TEXT,
+        author TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (scenario_seq, revision)
+      );
+      CREATE INDEX scenario_revisions_ran ON scenario_revisions (scenario_id, revision);
+    `,
+  },
 ];

@@ -10,6 +10,7 @@ import { insertExecutions, postgresExecutions } from './postgres/executions.js';
 import { postgresWebhooks } from './postgres/webhooks.js';
 import { postgresIdempotency } from './postgres/idempotency.js';
 import { postgresNullifiers } from './postgres/nullifiers.js';
+import { postgresRevisions } from './postgres/revisions.js';
 
 // BIGINT as a JS number: seq stays far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -68,6 +69,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   return {
     kind: 'postgres',
     ...postgresScenarios(db),
+    ...postgresRevisions(db),
     ...postgresExecutions(db, audit),
     ...postgresWebhooks(db),
     ...postgresIdempotency(db),

@@ -13,6 +13,7 @@ import { sqliteExecutions } from './sqlite/executions.js';
 import { sqliteWebhooks } from './sqlite/webhooks.js';
 import { sqliteIdempotency } from './sqlite/idempotency.js';
 import { sqliteNullifiers } from './sqlite/nullifiers.js';
+import { sqliteRevisions } from './sqlite/revisions.js';
 
 const WRITER_BATCHES_IN_FLIGHT = 16;
 
@@ -83,10 +84,13 @@ export function openSqliteStore(options: SqliteOptions): Store {
   // The writer commits in order: a batch need not wait for the previous one.
   const audit = new GroupCommit<ExecutionRecord>(commit, 256, WRITER_BATCHES_IN_FLIGHT);
 
+  const revisions = sqliteRevisions(db);
+
   return {
     kind: 'sqlite',
-    ...sqliteScenarios(db, write),
-    ...sqliteExecutions(db, write, audit),
+    ...sqliteScenarios(db, write, revisions.writes),
+    ...revisions.repository,
+    ...sqliteExecutions(db, write, audit, revisions.writes),
     ...sqliteWebhooks(db, write),
     ...sqliteIdempotency(db, write),
     ...sqliteNullifiers(db, write),

@@ -13,6 +13,7 @@ import { Executor, typeDeclarations } from '../../src/execution/index.js';
 import { createAttestor } from '../../src/domain/attestation.js';
 import { PlanCache } from '../../src/domain/plan-cache.js';
 import { ExecutionLifecycle } from '../../src/services/executions.js';
+import { RevisionService } from '../../src/services/revisions.js';
 import { executionResult } from '../../src/engine/result.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
@@ -88,7 +89,7 @@ describe.each(backends)('%s', (_name, open, available) => {
     const store = await open();
     try {
       const pending = new ExecutionLifecycle({
-        scenarios: store, executions: store, outbox: store, plans: new PlanCache(typeDeclarations), now: () => NOW, executor: new Executor(),
+        scenarios: store, executions: store, outbox: store, revisions: new RevisionService(store), plans: new PlanCache(typeDeclarations), now: () => NOW, executor: new Executor(),
         onVerdicts: () => {}, webhook: HOOKS, attestor: await createAttestor({ ttlSeconds: 300 }, () => {}),
         attestationFacts: () => ({ holderBound: false, credentialsVerified: true }),
       });

@@ -5,6 +5,7 @@ import {
 } from '../rows.js';
 import type { GroupCommit } from '../group-commit.js';
 import { placeholders, read, UUID, type Paged, type PostgresDatabase } from './database.js';
+import { PURGE_REVISIONS_CTE } from './revisions.js';
 
 type Row = ExecutionColumns<unknown, Date>;
 const ECOLS = EXECUTION_COLUMNS;
@@ -55,7 +56,8 @@ export function postgresExecutions({ pool, query, write, storage }: PostgresData
       // A delivery goes with its execution, and by age in any case (see the SQLite store), in one statement.
       const { rows } = await write<{ purged: number }>(
         `WITH gone AS (DELETE FROM executions WHERE created_at < $1 RETURNING execution_id),
-         hooks AS (DELETE FROM webhook_deliveries WHERE created_at < $1 OR execution_id IN (SELECT execution_id FROM gone))
+         hooks AS (DELETE FROM webhook_deliveries WHERE created_at < $1 OR execution_id IN (SELECT execution_id FROM gone)),
+         ${PURGE_REVISIONS_CTE}
          SELECT count(*)::int AS purged FROM gone`,
         [createdBefore],
       );

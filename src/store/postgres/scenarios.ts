@@ -2,6 +2,7 @@ import type { ScenarioHead, ScenarioPage, ScenarioRepository } from '../types.js
 import { SCENARIO_COLUMNS, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, type ScenarioColumns } from '../rows.js';
 import { isUniqueViolation, ScenarioIdTaken } from '../errors.js';
 import { read, type Paged, type PostgresDatabase } from './database.js';
+import { writeRevised } from './revisions.js';
 
 type Row = ScenarioColumns<unknown, Date>;
 const COLS = SCENARIO_COLUMNS;
@@ -13,15 +14,18 @@ const scenarioPage = (where: string) => pageWithinBytesSql({
 const SCENARIO_PAGE = scenarioPage('seq > $1');
 const SCENARIO_PAGE_IN = scenarioPage('seq > $1 AND project_id = ANY($4)');
 
-export function postgresScenarios({ query, write }: PostgresDatabase): ScenarioRepository {
+export function postgresScenarios(db: PostgresDatabase): ScenarioRepository {
+  const { query, write } = db;
+  // A scenario's revisions are kept in the transaction that writes it.
+  const revised = writeRevised(db);
   return {
-    async create(id, input, now) {
-      const { rows } = await write<Row>(
+    async create(id, input, now, revise) {
+      return revised(
         `INSERT INTO scenarios (id, input, project_id, revision, created_at, updated_at)
          VALUES ($1, $2, $3, 1, $4, $4) ON CONFLICT DO NOTHING RETURNING ${COLS}`,
         [id, JSON.stringify(input), input.projectId ?? null, now],
+        revise,
       );
-      return rows[0] ? read.scenario(rows[0]) : null;
     },
     // Lookups by id within a scope read at most two rows: enough to tell one scenario from an ambiguous id.
     async find(id, scope) {
@@ -42,14 +46,14 @@ export function postgresScenarios({ query, write }: PostgresDatabase): ScenarioR
         : await query<Paged<Row>>(SCENARIO_PAGE, [after, limit + 1, PAGE_MAX_BYTES]);
       return pageWithinBytes(rows, limit, read.scenario);
     },
-    async update(seq, input, expectedRevision, now) {
+    async update(seq, input, expectedRevision, now, revise) {
       try {
-        const { rows } = await write<Row>(
+        return await revised(
           `UPDATE scenarios SET input = $1, project_id = $2, revision = revision + 1, updated_at = $3
            WHERE seq = $4 AND revision = $5 RETURNING ${COLS}`,
           [JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision],
+          revise,
         );
-        return rows[0] ? read.scenario(rows[0]) : null;
       } catch (err) {
         if (isUniqueViolation(err)) throw new ScenarioIdTaken(input.projectId ?? null);
         throw err;

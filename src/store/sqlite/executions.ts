@@ -3,13 +3,16 @@ import type { ExecutionPage, ExecutionRecord, ExecutionRepository } from '../typ
 import { EXECUTION_COLUMNS, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, webhookValues, type ExecutionColumns } from '../rows.js';
 import type { GroupCommit } from '../group-commit.js';
 import { read, WEBHOOK_INSERT, type Paged, type Transactional } from './database.js';
+import type { RevisionWrites } from './revisions.js';
 
 type Row = ExecutionColumns<string, string>;
 type Completion = Parameters<ExecutionRepository['completeExecution']>[1];
 const cols = EXECUTION_COLUMNS;
 
 /** Records are inserted through `audit`, the group commit of the writer; the rest on the request thread's connection. */
-export function sqliteExecutions(db: Database.Database, write: Transactional, audit: GroupCommit<ExecutionRecord>): ExecutionRepository {
+export function sqliteExecutions(
+  db: Database.Database, write: Transactional, audit: GroupCommit<ExecutionRecord>, revisions: Pick<RevisionWrites, 'purge'>,
+): ExecutionRepository {
   const selectExecution = db.prepare<[string], Row>(`SELECT ${cols} FROM executions WHERE execution_id = ?`);
   const executionPage = (where: string) => pageWithinBytesSql({
     table: 'executions', columns: cols, where, order: 'DESC', size: 'octet_length(results) + octet_length(credentials)', limit: '?', budget: '?',
@@ -41,7 +44,9 @@ export function sqliteExecutions(db: Database.Database, write: Transactional, au
   });
   const purgeTx = write((createdBefore: string) => {
     purgeWebhooks.run(createdBefore, createdBefore);
-    return purge.run(createdBefore);
+    const purged = purge.run(createdBefore);
+    revisions.purge(createdBefore);
+    return purged;
   });
   const countAnswerTx = write((executionId: string, max: number) => countAnswer.get(executionId, max)?.zkp_answers);
 

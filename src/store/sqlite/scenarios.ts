@@ -1,13 +1,14 @@
 import type Database from 'better-sqlite3';
-import type { ScenarioHead, ScenarioPage, ScenarioRepository } from '../types.js';
+import type { Revise, ScenarioHead, ScenarioPage, ScenarioRepository } from '../types.js';
 import { SCENARIO_COLUMNS, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, type ScenarioColumns } from '../rows.js';
 import { isUniqueViolation, ScenarioIdTaken } from '../errors.js';
 import { read, type Paged, type Transactional } from './database.js';
+import type { RevisionWrites } from './revisions.js';
 
 type Row = ScenarioColumns<string, string>;
 const cols = SCENARIO_COLUMNS;
 
-export function sqliteScenarios(db: Database.Database, write: Transactional): ScenarioRepository {
+export function sqliteScenarios(db: Database.Database, write: Transactional, revisions: RevisionWrites): ScenarioRepository {
   const insert = db.prepare<[string, string, string | null, string, string], Row>(
     `INSERT INTO scenarios (id, input, project_id, revision, created_at, updated_at)
      VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT DO NOTHING RETURNING ${cols}`,
@@ -34,14 +35,19 @@ export function sqliteScenarios(db: Database.Database, write: Transactional): Sc
      WHERE seq = ? AND revision = ? RETURNING ${cols}`,
   );
   const remove = db.prepare<[number]>('DELETE FROM scenarios WHERE seq = ?');
-  const createTx = write((...args: Parameters<typeof insert.get>) => insert.get(...args));
-  const casTx = write((...args: Parameters<typeof cas.get>) => cas.get(...args));
+  // A scenario's revisions are kept in the transaction that writes it.
+  const revised = (row: Row | undefined, revise: Revise | undefined) => {
+    const scenario = row && read.scenario(row);
+    if (scenario) revisions.keep(scenario, revise);
+    return scenario ?? null;
+  };
+  const createTx = write((revise: Revise | undefined, ...args: Parameters<typeof insert.get>) => revised(insert.get(...args), revise));
+  const casTx = write((revise: Revise | undefined, ...args: Parameters<typeof cas.get>) => revised(cas.get(...args), revise));
   const removeTx = write((seq: number) => remove.run(seq));
 
   return {
-    async create(id, input, now) {
-      const row = await createTx(id, JSON.stringify(input), input.projectId ?? null, now, now);
-      return row ? read.scenario(row) : null;
+    async create(id, input, now, revise) {
+      return createTx(revise, id, JSON.stringify(input), input.projectId ?? null, now, now);
     },
     async find(id, scope) {
       return (scope ? selectIn.all(id, JSON.stringify(scope)) : select.all(id)).map(read.scenario);
@@ -55,10 +61,9 @@ export function sqliteScenarios(db: Database.Database, write: Transactional): Sc
         : page.all(after, limit + 1, PAGE_MAX_BYTES);
       return pageWithinBytes(rows, limit, read.scenario);
     },
-    async update(seq, input, expectedRevision, now) {
+    async update(seq, input, expectedRevision, now, revise) {
       try {
-        const row = await casTx(JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision);
-        return row ? read.scenario(row) : null;
+        return await casTx(revise, JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision);
       } catch (err) {
         if (isUniqueViolation(err)) throw new ScenarioIdTaken(input.projectId ?? null);
         throw err;
