@@ -59,10 +59,10 @@ export async function findScenarioIn(store: ScenarioRepository, access: Access, 
 
 type Candidate = { checked: Scenario } | { merged: unknown };
 
-const holdsProject = (access: Access) => (s: Scenario) => {
+const holdsProject = (access: Access, field = 'input') => (s: Scenario) => {
   if (!access.sees(s.projectId)) {
     throw new ForbiddenProject(s.projectId == null
-      ? 'Only an operator token may create a scenario without a projectId; set input.projectId to one of your projects'
+      ? `Only an operator token may create a scenario without a projectId; set ${field}.projectId to one of your projects`
       : `This token does not hold project ${s.projectId}`);
   }
 };
@@ -115,7 +115,7 @@ export class ScenarioService {
 
   /** Checked as a create, named at `body.scenario`. */
   draft(access: Access, input: Scenario): Promise<Scenario> {
-    return this.validated({ checked: input }, holdsProject(access), [], 'scenario');
+    return this.validated({ checked: input }, holdsProject(access, 'scenario'), [], 'scenario');
   }
 
   find(access: Access, id: string): Promise<ScenarioRow> {
