@@ -10,6 +10,7 @@ import { openApiDocs } from './http/docs.js';
 import { handleClientError, handleFrameworkError, problemDetails, ShuttingDown } from './http/errors.js';
 import { attestationRoutes, jwksRoute } from './http/attestation.js';
 import { executeRoutes } from './http/execute.js';
+import { dryRunRoutes } from './http/dry-run.js';
 import { executionRoutes } from './http/executions.js';
 import { exportRoutes } from './http/export.js';
 import { EvidenceExporter } from './services/export.js';
@@ -149,6 +150,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     const idempotent = idempotency(new IdempotencyKeys(store, now), now);
     await secured.register(scenarioRoutes, { scenarios, idempotent });
     await secured.register(executeRoutes, { executions, idempotent, coldRefusal: (tenant) => verifier.coldRefusal(tenant), attestor });
+    await secured.register(dryRunRoutes, { executions, scenarios, coldRefusal: (tenant) => verifier.coldRefusal(tenant), perMinute: config.dryRunsPerMinute });
     await secured.register(revisionRoutes, { revisions });
     await secured.register(executionRoutes, { executions });
     await secured.register(exportRoutes, { exporter: new EvidenceExporter(store) });

@@ -17,6 +17,7 @@ const DEFAULTS: Config = {
   shutdownTimeoutMs: 10_000,
   shutdownDelayMs: 0,
   rateLimit: { max: 6000, windowMs: 60_000 },
+  dryRunsPerMinute: 60,
   maxEventLoopDelayMs: 1000,
   requestTimeoutMs: 30_000,
   trust: {

@@ -106,6 +106,24 @@ describe('OnChainZKP execute', () => {
   });
 });
 
+describe('OnChainZKP dry-run', () => {
+  it('reads the chain as execute does: the same results, each rule traced to the chain read, nothing recorded', async () => {
+    const executed = (await execute(holder)).json();
+    const before = (await app.inject({ method: 'GET', url: '/compliance/scenarios/onchain/executions?limit=100', headers: auth })).json().items.length;
+    const dry = await app.inject({
+      method: 'POST', url: '/compliance/scenarios/dry-run', headers: auth, payload: { scenario: { id: 'onchain' }, address: holder, credentials: [] },
+    });
+    expect(dry.statusCode, dry.body).toBe(200);
+    const { results, trace } = dry.json();
+    const comparable = (list: Array<{ executionId: string }>) => JSON.parse(JSON.stringify(list).replaceAll(at(list, 0).executionId, '(id)'));
+    expect(comparable(results)).toEqual(comparable(executed));
+    expect(trace.map((t: any) => [t.status, t.decidingCheck?.check])).toEqual([['valid', undefined], ['not-valid', 'chain']]);
+    expect(at(trace as Array<{ note?: string }>, 0).note).toContain(verifier);
+    const after = (await app.inject({ method: 'GET', url: '/compliance/scenarios/onchain/executions?limit=100', headers: auth })).json().items.length;
+    expect(after).toBe(before);
+  });
+});
+
 describe('deployment states on PATCH', () => {
   it('refuses a PATCH that moves a deployment backwards, and an unknown status, naming the field', async () => {
     const back = await app.inject({

@@ -249,6 +249,7 @@ describe('every route that names a scenario or an execution, listed from the Ope
     'PATCH /compliance/scenarios/{scenarioId}': (t) => ({ url: `/compliance/scenarios/${t.scenario}`, payload: { input: { description: 'changed' } } }),
     'DELETE /compliance/scenarios/{scenarioId}': (t) => ({ url: `/compliance/scenarios/${t.scenario}` }),
     'POST /compliance/scenarios/execute': (t) => ({ url: '/compliance/scenarios/execute', payload: { address: ADDRESS, credentials: [], scenarioId: t.scenario } }),
+    'POST /compliance/scenarios/dry-run': (t) => ({ url: '/compliance/scenarios/dry-run', payload: { scenario: { id: t.scenario }, address: ADDRESS, credentials: [] } }),
     'GET /compliance/scenarios/{scenarioId}/revisions': (t) => ({ url: `/compliance/scenarios/${t.scenario}/revisions` }),
     'GET /compliance/scenarios/{scenarioId}/revisions/{revision}': (t) => ({ url: `/compliance/scenarios/${t.scenario}/revisions/1` }),
     'GET /compliance/executions/{executionId}': (t) => ({ url: `/compliance/executions/${t.execution}` }),

@@ -65,6 +65,12 @@ export const serviceEnv = Type.Object({
       'worker process with `WORKERS`.',
   }),
   RATE_LIMIT_WINDOW_MS: integer(1000, 86_400_000, { default: 60_000, description: 'The rate-limit window.' }),
+  DRY_RUNS_PER_MINUTE: integer(0, 100_000_000, {
+    default: 60,
+    description: 'Dry runs (`POST /compliance/scenarios/dry-run`) per token and minute (429 beyond), instead of `RATE_LIMIT_MAX` ' +
+      'on that route: a dry run verifies credentials as execute does but leaves no audit record. `0` leaves the route to ' +
+      '`RATE_LIMIT_MAX`; `RATE_LIMIT_MAX=0` turns every limit off, this one too. Per instance, and per worker process with `WORKERS`.',
+  }),
   MAX_EVENT_LOOP_DELAY_MS: integer(0, 60_000, {
     default: 1000,
     description: 'Shed load with 503 + `Retry-After` while the event loop\'s mean delay over a second exceeds this (0 = off).',
@@ -94,7 +100,7 @@ export type ServiceEnv = Static<typeof serviceEnv>;
 
 type ServiceSettings = Pick<Config,
   | 'port' | 'host' | 'publicBaseUrl' | 'trustProxy' | 'logLevel' | 'bodyLimit' | 'docs' | 'corsOrigins' | 'shutdownTimeoutMs'
-  | 'shutdownDelayMs' | 'rateLimit' | 'maxEventLoopDelayMs'
+  | 'shutdownDelayMs' | 'rateLimit' | 'dryRunsPerMinute' | 'maxEventLoopDelayMs'
   | 'requestTimeoutMs' | 'workers' | 'demoIssuer' | 'executionRetentionDays' | 'executionPurgeIntervalMs'>;
 
 /** `auto`: one per usable core. Each has its own store connections, so an in-memory SQLite cannot be shared. */
@@ -160,6 +166,7 @@ export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): Serv
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
+    dryRunsPerMinute: env.DRY_RUNS_PER_MINUTE,
     maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     workers: workers(env.WORKERS, database),

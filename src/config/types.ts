@@ -21,6 +21,7 @@ export interface Config {
   shutdownDelayMs: number;
   /** max 0: off. */
   rateLimit: { max: number; windowMs: number };
+  dryRunsPerMinute: number;
   /** 0: off. */
   maxEventLoopDelayMs: number;
   /** 0: no limit. */

@@ -193,12 +193,15 @@ function * ancestors(pointer: string): Generator<string> {
   for (let i = pointer.indexOf('/'); i !== -1; i = pointer.indexOf('/', i + 1)) yield pointer.slice(0, i);
 }
 
+/** Keywords whose error only says a branch failed; the branch's own errors name the fields. */
+const BRANCHING = new Set(['anyOf', 'oneOf', 'if']);
+
 /**
  * Ajv errors to one message per field, grouped once. A failed anyOf reports every branch: a type mismatch is dropped
  * where another error shows the value has a branch's type; the rest make one message, enums one list.
  */
 export function fieldErrors(part: string, errors: AjvError[]): FieldError[] {
-  const reported = errors.filter((e) => errors.length === 1 || (e.keyword !== 'anyOf' && e.keyword !== 'oneOf'));
+  const reported = errors.filter((e) => errors.length === 1 || !BRANCHING.has(e.keyword));
   const atPath = new Map<string, AjvError[]>();
   // A type mismatch at these fields is explained by another error.
   const explainedAt = new Set<string>();

@@ -12,6 +12,7 @@ import { attestedExecution, executionView, type ExecutionView } from '../executi
 import type { Credential } from '../schemas/credential.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
+import type { RuleTrace } from '../schemas/trace.js';
 import type {
   ExecutionPage, ExecutionRecord, ExecutionRepository, ScenarioRepository, WebhookDelivery, WebhookOutbox,
 } from '../store/types.js';
@@ -32,7 +33,7 @@ export interface ExecutionLifecycleOptions {
   webhook?: WebhookConfig;
   attestor: Attestor;
   attestationFacts: (type: ScenarioType) => { holderBound: boolean; credentialsVerified: boolean };
-  revisions: Pick<RevisionService, 'ranBy'>;
+  revisions: Pick<RevisionService, 'ranBy' | 'get'>;
 }
 
 export interface Subject {
@@ -63,9 +64,16 @@ export interface Executed {
 }
 
 export type EvaluateCall = Subject & { access: Access } & (
-  | { scenarioId: string }
+  | { scenarioId: string; revision?: number }
   | { scenario: Scenario; scenarioId: string; revision: number }
 );
+
+export interface DryRun {
+  executionId: string;
+  revision: number;
+  results: ExecutionResult[];
+  trace: RuleTrace[];
+}
 
 const EXPIRED = 'the authorization request expired before the wallet answered';
 
@@ -124,22 +132,35 @@ export class ExecutionLifecycle implements PendingExecutions {
 
   /** What execute would give, storing nothing. A scenario given whole must have passed ScenarioService's validation. */
   async evaluate(call: EvaluateCall): Promise<Evaluation & { executionId: string }> {
-    let compiled: CachedPlan;
-    if ('scenario' in call) {
-      if (!call.access.sees(call.scenario.projectId)) throw new ForbiddenProject('This token does not hold the scenario\'s project');
-      compiled = this.options.plans.prepare(call.scenarioId, call.revision, call.scenario);
-    } else {
-      compiled = await this.plan(call.scenarioId, call.access);
-    }
-    const { executionId, results, pending } = await this.run(compiled, call, JSON.stringify);
+    const { executionId, results, pending } = await this.run(await this.compiledFor(call), call, JSON.stringify);
     return { executionId, results, ...(pending && { pending }) };
   }
 
-  private async run(compiled: CachedPlan, subject: Subject, serialize: (results: ExecutionResult[]) => string) {
+  /** evaluate's results with each rule's trace. */
+  async dryRun(call: EvaluateCall): Promise<DryRun> {
+    const compiled = await this.compiledFor(call);
+    const { executionId, results, trace } = await this.run(compiled, call, JSON.stringify, true);
+    return { executionId, revision: compiled.revision, results, trace: trace ?? [] };
+  }
+
+  /** A stored scenario's live revision, or its kept `revision`, or a scenario given whole. */
+  private async compiledFor(call: EvaluateCall): Promise<CachedPlan> {
+    if (!('scenario' in call)) {
+      if (call.revision === undefined) return this.plan(call.scenarioId, call.access);
+      const kept = await this.options.revisions.get(call.access, call.scenarioId, call.revision);
+      const content: { input: Scenario } = JSON.parse(kept.content);
+      return this.options.plans.prepare(call.scenarioId, kept.revision, content.input);
+    }
+    if (!call.access.sees(call.scenario.projectId)) throw new ForbiddenProject('This token does not hold the scenario\'s project');
+    return this.options.plans.prepare(call.scenarioId, call.revision, call.scenario);
+  }
+
+  private async run(compiled: CachedPlan, subject: Subject, serialize: (results: ExecutionResult[]) => string, traced = false) {
+    const { executor } = this.options;
     const at = this.options.now();
     const executionId = randomUUID();
     const digests = subject.digests();
-    const evaluation = await this.options.executor.execute({
+    const input = {
       compiled,
       address: subject.address,
       addressChain: subject.addressChain,
@@ -148,7 +169,8 @@ export class ExecutionLifecycle implements PendingExecutions {
       executionId,
       at,
       tenant: subject.tenant,
-    });
+    };
+    const evaluation: Evaluation & { trace?: RuleTrace[] } = traced ? await executor.dryRun(input) : await executor.execute(input);
     let { results } = evaluation;
     let text = serialize(results);
     // At most 3 UTF-8 bytes per UTF-16 unit: most texts skip the byte count.
@@ -156,7 +178,7 @@ export class ExecutionLifecycle implements PendingExecutions {
       results = compactResults(results);
       text = serialize(results);
     }
-    return { at, executionId, digests, results, text, pending: evaluation.pending };
+    return { at, executionId, digests, results, text, pending: evaluation.pending, trace: evaluation.trace };
   }
 
   private digestOf(compiled: CachedPlan): string {

@@ -59,6 +59,14 @@ export async function findScenarioIn(store: ScenarioRepository, access: Access, 
 
 type Candidate = { checked: Scenario } | { merged: unknown };
 
+const holdsProject = (access: Access, field = 'input') => (s: Scenario) => {
+  if (!access.sees(s.projectId)) {
+    throw new ForbiddenProject(s.projectId == null
+      ? `Only an operator token may create a scenario without a projectId; set ${field}.projectId to one of your projects`
+      : `This token does not hold project ${s.projectId}`);
+  }
+};
+
 export class ScenarioService {
   private readonly patches = new KeyedQueue();
 
@@ -66,7 +74,7 @@ export class ScenarioService {
 
   /** The schema, the caller's right to the project (`permit`), then the engine, the deployments and the type's checks. */
   private async validated(
-    candidate: Candidate, permit: (scenario: Scenario) => void, before: Scenario['smartContractDeployments'] = [],
+    candidate: Candidate, permit: (scenario: Scenario) => void, before: Scenario['smartContractDeployments'] = [], field = 'input',
   ): Promise<Scenario> {
     let scenario: Scenario;
     if ('checked' in candidate) {
@@ -85,9 +93,9 @@ export class ScenarioService {
     ].filter((p) => !seen.has(p.pointer) && seen.add(p.pointer));
     const [first] = problemsFound;
     if (first !== undefined) {
-      const what = `/input${first.pointer} ${first.message}`;
+      const what = `/${field}${first.pointer} ${first.message}`;
       throw new InvalidScenario(
-        problemsFound.map((p) => ({ field: `body.input${p.pointer.replace(/\//g, '.')}`, pointer: `/input${p.pointer}`, message: p.message })),
+        problemsFound.map((p) => ({ field: `body.${field}${p.pointer.replace(/\//g, '.')}`, pointer: `/${field}${p.pointer}`, message: p.message })),
         problemsFound.length === 1 ? `The scenario is not valid: ${what}` : `The scenario is not valid in ${problemsFound.length} places (see errors); the first: ${what}`,
       );
     }
@@ -97,18 +105,17 @@ export class ScenarioService {
   /** `ambiguous`: the caller holds another scenario with this id in another project. */
   async create(access: Access, id: string | undefined, input: Scenario, source: RevisionSource): Promise<{ row: ScenarioRow; ambiguous: boolean }> {
     const { store, plans, now } = this.options;
-    await this.validated({ checked: input }, (s) => {
-      if (!access.sees(s.projectId)) {
-        throw new ForbiddenProject(s.projectId == null
-          ? 'Only an operator token may create a scenario without a projectId; set input.projectId to one of your projects'
-          : `This token does not hold project ${s.projectId}`);
-      }
-    });
+    await this.validated({ checked: input }, holdsProject(access));
     const newId = id ?? randomUUID();
     const row = await store.create(newId, input, new Date(now()).toISOString(), reviseWith(source));
     if (!row) throw new ScenarioExists(newId);
     plans.forget(newId, row.seq);
     return { row, ambiguous: (await store.heads(newId, access.projects)).length > 1 };
+  }
+
+  /** Checked as a create, named at `body.scenario`. */
+  draft(access: Access, input: Scenario): Promise<Scenario> {
+    return this.validated({ checked: input }, holdsProject(access, 'scenario'), [], 'scenario');
   }
 
   find(access: Access, id: string): Promise<ScenarioRow> {
