@@ -10,6 +10,7 @@ const DEFAULTS: Config = {
   database: { kind: 'sqlite', file: path.resolve('./data', 'scenarios.db'), synchronous: 'NORMAL' },
   apiTokens: [],
   jwt: undefined,
+  approvalProjects: [],
   logLevel: 'info',
   bodyLimit: 1024 * 1024,
   docs: true,

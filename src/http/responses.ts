@@ -38,7 +38,11 @@ const HEADERS = {
     description: 'The scenario\'s version, a strong entity tag with its quotes (e.g. `"12.3"`): send it back as is in ' +
       'If-Match on PATCH to refuse a lost update.',
   },
-  Location: { type: 'string', description: 'The created scenario\'s URL path (with ?projectId= where the id alone is ambiguous for this token).' },
+  Location: {
+    type: 'string',
+    description: 'The URL path of what was made: a created scenario (with ?projectId= where the id alone is ambiguous for ' +
+      'this token), or a PATCH\'s proposed revision.',
+  },
   'Idempotent-Replayed': {
     type: 'string',
     enum: ['true'],

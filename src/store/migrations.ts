@@ -35,4 +35,14 @@ export const SAME_IN_BOTH: Migration[] = [
       CREATE INDEX scenario_revisions_ran ON scenario_revisions (scenario_id, revision);
     `,
   },
+  {
+    // Four eyes: proposals beside the live revisions.
+    version: 15,
+    sql: `
+      ALTER TABLE scenario_revisions ADD COLUMN state TEXT NOT NULL DEFAULT 'live';
+      ALTER TABLE scenario_revisions ADD COLUMN base_revision INTEGER;
+      ALTER TABLE scenario_revisions ADD COLUMN decided_by TEXT;
+      ALTER TABLE scenario_revisions ADD COLUMN decided_at TEXT;
+    `,
+  },
 ];

@@ -11,6 +11,7 @@ import { postgresWebhooks } from './postgres/webhooks.js';
 import { postgresIdempotency } from './postgres/idempotency.js';
 import { postgresNullifiers } from './postgres/nullifiers.js';
 import { postgresRevisions } from './postgres/revisions.js';
+import { postgresApprovals } from './postgres/approvals.js';
 
 // BIGINT as a JS number: seq stays far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -70,6 +71,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     kind: 'postgres',
     ...postgresScenarios(db),
     ...postgresRevisions(db),
+    ...postgresApprovals(db),
     ...postgresExecutions(db, audit),
     ...postgresWebhooks(db),
     ...postgresIdempotency(db),
