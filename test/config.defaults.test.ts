@@ -119,5 +119,7 @@ describe('loadConfig spellings', () => {
       maxAttempts: 3, retryBaseMs: 1000, timeoutMs: 5000, pollMs: 1000,
     });
     expect(loadConfig({ WEBHOOK_SECRET: `whsec_${'A'.repeat(32)}`, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }).webhook?.allowPrivateTargets).toBe(true);
+    expect(loadConfig({ SCENARIO_APPROVAL_PROJECTS: ' projA, projB ,' }).approvalProjects).toEqual(['projA', 'projB']);
+    expect(loadConfig({ SCENARIO_APPROVAL_PROJECTS: '*' }).approvalProjects).toBe('*');
   });
 });
