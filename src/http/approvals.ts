@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { ProjectQuery, refOf } from '../schemas/common.js';
 import { ScenarioRevision as RevisionSchema } from '../schemas/scenario.js';
 import type { ApprovalService } from '../services/approvals.js';
-import { AUTHENTICATED, answered, problemResponses } from './responses.js';
+import { AUTHENTICATED, EXAMPLES, answered, problemResponses } from './responses.js';
 import { AMBIGUOUS, LOOKUP, NOT_FOUND, RevisionParams, revisionJson, sendJson } from './revision-responses.js';
 import { revisionSource } from './scenario-responses.js';
 import { accessOf } from './tenancy.js';
@@ -38,7 +38,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ approvals: ApprovalServ
           409: `${NOT_PROPOSED}SCS_PROPOSAL_STALE: another revision went live since the proposal was made; send the change ` +
             'again as a PATCH (a new proposal against the live revision). SCS_CONFLICT: the proposal moves the scenario to a ' +
             `project that has one with this id. ${AMBIGUOUS}`,
-        }, { examples: LOOKUP }),
+        }, { examples: { ...LOOKUP, 403: EXAMPLES.selfApproval, 409: EXAMPLES.proposalStale } }),
       },
     },
   }, async (request, reply) => {
@@ -60,7 +60,9 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ approvals: ApprovalServ
       querystring: ProjectQuery,
       response: {
         200: answered(refOf(RevisionSchema), 'The revision, rejected: it never goes live; the scenario is unchanged.'),
-        ...problemResponses([...AUTHENTICATED, 404, 409], { 404: NOT_FOUND, 409: `${NOT_PROPOSED}${AMBIGUOUS}` }, { examples: LOOKUP }),
+        ...problemResponses([...AUTHENTICATED, 404, 409], { 404: NOT_FOUND, 409: `${NOT_PROPOSED}${AMBIGUOUS}` }, {
+          examples: { ...LOOKUP, 403: EXAMPLES.noApproveScope, 409: EXAMPLES.notProposed },
+        }),
       },
     },
   }, async (request, reply) => {

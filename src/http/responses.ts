@@ -109,6 +109,13 @@ export const EXAMPLES = {
   scenarioExists: problem(409, 'Conflict', 'SCS_SCENARIO_EXISTS', 'A scenario with id adult-kyc exists already'),
   ambiguous: problem(409, 'Conflict', 'SCS_SCENARIO_AMBIGUOUS', 'Scenario id adult-kyc names a scenario in more than one ' +
     'project this token holds (kyc-eu, kyc-us); add ?projectId= to name one'),
+  selfApproval: problem(403, 'Forbidden', 'SCS_SELF_APPROVAL', 'Scenario adult-kyc revision 3 was proposed by this token\'s ' +
+    'subject: another must approve it (four eyes)'),
+  noApproveScope: problem(403, 'Forbidden', 'SCS_FORBIDDEN', 'This token lacks the scope scenarios:approve'),
+  proposalStale: problem(409, 'Conflict', 'SCS_PROPOSAL_STALE', 'Scenario adult-kyc revision 3 was proposed against revision 1, ' +
+    'and revision 2 is live now: send the change again as a PATCH (a new proposal against the live revision)'),
+  notProposed: problem(409, 'Conflict', 'SCS_REVISION_NOT_PROPOSED', 'Scenario adult-kyc revision 3 is not a proposal awaiting a ' +
+    'decision (it is approved)'),
 };
 
 /** The statuses every route behind bearer authentication may answer with, whatever it does. */
