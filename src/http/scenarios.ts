@@ -144,7 +144,8 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<{ scenarios: ScenarioServ
       description:
         'JSON Merge Patch (RFC 7396) over the fields of `input`: absent = unchanged, null = cleared (400 on a required field), ' +
         'arrays replaced whole. The merged scenario is validated in full (' + TYPES_CHECKED_SHORT + '). Send `If-Match` with the ETag of a read to refuse a lost update (412). ' +
-        'Like every write, it needs a bearer token with the scope scenarios:write.',
+        'Like every write, it needs a bearer token with the scope scenarios:write. In a project that requires approval ' +
+        '(SCENARIO_APPROVAL_PROJECTS) the change is a proposal: 202, the scenario unchanged until another approves it.',
       tags, security: [{ bearerAuth: ['scenarios:write'] }],
       consumes: ['application/json', MERGE_PATCH],
       params: ScenarioParams,
