@@ -38,7 +38,7 @@ module.exports = {
     boundary('routes-import-no-route',
       'A route module does not import another route module: what two routes share lives in a service (src/services/) ' +
       'or a non-route module of src/http/ (tenancy.ts, ...).',
-      '^src/http/', '^src/http/(attestation|execute|executions|health|scenarios|type-routes|webhook-secret)\\.ts$'),
+      '^src/http/', '^src/http/(approvals|attestation|execute|executions|health|revisions|scenarios|type-routes|webhook-secret)\\.ts$'),
     boundary('services-no-http',
       'Services hold the rules of the routes and know nothing of HTTP: src/http/ imports src/services/, never the reverse.',
       '^src/services/', '^src/http/'),

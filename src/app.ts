@@ -20,9 +20,11 @@ import { idempotency } from './http/idempotency.js';
 import { protection } from './http/protection.js';
 import { scenarioRoutes, scenarioSchemaCheck } from './http/scenarios.js';
 import { revisionRoutes } from './http/revisions.js';
+import { approvalRoutes } from './http/approvals.js';
 import { databaseState } from './services/health.js';
 import { IDEMPOTENCY_TTL_MS, IdempotencyKeys } from './services/idempotency.js';
 import { ScenarioService } from './services/scenarios.js';
+import { ApprovalService } from './services/approvals.js';
 import { typeRoutes } from './http/type-routes.js';
 import { installValidators } from './http/validation.js';
 import { terminalLogStream } from './http/log-stream.js';
@@ -127,8 +129,10 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
 
   await app.register(bodyPolicy);
   const validators = installValidators(app);
+  const { approvalProjects } = config;
   const scenarios = new ScenarioService({
     store, plans, now, schema: scenarioSchemaCheck(validators),
+    approvalRequired: (projectId) => approvalProjects === '*' || (projectId !== null && approvalProjects.includes(projectId)),
     validate: async (scenario) => [...webhookProblems(scenario, config.webhook), ...(await executor.validate(scenario))],
   });
   await app.register(problemDetails);
@@ -152,6 +156,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(executeRoutes, { executions, idempotent, coldRefusal: (tenant) => verifier.coldRefusal(tenant), attestor });
     await secured.register(dryRunRoutes, { executions, scenarios, coldRefusal: (tenant) => verifier.coldRefusal(tenant), perMinute: config.dryRunsPerMinute });
     await secured.register(revisionRoutes, { revisions });
+    await secured.register(approvalRoutes, { approvals: new ApprovalService({ store, plans, now }) });
     await secured.register(executionRoutes, { executions });
     await secured.register(exportRoutes, { exporter: new EvidenceExporter(store) });
     await secured.register(attestationRoutes, { executions, attestor });

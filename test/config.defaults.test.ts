@@ -10,6 +10,7 @@ const DEFAULTS: Config = {
   database: { kind: 'sqlite', file: path.resolve('./data', 'scenarios.db'), synchronous: 'NORMAL' },
   apiTokens: [],
   jwt: undefined,
+  approvalProjects: [],
   logLevel: 'info',
   bodyLimit: 1024 * 1024,
   docs: true,
@@ -119,5 +120,7 @@ describe('loadConfig spellings', () => {
       maxAttempts: 3, retryBaseMs: 1000, timeoutMs: 5000, pollMs: 1000,
     });
     expect(loadConfig({ WEBHOOK_SECRET: `whsec_${'A'.repeat(32)}`, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }).webhook?.allowPrivateTargets).toBe(true);
+    expect(loadConfig({ SCENARIO_APPROVAL_PROJECTS: ' projA, projB ,' }).approvalProjects).toEqual(['projA', 'projB']);
+    expect(loadConfig({ SCENARIO_APPROVAL_PROJECTS: '*' }).approvalProjects).toBe('*');
   });
 });

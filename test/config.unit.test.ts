@@ -46,6 +46,7 @@ const BAD: [variable: string, env: Env][] = [
   ['AUTH_JWT_ISSUER', { ...jwks, AUTH_JWT_AUDIENCE: 'svc' }],
   ['AUTH_JWT_AUDIENCE', { ...jwks, AUTH_JWT_ISSUER: 'https://id.example' }],
   ['AUTH_JWT_PROJECTS_CLAIM', { AUTH_JWT_PROJECTS_CLAIM: 'my projects' }],
+  ['SCENARIO_APPROVAL_PROJECTS', { SCENARIO_APPROVAL_PROJECTS: 'projA,proj b' }],
   ['DATABASE_URL', { DATABASE_URL: 'mysql://db.example/x' }],
   ['DATABASE_URL', { DATABASE_URL: 'postgres://[bad' }],
   ['DATA_DIR', { DATA_DIR: aFile }],

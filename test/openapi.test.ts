@@ -34,7 +34,7 @@ describe('openapi.yaml', () => {
     expect(Object.keys(execute.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '503']);
     expect(execute.security).toEqual([{ bearerAuth: ['scenarios:execute'] }]);
     const patch = doc.paths['/compliance/scenarios/{scenarioId}'].patch;
-    expect(Object.keys(patch.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '429', '503']);
+    expect(Object.keys(patch.responses).sort()).toEqual(['200', '202', '400', '401', '403', '404', '409', '412', '413', '415', '429', '503']);
     expect(Object.keys(patch.requestBody.content)).toEqual(expect.arrayContaining(['application/json', 'application/merge-patch+json']));
     for (const name of ['Scenario', 'ScenarioPatch', 'Credential', 'ExecutionResult', 'RuleResult', 'Problem', 'Query']) {
       expect(doc.components.schemas[name], name).toBeDefined();

@@ -7,11 +7,13 @@ import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
 import { build, call, killAll, start, type Server } from './server-process.js';
 
 const TOKEN = 'scaleout-token-0123456789';
+const REVIEWER = 'scaleout-reviewer-0123456789';
 const schema = freshSchema('scaleout');
 // Synthetic credentials: verification off (test/trust.routes.test.ts covers it).
 // A generous connect timeout: on a loaded test machine a new connection can take seconds.
 const env = {
-  DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, API_TOKENS: TOKEN, CREDENTIAL_VERIFICATION: 'off', DATABASE_CONNECT_TIMEOUT_MS: '10000',
+  DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, API_TOKENS: `${TOKEN},${REVIEWER}`, CREDENTIAL_VERIFICATION: 'off',
+  DATABASE_CONNECT_TIMEOUT_MS: '10000', SCENARIO_APPROVAL_PROJECTS: 'governed',
 };
 let a: Server;
 let b: Server;
@@ -102,6 +104,22 @@ describe.skipIf(!pgAvailable)('two instances on one PostgreSQL', () => {
       expect(results.body[0].result.query.value).toBe(age);
       expect(results.body[0].result.status).toBe('not-valid');
     }
+  });
+
+  it('never executes a proposal on either instance before it is approved, and executes it on both after', async () => {
+    await call(a, TOKEN, 'POST', '/compliance/scenarios', { id: 'governed', input: scenario({ projectId: 'governed' }) });
+    const names = async () => Promise.all([a, b].map(async (server) => {
+      const results = await call(server, TOKEN, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [credential()], scenarioId: 'governed' });
+      return results.body[0].name;
+    }));
+    expect(await names()).toEqual(['Adult KYC', 'Adult KYC']);
+    const proposed = await call(a, TOKEN, 'PATCH', '/compliance/scenarios/governed', { input: { name: 'Proposed' } });
+    expect(proposed.status).toBe(202);
+    expect(await names()).toEqual(['Adult KYC', 'Adult KYC']);
+    expect((await call(b, TOKEN, 'POST', '/compliance/scenarios/governed/revisions/2/approve')).status).toBe(403);
+    expect(await names()).toEqual(['Adult KYC', 'Adult KYC']);
+    expect((await call(b, REVIEWER, 'POST', '/compliance/scenarios/governed/revisions/2/approve')).status).toBe(200);
+    expect(await names()).toEqual(['Proposed', 'Proposed']);
   });
 
   it('keeps an acknowledged write through kill -9 of the instance that took it', async () => {

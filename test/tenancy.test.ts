@@ -252,6 +252,8 @@ describe('every route that names a scenario or an execution, listed from the Ope
     'POST /compliance/scenarios/dry-run': (t) => ({ url: '/compliance/scenarios/dry-run', payload: { scenario: { id: t.scenario }, address: ADDRESS, credentials: [] } }),
     'GET /compliance/scenarios/{scenarioId}/revisions': (t) => ({ url: `/compliance/scenarios/${t.scenario}/revisions` }),
     'GET /compliance/scenarios/{scenarioId}/revisions/{revision}': (t) => ({ url: `/compliance/scenarios/${t.scenario}/revisions/1` }),
+    'POST /compliance/scenarios/{scenarioId}/revisions/{revision}/approve': (t) => ({ url: `/compliance/scenarios/${t.scenario}/revisions/1/approve` }),
+    'POST /compliance/scenarios/{scenarioId}/revisions/{revision}/reject': (t) => ({ url: `/compliance/scenarios/${t.scenario}/revisions/1/reject` }),
     'GET /compliance/executions/{executionId}': (t) => ({ url: `/compliance/executions/${t.execution}` }),
     'GET /compliance/executions/{executionId}/attestation': (t) => ({ url: `/compliance/executions/${t.execution}/attestation` }),
     'POST /compliance/executions/{executionId}/webhooks/{deliveryId}/replay': (t) => ({ url: `/compliance/executions/${t.execution}/webhooks/00000000-0000-4000-8000-000000000000/replay` }),

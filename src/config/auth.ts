@@ -28,6 +28,13 @@ export const authEnv = Type.Object({
     default: 'projects',
     description: 'The claim holding a JWT\'s projects: an array of project ids, or `"*"` for an operator.',
   }),
+  SCENARIO_APPROVAL_PROJECTS: Type.Optional(text({
+    expect: 'comma-separated project ids, or `*` (every scenario, project-less ones too)',
+    docDefault: 'unset: a PATCH goes live at once',
+    description: 'Four eyes: in these projects a PATCH is a proposed revision (202), live only once a token with the scope ' +
+      '`scenarios:approve` whose subject is not the author approves it. A PATCH moving a scenario in or out of one is too. ' +
+      'See docs/governance.md, "Approval".',
+  })),
 });
 
 export type AuthEnv = Static<typeof authEnv>;
@@ -62,6 +69,15 @@ function jwt(env: AuthEnv): Config['jwt'] {
   return { jwksUrl, issuer, audience, projectsClaim: env.AUTH_JWT_PROJECTS_CLAIM };
 }
 
-export function authSettings(env: AuthEnv): Pick<Config, 'apiTokens' | 'jwt'> {
-  return { apiTokens: tokens(env.API_TOKENS), jwt: jwt(env) };
+function approvalProjects(raw: string | undefined): Config['approvalProjects'] {
+  const projects = (raw ?? '').split(',').map((p) => p.trim()).filter((p) => p.length > 0);
+  if (projects.includes('*')) return '*';
+  if (projects.some((p) => !/^[A-Za-z0-9_.-]{1,128}$/.test(p))) {
+    throw new ConfigError('SCENARIO_APPROVAL_PROJECTS must be project ids of [A-Za-z0-9_.-] separated by commas, or *');
+  }
+  return projects;
+}
+
+export function authSettings(env: AuthEnv): Pick<Config, 'apiTokens' | 'jwt' | 'approvalProjects'> {
+  return { apiTokens: tokens(env.API_TOKENS), jwt: jwt(env), approvalProjects: approvalProjects(env.SCENARIO_APPROVAL_PROJECTS) };
 }

@@ -12,6 +12,7 @@ export interface Config {
   database: DatabaseConfig;
   apiTokens: StaticToken[];
   jwt?: JwtOptions;
+  approvalProjects: '*' | readonly string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimit: number;
   docs: boolean;

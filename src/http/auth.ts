@@ -8,13 +8,13 @@ import { storableText } from '../domain/storable-text.js';
 import { AuthUnavailable, Forbidden, Unauthorized, ValidationFailed } from './errors.js';
 import { keysUnavailable, remoteKeys } from './jwks.js';
 
-const SCOPES = ['scenarios:read', 'scenarios:write', 'scenarios:execute'] as const;
+const SCOPES = ['scenarios:read', 'scenarios:write', 'scenarios:execute', 'scenarios:approve'] as const;
 type Scope = (typeof SCOPES)[number];
 
-/** Who is calling: what it may do and which projects it may see ('*' = every project, an operator). */
+/** '*': an operator's, every project. */
 export interface Principal {
   kind: 'static' | 'jwt';
-  /** A stable, non-secret key for rate limiting and logs: a token fingerprint or the JWT subject. */
+  /** Non-secret: a token's fingerprint, or a JWT's issuer and subject. */
   subject: string;
   scopes: ReadonlySet<Scope>;
   projects: '*' | ReadonlySet<string>;
@@ -25,7 +25,6 @@ declare module 'fastify' {
     principal?: Principal;
   }
   interface FastifyContextConfig {
-    /** The scope a route requires (checked after authentication). */
     scope?: Scope;
   }
 }
@@ -35,28 +34,22 @@ const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPES);
 const SCOPE_NAMES: ReadonlySet<unknown> = ALL_SCOPES;
 const isScope = (s: unknown): s is Scope => SCOPE_NAMES.has(s);
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-/** Verified JWTs remembered for the rate limit's key (identify); more only evicts the least recently used. */
+/** Verified JWTs remembered for identify; least recently used evicted. */
 const KNOWN_JWTS = 10_000;
 
-/**
- * One key per JWT however its signature is spelled: base64url leaves the last character's low bits free, so 16
- * spellings of an ES256 signature (and 4 of an RS256 one) verify alike. Decoded and encoded again, they are one text.
- */
+/** base64url leaves a signature's last low bits free: decoded and encoded again, its spellings are one key. */
 function jwtKey(token: string): string {
   const dot = token.lastIndexOf('.');
   const signature = Buffer.from(token.slice(dot + 1), 'base64url').toString('base64url');
   return createHash('sha256').update(`${token.slice(0, dot)}.${signature}`).digest('base64url').slice(0, 22);
 }
 
-/** The token of an `Authorization: Bearer <token>` header (scheme in any case, spaces around), or undefined. */
+/** Scheme in any case, spaces around. */
 function bearerToken(header: string | undefined): string | undefined {
   return header ? /^[ ]*Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(header)?.[1] : undefined;
 }
 
-/**
- * Why jose refused a JWT, in words for the caller (WWW-Authenticate's error_description, the problem's detail) and
- * the log: which check failed and what it expects, never the token or its claims' values.
- */
+/** Which check failed and what it expects, for caller and log; never the token or its claims. */
 function jwtRefusal(err: InstanceType<typeof joseErrors.JOSEError>, jwt: JwtOptions): string {
   if (err instanceof joseErrors.JWTExpired) return 'The bearer token has expired: get a new one';
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
@@ -72,12 +65,7 @@ function jwtRefusal(err: InstanceType<typeof joseErrors.JOSEError>, jwt: JwtOpti
   return 'The bearer token is not valid';
 }
 
-/**
- * Turns a request's Authorization header into a Principal. Static tokens are compared as SHA-256 digests with
- * timingSafeEqual against every configured token, so neither the length nor the position of a match shows in the
- * timing; they carry every scope. JWTs (when AUTH_JWKS_URL is set) are verified against the JWKS, issuer and
- * audience, and carry the scopes of their `scope`/`scp` claim and the projects of the configured claim.
- */
+/** Static tokens as SHA-256 digests, timingSafeEqual against all (no length or position shows); every scope theirs. */
 export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
   const statics = tokens.map((t) => ({
     digest: digest(t.token),
@@ -89,8 +77,7 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
     },
   }));
   const verifier = jwt ? { jwt, keys: remoteKeys(jwt.jwksUrl) } : undefined;
-  // The JWTs that verified, by jwtKey, until they expire: the rate limit counts a request against its token only
-  // once the token is known good, so made-up tokens share their client address's budget.
+  // Until known good, made-up tokens share their client address's budget.
   const knownJwts = new LRUCache<string, true>({ max: KNOWN_JWTS });
 
   async function fromJwt(token: string, { jwt, keys }: NonNullable<typeof verifier>): Promise<Principal> {
@@ -105,13 +92,12 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
         requiredClaims: ['exp'],
       }));
     } catch (err) {
-      // The key set could not be fetched: nothing is known about the token, so try again later, not 401.
+      // Nothing is known of the token: 503, not 401.
       if (keysUnavailable(err) || !(err instanceof joseErrors.JOSEError)) {
         throw new AuthUnavailable('The token keys (AUTH_JWKS_URL) cannot be fetched now; retry shortly');
       }
       throw new Unauthorized(jwtRefusal(err, jwt), 'invalid_token');
     }
-    // exp is there: jwtVerify requires it.
     knownJwts.set(jwtKey(token), true, { ttl: Math.max(1, ((payload.exp ?? 0) + 5) * 1000 - Date.now()) });
     const raw = payload.scope ?? payload.scp;
     const list: unknown[] = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
@@ -147,13 +133,7 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
     throw new Unauthorized('The bearer token is not valid', 'invalid_token');
   }
 
-  /**
-   * Whose budget a request to an authenticated route spends, known before authentication runs (the rate limit runs
-   * first, so that refused requests cost little): a configured token's subject, however its header is spelled
-   * (`bearer`, `BEARER`, extra spaces: one token, one budget); a JWT that verified before (with AUTH_JWKS_URL) by its
-   * jwtKey (one budget however its signature is spelled); anything else (no header, another scheme, an unknown token,
-   * a JWT not verified yet) undefined: the client address's budget.
-   */
+  /** The rate limit's key before authentication: one per token however spelled; undefined: the client address's. */
   function identify(header: string | undefined): string | undefined {
     const token = bearerToken(header);
     if (token === undefined) return undefined;
@@ -168,7 +148,7 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;
 
-/** onRequest hook: authenticates, or throws 401 (with its WWW-Authenticate challenge), 400 or 503. */
+/** Else 401 (with its challenge), 400 or 503. */
 function authHook(authenticate: Authenticator) {
   return async function (request: FastifyRequest) {
     try {
@@ -180,17 +160,14 @@ function authHook(authenticate: Authenticator) {
   };
 }
 
-/** preHandler: the caller's token must carry the scope its route names in `config.scope`, else 403. */
+/** 403 without the route's `config.scope`. */
 async function scopeHook(request: FastifyRequest) {
   const scope = request.routeOptions.config.scope;
   if (scope === undefined) throw new Forbidden('This route names no scope, so no token may use it');
   if (!request.principal?.scopes.has(scope)) throw new Forbidden(`This token lacks the scope ${scope}`, scope);
 }
 
-/**
- * Bearer authentication (onRequest, 401/503) and the route's scope (preHandler, 403) for every route of the context
- * that registers it: a named plugin, so the hooks apply to that context (the authenticated routes), not a child.
- */
+/** Named: the hooks apply to the registering context, the authenticated routes. */
 export const auth = fp(async (app: FastifyInstance, { authenticate }: { authenticate: Authenticator }) => {
   app.addHook('onRequest', authHook(authenticate));
   app.addHook('preHandler', scopeHook);

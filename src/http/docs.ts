@@ -11,7 +11,7 @@ declare module 'fastify' {
   }
 }
 
-/** The objects among a value's members: the document @fastify/swagger builds is walked as plain JSON. */
+/** The document is walked as plain JSON. */
 const records = (value: unknown): Record<string, unknown>[] => (isRecord(value) ? Object.values(value).filter(isRecord) : []);
 
 /** Sent with every response (src/app.ts): the request's id, the caller's own when it sent a sane one. */
@@ -21,14 +21,11 @@ const REQUEST_ID_HEADER = {
   schema: { type: 'string' },
 };
 
-/** The example path of an operation's path template, for problem examples' `instance`. */
+/** For problem examples' `instance`. */
 const examplePath = (template: string) =>
   template.replace('{scenarioId}', 'adult-kyc').replace(/\{[A-Za-z]*[iI]d\}/g, '0b5e2c1e-7d0c-4a5e-9a55-3f1f0c2d9e41');
 
-/**
- * Every response gets the x-request-id header (a $ref to components.headers), and every problem example the
- * `instance` of its operation's path: the parts a route schema cannot say.
- */
+/** What a route schema cannot say: x-request-id on every response, each problem example's `instance`. */
 function addResponseDetails<T extends { paths?: object; components?: object }>(doc: T): T {
   if (isRecord(doc.components)) doc.components.headers = { RequestId: REQUEST_ID_HEADER };
   const paths: Record<string, unknown> = isRecord(doc.paths) ? doc.paths : {};
@@ -46,10 +43,7 @@ function addResponseDetails<T extends { paths?: object; components?: object }>(d
   return doc;
 }
 
-/**
- * Moves each operation's `x-request-examples` (a route schema's x- keys are copied onto its operation) to the media
- * types of its request body: a body that is a $ref to a named schema keeps nothing beside the $ref.
- */
+/** `x-request-examples` onto the body's media types: a $ref keeps nothing beside it. */
 function placeRequestExamples<T extends { paths?: object }>(doc: T): T {
   for (const item of records(doc.paths)) {
     for (const operation of records(item)) {
@@ -69,7 +63,7 @@ const DOCS_INLINE_STYLE = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
 const withoutUpgrade = (csp: string): string =>
   csp.split(';').map((d) => d.trim()).filter((d) => d !== '' && d !== 'upgrade-insecure-requests').join('; ');
 
-/** The OpenAPI document built from the route schemas (always: openapi.yaml is written from it), and the UI at /docs. */
+/** Built always: openapi.yaml is written from it. */
 
 async function docs(app: FastifyInstance, { ui }: { ui: boolean }): Promise<void> {
   await app.register(swagger, {
@@ -103,7 +97,8 @@ async function docs(app: FastifyInstance, { ui }: { ui: boolean }): Promise<void
             scheme: 'bearer',
             description:
               'A static token from API_TOKENS (every scope), or a JWT verified against AUTH_JWKS_URL whose `scope` claim ' +
-              'grants scenarios:read, scenarios:write and/or scenarios:execute. A missing scope answers 403.',
+              'grants scenarios:read, scenarios:write, scenarios:execute and/or scenarios:approve (approve or reject a ' +
+              'proposed revision). A missing scope answers 403.',
           },
         },
       },
@@ -116,10 +111,8 @@ async function docs(app: FastifyInstance, { ui }: { ui: boolean }): Promise<void
     },
   });
   if (ui) {
-    // Swagger UI's CSP asks the browser to load the page's scripts over https (upgrade-insecure-requests): on a page
-    // served over plain http from any host but localhost they fail and the page stays blank. Kept only when the
-    // request came over https (TLS, or X-Forwarded-Proto from a proxy TRUST_PROXY lists). A route-level hook, added to
-    // the UI's routes as they are declared: it runs after the UI plugin's own onSend, which sets the header.
+    // upgrade-insecure-requests blanks the page over plain http, so kept only over https. Per route: it runs after
+    // the UI plugin's onSend, which sets the header.
     app.addHook('onRoute', (route) => {
       if (!route.url.startsWith('/docs')) return;
       const own = route.onSend === undefined ? [] : [route.onSend].flat();

@@ -38,7 +38,11 @@ const HEADERS = {
     description: 'The scenario\'s version, a strong entity tag with its quotes (e.g. `"12.3"`): send it back as is in ' +
       'If-Match on PATCH to refuse a lost update.',
   },
-  Location: { type: 'string', description: 'The created scenario\'s URL path (with ?projectId= where the id alone is ambiguous for this token).' },
+  Location: {
+    type: 'string',
+    description: 'The URL path of what was made: a created scenario (with ?projectId= where the id alone is ambiguous for ' +
+      'this token), or a PATCH\'s proposed revision.',
+  },
   'Idempotent-Replayed': {
     type: 'string',
     enum: ['true'],
@@ -105,6 +109,13 @@ export const EXAMPLES = {
   scenarioExists: problem(409, 'Conflict', 'SCS_SCENARIO_EXISTS', 'A scenario with id adult-kyc exists already'),
   ambiguous: problem(409, 'Conflict', 'SCS_SCENARIO_AMBIGUOUS', 'Scenario id adult-kyc names a scenario in more than one ' +
     'project this token holds (kyc-eu, kyc-us); add ?projectId= to name one'),
+  selfApproval: problem(403, 'Forbidden', 'SCS_SELF_APPROVAL', 'Scenario adult-kyc revision 3 was proposed by this token\'s ' +
+    'subject: another must approve it (four eyes)'),
+  noApproveScope: problem(403, 'Forbidden', 'SCS_FORBIDDEN', 'This token lacks the scope scenarios:approve'),
+  proposalStale: problem(409, 'Conflict', 'SCS_PROPOSAL_STALE', 'Scenario adult-kyc revision 3 was proposed against revision 1, ' +
+    'and revision 2 is live now: send the change again as a PATCH (a new proposal against the live revision)'),
+  notProposed: problem(409, 'Conflict', 'SCS_REVISION_NOT_PROPOSED', 'Scenario adult-kyc revision 3 is not a proposal awaiting a ' +
+    'decision (it is approved)'),
 };
 
 /** The statuses every route behind bearer authentication may answer with, whatever it does. */

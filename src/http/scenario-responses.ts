@@ -1,4 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RevisionSource } from '../services/revision-drafts.js';
+import type { ScenarioRow } from '../services/scenarios.js';
 import { refOf } from '../schemas/common.js';
 import { exampleScenario } from '../schemas/example-scenario.js';
 import { Scenario, ScenarioRecord } from '../schemas/scenario.js';
@@ -88,6 +91,15 @@ export const scenarioResponses = {
       `Updated: the whole scenario after the patch, at its next revision. ${ETAG}`,
       ['ETag'],
     ),
+    202: answered(
+      Type.Object({ input: refOf(Scenario) }, { additionalProperties: false, description: 'The whole scenario as the proposal would make it' }),
+      'Proposed, not live: the scenario\'s project requires approval (SCENARIO_APPROVAL_PROJECTS). `input` is the whole ' +
+      'scenario the proposal would make; the scenario and what execute runs are unchanged until a token with the scope ' +
+      'scenarios:approve, not the author\'s, approves it (`POST /compliance/scenarios/{id}/revisions/{n}/approve`). `Location` ' +
+      'is the proposed revision (GET it for its number, `state` and `content`). No ETag: ' +
+      'the live scenario\'s did not change.',
+      ['Location'],
+    ),
     ...problemResponses([...AUTHENTICATED, 404, 409, 412, 413, 415], {
       400: also(400, `The patch is checked, then the scenario it makes: null on a required field is named here. ${RULES}`),
       403: also(403, 'SCS_FORBIDDEN_PROJECT: the patch moves the scenario to a project the token does not hold ' +
@@ -101,3 +113,13 @@ export const scenarioResponses = {
     }, { examples: { ...LOOKUP, 400: EXAMPLES.invalidPatch } }),
   },
 };
+
+export const record = (row: ScenarioRow) => ({
+  id: row.id, input: row.input, createdAt: row.createdAt, updatedAt: row.updatedAt, revision: row.revision,
+});
+
+/** A revision keeps the very text the scenario's GET answers: its response schema, serialised by its compiler. */
+export const revisionSource = (request: FastifyRequest, reply: FastifyReply): RevisionSource => ({
+  author: request.principal?.subject ?? null,
+  serialize: (row) => reply.serializeInput(record(row), scenarioResponses.read[200]),
+});

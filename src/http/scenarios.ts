@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { exampleOffChainScenario } from '../schemas/example-offchain.js';
 import { IdOf, IdString, ProjectQuery, refOf } from '../schemas/common.js';
 import { Scenario as ScenarioSchema, ScenarioPatch } from '../schemas/scenario.js';
 import { exampleOnChainScenario } from '../schemas/example-scenario.js';
 import { etagOf, type ScenarioRow, type ScenarioService, type SchemaCheck } from '../services/scenarios.js';
-import type { RevisionSource } from '../services/revision-drafts.js';
+import { revisionPath } from '../services/revisions.js';
 import { fieldErrors, type FieldError } from './errors.js';
-import { IfMatch, scenarioResponses, updateRequestExamples } from './scenario-responses.js';
+import { IfMatch, record, revisionSource, scenarioResponses, updateRequestExamples } from './scenario-responses.js';
 import { overBudget, type Validators } from './validation.js';
 import { PageQuery, pageOf, pageResponse } from './cursor.js';
 import { accessOf } from './tenancy.js';
@@ -25,10 +25,6 @@ const TYPES_CHECKED =
   'names ("did you mean personalData.age?"). A type whose context the service does not hold is accepted unchecked.';
 const TYPES_CHECKED_SHORT = 'ChallengeQuery rule types and attributes too, against the held JSON-LD contexts, as on create';
 
-const record = (row: ScenarioRow) => ({
-  id: row.id, input: row.input, createdAt: row.createdAt, updatedAt: row.updatedAt, revision: row.revision,
-});
-
 /** The merged document of a PATCH, checked against the whole Scenario schema; its errors named under body.input. */
 export const scenarioSchemaCheck = (validators: Validators): SchemaCheck => (candidate) => {
   if (validators.scenario(candidate)) return { scenario: candidate };
@@ -38,12 +34,6 @@ export const scenarioSchemaCheck = (validators: Validators): SchemaCheck => (can
     truncated: overBudget(errors),
   };
 };
-
-/** A revision keeps the very text the scenario's GET answers: its response schema, serialised by its compiler. */
-const revisionSource = (request: FastifyRequest, reply: FastifyReply): RevisionSource => ({
-  author: request.principal?.subject ?? null,
-  serialize: (row) => reply.serializeInput(record(row), scenarioResponses.read[200]),
-});
 
 export const scenarioRoutes: FastifyPluginAsyncTypebox<{ scenarios: ScenarioService; idempotent: Idempotency }> = async (app, { scenarios, idempotent }) => {
   const tags = ['scenarios'];
@@ -155,7 +145,8 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<{ scenarios: ScenarioServ
       description:
         'JSON Merge Patch (RFC 7396) over the fields of `input`: absent = unchanged, null = cleared (400 on a required field), ' +
         'arrays replaced whole. The merged scenario is validated in full (' + TYPES_CHECKED_SHORT + '). Send `If-Match` with the ETag of a read to refuse a lost update (412). ' +
-        'Like every write, it needs a bearer token with the scope scenarios:write.',
+        'Like every write, it needs a bearer token with the scope scenarios:write. In a project that requires approval ' +
+        '(SCENARIO_APPROVAL_PROJECTS) the change is a proposal: 202, the scenario unchanged until another approves it.',
       tags, security: [{ bearerAuth: ['scenarios:write'] }],
       consumes: ['application/json', MERGE_PATCH],
       params: ScenarioParams,
@@ -166,8 +157,9 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox<{ scenarios: ScenarioServ
       response: scenarioResponses.update,
     },
   }, async (request, reply) => {
-    const row = await scenarios.patch(accessOf(request), request.params.scenarioId, request.body.input, request.headers['if-match'], revisionSource(request, reply));
-    withEtag(reply, row);
-    return { input: row.input };
+    const patched = await scenarios.patch(accessOf(request), request.params.scenarioId, request.body.input, request.headers['if-match'], revisionSource(request, reply));
+    if ('live' in patched) return withEtag(reply, patched.live).send({ input: patched.live.input });
+    const { proposed, input } = patched;
+    return reply.code(202).header('Location', revisionPath(proposed)).send({ input });
   });
 };

@@ -285,7 +285,11 @@ export const ScenarioRevision = Type.Object(
       description: 'Tells apart scenarios created one after another with this id (one deleted, then created again): the ' +
         'first number of the scenario\'s ETag. Pass it as ?incarnation= to read a revision of an earlier one.',
     }),
-    revision: Type.Integer({ minimum: 1, description: 'The scenario\'s revision: 1 at create, one more with every PATCH.' }),
+    revision: Type.Integer({
+      minimum: 1,
+      description: 'The scenario\'s revision: 1 at create, one more with every PATCH; a proposal takes the number after every ' +
+        'revision kept, and the scenario takes it when it is approved.',
+    }),
     projectId: Type.Union([Type.String(), Type.Null()], { description: 'The scenario\'s project at this revision; null: none.' }),
     digest: Type.String({
       pattern: '^[0-9a-f]{64}$',
@@ -296,14 +300,26 @@ export const ScenarioRevision = Type.Object(
       description: 'Who wrote it: the token\'s subject (`token:` and a fingerprint of a static token, `jwt:<iss>:<sub>` ' +
         'for a JWT); null where unknown (the revision was live when the service began keeping revisions).',
     }),
-    createdAt: Type.String({ ...Timestamp, description: 'When it went live (its content\'s updatedAt).' }),
+    createdAt: Type.String({ ...Timestamp, description: 'When it was written: went live, or was proposed.' }),
+    state: StringEnum(['live', 'proposed', 'approved', 'rejected'], {
+      description: '`live`: went live when written; `proposed`: awaits approval (its project requires it), execute does ' +
+        'not run it; `approved`: a proposal made live; `rejected`: a proposal closed.',
+    }),
+    baseRevision: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: 'A proposal\'s: the live revision it was made from. It can be approved only while that revision is live.',
+    }),
+    decidedBy: Type.Union([Type.String(), Type.Null()], {
+      description: 'Who approved or rejected a proposal (a subject, as `author`); null otherwise.',
+    }),
+    decidedAt: Type.Union([Type.String({ ...Timestamp }), Type.Null()], { description: 'When it was approved or rejected.' }),
     patch: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
       description: 'The JSON Merge Patch (RFC 7396) that turns the previous revision\'s `content.input` into this one\'s: ' +
         'unchanged members absent, removed ones null, arrays whole. Sent as a PATCH\'s `input`, it makes the same change. ' +
         'Null for revision 1, and where the previous revision is not kept.',
     }),
     content: refOf(ScenarioRecord, {
-      description: 'The scenario as GET /compliance/scenarios/{scenarioId} answered it while this revision was live, to the byte.',
+      description: 'The scenario as GET /compliance/scenarios/{scenarioId} answered it while this revision was live, to the ' +
+        'byte; for a proposal, as it would answer were it live, and once approved, as it answers from then on.',
     }),
   },
   {

@@ -27,6 +27,16 @@ export const ScenarioRecreated = createError<[string]>(
   'SCS_SCENARIO_CHANGED', 'Scenario %s at this revision is not the one that ran (deleted and created again, or moved in from another project): ' +
   'its verdict is not this scenario\'s', 409,
 );
+export const SelfApproval = createError<[string, number]>(
+  'SCS_SELF_APPROVAL', 'Scenario %s revision %s was proposed by this token\'s subject: another must approve it (four eyes)', 403,
+);
+export const ProposalStale = createError<[string, number, number, number]>(
+  'SCS_PROPOSAL_STALE', 'Scenario %s revision %s was proposed against revision %s, and revision %s is live now: send the change again as a PATCH ' +
+  '(a new proposal against the live revision)', 409,
+);
+export const NotProposed = createError<[string, number, string]>(
+  'SCS_REVISION_NOT_PROPOSED', 'Scenario %s revision %s is not a proposal awaiting a decision (it is %s)', 409,
+);
 export const ForbiddenProject = createError<[string]>('SCS_FORBIDDEN_PROJECT', '%s', 403);
 export const Conflict = createError<[string]>('SCS_CONFLICT', '%s', 409);
 

@@ -10,7 +10,7 @@ export type { ScenarioRevision } from '../store/types.js';
 export type RevisionRan = { links?: { revision: string }; rules?: Scenario['queryConfigurations'] };
 
 /** Narrowed by `?projectId=` as a scenario lookup is. */
-const reaches = (access: Access, projectId: string | null) =>
+export const reaches = (access: Access, projectId: string | null) =>
   access.sees(projectId) && (access.projects === undefined || access.projects.includes(projectId ?? ''));
 
 export class RevisionService {
@@ -42,6 +42,6 @@ export class RevisionService {
 }
 
 /** Names the incarnation: the one that ran, after a delete and a new create too. */
-const revisionPath = (r: ScenarioRevision) =>
+export const revisionPath = (r: ScenarioRevision) =>
   `/compliance/scenarios/${encodeURIComponent(r.scenarioId)}/revisions/${r.revision}?incarnation=${r.incarnation}` +
   (r.projectId === null ? '' : `&projectId=${encodeURIComponent(r.projectId)}`);

@@ -10,7 +10,7 @@ import type { FieldError } from '../schemas/problem.js';
 import type { Static } from '@sinclair/typebox';
 import type { Scenario, ScenarioPatch } from '../schemas/scenario.js';
 import { ScenarioIdTaken } from '../store/errors.js';
-import type { ScenarioRow, ScenarioRepository } from '../store/types.js';
+import type { ScenarioApprovals, ScenarioRevision, ScenarioRow, ScenarioRepository } from '../store/types.js';
 import type { Access } from './access.js';
 import { reviseWith, type RevisionSource } from './revision-drafts.js';
 import {
@@ -22,8 +22,13 @@ export type { ScenarioRow } from '../store/types.js';
 /** The Scenario schema's verdict on a document: the scenario, or its failing fields. */
 export type SchemaCheck = (candidate: unknown) => { scenario: Scenario } | { errors: FieldError[]; truncated: boolean };
 
+/** A PATCH's outcome: live at once, or a proposal awaiting approval (four eyes). */
+export type Patched = { live: ScenarioRow } | { proposed: ScenarioRevision; input: Scenario };
+
 export interface ScenarioServiceOptions {
-  store: ScenarioRepository;
+  store: ScenarioRepository & ScenarioApprovals;
+  /** Four eyes: its PATCHes are proposals. */
+  approvalRequired: (projectId: string | null) => boolean;
   plans: PlanCache;
   /** For a merge patch's result (a create's body is checked by its route). */
   schema: SchemaCheck;
@@ -133,8 +138,8 @@ export class ScenarioService {
   }
 
   /** PATCHes of one scenario here run one after the other; compare-and-set on the revision guards against writers elsewhere. */
-  patch(access: Access, id: string, patch: Static<typeof ScenarioPatch>, ifMatch: string | undefined, source: RevisionSource): Promise<ScenarioRow> {
-    const { store, plans, now } = this.options;
+  patch(access: Access, id: string, patch: Static<typeof ScenarioPatch>, ifMatch: string | undefined, source: RevisionSource): Promise<Patched> {
+    const { store, plans, now, approvalRequired } = this.options;
     return this.patches.run(id, async () => {
       for (let attempt = 0; attempt < PATCH_ATTEMPTS; attempt++) {
         if (attempt > 0) await sleep(Math.random() * Math.min(PATCH_BACKOFF_MAX_MS, 2 ** attempt));
@@ -148,16 +153,22 @@ export class ScenarioService {
               : `This token does not hold project ${moved}: moving a scenario needs a token holding both projects`);
           }
         }, current.input.smartContractDeployments);
+        const at = new Date(now()).toISOString();
+        if (approvalRequired(current.input.projectId ?? null) || approvalRequired(merged.projectId ?? null)) {
+          const proposed = await store.propose(current, merged, at, reviseWith(source, current));
+          if (proposed) return { proposed, input: merged };
+          continue;
+        }
         let row;
         try {
-          row = await store.update(current.seq, merged, current.revision, new Date(now()).toISOString(), reviseWith(source, current));
+          row = await store.update(current.seq, merged, current.revision, at, reviseWith(source, current));
         } catch (err) {
           if (!(err instanceof ScenarioIdTaken)) throw err;
           throw new Conflict(`Project ${merged.projectId ?? '(none)'} has a scenario with id ${id} already: the scenario cannot move there`);
         }
         if (row) {
           plans.forget(id, row.seq);
-          return row;
+          return { live: row };
         }
         // Another writer won: a stale If-Match then fails above (412); without one, the patch merges onto theirs.
       }

@@ -43,4 +43,14 @@ export const SAME_IN_BOTH: Migration[] = [
       DROP INDEX executions_created;
     `,
   },
+  {
+    // Four eyes: proposals beside the live revisions.
+    version: 15,
+    sql: `
+      ALTER TABLE scenario_revisions ADD COLUMN state TEXT NOT NULL DEFAULT 'live';
+      ALTER TABLE scenario_revisions ADD COLUMN base_revision INTEGER;
+      ALTER TABLE scenario_revisions ADD COLUMN decided_by TEXT;
+      ALTER TABLE scenario_revisions ADD COLUMN decided_at TEXT;
+    `,
+  },
 ];

@@ -12,6 +12,7 @@ import { postgresWebhooks } from './postgres/webhooks.js';
 import { postgresIdempotency } from './postgres/idempotency.js';
 import { postgresNullifiers } from './postgres/nullifiers.js';
 import { postgresRevisions } from './postgres/revisions.js';
+import { postgresApprovals } from './postgres/approvals.js';
 
 // BIGINT as a JS number: seq stays far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -71,6 +72,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     kind: 'postgres',
     ...postgresScenarios(db),
     ...postgresRevisions(db),
+    ...postgresApprovals(db),
     ...postgresExecutions(db, audit),
     ...postgresExport(db),
     ...postgresWebhooks(db),

@@ -1,5 +1,5 @@
 /** Revision rows: the same columns, types and SQL in both databases. */
-import type { RevisionDraft, RevisionPage, ScenarioRevision, ScenarioRow } from './types.js';
+import type { RevisionDraft, RevisionPage, RevisionState, ScenarioRevision, ScenarioRow } from './types.js';
 
 export interface RevisionColumns {
   scenario_seq: number;
@@ -11,11 +11,15 @@ export interface RevisionColumns {
   patch: string | null;
   author: string | null;
   created_at: string;
+  state: RevisionState;
+  base_revision: number | null;
+  decided_by: string | null;
+  decided_at: string | null;
 }
 
 export type PagedRevision = RevisionColumns & { page_rows: number | string };
 
-const REVISION_COLUMNS = 'scenario_seq, revision, scenario_id, project_id, content, digest, patch, author, created_at';
+const REVISION_COLUMNS = 'scenario_seq, revision, scenario_id, project_id, content, digest, patch, author, created_at, state, base_revision, decided_by, decided_at';
 const REVISION_FIELDS = REVISION_COLUMNS.split(',').length;
 
 export const readRevision = (r: RevisionColumns): ScenarioRevision => ({
@@ -28,10 +32,16 @@ export const readRevision = (r: RevisionColumns): ScenarioRevision => ({
   patch: r.patch,
   author: r.author,
   createdAt: r.created_at,
+  state: r.state,
+  baseRevision: r.base_revision,
+  decidedBy: r.decided_by,
+  decidedAt: r.decided_at,
 });
 
-export const revisionValues = (row: ScenarioRow, d: RevisionDraft) => [
+/** `base`: a proposal's live revision. */
+export const revisionValues = (row: ScenarioRow, d: RevisionDraft, base: number | null = null) => [
   row.seq, d.revision, row.id, d.projectId, d.content, d.digest, d.patch, d.author, d.createdAt,
+  base === null ? 'live' : 'proposed', base, null, null,
 ];
 
 /** PostgreSQL's `$n` placeholders are named parameters in SQLite. */
@@ -70,3 +80,17 @@ export const insertRevisionsSql = (rows: number, placeholder: (k: number) => str
 export const PURGE_REVISIONS = `DELETE FROM scenario_revisions AS r WHERE scenario_seq NOT IN (SELECT seq FROM scenarios) AND NOT EXISTS (
   SELECT 1 FROM executions e WHERE e.scenario_id = r.scenario_id AND COALESCE(e.project_id, '') = COALESCE(r.project_id, '')
     AND e.scenario_revision = r.revision AND e.created_at >= $1)`;
+
+/** After the live revision and every one kept, so a proposal and a later write never share a number. */
+export const NEXT_REVISION = `SELECT CASE WHEN COALESCE(MAX(revision), 0) > $2 THEN MAX(revision) ELSE $2 END + 1 AS next
+  FROM scenario_revisions WHERE scenario_seq = $1`;
+
+export const APPROVE_REVISION = `UPDATE scenario_revisions SET state = 'approved', decided_by = $3, decided_at = $4, content = $5, digest = $6
+  WHERE scenario_seq = $1 AND revision = $2 AND state = 'proposed'`;
+
+export const REJECT_REVISION = `UPDATE scenario_revisions SET state = 'rejected', decided_by = $3, decided_at = $4
+  WHERE scenario_seq = $1 AND revision = $2 AND state = 'proposed'`;
+
+/** A write's revision in `UPDATE scenarios`: after the live one and after any proposal kept. */
+export const REVISION_AFTER_KEPT = `revision = 1 + (SELECT CASE WHEN MAX(r.revision) > scenarios.revision THEN MAX(r.revision) ELSE scenarios.revision END
+  FROM scenario_revisions r WHERE r.scenario_seq = scenarios.seq)`;

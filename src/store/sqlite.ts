@@ -15,6 +15,7 @@ import { sqliteWebhooks } from './sqlite/webhooks.js';
 import { sqliteIdempotency } from './sqlite/idempotency.js';
 import { sqliteNullifiers } from './sqlite/nullifiers.js';
 import { sqliteRevisions } from './sqlite/revisions.js';
+import { sqliteApprovals } from './sqlite/approvals.js';
 
 const WRITER_BATCHES_IN_FLIGHT = 16;
 
@@ -91,6 +92,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     kind: 'sqlite',
     ...sqliteScenarios(db, write, revisions.writes),
     ...revisions.repository,
+    ...sqliteApprovals(db, write, revisions.writes),
     ...sqliteExecutions(db, write, audit, revisions.writes),
     ...sqliteExport(db),
     ...sqliteWebhooks(db, write),

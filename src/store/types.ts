@@ -36,6 +36,8 @@ export interface ScenarioRepository {
   delete(seq: number): Promise<boolean>;
 }
 
+export type RevisionState = 'live' | 'proposed' | 'approved' | 'rejected';
+
 /** `content`: the text its GET answered. */
 export interface ScenarioRevision {
   incarnation: number;
@@ -47,9 +49,13 @@ export interface ScenarioRevision {
   patch: string | null;
   author: string | null;
   createdAt: string;
+  state: RevisionState;
+  baseRevision: number | null;
+  decidedBy: string | null;
+  decidedAt: string | null;
 }
 
-export type RevisionDraft = Omit<ScenarioRevision, 'incarnation' | 'scenarioId'>;
+export type RevisionDraft = Omit<ScenarioRevision, 'incarnation' | 'scenarioId' | 'state' | 'baseRevision' | 'decidedBy' | 'decidedAt'>;
 
 /** Run in the write's transaction. */
 export type Revise = (row: ScenarioRow) => { made: RevisionDraft; replaced?: { revision: number; draft: () => RevisionDraft } };
@@ -73,6 +79,25 @@ export interface ScenarioRevisionRepository {
   getRevision(incarnation: number, revision: number): Promise<ScenarioRevision | undefined>;
   /** Of the latest incarnation that had it when it ran. */
   revisionRan(run: RevisionRun): Promise<ScenarioRevision | undefined>;
+}
+
+interface Approval {
+  seq: number;
+  revision: number;
+  base: number;
+  input: Scenario;
+  decidedBy: string;
+  now: string;
+  revise: Revise;
+}
+
+/** Four eyes. */
+export interface ScenarioApprovals {
+  /** null: gone, or no longer at `current.revision`. */
+  propose(current: ScenarioRow, input: Scenario, now: string, revise: Revise): Promise<ScenarioRevision | null>;
+  /** Compare-and-set on `base`; throws ScenarioIdTaken. */
+  approve(approval: Approval): Promise<ScenarioRow | 'stale' | 'decided'>;
+  reject(incarnation: number, revision: number, decidedBy: string, now: string): Promise<boolean>;
 }
 
 export interface StoreHandle {
@@ -240,4 +265,4 @@ export interface NullifierRepository {
   bindNullifier(binding: NullifierBinding): Promise<string>;
 }
 
-export type Store = StoreHandle & ScenarioRepository & ScenarioRevisionRepository & ExecutionRepository & WebhookOutbox & IdempotencyRepository & NullifierRepository & ExecutionExport;
+export type Store = StoreHandle & ScenarioRepository & ScenarioRevisionRepository & ScenarioApprovals & ExecutionRepository & WebhookOutbox & IdempotencyRepository & NullifierRepository & ExecutionExport;

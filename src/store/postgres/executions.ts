@@ -5,7 +5,7 @@ import {
 } from '../rows.js';
 import type { GroupCommit } from '../group-commit.js';
 import { placeholders, read, UUID, type Paged, type PostgresDatabase } from './database.js';
-import { PURGE_REVISIONS_CTE } from './revisions.js';
+import { PURGE_REVISIONS_CTE, inTransaction } from './revisions.js';
 
 type Row = ExecutionColumns<unknown, Date>;
 const ECOLS = EXECUTION_COLUMNS;
@@ -36,7 +36,8 @@ export function insertExecutions({ write }: PostgresDatabase) {
 }
 
 /** Records are inserted through `audit`, the group commit of insertExecutions. */
-export function postgresExecutions({ pool, query, write, storage }: PostgresDatabase, audit: GroupCommit<ExecutionRecord>): ExecutionRepository {
+export function postgresExecutions(db: PostgresDatabase, audit: GroupCommit<ExecutionRecord>): ExecutionRepository {
+  const { query, write } = db;
   return {
     recordExecution(record) {
       return audit.add(record);
@@ -64,29 +65,16 @@ export function postgresExecutions({ pool, query, write, storage }: PostgresData
       return rows[0]?.purged ?? 0;
     },
     async completeExecution(executionId, completion) {
-      return storage.write(async () => {
-        const client = await pool.connect();
-        try {
-          await client.query('BEGIN');
-          const updated = await client.query(
-            "UPDATE executions SET state = $1, results = $2, updated_at = $3 WHERE execution_id = $4 AND state = 'pending'",
-            [completion.state, JSON.stringify(completion.results), completion.updatedAt, executionId],
-          );
-          if (!updated.rowCount) {
-            await client.query('ROLLBACK');
-            return false;
-          }
-          if (completion.webhook) {
-            await client.query(`INSERT INTO webhook_deliveries (${WCOLS}) VALUES (${placeholders(WEBHOOK_FIELDS)})`, webhookValues(completion.webhook));
-          }
-          await client.query('COMMIT');
-          return true;
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => {});
-          throw err;
-        } finally {
-          client.release();
+      return inTransaction(db, async (client) => {
+        const updated = await client.query(
+          "UPDATE executions SET state = $1, results = $2, updated_at = $3 WHERE execution_id = $4 AND state = 'pending'",
+          [completion.state, JSON.stringify(completion.results), completion.updatedAt, executionId],
+        );
+        if (!updated.rowCount) return false;
+        if (completion.webhook) {
+          await client.query(`INSERT INTO webhook_deliveries (${WCOLS}) VALUES (${placeholders(WEBHOOK_FIELDS)})`, webhookValues(completion.webhook));
         }
+        return true;
       });
     },
     async countAnswer(executionId, max) {

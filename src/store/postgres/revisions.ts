@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { PAGE_MAX_BYTES, type ScenarioColumns } from '../rows.js';
 import {
   PURGE_REVISIONS, REVISION_ONE, REVISION_PAGE, REVISION_RAN, insertRevisionsSql, readRevision, revisionPage, revisionValues,
@@ -31,32 +32,43 @@ export function postgresRevisions({ query }: PostgresDatabase): ScenarioRevision
  * One scenario write (`text` RETURNING its row) and its revisions in one transaction. Revised from the row as read
  * back: jsonb orders keys its own way, and the content is what a GET reads.
  */
-export function writeRevised({ pool, write, storage }: PostgresDatabase) {
+export function writeRevised(db: PostgresDatabase) {
   return async (text: string, values: unknown[], revise: Revise | undefined): Promise<ScenarioRow | null> => {
     if (!revise) {
-      const { rows } = await write<Row>(text, values);
+      const { rows } = await db.write<Row>(text, values);
       return rows[0] ? read.scenario(rows[0]) : null;
     }
-    return storage.write(async () => {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const { rows } = await client.query<Row>(text, values);
-        const row = rows[0] && read.scenario(rows[0]);
-        if (row) {
-          // Made whether missing or not: cheaper than a round trip to ask.
-          const { made, replaced } = revise(row);
-          const drafts = replaced ? [replaced.draft(), made] : [made];
-          await client.query(insertRevisionsSql(drafts.length, (k) => `$${k + 1}`), drafts.flatMap((d) => revisionValues(row, d)));
-        }
-        await client.query('COMMIT');
-        return row ?? null;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
+    return inTransaction(db, async (client) => {
+      const { rows } = await client.query<Row>(text, values);
+      const row = rows[0] && read.scenario(rows[0]);
+      // Made whether missing or not: cheaper than a round trip to ask.
+      if (row) await insertRevised(client, row, revise);
+      return row ?? null;
     });
   };
+}
+
+/** `base`: a proposal's live revision. */
+export async function insertRevised(client: pg.PoolClient, row: ScenarioRow, revise: Revise, base: number | null = null) {
+  const { made, replaced } = revise(row);
+  const values = [...(replaced ? revisionValues(row, replaced.draft()) : []), ...revisionValues(row, made, base)];
+  await client.query(insertRevisionsSql(replaced ? 2 : 1, (k) => `$${k + 1}`), values);
+}
+
+/** Rolled back when `work` throws. */
+export async function inTransaction<T>({ pool, storage }: PostgresDatabase, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return storage.write(async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  });
 }

@@ -1,6 +1,7 @@
 import type { ScenarioHead, ScenarioPage, ScenarioRepository } from '../types.js';
 import { SCENARIO_COLUMNS, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, type ScenarioColumns } from '../rows.js';
 import { isUniqueViolation, ScenarioIdTaken } from '../errors.js';
+import { REVISION_AFTER_KEPT } from '../revision-rows.js';
 import { read, type Paged, type PostgresDatabase } from './database.js';
 import { writeRevised } from './revisions.js';
 
@@ -49,7 +50,7 @@ export function postgresScenarios(db: PostgresDatabase): ScenarioRepository {
     async update(seq, input, expectedRevision, now, revise) {
       try {
         return await revised(
-          `UPDATE scenarios SET input = $1, project_id = $2, revision = revision + 1, updated_at = $3
+          `UPDATE scenarios SET input = $1, project_id = $2, ${REVISION_AFTER_KEPT}, updated_at = $3
            WHERE seq = $4 AND revision = $5 RETURNING ${COLS}`,
           [JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision],
           revise,

@@ -6,9 +6,11 @@ import {
 } from '../revision-rows.js';
 import type { Revise, ScenarioRevisionRepository, ScenarioRow } from '../types.js';
 
-/** What the scenario writes (`keep`) and the purge (`purge`) run inside their own transactions. */
+/** What the scenario writes (`keep`, `propose`) and the purge (`purge`) run inside their own transactions. */
 export interface RevisionWrites {
   keep(row: ScenarioRow, revise: Revise | undefined): void;
+  /** `row`: the scenario as it would be; `base`: its live revision. */
+  propose(row: ScenarioRow, base: number, revise: Revise): void;
   purge(createdBefore: string): void;
 }
 
@@ -35,12 +37,15 @@ export function sqliteRevisions(db: Database.Database): { repository: ScenarioRe
   };
 
   /** In the caller's transaction; the replaced revision made only where it is missing. */
-  const keep = (row: ScenarioRow, revise: Revise | undefined) => {
+  const keep = (row: ScenarioRow, revise: Revise | undefined, base: number | null = null) => {
     if (!revise) return;
     const { made, replaced } = revise(row);
     if (replaced && kept.get(row.seq, replaced.revision) === undefined) insert.run(...revisionValues(row, replaced.draft()));
-    insert.run(...revisionValues(row, made));
+    insert.run(...revisionValues(row, made, base));
   };
 
-  return { repository, writes: { keep, purge: (createdBefore) => purge.run(numbered([createdBefore])) } };
+  return {
+    repository,
+    writes: { keep, propose: (row, base, revise) => keep(row, revise, base), purge: (createdBefore) => purge.run(numbered([createdBefore])) },
+  };
 }

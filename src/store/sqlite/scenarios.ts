@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Revise, ScenarioHead, ScenarioPage, ScenarioRepository } from '../types.js';
 import { SCENARIO_COLUMNS, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql, type ScenarioColumns } from '../rows.js';
 import { isUniqueViolation, ScenarioIdTaken } from '../errors.js';
+import { REVISION_AFTER_KEPT } from '../revision-rows.js';
 import { read, type Paged, type Transactional } from './database.js';
 import type { RevisionWrites } from './revisions.js';
 
@@ -31,7 +32,7 @@ export function sqliteScenarios(db: Database.Database, write: Transactional, rev
     scenarioPage('seq > ? AND project_id IN (SELECT value FROM json_each(?))'),
   );
   const cas = db.prepare<[string, string | null, string, number, number], Row>(
-    `UPDATE scenarios SET input = ?, project_id = ?, revision = revision + 1, updated_at = ?
+    `UPDATE scenarios SET input = ?, project_id = ?, ${REVISION_AFTER_KEPT}, updated_at = ?
      WHERE seq = ? AND revision = ? RETURNING ${cols}`,
   );
   const remove = db.prepare<[number]>('DELETE FROM scenarios WHERE seq = ?');
