@@ -1,7 +1,7 @@
 /**
  * README's "Try it" walkthrough, as written: its shell block is taken from README.md (so the test cannot drift from
  * it), run twice with `sh` against the real server process (DEMO_ISSUER=1), and both runs must give the same answers
- * (ids, timestamps, ETags and digests, new on every run, masked).
+ * (ids, timestamps, ETags, digests and incarnations, new on every run, masked).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,7 +25,8 @@ const mask = (out: string) => out
   .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
   .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
   .replace(/"\d+\.\d+"/g, '"<etag>"')
-  .replace(/[0-9a-f]{64}/g, '<digest>');
+  .replace(/[0-9a-f]{64}/g, '<digest>')
+  .replace(/incarnation=\d+/g, 'incarnation=<seq>');
 
 let server: Server | undefined;
 
