@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { ADDRESS, credential, makeApp, scenario, tempDir } from './helpers.js';
+import pg from 'pg';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
 
 const AUTHOR = 'author-token-of-project-a-0123';
@@ -47,7 +48,7 @@ describe.each(backends)('approval (%s)', (_name, storeEnv, available) => {
   let one: FastifyInstance;
   let two: FastifyInstance;
   let env: Record<string, string> = {};
-  const req = (app: FastifyInstance, token: string, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
+  const req = (app: FastifyInstance, token: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
     app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload && { payload }) });
   const execute = async (app: FastifyInstance, id: string) => {
     const res = await req(app, REVIEWER, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [credential()], scenarioId: id });
@@ -96,6 +97,49 @@ describe.each(backends)('approval (%s)', (_name, storeEnv, available) => {
     expect(revision.patch).toEqual({ name: 'Proposed name' });
     const list = (await req(one, AUTHOR, 'GET', '/compliance/scenarios/proposed/revisions')).json();
     expect(list.items.map((r: { state: string }) => r.state)).toEqual(['live', 'proposed']);
+  });
+
+  it.skipIf(!available)('refuses to delete a scenario of an approval project, so its id cannot come back with unreviewed rules', async () => {
+    await create('kept', 'projA');
+    const refused = await req(one, AUTHOR, 'DELETE', '/compliance/scenarios/kept');
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'SCS_APPROVAL_REQUIRED', status: 409 });
+    const again = await req(one, AUTHOR, 'POST', '/compliance/scenarios', { id: 'kept', input: scenario({ projectId: 'projA', name: 'Unreviewed' }) });
+    expect(again.statusCode).toBe(409);
+    expect((await execute(two, 'kept')).name).toBe(scenario().name);
+    await create('free', 'projB', B);
+    expect((await req(one, B, 'DELETE', '/compliance/scenarios/free')).statusCode).toBe(204);
+  });
+
+  it.skipIf(!available || _name !== 'PostgreSQL')('numbers a direct PATCH after a proposal committed while it waited for the row (PostgreSQL)', async () => {
+    await create('race', 'projB', B);
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query(`SET search_path TO ${env.DATABASE_SCHEMA}`);
+      const { rows: [{ pid }] } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await client.query('BEGIN');
+      const { rows: [row] } = await client.query<{ seq: string }>("SELECT seq FROM scenarios WHERE id = 'race' FOR UPDATE");
+      const patched = req(one, B, 'PATCH', '/compliance/scenarios/race', { input: { name: 'Direct' } });
+      // Until the PATCH waits for the lock this transaction holds.
+      for (;;) {
+        const { rows: [waiting] } = await client.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+        if (Number(waiting?.n) > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // What a proposal by another instance commits meanwhile: revision 2, proposed, from revision 1.
+      await client.query(`INSERT INTO scenario_revisions SELECT scenario_seq, 2, scenario_id, project_id, content, digest, patch, 'token:other',
+        created_at, 'proposed', 1, NULL, NULL FROM scenario_revisions WHERE scenario_seq = $1 AND revision = 1`, [row?.seq]);
+      await client.query('COMMIT');
+      const res = await patched;
+      expect(res.statusCode, res.body).toBe(200);
+      const { rows } = await client.query<{ revision: number; state: string }>(
+        'SELECT revision, state FROM scenario_revisions WHERE scenario_seq = $1 ORDER BY revision', [row?.seq]);
+      expect(rows).toEqual([{ revision: 1, state: 'live' }, { revision: 2, state: 'proposed' }, { revision: 3, state: 'live' }]);
+      expect((await req(one, B, 'GET', '/compliance/scenarios/race')).json().revision).toBe(3);
+    } finally {
+      await client.end();
+    }
   });
 
   it.skipIf(!available)('never lets a static token approve its own proposal; another token of the project may', async () => {

@@ -82,7 +82,9 @@ export const scenarioResponses = {
     204: answered(Type.Null({ description: 'Deleted' }), 'Deleted. Its executions stay in the audit log until ' +
       'EXECUTION_RETENTION_DAYS have passed.'),
     ...problemResponses([...AUTHENTICATED, 404, 409, 415], {
-      404: NOT_FOUND, 409: AMBIGUOUS, 415: 'A DELETE takes no body: send it without one.',
+      404: NOT_FOUND, 409: `${AMBIGUOUS} SCS_APPROVAL_REQUIRED: the scenario's project is in SCENARIO_APPROVAL_PROJECTS, ` +
+        'where a scenario is not deleted directly (its id would be free for a new scenario no one reviewed).',
+      415: 'A DELETE takes no body: send it without one.',
     }, { examples: LOOKUP }),
   },
   update: {

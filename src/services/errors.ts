@@ -34,6 +34,10 @@ export const ProposalStale = createError<[string, number, number, number]>(
   'SCS_PROPOSAL_STALE', 'Scenario %s revision %s was proposed against revision %s, and revision %s is live now: send the change again as a PATCH ' +
   '(a new proposal against the live revision)', 409,
 );
+export const DeleteNeedsApproval = createError<[string, string]>(
+  'SCS_APPROVAL_REQUIRED', 'Scenario %s is in project %s, where changes need a second person\'s approval: it cannot be deleted directly ' +
+  '(deleting it would free its id for a new, unreviewed scenario). Take the project out of SCENARIO_APPROVAL_PROJECTS to delete it', 409,
+);
 export const NotProposed = createError<[string, number, string]>(
   'SCS_REVISION_NOT_PROPOSED', 'Scenario %s revision %s is not a proposal awaiting a decision (it is %s)', 409,
 );

@@ -14,7 +14,7 @@ import type { ScenarioApprovals, ScenarioRevision, ScenarioRow, ScenarioReposito
 import type { Access } from './access.js';
 import { reviseWith, type RevisionSource } from './revision-drafts.js';
 import {
-  Conflict, ForbiddenProject, InvalidScenario, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, preconditionFailed,
+  Conflict, DeleteNeedsApproval, ForbiddenProject, InvalidScenario, ScenarioAmbiguous, ScenarioExists, ScenarioNotFound, preconditionFailed,
 } from './errors.js';
 
 export type { ScenarioRow } from '../store/types.js';
@@ -133,6 +133,8 @@ export class ScenarioService {
 
   async delete(access: Access, id: string): Promise<void> {
     const row = await this.find(access, id);
+    // A delete would free the id for a create that goes live unreviewed, the same rules under the same id.
+    if (this.options.approvalRequired(row.input.projectId ?? null)) throw new DeleteNeedsApproval(id, row.input.projectId ?? '(none)');
     if (!(await this.options.store.delete(row.seq))) throw new ScenarioNotFound(id);
     this.options.plans.forget(id, row.seq);
   }

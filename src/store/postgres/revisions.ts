@@ -33,16 +33,19 @@ export function postgresRevisions({ query }: PostgresDatabase): ScenarioRevision
  * back: jsonb orders keys its own way, and the content is what a GET reads.
  */
 export function writeRevised(db: PostgresDatabase) {
-  return async (text: string, values: unknown[], revise: Revise | undefined): Promise<ScenarioRow | null> => {
-    if (!revise) {
+  return async (text: string, values: unknown[], revise: Revise | undefined, lockSeq?: number): Promise<ScenarioRow | null> => {
+    if (!revise && lockSeq === undefined) {
       const { rows } = await db.write<Row>(text, values);
       return rows[0] ? read.scenario(rows[0]) : null;
     }
     return inTransaction(db, async (client) => {
+      // The row locked by a statement of its own: the write's numbering then reads, in a fresh snapshot, a proposal
+      // committed while it waited (one statement would number from the snapshot it took before the wait).
+      if (lockSeq !== undefined) await client.query('SELECT 1 FROM scenarios WHERE seq = $1 FOR UPDATE', [lockSeq]);
       const { rows } = await client.query<Row>(text, values);
       const row = rows[0] && read.scenario(rows[0]);
       // Made whether missing or not: cheaper than a round trip to ask.
-      if (row) await insertRevised(client, row, revise);
+      if (row && revise) await insertRevised(client, row, revise);
       return row ?? null;
     });
   };

@@ -54,6 +54,7 @@ export function postgresScenarios(db: PostgresDatabase): ScenarioRepository {
            WHERE seq = $4 AND revision = $5 RETURNING ${COLS}`,
           [JSON.stringify(input), input.projectId ?? null, now, seq, expectedRevision],
           revise,
+          seq,
         );
       } catch (err) {
         if (isUniqueViolation(err)) throw new ScenarioIdTaken(input.projectId ?? null);
