@@ -128,6 +128,14 @@ describe.each(storeBackends('export_routes'))('%s store: evidence export', (_nam
     expect(ndjson((await get(await signProjects(['']), `${PERIOD}&projectId=`)).body)).toEqual([]);
   });
 
+  it.skipIf(!available)('asks a token holding several projects to name one with projectId', async () => {
+    const token = await signProjects(['projA', 'projB']);
+    const res = await get(token, PERIOD);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual(['querystring.projectId']);
+    expect(ndjson((await get(token, `${PERIOD}&projectId=projB`)).body)).toHaveLength(2);
+  });
+
   it.skipIf(!available)('writes CSV by RFC 4180 with a header row, and defuses cells a spreadsheet would run as formulas', async () => {
     const res = await get(A, `${PERIOD}&format=csv&scenarioId=kyc`);
     expect(res.statusCode).toBe(200);

@@ -119,7 +119,6 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
     const claim = payload[jwt.projectsClaim];
     const projects = claim === '*'
       ? ('*' as const)
-      // '' is no project: as in a static token, it must not reach the project-less executions.
       : new Set(Array.isArray(claim) ? claim.filter((p): p is string => typeof p === 'string' && p !== '') : []);
     // Project ids reach the database: the rule for every stored text.
     if (projects !== '*' && ![...projects].every(storableText)) {

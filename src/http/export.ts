@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IdOf, StringEnum } from '../schemas/common.js';
-import { CSV_COLUMNS, EXPORT_ROWS_MAX, type EvidenceExporter, type EvidenceKey } from '../services/export.js';
+import { CSV_COLUMNS, EXPORT_ROWS_MAX, exportsOneProject, type EvidenceExporter, type EvidenceKey } from '../services/export.js';
 import { ValidationFailed } from './errors.js';
 import { AUTHENTICATED, problemResponses } from './responses.js';
 import { accessOf } from './tenancy.js';
@@ -42,7 +42,8 @@ const ExportQuery = Type.Object({
   format: Type.Optional(StringEnum(['ndjson', 'csv'], { default: 'ndjson', description: 'NDJSON (one JSON object a line) or CSV (RFC 4180, with a header row).' })),
   projectId: Type.Optional(Type.String({
     maxLength: 128,
-    description: 'Only this project\'s executions (empty: those without a project, operator tokens). A project the token does not hold exports nothing.',
+    description: 'Only this project\'s executions (empty: those without a project, operator tokens). A project the token does not hold exports nothing. ' +
+      'Required of a token holding several projects.',
   })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: EXPORT_ROWS_MAX, default: EXPORT_ROWS_MAX, description: 'Records in this response at most.' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'From the `Link: rel="next"` of the previous response.' })),
@@ -80,7 +81,10 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exporter: EvidenceExporte
             'text/csv': { schema: { type: 'string', description: `A header row (${CSV_COLUMNS.join(',')}), then a row a record, CRLF line ends.` } },
           },
         },
-        ...problemResponses(AUTHENTICATED, { 400: 'A query parameter is not valid (code SCS_VALIDATION): `errors` names it (from, to, format, limit, cursor...).' }),
+        ...problemResponses(AUTHENTICATED, {
+          400: 'A query parameter is not valid (code SCS_VALIDATION): `errors` names it (from, to, format, limit, cursor...); ' +
+          'projectId when the token holds several projects and names none.',
+        }),
       },
     },
   }, async (request, reply) => {
@@ -91,7 +95,9 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exporter: EvidenceExporte
     const format = query.format ?? 'ndjson';
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const range = { from, to, ...(query.scenarioId !== undefined && { scenarioId: query.scenarioId }), ...(after && { after }) };
-    const evidence = await exporter.export(accessOf(request), range, query.limit ?? EXPORT_ROWS_MAX, format);
+    const access = accessOf(request);
+    if (!exportsOneProject(access)) throw invalid('projectId', 'is required: the token holds several projects, and an export reads one');
+    const evidence = await exporter.export(access, range, query.limit ?? EXPORT_ROWS_MAX, format);
     if (evidence.next) {
       const next = new URLSearchParams(Object.entries({ ...query, cursor: encodeCursor(evidence.next) }).map(([k, v]) => [k, String(v)]));
       reply.header('link', `</compliance/executions/export?${next.toString()}>; rel="next"`);

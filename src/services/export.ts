@@ -17,18 +17,33 @@ export interface EvidenceExport {
   next?: EvidenceKey;
 }
 
+/** Each project is read through its own index. */
+export const exportsOneProject = (access: Access) => access.projects === undefined || access.projects.length <= 1;
+
+/** Every execution (undefined), a project, the project-less (null, an operator's) or nothing (false). */
+function projectOf(access: Access): string | null | undefined | false {
+  const { projects } = access;
+  if (projects === undefined) return undefined;
+  if (!exportsOneProject(access)) throw new Error('an export reads one project; name it with projectId');
+  const [project] = projects;
+  if (project === undefined) return false;
+  if (project !== '') return project;
+  return access.sees(null) ? null : false;
+}
+
 /** A period's executions within the caller's projects. */
 export class EvidenceExporter {
   constructor(private readonly store: ExecutionExport) {}
 
-  export(access: Access, range: Omit<EvidenceRange, 'projects'>, limit: number, format: ExportFormat): Promise<EvidenceExport> {
-    return exportEvidence(this.store, { ...range, projects: access.projects }, limit, format);
+  export(access: Access, range: Omit<EvidenceRange, 'project'>, limit: number, format: ExportFormat): Promise<EvidenceExport> {
+    const project = projectOf(access);
+    if (project === false) return Promise.resolve({ text: lines(format, none()) });
+    return exportEvidence(this.store, { ...range, ...(project !== undefined && { project }) }, limit, format);
   }
 }
 
 /** Up to `limit` records of `range`; the last one's key first, for the next cursor. */
 async function exportEvidence(store: ExecutionExport, range: EvidenceRange, limit: number, format: ExportFormat): Promise<EvidenceExport> {
-  if (range.projects?.length === 0) return { text: lines(format, none()) };
   const last = await store.evidenceKeyAt(range, limit);
   const more = last && (await store.evidenceKeyAt({ ...range, after: last }, 1));
   return { text: lines(format, pages(store, { ...range, through: last })), ...(more && { next: last }) };

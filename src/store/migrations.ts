@@ -43,4 +43,8 @@ export const SAME_IN_BOTH: Migration[] = [
       DROP INDEX executions_created;
     `,
   },
+  {
+    version: 15,
+    sql: 'CREATE INDEX executions_project_period ON executions (project_id, created_at, seq);',
+  },
 ];
