@@ -27,7 +27,12 @@ describe.each(storeBackends('export_routes'))('%s store: evidence export', (_nam
   let signProjects: (projects: string[]) => Promise<string>;
   const seeded: ExecutionRecord[] = [];
   const get = async (token: string, query: string) => app.inject({ method: 'GET', url: `/compliance/executions/export?${query}`, headers: as(token) });
-  const ndjson = (body: string) => body.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+  /** The records, after checking the closing line that counts them. */
+  const ndjson = (body: string) => {
+    const lines = body.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+    expect(lines.at(-1)).toEqual({ end: true, records: lines.length - 1 });
+    return lines.slice(0, -1);
+  };
   const PERIOD = `from=${at(0)}&to=${at(60)}`;
 
   beforeAll(async () => {
@@ -113,9 +118,9 @@ describe.each(storeBackends('export_routes'))('%s store: evidence export', (_nam
   it.skipIf(!available)('exports only the token\'s projects, like GET /compliance/executions/{id}', async () => {
     const ofB = ndjson((await get(B, PERIOD)).body);
     expect(ofB.map((r) => r.executionId)).toEqual([seeded[6], seeded[7]].map((r) => r?.executionId));
-    expect((await get(B, `${PERIOD}&projectId=projA`)).body).toBe('');
-    expect((await get(A, `${PERIOD}&projectId=projB`)).body).toBe('');
-    expect((await get(A, `${PERIOD}&projectId=`)).body).toBe('');
+    expect(ndjson((await get(B, `${PERIOD}&projectId=projA`)).body)).toEqual([]);
+    expect(ndjson((await get(A, `${PERIOD}&projectId=projB`)).body)).toEqual([]);
+    expect(ndjson((await get(A, `${PERIOD}&projectId=`)).body)).toEqual([]);
     expect(ndjson((await get(OP, PERIOD)).body)).toHaveLength(9);
     expect(ndjson((await get(OP, `${PERIOD}&projectId=`)).body).map((r) => r.executionId)).toEqual([seeded[8]?.executionId]);
     expect(ndjson((await get(OP, `${PERIOD}&projectId=projB`)).body)).toHaveLength(2);

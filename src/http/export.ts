@@ -64,20 +64,24 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exporter: EvidenceExporte
         'Never a credential\'s content or id, nor a reason\'s text (it may name a credential). Attestations are signed on request and not kept: a JWS ' +
         'attestation\'s `jti` is the executionId. ' +
         `At most \`limit\` (${EXPORT_ROWS_MAX}) records a response: when more follow, a \`Link\` header with rel="next" gives the URL of the next part ` +
-        '(the same query and a `cursor`); without it the export is complete. Export a period that has ended: an execution still being recorded when a part is read may be missed. ' +
+        '(the same query and a `cursor`); without it no part follows. An NDJSON body ends with the line `{"end":true,"records":N}`: a body without it was ' +
+        'cut short by a failure after the status was sent, and the part is to be read again. A CSV body has no such line (it would break CSV parsers): ' +
+        'a cut one shows only as an aborted transfer (the connection closed before the end of the chunked body). Export a period that has ended: an execution still being recorded when a part is read may be missed. ' +
         'CSV cells starting with = + - @ or a tab get a leading apostrophe, so spreadsheets do not run them; `rules` holds id=status pairs and `credentials` digests, space-separated.',
       tags: ['executions'], security: [{ bearerAuth: ['scenarios:read'] }],
       querystring: ExportQuery,
       produces: ['application/x-ndjson', 'text/csv'],
       response: {
         200: {
-          description: 'The records (an empty body, or the CSV header alone, when none match).',
+          description: 'The records (the NDJSON end line, or the CSV header, alone when none match).',
           headers: {
             Link: { type: 'string', description: 'When more records follow: `<URL>; rel="next"`, the URL of the next part.' },
             'Content-Disposition': { type: 'string', description: 'attachment, with a file name.' },
           },
           content: {
-            'application/x-ndjson': { schema: { type: 'string', description: `One JSON object a line: ${RECORD_FIELDS}.` } },
+            'application/x-ndjson': {
+              schema: { type: 'string', description: `One JSON object a line: ${RECORD_FIELDS}; then \`{"end":true,"records":N}\`, N the records before it.` },
+            },
             'text/csv': { schema: { type: 'string', description: `A header row (${CSV_COLUMNS.join(',')}), then a row a record, CRLF line ends.` } },
           },
         },

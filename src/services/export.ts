@@ -64,11 +64,15 @@ async function * pages(store: ExecutionExport, range: EvidenceRange): AsyncGener
   }
 }
 
+/** NDJSON ends with its record count: a body cut by a failure after the 200 lacks it. */
 async function * lines(format: ExportFormat, source: AsyncIterable<ExecutionEvidence[]>): AsyncGenerator<string> {
   if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
+  let records = 0;
   for await (const page of source) {
+    records += page.length;
     yield format === 'csv' ? page.map(csvLine).join('') : page.map(ndjsonLine).join('');
   }
+  if (format === 'ndjson') yield `${JSON.stringify({ end: true, records })}\n`;
 }
 
 const evidenceView = (e: ExecutionEvidence) => ({

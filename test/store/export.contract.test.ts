@@ -65,6 +65,30 @@ describe.each(storeBackends('contract_export'))('%s store: export', (_name, open
     });
   });
 
+  it.skipIf(!available)('ends NDJSON with a line counting the records, and a body cut by a failing store page without it', async () => {
+    const scenarioId = `cut-${Math.random()}`;
+    for (let i = 0; i < 300; i += 100) {
+      await Promise.all(Array.from({ length: 100 }, () => execution({ scenarioId, createdAt: at(30) })).map((r) => store.recordExecution(r)));
+    }
+    const range = { from: at(30), to: at(31), scenarioId };
+    expect(await text(exporter.export(access, range, 1000, 'ndjson'))).toHaveLength(300);
+    let pages = 0;
+    const failing = new EvidenceExporter({
+      evidenceKeyAt: (r, n) => store.evidenceKeyAt(r, n),
+      evidencePage: async (r, n) => {
+        if (++pages === 2) throw new Error('the store went away');
+        return store.evidencePage(r, n);
+      },
+    });
+    let body = '';
+    await expect((async () => {
+      for await (const chunk of (await failing.export(access, range, 1000, 'ndjson')).text) body += chunk;
+    })()).rejects.toThrow('the store went away');
+    const lines = body.split('\n').filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.map((line) => JSON.parse(line) as { end?: boolean }).filter((line) => line.end)).toEqual([]);
+  });
+
   it.skipIf(!available)('gives the executions without a project only to an operator naming them, never to a token holding ""', async () => {
     const scenarioId = `none-${Math.random()}`;
     const record = execution({ scenarioId, projectId: null, createdAt: at(20) });
@@ -79,5 +103,7 @@ describe.each(storeBackends('contract_export'))('%s store: export', (_name, open
 async function text(part: Promise<{ text: AsyncIterable<string> }> | { text: AsyncIterable<string> }) {
   let body = '';
   for await (const chunk of (await part).text) body += chunk;
-  return body.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { executionId: string; createdAt: string });
+  const lines = body.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { executionId: string; createdAt: string });
+  expect(lines.at(-1)).toEqual({ end: true, records: lines.length - 1 });
+  return lines.slice(0, -1);
 }
