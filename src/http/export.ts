@@ -60,14 +60,15 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exporter: EvidenceExporte
     schema: {
       operationId: 'exportExecutions',
       summary: 'Export a period\'s executions as evidence',
-      description: `The executions of the token's projects created in [from, to), oldest first (by creation time, then by the order they were recorded), streamed as they are read. Each record: ${RECORD_FIELDS}. ` +
+      description: `The executions of the token's project (a token holding several names one with projectId) created in [from, to), oldest first (by creation time, then by the order they were recorded), streamed as they are read. Each record: ${RECORD_FIELDS}. ` +
         'Never a credential\'s content or id, nor a reason\'s text (it may name a credential). Attestations are signed on request and not kept: a JWS ' +
         'attestation\'s `jti` is the executionId. ' +
         `At most \`limit\` (${EXPORT_ROWS_MAX}) records a response: when more follow, a \`Link\` header with rel="next" gives the URL of the next part ` +
         '(the same query and a `cursor`); without it no part follows. An NDJSON body ends with the line `{"end":true,"records":N}`: a body without it was ' +
         'cut short by a failure after the status was sent, and the part is to be read again. A CSV body has no such line (it would break CSV parsers): ' +
         'a cut one shows only as an aborted transfer (the connection closed before the end of the chunked body). Export a period that has ended: an execution still being recorded when a part is read may be missed. ' +
-        'CSV cells starting with = + - @ or a tab get a leading apostrophe, so spreadsheets do not run them; `rules` holds id=status pairs and `credentials` digests, space-separated.',
+        'CSV cells starting with = + - @ (after blanks or not), a tab or a carriage return get a leading apostrophe, so spreadsheets do not run them; ' +
+        'a cell holding `;` is quoted; `rules` holds id=status pairs and `credentials` digests, space-separated.',
       tags: ['executions'], security: [{ bearerAuth: ['scenarios:read'] }],
       querystring: ExportQuery,
       produces: ['application/x-ndjson', 'text/csv'],

@@ -17,10 +17,9 @@ export interface EvidenceExport {
   next?: EvidenceKey;
 }
 
-/** Each project is read through its own index. */
 export const exportsOneProject = (access: Access) => access.projects === undefined || access.projects.length <= 1;
 
-/** Every execution (undefined), a project, the project-less (null, an operator's) or nothing (false). */
+/** All (undefined), a project, the project-less (null) or nothing (false). */
 function projectOf(access: Access): string | null | undefined | false {
   const { projects } = access;
   if (projects === undefined) return undefined;
@@ -42,7 +41,7 @@ export class EvidenceExporter {
   }
 }
 
-/** Up to `limit` records of `range`; the last one's key first, for the next cursor. */
+/** Up to `limit` records; the last one's key first, for the cursor. */
 async function exportEvidence(store: ExecutionExport, range: EvidenceRange, limit: number, format: ExportFormat): Promise<EvidenceExport> {
   const last = await store.evidenceKeyAt(range, limit);
   const more = last && (await store.evidenceKeyAt({ ...range, after: last }, 1));
@@ -64,7 +63,6 @@ async function * pages(store: ExecutionExport, range: EvidenceRange): AsyncGener
   }
 }
 
-/** NDJSON ends with its record count: a body cut by a failure after the 200 lacks it. */
 async function * lines(format: ExportFormat, source: AsyncIterable<ExecutionEvidence[]>): AsyncGenerator<string> {
   if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
   let records = 0;
@@ -97,11 +95,11 @@ function csvLine(e: ExecutionEvidence): string {
   return `${CSV_COLUMNS.map((column) => csvCell(cells[column] ?? '')).join(',')}\r\n`;
 }
 
-/** What spreadsheets run as a formula (OWASP: CSV injection). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/** Spreadsheets run these as formulas, some after blanks (OWASP: CSV injection). */
+const FORMULA_START = /^(?:\s*[=+\-@]|[\t\r])/;
 
-/** RFC 4180; an apostrophe before a formula. */
+/** RFC 4180; `;` quoted too, a separator in some locales. */
 function csvCell(text: string): string {
   const cell = FORMULA_START.test(text) ? `'${text}` : text;
-  return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+  return /[",;\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
 }

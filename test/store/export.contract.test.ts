@@ -89,6 +89,16 @@ describe.each(storeBackends('contract_export'))('%s store: export', (_name, open
     expect(lines.map((line) => JSON.parse(line) as { end?: boolean }).filter((line) => line.end)).toEqual([]);
   });
 
+  it.skipIf(!available)('defuses in CSV a formula after leading blanks, and quotes a cell holding ;', async () => {
+    const scenarioId = `csv-${Math.random()}`;
+    const addresses = [' =1+1', '\u00a0@SUM(A1)', 'x;=cmd|\' /C calc\'!A0', '0xabc'];
+    for (const [i, address] of addresses.entries()) await store.recordExecution(execution({ scenarioId, address, createdAt: at(40 + i) }));
+    let body = '';
+    for await (const chunk of (await exporter.export(access, { from: at(40), to: at(44), scenarioId }, 10, 'csv')).text) body += chunk;
+    const cells = body.split('\r\n').slice(1, -1).map((row) => row.split(',')[6]);
+    expect(cells).toEqual(['\' =1+1', '\'\u00a0@SUM(A1)', '"x;=cmd|\' /C calc\'!A0"', '0xabc']);
+  });
+
   it.skipIf(!available)('gives the executions without a project only to an operator naming them, never to a token holding ""', async () => {
     const scenarioId = `none-${Math.random()}`;
     const record = execution({ scenarioId, projectId: null, createdAt: at(20) });
