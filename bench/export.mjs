@@ -6,8 +6,13 @@
  * reader (NDJSON, then CSV) and a slow one (EXPORT_SLOW_SECONDS of one part read in small sips: backpressure must
  * hold the server's memory flat rather than queue the part in it).
  *
+ * Then the cost a project's export puts on the others: on a fresh server, EXPORT_TENANT_OTHER_ROWS (200,000) executions
+ * of another project and EXPORT_TENANT_ROWS (1,000) of ours over the same period; a project token exports ours
+ * EXPORT_TENANT_REQUESTS (20) times, printing the time per request (it should not grow with the other project's rows).
+ *
  * Fails (exit 1) when the RSS grows by more than EXPORT_RSS_GROWTH_MB (64) or the rows exported differ from those
- * seeded. Environment: EXPORT_ROWS, EXPORT_RSS_GROWTH_MB, EXPORT_SLOW_SECONDS (10; 0 skips it), DATABASE_URL, BENCH_STORES.
+ * seeded. Environment: EXPORT_RUNS (rows,tenant: which of the two), EXPORT_ROWS, EXPORT_RSS_GROWTH_MB, EXPORT_SLOW_SECONDS (10; 0 skips it),
+ * EXPORT_TENANT_OTHER_ROWS, EXPORT_TENANT_ROWS, EXPORT_TENANT_REQUESTS, DATABASE_URL, BENCH_STORES.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,6 +24,11 @@ import { AUTH, cleanup, envNumber, fmt, sleep, startServer, table, targets, with
 const ROWS = envNumber('EXPORT_ROWS', 1_000_000);
 const GROWTH_MB = envNumber('EXPORT_RSS_GROWTH_MB', 64);
 const SLOW_SECONDS = envNumber('EXPORT_SLOW_SECONDS', 10);
+const TENANT_OTHER_ROWS = envNumber('EXPORT_TENANT_OTHER_ROWS', 200_000);
+const TENANT_ROWS = envNumber('EXPORT_TENANT_ROWS', 1_000);
+const TENANT_REQUESTS = envNumber('EXPORT_TENANT_REQUESTS', 20);
+const PROJECT_TOKEN = 'bench-project-token-0123456789';
+const RUNS = (process.env.EXPORT_RUNS ?? 'rows,tenant').split(',').map((run) => run.trim());
 const MB = 1024 * 1024;
 // Recent, so that the retention purge leaves them.
 const FROM = new Date(Date.now() - 2 * 24 * 3600 * 1000).toISOString();
@@ -34,27 +44,27 @@ const rule = (id, status, reasons) => ({
 const RESULTS = JSON.stringify([rule('q-kyc', 'valid', []), rule('q-age', 'not-valid', ['no credential of type IDInformation meets personalData.age $gte 18'])]);
 const CREDENTIALS = JSON.stringify([1, 2, 3].map((k) => ({ id: `urn:uuid:${randomUUID()}`, sha256: String(k).repeat(64) })));
 const DIGEST = 'd'.repeat(64);
-/** A millisecond apart, 17 to an instant: ties are common, as under load. */
-const createdAt = (i) => new Date(Date.parse(FROM) + Math.floor(i / 17)).toISOString();
+/** `step` ms apart over 17 records, 17 to an instant at step 1: ties are common, as under load. */
+const createdAt = (i, step = 1) => new Date(Date.parse(FROM) + Math.floor((i * step) / 17)).toISOString();
 
-async function seed(server) {
+async function seed(server, { rows = ROWS, project = 'bench', step = 1 } = {}) {
   const started = performance.now();
   if (server.schema) {
     await withPg(server.target.url, (c) => c.query(
       `INSERT INTO ${server.schema}.executions (execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials,
          created_at, updated_at, scenario_digest, holder_bound)
-       SELECT gen_random_uuid(), 'bench-export', 1, 'bench', $1, 'completed', $2::jsonb, $3::jsonb, t, t, $4, 1
-       FROM (SELECT $5::timestamptz + (i / 17) * interval '1 millisecond' AS t FROM generate_series(0, $6::int - 1) i) s`,
-      [ADDRESS, RESULTS, CREDENTIALS, DIGEST, FROM, ROWS],
+       SELECT gen_random_uuid(), 'bench-export', 1, $7, $1, 'completed', $2::jsonb, $3::jsonb, t, t, $4, 1
+       FROM (SELECT $5::timestamptz + ((i * $8::int) / 17) * interval '1 millisecond' AS t FROM generate_series(0, $6::int - 1) i) s`,
+      [ADDRESS, RESULTS, CREDENTIALS, DIGEST, FROM, rows, project, step],
     ));
   } else {
     const { default: Database } = await import('better-sqlite3');
     const db = new Database(server.sqliteFile);
     db.pragma('busy_timeout = 10000');
     const insert = db.prepare(`INSERT INTO executions (execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials,
-      created_at, updated_at, scenario_digest, holder_bound) VALUES (?, 'bench-export', 1, 'bench', ?, 'completed', ?, ?, ?, ?, ?, 1)`);
+      created_at, updated_at, scenario_digest, holder_bound) VALUES (?, 'bench-export', 1, ?, ?, 'completed', ?, ?, ?, ?, ?, 1)`);
     db.transaction(() => {
-      for (let i = 0; i < ROWS; i++) insert.run(randomUUID(), ADDRESS, RESULTS, CREDENTIALS, createdAt(i), createdAt(i), DIGEST);
+      for (let i = 0; i < rows; i++) insert.run(randomUUID(), project, ADDRESS, RESULTS, CREDENTIALS, createdAt(i, step), createdAt(i, step), DIGEST);
     }).immediate();
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
@@ -68,9 +78,9 @@ function rssBytes(pid) {
 }
 
 /** One part: its records counted by line ends, never kept; `sip` > 0 pauses that many ms after each chunk. */
-function readPart(server, url, sip, stopAt) {
+function readPart(server, url, sip, stopAt, authorization = AUTH.authorization) {
   return new Promise((resolve, reject) => {
-    const req = http.get(server.base + url, { headers: { authorization: AUTH.authorization } }, (res) => {
+    const req = http.get(server.base + url, { headers: { authorization } }, (res) => {
       if (res.statusCode !== 200) {
         res.setEncoding('utf8');
         let body = '';
@@ -119,7 +129,8 @@ async function exportAll(server, format, { sip = 0, seconds = 0 } = {}) {
   try {
     while (url) {
       const part = await readPart(server, url, sip, stopAt);
-      rows += part.lines - (format === 'csv' ? 1 : 0);
+      // The CSV header, or the NDJSON end line.
+      rows += part.lines - 1;
       bytes += part.bytes;
       parts++;
       url = part.next;
@@ -142,8 +153,41 @@ setInterval(async () => {
   console.log(performance.now() - sent);
 }, 250);`;
 
+/** Ours interleaved with the other project's rows over the whole period; each request the whole of ours, timed. */
+async function tenantRun(target) {
+  const server = await startServer(target, { env: { MAX_EVENT_LOOP_DELAY_MS: '0', API_TOKENS: `${AUTH.authorization.slice(7)},${PROJECT_TOKEN}:ours` } });
+  try {
+    const seconds = (await seed(server, { rows: TENANT_OTHER_ROWS, project: 'other' })) +
+      (await seed(server, { rows: TENANT_ROWS, project: 'ours', step: Math.max(1, Math.floor(TENANT_OTHER_ROWS / TENANT_ROWS)) }));
+    console.log(`${target.kind}: seeded ${fmt(TENANT_OTHER_ROWS)} executions of another project and ${fmt(TENANT_ROWS)} of ours in ${fmt(seconds, 1)} s`);
+    await sleep(500);
+    const url = `/compliance/executions/export?from=${FROM}&to=${TO}`;
+    const times = [];
+    let rows = 0;
+    for (let k = 0; k < TENANT_REQUESTS; k++) {
+      const sent = performance.now();
+      rows = (await readPart(server, url, 0, undefined, `Bearer ${PROJECT_TOKEN}`)).lines - 1;
+      times.push(performance.now() - sent);
+    }
+    times.sort((a, b) => a - b);
+    const median = times[Math.floor(times.length / 2)];
+    console.log(table(['store', 'other rows', 'our rows', 'rows read', 'ms/request median', 'ms/request max'], [
+      [target.kind, fmt(TENANT_OTHER_ROWS), fmt(TENANT_ROWS), fmt(rows), fmt(median, 1), fmt(times.at(-1), 1)],
+    ]));
+    return rows === TENANT_ROWS;
+  } finally {
+    await server.stop();
+    await cleanup(server);
+  }
+}
+
 let failed = false;
 for (const target of targets()) {
+  if (RUNS.includes('tenant') && !(await tenantRun(target))) {
+    console.error(`FAIL ${target.kind} project export: not ${TENANT_ROWS} rows`);
+    failed = true;
+  }
+  if (!RUNS.includes('rows')) continue;
   // Load shedding off: the seeding's lock waits would shed the first part; /health/live latency shows the loop instead.
   const server = await startServer(target, { env: { MAX_EVENT_LOOP_DELAY_MS: '0' } });
   try {

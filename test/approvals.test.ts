@@ -117,7 +117,7 @@ describe.each(backends)('approval (%s)', (_name, storeEnv, available) => {
     await client.connect();
     try {
       await client.query(`SET search_path TO ${env.DATABASE_SCHEMA}`);
-      const { rows: [{ pid }] } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
       await client.query('BEGIN');
       const { rows: [row] } = await client.query<{ seq: string }>("SELECT seq FROM scenarios WHERE id = 'race' FOR UPDATE");
       const patched = req(one, B, 'PATCH', '/compliance/scenarios/race', { input: { name: 'Direct' } });

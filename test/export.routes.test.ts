@@ -1,5 +1,8 @@
 /** GET /compliance/executions/export on both stores: content, filters, cursor paging, tenancy, validation, CSV safety. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import type { ExecutionRecord, Store } from '../src/store/types.js';
 import { ADDRESS, demoCredential, makeApp, scenario } from './helpers.js';
@@ -8,6 +11,7 @@ import { execution, storeBackends } from './store/contract.js';
 const A = 'token-of-project-a-0123456789';
 const B = 'token-of-project-b-0123456789';
 const OP = 'operator-token-0123456789xyz';
+const ISSUER = 'https://issuer.test/';
 const as = (token: string) => ({ authorization: `Bearer ${token}` });
 
 const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 0, minute)).toISOString();
@@ -19,15 +23,30 @@ const rule = (id: string, status: 'valid' | 'not-valid', reasons: string[] = [])
 describe.each(storeBackends('export_routes'))('%s store: evidence export', (_name, open, available) => {
   let app: FastifyInstance;
   let store: Store;
+  let jwks: http.Server | undefined;
+  let signProjects: (projects: string[]) => Promise<string>;
   const seeded: ExecutionRecord[] = [];
   const get = async (token: string, query: string) => app.inject({ method: 'GET', url: `/compliance/executions/export?${query}`, headers: as(token) });
-  const ndjson = (body: string) => body.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+  /** The records, after checking the closing line that counts them. */
+  const ndjson = (body: string) => {
+    const lines = body.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+    expect(lines.at(-1)).toEqual({ end: true, records: lines.length - 1 });
+    return lines.slice(0, -1);
+  };
   const PERIOD = `from=${at(0)}&to=${at(60)}`;
 
   beforeAll(async () => {
     if (!available) return;
     store = await open();
-    app = await makeApp({ API_TOKENS: `${A}:projA,${B}:projB,${OP}` }, { store });
+    const pair = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+    const keys = http.createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] })));
+    jwks = keys;
+    await new Promise<void>((r) => keys.listen(0, '127.0.0.1', r));
+    signProjects = (projects) => new SignJWT({ scope: 'scenarios:read', projects }).setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(ISSUER).setAudience('scs').setSubject('u').setIssuedAt().setExpirationTime('5m').sign(pair.privateKey);
+    const jwksUrl = `http://127.0.0.1:${(keys.address() as AddressInfo).port}/jwks.json`;
+    app = await makeApp({ API_TOKENS: `${A}:projA,${B}:projB,${OP}`, AUTH_JWKS_URL: jwksUrl, AUTH_JWT_ISSUER: ISSUER, AUTH_JWT_AUDIENCE: 'scs' }, { store });
     // Six in project A (two at the same instant), two in B, one without a project, one outside the period.
     const records = [
       execution({ projectId: 'projA', scenarioId: 'kyc', createdAt: at(1), results: [rule('q-kyc', 'valid'), rule('q-age', 'valid')] }),
@@ -46,6 +65,7 @@ describe.each(storeBackends('export_routes'))('%s store: evidence export', (_nam
   });
   afterAll(async () => {
     await app?.close();
+    jwks?.close();
   });
 
   it.skipIf(!available)('streams NDJSON: one record a line with ids, revision, digest, verdict, rule statuses and credential digests', async () => {
@@ -98,12 +118,27 @@ describe.each(storeBackends('export_routes'))('%s store: evidence export', (_nam
   it.skipIf(!available)('exports only the token\'s projects, like GET /compliance/executions/{id}', async () => {
     const ofB = ndjson((await get(B, PERIOD)).body);
     expect(ofB.map((r) => r.executionId)).toEqual([seeded[6], seeded[7]].map((r) => r?.executionId));
-    expect((await get(B, `${PERIOD}&projectId=projA`)).body).toBe('');
-    expect((await get(A, `${PERIOD}&projectId=projB`)).body).toBe('');
-    expect((await get(A, `${PERIOD}&projectId=`)).body).toBe('');
+    expect(ndjson((await get(B, `${PERIOD}&projectId=projA`)).body)).toEqual([]);
+    expect(ndjson((await get(A, `${PERIOD}&projectId=projB`)).body)).toEqual([]);
+    expect(ndjson((await get(A, `${PERIOD}&projectId=`)).body)).toEqual([]);
     expect(ndjson((await get(OP, PERIOD)).body)).toHaveLength(9);
     expect(ndjson((await get(OP, `${PERIOD}&projectId=`)).body).map((r) => r.executionId)).toEqual([seeded[8]?.executionId]);
     expect(ndjson((await get(OP, `${PERIOD}&projectId=projB`)).body)).toHaveLength(2);
+  });
+
+  it.skipIf(!available)('exports nothing without a project to a JWT whose projects claim holds ""', async () => {
+    const res = await get(await signProjects(['', 'projB']), PERIOD);
+    expect(res.statusCode).toBe(200);
+    expect(ndjson(res.body).map((r) => r.projectId)).toEqual(['projB', 'projB']);
+    expect(ndjson((await get(await signProjects(['']), `${PERIOD}&projectId=`)).body)).toEqual([]);
+  });
+
+  it.skipIf(!available)('asks a token holding several projects to name one with projectId', async () => {
+    const token = await signProjects(['projA', 'projB']);
+    const res = await get(token, PERIOD);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual(['querystring.projectId']);
+    expect(ndjson((await get(token, `${PERIOD}&projectId=projB`)).body)).toHaveLength(2);
   });
 
   it.skipIf(!available)('writes CSV by RFC 4180 with a header row, and defuses cells a spreadsheet would run as formulas', async () => {

@@ -105,7 +105,7 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
     const claim = payload[jwt.projectsClaim];
     const projects = claim === '*'
       ? ('*' as const)
-      : new Set(Array.isArray(claim) ? claim.filter((p): p is string => typeof p === 'string') : []);
+      : new Set(Array.isArray(claim) ? claim.filter((p): p is string => typeof p === 'string' && p !== '') : []);
     // Project ids reach the database: the rule for every stored text.
     if (projects !== '*' && ![...projects].every(storableText)) {
       const field = `the token's ${jwt.projectsClaim} claim`;

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IdOf, StringEnum } from '../schemas/common.js';
-import { CSV_COLUMNS, EXPORT_ROWS_MAX, type EvidenceExporter, type EvidenceKey } from '../services/export.js';
+import { CSV_COLUMNS, EXPORT_ROWS_MAX, exportsOneProject, type EvidenceExporter, type EvidenceKey } from '../services/export.js';
 import { ValidationFailed } from './errors.js';
 import { AUTHENTICATED, problemResponses } from './responses.js';
 import { accessOf } from './tenancy.js';
@@ -42,7 +42,8 @@ const ExportQuery = Type.Object({
   format: Type.Optional(StringEnum(['ndjson', 'csv'], { default: 'ndjson', description: 'NDJSON (one JSON object a line) or CSV (RFC 4180, with a header row).' })),
   projectId: Type.Optional(Type.String({
     maxLength: 128,
-    description: 'Only this project\'s executions (empty: those without a project, operator tokens). A project the token does not hold exports nothing.',
+    description: 'Only this project\'s executions (empty: those without a project, operator tokens). A project the token does not hold exports nothing. ' +
+      'Required of a token holding several projects.',
   })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: EXPORT_ROWS_MAX, default: EXPORT_ROWS_MAX, description: 'Records in this response at most.' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'From the `Link: rel="next"` of the previous response.' })),
@@ -59,28 +60,36 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exporter: EvidenceExporte
     schema: {
       operationId: 'exportExecutions',
       summary: 'Export a period\'s executions as evidence',
-      description: `The executions of the token's projects created in [from, to), oldest first (by creation time, then by the order they were recorded), streamed as they are read. Each record: ${RECORD_FIELDS}. ` +
+      description: `The executions of the token's project (a token holding several names one with projectId) created in [from, to), oldest first (by creation time, then by the order they were recorded), streamed as they are read. Each record: ${RECORD_FIELDS}. ` +
         'Never a credential\'s content or id, nor a reason\'s text (it may name a credential). Attestations are signed on request and not kept: a JWS ' +
         'attestation\'s `jti` is the executionId. ' +
         `At most \`limit\` (${EXPORT_ROWS_MAX}) records a response: when more follow, a \`Link\` header with rel="next" gives the URL of the next part ` +
-        '(the same query and a `cursor`); without it the export is complete. Export a period that has ended: an execution still being recorded when a part is read may be missed. ' +
-        'CSV cells starting with = + - @ or a tab get a leading apostrophe, so spreadsheets do not run them; `rules` holds id=status pairs and `credentials` digests, space-separated.',
+        '(the same query and a `cursor`); without it no part follows. An NDJSON body ends with the line `{"end":true,"records":N}`: a body without it was ' +
+        'cut short by a failure after the status was sent, and the part is to be read again. A CSV body has no such line (it would break CSV parsers): ' +
+        'a cut one shows only as an aborted transfer (the connection closed before the end of the chunked body). Export a period that has ended: an execution still being recorded when a part is read may be missed. ' +
+        'CSV cells starting with = + - @ (after blanks or not), a tab or a carriage return get a leading apostrophe, so spreadsheets do not run them; ' +
+        'a cell holding `;` is quoted; `rules` holds id=status pairs and `credentials` digests, space-separated.',
       tags: ['executions'], security: [{ bearerAuth: ['scenarios:read'] }],
       querystring: ExportQuery,
       produces: ['application/x-ndjson', 'text/csv'],
       response: {
         200: {
-          description: 'The records (an empty body, or the CSV header alone, when none match).',
+          description: 'The records (the NDJSON end line, or the CSV header, alone when none match).',
           headers: {
             Link: { type: 'string', description: 'When more records follow: `<URL>; rel="next"`, the URL of the next part.' },
             'Content-Disposition': { type: 'string', description: 'attachment, with a file name.' },
           },
           content: {
-            'application/x-ndjson': { schema: { type: 'string', description: `One JSON object a line: ${RECORD_FIELDS}.` } },
+            'application/x-ndjson': {
+              schema: { type: 'string', description: `One JSON object a line: ${RECORD_FIELDS}; then \`{"end":true,"records":N}\`, N the records before it.` },
+            },
             'text/csv': { schema: { type: 'string', description: `A header row (${CSV_COLUMNS.join(',')}), then a row a record, CRLF line ends.` } },
           },
         },
-        ...problemResponses(AUTHENTICATED, { 400: 'A query parameter is not valid (code SCS_VALIDATION): `errors` names it (from, to, format, limit, cursor...).' }),
+        ...problemResponses(AUTHENTICATED, {
+          400: 'A query parameter is not valid (code SCS_VALIDATION): `errors` names it (from, to, format, limit, cursor...); ' +
+          'projectId when the token holds several projects and names none.',
+        }),
       },
     },
   }, async (request, reply) => {
@@ -91,7 +100,9 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exporter: EvidenceExporte
     const format = query.format ?? 'ndjson';
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const range = { from, to, ...(query.scenarioId !== undefined && { scenarioId: query.scenarioId }), ...(after && { after }) };
-    const evidence = await exporter.export(accessOf(request), range, query.limit ?? EXPORT_ROWS_MAX, format);
+    const access = accessOf(request);
+    if (!exportsOneProject(access)) throw invalid('projectId', 'is required: the token holds several projects, and an export reads one');
+    const evidence = await exporter.export(access, range, query.limit ?? EXPORT_ROWS_MAX, format);
     if (evidence.next) {
       const next = new URLSearchParams(Object.entries({ ...query, cursor: encodeCursor(evidence.next) }).map(([k, v]) => [k, String(v)]));
       reply.header('link', `</compliance/executions/export?${next.toString()}>; rel="next"`);

@@ -17,18 +17,32 @@ export interface EvidenceExport {
   next?: EvidenceKey;
 }
 
+export const exportsOneProject = (access: Access) => access.projects === undefined || access.projects.length <= 1;
+
+/** All (undefined), a project, the project-less (null) or nothing (false). */
+function projectOf(access: Access): string | null | undefined | false {
+  const { projects } = access;
+  if (projects === undefined) return undefined;
+  if (!exportsOneProject(access)) throw new Error('an export reads one project; name it with projectId');
+  const [project] = projects;
+  if (project === undefined) return false;
+  if (project !== '') return project;
+  return access.sees(null) ? null : false;
+}
+
 /** A period's executions within the caller's projects. */
 export class EvidenceExporter {
   constructor(private readonly store: ExecutionExport) {}
 
-  export(access: Access, range: Omit<EvidenceRange, 'projects'>, limit: number, format: ExportFormat): Promise<EvidenceExport> {
-    return exportEvidence(this.store, { ...range, projects: access.projects }, limit, format);
+  export(access: Access, range: Omit<EvidenceRange, 'project'>, limit: number, format: ExportFormat): Promise<EvidenceExport> {
+    const project = projectOf(access);
+    if (project === false) return Promise.resolve({ text: lines(format, none()) });
+    return exportEvidence(this.store, { ...range, ...(project !== undefined && { project }) }, limit, format);
   }
 }
 
-/** Up to `limit` records of `range`; the last one's key first, for the next cursor. */
+/** Up to `limit` records; the last one's key first, for the cursor. */
 async function exportEvidence(store: ExecutionExport, range: EvidenceRange, limit: number, format: ExportFormat): Promise<EvidenceExport> {
-  if (range.projects?.length === 0) return { text: lines(format, none()) };
   const last = await store.evidenceKeyAt(range, limit);
   const more = last && (await store.evidenceKeyAt({ ...range, after: last }, 1));
   return { text: lines(format, pages(store, { ...range, through: last })), ...(more && { next: last }) };
@@ -51,9 +65,12 @@ async function * pages(store: ExecutionExport, range: EvidenceRange): AsyncGener
 
 async function * lines(format: ExportFormat, source: AsyncIterable<ExecutionEvidence[]>): AsyncGenerator<string> {
   if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
+  let records = 0;
   for await (const page of source) {
+    records += page.length;
     yield format === 'csv' ? page.map(csvLine).join('') : page.map(ndjsonLine).join('');
   }
+  if (format === 'ndjson') yield `${JSON.stringify({ end: true, records })}\n`;
 }
 
 const evidenceView = (e: ExecutionEvidence) => ({
@@ -78,11 +95,11 @@ function csvLine(e: ExecutionEvidence): string {
   return `${CSV_COLUMNS.map((column) => csvCell(cells[column] ?? '')).join(',')}\r\n`;
 }
 
-/** What spreadsheets run as a formula (OWASP: CSV injection). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/** Spreadsheets run these as formulas, some after blanks (OWASP: CSV injection). */
+const FORMULA_START = /^(?:\s*[=+\-@]|[\t\r])/;
 
-/** RFC 4180; an apostrophe before a formula. */
+/** RFC 4180; `;` quoted too, a separator in some locales. */
 function csvCell(text: string): string {
   const cell = FORMULA_START.test(text) ? `'${text}` : text;
-  return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+  return /[",;\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
 }

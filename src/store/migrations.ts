@@ -53,4 +53,9 @@ export const SAME_IN_BOTH: Migration[] = [
       ALTER TABLE scenario_revisions ADD COLUMN decided_at TEXT;
     `,
   },
+  {
+    // A project's export reads only its own executions.
+    version: 16,
+    sql: 'CREATE INDEX executions_project_period ON executions (project_id, created_at, seq);',
+  },
 ];

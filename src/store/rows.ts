@@ -58,7 +58,7 @@ export const evidenceColumns = (rules: string, digests: string) =>
  * An evidence range as SQL: `param` binds a value and gives its placeholder; `inProjects` tests the projects' one.
  * One bound a side on created_at, the tighter: SQLite seeks by one of them and would otherwise scan from `from`.
  */
-export function evidenceWhere(range: EvidenceRange, param: (value: unknown) => string, inProjects: (list: string) => string): string {
+export function evidenceWhere(range: EvidenceRange, param: (value: unknown) => string): string {
   const { after, through } = range;
   const parts: string[] = [];
   if (after && after.createdAt >= range.from) {
@@ -72,7 +72,8 @@ export function evidenceWhere(range: EvidenceRange, param: (value: unknown) => s
     parts.push(`created_at < ${param(range.to)}`);
   }
   if (range.scenarioId !== undefined) parts.push(`scenario_id = ${param(range.scenarioId)}`);
-  if (range.projects) parts.push(inProjects(param(range.projects)));
+  if (range.project === null) parts.push('project_id IS NULL');
+  else if (range.project !== undefined) parts.push(`project_id = ${param(range.project)}`);
   return parts.join(' AND ');
 }
 

@@ -210,7 +210,7 @@ export interface EvidenceRange {
   from: string;
   to: string;
   scenarioId?: string;
-  projects: ProjectScope;
+  project?: string | null;
   after?: EvidenceKey;
   through?: EvidenceKey;
 }

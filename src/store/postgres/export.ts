@@ -10,7 +10,7 @@ const COLUMNS = evidenceColumns(RULES, DIGESTS);
 function ranged(range: EvidenceRange): { sql: string; values: unknown[] } {
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;
-  const where = evidenceWhere(range, param, (list) => `COALESCE(project_id, '') = ANY(${list})`);
+  const where = evidenceWhere(range, param);
   return { sql: `FROM executions WHERE ${where} ORDER BY created_at, seq`, values };
 }
 

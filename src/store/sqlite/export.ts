@@ -8,15 +8,16 @@ const RULES = `(SELECT json_group_array(json_object('id', json_extract(value, '$
 const DIGESTS = "(SELECT json_group_array(json_extract(value, '$.sha256')) FROM json_each(credentials))";
 const COLUMNS = evidenceColumns(RULES, DIGESTS);
 
-/** The period index is named: with a scenario filter the planner would sort that scenario's records for every page. */
+/** The index is named: with a scenario filter the planner would sort that scenario's records for every page. */
 function ranged(range: EvidenceRange): { sql: string; values: unknown[] } {
   const values: unknown[] = [];
   const param = (value: unknown) => {
-    values.push(Array.isArray(value) ? JSON.stringify(value) : value);
+    values.push(value);
     return '?';
   };
-  const where = evidenceWhere(range, param, (list) => `COALESCE(project_id, '') IN (SELECT value FROM json_each(${list}))`);
-  return { sql: `FROM executions INDEXED BY executions_period WHERE ${where} ORDER BY created_at, seq`, values };
+  const where = evidenceWhere(range, param);
+  const index = range.project === undefined ? 'executions_period' : 'executions_project_period';
+  return { sql: `FROM executions INDEXED BY ${index} WHERE ${where} ORDER BY created_at, seq`, values };
 }
 
 /** Reads on the request thread's connection, a page per call: nothing is held between pages. */
