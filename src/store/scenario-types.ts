@@ -1,0 +1,100 @@
+import type { Scenario } from '../schemas/scenario.js';
+
+export interface ScenarioRow {
+  seq: number;
+  id: string;
+  input: Scenario;
+  revision: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ScenarioPage {
+  items: ScenarioRow[];
+  next?: number;
+}
+
+/** undefined: all; '' is no project. */
+export type ProjectScope = readonly string[] | undefined;
+
+export interface ScenarioHead {
+  seq: number;
+  revision: number;
+}
+
+/** Atomic; an id is unique per project. */
+export interface ScenarioRepository {
+  /** null: the id is taken; `revise` runs in its transaction. */
+  create(id: string, input: Scenario, now: string, revise?: Revise): Promise<ScenarioRow | null>;
+  /** In seq order, at most two. */
+  find(id: string, scope: ProjectScope): Promise<ScenarioRow[]>;
+  heads(id: string, scope: ProjectScope): Promise<ScenarioHead[]>;
+  list(limit: number, after?: number, projects?: ProjectScope): Promise<ScenarioPage>;
+  /** Compare-and-set: null when gone or moved on; throws ScenarioIdTaken. */
+  update(seq: number, input: Scenario, expectedRevision: number, now: string, revise?: Revise): Promise<ScenarioRow | null>;
+  delete(seq: number): Promise<boolean>;
+}
+
+export type RevisionState = 'live' | 'proposed' | 'approved' | 'rejected';
+
+/** `content`: the text its GET answered. */
+export interface ScenarioRevision {
+  incarnation: number;
+  scenarioId: string;
+  projectId: string | null;
+  revision: number;
+  content: string;
+  digest: string;
+  patch: string | null;
+  author: string | null;
+  createdAt: string;
+  state: RevisionState;
+  baseRevision: number | null;
+  decidedBy: string | null;
+  decidedAt: string | null;
+}
+
+export type RevisionDraft = Omit<ScenarioRevision, 'incarnation' | 'scenarioId' | 'state' | 'baseRevision' | 'decidedBy' | 'decidedAt'>;
+
+/** Run in the write's transaction. */
+export type Revise = (row: ScenarioRow) => { made: RevisionDraft; replaced?: { revision: number; draft: () => RevisionDraft } };
+
+export interface RevisionPage {
+  items: ScenarioRevision[];
+  next?: number;
+}
+
+export interface RevisionRun {
+  scenarioId: string;
+  projectId: string | null;
+  scenarioRevision: number;
+  scenarioDigest?: string;
+  createdAt: string;
+}
+
+/** Written by ScenarioRepository's writes. */
+export interface ScenarioRevisionRepository {
+  listRevisions(incarnation: number, limit: number, after?: number): Promise<RevisionPage>;
+  getRevision(incarnation: number, revision: number): Promise<ScenarioRevision | undefined>;
+  /** Of the latest incarnation that had it when it ran. */
+  revisionRan(run: RevisionRun): Promise<ScenarioRevision | undefined>;
+}
+
+interface Approval {
+  seq: number;
+  revision: number;
+  base: number;
+  input: Scenario;
+  decidedBy: string;
+  now: string;
+  revise: Revise;
+}
+
+/** Four eyes. */
+export interface ScenarioApprovals {
+  /** null: gone, or no longer at `current.revision`. */
+  propose(current: ScenarioRow, input: Scenario, now: string, revise: Revise): Promise<ScenarioRevision | null>;
+  /** Compare-and-set on `base`; throws ScenarioIdTaken. */
+  approve(approval: Approval): Promise<ScenarioRow | 'stale' | 'decided'>;
+  reject(incarnation: number, revision: number, decidedBy: string, now: string): Promise<boolean>;
+}
