@@ -1,7 +1,4 @@
-/**
- * ChallengeQuery: a rule passes when a usable credential of the query's type satisfies it. Reasons, built on the
- * failure path only, never quote attribute values. Closures, not generated code: docs/decisions.md.
- */
+/** Reasons, built on the failure path only, never quote attribute values. Closures, not generated code: docs/decisions.md. */
 import type { QueryConfiguration } from '../schemas/scenario.js';
 import { isUndecided, isUsable, label, unusableReason } from './credentials.js';
 import { compileOperator, describeKind, FALSE, MISMATCH, MISSING, PASS } from './operators.js';
@@ -110,10 +107,7 @@ function anyUsable(
   };
 }
 
-/**
- * How many credentials a failed rule's reasons name, one line each. Every rule of the scenario names the credentials
- * of its type: 100 credentials and 256 rules would be 25,600 lines; this keeps a result's reasons bounded.
- */
+/** Credentials a failed rule's reasons name; each rule names those of its type: 100 x 256 rules would be 25,600 lines. */
 export const CREDENTIAL_REASONS = 10;
 
 /** A rule's failure texts, made once when it is compiled. */

@@ -1,7 +1,6 @@
 /**
- * ISO 8601 / RFC 3339 instants parsed by hand (Date.parse is lenient and locale-dependent for zone-less times).
- * Total: answers NaN, never throws. A date-time must carry a time zone; a bare date (only where `dateOnly` is
- * allowed) is midnight UTC. Second 60 is accepted only at minute 59, as the next minute's first instant.
+ * Parsed by hand: Date.parse is lenient and locale-dependent for zone-less times. NaN, never throws. A date-time
+ * needs a zone; a bare date (where `dateOnly`) is midnight UTC. Second 60 only at minute 59, as the next minute.
  * No memo: a Map lookup by a fresh request string costs as much as the parse.
  */
 
@@ -32,7 +31,7 @@ function d2(s: string, i: number): number {
 
 const MAX_LENGTH = 64;
 
-/** Epoch ms, or NaN. Fractions beyond milliseconds are kept (up to 9 digits). */
+/** Epoch ms. Fractions beyond milliseconds are kept (up to 9 digits). */
 export function parseInstant(s: string, dateOnly: boolean): number {
   const n = s.length;
   if (n < 10 || n > MAX_LENGTH) return NaN;

@@ -1,8 +1,7 @@
 /**
- * The query language's operators, compiled once per query into a closure that answers an outcome code for one
- * attribute value; nothing allocates or throws on the evaluation path. No coercion, ever: a number expects a number,
- * an ISO date string an ISO date string (compared as instants), another string a string, a boolean a boolean.
- * Anything else is a type mismatch: the credential fails, whatever the operator ($ne and $nin included).
+ * Compiled once per query; nothing allocates or throws on the evaluation path. No coercion, ever: an ISO date string
+ * expects an ISO date string (compared as instants), and so on. Anything else is a type mismatch: the credential
+ * fails, whatever the operator ($ne and $nin included).
  */
 import type { Operator, QueryValue } from '../schemas/scenario.js';
 import { parseInstant } from './instant.js';

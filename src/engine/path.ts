@@ -1,7 +1,4 @@
-/**
- * Attribute paths inside credentialSubject. Only own properties are read, so `__proto__` and the like are plain keys;
- * only canonical indices (no leading zeros) index arrays. Never throws.
- */
+/** Only own properties are read, so `__proto__` and the like are plain keys; only canonical indices index arrays. */
 
 const hasOwn = Object.prototype.hasOwnProperty;
 

@@ -13,9 +13,8 @@ Object.freeze(NO_REASONS);
 const VALID = Object.freeze({ is_valid: true as const, reasons: NO_REASONS });
 
 /**
- * Once per scenario revision. Assumes checkScenarioRules passed; a rule that fails its query checks (with `policies`,
- * the registry's, its type's policy too) compiles to an invalid rule. A type with an evaluator in `types` has its
- * rules compiled by it; the others' strategies decide them, and runPlan answers `error` for each.
+ * Once per scenario revision; assumes checkScenarioRules passed. A rule failing its query checks compiles to an invalid
+ * rule. Types without an evaluator in `types` are decided by their strategies; runPlan answers `error` for those.
  */
 export function compilePlan(scenarioId: string, revision: number, scenario: Scenario, types: TypeDeclarations): Plan {
   const { evaluators, policies } = types;

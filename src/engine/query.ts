@@ -2,10 +2,7 @@ import type { Query } from '../schemas/scenario.js';
 import type { FieldProblem } from './validate.js';
 import type { CompiledRule, RuleFailure } from './types.js';
 
-/**
- * A frozen copy of a query as results echo it, with only the Query schema's fields in its order: plans are cached,
- * so nothing downstream may change it.
- */
+/** Frozen, with only the Query schema's fields in its order: plans are cached, so nothing downstream may change it. */
 export function frozenQuery(q: Query): QueryEcho {
   let value = q.value;
   if (Array.isArray(value)) Object.freeze(value = value.slice());
@@ -21,10 +18,7 @@ export function frozenQuery(q: Query): QueryEcho {
   return echoQuery(Object.freeze(copy));
 }
 
-/**
- * The largest value, as JSON bytes, that reasons quote and results echo whole; longer ones are described, or an
- * answer grows with values x rules x credentials (2.2 MB for 256 rules of 256 values).
- */
+/** JSON bytes quoted whole; longer values are described, or an answer grows with values x rules x credentials. */
 export const VALUE_QUOTE_BYTES = 128;
 
 export function quoteValue(value: NonNullable<Query['value']>): string {
@@ -33,14 +27,10 @@ export function quoteValue(value: NonNullable<Query['value']>): string {
   return Array.isArray(value) ? `(a list of ${value.length} values)` : `(a ${typeof value} of ${String(value).length} characters)`;
 }
 
-/** A query as results echo it (the QueryEcho schema): `valueCount` is there when `value` was abbreviated. */
+/** `valueCount` is there when `value` was abbreviated. */
 export type QueryEcho = Query & { valueCount?: number };
 
-/**
- * The query as a result echoes it: a list whose JSON passes VALUE_QUOTE_BYTES keeps the first values that fit, and
- * `valueCount` says how many the rule has (the whole rule is in the scenario, at the revision the execution records).
- * Idempotent: an echo echoes as itself.
- */
+/** A list over VALUE_QUOTE_BYTES keeps the first values that fit; the whole rule is in the scenario's revision. Idempotent. */
 export function echoQuery(q: QueryEcho): QueryEcho {
   const value = q.value;
   if (!Array.isArray(value) || Buffer.byteLength(JSON.stringify(value)) <= VALUE_QUOTE_BYTES) return q;
@@ -51,7 +41,6 @@ export function echoQuery(q: QueryEcho): QueryEcho {
     if (bytes > VALUE_QUOTE_BYTES) break;
     kept.push(item);
   }
-  // The fields in the Query schema's order, valueCount right after the value it counts.
   const echo: QueryEcho = {
     type: q.type,
     ...(q.requestId !== undefined && { requestId: q.requestId }),
@@ -65,13 +54,13 @@ export function echoQuery(q: QueryEcho): QueryEcho {
   return Object.freeze(echo);
 }
 
-/** `personalData.age $gte 18`: the rule as reasons quote it (the scenario's value is not personal data). */
+/** `personalData.age $gte 18`; the scenario's value is not personal data. */
 export function describeQuery(q: Query): string {
   if (q.operator === '$noop') return '$noop';
   return `${q.attribute ?? '(no attribute)'} ${q.operator} ${q.value === undefined ? '(no value)' : quoteValue(q.value)}`;
 }
 
-/** A rule whose query could not be compiled: it answers error, never a pass. */
+/** Errors, never passes. */
 export function invalidRule(id: string, query: Query, problems: readonly FieldProblem[]): CompiledRule {
   const messages = problems.map((p) => `this rule is invalid and cannot be evaluated: ${p.message}`);
   return {

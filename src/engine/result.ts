@@ -39,21 +39,15 @@ export function executionResult(
   };
 }
 
-/** The same rule's result with a new verdict; the type's extra fields are dropped. */
+/** The type's extra fields are dropped. */
 export function withVerdict(r: ExecutionResult, status: RuleStatus, verdict: Verdict): ExecutionResult {
   return executionResult(r, { id: r.objectId, query: r.result.query }, status, verdict);
 }
 
-/**
- * The most an execution's results take as JSON (answer and audit record); over it they are compacted. MAX_RULES_BYTES
- * bounds what is left (docs/decisions.md, Bounded answers).
- */
+/** Over it results are compacted; MAX_RULES_BYTES bounds what is left (docs/decisions.md, Bounded answers). */
 export const MAX_RESULTS_BYTES = 1024 * 1024;
 
-/**
- * Over MAX_RESULTS_BYTES: each result keeps its first reason and a count, and only the first keeps the `firstOnly`
- * fields (those the scenario types' modules declare the same for every result, e.g. OffChainZKP's request).
- */
+/** Each result keeps its first reason; only the first keeps the `firstOnly` fields (the same for every result). */
 export function compactResults(results: readonly ExecutionResult[], firstOnly: readonly ResultExtraField[]): ExecutionResult[] {
   return results.map((r, i) => {
     const { reasons } = r.result.result;

@@ -76,10 +76,7 @@ export interface QueryChecks {
   run(c: PreparedCredential): CheckTrace[];
 }
 
-/**
- * A rule that passes with the first usable credential of its list that passes the query: the credentials it
- * considered and what decided, as anyUsable (challenge-query.ts) decides.
- */
+/** The credentials it considered and what decided, as anyUsable (challenge-query.ts) decides. */
 export function explainAnyUsable(credentialType: string, list: readonly PreparedCredential[] | undefined, now: number, query: QueryChecks): RuleExplanation {
   if (list === undefined || list.length === 0) return { credentialType, credentials: [], decidingCheck: { check: 'presented' } };
   const credentials: CredentialTrace[] = [];

@@ -1,7 +1,4 @@
-/**
- * Create/patch-time checks the schema cannot say: which value fits which operator, unique ids, and what each scenario
- * type's QueryPolicy (policy.ts, declared by its module) allows. Nothing here throws on any input.
- */
+/** Create/patch-time checks the schema cannot say: which value fits which operator, unique ids, each type's QueryPolicy. Never throws. */
 import { Operators, type Operator, type Scenario } from '../schemas/scenario.js';
 import { parseInstant } from './instant.js';
 import { typeRules, type QueryPolicy, type RegisteredTypes, type TypeRules } from './policy.js';
@@ -178,17 +175,12 @@ function checkValue(
 }
 
 /**
- * The most a scenario's queryConfigurations may take as JSON. Every execute answers, and records, one result per rule
- * echoing its query: this bounds the part of an execute's answer and audit record that the rules make (long value
- * lists are abbreviated there, but types, attributes and contexts are not). Ample for real scenarios: a rule with a
- * 250-country list is ~1.5 KB.
+ * Every execute answers and records one result per rule echoing its query: this bounds that part of the answer and
+ * audit record (long value lists are abbreviated there, other fields are not). A rule with a 250-country list is ~1.5 KB.
  */
 export const MAX_RULES_BYTES = 128 * 1024;
 
-/**
- * Create/patch-time checks of a scenario's type and of its query configurations under its type's policy
- * (`registered`: the registered types and their policies, src/execution/registry.ts); returns [] when fine.
- */
+/** A scenario's type and its query configurations under its type's policy; [] when fine. */
 export function checkScenarioRules(scenario: Scenario, registered: RegisteredTypes): FieldProblem[] {
   const { names, policies } = registered;
   const problems: FieldProblem[] = [];

@@ -3,7 +3,7 @@ import type { ExecutionResult } from '../schemas/execution.js';
 import type { RuleTrace } from '../schemas/trace.js';
 import type { ExecuteInput, ScenarioStrategy } from './types.js';
 
-/** A strategy that traces its own rules (the engine's, on the request's credentials). */
+/** The engine's rules, on the request's credentials. */
 export interface TracingStrategy extends ScenarioStrategy {
   dryRun(input: ExecuteInput): Promise<TracedRun>;
 }
@@ -12,7 +12,7 @@ export function isTracing(strategy: ScenarioStrategy): strategy is TracingStrate
   return 'dryRun' in strategy && typeof strategy.dryRun === 'function';
 }
 
-/** The trace of a rule its type decided outside the engine, from what its result carries. */
+/** For a rule its type decided outside the engine. */
 export function resultTrace(result: ExecutionResult): RuleTrace {
   const { scenarioVerifierAddress, chain, blockNumber } = result.result.result;
   if (scenarioVerifierAddress !== undefined) {

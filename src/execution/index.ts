@@ -1,4 +1,3 @@
-/** One strategy per scenario type (types.ts), built by its module as registry.ts lists them. */
 import type { FieldProblem, TracedRun } from '../engine/index.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
 import type { Evaluation, ExecuteInput, ScenarioStrategy } from './types.js';

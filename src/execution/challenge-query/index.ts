@@ -1,13 +1,12 @@
-/** ChallengeQuery: the rules are decided by the engine on the credentials sent with the execute call, after trust. */
+/** Decided by the engine on the credentials sent with the execute call, after trust. */
 import type { CredentialTypes } from '../../domain/credential-types.js';
 import { challengeQueryEvaluator } from '../../engine/index.js';
 import type { CredentialVerifier } from '../../trust/index.js';
 import type { ScenarioModule } from '../types.js';
 
 export interface ChallengeQueryDeps {
-  /** Proof, issuer, revocation and holder checks of the credentials. */
   verifier: CredentialVerifier;
-  /** The credential types the service knows, for the create/patch checks of rules' types and attributes. */
+  /** For the create/patch checks of rules' types and attributes. */
   credentialTypes?: () => CredentialTypes;
 }
 

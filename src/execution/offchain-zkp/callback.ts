@@ -1,14 +1,11 @@
-/**
- * OffChainZKP's callback route, as the type declares it (ScenarioRoute): where the holder's wallet POSTs its answer to
- * the authorization request. src/http/type-routes.ts registers it.
- */
+/** src/http/type-routes.ts registers it. */
 import { Type } from '@sinclair/typebox';
 import { refOf } from '../../schemas/common.js';
 import { Execution } from '../../schemas/execution.js';
 import { ExecutionNotFound } from '../errors.js';
 import type { ScenarioRoute, ScenarioStrategy } from '../types.js';
 
-/** What the route needs of the strategy (OffChainZkp; named here, not imported, since the strategy imports this file). */
+/** OffChainZkp, named here, not imported, since the strategy imports this file. */
 interface Answers extends ScenarioStrategy {
   readonly responsesPerMinute: number;
   answer(executionId: string, token: string): Promise<{ execution: unknown } | undefined>;
@@ -17,7 +14,7 @@ interface Answers extends ScenarioStrategy {
 /** Answers waiting for the proof check running in this process before more get 503. */
 export const MAX_WAITING_CHECKS = 16;
 
-/** `/compliance/executions/{id}/zkp-response`: where the wallet POSTs its answer. */
+/** Where the wallet POSTs its answer. */
 export const callbackPath = (executionId: string) => `/compliance/executions/${executionId}/zkp-response`;
 
 /**

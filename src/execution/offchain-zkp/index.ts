@@ -1,7 +1,4 @@
-/**
- * OffChainZKP: the holder's wallet proves each rule with a zero-knowledge proof; the results stay pending until it
- * answers (its callback route, callback.ts) or its request expires (its sweep, below).
- */
+/** Results stay pending until the wallet answers (callback.ts) or its request expires (the sweep below). */
 import type { ScenarioModule } from '../types.js';
 import { IDEN3_MAX_IN_VALUES, ZKP_REQUEST_ID_REQUIRED } from '../zkp-policy.js';
 import { callbackRoute } from './callback.js';
@@ -9,15 +6,14 @@ import type { OffChainZkp, OffChainZkpOptions } from './strategy.js';
 
 export const offChainZkp = {
   type: 'OffChainZKP',
-  // Linked rules of one group share a requestId, and what each circuit proves is checked per circuit by the
-  // strategy's validate (zkp/queries.ts, zkp/query-groups.ts).
+  // Linked rules share a requestId; what each circuit proves is checked by the strategy's validate (zkp/queries.ts).
   policy: { allowsSd: true, requestId: { required: ZKP_REQUEST_ID_REQUIRED }, maxInValues: IDEN3_MAX_IN_VALUES },
-  // The request is the same on every result; `disclosure` comes with the wallet's answer.
+  // The request is the same on every result.
   resultFields: { adds: ['authorizationRequest', 'disclosure'], firstOnly: ['authorizationRequest'] },
   // An identity made from an Ethereum address must be made from the execution's; one made from a key (most wallets')
   // may answer for any address.
   holderBinding: 'never',
-  /** Where OffChainZKP is configured, loads its library and verification keys now: a bad setting stops the start. */
+  /** Loads its library and verification keys now, so a bad setting stops the start. */
   async create(deps: OffChainZkpOptions): Promise<OffChainZkp> {
     const { OffChainZkp } = await import('./strategy.js');
     const strategy = new OffChainZkp(deps);

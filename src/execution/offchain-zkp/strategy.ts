@@ -1,7 +1,4 @@
-/**
- * OffChainZKP: execute gives `pending` results carrying an authorization request; the wallet's answer is judged here
- * and the execution service ends the execution. @iden3/js-iden3-auth (~26 MB) loads only where ZKP_VERIFIER_DID is set.
- */
+/** The answer is judged here; the execution service ends the execution. @iden3/js-iden3-auth (~26 MB) loads only where ZKP_VERIFIER_DID is set. */
 import type { FieldProblem } from '../../engine/index.js';
 import { executionResult, failed, withVerdict } from '../../engine/result.js';
 import type { Scenario } from '../../schemas/scenario.js';

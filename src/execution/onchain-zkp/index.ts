@@ -1,21 +1,21 @@
-/** OnChainZKP: each rule's verdict is the verifier contract's view of the address, read from the chain. */
+/** Each rule's verdict is the verifier contract's view of the address. */
 import type { ProofStatusReader } from '../../chain/index.js';
 import type { JsonLdLoader } from '../../jsonld/documents.js';
 import type { ScenarioModule } from '../types.js';
 import { IDEN3_MAX_IN_VALUES, ZKP_REQUEST_ID_REQUIRED } from '../zkp-policy.js';
 
 export interface OnChainZkpDeps {
-  /** Reads the verifier contracts (none configured: reads nothing). */
+  /** None configured: reads nothing. */
   chain: ProofStatusReader;
   /** CHAIN_ALLOW_UNCHECKED_REQUESTS. */
   allowUncheckedRequests?: boolean;
   /** ZKP_CONTEXTS: credential type -> JSON-LD context, for rules that name none. */
   zkp: { contexts?: Readonly<Record<string, string>> };
-  /** The offline JSON-LD documents the rules' contexts are read from. */
+  /** Offline, for the rules' contexts. */
   documentLoader?: JsonLdLoader;
 }
 
-/** The iden3 V2 circuits lack $lte and $gte; a rule on a V3 request says so with its circuitId. */
+/** A rule on a V3 request says so with its circuitId. */
 const noV2 = (instead: string) => ({
   why: 'the iden3 V2 circuits lack it',
   instead: `use ${instead} with an adjusted value, or circuitId credentialAtomicQueryV3 for a V3 request`,

@@ -8,19 +8,14 @@ import type { Scenario } from '../../schemas/scenario.js';
 import type { JsonLdLoader } from '../../jsonld/documents.js';
 import type { Evaluation, ExecuteInput, ScenarioStrategy } from '../types.js';
 
+/** As OnChainZkpDeps (index.ts) says. */
 export interface OnChainZkpOptions {
-  /** CHAIN_ALLOW_UNCHECKED_REQUESTS. */
   allowUncheckedRequests?: boolean;
-  /** Credential type -> JSON-LD context (ZKP_CONTEXTS), for rules that name none. */
   contexts?: Readonly<Record<string, string>>;
-  /** The offline JSON-LD documents the rules' contexts are read from. */
   documentLoader?: JsonLdLoader;
 }
 
-/**
- * OnChainZKP: one result per rule from the verifier contract's view of the address (read from the chain), each rule
- * compared with the contract's request for its requestId (src/chain/request-check.ts).
- */
+/** Each rule is compared with the contract's request for its requestId (src/chain/request-check.ts). */
 export function onChainZkpStrategy(chain: ProofStatusReader, options: OnChainZkpOptions = {}): ScenarioStrategy {
   const { documentLoader } = options;
   const check = new RequestCheck({
