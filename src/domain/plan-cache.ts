@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { compilePlan, type Plan, type TypeDeclarations } from '../engine/index.js';
+import { contentDigest } from './canonical-json.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ScenarioHead, ScenarioRow } from '../store/types.js';
 
@@ -9,6 +10,8 @@ export interface CachedPlan {
   revision: number;
   projectId: string | null;
   scenario: Readonly<Scenario>;
+  /** What every execution record and attestation of this revision names: made once, with the plan. */
+  digest: string;
 }
 
 /**
@@ -58,7 +61,10 @@ export class PlanCache {
 
   /** Not kept: a scenario given whole (`seq` 0). */
   prepare(id: string, revision: number, scenario: Scenario): CachedPlan {
-    return { plan: compilePlan(id, revision, scenario, this.types), seq: 0, revision, projectId: scenario.projectId ?? null, scenario };
+    return {
+      plan: compilePlan(id, revision, scenario, this.types), seq: 0, revision, projectId: scenario.projectId ?? null, scenario,
+      digest: contentDigest(scenario),
+    };
   }
 
   forget(id: string, seq?: number): void {

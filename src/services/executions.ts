@@ -78,8 +78,6 @@ export interface DryRun {
 const EXPIRED = 'the authorization request expired before the wallet answered';
 
 export class ExecutionLifecycle implements PendingExecutions {
-  private readonly digests = new WeakMap<CachedPlan, string>();
-
   constructor(private readonly options: ExecutionLifecycleOptions) {}
 
   /** The cached plan's project is checked again: the cache is keyed by revision, not by caller. */
@@ -104,7 +102,7 @@ export class ExecutionLifecycle implements PendingExecutions {
     const { results, pending } = run;
     const timestamp = new Date(run.at).toISOString();
     const webhookUrl = compiled.scenario.webhookUrl ?? null;
-    const scenarioDigest = this.digestOf(compiled);
+    const scenarioDigest = compiled.digest;
     const record: ExecutionRecord & { scenarioDigest: string } = {
       executionId: run.executionId,
       scenarioId: call.scenarioId,
@@ -179,12 +177,6 @@ export class ExecutionLifecycle implements PendingExecutions {
       text = serialize(results);
     }
     return { at, executionId, digests, results, text, pending: evaluation.pending, trace: evaluation.trace };
-  }
-
-  private digestOf(compiled: CachedPlan): string {
-    let digest = this.digests.get(compiled);
-    if (digest === undefined) this.digests.set(compiled, (digest = contentDigest(compiled.scenario)));
-    return digest;
   }
 
   private delivery(record: ExecutionRecord, shown: readonly ExecutionResult[], url: string | null, attestations?: Attestations) {

@@ -21,7 +21,7 @@ function input(type: ScenarioType, credentials = [credential('urn:a', { personal
   };
   const types: TypeDeclarations = TYPES;
   return {
-    compiled: { plan: compilePlan('dry', 1, scenario, types), seq: 1, revision: 1, projectId: null, scenario },
+    compiled: { plan: compilePlan('dry', 1, scenario, types), seq: 1, revision: 1, projectId: null, scenario, digest: 'unused' },
     address: ADDRESS, credentials, digests: credentials.map((_, i) => `d${i}`), executionId: EXECUTION_ID, at: NOW, tenant: 't',
   };
 }
