@@ -1,33 +1,21 @@
 /** Four eyes on both stores: a PATCH in a project that requires approval is a proposal, live once another approves it. */
-import http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { ADDRESS, credential, makeApp, scenario, tempDir } from './helpers.js';
 import pg from 'pg';
+import { JWT_ISSUER as ISSUER, localJwks, type LocalJwks } from './jwks.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
 
 const AUTHOR = 'author-token-of-project-a-0123';
 const REVIEWER = 'reviewer-token-of-project-a-01';
 const B = 'token-of-project-b-0123456789';
-const ISSUER = 'https://issuer.test/';
-const AUDIENCE = 'compliance-api';
 const schemas: string[] = [];
-let jwks: http.Server;
-let jwt: (sub: string, scope: string) => Promise<string>;
-let jwksUrl = '';
+let jwks: LocalJwks;
+const jwt = (sub: string, scope: string) => jwks.sign({ scope, projects: ['projA'] }, sub);
 
 beforeAll(async () => {
-  const key = await generateKeyPair('ES256');
-  const jwk = { ...(await exportJWK(key.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
-  jwks = http.createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] })));
-  await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
-  jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
-  jwt = (sub, scope) => new SignJWT({ scope, projects: ['projA'] })
-    .setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject(sub)
-    .setIssuedAt().setExpirationTime('5m').sign(key.privateKey);
+  jwks = await localJwks();
 });
 afterAll(async () => {
   jwks.close();
@@ -71,7 +59,7 @@ describe.each(backends)('approval (%s)', (_name, storeEnv, available) => {
     if (!available) return;
     env = {
       ...storeEnv(), API_TOKENS: `${AUTHOR}:projA,${REVIEWER}:projA,${B}:projB`, SCENARIO_APPROVAL_PROJECTS: 'projA',
-      CREDENTIAL_VERIFICATION: 'off', AUTH_JWKS_URL: jwksUrl, AUTH_JWT_ISSUER: ISSUER, AUTH_JWT_AUDIENCE: AUDIENCE,
+      CREDENTIAL_VERIFICATION: 'off', ...jwks.env,
     };
     one = await makeApp(env);
     two = await makeApp(env);

@@ -1,35 +1,16 @@
 /** `?projectId=` narrows only the routes that declare it, and an idempotency key is judged by the token's own projects. */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { makeApp, scenario } from './helpers.js';
+import { localJwks, type LocalJwks } from './jwks.js';
 
-const ISSUER = 'https://issuer.test/';
-const AUDIENCE = 'compliance-api';
-let jwks: http.Server;
+let jwks: LocalJwks;
 let app: FastifyInstance;
-let sign: (projects: string[] | '*') => Promise<string>;
+const sign = (projects: string[] | '*') => jwks.sign({ scope: 'scenarios:read scenarios:write scenarios:execute', projects }, 'user-1');
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('ES256');
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
-  jwks = http.createServer((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
-  sign = (projects) => new SignJWT({ scope: 'scenarios:read scenarios:write scenarios:execute', projects })
-    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setSubject('user-1')
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(pair.privateKey);
-  app = await makeApp({ AUTH_JWKS_URL: url, AUTH_JWT_ISSUER: ISSUER, AUTH_JWT_AUDIENCE: AUDIENCE });
+  jwks = await localJwks();
+  app = await makeApp(jwks.env);
 });
 
 afterAll(async () => {
