@@ -43,9 +43,8 @@ export class EvidenceExporter {
 
 /** Up to `limit` records; the last one's key first, for the cursor. */
 async function exportEvidence(store: ExecutionExport, range: EvidenceRange, limit: number, format: ExportFormat): Promise<EvidenceExport> {
-  const last = await store.evidenceKeyAt(range, limit);
-  const more = last && (await store.evidenceKeyAt({ ...range, after: last }, 1));
-  return { text: lines(format, pages(store, { ...range, through: last })), ...(more && { next: last }) };
+  const { key: last, more } = await store.evidenceCut(range, limit);
+  return { text: lines(format, pages(store, { ...range, through: last })), ...(more && last && { next: last }) };
 }
 
 async function * none(): AsyncGenerator<ExecutionEvidence[]> {}

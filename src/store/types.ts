@@ -121,8 +121,8 @@ export interface EvidenceRange {
 /** Keyset pages of the audit log by creation time. */
 export interface ExecutionExport {
   evidencePage(range: EvidenceRange, limit: number): Promise<ExecutionEvidence[]>;
-  /** The key of the range's `n`th record (from 1). */
-  evidenceKeyAt(range: EvidenceRange, n: number): Promise<EvidenceKey | undefined>;
+  /** The key of the range's `n`th record (from 1), if any, and whether a record follows it: one read. */
+  evidenceCut(range: EvidenceRange, n: number): Promise<{ key?: EvidenceKey; more: boolean }>;
 }
 
 export interface WebhookOutbox {

@@ -53,11 +53,13 @@ describe.each(storeBackends('contract_export'))('%s store: export', (_name, open
     expect(await ids({ project: null })).toEqual([id(1)]);
     expect(await ids({ project: '' })).toEqual([]);
     expect(await ids({ from: at(11), to: at(13) })).toEqual([id(1), id(2)]);
-    const second = await store.evidenceKeyAt(range({}), 2);
+    const { key: second, more } = await store.evidenceCut(range({}), 2);
+    expect(more).toBe(true);
     expect(second?.createdAt).toBe(at(11));
     expect(await ids({ ...(second && { after: second }) })).toEqual([id(2), id(3)]);
     expect(await ids({ ...(second && { through: second }) })).toEqual([id(0), id(1)]);
-    expect(await store.evidenceKeyAt(range({}), 5)).toBeUndefined();
+    expect(await store.evidenceCut(range({}), 4)).toEqual({ key: expect.objectContaining({ createdAt: at(13) }), more: false });
+    expect(await store.evidenceCut(range({}), 5)).toEqual({ more: false });
     const [first] = await store.evidencePage(range({}), 1);
     expect(first).toEqual({
       executionId: id(0), createdAt: at(10), projectId: 'p1', scenarioId, scenarioRevision: 3, scenarioDigest: null, address: records[0]?.address,
@@ -74,7 +76,7 @@ describe.each(storeBackends('contract_export'))('%s store: export', (_name, open
     expect(await text(exporter.export(access, range, 1000, 'ndjson'))).toHaveLength(300);
     let pages = 0;
     const failing = new EvidenceExporter({
-      evidenceKeyAt: (r, n) => store.evidenceKeyAt(r, n),
+      evidenceCut: (r, n) => store.evidenceCut(r, n),
       evidencePage: async (r, n) => {
         if (++pages === 2) throw new Error('the store went away');
         return store.evidencePage(r, n);

@@ -25,11 +25,10 @@ export function postgresExport({ query }: PostgresDatabase): ExecutionExport {
       const { rows } = await query<EvidenceColumns<unknown, Date>>(`SELECT ${COLUMNS} ${sql} LIMIT $${values.length + 1}`, [...values, limit]);
       return rows.map(read.evidence);
     },
-    async evidenceKeyAt(range, n) {
+    async evidenceCut(range, n) {
       const { sql, values } = ranged(range);
-      const { rows } = await query<{ created_at: Date; seq: number }>(`SELECT created_at, seq ${sql} LIMIT 1 OFFSET $${values.length + 1}`, [...values, n - 1]);
-      const row = rows[0];
-      return row && { createdAt: row.created_at.toISOString(), seq: row.seq };
+      const { rows: [row, next] } = await query<{ created_at: Date; seq: number }>(`SELECT created_at, seq ${sql} LIMIT 2 OFFSET $${values.length + 1}`, [...values, n - 1]);
+      return { ...(row && { key: { createdAt: row.created_at.toISOString(), seq: row.seq } }), more: next !== undefined };
     },
   };
 }

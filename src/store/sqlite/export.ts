@@ -37,10 +37,10 @@ export function sqliteExport(db: Database.Database): ExecutionExport {
       const rows = prepared(`SELECT ${COLUMNS} ${sql} LIMIT ?`).all(...values, limit) as EvidenceColumns<string, string>[];
       return rows.map(read.evidence);
     },
-    async evidenceKeyAt(range, n) {
+    async evidenceCut(range, n) {
       const { sql, values } = ranged(range);
-      const row = prepared(`SELECT created_at, seq ${sql} LIMIT 1 OFFSET ?`).get(...values, n - 1) as { created_at: string; seq: number } | undefined;
-      return row && { createdAt: row.created_at, seq: row.seq };
+      const [row, next] = prepared(`SELECT created_at, seq ${sql} LIMIT 2 OFFSET ?`).all(...values, n - 1) as { created_at: string; seq: number }[];
+      return { ...(row && { key: { createdAt: row.created_at, seq: row.seq } }), more: next !== undefined };
     },
   };
 }
