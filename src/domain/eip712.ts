@@ -58,20 +58,23 @@ function words(values: (Uint8Array | bigint | `0x${string}`)[]): Buffer {
   return out;
 }
 
-const separators = new Map<string, Uint8Array>();
-const SEPARATORS_KEPT = 256;
-
-function domainSeparator(d: Eip712Domain): Uint8Array {
-  const key = `${d.name}\0${d.version}\0${d.chainId}\0${d.verifyingContract}`;
-  let separator = separators.get(key);
-  if (separator === undefined) {
-    // Bounded: any chain id and contract may be asked for.
-    if (separators.size >= SEPARATORS_KEPT) separators.clear();
-    separator = keccak_256(words([DOMAIN_TYPEHASH, utf8Hash(d.name), utf8Hash(d.version), BigInt(d.chainId), d.verifyingContract]));
-    separators.set(key, separator);
-  }
-  return separator;
+/** Emptied when full: any chain id, contract or scenario may be asked for. */
+function memo<T>(kept = 256): (key: string, compute: () => T) => T {
+  const values = new Map<string, T>();
+  return (key, compute) => {
+    let value = values.get(key);
+    if (value === undefined) {
+      if (values.size >= kept) values.clear();
+      value = compute();
+      values.set(key, value);
+    }
+    return value;
+  };
 }
+
+const separators = memo<Uint8Array>();
+const domainSeparator = (d: Eip712Domain) => separators(JSON.stringify([d.name, d.version, d.chainId, d.verifyingContract]), () =>
+  keccak_256(words([DOMAIN_TYPEHASH, utf8Hash(d.name), utf8Hash(d.version), BigInt(d.chainId), d.verifyingContract])));
 
 function abiString(s: string): Buffer {
   const bytes = Buffer.from(s, 'utf8');
@@ -82,11 +85,12 @@ function abiString(s: string): Buffer {
 }
 
 /** Ids are unique per project only; encodePacked would make ("ab", "c") and ("a", "bc") one. */
-export function scenarioHash(projectId: string | null, scenarioId: string): `0x${string}` {
+const scenarioHashes = memo<`0x${string}`>();
+export const scenarioHash = (projectId: string | null, scenarioId: string) => scenarioHashes(JSON.stringify([projectId, scenarioId]), () => {
   const first = abiString(projectId ?? '');
   const head = words([64n, BigInt(64 + first.length)]);
   return `0x${Buffer.from(keccak_256(Buffer.concat([head, first, abiString(scenarioId)]))).toString('hex')}`;
-}
+});
 
 export function attestationDigest(domain: Eip712Domain, m: AttestationMessage): Uint8Array {
   const struct = keccak_256(words([ATTESTATION_TYPEHASH, m.subject, m.scenario, BigInt(m.verdict), BigInt(m.expiry), BigInt(m.nonce)]));
