@@ -2,7 +2,6 @@
  * One JSON-RPC batch (an array in one HTTP request) per chain and poll: the head, the receipts of every pending
  * transaction and what deciding them needs. No viem: the follower loads it only to name a revert (revertReason).
  */
-import { clip } from './rpc-errors.js';
 
 type Hex = `0x${string}`;
 
@@ -52,6 +51,8 @@ interface RpcAnswer {
   error?: { code?: number; message?: string; data?: unknown };
 }
 
+/** Not rpc-errors.ts's clip: that module loads viem. */
+const short = (message: string | undefined) => (message ?? 'error').replace(/\s+/g, ' ').slice(0, 200);
 const hexOf = (n: bigint) => `0x${n.toString(16)}`;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const big = (v: unknown) => (typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v) ? BigInt(v) : undefined);
@@ -66,11 +67,11 @@ function revertData(error: RpcAnswer['error']): Hex | undefined {
 export async function txRound(url: string, ask: RoundAsk, timeoutMs: number): Promise<RoundAnswer> {
   const calls: { method: string; params: unknown[] }[] = [{ method: 'eth_chainId', params: [] }, { method: 'eth_blockNumber', params: [] }];
   const at = (method: string, params: unknown[]) => calls.push({ method, params }) - 1;
-  const receipts = ask.receipts.map((h) => at('eth_getTransactionReceipt', [h]));
-  const transactions = ask.transactions.map((h) => at('eth_getTransactionByHash', [h]));
-  const blocks = ask.blocks.map((b) => at('eth_getBlockByNumber', [hexOf(b), false]));
-  const nonces = ask.nonces.map((a) => at('eth_getTransactionCount', [a, 'latest']));
-  const replays = ask.replays.map((r) => at('eth_call', [r.call, hexOf(r.block)]));
+  const receipts = ask.receipts.map((h) => [h, at('eth_getTransactionReceipt', [h])] as const);
+  const transactions = ask.transactions.map((h) => [h, at('eth_getTransactionByHash', [h])] as const);
+  const blocks = ask.blocks.map((b) => [b, at('eth_getBlockByNumber', [hexOf(b), false])] as const);
+  const nonces = ask.nonces.map((a) => [a, at('eth_getTransactionCount', [a, 'latest'])] as const);
+  const replays = ask.replays.map((r) => [r, at('eth_call', [r.call, hexOf(r.block)])] as const);
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -85,7 +86,7 @@ export async function txRound(url: string, ask: RoundAsk, timeoutMs: number): Pr
   const result = (i: number) => {
     const a = byId.get(i);
     if (a === undefined) throw new Error(`the RPC endpoint left call ${calls[i]?.method} unanswered`);
-    if (a.error !== undefined) throw new Error(`${calls[i]?.method} failed: ${clip(a.error.message ?? 'error')}`);
+    if (a.error !== undefined) throw new Error(`${calls[i]?.method} failed: ${short(a.error.message)}`);
     return a.result;
   };
   const head = big(result(1));
@@ -94,34 +95,34 @@ export async function txRound(url: string, ask: RoundAsk, timeoutMs: number): Pr
   const answer: RoundAnswer = {
     chainId: Number(chainId), head, receipts: new Map(), transactions: new Map(), blocks: new Map(), nonces: new Map(), replays: new Map(),
   };
-  ask.receipts.forEach((h, k) => {
-    const r = result(receipts[k]!);
+  receipts.forEach(([h, k]) => {
+    const r = result(k);
     const blockNumber = isRecord(r) ? big(r.blockNumber) : undefined;
     answer.receipts.set(h, isRecord(r) && blockNumber !== undefined && typeof r.blockHash === 'string'
       ? { blockNumber, blockHash: r.blockHash, reverted: r.status === '0x0', to: typeof r.to === 'string' ? r.to : null }
       : null);
   });
-  ask.transactions.forEach((h, k) => {
-    const t = result(transactions[k]!);
+  transactions.forEach(([h, k]) => {
+    const t = result(k);
     const nonce = isRecord(t) ? big(t.nonce) : undefined;
     answer.transactions.set(h, isRecord(t) && nonce !== undefined && typeof t.from === 'string'
       ? { from: t.from, nonce, to: typeof t.to === 'string' ? t.to : null, input: String(t.input ?? '0x'), value: String(t.value ?? '0x0'), gas: String(t.gas ?? '0x0') }
       : null);
   });
-  ask.blocks.forEach((b, k) => {
-    const block = result(blocks[k]!);
+  blocks.forEach(([b, k]) => {
+    const block = result(k);
     const timestamp = isRecord(block) ? big(block.timestamp) : undefined;
     const found = isRecord(block) && typeof block.hash === 'string' && timestamp !== undefined;
     answer.blocks.set(b, found ? { hash: String(block.hash), timestamp: Number(timestamp) } : null);
   });
-  ask.nonces.forEach((a, k) => {
-    const n = big(result(nonces[k]!));
+  nonces.forEach(([a, k]) => {
+    const n = big(result(k));
     if (n !== undefined) answer.nonces.set(a.toLowerCase(), n);
   });
-  ask.replays.forEach((r, k) => {
-    const a = byId.get(replays[k]!);
+  replays.forEach(([r, k]) => {
+    const a = byId.get(k);
     const data = a?.error === undefined ? undefined : revertData(a.error);
-    answer.replays.set(r.hash, data !== undefined ? { data } : { error: a?.error ? clip(a.error.message ?? 'error') : 'the replay did not revert' });
+    answer.replays.set(r.hash, data !== undefined ? { data } : { error: a?.error ? short(a.error.message) : 'the replay did not revert' });
   });
   return answer;
 }

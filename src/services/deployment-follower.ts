@@ -126,7 +126,7 @@ export class DeploymentFollower {
       const rows = await this.options.store.scenariosToFollow(after, PAGE);
       for (const row of rows) out.push(...this.deploymentsOf(row));
       if (rows.length < PAGE) return out;
-      after = rows[rows.length - 1]!.seq;
+      after = rows.at(-1)?.seq ?? after;
     }
   }
 
@@ -142,7 +142,8 @@ export class DeploymentFollower {
 
   /** False when the chain did not answer. */
   private async followChain(chain: string, list: Followed[]): Promise<boolean> {
-    const endpoint = this.options.settings.chains.get(chain)!;
+    const endpoint = this.options.settings.chains.get(chain);
+    if (endpoint === undefined) return false;
     const ask = this.ask(list);
     let answer: RoundAnswer;
     try {
@@ -184,7 +185,8 @@ export class DeploymentFollower {
         if (seen?.receipt === undefined && seen?.tx !== undefined) nonces.add(seen.tx.from);
         if (seen?.receipt?.reverted === true && seen.tx !== undefined && seen.reason === undefined) {
           const { from, to, input, value, gas } = seen.tx;
-          replays.push({ hash, call: { from, to, input, value, gas }, block: seen.receipt.blockNumber });
+          // `data`, not `input`: what every node reads.
+          replays.push({ hash, call: { from, to, data: input, value, gas }, block: seen.receipt.blockNumber });
         }
       }
     }

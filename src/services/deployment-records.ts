@@ -1,8 +1,6 @@
 /**
- * The service's own changes to a scenario's deployments (the chain follower's, the deploy route's): each an ordinary
- * revision, by a service subject, with a `deployment.updated` webhook in its transaction. Live in approval projects
- * too: a deployment's status is the service's record of the chain, not a rule change for four eyes to review
- * (docs/decisions.md, Deployment states).
+ * The service's own deployment records: live in approval projects too, as a deployment's status is the service's
+ * record of the chain, not a rule change for four eyes to review (docs/decisions.md, Deployment states).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkDeploymentTransitions, type SmartContractDeployment } from '../domain/deployments.js';
@@ -12,30 +10,25 @@ import type { Scenario } from '../schemas/scenario.js';
 import type { ScenarioRepository, ScenarioRow } from '../store/types.js';
 import { reviseWith, type RevisionSource } from './revision-drafts.js';
 
-/** The chain follower's subject in revisions' `author`. */
 const CHAIN_AUTHOR = 'service:chain';
 
 /** As ScenarioService.patch: compare-and-set retried after a short random pause. */
 const ATTEMPTS = 20;
 const BACKOFF_MAX_MS = 5;
 
-/** One incarnation of a scenario: a deleted and recreated one is another. */
+/** One incarnation of a scenario (`seq`): a deleted and recreated one is another. */
 export interface RecordTarget {
   id: string;
   projectId: string | null;
   seq: number;
 }
 
-/**
- * The scenario as it should be, given it as it is now (called again on each retry), or null when there is nothing to
- * record (a PATCH got there first). Only `smartContractDeployments` and rules' request ids are the service's to change.
- */
+/** The scenario as it should be, given it as it is now (again on each retry); null: nothing to record. */
 export type DeploymentEdit = (current: Scenario) => Scenario | null;
 
 export interface DeploymentRecorderOptions {
   store: ScenarioRepository;
   plans: PlanCache;
-  /** undefined: webhooks off. */
   webhook?: WebhookConfig;
   now: () => number;
   author?: string;
