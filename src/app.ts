@@ -146,7 +146,9 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   await app.register(protection, { rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify });
 
   // Open routes; OffChainZKP's wallet callback is authenticated by its proof.
-  await app.register(healthRoutes, { database: () => databaseState(store), stopping: () => draining || closing });
+  await app.register(healthRoutes, {
+    database: () => databaseState(store), stopping: () => draining || closing, ...(follower && { following: () => follower.snapshot() }),
+  });
   await app.register(metricsPlugin, { metrics });
   await app.register(typeRoutes, { routes });
   await app.register(jwksRoute, { attestor });

@@ -341,4 +341,19 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
     const last = await app.inject({ method: 'GET', url: `/compliance/scenarios/patched/revisions/${revision}`, headers: auth });
     expect(last.json()).toMatchObject({ author: 'service:chain' });
   });
+
+  it('says on /health/ready (200, details) which chain it cannot follow while the RPC endpoint does not answer', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const app = await makeApp({ CHAIN_RPC_URLS: `${chain.chain}=http://127.0.0.1:${port}`, CHAIN_FOLLOW_INTERVAL_MS: '100' });
+    opened.push(() => app.close());
+    const ready = async () => (await app.inject({ method: 'GET', url: '/health/ready' })).json() as Record<string, unknown>;
+    expect(await ready()).toEqual({ status: 'ok' });
+    const input = { ...onChainScenario(nextRequestId++, [`0x${randomBytes(32).toString('hex')}`]), projectId: null, webhookUrl: undefined };
+    const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'unreachable', input } });
+    expect(created.statusCode, created.body).toBe(201);
+    await expect.poll(ready, { timeout: 30_000, interval: 100 }).toEqual({ status: 'ok', details: { chainFollower: { behind: [chain.chain], pending: 1 } } });
+  });
 });
