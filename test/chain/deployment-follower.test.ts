@@ -225,6 +225,31 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
       expect(d).toMatchObject({ status: 'DeploymentFailed' });
     });
 
+    it('fails a transaction at once when its sender\'s nonce passes it (replaced by another of that nonce)', async () => {
+      const h = await harness(await env());
+      const sender = (await rpc('eth_accounts') as Address[])[5]!;
+      const wallet = createWalletClient({ transport: custom(provider), account: sender });
+      const nonce = Number(await rpc('eth_getTransactionCount', [sender, 'latest']));
+      const send = (maxFeePerGas: bigint) => wallet.sendTransaction({
+        to: sender, value: 0n, nonce, gas: 21_000n, maxFeePerGas, maxPriorityFeePerGas: maxFeePerGas / 2n, chain: null,
+      });
+      await rpc('evm_setAutomine', [false]);
+      try {
+        const replaced = await send(10_000_000_000n);
+        await create(h, 'replaced', onChainScenario(nextRequestId++, [replaced]));
+        await h.follower.poll();
+        const replacement = await send(50_000_000_000n);
+        expect(replacement).not.toBe(replaced);
+        await rpc('evm_mine');
+      } finally {
+        await rpc('evm_setAutomine', [true]);
+      }
+      await h.follower.poll();
+      const d = await h.deployment('replaced');
+      expect(d.transactions[0]).toMatchObject({ status: 'TxFailed', errorMessage: `dropped: sender ${sender.toLowerCase()} has used nonce ${nonce} for another transaction` });
+      expect(d).toMatchObject({ status: 'DeploymentFailed' });
+    });
+
     it('keeps a transaction TxPosted when a reorganisation removes its block before the depth, and confirms it where it lands again', async () => {
       const h = await harness(await env());
       const requestId = nextRequestId++;
