@@ -59,6 +59,7 @@ interface Followed {
 type TxOutcome = { status: 'TxConfirmed'; blockNumber: number; timestamp: number } | { status: 'TxFailed'; errorMessage: string };
 
 const isPosted = (t: Transaction) => t.status === 'TxPosted' && typeof t.txHash === 'string';
+const isFinal = (t: Transaction) => t.status === 'TxConfirmed' || t.status === 'TxFailed';
 const hashOf = (t: Transaction) => (t.txHash ?? '').toLowerCase();
 
 export class DeploymentFollower {
@@ -148,7 +149,8 @@ export class DeploymentFollower {
     let answer: RoundAnswer;
     try {
       this.stats.rounds++;
-      answer = await txRound(endpoint.url, ask, this.options.settings.timeoutMs);
+      // A batch of thousands of calls may take longer than one verification read: up to an interval.
+      answer = await txRound(endpoint.url, ask, Math.max(this.options.settings.timeoutMs, this.options.settings.followIntervalMs));
       if (answer.chainId !== endpoint.chainId) throw new Error(`the RPC endpoint configured for ${chain} serves chain eip155:${answer.chainId}`);
     } catch (err) {
       this.options.log.warn({ chain, err: err instanceof Error ? err.message : String(err) }, 'deployment transactions not followed this round');
@@ -266,7 +268,7 @@ export class DeploymentFollower {
       return { ...t, ...o };
     });
     let verdict: Pick<SmartContractDeployment, 'status' | 'address' | 'errorMessage'> | undefined;
-    if (f.deployment.status === 'DeploymentStarted' && after.length > 0 && !after.some(isPosted)) {
+    if (f.deployment.status === 'DeploymentStarted' && after.length > 0 && after.every(isFinal)) {
       verdict = await this.verdict(f, after);
     }
     if (outcomes.size === 0 && verdict === undefined) return;
@@ -282,7 +284,7 @@ export class DeploymentFollower {
         const { hash: _hash, ...o } = found;
         return { ...t, ...o };
       });
-      if (verdict !== undefined && d.status === 'DeploymentStarted' && !d.transactions.some(isPosted)) {
+      if (verdict !== undefined && d.status === 'DeploymentStarted' && d.transactions.every(isFinal)) {
         Object.assign(d, verdict);
         changed = true;
       }
