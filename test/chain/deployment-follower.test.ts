@@ -367,6 +367,25 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
     expect(last.json()).toMatchObject({ author: 'service:chain' });
   });
 
+  it('records live in a project that requires approval: a deployment\'s status is not a rule change', async () => {
+    const app = await makeApp({
+      CHAIN_RPC_URLS: `${chain.chain}=${chain.url}`, CHAIN_CONFIRMATIONS: String(CONFIRMATIONS), CHAIN_FOLLOW_INTERVAL_MS: '100',
+      SCENARIO_APPROVAL_PROJECTS: '*',
+    });
+    opened.push(() => app.close());
+    const requestId = nextRequestId++;
+    const { transactionHash } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+    const input = { ...onChainScenario(requestId, [transactionHash]), projectId: null, webhookUrl: undefined };
+    const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'four-eyes', input } });
+    expect(created.statusCode, created.body).toBe(201);
+    await chain.mine(CONFIRMATIONS);
+    const read = async () => (await app.inject({ method: 'GET', url: '/compliance/scenarios/four-eyes', headers: auth })).json() as { input: Scenario; revision: number };
+    await expect.poll(async () => (await read()).input.smartContractDeployments[0]?.status, { timeout: 30_000, interval: 100 }).toBe('Deployed');
+    const { revision } = await read();
+    const last = await app.inject({ method: 'GET', url: `/compliance/scenarios/four-eyes/revisions/${revision}`, headers: auth });
+    expect(last.json()).toMatchObject({ author: 'service:chain', state: 'live' });
+  });
+
   it('says on /health/ready (200, details) which chain it cannot follow while the RPC endpoint does not answer', async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
