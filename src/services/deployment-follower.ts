@@ -102,7 +102,10 @@ export class DeploymentFollower {
     const at = this.now();
     const until = new Date(at + Math.max(3 * settings.followIntervalMs, 5000)).toISOString();
     this.stats.holding = await store.holdLease(LEASE, this.holder, new Date(at).toISOString(), until);
-    if (!this.stats.holding || this.stopped) return;
+    if (!this.stats.holding || this.stopped) {
+      Object.assign(this.stats, { pending: 0, behind: [] });
+      return;
+    }
     const followed = await this.followedDeployments();
     const byChain = new Map<string, Followed[]>();
     const behind = new Set<string>();
