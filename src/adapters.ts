@@ -14,7 +14,7 @@ import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import { ExecutionLifecycle } from './services/executions.js';
 import { RevisionService } from './services/revisions.js';
-import { openStore, type Store } from './store/index.js';
+import { openStore, type ChainSend, type Store } from './store/index.js';
 import { observeStore } from './store/observer.js';
 import { createDemoIssuer, demoStatePublication, demoStatusResolver, revokeDemoNonce } from './trust/demo-issuer.js';
 import { knownTypesOnce } from './domain/credential-types.js';
@@ -34,6 +34,8 @@ export interface AppDeps {
   trust?: TrustDeps;
   /** Start the cold verification threads when ready instead of at the first new credential. */
   warmVerification?: boolean;
+  /** Test hook of DeploymentService: after a deploy send is stored, before it is broadcast. */
+  beforeBroadcast?: (send: ChainSend) => void | Promise<void>;
 }
 
 /** Built once per app, closed by the app's onClose. */

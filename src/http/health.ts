@@ -1,18 +1,31 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DatabaseState } from '../services/health.js';
+import type { DeployerShortfall } from '../services/deployments.js';
 import { DatabaseNotReady, ShuttingDown, StorageFullNotReady } from './errors.js';
 import { answered, problemResponses } from './responses.js';
 
-const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
+const Health = Type.Object({
+  status: Type.String({ examples: ['ok'] }),
+  details: Type.Optional(Type.Object({
+    deployers: Type.Array(Type.Object({
+      chain: Type.String(), address: Type.String(), balanceWei: Type.String(), neededWei: Type.String(),
+    }, { additionalProperties: false }), {
+      description: 'Deployer keys (CHAIN_DEPLOYER_KEY) whose balance cannot pay for one more deployment (3,000,000 gas at ' +
+        'the current fees): fund these addresses. Listed only then; the instance stays ready.',
+    }),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false });
 
 export interface HealthOptions {
   database: () => Promise<DatabaseState>;
   /** Whether the instance is stopping (draining or closing): then it is not ready, whatever the database says. */
   stopping: () => boolean;
+  /** Deployers short of funds: shown, never a reason to be unready. */
+  deployers?: () => Promise<DeployerShortfall[]>;
 }
 
-export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping, deployers }) => {
   app.get('/health/live', {
     schema: {
       operationId: 'live',
@@ -42,7 +55,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
   }, async (request) => {
     if (stopping()) throw new ShuttingDown('send traffic to another');
     const state = await database();
-    if (state.ready) return { status: 'ok' };
+    if (state.ready) {
+      const short = (await deployers?.()) ?? [];
+      return short.length === 0 ? { status: 'ok' } : { status: 'ok', details: { deployers: short } };
+    }
     request.log.warn({ err: state.err }, 'readiness check failed');
     throw state.fullForSeconds === undefined ? new DatabaseNotReady() : new StorageFullNotReady(state.fullForSeconds);
   });

@@ -58,3 +58,27 @@ export const webhooksLifecycle = fp(async (app: FastifyInstance, options: { webh
   app.addHook('onReady', async () => options.webhooks.start());
   app.addHook('preClose', async () => options.webhooks.stop());
 }, { name: 'webhooks-lifecycle', fastify: '5.x' });
+
+/** What of the deployment service the timers run. */
+interface DeploySends {
+  readonly configured: boolean;
+  recover(): Promise<number>;
+  replaceStuck(): Promise<number>;
+}
+
+/** Deploy sends a crash left unrecorded are carried on at ready; stuck ones replaced on a timer (CHAIN_REPLACE_AFTER_MS). */
+export const deploymentsLifecycle = fp(async (app: FastifyInstance, options: { deployments: DeploySends; replaceAfterMs: number }) => {
+  const { deployments } = options;
+  if (!deployments.configured) return;
+  app.addHook('onReady', async () => {
+    try {
+      const carried = await deployments.recover();
+      if (carried > 0) app.log.info({ carried }, 'deploy transactions stored before a restart were sent and recorded');
+    } catch (err) {
+      app.log.warn({ err }, 'carrying on stored deploy transactions failed; will retry');
+    }
+  });
+  if (options.replaceAfterMs === 0) return;
+  every(app, Math.max(1000, Math.floor(options.replaceAfterMs / 4)), () =>
+    deployments.replaceStuck().catch((err: unknown) => app.log.warn({ err }, 'checking pending deploy transactions failed; will retry')));
+}, { name: 'deployments-lifecycle', fastify: '5.x' });

@@ -11,6 +11,7 @@ import { postgresExport } from './postgres/export.js';
 import { postgresWebhooks } from './postgres/webhooks.js';
 import { postgresIdempotency } from './postgres/idempotency.js';
 import { postgresNullifiers } from './postgres/nullifiers.js';
+import { postgresChainSends } from './postgres/chain-sends.js';
 import { postgresRevisions } from './postgres/revisions.js';
 import { postgresApprovals } from './postgres/approvals.js';
 
@@ -78,6 +79,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     ...postgresWebhooks(db),
     ...postgresIdempotency(db),
     ...postgresNullifiers(db),
+    ...postgresChainSends(db),
     async ping() {
       await db.query('SELECT 1');
       await storage.check();

@@ -14,6 +14,7 @@ import { sqliteExport } from './sqlite/export.js';
 import { sqliteWebhooks } from './sqlite/webhooks.js';
 import { sqliteIdempotency } from './sqlite/idempotency.js';
 import { sqliteNullifiers } from './sqlite/nullifiers.js';
+import { sqliteChainSends } from './sqlite/chain-sends.js';
 import { sqliteRevisions } from './sqlite/revisions.js';
 import { sqliteApprovals } from './sqlite/approvals.js';
 
@@ -98,6 +99,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     ...sqliteWebhooks(db, write),
     ...sqliteIdempotency(db, write),
     ...sqliteNullifiers(db, write),
+    ...sqliteChainSends(db, write),
     async ping() {
       db.prepare('SELECT 1').get();
       await storage.check();
