@@ -133,10 +133,12 @@ try {
   const current = await call(service.url, 'GET', '/compliance/scenarios/onchain-demo');
   await call(service.url, 'PATCH', '/compliance/scenarios/onchain-demo', {
     input: {
-      smartContractDeployments: current.input.smartContractDeployments.map((d) => (d.id !== deployment.id ? d : {
-        ...d, status: 'Deployed',
-        transactions: d.transactions.map((t) => ({ ...t, status: 'TxConfirmed', blockNumber: Number(receipt.blockNumber) })),
-      })),
+      smartContractDeployments: current.input.smartContractDeployments.map((d) => (d.id !== deployment.id
+        ? d
+        : {
+            ...d, status: 'Deployed',
+            transactions: d.transactions.map((t) => ({ ...t, status: 'TxConfirmed', blockNumber: Number(receipt.blockNumber) })),
+          })),
     },
   });
   say(`6. Transaction mined in block ${receipt.blockNumber} (${receipt.status}); deployment marked Deployed`);
