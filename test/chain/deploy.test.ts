@@ -19,6 +19,12 @@ import { RequestMatcher } from '../../src/chain/request-match.js';
 import { createDocumentLoader } from '../../src/jsonld/documents.js';
 import { loadConfig } from '../../src/config.js';
 import { auth, makeApp, tempDir } from '../helpers.js';
+import { PlanCache } from '../../src/domain/plan-cache.js';
+import { typeDeclarations } from '../../src/execution/index.js';
+import { accessFor } from '../../src/services/access.js';
+import { DeploymentService } from '../../src/services/deployments.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import pg from 'pg';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from '../pg.js';
 // @ts-expect-error: a JavaScript module without declarations (it is also the demo's)
 import * as stackModule from '../../scripts/iden3-stack.mjs';
@@ -307,6 +313,68 @@ describe('deploying an OnChainZKP scenario through the service', () => {
   });
 });
 
+describe('the deployment service: stuck transactions and supersede', () => {
+  let store: Store;
+  let service: DeploymentService;
+  let clock = Date.now();
+  const access = accessFor('*');
+  const scenario = (value: number) => ({ name: 'n', type: 'OnChainZKP' as const, queryConfigurations: [rule('born', value)], smartContractDeployments: [] });
+
+  beforeAll(async () => {
+    const config = loadConfig({ ...env(), DATA_DIR: tempDir('scs-deploy-service-'), CHAIN_REPLACE_AFTER_MS: '60000' });
+    store = await openStore(config.database);
+    service = new DeploymentService({
+      store, deploy: config.deploy, chains: config.chains, plans: new PlanCache(typeDeclarations), now: () => clock,
+      requests: { documentLoader: createDocumentLoader({}) }, serialize: (row) => JSON.stringify(row),
+    });
+  });
+  afterAll(async () => store?.close());
+
+  it('replaces a transaction pending past CHAIN_REPLACE_AFTER_MS with the same nonce and a higher fee; the replacement is mined', async () => {
+    await store.create('stuck', scenario(20070101) as never, new Date(clock).toISOString());
+    await provider.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      const nonce = await client().getTransactionCount({ address: deployer });
+      const { deployment } = await service.deploy(access, 'stuck', {});
+      const first = deployment.transactions![0]!.txHash as Hex;
+      expect(await service.replaceStuck()).toBe(0); // not pending long enough yet
+      clock += 60_001;
+      expect(await service.replaceStuck()).toBe(1);
+      const [row] = await store.find('stuck', undefined);
+      const txs = row!.input.smartContractDeployments[0]!.transactions!;
+      expect(txs.map((t) => [t.id, t.status])).toEqual([['tx-1', 'TxPosted'], ['tx-2', 'TxPosted']]);
+      expect(txs[0]!.txHash).toBe(first);
+      // The node took the replacement in the first one's place: the same nonce, a higher fee.
+      await expect(client().getTransaction({ hash: first })).rejects.toThrow(/could not be found/);
+      expect((await client().getTransaction({ hash: txs[1]!.txHash as Hex })).nonce).toBe(nonce);
+      await provider.request({ method: 'evm_mine', params: [] } as never);
+      expect((await client().getTransactionReceipt({ hash: txs[1]!.txHash as Hex })).status).toBe('success');
+      await expect(client().getTransactionReceipt({ hash: first })).rejects.toThrow(/could not be found/);
+      clock += 60_001;
+      expect(await service.replaceStuck()).toBe(0); // its nonce is used: closed, never replaced again
+      expect(await store.openSends()).toEqual([]);
+    } finally {
+      await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
+    }
+  });
+
+  it('supersede: once the new deployment is Deployed, the rules take its requestIds and the old one is Deprecated', async () => {
+    const row = await store.create('superseded', scenario(20080101) as never, new Date(clock).toISOString());
+    const deployed = (id: string) => (input: { smartContractDeployments: { id: string; status?: string }[] }) =>
+      ({ ...input, smartContractDeployments: input.smartContractDeployments.map((d) => (d.id === id ? { ...d, status: 'Deployed' } : d)) }) as never;
+    const one = (await service.deploy(access, 'superseded', {})).deployment;
+    await service.recordDeployment('superseded', row!.seq, deployed(one.id));
+    await service.recordDeployment('superseded', row!.seq, (input) => ({ ...input, queryConfigurations: [{ ...input.queryConfigurations[0]!, query: { ...input.queryConfigurations[0]!.query, value: 20090101 } }] }));
+    const two = (await service.deploy(access, 'superseded', {})).deployment;
+    const firstId = one.requests![0]!.requestId;
+    expect((await store.find('superseded', undefined))[0]!.input.queryConfigurations[0]!.query.requestId).toBe(firstId);
+    await service.recordDeployment('superseded', row!.seq, deployed(two.id));
+    const after = await service.supersede('superseded', row!.seq, two.id);
+    expect(after!.input.queryConfigurations[0]!.query.requestId).toBe(two.requests![0]!.requestId);
+    expect(after!.input.smartContractDeployments.map((d) => [d.id, d.status])).toEqual([[one.id, 'Deprecated'], [two.id, 'Deployed']]);
+  });
+});
+
 describe.skipIf(!pgAvailable)('two instances on one PostgreSQL', () => {
   const schema = freshSchema('deploy');
   afterAll(async () => dropSchema(schema));
@@ -322,6 +390,19 @@ describe.skipIf(!pgAvailable)('two instances on one PostgreSQL', () => {
       const hashes = results.map((r) => (r.json() as { transactions: { txHash: Hex }[] }).transactions[0]!.txHash);
       const txs = await Promise.all(hashes.map((hash) => client().waitForTransactionReceipt({ hash }).then(() => client().getTransaction({ hash }))));
       expect(new Set(txs.map((t) => t.nonce)).size).toBe(4);
+      // Every row of every table of the schema, dumped: the key is in none.
+      const pgClient = new pg.Client({ connectionString: PG_URL });
+      await pgClient.connect();
+      try {
+        const tables = await pgClient.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [schema]);
+        expect(tables.rows.map((t) => t.table_name)).toContain('chain_sends');
+        for (const { table_name: table } of tables.rows) {
+          const dump = JSON.stringify((await pgClient.query(`SELECT * FROM ${schema}.${table}`)).rows).toLowerCase();
+          expect(dump.includes(KEY.slice(2).toLowerCase()), table).toBe(false);
+        }
+      } finally {
+        await pgClient.end();
+      }
     } finally {
       await one.close();
       await two.close();
