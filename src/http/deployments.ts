@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { IdOf, ProjectQuery, RefString, refOf } from '../schemas/common.js';
+import { IdOf, ProjectQuery, refOf } from '../schemas/common.js';
 import { SmartContractDeployment } from '../schemas/scenario.js';
 import type { DeploymentService } from '../services/deployments.js';
 import { AUTHENTICATED, answered, problemResponses } from './responses.js';
@@ -11,7 +11,7 @@ const ADDRESS = '^0x[0-9a-fA-F]{40}$';
 const Params = Type.Object({ scenarioId: IdOf('The scenario\'s id.', 'adult-kyc') }, { additionalProperties: false });
 const DeploymentParams = Type.Object({
   scenarioId: IdOf('The scenario\'s id.', 'adult-kyc'),
-  deploymentId: Type.String({ ...RefString, description: 'The deployment\'s id in the scenario\'s smartContractDeployments.' }),
+  deploymentId: IdOf('The deployment\'s id in the scenario\'s smartContractDeployments.', 'deploy-0b5e2c1e-7d0c-4a5e-9a55-3f1f0c2d9e41'),
 }, { additionalProperties: false });
 
 const DeployRequest = Type.Object({
@@ -60,7 +60,7 @@ export const deploymentRoutes: FastifyPluginAsyncTypebox<{ deployments: Deployme
     },
     // No body at all is an empty one: every field has its default.
     preValidation: async (request) => {
-      request.body ??= {};
+      if (request.body === undefined) request.body = {};
     },
   }, async (request, reply) => {
     const { scenarioId } = request.params;
