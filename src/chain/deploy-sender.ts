@@ -5,6 +5,7 @@
 import {
   BaseError, ContractFunctionRevertedError, createPublicClient, http, keccak256, type Address, type Hex, type PublicClient,
 } from 'viem';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { ChainEndpoint } from './config.js';
 import { setRequestsAbi, setRequestsData, type ValidatorCircuits, type VerifierRequest } from './deploy-requests.js';
@@ -41,6 +42,9 @@ export class DeployRefusal extends Error {
     super(message);
   }
 }
+
+const GAP_RETRIES = 20;
+const GAP_RETRY_MS = 250;
 
 /** How much gas one more deployment is budgeted (health: can the deployer pay for it). */
 export const DEPLOY_GAS_BUDGET = 3_000_000n;
@@ -110,14 +114,21 @@ export class DeployerChain {
     return { raw, hash: keccak256(raw) };
   }
 
-  /** A node that holds it already, or mined it, is an answer too. */
+  /**
+   * A node that holds it already, or mined it, is an answer too. A node that takes no gap in nonces (Hardhat while
+   * automining) is asked again briefly: the nonce before it is another deploy's, on its way.
+   */
   async broadcast(raw: Hex): Promise<void> {
-    try {
-      await this.client.request({ method: 'eth_sendRawTransaction', params: [raw] });
-    } catch (err) {
-      const text = err instanceof Error ? err.message : String(err);
-      if (/already known|known transaction|nonce too low|already imported/i.test(text)) return;
-      throw err;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.client.request({ method: 'eth_sendRawTransaction', params: [raw] });
+        return;
+      } catch (err) {
+        const text = err instanceof Error ? err.message : String(err);
+        if (/already known|known transaction|nonce too low|already imported/i.test(text)) return;
+        if (!/nonce too high/i.test(text) || attempt >= GAP_RETRIES) throw err;
+        await sleep(GAP_RETRY_MS);
+      }
     }
   }
 

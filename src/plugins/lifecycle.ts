@@ -62,23 +62,28 @@ export const webhooksLifecycle = fp(async (app: FastifyInstance, options: { webh
 /** What of the deployment service the timers run. */
 interface DeploySends {
   readonly configured: boolean;
-  recover(): Promise<number>;
+  recover(olderThanMs?: number): Promise<number>;
   replaceStuck(): Promise<number>;
 }
 
-/** Deploy sends a crash left unrecorded are carried on at ready; stuck ones replaced on a timer (CHAIN_REPLACE_AFTER_MS). */
+/** A send untouched this long is no other instance's deploy on its way: the timer carries it on. */
+const ABANDONED_SEND_MS = 60_000;
+
+/**
+ * Deploy sends a crash left unrecorded are carried on at ready and on a timer; stuck ones replaced
+ * (CHAIN_REPLACE_AFTER_MS), mined ones closed.
+ */
 export const deploymentsLifecycle = fp(async (app: FastifyInstance, options: { deployments: DeploySends; replaceAfterMs: number }) => {
   const { deployments } = options;
   if (!deployments.configured) return;
+  const carryOn = async (olderThanMs: number) => {
+    const carried = await deployments.recover(olderThanMs);
+    if (carried > 0) app.log.info({ carried }, 'deploy transactions stored but not recorded were sent and recorded');
+  };
   app.addHook('onReady', async () => {
-    try {
-      const carried = await deployments.recover();
-      if (carried > 0) app.log.info({ carried }, 'deploy transactions stored before a restart were sent and recorded');
-    } catch (err) {
-      app.log.warn({ err }, 'carrying on stored deploy transactions failed; will retry');
-    }
+    await carryOn(0).catch((err: unknown) => app.log.warn({ err }, 'carrying on stored deploy transactions failed; will retry'));
   });
-  if (options.replaceAfterMs === 0) return;
-  every(app, Math.max(1000, Math.floor(options.replaceAfterMs / 4)), () =>
-    deployments.replaceStuck().catch((err: unknown) => app.log.warn({ err }, 'checking pending deploy transactions failed; will retry')));
+  const everyMs = options.replaceAfterMs === 0 ? ABANDONED_SEND_MS : Math.max(1000, Math.floor(options.replaceAfterMs / 4));
+  every(app, everyMs, () => carryOn(ABANDONED_SEND_MS).then(() => deployments.replaceStuck())
+    .catch((err: unknown) => app.log.warn({ err }, 'checking pending deploy transactions failed; will retry')));
 }, { name: 'deployments-lifecycle', fastify: '5.x' });

@@ -33,6 +33,7 @@ const DeploymentNotFound = createError<[string, string]>('SCS_DEPLOYMENT_NOT_FOU
 const DEPLOYER_SUBJECT = 'service:deployments';
 const RECORD_ATTEMPTS = 20;
 const BALANCE_TTL_MS = 30_000;
+const SHORTFALL_WAIT_MS = 2000;
 
 export interface DeployBody {
   chain?: string;
@@ -74,6 +75,7 @@ const transactionsOf = (d: SmartContractDeployment): Transaction[] => d.transact
 export class DeploymentService {
   private readonly deployers = new Map<string, Promise<DeployerChain>>();
   private shortfall?: { at: number; value: Promise<DeployerShortfall[]> };
+  private lastShortfall: DeployerShortfall[] = [];
 
   constructor(private readonly options: DeploymentServiceOptions) {}
 
@@ -148,13 +150,17 @@ export class DeploymentService {
     }
     if (send.state === 'signed') {
       await this.options.beforeBroadcast?.(send);
-      await deployer.broadcast(send.raw as Hex);
-      await this.options.store.moveSend(send.id, ['signed'], 'broadcast', this.at());
-      send.state = 'broadcast';
+      // Signed and stored, it is this deployment's transaction whatever the node said: recorded, and sent again by
+      // replaceStuck() until its nonce is used. Recording nothing would let a retried deploy sign a second one.
+      await deployer.broadcast(send.raw as Hex).then(
+        () => this.options.store.moveSend(send.id, ['signed'], 'broadcast', this.at()),
+        () => false,
+      );
+    } else if (send.state !== 'broadcast') {
+      return undefined;
     }
-    if (send.state !== 'broadcast') return undefined;
     const row = await this.recordSend(send);
-    await this.options.store.moveSend(send.id, ['broadcast'], 'recorded', this.at());
+    await this.options.store.moveSend(send.id, ['signed', 'broadcast'], 'recorded', this.at());
     return row;
   }
 
@@ -244,11 +250,14 @@ export class DeploymentService {
     return d;
   }
 
-  /** At start: every stored send not yet recorded is carried on (signed with its own nonce, sent again, recorded). */
-  async recover(): Promise<number> {
+  /**
+   * Every stored send not yet recorded is carried on (signed with its own nonce, sent again, recorded): at start all
+   * of them, later only those untouched for `olderThanMs` (a deploy of another instance may be on its way).
+   */
+  async recover(olderThanMs = 0): Promise<number> {
     let carried = 0;
     for (const send of await this.options.store.openSends()) {
-      if (send.state === 'recorded') continue;
+      if (send.state === 'recorded' || this.options.now() - Date.parse(send.updatedAt) < olderThanMs) continue;
       await this.carryOn(await this.deployer(send.chain), send);
       carried++;
     }
@@ -300,6 +309,13 @@ export class DeploymentService {
   deployerShortfalls(): Promise<DeployerShortfall[]> {
     const now = this.options.now();
     if (this.shortfall !== undefined && now - this.shortfall.at < BALANCE_TTL_MS) return this.shortfall.value;
+    // A chain slow to answer never holds up readiness: the last answer stands meanwhile.
+    const last = this.lastShortfall;
+    const fresh = this.readShortfalls(now);
+    return Promise.race([fresh, sleep(SHORTFALL_WAIT_MS, undefined, { ref: false }).then(() => last)]);
+  }
+
+  private readShortfalls(now: number): Promise<DeployerShortfall[]> {
     const value = (async () => {
       const { DEPLOY_GAS_BUDGET } = await import('../chain/deploy-sender.js');
       const out: DeployerShortfall[] = [];
@@ -312,6 +328,7 @@ export class DeploymentService {
           if (balance < needed) out.push({ chain, address: deployer.address, balanceWei: String(balance), neededWei: String(needed) });
         } catch { /* a chain that does not answer: the reads' errors say so */ }
       }
+      this.lastShortfall = out;
       return out;
     })();
     this.shortfall = { at: now, value };
