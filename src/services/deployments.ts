@@ -14,6 +14,7 @@ import type { BuiltRequests } from '../chain/deploy-requests.js';
 import type { DeployerChain, UnsignedSend } from '../chain/deploy-sender.js';
 import type { RequestMatchOptions } from '../chain/request-match.js';
 import type { SmartContractDeployment, Transaction } from '../domain/deployments.js';
+import { KeyedQueue } from '../domain/keyed-queue.js';
 import type { PlanCache } from '../domain/plan-cache.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ChainSend, ChainSendRepository, ScenarioRepository, ScenarioRow } from '../store/types.js';
@@ -76,6 +77,7 @@ export class DeploymentService {
   private readonly deployers = new Map<string, Promise<DeployerChain>>();
   private shortfall?: { at: number; value: Promise<DeployerShortfall[]> };
   private lastShortfall: DeployerShortfall[] = [];
+  private readonly queue = new KeyedQueue();
 
   constructor(private readonly options: DeploymentServiceOptions) {}
 
@@ -95,7 +97,12 @@ export class DeploymentService {
     return found;
   }
 
-  async deploy(access: Access, scenarioId: string, body: DeployBody): Promise<{ deployment: SmartContractDeployment; row: ScenarioRow }> {
+  /** Deploys of one scenario here run one after the other: the second sees the first's deployment and is refused. */
+  deploy(access: Access, scenarioId: string, body: DeployBody): Promise<{ deployment: SmartContractDeployment; row: ScenarioRow }> {
+    return this.queue.run(scenarioId, () => this.deployNow(access, scenarioId, body));
+  }
+
+  private async deployNow(access: Access, scenarioId: string, body: DeployBody): Promise<{ deployment: SmartContractDeployment; row: ScenarioRow }> {
     const row = await findScenarioIn(this.options.store, access, scenarioId);
     if (row.input.type !== 'OnChainZKP') throw new NotOnChain(scenarioId, row.input.type);
     const chain = body.chain ?? this.options.chains.defaultChain;

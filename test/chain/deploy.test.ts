@@ -209,6 +209,11 @@ describe('deploying an OnChainZKP scenario through the service', () => {
   it('a redeploy of changed rules is a new deployment; the rules keep the Deployed one\'s ids until supersede; DELETE retires', async () => {
     const unchanged = await call(app, 'POST', '/compliance/scenarios/born-before-2002/deployments');
     expect(unchanged.statusCode).toBe(409);
+    // Two at once of the same rules: one deployment, the other refused.
+    await createScenario(app, 'twice', [rule('born', 20110101)]);
+    const both = await Promise.all([0, 1].map(() => call(app, 'POST', '/compliance/scenarios/twice/deployments')));
+    expect(both.map((r) => r.statusCode).sort()).toEqual([202, 409]);
+    expect((await scenarioOf(app, 'twice')).smartContractDeployments).toHaveLength(1);
     expect(unchanged.json().detail).toMatch(/deployed as they are already/);
     const before = await scenarioOf(app, 'born-before-2002');
     const patched = await call(app, 'PATCH', '/compliance/scenarios/born-before-2002', { input: { queryConfigurations: [{ ...before.queryConfigurations[0], query: { ...before.queryConfigurations[0]!.query, value: 20030101 } }] } });
