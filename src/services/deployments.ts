@@ -42,10 +42,16 @@ export interface DeployBody {
   validators?: string[];
 }
 
+/** One incarnation of a scenario (`seq`), as DeploymentRecorder's RecordTarget names it. */
+export interface DeploymentTarget {
+  id: string;
+  projectId: string | null;
+  seq: number;
+}
+
 /** A send's purpose (chain_sends.purpose): enough to record it after a restart. */
 interface Purpose {
-  scenarioId: string;
-  scenarioSeq: number;
+  scenario: DeploymentTarget;
   deploymentId: string;
   verifier: Address;
   rules: BuiltRequests['rules'];
@@ -136,7 +142,7 @@ export class DeploymentService {
       throw chainError(err, chain);
     }
     const deploymentId = `deploy-${randomUUID()}`;
-    const purpose: Purpose = { scenarioId, scenarioSeq: row.seq, deploymentId, verifier, rules: built.rules };
+    const purpose: Purpose = { scenario: targetOf(row), deploymentId, verifier, rules: built.rules };
     const send = await this.options.store.reserveSend({
       id: randomUUID(), chain, sender: deployer.address.toLowerCase(), request: JSON.stringify(unsigned), purpose: JSON.stringify(purpose),
       createdAt: this.at(),
@@ -174,17 +180,17 @@ export class DeploymentService {
   /** The send's transaction in its deployment (a new deployment for the first, appended for a replacement). */
   private recordSend(send: ChainSend): Promise<ScenarioRow | undefined> {
     const purpose = JSON.parse(send.purpose) as Purpose;
-    return this.recordDeployment(purpose.scenarioId, purpose.scenarioSeq, (input) => {
+    return this.recordDeployment(purpose.scenario, purpose.deploymentId, (input) => {
       const deployments = input.smartContractDeployments;
       const existing = deployments.find((d) => d.id === purpose.deploymentId);
-      if (existing !== undefined && transactionsOf(existing).some((t) => t.txHash === send.txHash)) return undefined;
+      if (existing !== undefined && transactionsOf(existing).some((t) => t.txHash === send.txHash)) return null;
       if (existing !== undefined) {
         const tx = transaction(purpose.deploymentId, transactionsOf(existing).length + 1, send.txHash as string);
         return { ...input, smartContractDeployments: deployments.map((d) => (d === existing ? { ...d, transactions: [...transactionsOf(d), tx] } : d)) };
       }
       const deployment: SmartContractDeployment = {
         id: purpose.deploymentId, contractName: 'UniversalVerifier', status: 'DeploymentStarted', address: purpose.verifier, chain: send.chain,
-        scenarioId: purpose.scenarioId, transactions: [transaction(purpose.deploymentId, 1, send.txHash as string)], requests: purpose.rules,
+        scenarioId: purpose.scenario.id, transactions: [transaction(purpose.deploymentId, 1, send.txHash as string)], requests: purpose.rules,
       };
       const live = deployments.some((d) => d.status === 'Deployed');
       // Executes keep reading the Deployed one: its rules keep their requestIds until supersede().
@@ -195,33 +201,34 @@ export class DeploymentService {
 
   /**
    * The one place deployment changes are written: an ordinary revision, compare-and-set like a PATCH, by
-   * DEPLOYER_SUBJECT. `change` answers undefined when there is nothing to write. Undefined: the scenario is gone.
+   * DEPLOYER_SUBJECT; the same shape as DeploymentRecorder.record, which replaces it at merge. `edit` answers null
+   * when there is nothing to write. Undefined: the scenario is gone.
    */
-  async recordDeployment(scenarioId: string, seq: number, change: (input: Scenario) => Scenario | undefined): Promise<ScenarioRow | undefined> {
+  async recordDeployment(target: DeploymentTarget, _deploymentId: string, edit: (input: Scenario) => Scenario | null): Promise<ScenarioRow | undefined> {
     const { store, plans, serialize } = this.options;
     for (let attempt = 0; attempt < RECORD_ATTEMPTS; attempt++) {
       if (attempt > 0) await sleep(Math.random() * Math.min(5, 2 ** attempt));
-      const current = (await store.find(scenarioId, undefined)).find((r) => r.seq === seq);
+      const current = (await store.find(target.id, [target.projectId ?? ''])).find((r) => r.seq === target.seq);
       if (current === undefined) return undefined;
-      const next = change(current.input);
-      if (next === undefined) return current;
+      const next = edit(current.input);
+      if (next === null) return current;
       const row = await store.update(current.seq, next, current.revision, this.at(), reviseWith({ author: DEPLOYER_SUBJECT, serialize }, current));
       if (row) {
-        plans.forget(scenarioId, row.seq);
+        plans.forget(target.id, row.seq);
         return row;
       }
     }
-    throw new Conflict(`Scenario ${scenarioId} kept changing while its deployment was recorded; it will be recorded at the next restart`);
+    throw new Conflict(`Scenario ${target.id} kept changing while its deployment was recorded; it will be recorded at the next restart`);
   }
 
   /**
    * For the follower, once deployment `deploymentId` is Deployed: the rules take its requestIds, and every other
    * Deployed deployment of the scenario becomes Deprecated.
    */
-  supersede(scenarioId: string, seq: number, deploymentId: string): Promise<ScenarioRow | undefined> {
-    return this.recordDeployment(scenarioId, seq, (input) => {
+  supersede(target: DeploymentTarget, deploymentId: string): Promise<ScenarioRow | undefined> {
+    return this.recordDeployment(target, deploymentId, (input) => {
       const winner = input.smartContractDeployments.find((d) => d.id === deploymentId);
-      if (winner?.status !== 'Deployed') return undefined;
+      if (winner?.status !== 'Deployed') return null;
       return {
         ...input,
         queryConfigurations: withRequestIds(input.queryConfigurations, winner.requests ?? []),
@@ -241,13 +248,13 @@ export class DeploymentService {
   async retire(access: Access, scenarioId: string, deploymentId: string): Promise<SmartContractDeployment> {
     const row = await findScenarioIn(this.options.store, access, scenarioId);
     let refusal: string | undefined;
-    const written = await this.recordDeployment(scenarioId, row.seq, (input) => {
+    const written = await this.recordDeployment(targetOf(row), deploymentId, (input) => {
       const d = input.smartContractDeployments.find((x) => x.id === deploymentId);
       if (d === undefined) throw new DeploymentNotFound(scenarioId, deploymentId);
-      if (d.status === 'Deprecated') return undefined;
+      if (d.status === 'Deprecated') return null;
       if (d.status !== 'Deployed') {
         refusal = `Deployment "${deploymentId}" is ${d.status ?? 'without status'}: only a Deployed one can be retired`;
-        return undefined;
+        return null;
       }
       return { ...input, smartContractDeployments: input.smartContractDeployments.map((x) => (x === d ? { ...x, status: 'Deprecated' } : x)) };
     });
@@ -350,6 +357,8 @@ export class DeploymentService {
     return new Date(this.options.now()).toISOString();
   }
 }
+
+const targetOf = (row: ScenarioRow): DeploymentTarget => ({ id: row.id, projectId: row.input.projectId ?? null, seq: row.seq });
 
 const transaction = (deploymentId: string, n: number, txHash: string): Transaction => ({
   id: `tx-${n}`, actionName: 'ScenarioDeploy', status: 'TxPosted', txHash, smartContractDeploymentId: deploymentId,

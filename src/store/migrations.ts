@@ -61,7 +61,7 @@ export const SAME_IN_BOTH: Migration[] = [
   {
     // Deploy transactions: one row per (chain, sender) holds the next nonce and is locked while a send takes one; each
     // signed transaction is stored before it is broadcast, so a restart sends it again rather than signing another.
-    version: 17,
+    version: 18,
     sql: `
       CREATE TABLE chain_senders (
         chain TEXT NOT NULL,

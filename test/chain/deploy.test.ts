@@ -365,16 +365,17 @@ describe('the deployment service: stuck transactions and supersede', () => {
 
   it('supersede: once the new deployment is Deployed, the rules take its requestIds and the old one is Deprecated', async () => {
     const row = await store.create('superseded', scenario(20080101) as never, new Date(clock).toISOString());
+    const target = { id: 'superseded', projectId: null, seq: row!.seq };
     const deployed = (id: string) => (input: { smartContractDeployments: { id: string; status?: string }[] }) =>
       ({ ...input, smartContractDeployments: input.smartContractDeployments.map((d) => (d.id === id ? { ...d, status: 'Deployed' } : d)) }) as never;
     const one = (await service.deploy(access, 'superseded', {})).deployment;
-    await service.recordDeployment('superseded', row!.seq, deployed(one.id));
-    await service.recordDeployment('superseded', row!.seq, (input) => ({ ...input, queryConfigurations: [{ ...input.queryConfigurations[0]!, query: { ...input.queryConfigurations[0]!.query, value: 20090101 } }] }));
+    await service.recordDeployment(target, one.id, deployed(one.id));
+    await service.recordDeployment(target, one.id, (input) => ({ ...input, queryConfigurations: [{ ...input.queryConfigurations[0]!, query: { ...input.queryConfigurations[0]!.query, value: 20090101 } }] }));
     const two = (await service.deploy(access, 'superseded', {})).deployment;
     const firstId = one.requests![0]!.requestId;
     expect((await store.find('superseded', undefined))[0]!.input.queryConfigurations[0]!.query.requestId).toBe(firstId);
-    await service.recordDeployment('superseded', row!.seq, deployed(two.id));
-    const after = await service.supersede('superseded', row!.seq, two.id);
+    await service.recordDeployment(target, two.id, deployed(two.id));
+    const after = await service.supersede(target, two.id);
     expect(after!.input.queryConfigurations[0]!.query.requestId).toBe(two.requests![0]!.requestId);
     expect(after!.input.smartContractDeployments.map((d) => [d.id, d.status])).toEqual([[one.id, 'Deprecated'], [two.id, 'Deployed']]);
   });
