@@ -392,7 +392,7 @@ describe.skipIf(!pgAvailable)('two instances on one PostgreSQL', () => {
       const ids = ['pg-a', 'pg-b', 'pg-c', 'pg-d'];
       for (const [i, id] of ids.entries()) await createScenario(one, id, [rule('born', 20100101 + i)]);
       const results = await Promise.all(ids.map((id, i) => call(i % 2 === 0 ? one : two, 'POST', `/compliance/scenarios/${id}/deployments`)));
-      expect(results.map((r) => r.statusCode), results.map((r) => r.body).join("\n")).toEqual([202, 202, 202, 202]);
+      expect(results.map((r) => r.statusCode), results.map((r) => r.body).join('\n')).toEqual([202, 202, 202, 202]);
       const hashes = results.map((r) => (r.json() as { transactions: { txHash: Hex }[] }).transactions[0]!.txHash);
       const txs = await Promise.all(hashes.map((hash) => client().waitForTransactionReceipt({ hash }).then(() => client().getTransaction({ hash }))));
       expect(new Set(txs.map((t) => t.nonce)).size).toBe(4);
