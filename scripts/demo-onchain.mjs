@@ -6,12 +6,16 @@
  * 2. Deploys the iden3 verification stack of @iden3/contracts 3.4.0 (scripts/iden3-stack.mjs): State, the
  *    CredentialAtomicQuerySigV2Validator and the UniversalVerifier. The Groth16 verifier behind the validator is a
  *    stand-in that accepts every proof (no proving keys offline); the validator's own checks are the real ones.
- * 3. Registers a request on the verifier: "IDInformation, personalData.birthDate before 2002-01-01" (the service's
- *    own credential type, whose context ships with it), under a type-1 request id
- *    (a 256-bit id derived from the params, as current iden3 tools make them).
- * 4. Submits a response for the demo address, as a dApp's frontend does after the wallet made the proof.
- * 5. Starts the service (dist/server.js) against the node, creates the scenario, executes it for the demo address and
- *    for another one, and prints both answers.
+ * 3. Starts the service (dist/server.js) against the node with a deployer key (Hardhat's well-known account 9, a
+ *    demo key: never one of value), the verifier and the validator.
+ * 4. Creates the scenario "IDInformation, personalData.birthDate before 2002-01-01" (the service's own credential
+ *    type, whose context ships with it), with no deployment yet.
+ * 5. Deploys it through the service (POST …/deployments): the service computes the request, sends setRequests with
+ *    its key and answers the deployment, DeploymentStarted, with the request's type-1 id.
+ * 6. Marks the deployment Deployed once its transaction is mined (PATCH, as an operator would: following deploy
+ *    transactions is issue 40's follower, which will do this step itself).
+ * 7. Submits a response for the demo address, as a dApp's frontend does after the wallet made the proof.
+ * 8. Executes the scenario for the demo address and for another one, and prints both answers.
  *
  *   node scripts/demo-onchain.mjs        (after npm run build; `npm run demo:onchain` does both)
  */
@@ -22,11 +26,13 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { ID_INFORMATION_CONTEXT_URL } from '../dist/jsonld/urls.js';
-import { circuitQuery, deployIden3Stack, OPERATORS, queryHashV2, sigV2Params, typeOneRequestId } from './iden3-stack.mjs';
+import { circuitQuery, deployIden3Stack, OPERATORS, queryHashV2 } from './iden3-stack.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const TOKEN = 'demo-onchain-token-0123456789';
+/** Hardhat's account 9, whose key every Hardhat install prints: a demo deployer, funded by the node. */
+const DEMO_DEPLOYER_KEY = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6';
 const say = (line = '') => process.stdout.write(`${line}\n`);
 
 async function startNode() {
@@ -98,36 +104,50 @@ try {
   say('2. Deployed @iden3/contracts 3.4.0: State ' + stack.state + ', CredentialAtomicQuerySigV2Validator ' + stack.sigV2Validator +
     ', UniversalVerifier ' + stack.verifier + ' (Groth16 verifier: a stand-in that accepts every proof)');
 
-  const query = await circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt, BEFORE);
-  const params = sigV2Params(query);
-  const requestId = typeOneRequestId(params, stack.owner);
-  const metadata = JSON.stringify({ context: ID_INFORMATION.url, type: ID_INFORMATION.type, credentialSubject: { personalData: { birthDate: { $lt: BEFORE } } } });
-  await stack.setRequest(requestId, stack.sigV2Validator, params, metadata);
-  say(`3. Request ${requestId} set on the verifier: ${ID_INFORMATION.type} ${ATTRIBUTE} $lt ${BEFORE} (validator params with its query hash)`);
-
-  const [, holder, stranger] = stack.accounts;
-  await stack.submit(holder, requestId, { kind: 'v2', queryHash: queryHashV2(query) });
-  say(`4. Response submitted from the demo address ${holder}`);
-
   service = await startService({
-    API_TOKENS: TOKEN, DATA_DIR: data, CHAIN_RPC_URLS: `eip155:31337=${node.url}`,
+    API_TOKENS: TOKEN, DATA_DIR: data, CHAIN_RPC_URLS: `eip155:31337=${node.url}`, CHAIN_DEPLOYER_KEY: DEMO_DEPLOYER_KEY,
+    CHAIN_VERIFIER_ADDRESS: stack.verifier, CHAIN_VALIDATORS: stack.sigV2Validator, CHAIN_REPLACE_AFTER_MS: '0',
   });
-  say(`5. Service: ${service.url} (CHAIN_RPC_URLS=eip155:31337=${node.url})`);
+  say(`3. Service: ${service.url} (CHAIN_RPC_URLS=eip155:31337=${node.url}, CHAIN_DEPLOYER_KEY=<Hardhat account 9>, ` +
+    `CHAIN_VERIFIER_ADDRESS=${stack.verifier}, CHAIN_VALIDATORS=${stack.sigV2Validator})`);
 
   const scenario = {
     name: 'Born before 2002 (on chain)',
     type: 'OnChainZKP',
     queryConfigurations: [{
       id: 'born-before-2002',
-      query: {
-        type: ID_INFORMATION.type, context: ID_INFORMATION.url, requestId: requestId.toString(),
-        attribute: ATTRIBUTE, operator: '$lt', value: BEFORE,
-      },
+      query: { type: ID_INFORMATION.type, context: ID_INFORMATION.url, requestId: 1, attribute: ATTRIBUTE, operator: '$lt', value: BEFORE },
     }],
-    smartContractDeployments: [{ id: 'universal-verifier', contractName: 'UniversalVerifier', status: 'Deployed', address: stack.verifier, chain: 'eip155:31337' }],
+    smartContractDeployments: [],
   };
   await call(service.url, 'POST', '/compliance/scenarios', { id: 'onchain-demo', input: scenario });
-  say('6. Scenario "onchain-demo" created');
+  say('4. Scenario "onchain-demo" created (its requestId a placeholder until it is deployed)');
+
+  const deployment = await call(service.url, 'POST', '/compliance/scenarios/onchain-demo/deployments', {});
+  const requestId = BigInt(deployment.requests[0].requestId);
+  const [tx] = deployment.transactions;
+  say(`5. Request ${requestId} set on the verifier by the service: deployment ${deployment.id} ${deployment.status}, ` +
+    `transaction ${tx.txHash} ${tx.status}`);
+
+  const receipt = await stack.client.waitForTransactionReceipt({ hash: tx.txHash });
+  const current = await call(service.url, 'GET', '/compliance/scenarios/onchain-demo');
+  await call(service.url, 'PATCH', '/compliance/scenarios/onchain-demo', {
+    input: {
+      smartContractDeployments: current.input.smartContractDeployments.map((d) => (d.id !== deployment.id
+        ? d
+        : {
+            ...d, status: 'Deployed',
+            transactions: d.transactions.map((t) => ({ ...t, status: 'TxConfirmed', blockNumber: Number(receipt.blockNumber) })),
+          })),
+    },
+  });
+  say(`6. Transaction mined in block ${receipt.blockNumber} (${receipt.status}); deployment marked Deployed`);
+
+  // What the wallet proves: js-sdk's query of the rule, computed here independently of the service.
+  const query = await circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt, BEFORE);
+  const [, holder, stranger] = stack.accounts;
+  await stack.submit(holder, requestId, { kind: 'v2', queryHash: queryHashV2(query) });
+  say(`7. Response submitted from the demo address ${holder}`);
 
   for (const address of [holder, stranger]) {
     const [result] = await call(service.url, 'POST', '/compliance/scenarios/execute', { scenarioId: 'onchain-demo', address, credentials: [] });

@@ -18,7 +18,7 @@ import { DeploymentFollower } from './services/deployment-follower.js';
 import { RequestCheck } from './chain/request-check.js';
 import { RequestMatcher } from './chain/request-match.js';
 import { RevisionService } from './services/revisions.js';
-import { openStore, type Store } from './store/index.js';
+import { openStore, type ChainSend, type Store } from './store/index.js';
 import { observeStore } from './store/observer.js';
 import { createDemoIssuer, demoStatePublication, demoStatusResolver, revokeDemoNonce } from './trust/demo-issuer.js';
 import { knownTypesOnce } from './domain/credential-types.js';
@@ -38,6 +38,8 @@ export interface AppDeps {
   trust?: TrustDeps;
   /** Start the cold verification threads when ready instead of at the first new credential. */
   warmVerification?: boolean;
+  /** Test hook of DeploymentService: after a deploy send is stored, before it is broadcast. */
+  beforeBroadcast?: (send: ChainSend) => void | Promise<void>;
 }
 
 /** Built once per app, closed by the app's onClose. */

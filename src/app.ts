@@ -30,7 +30,12 @@ import { installValidators } from './http/validation.js';
 import { terminalLogStream } from './http/log-stream.js';
 import { webhookProblems } from './domain/webhooks.js';
 import { webhookSecretRoute } from './http/webhook-secret.js';
-import { followerLifecycle, scenarioTimers, storeLifecycle, verifierLifecycle, webhooksLifecycle } from './plugins/lifecycle.js';
+import { deploymentsLifecycle, followerLifecycle, scenarioTimers, storeLifecycle, verifierLifecycle, webhooksLifecycle } from './plugins/lifecycle.js';
+import { deploymentRoutes } from './http/deployments.js';
+import { DeploymentService } from './services/deployments.js';
+import { createDocumentLoader } from './jsonld/documents.js';
+import { record, scenarioResponses } from './http/scenario-responses.js';
+import type { ScenarioRow } from './store/types.js';
 
 export type { AppDeps } from './adapters.js';
 
@@ -136,6 +141,14 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     approvalRequired: (projectId) => approvalProjects === '*' || (projectId !== null && approvalProjects.includes(projectId)),
     validate: async (scenario) => [...webhookProblems(scenario, config.webhook), ...(await executor.validate(scenario))],
   });
+  adapters.deployments.serializeWith(scenarioSerializer(app));
+  const deployments = new DeploymentService({
+    store, plans, now, deploy: config.deploy, chains: config.chains,
+    requests: { contexts: config.zkp.contexts, documentLoader: createDocumentLoader({ documents: config.trust.documents }) },
+    recorder: adapters.deployments,
+    ...(deps.beforeBroadcast && { beforeBroadcast: deps.beforeBroadcast }),
+  });
+  await app.register(deploymentsLifecycle, { deployments, replaceAfterMs: config.deploy.replaceAfterMs });
   await app.register(problemDetails);
 
   await app.register(openApiDocs, { ui: config.docs });
@@ -147,7 +160,10 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
 
   // Open routes; OffChainZKP's wallet callback is authenticated by its proof.
   await app.register(healthRoutes, {
-    database: () => databaseState(store), stopping: () => draining || closing, ...(follower && { following: () => follower.snapshot() }),
+    database: () => databaseState(store),
+    stopping: () => draining || closing,
+    deployers: () => deployments.deployerShortfalls(),
+    ...(follower && { following: () => follower.snapshot() }),
   });
   await app.register(metricsPlugin, { metrics });
   await app.register(typeRoutes, { routes });
@@ -156,6 +172,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(auth, { authenticate });
     const idempotent = idempotency(new IdempotencyKeys(store, now), now);
     await secured.register(scenarioRoutes, { scenarios, idempotent });
+    await secured.register(deploymentRoutes, { deployments });
     await secured.register(executeRoutes, { executions, idempotent, coldRefusal: (tenant) => verifier.coldRefusal(tenant), attestor });
     await secured.register(dryRunRoutes, { executions, scenarios, coldRefusal: (tenant) => verifier.coldRefusal(tenant), perMinute: config.dryRunsPerMinute });
     await secured.register(revisionRoutes, { revisions });
@@ -168,4 +185,17 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
 
   // Not a decorator every FastifyInstance would claim to have.
   return Object.assign(app, { drain });
+}
+
+/** A revision written outside a request (a deploy carried on at start) keeps the text the scenario's GET answers. */
+function scenarioSerializer(app: FastifyInstance): (row: ScenarioRow) => string {
+  let compiled: ((data: unknown) => string) | undefined;
+  return (row) => {
+    const compiler = app.serializerCompiler;
+    if (compiler === undefined) throw new Error('the serializer compiler is set at ready');
+    compiled ??= compiler({
+      schema: scenarioResponses.read[200], method: 'GET', url: '/compliance/scenarios/:scenarioId', httpStatus: '200',
+    }) as (data: unknown) => string;
+    return compiled(record(row));
+  };
 }

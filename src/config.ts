@@ -1,4 +1,5 @@
 import { chainEnv, chainSettings } from './chain/config.js';
+import { deployEnv, deploySettings } from './chain/deploy-config.js';
 import { zkpEnv, zkpEnvConfig } from './zkp/env.js';
 import { trustEnv, trustOptions } from './trust/env.js';
 import { databaseConfig, storeEnv } from './store/config.js';
@@ -21,13 +22,14 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
   { title: 'Store', source: 'src/store/config.ts', schema: storeEnv },
   { title: 'Credential trust', source: 'src/trust/env.ts', schema: trustEnv },
   { title: 'Chains (OnChainZKP)', source: 'src/chain/config.ts', schema: chainEnv },
+  { title: 'Deploying scenarios (OnChainZKP)', source: 'src/chain/deploy-config.ts', schema: deployEnv },
   { title: 'Zero-knowledge proofs (OffChainZKP)', source: 'src/zkp/env.ts', schema: zkpEnv },
   { title: 'Webhooks', source: 'src/config/webhook.ts', schema: webhookEnv },
   { title: 'Attestations', source: 'src/config/attestation.ts', schema: attestationEnv },
 ];
 
 /** A name declared twice throws here, at import. */
-export const configSchema = composeSchemas(serviceEnv, authEnv, storeEnv, trustEnv, chainEnv, zkpEnv, webhookEnv, attestationEnv);
+export const configSchema = composeSchemas(serviceEnv, authEnv, storeEnv, trustEnv, chainEnv, deployEnv, zkpEnv, webhookEnv, attestationEnv);
 
 export function loadConfig(env: Env = process.env): Config {
   const values = readEnv(configSchema, env);
@@ -47,6 +49,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...authSettings(values),
     trust,
     chains: chainSettings(values),
+    deploy: deploySettings(values),
     zkp,
     webhook: webhookConfig(values),
     attestation: attestationConfig(values, development),

@@ -86,6 +86,12 @@ const BAD: [variable: string, env: Env][] = [
   ['CHAIN_FOLLOW_INTERVAL_MS', { CHAIN_FOLLOW_INTERVAL_MS: '99' }],
   ['CHAIN_CONFIRMATIONS', { CHAIN_CONFIRMATIONS: '0' }],
   ['CHAIN_TX_DROP_AFTER_MS', { CHAIN_TX_DROP_AFTER_MS: '999' }],
+  ['CHAIN_DEPLOYER_KEY', { CHAIN_DEPLOYER_KEY: `0x${'ab'.repeat(31)}` }],
+  ['CHAIN_DEPLOYER_KEY_FILE', { CHAIN_DEPLOYER_KEY_FILE: '/nonexistent/deployer.key' }],
+  ['CHAIN_VERIFIER_ADDRESS', { CHAIN_VERIFIER_ADDRESS: 'eip155:1=0x1234' }],
+  ['CHAIN_VALIDATORS', { CHAIN_VALIDATORS: 'mainnet=0x0000000000000000000000000000000000000001' }],
+  ['CHAIN_MAX_FEE_PER_GAS', { CHAIN_MAX_FEE_PER_GAS: '1e9' }],
+  ['CHAIN_REPLACE_AFTER_MS', { CHAIN_REPLACE_AFTER_MS: '86400001' }],
   ['ZKP_VERIFIER_DID', { ZKP_VERIFIER_DID: 'did:x', PUBLIC_BASE_URL: 'https://svc.example' }],
   ['ZKP_REQUEST_TTL_SECONDS', { ZKP_REQUEST_TTL_SECONDS: '0' }],
   ['ZKP_DEFAULT_CIRCUIT_ID', { ZKP_DEFAULT_CIRCUIT_ID: 'credentialAtomicQuerySigV1' }],
@@ -117,6 +123,15 @@ const BAD: [variable: string, env: Env][] = [
   ['ATTESTATION_TTL_SECONDS', { ATTESTATION_TTL_SECONDS: '5' }],
   ['ATTESTATION_ISSUER', { ATTESTATION_ISSUER: 'has spaces' }],
 ];
+
+describe('a deployer key', () => {
+  it('is never quoted in the refusal of a malformed one, not even in part', () => {
+    const key = `0x${'5e'.repeat(31)}7`;
+    const { message } = errorOf({ CHAIN_DEPLOYER_KEY: `eip155:1=${key}` });
+    expect(message).toMatch(/^CHAIN_DEPLOYER_KEY: entry 1 is not a private key/);
+    expect(message).not.toContain('5e5e');
+  });
+});
 
 /** The ConfigError loadConfig throws for `env`, or a failure when it throws nothing or something else. */
 function errorOf(env: Env): ConfigError {

@@ -28,7 +28,7 @@ describe('npm run demo:onchain', () => {
     const verifier = /UniversalVerifier (0x[0-9a-f]{40})/.exec(out)?.[1];
     const page = fs.readFileSync('docs/onchain-walkthrough.md', 'utf8');
     expect(requestId, out).toBeDefined();
-    expect(page).toContain(`3. Request ${requestId} set on the verifier`);
+    expect(page).toContain(`5. Request ${requestId} set on the verifier`);
     expect(page).toContain(`"address": "${verifier}"`);
     expect(page).toContain(`"blockNumber": ${/"blockNumber": (\d+)/.exec(out)?.[1]}`);
   }, 240_000);

@@ -13,7 +13,7 @@ import {
 import type { StoredLinkedQuery, StoredQuery } from './proof-status.js';
 
 /** Values the V2 circuits hash (js-sdk pads to this many); V3 uses the same. */
-const VALUE_ARRAY_SIZE = 64;
+export const VALUE_ARRAY_SIZE = 64;
 
 export interface RequestMatchOptions {
   contexts?: Readonly<Record<string, string>>;
@@ -21,7 +21,8 @@ export interface RequestMatchOptions {
   documentLoader?: DocumentLoader;
 }
 
-interface Expected {
+/** A rule's circuit query, as js-sdk computes it from the rule's JSON-LD context. */
+export interface Expected {
   context: string;
   typeId: string;
   schema: bigint;
@@ -65,13 +66,21 @@ function conditionDifferences(
 }
 
 /** js-sdk's calculateQueryHashV3 of the expected query: the V3 circuits' and (no revocation flag, verifier or session) linkedMultiQuery's. */
-function queryHashV3(
+export function queryHashV3(
   { meta, schema, operator }: Expected, other: { revocationChecked: boolean; verifierID?: bigint; nullifierSessionID?: bigint },
 ): bigint {
   return calculateQueryHashV3(
     prepareCircuitArrayValues(meta.values.slice(), VALUE_ARRAY_SIZE), SchemaHash.newSchemaHashFromInt(schema), BigInt(meta.slotIndex),
     BigInt(operator), meta.claimPathKey, meta.values.length, meta.merklizedSchema ? 1 : 0, other.revocationChecked ? 1 : 0,
     other.verifierID ?? 0n, other.nullifierSessionID ?? 0n,
+  );
+}
+
+/** js-sdk's calculateQueryHashV2 of the expected query. */
+export function queryHashV2({ meta, schema, operator }: Expected, claimPathNotExists: bigint): bigint {
+  const values = prepareCircuitArrayValues(meta.values.slice(), VALUE_ARRAY_SIZE); // it pads the array it is given
+  return calculateQueryHashV2(
+    values, SchemaHash.newSchemaHashFromInt(schema), BigInt(meta.slotIndex), BigInt(operator), meta.claimPathKey, claimPathNotExists,
   );
 }
 
@@ -125,12 +134,7 @@ export class RequestMatcher {
     if (stored.kind === 'v3') {
       return queryHashV3(expected, { revocationChecked: !stored.skipClaimRevocationCheck, verifierID: stored.verifierID, nullifierSessionID: stored.nullifierSessionID });
     }
-    const { meta } = expected;
-    const values = prepareCircuitArrayValues(meta.values.slice(), VALUE_ARRAY_SIZE); // it pads the array it is given
-    return calculateQueryHashV2(
-      values, SchemaHash.newSchemaHashFromInt(expected.schema), BigInt(meta.slotIndex), BigInt(expected.operator), meta.claimPathKey,
-      stored.claimPathNotExists ?? 0n,
-    );
+    return queryHashV2(expected, stored.claimPathNotExists ?? 0n);
   }
 
   /** Kept per rule: JSON-LD processing is slow. */
@@ -138,32 +142,32 @@ export class RequestMatcher {
     const key = JSON.stringify([query.type, query.context, query.attribute, query.operator, query.value]);
     const hit = this.expected?.get(key);
     if (hit !== undefined) return hit;
-    const result = await this.computeExpected(query);
+    const result = await expectedQuery(query, this.options);
     keep(this.expected, key, result);
     return result;
   }
+}
 
-  private async computeExpected(query: Query): Promise<Expected | string> {
-    const { contexts, documentLoader } = this.options;
-    const context = query.context ?? (contexts && Object.hasOwn(contexts, query.type) ? contexts[query.type] : undefined);
-    if (context === undefined) {
-      return `the rule names no JSON-LD context for ${query.type} (query.context, or ZKP_CONTEXTS), so its circuit query is unknown`;
-    }
-    if (documentLoader === undefined) return 'the service has no JSON-LD documents to read the rule\'s context with';
-    const operator = QueryOperators[query.operator];
-    if (operator === undefined) return `operator ${query.operator} has no circuit code`;
-    try {
-      const { document } = await documentLoader(context);
-      const ld = JSON.stringify(document);
-      const typeId = await Path.getTypeIDFromContext(ld, query.type, { documentLoader });
-      const schema = calculateCoreSchemaHash(new TextEncoder().encode(typeId)).bigInt();
-      const property = query.operator === '$noop'
-        ? { fieldName: '', operator }
-        : { fieldName: query.attribute ?? '', operator, operatorValue: query.value };
-      const meta = await parseQueryMetadata(property, ld, query.type, { documentLoader });
-      return { context, typeId, schema, operator, meta };
-    } catch (err) {
-      return `the rule's query cannot be read against its context ${context}: ${err instanceof Error ? err.message : String(err)}`;
-    }
+/** A string says why the rule's circuit query cannot be computed. */
+export async function expectedQuery(query: Query, { contexts, documentLoader }: RequestMatchOptions): Promise<Expected | string> {
+  const context = query.context ?? (contexts && Object.hasOwn(contexts, query.type) ? contexts[query.type] : undefined);
+  if (context === undefined) {
+    return `the rule names no JSON-LD context for ${query.type} (query.context, or ZKP_CONTEXTS), so its circuit query is unknown`;
+  }
+  if (documentLoader === undefined) return 'the service has no JSON-LD documents to read the rule\'s context with';
+  const operator = QueryOperators[query.operator];
+  if (operator === undefined) return `operator ${query.operator} has no circuit code`;
+  try {
+    const { document } = await documentLoader(context);
+    const ld = JSON.stringify(document);
+    const typeId = await Path.getTypeIDFromContext(ld, query.type, { documentLoader });
+    const schema = calculateCoreSchemaHash(new TextEncoder().encode(typeId)).bigInt();
+    const property = query.operator === '$noop'
+      ? { fieldName: '', operator }
+      : { fieldName: query.attribute ?? '', operator, operatorValue: query.value };
+    const meta = await parseQueryMetadata(property, ld, query.type, { documentLoader });
+    return { context, typeId, schema, operator, meta };
+  } catch (err) {
+    return `the rule's query cannot be read against its context ${context}: ${err instanceof Error ? err.message : String(err)}`;
   }
 }

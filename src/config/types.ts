@@ -1,5 +1,6 @@
 import type { AttestationConfig } from '../domain/attestation.js';
 import type { ChainSettings } from '../chain/config.js';
+import type { DeploySettings } from '../chain/deploy-config.js';
 import type { WebhookConfig } from '../domain/webhooks.js';
 import type { JwtOptions, StaticToken } from '../domain/auth-settings.js';
 import type { DatabaseConfig } from '../store/config.js';
@@ -30,6 +31,7 @@ export interface Config {
   trust: TrustOptions;
   demoIssuer: boolean;
   chains: ChainSettings;
+  deploy: DeploySettings;
   zkp: ZkpEnvConfig;
   trustProxy: string[];
   /** The URL wallets reach this service at; never a request's Host. */

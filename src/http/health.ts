@@ -1,19 +1,26 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DatabaseState } from '../services/health.js';
+import type { DeployerShortfall } from '../services/deployments.js';
 import { DatabaseNotReady, ShuttingDown, StorageFullNotReady } from './errors.js';
 import { answered, problemResponses } from './responses.js';
 
 const Health = Type.Object({
   status: Type.String({ examples: ['ok'] }),
   details: Type.Optional(Type.Object({
-    chainFollower: Type.Object({
+    chainFollower: Type.Optional(Type.Object({
       behind: Type.Array(Type.String(), {
         description: 'Chains whose deployment transactions this instance could not follow in its last round (the RPC ' +
           'endpoint did not answer, or none is configured for a chain a deployment names).',
       }),
       pending: Type.Integer({ description: 'TxPosted deployment transactions followed.' }),
-    }, { additionalProperties: false }),
+    }, { additionalProperties: false })),
+    deployers: Type.Optional(Type.Array(Type.Object({
+      chain: Type.String(), address: Type.String(), balanceWei: Type.String(), neededWei: Type.String(),
+    }, { additionalProperties: false }), {
+      description: 'Deployer keys (CHAIN_DEPLOYER_KEY) whose balance cannot pay for one more deployment (3,000,000 gas at ' +
+        'the current fees): fund these addresses. Listed only then; the instance stays ready.',
+    })),
   }, { additionalProperties: false, description: 'Present while something is behind; the instance still takes traffic.' })),
 }, { additionalProperties: false });
 
@@ -23,9 +30,11 @@ export interface HealthOptions {
   stopping: () => boolean;
   /** The chain follower's state on this instance, where it holds the lease. */
   following?: () => { behind: string[]; pending: number; holding: boolean };
+  /** Deployers short of funds: shown, never a reason to be unready. */
+  deployers?: () => Promise<DeployerShortfall[]>;
 }
 
-export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping, following }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping, following, deployers }) => {
   app.get('/health/live', {
     schema: {
       operationId: 'live',
@@ -55,11 +64,15 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
   }, async (request) => {
     if (stopping()) throw new ShuttingDown('send traffic to another');
     const state = await database();
-    const follower = following?.();
-    if (state.ready && follower?.holding === true && follower.behind.length > 0) {
-      return { status: 'ok', details: { chainFollower: { behind: follower.behind, pending: follower.pending } } };
+    if (state.ready) {
+      const follower = following?.();
+      const behind = follower?.holding === true && follower.behind.length > 0
+        ? { chainFollower: { behind: follower.behind, pending: follower.pending } }
+        : undefined;
+      const short = (await deployers?.()) ?? [];
+      const details = { ...behind, ...(short.length > 0 && { deployers: short }) };
+      return Object.keys(details).length === 0 ? { status: 'ok' } : { status: 'ok', details };
     }
-    if (state.ready) return { status: 'ok' };
     request.log.warn({ err: state.err }, 'readiness check failed');
     throw state.fullForSeconds === undefined ? new DatabaseNotReady() : new StorageFullNotReady(state.fullForSeconds);
   });

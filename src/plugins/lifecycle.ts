@@ -64,3 +64,31 @@ export const followerLifecycle = fp(async (app: FastifyInstance, options: { foll
   app.addHook('onReady', async () => options.follower.start());
   app.addHook('preClose', async () => options.follower.stop());
 }, { name: 'follower-lifecycle', fastify: '5.x' });
+/** What of the deployment service the timers run. */
+interface DeploySends {
+  readonly configured: boolean;
+  recover(olderThanMs?: number): Promise<number>;
+  replaceStuck(): Promise<number>;
+}
+
+/** A send untouched this long is no other instance's deploy on its way: the timer carries it on. */
+const ABANDONED_SEND_MS = 60_000;
+
+/**
+ * Deploy sends a crash left unrecorded are carried on at ready and on a timer; stuck ones replaced
+ * (CHAIN_REPLACE_AFTER_MS), mined ones closed.
+ */
+export const deploymentsLifecycle = fp(async (app: FastifyInstance, options: { deployments: DeploySends; replaceAfterMs: number }) => {
+  const { deployments } = options;
+  if (!deployments.configured) return;
+  const carryOn = async (olderThanMs: number) => {
+    const carried = await deployments.recover(olderThanMs);
+    if (carried > 0) app.log.info({ carried }, 'deploy transactions stored but not recorded were sent and recorded');
+  };
+  app.addHook('onReady', async () => {
+    await carryOn(0).catch((err: unknown) => app.log.warn({ err }, 'carrying on stored deploy transactions failed; will retry'));
+  });
+  const everyMs = options.replaceAfterMs === 0 ? ABANDONED_SEND_MS : Math.max(1000, Math.floor(options.replaceAfterMs / 4));
+  every(app, everyMs, () => carryOn(ABANDONED_SEND_MS).then(() => deployments.replaceStuck())
+    .catch((err: unknown) => app.log.warn({ err }, 'checking pending deploy transactions failed; will retry')));
+}, { name: 'deployments-lifecycle', fastify: '5.x' });

@@ -155,6 +155,14 @@ export const SmartContractDeployment = Type.Object(
       examples: ['eip155:80002'],
     }))),
     transactions: Type.Optional(Type.Array(refOf(Transaction), { maxItems: 256, description: 'The transactions of the deployment.' })),
+    requests: Type.Optional(Type.Array(Type.Object({
+      queryConfigurationId: Type.String({ ...RefString, description: 'The rule (its id in queryConfigurations).' }),
+      requestId: Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', maxLength: 78, description: 'The request the deployment set for it on the verifier.' }),
+    }, { additionalProperties: false }), {
+      maxItems: 256,
+      description: 'Written by POST …/deployments: each rule\'s request on the verifier. The rules take these requestIds at once ' +
+        'when no other deployment is Deployed, else when this one is (the one it supersedes becomes Deprecated then).',
+    })),
     errorMessage: Type.Optional(Nullable(Type.String({ maxLength: 4096, description: 'Why the deployment failed.' }))),
   },
   { $id: 'SmartContractDeployment', additionalProperties: false, description: 'A verifier contract the scenario is deployed to.' },

@@ -8,6 +8,7 @@ import type { PlanCache } from '../domain/plan-cache.js';
 import { deploymentDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ScenarioRepository, ScenarioRow } from '../store/types.js';
+import { Conflict } from './errors.js';
 import { reviseWith, type RevisionSource } from './revision-drafts.js';
 
 const CHAIN_AUTHOR = 'service:chain';
@@ -34,14 +35,20 @@ export interface DeploymentRecorderOptions {
   author?: string;
 }
 
+/** Until the app gives the text its GET answers (serializeWith), a revision keeps the same JSON in another key order. */
+const plainText = (row: ScenarioRow) => JSON.stringify({ id: row.id, input: row.input, createdAt: row.createdAt, updatedAt: row.updatedAt, revision: row.revision });
+
 export class DeploymentRecorder {
   private readonly source: RevisionSource;
+  private text: (row: ScenarioRow) => string = plainText;
 
   constructor(private readonly options: DeploymentRecorderOptions) {
-    this.source = {
-      author: options.author ?? CHAIN_AUTHOR,
-      serialize: (row) => JSON.stringify({ id: row.id, input: row.input, createdAt: row.createdAt, updatedAt: row.updatedAt, revision: row.revision }),
-    };
+    this.source = { author: options.author ?? CHAIN_AUTHOR, serialize: (row) => this.text(row) };
+  }
+
+  /** A revision's content is the very text the scenario's GET answers while it is live. */
+  serializeWith(serialize: (row: ScenarioRow) => string): void {
+    this.text = serialize;
   }
 
   /**
@@ -71,7 +78,7 @@ export class DeploymentRecorder {
         return row;
       }
     }
-    throw new Error(`scenario ${target.id} kept changing: deployment "${deploymentId}" was not recorded this time`);
+    throw new Conflict(`Scenario ${target.id} kept changing: deployment "${deploymentId}" was not recorded this time`);
   }
 
   private deliveries(row: ScenarioRow, deploymentId: string, at: string) {

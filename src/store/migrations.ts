@@ -62,3 +62,35 @@ export const SAME_IN_BOTH: Migration[] = [
     sql: 'CREATE INDEX executions_project_period ON executions (project_id, created_at, seq);',
   },
 ];
+
+/** After each dialect's 17 (the follower's). */
+export const CHAIN_SENDS: Migration[] = [
+  {
+    // Deploy transactions: one row per (chain, sender) holds the next nonce and is locked while a send takes one; each
+    // signed transaction is stored before it is broadcast, so a restart sends it again rather than signing another.
+    version: 18,
+    sql: `
+      CREATE TABLE chain_senders (
+        chain TEXT NOT NULL,
+        sender TEXT NOT NULL,
+        next_nonce BIGINT NOT NULL,
+        PRIMARY KEY (chain, sender)
+      );
+      CREATE TABLE chain_sends (
+        id TEXT PRIMARY KEY,
+        chain TEXT NOT NULL,
+        sender TEXT NOT NULL,
+        nonce BIGINT NOT NULL,
+        request TEXT NOT NULL,
+        raw TEXT,
+        tx_hash TEXT,
+        purpose TEXT NOT NULL,
+        state TEXT NOT NULL,
+        replaces TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX chain_sends_open ON chain_sends (state, chain, sender, nonce);
+    `,
+  },
+];

@@ -12,6 +12,7 @@ import { postgresWebhooks } from './postgres/webhooks.js';
 import { postgresFollowing } from './postgres/following.js';
 import { postgresIdempotency } from './postgres/idempotency.js';
 import { postgresNullifiers } from './postgres/nullifiers.js';
+import { postgresChainSends } from './postgres/chain-sends.js';
 import { postgresRevisions } from './postgres/revisions.js';
 import { postgresApprovals } from './postgres/approvals.js';
 
@@ -80,6 +81,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     ...postgresFollowing(db),
     ...postgresIdempotency(db),
     ...postgresNullifiers(db),
+    ...postgresChainSends(db),
     async ping() {
       await db.query('SELECT 1');
       await storage.check();

@@ -15,6 +15,7 @@ import { sqliteWebhooks } from './sqlite/webhooks.js';
 import { sqliteFollowing } from './sqlite/following.js';
 import { sqliteIdempotency } from './sqlite/idempotency.js';
 import { sqliteNullifiers } from './sqlite/nullifiers.js';
+import { sqliteChainSends } from './sqlite/chain-sends.js';
 import { sqliteRevisions } from './sqlite/revisions.js';
 import { sqliteApprovals } from './sqlite/approvals.js';
 
@@ -100,6 +101,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     ...sqliteFollowing(db, write),
     ...sqliteIdempotency(db, write),
     ...sqliteNullifiers(db, write),
+    ...sqliteChainSends(db, write),
     async ping() {
       db.prepare('SELECT 1').get();
       await storage.check();

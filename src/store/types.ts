@@ -164,4 +164,47 @@ export interface DeploymentFollowing {
   releaseLease(name: string, holder: string): Promise<void>;
 }
 
-export type Store = StoreHandle & DeploymentFollowing & ScenarioRepository & ScenarioRevisionRepository & ScenarioApprovals & ExecutionRepository & WebhookOutbox & IdempotencyRepository & NullifierRepository & ExecutionExport;
+/**
+ * A deploy transaction's life: `reserved` (its nonce taken, not signed), `signed` (raw transaction and hash stored,
+ * maybe not broadcast), `broadcast`, `recorded` (in its scenario's deployment), then `mined` (its nonce is used on
+ * chain) or `replaced` (a higher fee took its nonce).
+ */
+export type ChainSendState = 'reserved' | 'signed' | 'broadcast' | 'recorded' | 'mined' | 'replaced';
+export const OPEN_SEND_STATES: readonly ChainSendState[] = ['reserved', 'signed', 'broadcast', 'recorded'];
+
+export interface ChainSend {
+  id: string;
+  chain: string;
+  sender: string;
+  nonce: number;
+  /** The unsigned transaction (JSON): no key, no signature. */
+  request: string;
+  raw: string | null;
+  txHash: string | null;
+  /** What it is for (JSON): its scenario and deployment. */
+  purpose: string;
+  state: ChainSendState;
+  /** The send whose nonce it takes again with a higher fee. */
+  replaces: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type NewChainSend = Pick<ChainSend, 'id' | 'chain' | 'sender' | 'request' | 'purpose' | 'createdAt'>;
+
+export interface ChainSendRepository {
+  /**
+   * Under the lock of the (chain, sender) row: the nonce is the larger of its next nonce and `chainNonce` (what the
+   * chain expects), the row moves past it, and the send is stored `reserved`, all in one transaction.
+   */
+  reserveSend(send: NewChainSend, chainNonce: number): Promise<ChainSend>;
+  signSend(id: string, raw: string, txHash: string, at: string): Promise<void>;
+  /** True when this call moved it (its state was one of `from`). */
+  moveSend(id: string, from: readonly ChainSendState[], to: ChainSendState, at: string): Promise<boolean>;
+  /** Stores `replacement` (signed, the same nonce) when `replacedId` is still open, marking it replaced; false otherwise. */
+  replaceSend(replacedId: string, replacement: ChainSend): Promise<boolean>;
+  openSends(): Promise<ChainSend[]>;
+}
+
+export type Store = StoreHandle & ScenarioRepository & ScenarioRevisionRepository & ScenarioApprovals & ExecutionRepository & WebhookOutbox &
+  IdempotencyRepository & NullifierRepository & ExecutionExport & ChainSendRepository & DeploymentFollowing;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { LEASES_TABLE, SAME_IN_BOTH, type Migration } from '../migrations.js';
+import { CHAIN_SENDS, LEASES_TABLE, SAME_IN_BOTH, type Migration } from '../migrations.js';
 import { PG_FOLLOWED } from './following.js';
 
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
@@ -136,6 +136,7 @@ export const postgresMigrations: Migration[] = [
       ${LEASES_TABLE.replace('expires_at TEXT', 'expires_at TIMESTAMPTZ')}
     `,
   },
+  ...CHAIN_SENDS,
 ];
 
 export async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {

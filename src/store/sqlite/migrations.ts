@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { LEASES_TABLE, SAME_IN_BOTH, type Migration } from '../migrations.js';
+import { CHAIN_SENDS, LEASES_TABLE, SAME_IN_BOTH, type Migration } from '../migrations.js';
 import { SQLITE_FOLLOWED } from './following.js';
 
 export const sqliteMigrations: Migration[] = [
@@ -174,6 +174,7 @@ export const sqliteMigrations: Migration[] = [
       ${LEASES_TABLE}
     `,
   },
+  ...CHAIN_SENDS,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -1,0 +1,150 @@
+/**
+ * The deployer's side of one chain: estimate, fees under the cap, sign, broadcast. Loads viem: import it lazily. The
+ * key stays inside the viem account; nothing here returns or throws it.
+ */
+import {
+  BaseError, ContractFunctionRevertedError, createPublicClient, http, keccak256, type Address, type Hex, type PublicClient,
+} from 'viem';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { ChainEndpoint } from './config.js';
+import { setRequestsAbi, setRequestsData, type ValidatorCircuits, type VerifierRequest } from './deploy-requests.js';
+
+/** The UniversalVerifier's own errors, to name a revert. */
+const verifierErrors = [
+  'ValidatorIsNotWhitelisted(address validator)', 'RequestIdAlreadyExists(uint256 requestId)', 'GroupIdAlreadyExists(uint256 groupId)',
+  'GroupMustHaveAtLeastTwoRequests(uint256 groupId)', 'MissingUserIDInRequest(uint256 requestId)', 'MissingUserIDInGroupOfRequests(uint256 groupId)',
+  'NullifierSessionIDAlreadyExists(uint256 nullifierSessionID)', 'RequestIdNotValid(uint256 expectedRequestId, uint256 requestId)',
+  'InvalidRequestOwner(address requestOwner, address sender)', 'VerifierIDIsNotValid(uint256 requestVerifierID, uint256 expectedVerifierID)',
+  'RequestIdTypeNotValid()', 'RequestIdUsesReservedBytes()', 'ValidatorNotSupportInterface(address validator)',
+].map((signature) => {
+  const [name, rest] = signature.split('(') as [string, string];
+  const inputs = rest.slice(0, -1).split(', ').filter(Boolean).map((p) => {
+    const [type, pname] = p.split(' ') as [string, string];
+    return { type, name: pname };
+  });
+  return { type: 'error' as const, name, inputs };
+});
+const deployAbi = [...setRequestsAbi, ...verifierErrors];
+const circuitsAbi = [{ type: 'function', name: 'getSupportedCircuitIds', stateMutability: 'view', inputs: [], outputs: [{ name: 'ids', type: 'string[]' }] }] as const;
+
+/** The transaction a deploy signs, as stored before its nonce is known: no key, no signature. */
+export interface UnsignedSend {
+  to: Address;
+  data: Hex;
+  gas: string;
+  maxFeePerGas: string;
+  maxPriorityFeePerGas: string;
+}
+
+export class DeployRefusal extends Error {
+  constructor(message: string, readonly kind: 'reverted' | 'fee' | 'chain') {
+    super(message);
+  }
+}
+
+const GAP_RETRIES = 20;
+const GAP_RETRY_MS = 250;
+
+/** How much gas one more deployment is budgeted (health: can the deployer pay for it). */
+export const DEPLOY_GAS_BUDGET = 3_000_000n;
+
+export class DeployerChain {
+  readonly client: PublicClient;
+  private readonly account: PrivateKeyAccount;
+
+  constructor(readonly endpoint: ChainEndpoint, key: Hex, private readonly maxFeePerGas: bigint, timeoutMs = 10_000) {
+    this.account = privateKeyToAccount(key);
+    this.client = createPublicClient({ transport: http(endpoint.url, { timeout: timeoutMs, retryCount: 1 }) });
+  }
+
+  get address(): Address {
+    return this.account.address;
+  }
+
+  async validatorCircuits(addresses: readonly Address[]): Promise<ValidatorCircuits[]> {
+    return Promise.all(addresses.map(async (address) => {
+      try {
+        const circuits = await this.client.readContract({ address, abi: circuitsAbi, functionName: 'getSupportedCircuitIds' });
+        return { address, circuits };
+      } catch {
+        throw new DeployRefusal(`validator ${address} on ${this.endpoint.chain} does not answer getSupportedCircuitIds: not an iden3 request validator`, 'chain');
+      }
+    }));
+  }
+
+  /** Gas with a fifth more than the estimate; a revert is a refusal naming the contract's error. */
+  async prepare(verifier: Address, requests: readonly VerifierRequest[]): Promise<UnsignedSend> {
+    let gas: bigint;
+    try {
+      gas = await this.client.estimateContractGas({
+        address: verifier, abi: deployAbi, functionName: 'setRequests', args: [requests], account: this.account.address,
+      });
+    } catch (err) {
+      throw new DeployRefusal(`setRequests on verifier ${verifier} (${this.endpoint.chain}) would revert: ${revertReason(err)}`, 'reverted');
+    }
+    const fees = await this.fees();
+    return {
+      to: verifier, data: setRequestsData(requests), gas: String((gas * 6n) / 5n),
+      maxFeePerGas: String(fees.maxFeePerGas), maxPriorityFeePerGas: String(fees.maxPriorityFeePerGas),
+    };
+  }
+
+  /** Twice the base fee and the tip, capped; refused when the base fee and tip alone pass the cap. */
+  async fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+    const [block, tip] = await Promise.all([this.client.getBlock({ blockTag: 'latest' }), this.client.estimateMaxPriorityFeePerGas()]);
+    const base = block.baseFeePerGas ?? 0n;
+    if (base + tip > this.maxFeePerGas) {
+      throw new DeployRefusal(`gas costs ${base + tip} wei on ${this.endpoint.chain} (base fee and tip), above CHAIN_MAX_FEE_PER_GAS ${this.maxFeePerGas}`, 'fee');
+    }
+    const max = 2n * base + tip;
+    return { maxFeePerGas: max > this.maxFeePerGas ? this.maxFeePerGas : max, maxPriorityFeePerGas: tip };
+  }
+
+  /** The next nonce the chain expects: `pending` counts what the node holds unmined too. */
+  nonce(blockTag: 'pending' | 'latest'): Promise<number> {
+    return this.client.getTransactionCount({ address: this.account.address, blockTag });
+  }
+
+  async sign(tx: UnsignedSend, nonce: number): Promise<{ raw: Hex; hash: Hex }> {
+    const raw = await this.account.signTransaction({
+      type: 'eip1559', chainId: this.endpoint.chainId, nonce, to: tx.to, data: tx.data, gas: BigInt(tx.gas),
+      maxFeePerGas: BigInt(tx.maxFeePerGas), maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
+    });
+    return { raw, hash: keccak256(raw) };
+  }
+
+  /**
+   * A node that holds it already, or mined it, is an answer too. A node that takes no gap in nonces (Hardhat while
+   * automining) is asked again briefly: the nonce before it is another deploy's, on its way.
+   */
+  async broadcast(raw: Hex): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.client.request({ method: 'eth_sendRawTransaction', params: [raw] });
+        return;
+      } catch (err) {
+        const text = err instanceof Error ? err.message : String(err);
+        if (/already known|known transaction|nonce too low|already imported/i.test(text)) return;
+        if (!/nonce too high/i.test(text) || attempt >= GAP_RETRIES) throw err;
+        await sleep(GAP_RETRY_MS);
+      }
+    }
+  }
+
+  balance(): Promise<bigint> {
+    return this.client.getBalance({ address: this.account.address });
+  }
+}
+
+function revertReason(err: unknown): string {
+  if (err instanceof BaseError) {
+    const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError);
+    if (reverted instanceof ContractFunctionRevertedError && reverted.data !== undefined) {
+      const args = (reverted.data.args ?? []).map((a) => String(a)).join(', ');
+      return `${reverted.data.errorName}(${args})`;
+    }
+    return err.shortMessage;
+  }
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,366 @@
+/**
+ * Deploying a scenario's rules to a UniversalVerifier with the service's key. A send's nonce is taken under the
+ * database's lock of its (chain, sender) row, and the signed transaction is stored before it is broadcast: a restart
+ * sends the stored one again (recover) and never signs another for the same deployment. Following the transaction
+ * to Deployed is not done here: the follower calls supersede() once a new deployment is Deployed.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import createError from '@fastify/error';
+import type { Address, Hex } from 'viem';
+import type { ChainSettings } from '../chain/config.js';
+import { forChain, type DeploySettings } from '../chain/deploy-config.js';
+import type { BuiltRequests } from '../chain/deploy-requests.js';
+import type { DeployerChain, UnsignedSend } from '../chain/deploy-sender.js';
+import type { RequestMatchOptions } from '../chain/request-match.js';
+import type { SmartContractDeployment, Transaction } from '../domain/deployments.js';
+import { KeyedQueue } from '../domain/keyed-queue.js';
+import type { PlanCache } from '../domain/plan-cache.js';
+import type { Scenario } from '../schemas/scenario.js';
+import type { ChainSend, ChainSendRepository, ScenarioRepository, ScenarioRow } from '../store/types.js';
+import type { Access } from './access.js';
+import { Conflict, InvalidScenario, ScenarioNotFound } from './errors.js';
+import type { DeploymentRecorder } from './deployment-records.js';
+import { findScenarioIn } from './scenarios.js';
+
+const NotOnChain = createError<[string, string]>('SCS_NOT_ONCHAIN', 'Scenario %s is %s: only OnChainZKP scenarios are deployed to a verifier', 409);
+const DeployerMissing = createError<[string]>('SCS_DEPLOYER_NOT_CONFIGURED', '%s', 409);
+const DeployRefused = createError<[string]>('SCS_DEPLOY_REFUSED', '%s', 422);
+const FeeTooHigh = createError<[string]>('SCS_FEE_TOO_HIGH', '%s', 409);
+const ChainUnavailable = createError<[string]>('SCS_CHAIN_UNAVAILABLE', '%s', 502);
+const DeploymentNotFound = createError<[string, string]>('SCS_DEPLOYMENT_NOT_FOUND', 'Scenario %s has no deployment %s', 404);
+
+/** Who writes the deployment's revisions. */
+const BALANCE_TTL_MS = 30_000;
+const SHORTFALL_WAIT_MS = 2000;
+
+export interface DeployBody {
+  chain?: string;
+  verifier?: string;
+  validators?: string[];
+}
+
+/** One incarnation of a scenario (`seq`), as DeploymentRecorder's RecordTarget names it. */
+export interface DeploymentTarget {
+  id: string;
+  projectId: string | null;
+  seq: number;
+}
+
+/** A send's purpose (chain_sends.purpose): enough to record it after a restart. */
+interface Purpose {
+  scenario: DeploymentTarget;
+  deploymentId: string;
+  verifier: Address;
+  rules: BuiltRequests['rules'];
+}
+
+export interface DeploymentServiceOptions {
+  store: ScenarioRepository & ChainSendRepository;
+  deploy: DeploySettings;
+  chains: ChainSettings;
+  requests: RequestMatchOptions;
+  plans: PlanCache;
+  now: () => number;
+  /** Writes every deployment change (a revision and its webhook). */
+  recorder: Pick<DeploymentRecorder, 'record'>;
+  /** Test hook: after the signed send is stored, before it is broadcast; a throw stands for a crash there. */
+  beforeBroadcast?: (send: ChainSend) => void | Promise<void>;
+}
+
+export interface DeployerShortfall {
+  chain: string;
+  address: string;
+  balanceWei: string;
+  neededWei: string;
+}
+
+const transactionsOf = (d: SmartContractDeployment): Transaction[] => d.transactions ?? [];
+
+export class DeploymentService {
+  private readonly deployers = new Map<string, Promise<DeployerChain>>();
+  private shortfall?: { at: number; value: Promise<DeployerShortfall[]> };
+  private lastShortfall: DeployerShortfall[] = [];
+  private readonly queue = new KeyedQueue();
+
+  constructor(private readonly options: DeploymentServiceOptions) {}
+
+  private deployer(chain: string): Promise<DeployerChain> {
+    let found = this.deployers.get(chain);
+    if (found === undefined) {
+      const endpoint = this.options.chains.chains.get(chain);
+      const key = forChain(this.options.deploy.keys, chain);
+      if (endpoint === undefined) throw new DeployerMissing(`No RPC endpoint is configured for chain ${chain}: add it to CHAIN_RPC_URLS`);
+      if (key === undefined) {
+        throw new DeployerMissing(`No deployer key is configured for chain ${chain}: set CHAIN_DEPLOYER_KEY (or CHAIN_DEPLOYER_KEY_FILE), ` +
+          `one key or ${chain}=<key>, to let the service sign its setRequests transactions`);
+      }
+      found = import('../chain/deploy-sender.js').then(({ DeployerChain }) => new DeployerChain(endpoint, key, this.options.deploy.maxFeePerGas));
+      this.deployers.set(chain, found);
+    }
+    return found;
+  }
+
+  /** Deploys of one scenario here run one after the other: the second sees the first's deployment and is refused. */
+  deploy(access: Access, scenarioId: string, body: DeployBody): Promise<{ deployment: SmartContractDeployment; row: ScenarioRow }> {
+    return this.queue.run(scenarioId, () => this.deployNow(access, scenarioId, body));
+  }
+
+  private async deployNow(access: Access, scenarioId: string, body: DeployBody): Promise<{ deployment: SmartContractDeployment; row: ScenarioRow }> {
+    const row = await findScenarioIn(this.options.store, access, scenarioId);
+    if (row.input.type !== 'OnChainZKP') throw new NotOnChain(scenarioId, row.input.type);
+    const chain = body.chain ?? this.options.chains.defaultChain;
+    if (chain === undefined) throw new DeployerMissing('No chain named and no default chain (CHAIN_DEFAULT, CHAIN_RPC_URLS): name one in the body\'s `chain`');
+    const deployer = await this.deployer(chain);
+    const verifier = (body.verifier ?? forChain(this.options.deploy.verifiers, chain))?.toLowerCase() as Address | undefined;
+    if (verifier === undefined) throw new DeployerMissing(`No verifier named for ${chain}: name one in the body's \`verifier\`, or set CHAIN_VERIFIER_ADDRESS`);
+    const validators = (body.validators ?? forChain(this.options.deploy.validators, chain) ?? []) as Address[];
+    if (validators.length === 0) throw new DeployerMissing(`No request validators named for ${chain}: name them in the body's \`validators\`, or set CHAIN_VALIDATORS`);
+
+    const { buildRequests, RequestBuildError } = await import('../chain/deploy-requests.js');
+    const { DeployRefusal } = await import('../chain/deploy-sender.js');
+    let built: BuiltRequests;
+    let unsigned: UnsignedSend;
+    try {
+      const circuits = await deployer.validatorCircuits(validators);
+      built = await buildRequests(row.input.queryConfigurations, {
+        ...this.options.requests, trustedIssuers: row.input.trustedIssuers, validators: circuits, creator: deployer.address,
+      });
+      const same = row.input.smartContractDeployments.find((d) =>
+        (d.status === 'DeploymentStarted' || d.status === 'Deployed') && d.chain === chain && d.address?.toLowerCase() === verifier &&
+        JSON.stringify(d.requests) === JSON.stringify(built.rules));
+      if (same !== undefined) throw new Conflict(`Scenario ${scenarioId}'s rules are deployed as they are already: deployment "${same.id}" (${same.status})`);
+      unsigned = await deployer.prepare(verifier, built.requests);
+    } catch (err) {
+      if (err instanceof RequestBuildError) {
+        throw new InvalidScenario([{ field: `body.input${(err.pointer ?? '').replace(/\//g, '.')}`, pointer: `/input${err.pointer ?? ''}`, message: err.message }],
+          `The scenario cannot be deployed: ${err.message}`);
+      }
+      if (err instanceof DeployRefusal) throw err.kind === 'fee' ? new FeeTooHigh(err.message) : new DeployRefused(err.message);
+      throw chainError(err, chain);
+    }
+    const deploymentId = `deploy-${randomUUID()}`;
+    const purpose: Purpose = { scenario: targetOf(row), deploymentId, verifier, rules: built.rules };
+    const send = await this.options.store.reserveSend({
+      id: randomUUID(), chain, sender: deployer.address.toLowerCase(), request: JSON.stringify(unsigned), purpose: JSON.stringify(purpose),
+      createdAt: this.at(),
+    }, await deployer.nonce('pending').catch((err: unknown) => Promise.reject(chainError(err, chain))));
+    const recorded = await this.carryOn(deployer, send);
+    const deployment = recorded?.input.smartContractDeployments.find((d) => d.id === deploymentId);
+    if (recorded === undefined || deployment === undefined) throw new ScenarioNotFound(scenarioId);
+    return { deployment, row: recorded };
+  }
+
+  /** Signs a reserved send, broadcasts a signed one, records a broadcast one: from wherever a crash left it. */
+  private async carryOn(deployer: DeployerChain, stored: ChainSend): Promise<ScenarioRow | undefined> {
+    const send = { ...stored };
+    if (send.state === 'reserved') {
+      const signed = await deployer.sign(JSON.parse(send.request) as UnsignedSend, send.nonce);
+      await this.options.store.signSend(send.id, signed.raw, signed.hash, this.at());
+      Object.assign(send, { raw: signed.raw, txHash: signed.hash, state: 'signed' });
+    }
+    if (send.state === 'signed') {
+      await this.options.beforeBroadcast?.(send);
+      // Signed and stored, it is this deployment's transaction whatever the node said: recorded, and sent again by
+      // replaceStuck() until its nonce is used. Recording nothing would let a retried deploy sign a second one.
+      await deployer.broadcast(send.raw as Hex).then(
+        () => this.options.store.moveSend(send.id, ['signed'], 'broadcast', this.at()),
+        () => false,
+      );
+    } else if (send.state !== 'broadcast') {
+      return undefined;
+    }
+    const row = await this.recordSend(send);
+    await this.options.store.moveSend(send.id, ['signed', 'broadcast'], 'recorded', this.at());
+    return row;
+  }
+
+  /** The send's transaction in its deployment (a new deployment for the first, appended for a replacement). */
+  private recordSend(send: ChainSend): Promise<ScenarioRow | undefined> {
+    const purpose = JSON.parse(send.purpose) as Purpose;
+    return this.recordDeployment(purpose.scenario, purpose.deploymentId, (input) => {
+      const deployments = input.smartContractDeployments;
+      const existing = deployments.find((d) => d.id === purpose.deploymentId);
+      if (existing !== undefined && transactionsOf(existing).some((t) => t.txHash === send.txHash)) return null;
+      if (existing !== undefined) {
+        const tx = transaction(purpose.deploymentId, transactionsOf(existing).length + 1, send.txHash as string);
+        return { ...input, smartContractDeployments: deployments.map((d) => (d === existing ? { ...d, transactions: [...transactionsOf(d), tx] } : d)) };
+      }
+      const deployment: SmartContractDeployment = {
+        id: purpose.deploymentId, contractName: 'UniversalVerifier', status: 'DeploymentStarted', address: purpose.verifier, chain: send.chain,
+        scenarioId: purpose.scenario.id, transactions: [transaction(purpose.deploymentId, 1, send.txHash as string)], requests: purpose.rules,
+      };
+      const live = deployments.some((d) => d.status === 'Deployed');
+      // Executes keep reading the Deployed one: its rules keep their requestIds until supersede().
+      const rules = live ? input.queryConfigurations : withRequestIds(input.queryConfigurations, purpose.rules);
+      return { ...input, queryConfigurations: rules, smartContractDeployments: [...deployments, deployment] };
+    });
+  }
+
+  /**
+   * The one place deployment changes are written: the recorder's revision and `deployment.updated` event. `edit`
+   * answers null when there is nothing to write; then the scenario as it is. Undefined: the scenario is gone.
+   */
+  async recordDeployment(target: DeploymentTarget, deploymentId: string, edit: (input: Scenario) => Scenario | null): Promise<ScenarioRow | undefined> {
+    const written = await this.options.recorder.record(target, deploymentId, edit);
+    if (written !== null) return written;
+    return (await this.options.store.find(target.id, [target.projectId ?? ''])).find((r) => r.seq === target.seq);
+  }
+
+  /**
+   * For the follower, once deployment `deploymentId` is Deployed: the rules take its requestIds, and every other
+   * Deployed deployment of the scenario becomes Deprecated.
+   */
+  supersede(target: DeploymentTarget, deploymentId: string): Promise<ScenarioRow | undefined> {
+    return this.recordDeployment(target, deploymentId, (input) => {
+      const winner = input.smartContractDeployments.find((d) => d.id === deploymentId);
+      if (winner?.status !== 'Deployed') return null;
+      return {
+        ...input,
+        queryConfigurations: withRequestIds(input.queryConfigurations, winner.requests ?? []),
+        smartContractDeployments: input.smartContractDeployments.map((d) => (d !== winner && d.status === 'Deployed' ? { ...d, status: 'Deprecated' } : d)),
+      };
+    });
+  }
+
+  async find(access: Access, scenarioId: string, deploymentId: string): Promise<SmartContractDeployment> {
+    const row = await findScenarioIn(this.options.store, access, scenarioId);
+    const found = row.input.smartContractDeployments.find((d) => d.id === deploymentId);
+    if (found === undefined) throw new DeploymentNotFound(scenarioId, deploymentId);
+    return found;
+  }
+
+  /** A Deployed deployment becomes Deprecated; any other status is refused (409). */
+  async retire(access: Access, scenarioId: string, deploymentId: string): Promise<SmartContractDeployment> {
+    const row = await findScenarioIn(this.options.store, access, scenarioId);
+    let refusal: string | undefined;
+    const written = await this.recordDeployment(targetOf(row), deploymentId, (input) => {
+      const d = input.smartContractDeployments.find((x) => x.id === deploymentId);
+      if (d === undefined) throw new DeploymentNotFound(scenarioId, deploymentId);
+      if (d.status === 'Deprecated') return null;
+      if (d.status !== 'Deployed') {
+        refusal = `Deployment "${deploymentId}" is ${d.status ?? 'without status'}: only a Deployed one can be retired`;
+        return null;
+      }
+      return { ...input, smartContractDeployments: input.smartContractDeployments.map((x) => (x === d ? { ...x, status: 'Deprecated' } : x)) };
+    });
+    if (refusal !== undefined) throw new Conflict(refusal);
+    const d = written?.input.smartContractDeployments.find((x) => x.id === deploymentId);
+    if (d === undefined) throw new DeploymentNotFound(scenarioId, deploymentId);
+    return d;
+  }
+
+  /**
+   * Every stored send not yet recorded is carried on (signed with its own nonce, sent again, recorded): at start all
+   * of them, later only those untouched for `olderThanMs` (a deploy of another instance may be on its way).
+   */
+  async recover(olderThanMs = 0): Promise<number> {
+    let carried = 0;
+    for (const send of await this.options.store.openSends()) {
+      if (send.state === 'recorded' || this.options.now() - Date.parse(send.updatedAt) < olderThanMs) continue;
+      await this.carryOn(await this.deployer(send.chain), send);
+      carried++;
+    }
+    return carried;
+  }
+
+  /**
+   * Closes sends whose nonce the chain has used, sends again those the node may have dropped, and replaces those
+   * pending longer than CHAIN_REPLACE_AFTER_MS: the same nonce, fees up an eighth (the nodes' minimum bump is a
+   * tenth), never above CHAIN_MAX_FEE_PER_GAS. The follower may call it; the app runs it on a timer too.
+   */
+  async replaceStuck(): Promise<number> {
+    const { replaceAfterMs, maxFeePerGas } = this.options.deploy;
+    let replaced = 0;
+    const latest = new Map<string, number>();
+    for (const send of await this.options.store.openSends()) {
+      if (send.state !== 'recorded' && send.state !== 'broadcast') continue;
+      const deployer = await this.deployer(send.chain);
+      const key = `${send.chain}|${send.sender}`;
+      if (!latest.has(key)) latest.set(key, await deployer.nonce('latest'));
+      if (send.nonce < (latest.get(key) ?? 0)) {
+        await this.options.store.moveSend(send.id, ['broadcast', 'recorded'], 'mined', this.at());
+        continue;
+      }
+      await deployer.broadcast(send.raw as Hex);
+      if (replaceAfterMs === 0 || this.options.now() - Date.parse(send.updatedAt) < replaceAfterMs) continue;
+      const old = JSON.parse(send.request) as UnsignedSend;
+      const bump = (v: string) => (BigInt(v) * 9n) / 8n + 1n;
+      if (BigInt(old.maxFeePerGas) >= maxFeePerGas) continue;
+      const current = await deployer.fees().catch(() => undefined);
+      let fee = bump(old.maxFeePerGas);
+      if (current !== undefined && current.maxFeePerGas > fee) fee = current.maxFeePerGas;
+      if (fee > maxFeePerGas) fee = maxFeePerGas;
+      const tip = bump(old.maxPriorityFeePerGas) > fee ? fee : bump(old.maxPriorityFeePerGas);
+      const request: UnsignedSend = { ...old, maxFeePerGas: String(fee), maxPriorityFeePerGas: String(tip) };
+      const signed = await deployer.sign(request, send.nonce);
+      const at = this.at();
+      const replacement: ChainSend = {
+        ...send, id: randomUUID(), request: JSON.stringify(request), raw: signed.raw, txHash: signed.hash, state: 'signed', replaces: send.id, createdAt: at, updatedAt: at,
+      };
+      if (!(await this.options.store.replaceSend(send.id, replacement))) continue;
+      await this.carryOn(deployer, replacement);
+      replaced++;
+    }
+    return replaced;
+  }
+
+  /** The deployers that cannot pay for one more deployment (DEPLOY_GAS_BUDGET at the current fees); kept 30 s. */
+  deployerShortfalls(): Promise<DeployerShortfall[]> {
+    const now = this.options.now();
+    if (this.shortfall !== undefined && now - this.shortfall.at < BALANCE_TTL_MS) return this.shortfall.value;
+    // A chain slow to answer never holds up readiness: the last answer stands meanwhile.
+    const last = this.lastShortfall;
+    const fresh = this.readShortfalls(now);
+    return Promise.race([fresh, sleep(SHORTFALL_WAIT_MS, undefined, { ref: false }).then(() => last)]);
+  }
+
+  private readShortfalls(now: number): Promise<DeployerShortfall[]> {
+    const value = (async () => {
+      const { DEPLOY_GAS_BUDGET } = await import('../chain/deploy-sender.js');
+      const out: DeployerShortfall[] = [];
+      for (const chain of this.options.chains.chains.keys()) {
+        if (forChain(this.options.deploy.keys, chain) === undefined) continue;
+        try {
+          const deployer = await this.deployer(chain);
+          const [balance, fees] = await Promise.all([deployer.balance(), deployer.fees().catch(() => ({ maxFeePerGas: this.options.deploy.maxFeePerGas }))]);
+          const needed = DEPLOY_GAS_BUDGET * fees.maxFeePerGas;
+          if (balance < needed) out.push({ chain, address: deployer.address, balanceWei: String(balance), neededWei: String(needed) });
+        } catch { /* a chain that does not answer: the reads' errors say so */ }
+      }
+      this.lastShortfall = out;
+      return out;
+    })();
+    this.shortfall = { at: now, value };
+    return value;
+  }
+
+  get configured(): boolean {
+    return this.options.deploy.keys.size > 0;
+  }
+
+  private at(): string {
+    return new Date(this.options.now()).toISOString();
+  }
+}
+
+const targetOf = (row: ScenarioRow): DeploymentTarget => ({ id: row.id, projectId: row.input.projectId ?? null, seq: row.seq });
+
+const transaction = (deploymentId: string, n: number, txHash: string): Transaction => ({
+  id: `tx-${n}`, actionName: 'ScenarioDeploy', status: 'TxPosted', txHash, smartContractDeploymentId: deploymentId,
+});
+
+function withRequestIds(rules: Scenario['queryConfigurations'], ids: BuiltRequests['rules']): Scenario['queryConfigurations'] {
+  const byRule = new Map(ids.map((r) => [r.queryConfigurationId, r.requestId]));
+  return rules.map((qc) => {
+    const id = byRule.get(qc.id);
+    return id === undefined ? qc : { ...qc, query: { ...qc.query, requestId: id } };
+  });
+}
+
+/** The chain's own words, never the RPC URL (it may hold a key). */
+function chainError(err: unknown, chain: string): Error {
+  if (err instanceof Error && 'statusCode' in err) return err;
+  const text = err instanceof Error ? (('shortMessage' in err && typeof err.shortMessage === 'string') ? err.shortMessage : err.name) : 'error';
+  return new ChainUnavailable(`Chain ${chain} did not answer the deploy: ${text}`);
+}

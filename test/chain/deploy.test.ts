@@ -1,0 +1,419 @@
+/**
+ * POST /compliance/scenarios/{id}/deployments on a local Hardhat node with the real iden3 stack (scripts/iden3-stack.mjs,
+ * Groth16 stubbed): from an empty verifier, the service turns the rules into requests, sends setRequests with its
+ * own key, and the requests on chain are the ones the script computes independently (js-sdk's circuit queries and
+ * query hashes, the contract's type-1 ids); a wallet's response then makes execute answer valid. Following the
+ * transaction is another part's: the test PATCHes the deployment to Deployed as an operator would.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { createPublicClient, createWalletClient, custom, getAddress, type Abi, type Address, type EIP1193Provider, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ID_INFORMATION_CONTEXT_URL } from '../../src/jsonld/urls.js';
+import { ChainReader } from '../../src/chain/reader.js';
+import { RequestCheck } from '../../src/chain/request-check.js';
+import { RequestMatcher } from '../../src/chain/request-match.js';
+import { createDocumentLoader } from '../../src/jsonld/documents.js';
+import { loadConfig } from '../../src/config.js';
+import { auth, makeApp, tempDir } from '../helpers.js';
+import { PlanCache } from '../../src/domain/plan-cache.js';
+import { typeDeclarations } from '../../src/execution/index.js';
+import { accessFor } from '../../src/services/access.js';
+import { DeploymentRecorder } from '../../src/services/deployment-records.js';
+import { DeploymentService } from '../../src/services/deployments.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import pg from 'pg';
+import { PG_URL, dropSchema, freshSchema, pgAvailable } from '../pg.js';
+// @ts-expect-error: a JavaScript module without declarations (it is also the demo's)
+import * as stackModule from '../../scripts/iden3-stack.mjs';
+import { startLocalChain, type LocalChain } from './evm.js';
+
+const require = createRequire(import.meta.url);
+const universal = require('@iden3/contracts/build/contracts/UniversalVerifier.json') as { abi: Abi };
+
+interface Query { schema: bigint; claimPathKey: bigint; operator: bigint; slotIndex?: bigint; values: bigint[]; circuitIds?: string[]; groupID?: bigint; allowedIssuers?: bigint[] }
+interface Stack {
+  accounts: Address[]; owner: Address; verifier: Address; sigV2Validator: Address; v3Validator: Address; issuerID: bigint;
+  deployLinkedValidator(): Promise<Address>; deployStableV3Validator(): Promise<Address>;
+  submit(sender: Address, id: bigint, o: { kind: 'v2' | 'v3'; queryHash?: bigint; circuitId?: string }): Promise<unknown>;
+}
+const stack = stackModule as {
+  deployIden3Stack(p: EIP1193Provider): Promise<Stack>;
+  sigV2Params(q: Query): Hex; v3Params(q: Query): Hex; linkedParams(conditions: Query[], groupID: bigint): Hex;
+  queryHashV2(q: Query): bigint; queryHashV3(q: Query): bigint;
+  typeOneRequestId(params: Hex, creator: Address): bigint;
+  circuitQuery(type: { url: string; document: unknown; type: string }, attribute: string, operator: bigint, value: unknown): Promise<Query>;
+  OPERATORS: Record<string, bigint>;
+};
+const { OPERATORS } = stack;
+
+const root = path.resolve(import.meta.dirname, '../..');
+const ID_INFORMATION = {
+  url: ID_INFORMATION_CONTEXT_URL,
+  type: 'IDInformation',
+  document: JSON.parse(fs.readFileSync(path.join(root, 'src/jsonld/documents/IDInformation-v1.jsonld.json'), 'utf8')) as unknown,
+};
+const ATTRIBUTE = 'personalData.birthDate';
+const SUBVERSION = 'credentialAtomicQueryV3OnChain-16-16-64-16-32';
+
+let chain: LocalChain;
+let provider: EIP1193Provider;
+let s: Stack;
+let stable: Address;
+let linked: Address;
+let alice: Address;
+let bob: Address;
+const KEY = generatePrivateKey();
+const deployer = privateKeyToAccount(KEY).address;
+const logs: string[] = [];
+const answers: string[] = [];
+const dataDir = tempDir('scs-deploy-');
+let app: FastifyInstance;
+
+const rule = (id: string, value: number, extra: Record<string, unknown> = {}) => ({
+  id, query: { type: 'IDInformation', context: ID_INFORMATION_CONTEXT_URL, requestId: 1, attribute: ATTRIBUTE, operator: '$lt', value, ...extra },
+});
+
+const env = () => ({
+  DATA_DIR: dataDir, CHAIN_RPC_URLS: `eip155:31337=${chain.url}`, CHAIN_DEPLOYER_KEY: KEY, CHAIN_VERIFIER_ADDRESS: s.verifier,
+  CHAIN_VALIDATORS: [s.sigV2Validator, stable, linked].join(','), CHAIN_REPLACE_AFTER_MS: '0', LOG_LEVEL: 'debug',
+});
+const logger = { level: 'debug', stream: { write: (line: string) => logs.push(line) } };
+
+async function call(a: FastifyInstance, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) {
+  const res = await a.inject({ method, url, headers: auth, ...(payload !== undefined && { payload: payload as object }) });
+  answers.push(res.body, JSON.stringify(res.headers));
+  return res;
+}
+
+async function createScenario(a: FastifyInstance, id: string, rules: unknown[]) {
+  const res = await call(a, 'POST', '/compliance/scenarios', { id, input: { name: id, type: 'OnChainZKP', queryConfigurations: rules, smartContractDeployments: [] } });
+  expect(res.statusCode, res.body).toBe(201);
+}
+
+const scenarioOf = async (a: FastifyInstance, id: string) => (await call(a, 'GET', `/compliance/scenarios/${id}`)).json().input as {
+  queryConfigurations: { id: string; query: { requestId: string } }[];
+  smartContractDeployments: { id: string; status: string; address: string; transactions: { id: string; txHash: string; status: string }[]; requests: { requestId: string }[] }[];
+};
+
+/** What the operator (or, later, the follower) does once the transaction is mined. */
+async function markDeployed(a: FastifyInstance, id: string, deploymentId: string) {
+  const input = await scenarioOf(a, id);
+  const deployments = input.smartContractDeployments.map((d) => (d.id !== deploymentId
+    ? d
+    : {
+        ...d, status: 'Deployed', transactions: d.transactions.map((t) => ({ ...t, status: 'TxConfirmed' })),
+      }));
+  const res = await call(a, 'PATCH', `/compliance/scenarios/${id}`, { input: { smartContractDeployments: deployments } });
+  expect(res.statusCode, res.body).toBe(200);
+}
+
+const client = () => createPublicClient({ transport: custom(provider) });
+const onChain = async (requestId: bigint) =>
+  (await client().readContract({ address: s.verifier, abi: universal.abi, functionName: 'getRequest', args: [requestId] })) as { validator: Address; params: Hex; creator: Address };
+
+const check = () => new RequestCheck({ matcher: new RequestMatcher({ documentLoader: createDocumentLoader({}) }) });
+const reader = () => new ChainReader({
+  ...loadConfig({}).chains, chains: [{ chain: chain.chain, chainId: chain.chainId, url: chain.url }], timeoutMs: 30_000, cacheTtlMs: 0, errorTtlMs: 0,
+});
+
+async function execute(a: FastifyInstance, scenarioId: string, address: Address) {
+  const res = await call(a, 'POST', '/compliance/scenarios/execute', { scenarioId, address, credentials: [] });
+  expect(res.statusCode, res.body).toBe(200);
+  return (res.json() as { result: { status: string; result: { is_valid: boolean; reasons: string[] } } }[])[0]!.result;
+}
+
+beforeAll(async () => {
+  chain = await startLocalChain();
+  provider = (require('hardhat') as { network: { provider: EIP1193Provider } }).network.provider;
+  s = await stack.deployIden3Stack(provider);
+  stable = await s.deployStableV3Validator();
+  linked = await s.deployLinkedValidator();
+  [, alice, bob] = s.accounts as [Address, Address, Address];
+  await provider.request({ method: 'hardhat_setBalance', params: [deployer, '0x56BC75E2D63100000'] } as never);
+  app = await makeApp(env(), { logger });
+}, 240_000);
+
+afterAll(async () => {
+  await app?.close();
+  await chain?.stop();
+});
+
+describe('deploying an OnChainZKP scenario through the service', () => {
+  it('sets the SigV2 request the script computes, under the contract\'s type-1 id; a wallet\'s proof makes execute valid', async () => {
+    await createScenario(app, 'born-before-2002', [rule('born', 20020101)]);
+    const res = await call(app, 'POST', '/compliance/scenarios/born-before-2002/deployments', {});
+    expect(res.statusCode, res.body).toBe(202);
+    const deployment = res.json() as { id: string; status: string; address: string; transactions: { actionName: string; status: string; txHash: string }[]; requests: { queryConfigurationId: string; requestId: string }[] };
+    expect(res.headers.location).toBe(`/compliance/scenarios/born-before-2002/deployments/${deployment.id}`);
+    expect(deployment).toMatchObject({ status: 'DeploymentStarted', address: s.verifier.toLowerCase(), transactions: [{ actionName: 'ScenarioDeploy', status: 'TxPosted' }] });
+    const receipt = await client().getTransactionReceipt({ hash: deployment.transactions[0]!.txHash as Hex });
+    expect(receipt.status).toBe('success');
+    expect(receipt.from.toLowerCase()).toBe(deployer.toLowerCase());
+
+    // The script's own computation of the request (js-sdk from the JSON-LD context), independent of the service's.
+    const q = await stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt!, 20020101);
+    const params = stack.sigV2Params(q);
+    const requestId = stack.typeOneRequestId(params, deployer);
+    expect(deployment.requests).toEqual([{ queryConfigurationId: 'born', requestId: requestId.toString() }]);
+    expect(await onChain(requestId)).toMatchObject({ validator: getAddress(s.sigV2Validator), params, creator: deployer });
+    const input = await scenarioOf(app, 'born-before-2002');
+    expect(input.queryConfigurations[0]!.query.requestId).toBe(requestId.toString());
+    expect((await call(app, 'GET', res.headers.location as string)).json()).toEqual(deployment);
+
+    await markDeployed(app, 'born-before-2002', deployment.id);
+    await s.submit(alice, requestId, { kind: 'v2', queryHash: stack.queryHashV2(q) });
+    expect((await execute(app, 'born-before-2002', alice))).toMatchObject({ status: 'valid', result: { is_valid: true, reasons: [] } });
+    expect((await execute(app, 'born-before-2002', bob))).toMatchObject({ status: 'not-valid' });
+  });
+
+  it('sets a V3 request on the stable V3 validator and a linked multi-query group; src/chain\'s request check accepts each', async () => {
+    await createScenario(app, 'v3-and-linked', [
+      rule('born-v3', 20020101, { circuitId: 'credentialAtomicQueryV3', requestId: 1 }),
+      rule('session', 20010101, { circuitId: 'credentialAtomicQueryV3', requestId: 4, params: { nullifierSessionId: 77 } }),
+      rule('grouped', 20050101, { circuitId: 'credentialAtomicQueryV3', requestId: 2, groupId: 9 }),
+      rule('after-1900', 19000101, { circuitId: 'linkedMultiQuery', requestId: 3, groupId: 9, operator: '$gt' }),
+    ]);
+    const res = await call(app, 'POST', '/compliance/scenarios/v3-and-linked/deployments');
+    expect(res.statusCode, res.body).toBe(202);
+    const { id, requests } = res.json() as { id: string; requests: { requestId: string }[] };
+
+    const v3 = { ...(await stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt!, 20020101)), circuitIds: ['credentialAtomicQueryV3OnChain'] };
+    const grouped = { ...(await stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt!, 20050101)), circuitIds: ['credentialAtomicQueryV3OnChain'], groupID: 9n };
+    const after = await stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$gt!, 19000101);
+    const ids = requests.map((r) => BigInt(r.requestId));
+    expect((await onChain(ids[0]!)).validator).toBe(getAddress(stable));
+    expect((await onChain(ids[0]!)).params).toBe(stack.v3Params(v3));
+    expect((await onChain(ids[2]!)).params).toBe(stack.v3Params(grouped));
+    expect(await onChain(ids[3]!)).toMatchObject({ validator: getAddress(linked), params: stack.linkedParams([after], 9n) });
+    expect(ids[3]).toBe(stack.typeOneRequestId(stack.linkedParams([after], 9n), deployer));
+
+    await markDeployed(app, 'v3-and-linked', id);
+    const input = await scenarioOf(app, 'v3-and-linked');
+    const rules = input.queryConfigurations as never[];
+    const deployments = input.smartContractDeployments as never[];
+    // What execute compares: every rule matches its request (bob proved nothing, so not-valid, never error).
+    const outcomes = await import('../../src/chain/index.js').then(({ evaluateOnChainRules }) =>
+      evaluateOnChainRules(reader(), { queryConfigurations: rules, smartContractDeployments: deployments, address: bob }, check()));
+    expect(outcomes.map((o) => [o.objectId, o.status])).toEqual([
+      ['born-v3', 'not-valid'], ['session', 'not-valid'], ['grouped', 'not-valid'], ['after-1900', 'not-valid'],
+    ]);
+    await s.submit(alice, ids[0]!, { kind: 'v3', queryHash: stack.queryHashV3(v3), circuitId: SUBVERSION });
+    const [born] = await import('../../src/chain/index.js').then(({ evaluateOnChainRules }) =>
+      evaluateOnChainRules(reader(), { queryConfigurations: rules.slice(0, 1), smartContractDeployments: deployments, address: alice }, check()));
+    expect(born).toMatchObject({ status: 'valid', is_valid: true });
+  });
+
+  it('a redeploy of changed rules is a new deployment; the rules keep the Deployed one\'s ids until supersede; DELETE retires', async () => {
+    const unchanged = await call(app, 'POST', '/compliance/scenarios/born-before-2002/deployments');
+    expect(unchanged.statusCode).toBe(409);
+    // Two at once of the same rules: one deployment, the other refused.
+    await createScenario(app, 'twice', [rule('born', 20110101)]);
+    const both = await Promise.all([0, 1].map(() => call(app, 'POST', '/compliance/scenarios/twice/deployments')));
+    expect(both.map((r) => r.statusCode).sort()).toEqual([202, 409]);
+    expect((await scenarioOf(app, 'twice')).smartContractDeployments).toHaveLength(1);
+    expect(unchanged.json().detail).toMatch(/deployed as they are already/);
+    const before = await scenarioOf(app, 'born-before-2002');
+    const patched = await call(app, 'PATCH', '/compliance/scenarios/born-before-2002', { input: { queryConfigurations: [{ ...before.queryConfigurations[0], query: { ...before.queryConfigurations[0]!.query, value: 20030101 } }] } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const res = await call(app, 'POST', '/compliance/scenarios/born-before-2002/deployments');
+    expect(res.statusCode, res.body).toBe(202);
+    const after = await scenarioOf(app, 'born-before-2002');
+    expect(after.smartContractDeployments.map((d) => d.status)).toEqual(['Deployed', 'DeploymentStarted']);
+    expect(after.queryConfigurations[0]!.query.requestId).toBe(before.queryConfigurations[0]!.query.requestId);
+    const retired = await call(app, 'DELETE', `/compliance/scenarios/born-before-2002/deployments/${after.smartContractDeployments[0]!.id}`);
+    expect(retired.statusCode, retired.body).toBe(200);
+    expect(retired.json()).toMatchObject({ status: 'Deprecated' });
+    const notYet = await call(app, 'DELETE', `/compliance/scenarios/born-before-2002/deployments/${after.smartContractDeployments[1]!.id}`);
+    expect(notYet.statusCode).toBe(409);
+  });
+
+  it('a send the verifier reverts (an unwhitelisted validator) is refused with the contract\'s error, and no transaction', async () => {
+    const wallet = createWalletClient({ transport: custom(provider), account: s.owner });
+    const whitelist = (functionName: string) => wallet.writeContract({ address: s.verifier, abi: universal.abi, functionName, args: [s.sigV2Validator], chain: null });
+    await whitelist('removeValidatorFromWhitelist');
+    try {
+      await createScenario(app, 'unwhitelisted', [rule('born', 20040101)]);
+      const nonce = await client().getTransactionCount({ address: deployer });
+      const res = await call(app, 'POST', '/compliance/scenarios/unwhitelisted/deployments');
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ code: 'SCS_DEPLOY_REFUSED' });
+      expect(res.json().detail).toMatch(/ValidatorIsNotWhitelisted/);
+      expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
+      expect((await scenarioOf(app, 'unwhitelisted')).smartContractDeployments).toEqual([]);
+    } finally {
+      await whitelist('addValidatorToWhitelist');
+    }
+  });
+
+  it('a non-OnChainZKP scenario is refused (409)', async () => {
+    const res = await call(app, 'POST', '/compliance/scenarios', { id: 'challenge', input: { name: 'c', type: 'ChallengeQuery', queryConfigurations: [{ id: 'q', query: { type: 'IDInformation', operator: '$noop' } }], smartContractDeployments: [] } });
+    expect(res.statusCode, res.body).toBe(201);
+    const refused = await call(app, 'POST', '/compliance/scenarios/challenge/deployments');
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'SCS_NOT_ONCHAIN' });
+  });
+
+  it('without a key: 409 naming CHAIN_DEPLOYER_KEY', async () => {
+    const keyless = await makeApp({ CHAIN_RPC_URLS: `eip155:31337=${chain.url}`, CHAIN_VERIFIER_ADDRESS: s.verifier });
+    try {
+      await createScenario(keyless, 'keyless', [rule('born', 20020101)]);
+      const res = await call(keyless, 'POST', '/compliance/scenarios/keyless/deployments');
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json()).toMatchObject({ code: 'SCS_DEPLOYER_NOT_CONFIGURED' });
+      expect(res.json().detail).toMatch(/CHAIN_DEPLOYER_KEY/);
+    } finally {
+      await keyless.close();
+    }
+  });
+
+  it('a crash between storing the signed send and broadcasting it ends, after a restart, in exactly one transaction', async () => {
+    await createScenario(app, 'crash', [rule('born', 20060101)]);
+    await app.close();
+    const nonce = await client().getTransactionCount({ address: deployer });
+    const crashing = await makeApp(env(), { logger, beforeBroadcast: () => { throw new Error('killed before broadcast'); } });
+    const res = await call(crashing, 'POST', '/compliance/scenarios/crash/deployments');
+    expect(res.statusCode).toBe(500);
+    await crashing.close();
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
+    expect((await scenarioOf(app = await makeApp(env(), { logger }), 'crash')).smartContractDeployments).toHaveLength(1);
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce + 1);
+    const [deployment] = (await scenarioOf(app, 'crash')).smartContractDeployments;
+    expect(deployment!.transactions).toHaveLength(1);
+    const tx = await client().getTransaction({ hash: deployment!.transactions[0]!.txHash as Hex });
+    expect(tx.nonce).toBe(nonce);
+    // A second restart sends nothing more.
+    await app.close();
+    app = await makeApp(env(), { logger });
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce + 1);
+  });
+
+  it('/health/ready lists the deployer when it cannot pay for one more deployment', async () => {
+    await provider.request({ method: 'hardhat_setBalance', params: [deployer, '0x1'] } as never);
+    const poor = await makeApp(env(), { logger });
+    try {
+      const res = await poor.inject({ method: 'GET', url: '/health/ready' });
+      answers.push(res.body);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ status: 'ok', details: { deployers: [{ chain: 'eip155:31337', address: deployer, balanceWei: '1' }] } });
+    } finally {
+      await poor.close();
+      await provider.request({ method: 'hardhat_setBalance', params: [deployer, '0x56BC75E2D63100000'] } as never);
+    }
+  });
+
+  it('the deployer key appears in no log line, answer or stored row', () => {
+    const bare = KEY.slice(2).toLowerCase();
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs.filter((l) => l.toLowerCase().includes(bare))).toEqual([]);
+    expect(answers.filter((a) => a.toLowerCase().includes(bare))).toEqual([]);
+    const files = fs.readdirSync(dataDir).map((f) => fs.readFileSync(path.join(dataDir, f)));
+    for (const bytes of files) {
+      expect(bytes.includes(Buffer.from(bare))).toBe(false);
+      expect(bytes.includes(Buffer.from(bare.toUpperCase()))).toBe(false);
+      expect(bytes.includes(Buffer.from(bare, 'hex'))).toBe(false);
+    }
+  });
+});
+
+describe('the deployment service: stuck transactions and supersede', () => {
+  let store: Store;
+  let service: DeploymentService;
+  let clock = Date.now();
+  const access = accessFor('*');
+  const scenario = (value: number) => ({ name: 'n', type: 'OnChainZKP' as const, queryConfigurations: [rule('born', value)], smartContractDeployments: [] });
+
+  beforeAll(async () => {
+    const config = loadConfig({ ...env(), DATA_DIR: tempDir('scs-deploy-service-'), CHAIN_REPLACE_AFTER_MS: '60000' });
+    store = await openStore(config.database);
+    const plans = new PlanCache(typeDeclarations);
+    service = new DeploymentService({
+      store, deploy: config.deploy, chains: config.chains, plans, now: () => clock,
+      requests: { documentLoader: createDocumentLoader({}) }, recorder: new DeploymentRecorder({ store, plans, now: () => clock }),
+    });
+  });
+  afterAll(async () => store?.close());
+
+  it('replaces a transaction pending past CHAIN_REPLACE_AFTER_MS with the same nonce and a higher fee; the replacement is mined', async () => {
+    await store.create('stuck', scenario(20070101) as never, new Date(clock).toISOString());
+    await provider.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      const nonce = await client().getTransactionCount({ address: deployer });
+      const { deployment } = await service.deploy(access, 'stuck', {});
+      const first = deployment.transactions![0]!.txHash as Hex;
+      expect(await service.replaceStuck()).toBe(0); // not pending long enough yet
+      clock += 60_001;
+      expect(await service.replaceStuck()).toBe(1);
+      const [row] = await store.find('stuck', undefined);
+      const txs = row!.input.smartContractDeployments[0]!.transactions!;
+      expect(txs.map((t) => [t.id, t.status])).toEqual([['tx-1', 'TxPosted'], ['tx-2', 'TxPosted']]);
+      expect(txs[0]!.txHash).toBe(first);
+      // The node took the replacement in the first one's place: the same nonce, a higher fee.
+      await expect(client().getTransaction({ hash: first })).rejects.toThrow(/could not be found/);
+      expect((await client().getTransaction({ hash: txs[1]!.txHash as Hex })).nonce).toBe(nonce);
+      await provider.request({ method: 'evm_mine', params: [] } as never);
+      expect((await client().getTransactionReceipt({ hash: txs[1]!.txHash as Hex })).status).toBe('success');
+      await expect(client().getTransactionReceipt({ hash: first })).rejects.toThrow(/could not be found/);
+      clock += 60_001;
+      expect(await service.replaceStuck()).toBe(0); // its nonce is used: closed, never replaced again
+      expect(await store.openSends()).toEqual([]);
+    } finally {
+      await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
+    }
+  });
+
+  it('supersede: once the new deployment is Deployed, the rules take its requestIds and the old one is Deprecated', async () => {
+    const row = await store.create('superseded', scenario(20080101) as never, new Date(clock).toISOString());
+    const target = { id: 'superseded', projectId: null, seq: row!.seq };
+    const deployed = (id: string) => (input: { smartContractDeployments: { id: string; status?: string }[] }) =>
+      ({ ...input, smartContractDeployments: input.smartContractDeployments.map((d) => (d.id === id ? { ...d, status: 'Deployed' } : d)) }) as never;
+    const one = (await service.deploy(access, 'superseded', {})).deployment;
+    await service.recordDeployment(target, one.id, deployed(one.id));
+    await service.recordDeployment(target, one.id, (input) => ({ ...input, queryConfigurations: [{ ...input.queryConfigurations[0]!, query: { ...input.queryConfigurations[0]!.query, value: 20090101 } }] }));
+    const two = (await service.deploy(access, 'superseded', {})).deployment;
+    const firstId = one.requests![0]!.requestId;
+    expect((await store.find('superseded', undefined))[0]!.input.queryConfigurations[0]!.query.requestId).toBe(firstId);
+    await service.recordDeployment(target, two.id, deployed(two.id));
+    const after = await service.supersede(target, two.id);
+    expect(after!.input.queryConfigurations[0]!.query.requestId).toBe(two.requests![0]!.requestId);
+    expect(after!.input.smartContractDeployments.map((d) => [d.id, d.status])).toEqual([[one.id, 'Deprecated'], [two.id, 'Deployed']]);
+  });
+});
+
+describe.skipIf(!pgAvailable)('two instances on one PostgreSQL', () => {
+  const schema = freshSchema('deploy');
+  afterAll(async () => dropSchema(schema));
+
+  it('deploying at once never take one nonce twice: every transaction is mined', async () => {
+    const pgEnv = { ...env(), DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema };
+    const [one, two] = [await makeApp(pgEnv, { logger }), await makeApp(pgEnv, { logger })];
+    try {
+      const ids = ['pg-a', 'pg-b', 'pg-c', 'pg-d'];
+      for (const [i, id] of ids.entries()) await createScenario(one, id, [rule('born', 20100101 + i)]);
+      const results = await Promise.all(ids.map((id, i) => call(i % 2 === 0 ? one : two, 'POST', `/compliance/scenarios/${id}/deployments`)));
+      expect(results.map((r) => r.statusCode), results.map((r) => r.body).join('\n')).toEqual([202, 202, 202, 202]);
+      const hashes = results.map((r) => (r.json() as { transactions: { txHash: Hex }[] }).transactions[0]!.txHash);
+      const txs = await Promise.all(hashes.map((hash) => client().waitForTransactionReceipt({ hash }).then(() => client().getTransaction({ hash }))));
+      expect(new Set(txs.map((t) => t.nonce)).size).toBe(4);
+      // Every row of every table of the schema, dumped: the key is in none.
+      const pgClient = new pg.Client({ connectionString: PG_URL });
+      await pgClient.connect();
+      try {
+        const tables = await pgClient.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [schema]);
+        expect(tables.rows.map((t) => t.table_name)).toContain('chain_sends');
+        for (const { table_name: table } of tables.rows) {
+          const dump = JSON.stringify((await pgClient.query(`SELECT * FROM ${schema}.${table}`)).rows).toLowerCase();
+          expect(dump.includes(KEY.slice(2).toLowerCase()), table).toBe(false);
+        }
+      } finally {
+        await pgClient.end();
+      }
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+});
