@@ -14,6 +14,7 @@ import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import { ExecutionLifecycle } from './services/executions.js';
 import { RevisionService } from './services/revisions.js';
+import { ShadowRunner } from './services/shadows.js';
 import { openStore, type Store } from './store/index.js';
 import { observeStore } from './store/observer.js';
 import { createDemoIssuer, demoStatePublication, demoStatusResolver, revokeDemoNonce } from './trust/demo-issuer.js';
@@ -46,6 +47,7 @@ export interface Adapters {
   executor: Executor;
   executions: ExecutionLifecycle;
   revisions: RevisionService;
+  shadows: ShadowRunner;
   timers: BoundTimer[];
   routes: BoundRoute[];
   /** Where WEBHOOK_SECRET is set. */
@@ -102,9 +104,14 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
     const executor = new Executor();
     const revisions = new RevisionService(store);
-    const executions = new ExecutionLifecycle({
+    const shadows: ShadowRunner = new ShadowRunner({
+      store, plans, limit: config.shadowQueueLimit, evaluate: (compiled, job) => executions.shadowResults(compiled, job), // bound below, called after
+      counted: (outcome) => metrics.countShadow(outcome),
+      failed: (err, context) => log.warn({ err, ...context }, 'a shadow evaluation or its write failed'),
+    });
+    const executions: ExecutionLifecycle = new ExecutionLifecycle({
       scenarios: store, executions: store, outbox: store, revisions, plans, now, executor, onVerdicts, webhook: config.webhook, attestor,
-      attestationFacts: (type) => attestationFacts(type, config.trust),
+      attestationFacts: (type) => attestationFacts(type, config.trust), shadows,
     });
     const strategies = await createStrategies({
       pending: executions, answers: store, nullifiers: store, verifier, chain,
@@ -120,7 +127,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     executor.register(Object.values(strategies));
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now, deps.webhookResolve) : undefined;
     return {
-      store, now, metrics, plans, verifier, executor, executions, revisions, timers: timersOf(strategies), routes: routesOf(strategies), webhooks, attestor,
+      store, now, metrics, plans, verifier, executor, executions, revisions, shadows, timers: timersOf(strategies), routes: routesOf(strategies), webhooks, attestor,
     };
   } catch (err) {
     await store.close();

@@ -59,3 +59,32 @@ export const SAME_IN_BOTH: Migration[] = [
     sql: 'CREATE INDEX executions_project_period ON executions (project_id, created_at, seq);',
   },
 ];
+
+/**
+ * Migration 17 in both dialects but for the key: the shadowed revision on the head row execute reads anyway, each
+ * shadow run's start and stop, and per comparison only statuses (no credential, no address). `created_at` is the
+ * execution's, so the retention purge takes a comparison with its execution.
+ */
+export const shadowMigration = (seqKey: string) => `
+  ALTER TABLE scenarios ADD COLUMN shadow_revision INTEGER;
+  CREATE TABLE shadow_runs (
+    scenario_seq BIGINT NOT NULL,
+    revision INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    started_by TEXT,
+    stopped_at TEXT,
+    skipped BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (scenario_seq, revision)
+  );
+  CREATE TABLE shadow_comparisons (
+    seq ${seqKey},
+    scenario_seq BIGINT NOT NULL,
+    revision INTEGER NOT NULL,
+    execution_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    flipped INTEGER NOT NULL,
+    rules TEXT NOT NULL
+  );
+  CREATE INDEX shadow_comparisons_run ON shadow_comparisons (scenario_seq, revision, flipped, seq);
+  CREATE INDEX shadow_comparisons_created ON shadow_comparisons (created_at);
+`;

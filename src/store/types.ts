@@ -1,5 +1,5 @@
 import type { ExecutionResult } from '../schemas/execution.js';
-import type { ProjectScope, ScenarioApprovals, ScenarioRepository, ScenarioRevisionRepository } from './scenario-types.js';
+import type { ProjectScope, ScenarioApprovals, ScenarioRepository, ScenarioRevisionRepository, ShadowRepository } from './scenario-types.js';
 
 export type * from './scenario-types.js';
 
@@ -168,4 +168,4 @@ export interface NullifierRepository {
   bindNullifier(binding: NullifierBinding): Promise<string>;
 }
 
-export type Store = StoreHandle & ScenarioRepository & ScenarioRevisionRepository & ScenarioApprovals & ExecutionRepository & WebhookOutbox & IdempotencyRepository & NullifierRepository & ExecutionExport;
+export type Store = StoreHandle & ScenarioRepository & ScenarioRevisionRepository & ScenarioApprovals & ShadowRepository & ExecutionRepository & WebhookOutbox & IdempotencyRepository & NullifierRepository & ExecutionExport;

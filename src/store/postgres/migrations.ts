@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { SAME_IN_BOTH, type Migration } from '../migrations.js';
+import { SAME_IN_BOTH, shadowMigration, type Migration } from '../migrations.js';
 
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
 const MIGRATION_LOCK = 0x5c5_0001;
@@ -125,6 +125,11 @@ export const postgresMigrations: Migration[] = [
     `,
   },
   ...SAME_IN_BOTH,
+  {
+    // Shadow runs (see shadowMigration).
+    version: 17,
+    sql: shadowMigration('BIGSERIAL PRIMARY KEY'),
+  },
 ];
 
 export async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { SAME_IN_BOTH, type Migration } from '../migrations.js';
+import { SAME_IN_BOTH, shadowMigration, type Migration } from '../migrations.js';
 
 export const sqliteMigrations: Migration[] = [
   {
@@ -138,6 +138,11 @@ export const sqliteMigrations: Migration[] = [
     `,
   },
   ...SAME_IN_BOTH,
+  {
+    // Shadow runs (see shadowMigration): the comparisons' seq pages the flipped executions.
+    version: 17,
+    sql: shadowMigration('INTEGER PRIMARY KEY'),
+  },
 ];
 
 export function migrate(db: Database.Database): void {
