@@ -20,6 +20,11 @@ const view = (s: ShadowState) => {
   };
 };
 
+const answers = (description: string, conflict = AMBIGUOUS) => ({
+  200: answered(refOf(ShadowRun), description),
+  ...problemResponses([...AUTHENTICATED, 404, 409], { 404: NOT_FOUND, 409: conflict }, { examples: LOOKUP }),
+});
+
 /** Shadow runs: a proposed revision evaluated beside every live execute, its differences counted. */
 export const shadowRoutes: FastifyPluginAsyncTypebox<{ shadows: ShadowService }> = async (app, { shadows }) => {
   const tags = ['scenarios'];
@@ -36,16 +41,10 @@ export const shadowRoutes: FastifyPluginAsyncTypebox<{ shadows: ShadowService }>
         'verdict would flip. The live answer is unchanged. One revision per scenario at a time; approving or rejecting the ' +
         'proposal stops it. Started again after a stop, it resumes its counts. Not for OffChainZKP scenarios.',
       ...write,
-      response: {
-        200: answered(refOf(ShadowRun), 'The shadow run, active, with its counts so far.'),
-        ...problemResponses([...AUTHENTICATED, 404, 409], {
-          404: NOT_FOUND,
-          409: 'SCS_REVISION_NOT_PROPOSED: only a proposal awaiting a decision can be shadowed. SCS_SHADOW_BUSY: another ' +
-            'revision of the scenario is in shadow; stop it first. SCS_SHADOW_UNSUPPORTED: an OffChainZKP scenario (or a ' +
-            'revision making it one): a wallet answers one authorization request, so a revision asking other queries ' +
-            `cannot be judged on the same proof. ${AMBIGUOUS}`,
-        }, { examples: LOOKUP }),
-      },
+      response: answers('The shadow run, active, with its counts so far.', 'SCS_REVISION_NOT_PROPOSED: only a proposal ' +
+        'awaiting a decision can be shadowed. SCS_SHADOW_BUSY: another revision of the scenario is in shadow; stop it first. ' +
+        'SCS_SHADOW_UNSUPPORTED: an OffChainZKP scenario (or a revision making it one): a wallet answers one authorization ' +
+        `request, so a revision asking other queries cannot be judged on the same proof. ${AMBIGUOUS}`),
     },
   }, async (request) => {
     const { scenarioId, revision } = request.params;
@@ -62,10 +61,7 @@ export const shadowRoutes: FastifyPluginAsyncTypebox<{ shadows: ShadowService }>
       description: 'Executes no longer evaluate the revision (evaluations already queued still finish and count). Its ' +
         'counts and flipped executions stay readable until the retention purge takes their executions.',
       ...write,
-      response: {
-        200: answered(refOf(ShadowRun), 'The shadow run, stopped, with its counts.'),
-        ...problemResponses([...AUTHENTICATED, 404, 409], { 404: NOT_FOUND, 409: AMBIGUOUS }, { examples: LOOKUP }),
-      },
+      response: answers('The shadow run, stopped, with its counts.'),
     },
   }, async (request) => {
     const { scenarioId, revision } = request.params;
@@ -85,10 +81,7 @@ export const shadowRoutes: FastifyPluginAsyncTypebox<{ shadows: ShadowService }>
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: RevisionParams,
       querystring: Type.Object({ ...PageQuery.properties, ...ProjectQuery.properties }, { additionalProperties: false }),
-      response: {
-        200: answered(refOf(ShadowRun), 'The shadow run and a page of the executions whose verdict would flip.'),
-        ...problemResponses([...AUTHENTICATED, 404, 409], { 404: NOT_FOUND, 409: AMBIGUOUS }, { examples: LOOKUP }),
-      },
+      response: answers('The shadow run and a page of the executions whose verdict would flip.'),
     },
   }, async (request) => {
     const { scenarioId, revision } = request.params;

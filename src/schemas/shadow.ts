@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IdOf, refOf } from './common.js';
+import { IdOf, StringEnum, refOf } from './common.js';
 import { RuleStatus } from './execution.js';
 
 const Side = (which: string) => Type.Union([refOf(RuleStatus), Type.Null()], {
@@ -11,7 +11,7 @@ export const ShadowRun = Type.Object(
   {
     scenarioId: IdOf('The scenario\'s id.', 'adult-kyc'),
     revision: Type.Integer({ minimum: 1, description: 'The proposed revision in shadow.' }),
-    state: Type.Union([Type.Literal('active'), Type.Literal('stopped')], {
+    state: StringEnum(['active', 'stopped'], {
       description: 'active: every execute of the scenario (on every instance) also evaluates this revision. stopped: by ' +
         '`DELETE …/shadow`, or by the proposal\'s approval or rejection; the counts stay.',
     }),

@@ -145,9 +145,11 @@ export class ExecutionLifecycle implements PendingExecutions {
     await executions.recordExecution(record);
     if (!pending) onVerdicts(results);
     if (shadow !== null && !pending) {
+      const { address, addressChain, credentials, tenant } = call;
       this.options.shadows?.offer({
         scenarioId: call.scenarioId, incarnation: compiled.seq, revision: shadow, executionId: run.executionId, at: run.at, createdAt: timestamp,
-        subject: { address: call.address, addressChain: call.addressChain, credentials: call.credentials, tenant: call.tenant, digests: run.digests }, live: results.map((r) => ({ id: r.objectId, status: r.result.status })),
+        subject: { address, addressChain, credentials, tenant, digests: run.digests },
+        live: results.map((r) => ({ id: r.objectId, status: r.result.status })),
       });
     }
     return { results, text: run.text, ...(attestations && { attestations }) };

@@ -61,11 +61,11 @@ export const SAME_IN_BOTH: Migration[] = [
 ];
 
 /**
- * Migration 17 in both dialects but for the key: the shadowed revision on the head row execute reads anyway, each
+ * Migration 17 in both dialects but for the key and the time (an execution's type, compared by the purge): the shadowed revision on the head row execute reads anyway, each
  * shadow run's start and stop, and per comparison only statuses (no credential, no address). `created_at` is the
  * execution's, so the retention purge takes a comparison with its execution.
  */
-export const shadowMigration = (seqKey: string) => `
+export const shadowMigration = (seqKey: string, time: string) => `
   ALTER TABLE scenarios ADD COLUMN shadow_revision INTEGER;
   CREATE TABLE shadow_runs (
     scenario_seq BIGINT NOT NULL,
@@ -81,7 +81,7 @@ export const shadowMigration = (seqKey: string) => `
     scenario_seq BIGINT NOT NULL,
     revision INTEGER NOT NULL,
     execution_id TEXT NOT NULL,
-    created_at TEXT NOT NULL,
+    created_at ${time} NOT NULL,
     flipped INTEGER NOT NULL,
     rules TEXT NOT NULL
   );

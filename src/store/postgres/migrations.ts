@@ -128,7 +128,7 @@ export const postgresMigrations: Migration[] = [
   {
     // Shadow runs (see shadowMigration).
     version: 17,
-    sql: shadowMigration('BIGSERIAL PRIMARY KEY'),
+    sql: shadowMigration('BIGSERIAL PRIMARY KEY', 'TIMESTAMPTZ'),
   },
 ];
 

@@ -141,7 +141,7 @@ export const sqliteMigrations: Migration[] = [
   {
     // Shadow runs (see shadowMigration): the comparisons' seq pages the flipped executions.
     version: 17,
-    sql: shadowMigration('INTEGER PRIMARY KEY'),
+    sql: shadowMigration('INTEGER PRIMARY KEY', 'TEXT'),
   },
 ];
 
