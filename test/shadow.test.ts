@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ADDRESS, credential, makeApp, scenario, tempDir } from './helpers.js';
 import { localJwks, type LocalJwks } from './jwks.js';
+import { openSqliteStore } from '../src/store/sqlite.js';
+import { openPostgresStore } from '../src/store/postgres.js';
+import type { ShadowComparison } from '../src/store/types.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
 
 const AUTHOR = 'author-token-of-project-a-0123';
@@ -251,5 +254,47 @@ describe.each(backends)('shadow runs (%s)', (name, made, available) => {
     for (let i = 0; i < 1000 && (await rows()).includes('"execution_id"'); i++) await new Promise((r) => setTimeout(r, 20));
     expect(await rows()).not.toContain('"execution_id"');
     expect((await shadow(timed, AUTHOR, 'GET', 'purged', 2)).json()).toMatchObject({ state: 'active', compared: 0, flipped: 0, flippedExecutions: [] });
+  });
+});
+
+describe.each([
+  ['SQLite', async () => openSqliteStore({ file: path.join(tempDir(), 's.db'), synchronous: 'NORMAL' }), true],
+  ['PostgreSQL', async () => {
+    const schema = freshSchema('shadowstore');
+    schemas.push(schema);
+    return openPostgresStore({ url: PG_URL, schema });
+  }, pgAvailable],
+] as const)('shadow comparisons in the store (%s)', (_name, open, available) => {
+  it.skipIf(!available)('writes a batch of any size, folds rules in one revision only as differing, and counts skips', async () => {
+    const store = await open();
+    try {
+      const created = await store.create('batch', scenario() as never, '2026-01-01T00:00:00.000Z');
+      const seq = created?.seq ?? 0;
+      await store.propose(created!, scenario({ name: 'Proposed' }) as never, '2026-01-01T00:00:01.000Z', () => ({
+        made: { revision: 2, projectId: null, content: '{}', digest: 'd', patch: null, author: 'a', createdAt: '2026-01-01T00:00:01.000Z' },
+      }));
+      expect(await store.startShadow(seq, 2, 'token:abc', '2026-01-01T00:00:02.000Z')).toBe('started');
+      // 70: two whole chunks of the SQLite store's multi-row insert and six rows more.
+      const comparisons: ShadowComparison[] = Array.from({ length: 70 }, (_, i) => ({
+        incarnation: seq, revision: 2, executionId: crypto.randomUUID(), createdAt: new Date(Date.UTC(2026, 0, 2, 0, 0, i)).toISOString(),
+        flipped: i % 7 === 0,
+        rules: [{ id: 'kept', live: 'valid', shadow: i % 7 === 0 ? 'not-valid' : 'valid' }, { id: 'gone', live: 'valid', shadow: null }],
+      }));
+      await store.recordComparisons(comparisons, [{ incarnation: seq, revision: 2, count: 3 }]);
+      const run = await store.shadowRun(seq, 2);
+      expect(run).toMatchObject({ compared: 70, flipped: 10, skipped: 3, active: true, startedBy: 'token:abc' });
+      expect(run?.byRule).toEqual([
+        { ruleId: 'gone', compared: 70, differs: 70, changes: [{ live: 'valid', shadow: null, count: 70 }] },
+        { ruleId: 'kept', compared: 70, differs: 10, changes: [{ live: 'valid', shadow: 'not-valid', count: 10 }] },
+      ]);
+      const flipped = comparisons.filter((c) => c.flipped).map((c) => c.executionId);
+      const first = await store.flippedExecutions(seq, 2, 6);
+      expect(first.items).toEqual(flipped.slice(0, 6));
+      expect((await store.flippedExecutions(seq, 2, 6, first.next)).items).toEqual(flipped.slice(6));
+      expect(await store.purgeExecutions('2026-01-02T00:00:35.000Z')).toBe(0);
+      expect(await store.shadowRun(seq, 2)).toMatchObject({ compared: 35, flipped: 5 });
+    } finally {
+      await store.close();
+    }
   });
 });

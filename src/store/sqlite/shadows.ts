@@ -7,6 +7,8 @@ import {
 import type { ShadowComparison, ShadowRepository, ShadowSkip } from '../types.js';
 import type { Transactional } from './database.js';
 
+const CHUNK = 32;
+
 /** Run inside approve's and reject's transactions. */
 export type StopShadow = (incarnation: number, revision: number, now: string) => void;
 
@@ -25,6 +27,8 @@ export function sqliteShadows(db: Database.Database, write: Transactional): { re
   const flipped = db.prepare<[Record<string, unknown>], { seq: number; execution_id: string }>(FLIPPED);
   const skipped = db.prepare<[Record<string, unknown>]>(SKIPPED);
   const insertOne = db.prepare<unknown[]>(insertComparisonsSql(1, () => '?'));
+  // Whole chunks in one statement: a third of the per-row cost of single inserts (the bench's profile).
+  const insertChunk = db.prepare<unknown[]>(insertComparisonsSql(CHUNK, () => '?'));
 
   const stop: StopShadow = (incarnation, revision, now) => {
     clear.run(numbered([incarnation, revision]));
@@ -41,7 +45,9 @@ export function sqliteShadows(db: Database.Database, write: Transactional): { re
   });
   const stopTx = write(stop);
   const recordTx = write((comparisons: readonly ShadowComparison[], skips: readonly ShadowSkip[]) => {
-    for (const c of comparisons) insertOne.run(...comparisonValues(c));
+    let i = 0;
+    for (; i + CHUNK <= comparisons.length; i += CHUNK) insertChunk.run(...comparisons.slice(i, i + CHUNK).flatMap(comparisonValues));
+    for (; i < comparisons.length; i++) insertOne.run(...comparisonValues(comparisons[i] as ShadowComparison));
     for (const s of skips) skipped.run(numbered(skipValues(s)));
   });
 
