@@ -67,6 +67,7 @@ describe.each(backends)('shadow runs (%s)', (name, made, available) => {
   /** Purges at its clock's word. */
   let timed: FastifyInstance;
   let clock = Date.now();
+  let env: Record<string, string> = {};
   let where: ReturnType<typeof made>;
   const req = (app: FastifyInstance, token: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
     app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload && { payload }) });
@@ -120,7 +121,7 @@ describe.each(backends)('shadow runs (%s)', (name, made, available) => {
   beforeAll(async () => {
     if (!available) return;
     where = made();
-    const env = {
+    env = {
       ...where.env, API_TOKENS: `${AUTHOR}:projA,${REVIEWER}:projA,${B}:projB`, SCENARIO_APPROVAL_PROJECTS: 'projA',
       // Synthetic credentials: what is compared is the rules' statuses, not the verification.
       CREDENTIAL_VERIFICATION: 'off', ...jwks.env,
@@ -241,6 +242,16 @@ describe.each(backends)('shadow runs (%s)', (name, made, available) => {
     expect(rejected.statusCode, rejected.body).toBe(200);
     expect(await marker('decided')).toBeNull();
     expect((await shadow(two, AUTHOR, 'GET', 'decided', 3)).json()).toMatchObject({ state: 'stopped', stoppedAt: rejected.json().decidedAt });
+  });
+
+  it.skipIf(!available)('writes what it compared when the app closes right after an execute', async () => {
+    await create('closing');
+    await propose('closing', STRICTER);
+    expect((await shadow(one, AUTHOR, 'POST', 'closing', 2)).statusCode).toBe(200);
+    const closing = await makeApp(env);
+    const run = await execute(closing, 'closing', 30);
+    await closing.close();
+    expect((await shadow(one, AUTHOR, 'GET', 'closing', 2)).json()).toMatchObject({ compared: 1, flipped: 1, flippedExecutions: [run.executionId] });
   });
 
   // Last: it purges every execution the tests above made.
