@@ -4,15 +4,28 @@ import type { DatabaseState } from '../services/health.js';
 import { DatabaseNotReady, ShuttingDown, StorageFullNotReady } from './errors.js';
 import { answered, problemResponses } from './responses.js';
 
-const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
+const Health = Type.Object({
+  status: Type.String({ examples: ['ok'] }),
+  details: Type.Optional(Type.Object({
+    chainFollower: Type.Object({
+      behind: Type.Array(Type.String(), {
+        description: 'Chains whose deployment transactions this instance could not follow in its last round (the RPC ' +
+          'endpoint did not answer, or none is configured for a chain a deployment names).',
+      }),
+      pending: Type.Integer({ description: 'TxPosted deployment transactions followed.' }),
+    }, { additionalProperties: false }),
+  }, { additionalProperties: false, description: 'Present while something is behind; the instance still takes traffic.' })),
+}, { additionalProperties: false });
 
 export interface HealthOptions {
   database: () => Promise<DatabaseState>;
   /** Whether the instance is stopping (draining or closing): then it is not ready, whatever the database says. */
   stopping: () => boolean;
+  /** The chain follower's state on this instance, where it holds the lease. */
+  following?: () => { behind: string[]; pending: number; holding: boolean };
 }
 
-export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping, following }) => {
   app.get('/health/live', {
     schema: {
       operationId: 'live',
@@ -42,6 +55,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
   }, async (request) => {
     if (stopping()) throw new ShuttingDown('send traffic to another');
     const state = await database();
+    const follower = following?.();
+    if (state.ready && follower?.holding === true && follower.behind.length > 0) {
+      return { status: 'ok', details: { chainFollower: { behind: follower.behind, pending: follower.pending } } };
+    }
     if (state.ready) return { status: 'ok' };
     request.log.warn({ err: state.err }, 'readiness check failed');
     throw state.fullForSeconds === undefined ? new DatabaseNotReady() : new StorageFullNotReady(state.fullForSeconds);

@@ -3,6 +3,9 @@ export interface Migration {
   sql: string;
 }
 
+/** The lease the chain follower holds (src/services/deployment-follower.ts): one instance follows at a time. */
+export const LEASES_TABLE = 'CREATE TABLE service_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at TEXT NOT NULL);';
+
 /** These end both dialects' lists. */
 export const SAME_IN_BOTH: Migration[] = [
   {
@@ -61,7 +64,7 @@ export const SAME_IN_BOTH: Migration[] = [
 ];
 
 /**
- * Migration 17 in both dialects but for the key and the time (an execution's type, compared by the purge): the shadowed revision on the head row execute reads anyway, each
+ * Migration 18 in both dialects but for the key and the time (an execution's type, compared by the purge): the shadowed revision on the head row execute reads anyway, each
  * shadow run's start and stop, and per comparison only statuses (no credential, no address). `created_at` is the
  * execution's, so the retention purge takes a comparison with its execution.
  */
