@@ -10,6 +10,7 @@ import { openSqliteStore } from '../src/store/sqlite.js';
 import { openPostgresStore } from '../src/store/postgres.js';
 import type { ShadowComparison } from '../src/store/types.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
+import { haveIden3Documents } from './shared-fixtures.js';
 
 const AUTHOR = 'author-token-of-project-a-0123';
 const REVIEWER = 'reviewer-token-of-project-a-01';
@@ -172,6 +173,19 @@ describe.each(backends)('shadow runs (%s)', (name, made, available) => {
     expect((await shadow(one, AUTHOR, 'DELETE', 'lifecycle', 1)).json()).toMatchObject({ status: 404, code: 'SCS_SHADOW_NOT_FOUND' });
   });
 
+  it.skipIf(!available || !haveIden3Documents())('refuses to shadow an OffChainZKP scenario, whose one proof answers the live queries only', async () => {
+    const input = scenario({
+      projectId: 'projA', type: 'OffChainZKP',
+      queryConfigurations: [{ id: 'q', query: { type: 'KYCAgeCredential', requestId: 1, attribute: 'birthday', value: 20000101, operator: '$lt', context: 'https://raw.githubusercontent.com/iden3/claim-schema-vocab/main/schemas/json-ld/kyc-v3.json-ld' } }],
+    });
+    expect((await req(one, AUTHOR, 'POST', '/compliance/scenarios', { id: 'zkp', input })).statusCode).toBe(201);
+    await propose('zkp', { name: 'Proposed' });
+    const refused = await shadow(one, AUTHOR, 'POST', 'zkp', 2);
+    expect(refused.json()).toMatchObject({ status: 409, code: 'SCS_SHADOW_UNSUPPORTED' });
+    expect(refused.json().detail).toMatch(/one authorization request/);
+    expect(await marker('zkp')).toBeNull();
+  });
+
   it.skipIf(!available)('flips exactly the executions the stricter rule fails, counts by rule, pages them, and answers execute to the byte as without', async () => {
     await create('flips');
     await propose('flips', STRICTER);
@@ -292,18 +306,19 @@ describe.each([
         rules: [{ id: 'kept', live: 'valid', shadow: i % 7 === 0 ? 'not-valid' : 'valid' }, { id: 'gone', live: 'valid', shadow: null }],
       }));
       await store.recordComparisons(comparisons, [{ incarnation: seq, revision: 2, count: 3 }]);
-      const run = await store.shadowRun(seq, 2);
+      const run = await store.shadowRun(seq, 2, 100);
       expect(run).toMatchObject({ compared: 70, flipped: 10, skipped: 3, active: true, startedBy: 'token:abc' });
       expect(run?.byRule).toEqual([
         { ruleId: 'gone', compared: 70, differs: 70, changes: [{ live: 'valid', shadow: null, count: 70 }] },
         { ruleId: 'kept', compared: 70, differs: 10, changes: [{ live: 'valid', shadow: 'not-valid', count: 10 }] },
       ]);
       const flipped = comparisons.filter((c) => c.flipped).map((c) => c.executionId);
-      const first = await store.flippedExecutions(seq, 2, 6);
-      expect(first.items).toEqual(flipped.slice(0, 6));
-      expect((await store.flippedExecutions(seq, 2, 6, first.next)).items).toEqual(flipped.slice(6));
+      expect(run?.flippedExecutions).toEqual(flipped);
+      const first = await store.shadowRun(seq, 2, 6);
+      expect(first?.flippedExecutions).toEqual(flipped.slice(0, 6));
+      expect((await store.shadowRun(seq, 2, 6, first?.next))?.flippedExecutions).toEqual(flipped.slice(6));
       expect(await store.purgeExecutions('2026-01-02T00:00:35.000Z')).toBe(0);
-      expect(await store.shadowRun(seq, 2)).toMatchObject({ compared: 35, flipped: 5 });
+      expect(await store.shadowRun(seq, 2, 1)).toMatchObject({ compared: 35, flipped: 5 });
     } finally {
       await store.close();
     }

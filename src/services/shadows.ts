@@ -4,7 +4,7 @@ import { verdictOf } from '../domain/verdict.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type {
-  ScenarioRepository, ScenarioRevisionRepository, ShadowComparison, ShadowRepository, ShadowRule, ShadowRun, ShadowSkip,
+  ScenarioRepository, ScenarioRevisionRepository, ShadowComparison, ShadowRepository, ShadowRule, ShadowRunPage, ShadowSkip,
 } from '../store/types.js';
 import type { Access } from './access.js';
 import { NotProposed, RevisionNotFound, ShadowBusy, ShadowNotFound, ShadowUnsupported } from './errors.js';
@@ -142,12 +142,7 @@ export class ShadowRunner {
 }
 
 /** What the shadow routes answer. */
-export interface ShadowState extends ShadowRun {
-  scenarioId: string;
-  revision: number;
-  flippedExecutions: string[];
-  next?: number;
-}
+export type ShadowState = ShadowRunPage & { scenarioId: string; revision: number };
 
 export class ShadowService {
   constructor(private readonly store: ScenarioRepository & ScenarioRevisionRepository & ShadowRepository, private readonly now: () => number) {}
@@ -178,7 +173,7 @@ export class ShadowService {
 
   async stop(access: Access, id: string, n: number): Promise<ShadowState> {
     const { live } = await this.revision(access, id, n);
-    if (!(await this.store.shadowRun(live.seq, n))) throw new ShadowNotFound(id, n);
+    if (!(await this.store.shadowRun(live.seq, n, 1))) throw new ShadowNotFound(id, n);
     await this.store.stopShadow(live.seq, n, new Date(this.now()).toISOString());
     return this.state(access, id, n, 20);
   }
@@ -186,8 +181,8 @@ export class ShadowService {
   /** 404 for a revision never shadowed. */
   async state(access: Access, id: string, n: number, limit: number, after?: number): Promise<ShadowState> {
     const { live } = await this.revision(access, id, n);
-    const [run, page] = await Promise.all([this.store.shadowRun(live.seq, n), this.store.flippedExecutions(live.seq, n, limit, after)]);
+    const run = await this.store.shadowRun(live.seq, n, limit, after);
     if (!run) throw new ShadowNotFound(id, n);
-    return { scenarioId: id, revision: n, ...run, flippedExecutions: page.items, ...(page.next !== undefined && { next: page.next }) };
+    return { scenarioId: id, revision: n, ...run };
   }
 }

@@ -161,6 +161,8 @@ export interface ShadowRun {
   byRule: ShadowRuleCount[];
 }
 
+export type ShadowRunPage = ShadowRun & { flippedExecutions: string[]; next?: number };
+
 export interface ShadowSkip {
   incarnation: number;
   revision: number;
@@ -171,7 +173,7 @@ export interface ShadowSkip {
 export interface ShadowRepository {
   startShadow(incarnation: number, revision: number, startedBy: string | null, now: string): Promise<'started' | 'not-proposed' | 'busy' | 'gone'>;
   stopShadow(incarnation: number, revision: number, now: string): Promise<void>;
-  shadowRun(incarnation: number, revision: number): Promise<ShadowRun | undefined>;
-  flippedExecutions(incarnation: number, revision: number, limit: number, after?: number): Promise<{ items: string[]; next?: number }>;
+  /** The counts and a page of the flipped executions' ids (after the seq `after`), read in one snapshot. */
+  shadowRun(incarnation: number, revision: number, limit: number, after?: number): Promise<ShadowRunPage | undefined>;
   recordComparisons(comparisons: readonly ShadowComparison[], skipped: readonly ShadowSkip[]): Promise<void>;
 }

@@ -1,5 +1,5 @@
 /** Shadow runs: the same SQL in both databases but for reading each comparison's rules (JSON text). */
-import type { ShadowComparison, ShadowRuleCount, ShadowRun, ShadowSkip } from './types.js';
+import type { ShadowComparison, ShadowRuleCount, ShadowRun, ShadowRunPage, ShadowSkip } from './types.js';
 
 export const SHADOW_HEAD = 'SELECT shadow_revision AS shadow FROM scenarios WHERE seq = $1';
 export const REVISION_STATE = 'SELECT state FROM scenario_revisions WHERE scenario_seq = $1 AND revision = $2';
@@ -50,8 +50,8 @@ export function shadowRun(run: RunRow, counts: { compared: number | string; flip
   };
 }
 
-export function flippedPage(rows: readonly { seq: number | string; execution_id: string }[], limit: number) {
+export function flippedPage(run: ShadowRun, rows: readonly { seq: number | string; execution_id: string }[], limit: number): ShadowRunPage {
   const items = rows.slice(0, limit);
   const last = items.at(-1);
-  return { items: items.map((r) => r.execution_id), ...(rows.length > limit && last && { next: Number(last.seq) }) };
+  return { ...run, flippedExecutions: items.map((r) => r.execution_id), ...(rows.length > limit && last && { next: Number(last.seq) }) };
 }

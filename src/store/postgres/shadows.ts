@@ -3,6 +3,7 @@ import {
   CLEAR_SHADOW, COUNTS, FLIPPED, REVISION_STATE, RUN, SET_SHADOW, SHADOW_HEAD, SKIPPED, START_RUN, STOP_RUN, byRuleSql,
   comparisonValues, flippedPage, insertComparisonsSql, shadowRun, skipValues, type RunRow,
 } from '../shadow-rows.js';
+import { guard } from '../errors.js';
 import type { ShadowRepository } from '../types.js';
 import type { PostgresDatabase } from './database.js';
 import { inTransaction } from './revisions.js';
@@ -16,7 +17,6 @@ export async function stopShadowIn(client: pg.PoolClient, incarnation: number, r
 }
 
 export function postgresShadows(db: PostgresDatabase): ShadowRepository {
-  const { query } = db;
   return {
     // The scenario's row locked first: approve and reject write the revision, then that row, so a start that read
     // "proposed" is cleared by the decision that follows it.
@@ -31,19 +31,23 @@ export function postgresShadows(db: PostgresDatabase): ShadowRepository {
       return 'started' as const;
     }),
     stopShadow: (incarnation, revision, now) => inTransaction(db, (client) => stopShadowIn(client, incarnation, revision, now)),
-    async shadowRun(incarnation, revision) {
-      const key = [incarnation, revision];
-      const [{ rows: [run] }, { rows: [counts] }, { rows }] = await Promise.all([
-        query<RunRow>(RUN, key),
-        query<{ compared: string; flipped: string }>(COUNTS, key),
-        query<{ id: string; live: string | null; shadow: string | null; n: string }>(BY_RULE, key),
-      ]);
-      return run && shadowRun(run, counts ?? { compared: 0, flipped: 0 }, rows);
-    },
-    async flippedExecutions(incarnation, revision, limit, after = 0) {
-      const { rows } = await query<{ seq: string; execution_id: string }>(FLIPPED, [incarnation, revision, after, limit + 1]);
-      return flippedPage(rows, limit);
-    },
+    // One snapshot: counts and page agree while another instance writes comparisons.
+    shadowRun: (incarnation, revision, limit, after = 0) => guard(async () => {
+      const client = await db.pool.connect();
+      try {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        const key = [incarnation, revision];
+        const { rows: [run] } = await client.query<RunRow>(RUN, key);
+        if (!run) return undefined;
+        const { rows: [counts] } = await client.query<{ compared: string; flipped: string }>(COUNTS, key);
+        const { rows } = await client.query<{ id: string; live: string | null; shadow: string | null; n: string }>(BY_RULE, key);
+        const page = await client.query<{ seq: string; execution_id: string }>(FLIPPED, [incarnation, revision, after, limit + 1]);
+        return flippedPage(shadowRun(run, counts ?? { compared: 0, flipped: 0 }, rows), page.rows, limit);
+      } finally {
+        await client.query('ROLLBACK').catch(() => {});
+        client.release();
+      }
+    }),
     async recordComparisons(comparisons, skips) {
       if (comparisons.length === 0 && skips.length === 0) return;
       await inTransaction(db, async (client) => {

@@ -56,13 +56,13 @@ export function sqliteShadows(db: Database.Database, write: Transactional): { re
     repository: {
       startShadow: (incarnation, revision, by, now) => startTx(incarnation, revision, by, now),
       stopShadow: (incarnation, revision, now) => stopTx(incarnation, revision, now),
-      async shadowRun(incarnation, revision) {
+      // One synchronous turn: no write comes between the reads.
+      async shadowRun(incarnation, revision, limit, after = 0) {
         const key = numbered([incarnation, revision]);
         const found = run.get(key);
-        return found && shadowRun(found, counts.get(key) ?? { compared: 0, flipped: 0 }, rules.all(key));
-      },
-      async flippedExecutions(incarnation, revision, limit, after = 0) {
-        return flippedPage(flipped.all(numbered([incarnation, revision, after, limit + 1])), limit);
+        if (!found) return undefined;
+        const counted = shadowRun(found, counts.get(key) ?? { compared: 0, flipped: 0 }, rules.all(key));
+        return flippedPage(counted, flipped.all(numbered([incarnation, revision, after, limit + 1])), limit);
       },
       recordComparisons: (comparisons, skips) => recordTx(comparisons, skips),
     },
