@@ -6,6 +6,10 @@
  *   ceiling     POST /bench/ceiling                      (auth + parse + validate the execute body, fixed answer)
  *   execute     POST /compliance/scenarios/execute       (5 rules, 3 credentials, audit record written; credential
  *               verification strict on demo-issuer credentials, or off with BENCH_VERIFICATION=off)
+ *   shadow      POST /compliance/scenarios/execute on a scenario with a proposed revision in shadow (its q-age rule asks 40
+ *               and over, so every execute flips): the same body as execute but for its scenarioId, on the same server,
+ *               in the same rounds. Reported: its server CPU per request over execute's (goal <= 1.15: "shadow adds at
+ *               most 15% to warm execute CPU"), and the shadow run's compared / skipped counts after the rounds.
  *   unrecorded  POST /compliance/scenarios/execute on a second server whose store's recordExecution does nothing
  *               (the group commit and insert of the audit record: what recording costs, beyond the digests)
  *   patch       PATCH /compliance/scenarios/{id}         (each a real change; no lost update)
@@ -34,7 +38,7 @@
  * request and how many cores other processes used meanwhile.
  *
  * Environment: BENCH_SECONDS (10), BENCH_ROUNDS (3), BENCH_WARMUP_SECONDS (3), BENCH_CONNECTIONS (100), BENCH_PATCH_CONNECTIONS (20),
- * BENCH_ONLY (comma-separated phases: baseline,ceiling,execute,unrecorded,patch,get,open,cold; open needs execute), BENCH_CPU_PROF (a directory:
+ * BENCH_ONLY (comma-separated phases: baseline,ceiling,execute,shadow,unrecorded,patch,get,open,cold; open needs execute), BENCH_CPU_PROF (a directory:
  * every measured run is CPU-profiled in the server, one .cpuprofile per route and round, to be read with
  * bench/profile-summary.mjs), BENCH_JSON (a file to write the figures to), DATABASE_URL, BENCH_STORES (sqlite or
  * postgres: run on one store only). The cold phase: BENCH_COLD_SECONDS (10), BENCH_COLD_CONNECTIONS (1),
@@ -68,14 +72,19 @@ const GOALS = {
   executeP99: 10,
   patchP99: 20,
   coldP50: 50,
+  shadowCpu: 1.15,
 };
 
 const EXEC_ID = 'bench-exec';
 const PATCH_ID = 'bench-patch';
 const GET_ID = 'bench-get';
 const COLD_ID = 'bench-cold';
+const SHADOW_ID = 'bench-shadow';
+/** The shadow phase's scenario is alone in a project that requires approval: a PATCH there is a proposal. */
+const SHADOW_PROJECT = 'bench-shadow';
 const creds = await benchCredentials();
 const body = JSON.stringify({ address: ADDRESS, scenarioId: EXEC_ID, credentials: creds.credentials });
+const shadowBody = JSON.stringify({ address: ADDRESS, scenarioId: SHADOW_ID, credentials: creds.credentials });
 
 const want = (phase) => ONLY === undefined || ONLY.has(phase);
 
@@ -198,7 +207,7 @@ const median = (xs) => {
 
 async function runTarget(target) {
   if (CPU_PROF) fs.mkdirSync(CPU_PROF, { recursive: true });
-  const env = { ...creds.env, ...(CPU_PROF ? { BENCH_PROFILE: '1' } : {}) };
+  const env = { ...creds.env, ...(CPU_PROF ? { BENCH_PROFILE: '1' } : {}), ...(want('shadow') ? { SCENARIO_APPROVAL_PROJECTS: SHADOW_PROJECT } : {}) };
   const server = await startServer(target, { env });
   // A second server, the same but with a no-op audit insert, for the "execute without the audit insert" figure.
   let noAudit;
@@ -217,6 +226,14 @@ async function runTarget(target) {
     await createScenario(server, PATCH_ID, httpScenario('Bench patch'));
     await createScenario(server, GET_ID, httpScenario('Bench get'));
     if (coldBodies) await createScenario(server, COLD_ID, httpScenario('Bench cold execute'));
+    if (want('shadow')) {
+      await createScenario(server, SHADOW_ID, { ...httpScenario('Bench shadow'), projectId: SHADOW_PROJECT });
+      const stricter = HTTP_RULES.map((r) => (r.id === 'q-age' ? { ...r, query: { ...r.query, value: 40 } } : r));
+      const proposed = await request(server, 'PATCH', `/compliance/scenarios/${SHADOW_ID}`, { input: { queryConfigurations: stricter } });
+      if (proposed.status !== 202) throw new Error(`proposing the shadow revision: ${proposed.status} ${JSON.stringify(proposed.body)}`);
+      const started = await request(server, 'POST', `/compliance/scenarios/${SHADOW_ID}/revisions/2/shadow`, {});
+      if (started.status !== 200) throw new Error(`starting the shadow: ${started.status} ${JSON.stringify(started.body)}`);
+    }
 
     // Pre-flight: the execute answers 5 valid results and is in the audit log; the bench routes answer.
     const preflight = async (s) => {
@@ -253,6 +270,7 @@ async function runTarget(target) {
       { name: 'baseline', label: 'baseline GET /bench/baseline', opts: { method: 'GET', url: `${server.base}/bench/baseline` } },
       { name: 'ceiling', label: 'ceiling POST /bench/ceiling', opts: { method: 'POST', url: `${server.base}/bench/ceiling`, headers: AUTH, body } },
       { name: 'execute', label: 'execute POST /compliance/scenarios/execute', opts: { method: 'POST', url: `${server.base}/compliance/scenarios/execute`, headers: AUTH, body } },
+      { name: 'shadow', label: 'execute with a revision in shadow', opts: { method: 'POST', url: `${server.base}/compliance/scenarios/execute`, headers: AUTH, body: shadowBody } },
       { name: 'unrecorded', label: 'execute, no-op audit insert (2nd server)', server: noAudit, opts: { method: 'POST', url: `${noAudit?.base}/compliance/scenarios/execute`, headers: AUTH, body } },
       { name: 'patch', label: `PATCH /compliance/scenarios/${PATCH_ID}`, patch: true },
       { name: 'get', label: `GET /compliance/scenarios/${GET_ID}`, opts: { method: 'GET', url: `${server.base}/compliance/scenarios/${GET_ID}`, headers: AUTH } },
@@ -337,6 +355,12 @@ async function runTarget(target) {
       res.cold = c;
       console.log(`  cold execute (${COLD_PER_REQUEST} fresh credentials per request), ${c.connections} connection(s): ${c.requests} requests in ${fmt(c.seconds, 1)} s${c.exhausted ? ' (the fresh credentials ran out: raise BENCH_COLD_CREDENTIALS or BENCH_COLD_MAX_RPS)' : ''}, ${fmt(c.rps, 1)} req/s, p50 ${fmt(c.p50, 1)} ms, p99 ${fmt(c.p99, 1)} ms, max ${fmt(c.max, 1)} ms, server ${fmt(c.cpuUsPerCredential / 1000, 2)} ms CPU per credential; cores used: server ${fmt(c.serverCores, 2)}, load generator ${fmt(c.loadgenCores, 2)}, other processes ${fmt(c.otherCores, 2)}`);
     }
+    if (want('shadow')) {
+      await sleep(500); // the last batch of comparisons written
+      const run = (await request(server, 'GET', `/compliance/scenarios/${SHADOW_ID}/revisions/2/shadow?limit=1`)).body;
+      res.shadowRun = { compared: run.compared, flipped: run.flipped, skipped: run.skipped, served: res.served.shadow };
+      console.log(`  shadow run: ${run.compared} compared (${run.flipped} flipped), ${run.skipped} skipped, of ${res.served.shadow} executes with the shadow (warm-up included)`);
+    }
     if (want('patch')) {
       const final = await request(server, 'GET', `/compliance/scenarios/${PATCH_ID}`);
       patchSent = n;
@@ -388,7 +412,7 @@ async function runTarget(target) {
       runs: list,
     };
     res.phases[name] = p;
-    const label = { baseline: 'baseline', ceiling: 'ceiling', execute: 'execute', unrecorded: 'execute, no-op audit insert', patch: 'PATCH', get: 'GET scenario' }[name];
+    const label = { baseline: 'baseline', ceiling: 'ceiling', execute: 'execute', shadow: 'execute, revision in shadow', unrecorded: 'execute, no-op audit insert', patch: 'PATCH', get: 'GET scenario' }[name];
     const pgCol = target.kind === 'postgres' ? [fmt(p.postgresUsPerReq, 1)] : [];
     rows.push([label, p.connections, fmt(p.rps), `${fmt(p.rpsMin)}-${fmt(p.rpsMax)}`, fmt(p.p50), fmt(p.p99), fmt(p.p99Max), fmt(p.cpuUsPerReq, 1), ...pgCol, fmt(p.otherCores, 2), p.ok]);
     const bad = anyBad[name];
@@ -408,6 +432,8 @@ async function runTarget(target) {
     cpuExecuteVsCeiling: cost('execute', 'ceiling'),
     cpuExecuteVsBaseline: cost('execute', 'baseline'),
     cpuExecuteVsUnrecorded: cost('execute', 'unrecorded'),
+    executeVsShadow: ratio('execute', 'shadow'),
+    cpuShadowVsExecute: cost('execute', 'shadow'),
   };
   const r = res.ratios;
   if (p.execute && p.ceiling) check(`execute >= ${GOALS.executeVsCeiling} x ceiling`, r.executeVsCeiling >= GOALS.executeVsCeiling, `${fmt(r.executeVsCeiling, 3)} (median of ${ROUNDS} paired rounds)`);
@@ -416,6 +442,13 @@ async function runTarget(target) {
   // needs well over 10,000 req/s. The ceiling route's p99 (in the table) is the best execute could do here.
   // The latency goal is the open-loop one (below); at 100 connections always busy it is reported, not enforced.
   if (p.execute) check(`execute p99 <= ${GOALS.executeP99} ms at ${CONNECTIONS} connections, closed loop`, p.execute.p99 <= GOALS.executeP99, `${p.execute.p99} ms (median of ${ROUNDS} rounds; worst ${p.execute.p99Max} ms; mean latency by Little's law ${fmt((CONNECTIONS / p.execute.rps) * 1000, 1)} ms; the ceiling route's p99 ${p.ceiling ? `${p.ceiling.p99} ms` : 'not measured'})`, false);
+  if (p.execute && p.shadow) {
+    const sr = res.shadowRun;
+    check(`execute with a revision in shadow <= ${GOALS.shadowCpu} x execute's server CPU`, r.cpuShadowVsExecute <= GOALS.shadowCpu,
+      `${fmt(r.cpuShadowVsExecute, 3)} (median of ${ROUNDS} paired rounds; ${sr ? `${sr.compared} compared, ${sr.skipped} skipped` : 'no shadow run read'})`);
+    check('shadow: every execute with the shadow compared, none skipped', sr !== undefined && sr.skipped === 0,
+      sr ? `${sr.compared} compared, ${sr.skipped} skipped: a skipped comparison costs nothing, so skips would flatter the ratio` : 'not read');
+  }
   const o = res.open;
   if (o) {
     check(`execute p99 <= ${GOALS.executeP99} ms offered at half the measured maximum (open loop, ${fmt(o.rate)} req/s evenly spaced)`, o.p99 <= GOALS.executeP99,
@@ -451,6 +484,7 @@ async function runTarget(target) {
       ['PATCH / baseline', fmt(r.patchVsBaseline, 3), '-'],
       ['ceiling / baseline', fmt(r.ceilingVsBaseline, 3), '-'],
       ['execute / execute with a no-op audit insert', fmt(r.executeVsUnrecorded, 3), fmt(r.cpuExecuteVsUnrecorded, 3)],
+      ['execute / execute with a revision in shadow', fmt(r.executeVsShadow, 3), fmt(r.cpuShadowVsExecute, 3)],
     ]));
     console.log('  (server CPU cost ratio = CPU us per request of the other route / of execute: the same ratio measured in');
     console.log('   CPU time instead of wall time, so less sensitive to other processes on the machine)');

@@ -18,6 +18,7 @@ import { DeploymentFollower } from './services/deployment-follower.js';
 import { RequestCheck } from './chain/request-check.js';
 import { RequestMatcher } from './chain/request-match.js';
 import { RevisionService } from './services/revisions.js';
+import { ShadowRunner } from './services/shadows.js';
 import { openStore, type ChainSend, type Store } from './store/index.js';
 import { observeStore } from './store/observer.js';
 import { createDemoIssuer, demoStatePublication, demoStatusResolver, revokeDemoNonce } from './trust/demo-issuer.js';
@@ -52,6 +53,7 @@ export interface Adapters {
   executor: Executor;
   executions: ExecutionLifecycle;
   revisions: RevisionService;
+  shadows: ShadowRunner;
   timers: BoundTimer[];
   routes: BoundRoute[];
   /** Where WEBHOOK_SECRET is set. */
@@ -112,9 +114,14 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
     const executor = new Executor();
     const revisions = new RevisionService(store);
-    const executions = new ExecutionLifecycle({
+    const shadows: ShadowRunner = new ShadowRunner({
+      store, plans, limit: config.shadowQueueLimit, evaluate: (compiled, job) => executions.shadowResults(compiled, job), // bound below, called after
+      counted: (outcome) => metrics.countShadow(outcome),
+      failed: (err, context) => log.warn({ err, ...context }, 'a shadow evaluation or its write failed'),
+    });
+    const executions: ExecutionLifecycle = new ExecutionLifecycle({
       scenarios: store, executions: store, outbox: store, revisions, plans, now, executor, onVerdicts, webhook: config.webhook, attestor,
-      attestationFacts: (type) => attestationFacts(type, config.trust),
+      attestationFacts: (type) => attestationFacts(type, config.trust), shadows,
     });
     const strategies = await createStrategies({
       pending: executions, answers: store, nullifiers: store, verifier, chain,
@@ -140,7 +147,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
       : undefined;
     if (follower) metrics.watchFollower(() => follower.snapshot());
     return {
-      store, now, metrics, plans, verifier, executor, executions, revisions, timers: timersOf(strategies), routes: routesOf(strategies), webhooks, attestor,
+      store, now, metrics, plans, verifier, executor, executions, revisions, shadows, timers: timersOf(strategies), routes: routesOf(strategies), webhooks, attestor,
       deployments, follower,
     };
   } catch (err) {

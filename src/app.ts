@@ -21,10 +21,12 @@ import { protection } from './http/protection.js';
 import { scenarioRoutes, scenarioSchemaCheck } from './http/scenarios.js';
 import { revisionRoutes } from './http/revisions.js';
 import { approvalRoutes } from './http/approvals.js';
+import { shadowRoutes } from './http/shadows.js';
 import { databaseState } from './services/health.js';
 import { IDEMPOTENCY_TTL_MS, IdempotencyKeys } from './services/idempotency.js';
 import { ScenarioService } from './services/scenarios.js';
 import { ApprovalService } from './services/approvals.js';
+import { ShadowService } from './services/shadows.js';
 import { typeRoutes } from './http/type-routes.js';
 import { installValidators } from './http/validation.js';
 import { terminalLogStream } from './http/log-stream.js';
@@ -103,7 +105,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
 }
 
 async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, adapters: Adapters): Promise<ServiceApp> {
-  const { store, now, metrics, plans, verifier, executor, executions, revisions, timers, routes, webhooks, attestor, follower } = adapters;
+  const { store, now, metrics, plans, verifier, executor, executions, revisions, shadows, timers, routes, webhooks, attestor, follower } = adapters;
   // While draining and closing, no keep-alive client may write its next request to a socket close() is about to end.
   let draining = false;
   let closing = false;
@@ -129,6 +131,8 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     store, now, retentionDays: config.executionRetentionDays, purgeIntervalMs: config.executionPurgeIntervalMs, idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
   });
   await app.register(verifierLifecycle, { verifier, warm: deps.warmVerification === true });
+  // After the store's: closed before it, once the last request is answered, its comparisons written.
+  app.addHook('onClose', () => shadows.close());
   await app.register(scenarioTimers, { timers });
   if (webhooks) await app.register(webhooksLifecycle, { webhooks });
   if (follower) await app.register(followerLifecycle, { follower });
@@ -177,6 +181,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(dryRunRoutes, { executions, scenarios, coldRefusal: (tenant) => verifier.coldRefusal(tenant), perMinute: config.dryRunsPerMinute });
     await secured.register(revisionRoutes, { revisions });
     await secured.register(approvalRoutes, { approvals: new ApprovalService({ store, plans, now }) });
+    await secured.register(shadowRoutes, { shadows: new ShadowService(store, now) });
     await secured.register(executionRoutes, { executions });
     await secured.register(exportRoutes, { exporter: new EvidenceExporter(store) });
     await secured.register(attestationRoutes, { executions, attestor });

@@ -19,6 +19,7 @@ const DEFAULTS: Config = {
   shutdownDelayMs: 0,
   rateLimit: { max: 6000, windowMs: 60_000 },
   dryRunsPerMinute: 60,
+  shadowQueueLimit: 256,
   maxEventLoopDelayMs: 1000,
   requestTimeoutMs: 30_000,
   trust: {

@@ -4,7 +4,7 @@ import { PlanCache } from '../src/domain/plan-cache.js';
 import type { ScenarioHead } from '../src/store/types.js';
 import { TYPES } from './engine/factories.js';
 
-function counter(head: ScenarioHead[] = [{ seq: 1, revision: 1 }]) {
+function counter(head: ScenarioHead[] = [{ seq: 1, revision: 1, shadow: null }]) {
   let reads = 0;
   let current: ScenarioHead[] = head;
   return {
@@ -22,11 +22,11 @@ describe('PlanCache.head (single-flight reads of a scenario\'s head)', () => {
     const plans = new PlanCache(TYPES);
     const store = counter();
     const [a, b, c] = await Promise.all([plans.head('s', '*', store.read), plans.head('s', '*', store.read), plans.head('s', '*', store.read)]);
-    expect([a, b, c]).toEqual([[{ seq: 1, revision: 1 }], [{ seq: 1, revision: 1 }], [{ seq: 1, revision: 1 }]]);
+    expect([a, b, c]).toEqual([[{ seq: 1, revision: 1, shadow: null }], [{ seq: 1, revision: 1, shadow: null }], [{ seq: 1, revision: 1, shadow: null }]]);
     expect(store.reads).toBe(1);
     await nextTurn();
-    store.set([{ seq: 1, revision: 2 }]);
-    expect(await plans.head('s', '*', store.read)).toEqual([{ seq: 1, revision: 2 }]);
+    store.set([{ seq: 1, revision: 2, shadow: null }]);
+    expect(await plans.head('s', '*', store.read)).toEqual([{ seq: 1, revision: 2, shadow: null }]);
     expect(store.reads).toBe(2);
   });
 
@@ -44,9 +44,9 @@ describe('PlanCache.head (single-flight reads of a scenario\'s head)', () => {
     const store = counter();
     store.set([]);
     expect(await plans.head('s', '*', store.read)).toEqual([]);
-    store.set([{ seq: 7, revision: 1 }]);
+    store.set([{ seq: 7, revision: 1, shadow: null }]);
     plans.forget('s', 7);
-    expect(await plans.head('s', '*', store.read)).toEqual([{ seq: 7, revision: 1 }]);
+    expect(await plans.head('s', '*', store.read)).toEqual([{ seq: 7, revision: 1, shadow: null }]);
     expect(store.reads).toBe(2);
   });
 
@@ -61,12 +61,12 @@ describe('PlanCache.head (single-flight reads of a scenario\'s head)', () => {
     }) as never;
     plans.compile(row(1, 'pa'));
     plans.compile(row(2, 'pb'));
-    expect(plans.current({ seq: 1, revision: 1 })?.projectId).toBe('pa');
-    expect(plans.current({ seq: 2, revision: 1 })?.projectId).toBe('pb');
-    expect(plans.current({ seq: 2, revision: 2 })).toBeUndefined();
+    expect(plans.current({ seq: 1, revision: 1, shadow: null })?.projectId).toBe('pa');
+    expect(plans.current({ seq: 2, revision: 1, shadow: null })?.projectId).toBe('pb');
+    expect(plans.current({ seq: 2, revision: 2, shadow: null })).toBeUndefined();
     plans.forget('same', 2);
-    expect(plans.current({ seq: 2, revision: 1 })).toBeUndefined();
-    expect(plans.current({ seq: 1, revision: 1 })?.projectId).toBe('pa');
+    expect(plans.current({ seq: 2, revision: 1, shadow: null })).toBeUndefined();
+    expect(plans.current({ seq: 1, revision: 1, shadow: null })?.projectId).toBe('pa');
   });
 
   it('shares a failed read with the executes waiting on it, and reads again in the next turn', async () => {
@@ -81,6 +81,6 @@ describe('PlanCache.head (single-flight reads of a scenario\'s head)', () => {
     expect(reads).toBe(1);
     await nextTurn();
     await nextTurn();
-    expect(await plans.head('s', '*', async () => [{ seq: 1, revision: 1 }])).toEqual([{ seq: 1, revision: 1 }]);
+    expect(await plans.head('s', '*', async () => [{ seq: 1, revision: 1, shadow: null }])).toEqual([{ seq: 1, revision: 1, shadow: null }]);
   });
 });

@@ -101,12 +101,18 @@ describe('DELETE with Content-Type: application/json and no body', () => {
       // Every DELETE route the document names: a new one fails here until it is covered below.
       const spec = app.swagger() as { paths: Record<string, Record<string, unknown>> };
       const deletes = Object.entries(spec.paths).filter(([, ops]) => 'delete' in ops).map(([path]) => path);
-      expect(deletes).toEqual(['/compliance/scenarios/{scenarioId}']);
+      expect(deletes).toEqual([
+        '/compliance/scenarios/{scenarioId}', '/compliance/scenarios/{scenarioId}/deployments/{deploymentId}',
+        '/compliance/scenarios/{scenarioId}/revisions/{revision}/shadow',
+      ]);
       for (const headers of [json, { ...json, 'content-length': '0' }]) {
         expect((await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'd', input: scenario() } })).statusCode).toBe(201);
         const res = await app.inject({ method: 'DELETE', url: '/compliance/scenarios/d', headers });
         expect(res.statusCode, res.body).toBe(204);
         expect((await app.inject({ method: 'GET', url: '/compliance/scenarios/d', headers: auth })).statusCode).toBe(404);
+        // Past the body's checks to the route's own answer: the scenario is gone.
+        expectCode(await app.inject({ method: 'DELETE', url: '/compliance/scenarios/d/revisions/1/shadow', headers }), 404, 'SCS_SCENARIO_NOT_FOUND');
+        expectCode(await app.inject({ method: 'DELETE', url: '/compliance/scenarios/d/deployments/d-1', headers }), 404, 'SCS_SCENARIO_NOT_FOUND');
       }
       // A body that is there is still parsed: broken JSON is refused.
       expectCode(await app.inject({ method: 'DELETE', url: '/compliance/scenarios/d', headers: json, payload: '{' }), 400, 'SCS_INVALID_JSON');

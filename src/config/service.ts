@@ -71,6 +71,12 @@ export const serviceEnv = Type.Object({
       'on that route: a dry run verifies credentials as execute does but leaves no audit record. `0` leaves the route to ' +
       '`RATE_LIMIT_MAX`; `RATE_LIMIT_MAX=0` turns every limit off, this one too. Per instance, and per worker process with `WORKERS`.',
   }),
+  SHADOW_QUEUE_LIMIT: integer(0, 100_000, {
+    default: 256,
+    description: 'Shadow evaluations waiting at once, per process (see "Shadow runs" in docs/governance.md): beyond it an ' +
+      'execute\'s comparison with the shadowed revision is skipped and counted (`skipped`), so a shadow never queues without ' +
+      'bound. Each waiting evaluation holds its execute\'s credentials in memory until it runs. `0` skips every comparison.',
+  }),
   MAX_EVENT_LOOP_DELAY_MS: integer(0, 60_000, {
     default: 1000,
     description: 'Shed load with 503 + `Retry-After` while the event loop\'s mean delay over a second exceeds this (0 = off).',
@@ -100,7 +106,7 @@ export type ServiceEnv = Static<typeof serviceEnv>;
 
 type ServiceSettings = Pick<Config,
   | 'port' | 'host' | 'publicBaseUrl' | 'trustProxy' | 'logLevel' | 'bodyLimit' | 'docs' | 'corsOrigins' | 'shutdownTimeoutMs'
-  | 'shutdownDelayMs' | 'rateLimit' | 'dryRunsPerMinute' | 'maxEventLoopDelayMs'
+  | 'shutdownDelayMs' | 'rateLimit' | 'dryRunsPerMinute' | 'shadowQueueLimit' | 'maxEventLoopDelayMs'
   | 'requestTimeoutMs' | 'workers' | 'demoIssuer' | 'executionRetentionDays' | 'executionPurgeIntervalMs'>;
 
 /** `auto`: one per usable core. Each has its own store connections, so an in-memory SQLite cannot be shared. */
@@ -167,6 +173,7 @@ export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): Serv
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
     dryRunsPerMinute: env.DRY_RUNS_PER_MINUTE,
+    shadowQueueLimit: env.SHADOW_QUEUE_LIMIT,
     maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     workers: workers(env.WORKERS, database),

@@ -24,6 +24,7 @@ export interface Config {
   /** max 0: off. */
   rateLimit: { max: number; windowMs: number };
   dryRunsPerMinute: number;
+  shadowQueueLimit: number;
   /** 0: off. */
   maxEventLoopDelayMs: number;
   /** 0: no limit. */

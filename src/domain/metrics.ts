@@ -21,6 +21,13 @@ export class Metrics implements StoreObserver {
     labelNames: ['scenario_type', 'status'], registers: [this.registry],
   });
 
+  private readonly shadows = new Counter({
+    name: 'compliance_shadow_evaluations_total',
+    help: 'Shadow evaluations of a proposed revision beside a live execute, by outcome: compared (same verdict), flipped, ' +
+      'skipped (queue full or closing), error',
+    labelNames: ['outcome'], registers: [this.registry],
+  });
+
   private readonly storeLatency = new Histogram({
     name: 'store_operation_duration_seconds', help: 'Database operation latency by operation and outcome',
     labelNames: ['operation', 'outcome'], buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5, 2],
@@ -84,6 +91,10 @@ export class Metrics implements StoreObserver {
 
   countVerdicts(results: readonly ExecutionResult[]): void {
     for (const r of results) this.verdicts.inc({ scenario_type: r.objectType, status: r.result.status });
+  }
+
+  countShadow(outcome: 'compared' | 'flipped' | 'skipped' | 'error'): void {
+    this.shadows.inc({ outcome });
   }
 
   startOperation(operation: string): (outcome: 'ok' | 'error') => void {

@@ -22,8 +22,26 @@ export interface CachedPlan {
 export class PlanCache {
   private readonly entries: LRUCache<number, CachedPlan>;
   private readonly heads = new Map<string, Map<string, Promise<ScenarioHead[]>>>();
+  /** Kept revisions' plans (a shadow's), by `seq:revision`: a kept revision's rules never change. */
+  private readonly kept: LRUCache<string, Promise<CachedPlan>>;
   constructor(private readonly types: TypeDeclarations, max = 1000) {
     this.entries = new LRUCache({ max });
+    this.kept = new LRUCache({ max: 100 });
+  }
+
+  /** Loaded once however many ask at once; a failed load is asked again next time. */
+  keptPlan(seq: number, revision: number, load: () => Promise<CachedPlan>): Promise<CachedPlan> {
+    const key = `${seq}:${revision}`;
+    let plan = this.kept.get(key);
+    if (plan === undefined) {
+      const loading = load();
+      plan = loading;
+      this.kept.set(key, loading);
+      loading.catch(() => {
+        if (this.kept.get(key) === loading) this.kept.delete(key);
+      });
+    }
+    return plan;
   }
 
   head(id: string, scope: string, read: () => Promise<ScenarioHead[]>): Promise<ScenarioHead[]> {

@@ -47,14 +47,14 @@ export const deploymentRoutes: FastifyPluginAsyncTypebox<{ deployments: Deployme
       body: DeployRequest,
       response: {
         202: answered(refOf(SmartContractDeployment), 'The deployment, DeploymentStarted; Location is its URL.', ['Location']),
-        ...problemResponses([...AUTHENTICATED, 404, 409, 422, 502], {
+        ...problemResponses([...AUTHENTICATED, 404, 409, 422, 503], {
           ...LOOKUP,
           409: 'SCS_NOT_ONCHAIN: the scenario is not OnChainZKP. SCS_DEPLOYER_NOT_CONFIGURED: no key, chain, verifier or ' +
             'validators are configured (the detail names the variable to set). SCS_FEE_TOO_HIGH: gas costs more than ' +
             'CHAIN_MAX_FEE_PER_GAS. SCS_CONFLICT: the rules are deployed as they are already.',
           422: 'SCS_DEPLOY_REFUSED: the verifier would revert the transaction (the detail names the contract\'s error, e.g. ' +
             'ValidatorIsNotWhitelisted). SCS_VALIDATION: a rule cannot be made a request (no JSON-LD context, no validator for its circuit).',
-          502: 'SCS_CHAIN_UNAVAILABLE: the chain did not answer.',
+          503: 'SCS_CHAIN_UNAVAILABLE: the chain did not answer (with `Retry-After`).',
         }),
       },
     },

@@ -27,7 +27,10 @@ const NotOnChain = createError<[string, string]>('SCS_NOT_ONCHAIN', 'Scenario %s
 const DeployerMissing = createError<[string]>('SCS_DEPLOYER_NOT_CONFIGURED', '%s', 409);
 const DeployRefused = createError<[string]>('SCS_DEPLOY_REFUSED', '%s', 422);
 const FeeTooHigh = createError<[string]>('SCS_FEE_TOO_HIGH', '%s', 409);
-const ChainUnavailable = createError<[string]>('SCS_CHAIN_UNAVAILABLE', '%s', 502);
+/** Nothing was sent that is not stored: the deploy may be asked again. */
+class ChainUnavailable extends createError<[string]>('SCS_CHAIN_UNAVAILABLE', '%s', 503) {
+  readonly retryAfterSeconds = 5;
+}
 const DeploymentNotFound = createError<[string, string]>('SCS_DEPLOYMENT_NOT_FOUND', 'Scenario %s has no deployment %s', 404);
 
 /** Who writes the deployment's revisions. */

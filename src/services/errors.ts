@@ -59,3 +59,11 @@ export class AttestationRefused extends InvalidScenarioError {
     this.errors = [{ field: 'querystring.attest', pointer: '/attest', message }];
   }
 }
+export const ShadowNotFound = createError<[string, number]>('SCS_SHADOW_NOT_FOUND', 'Scenario %s revision %s was never in shadow', 404);
+export const ShadowBusy = createError<[string, number]>(
+  'SCS_SHADOW_BUSY', 'Scenario %s has revision %s in shadow: stop its shadow first (one shadowed revision per scenario)', 409,
+);
+export const ShadowUnsupported = createError<[string]>(
+  'SCS_SHADOW_UNSUPPORTED', 'Scenario %s is OffChainZKP (or the revision makes it so): a wallet answers one authorization request, so a ' +
+  'revision asking other queries cannot be judged on the same proof', 409,
+);

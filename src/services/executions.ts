@@ -34,6 +34,20 @@ export interface ExecutionLifecycleOptions {
   attestor: Attestor;
   attestationFacts: (type: ScenarioType) => { holderBound: boolean; credentialsVerified: boolean };
   revisions: Pick<RevisionService, 'ranBy' | 'get'>;
+  /** Told of each execution of a scenario with a revision in shadow, once recorded. */
+  shadows?: { offer(job: ShadowJob): void };
+}
+
+/** What a shadowed revision is evaluated with: the live execution's inputs, held in memory only until then. */
+export interface ShadowJob {
+  scenarioId: string;
+  incarnation: number;
+  revision: number;
+  executionId: string;
+  at: number;
+  createdAt: string;
+  subject: Omit<Subject, 'digests'> & { digests: readonly string[] };
+  live: readonly { id: string; status: ExecutionResult['result']['status'] }[];
 }
 
 export interface Subject {
@@ -80,8 +94,12 @@ const EXPIRED = 'the authorization request expired before the wallet answered';
 export class ExecutionLifecycle implements PendingExecutions {
   constructor(private readonly options: ExecutionLifecycleOptions) {}
 
-  /** The cached plan's project is checked again: the cache is keyed by revision, not by caller. */
   async plan(scenarioId: string, access: Access): Promise<CachedPlan> {
+    return (await this.located(scenarioId, access)).compiled;
+  }
+
+  /** The cached plan's project is checked again: the cache is keyed by revision, not by caller. */
+  private async located(scenarioId: string, access: Access): Promise<{ compiled: CachedPlan; shadow: number | null }> {
     const { scenarios, plans } = this.options;
     const heads = await plans.head(scenarioId, access.key, () => scenarios.heads(scenarioId, access.projects));
     const first = heads[0];
@@ -89,12 +107,13 @@ export class ExecutionLifecycle implements PendingExecutions {
     let compiled = heads.length === 1 ? plans.current(first) : undefined;
     compiled ??= plans.compile(await findScenarioIn(scenarios, access, scenarioId));
     if (!access.sees(compiled.projectId)) throw new ScenarioNotFound(scenarioId);
-    return compiled;
+    const { seq } = compiled;
+    return { compiled, shadow: (heads.length === 1 ? first : heads.find((h) => h.seq === seq))?.shadow ?? null };
   }
 
   async execute(call: ExecuteCall, hooks: ExecuteHooks): Promise<Executed> {
     const { executions, now, attestor, attestationFacts, onVerdicts } = this.options;
-    const compiled = await this.plan(call.scenarioId, call.access);
+    const { compiled, shadow } = await this.located(call.scenarioId, call.access);
     const facts = attestationFacts(compiled.scenario.type);
     if (call.attest?.eip712) refuseEip712(facts); // before any work
     const run = await this.run(compiled, call, hooks.serialize);
@@ -125,6 +144,14 @@ export class ExecutionLifecycle implements PendingExecutions {
     if (!pending) record.webhook = this.delivery(record, results, webhookUrl, attestations);
     await executions.recordExecution(record);
     if (!pending) onVerdicts(results);
+    if (shadow !== null && !pending) {
+      const { address, addressChain, credentials, tenant } = call;
+      this.options.shadows?.offer({
+        scenarioId: call.scenarioId, incarnation: compiled.seq, revision: shadow, executionId: run.executionId, at: run.at, createdAt: timestamp,
+        subject: { address, addressChain, credentials, tenant, digests: run.digests },
+        live: results.map((r) => ({ id: r.objectId, status: r.result.status })),
+      });
+    }
     return { results, text: run.text, ...(attestations && { attestations }) };
   }
 
@@ -153,21 +180,17 @@ export class ExecutionLifecycle implements PendingExecutions {
     return this.options.plans.prepare(call.scenarioId, call.revision, call.scenario);
   }
 
+  /** A shadowed revision's results for a live execution's inputs: the same executor and verification, nothing kept. */
+  async shadowResults(compiled: CachedPlan, job: ShadowJob): Promise<ExecutionResult[]> {
+    return (await this.options.executor.execute(inputOf(compiled, job.subject, job.subject.digests, job.executionId, job.at))).results;
+  }
+
   private async run(compiled: CachedPlan, subject: Subject, serialize: (results: ExecutionResult[]) => string, traced = false) {
     const { executor } = this.options;
     const at = this.options.now();
     const executionId = randomUUID();
     const digests = subject.digests();
-    const input = {
-      compiled,
-      address: subject.address,
-      addressChain: subject.addressChain,
-      credentials: subject.credentials,
-      digests,
-      executionId,
-      at,
-      tenant: subject.tenant,
-    };
+    const input = inputOf(compiled, subject, digests, executionId, at);
     const evaluation: Evaluation & { trace?: RuleTrace[] } = traced ? await executor.dryRun(input) : await executor.execute(input);
     let { results } = evaluation;
     let text = serialize(results);
@@ -269,6 +292,11 @@ export class ExecutionLifecycle implements PendingExecutions {
     if (recreated) throw new ScenarioRecreated(JSON.stringify(record.scenarioId));
     return digest;
   }
+}
+
+function inputOf(compiled: CachedPlan, subject: Omit<Subject, 'digests'>, digests: readonly string[], executionId: string, at: number) {
+  const { address, addressChain, credentials, tenant } = subject;
+  return { compiled, address, addressChain, credentials, digests, executionId, at, tenant };
 }
 
 function digested(credentials: readonly { id: string }[], digests: readonly string[]): { id: string; sha256: string }[] {

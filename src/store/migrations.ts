@@ -94,3 +94,31 @@ export const CHAIN_SENDS: Migration[] = [
     `,
   },
 ];
+/**
+ * Migration 19 in both dialects but for the key and the time (an execution's type, compared by the purge): the shadowed revision on the head row execute reads anyway, each
+ * shadow run's start and stop, and per comparison only statuses (no credential, no address). `created_at` is the
+ * execution's, so the retention purge takes a comparison with its execution.
+ */
+export const shadowMigration = (seqKey: string, time: string) => `
+  ALTER TABLE scenarios ADD COLUMN shadow_revision INTEGER;
+  CREATE TABLE shadow_runs (
+    scenario_seq BIGINT NOT NULL,
+    revision INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    started_by TEXT,
+    stopped_at TEXT,
+    skipped BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (scenario_seq, revision)
+  );
+  CREATE TABLE shadow_comparisons (
+    seq ${seqKey},
+    scenario_seq BIGINT NOT NULL,
+    revision INTEGER NOT NULL,
+    execution_id TEXT NOT NULL,
+    created_at ${time} NOT NULL,
+    flipped INTEGER NOT NULL,
+    rules TEXT NOT NULL
+  );
+  CREATE INDEX shadow_comparisons_run ON shadow_comparisons (scenario_seq, revision, flipped, seq);
+  CREATE INDEX shadow_comparisons_created ON shadow_comparisons (created_at);
+`;

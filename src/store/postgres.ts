@@ -15,6 +15,7 @@ import { postgresNullifiers } from './postgres/nullifiers.js';
 import { postgresChainSends } from './postgres/chain-sends.js';
 import { postgresRevisions } from './postgres/revisions.js';
 import { postgresApprovals } from './postgres/approvals.js';
+import { postgresShadows } from './postgres/shadows.js';
 
 // BIGINT as a JS number: seq stays far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -75,6 +76,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     ...postgresScenarios(db),
     ...postgresRevisions(db),
     ...postgresApprovals(db),
+    ...postgresShadows(db),
     ...postgresExecutions(db, audit),
     ...postgresExport(db),
     ...postgresWebhooks(db),

@@ -20,6 +20,8 @@ export type ProjectScope = readonly string[] | undefined;
 export interface ScenarioHead {
   seq: number;
   revision: number;
+  /** The revision in shadow, if any: read with the head, so no shadow costs no read. */
+  shadow: number | null;
 }
 
 /** Atomic; an id is unique per project. */
@@ -119,4 +121,59 @@ export interface WebhookDelivery {
   lastError: string | null;
   createdAt: string;
   updatedAt: string;
+}
+
+type Status = 'valid' | 'not-valid' | 'error' | 'pending';
+
+/** One rule of a comparison, matched by id; null: the rule is not in that revision. */
+export interface ShadowRule {
+  id: string;
+  live: Status | null;
+  shadow: Status | null;
+}
+
+/** No credential, no address: the execution id links the rest. */
+export interface ShadowComparison {
+  incarnation: number;
+  revision: number;
+  executionId: string;
+  /** The execution's, so the retention purge takes both together. */
+  createdAt: string;
+  flipped: boolean;
+  rules: ShadowRule[];
+}
+
+export interface ShadowRuleCount {
+  ruleId: string;
+  compared: number;
+  differs: number;
+  changes: { live: Status | null; shadow: Status | null; count: number }[];
+}
+
+export interface ShadowRun {
+  startedAt: string;
+  startedBy: string | null;
+  stoppedAt: string | null;
+  active: boolean;
+  compared: number;
+  flipped: number;
+  skipped: number;
+  byRule: ShadowRuleCount[];
+}
+
+export type ShadowRunPage = ShadowRun & { flippedExecutions: string[]; next?: number };
+
+export interface ShadowSkip {
+  incarnation: number;
+  revision: number;
+  count: number;
+}
+
+/** The shadowed revision is kept on the scenario's row (ScenarioHead.shadow): at most one per scenario. */
+export interface ShadowRepository {
+  startShadow(incarnation: number, revision: number, startedBy: string | null, now: string): Promise<'started' | 'not-proposed' | 'busy' | 'gone'>;
+  stopShadow(incarnation: number, revision: number, now: string): Promise<void>;
+  /** The counts and a page of the flipped executions' ids (after the seq `after`), read in one snapshot. */
+  shadowRun(incarnation: number, revision: number, limit: number, after?: number): Promise<ShadowRunPage | undefined>;
+  recordComparisons(comparisons: readonly ShadowComparison[], skipped: readonly ShadowSkip[]): Promise<void>;
 }

@@ -18,6 +18,7 @@ import { sqliteNullifiers } from './sqlite/nullifiers.js';
 import { sqliteChainSends } from './sqlite/chain-sends.js';
 import { sqliteRevisions } from './sqlite/revisions.js';
 import { sqliteApprovals } from './sqlite/approvals.js';
+import { sqliteShadows } from './sqlite/shadows.js';
 
 const WRITER_BATCHES_IN_FLIGHT = 16;
 
@@ -89,12 +90,14 @@ export function openSqliteStore(options: SqliteOptions): Store {
   const audit = new GroupCommit<ExecutionRecord>(commit, 256, WRITER_BATCHES_IN_FLIGHT);
 
   const revisions = sqliteRevisions(db);
+  const shadows = sqliteShadows(db, write);
 
   return {
     kind: 'sqlite',
     ...sqliteScenarios(db, write, revisions.writes),
     ...revisions.repository,
-    ...sqliteApprovals(db, write, revisions.writes),
+    ...sqliteApprovals(db, write, revisions.writes, shadows.stop),
+    ...shadows.repository,
     ...sqliteExecutions(db, write, audit, revisions.writes),
     ...sqliteExport(db),
     ...sqliteWebhooks(db, write),

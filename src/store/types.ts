@@ -1,5 +1,5 @@
 import type { ExecutionResult } from '../schemas/execution.js';
-import type { ProjectScope, ScenarioApprovals, ScenarioRepository, ScenarioRevisionRepository, ScenarioRow, WebhookDelivery } from './scenario-types.js';
+import type { ProjectScope, ScenarioApprovals, ScenarioRepository, ScenarioRevisionRepository, ScenarioRow, ShadowRepository, WebhookDelivery } from './scenario-types.js';
 
 export type * from './scenario-types.js';
 
@@ -207,4 +207,4 @@ export interface ChainSendRepository {
 }
 
 export type Store = StoreHandle & ScenarioRepository & ScenarioRevisionRepository & ScenarioApprovals & ExecutionRepository & WebhookOutbox &
-  IdempotencyRepository & NullifierRepository & ExecutionExport & ChainSendRepository & DeploymentFollowing;
+  IdempotencyRepository & NullifierRepository & ExecutionExport & ChainSendRepository & DeploymentFollowing & ShadowRepository;

@@ -16,7 +16,7 @@ describe.each(storeBackends('contract_scenarios'))('%s store: scenarios', (_name
     const row = await store.create('a', input({ message: 'ü ✓ "quoted"' }), '2026-01-02T03:04:05.678Z');
     expect(row).toMatchObject({ id: 'a', revision: 1, createdAt: '2026-01-02T03:04:05.678Z', updatedAt: '2026-01-02T03:04:05.678Z' });
     expect((await one('a'))!.input).toEqual(input({ message: 'ü ✓ "quoted"' }));
-    expect(await store.heads('a', undefined)).toEqual([{ seq: row!.seq, revision: 1 }]);
+    expect(await store.heads('a', undefined)).toEqual([{ seq: row!.seq, revision: 1, shadow: null }]);
   });
 
   it.skipIf(!available)('answers null on an id taken in the same project and leaves the first', async () => {
@@ -40,8 +40,8 @@ describe.each(storeBackends('contract_scenarios'))('%s store: scenarios', (_name
     // Two of the scope's projects have it: two rows (never more), so the caller can tell it is ambiguous.
     expect((await store.find('shared', ['pa', 'pb'])).map((r) => r.input.name)).toEqual(['A', 'B']);
     expect((await store.find('shared', undefined)).map((r) => r.input.name)).toEqual(['A', 'B']);
-    expect(await store.heads('shared', ['pb'])).toEqual([{ seq: b!.seq, revision: 1 }]);
-    expect(await store.heads('shared', undefined)).toEqual([{ seq: a!.seq, revision: 1 }, { seq: b!.seq, revision: 1 }]);
+    expect(await store.heads('shared', ['pb'])).toEqual([{ seq: b!.seq, revision: 1, shadow: null }]);
+    expect(await store.heads('shared', undefined)).toEqual([{ seq: a!.seq, revision: 1, shadow: null }, { seq: b!.seq, revision: 1, shadow: null }]);
   });
 
   it.skipIf(!available)('refuses to move a scenario into a project that has its id, and changes nothing', async () => {

@@ -4,6 +4,7 @@ import { SCENARIO_COLUMNS, type ScenarioColumns } from '../rows.js';
 import type { ScenarioApprovals } from '../types.js';
 import { read, type PostgresDatabase } from './database.js';
 import { inTransaction, insertRevised } from './revisions.js';
+import { stopShadowIn } from './shadows.js';
 
 export function postgresApprovals(db: PostgresDatabase): ScenarioApprovals {
   return {
@@ -32,6 +33,7 @@ export function postgresApprovals(db: PostgresDatabase): ScenarioApprovals {
           const scenario = read.scenario(row);
           const { made } = revise(scenario);
           await client.query(APPROVE_REVISION, [seq, revision, decidedBy, now, made.content, made.digest]);
+          await stopShadowIn(client, seq, revision, now);
           return scenario;
         });
       } catch (err) {
@@ -39,9 +41,12 @@ export function postgresApprovals(db: PostgresDatabase): ScenarioApprovals {
         throw err;
       }
     },
-    async reject(incarnation, revision, decidedBy, now) {
-      const { rowCount } = await db.write(REJECT_REVISION, [incarnation, revision, decidedBy, now]);
-      return (rowCount ?? 0) > 0;
-    },
+    // A decision stops the proposal's shadow run in its transaction.
+    reject: (incarnation, revision, decidedBy, now) => inTransaction(db, async (client) => {
+      const { rowCount } = await client.query(REJECT_REVISION, [incarnation, revision, decidedBy, now]);
+      if (!rowCount) return false;
+      await stopShadowIn(client, incarnation, revision, now);
+      return true;
+    }),
   };
 }

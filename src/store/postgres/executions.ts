@@ -6,6 +6,7 @@ import {
 import type { GroupCommit } from '../group-commit.js';
 import { placeholders, read, UUID, type Paged, type PostgresDatabase } from './database.js';
 import { PURGE_REVISIONS_CTE, inTransaction } from './revisions.js';
+import { PURGE_COMPARISONS } from '../shadow-rows.js';
 
 type Row = ExecutionColumns<unknown, Date>;
 const ECOLS = EXECUTION_COLUMNS;
@@ -58,7 +59,8 @@ export function postgresExecutions(db: PostgresDatabase, audit: GroupCommit<Exec
       const { rows } = await write<{ purged: number }>(
         `WITH gone AS (DELETE FROM executions WHERE created_at < $1 RETURNING execution_id),
          hooks AS (DELETE FROM webhook_deliveries WHERE created_at < $1 OR execution_id IN (SELECT execution_id FROM gone)),
-         ${PURGE_REVISIONS_CTE}
+         ${PURGE_REVISIONS_CTE},
+         shadows AS (${PURGE_COMPARISONS})
          SELECT count(*)::int AS purged FROM gone`,
         [createdBefore],
       );

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { CHAIN_SENDS, LEASES_TABLE, SAME_IN_BOTH, type Migration } from '../migrations.js';
+import { CHAIN_SENDS, LEASES_TABLE, SAME_IN_BOTH, shadowMigration, type Migration } from '../migrations.js';
 import { PG_FOLLOWED } from './following.js';
 
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
@@ -137,6 +137,11 @@ export const postgresMigrations: Migration[] = [
     `,
   },
   ...CHAIN_SENDS,
+  {
+    // Shadow runs (see shadowMigration).
+    version: 19,
+    sql: shadowMigration('BIGSERIAL PRIMARY KEY', 'TIMESTAMPTZ'),
+  },
 ];
 
 export async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {

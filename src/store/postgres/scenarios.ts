@@ -37,8 +37,8 @@ export function postgresScenarios(db: PostgresDatabase): ScenarioRepository {
     },
     async heads(id, scope) {
       const { rows } = scope
-        ? await query<ScenarioHead>("SELECT seq, revision FROM scenarios WHERE id = $1 AND COALESCE(project_id, '') = ANY($2) ORDER BY seq LIMIT 2", [id, scope])
-        : await query<ScenarioHead>('SELECT seq, revision FROM scenarios WHERE id = $1 ORDER BY seq LIMIT 2', [id]);
+        ? await query<ScenarioHead>("SELECT seq, revision, shadow_revision AS shadow FROM scenarios WHERE id = $1 AND COALESCE(project_id, '') = ANY($2) ORDER BY seq LIMIT 2", [id, scope])
+        : await query<ScenarioHead>('SELECT seq, revision, shadow_revision AS shadow FROM scenarios WHERE id = $1 ORDER BY seq LIMIT 2', [id]);
       return rows;
     },
     async list(limit, after = 0, projects): Promise<ScenarioPage> {

@@ -6,8 +6,10 @@ import { SCENARIO_COLUMNS, type ScenarioColumns } from '../rows.js';
 import type { Revise, ScenarioApprovals, ScenarioRow } from '../types.js';
 import { read, type Transactional } from './database.js';
 import type { RevisionWrites } from './revisions.js';
+import type { StopShadow } from './shadows.js';
 
-export function sqliteApprovals(db: Database.Database, write: Transactional, revisions: RevisionWrites): ScenarioApprovals {
+/** A decision stops the proposal's shadow run in its transaction. */
+export function sqliteApprovals(db: Database.Database, write: Transactional, revisions: RevisionWrites, stopShadow: StopShadow): ScenarioApprovals {
   const live = db.prepare<[number], number>('SELECT revision FROM scenarios WHERE seq = ?').pluck();
   const next = db.prepare<[Record<string, unknown>], number>(NEXT_REVISION).pluck();
   const one = db.prepare<[number, number], RevisionColumns>('SELECT * FROM scenario_revisions WHERE scenario_seq = ? AND revision = ?');
@@ -31,9 +33,14 @@ export function sqliteApprovals(db: Database.Database, write: Transactional, rev
     const scenario = read.scenario(row);
     const { made } = revise(scenario);
     approved.run(numbered([seq, revision, decidedBy, now, made.content, made.digest]));
+    stopShadow(seq, revision, now);
     return scenario;
   });
-  const rejectTx = write((values: unknown[]) => rejected.run(numbered(values)).changes > 0);
+  const rejectTx = write((seq: number, revision: number, decidedBy: string, now: string) => {
+    if (rejected.run(numbered([seq, revision, decidedBy, now])).changes === 0) return false;
+    stopShadow(seq, revision, now);
+    return true;
+  });
 
   return {
     propose: (current, input, now, revise) => proposeTx(current, input, now, revise),
@@ -45,6 +52,6 @@ export function sqliteApprovals(db: Database.Database, write: Transactional, rev
         throw err;
       }
     },
-    reject: (incarnation, revision, decidedBy, now) => rejectTx([incarnation, revision, decidedBy, now]),
+    reject: (incarnation, revision, decidedBy, now) => rejectTx(incarnation, revision, decidedBy, now),
   };
 }

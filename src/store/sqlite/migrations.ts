@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { CHAIN_SENDS, LEASES_TABLE, SAME_IN_BOTH, type Migration } from '../migrations.js';
+import { CHAIN_SENDS, LEASES_TABLE, SAME_IN_BOTH, shadowMigration, type Migration } from '../migrations.js';
 import { SQLITE_FOLLOWED } from './following.js';
 
 export const sqliteMigrations: Migration[] = [
@@ -175,6 +175,11 @@ export const sqliteMigrations: Migration[] = [
     `,
   },
   ...CHAIN_SENDS,
+  {
+    // Shadow runs (see shadowMigration): the comparisons' seq pages the flipped executions.
+    version: 19,
+    sql: shadowMigration('INTEGER PRIMARY KEY', 'TEXT'),
+  },
 ];
 
 export function migrate(db: Database.Database): void {

@@ -19,9 +19,9 @@ export function sqliteScenarios(db: Database.Database, write: Transactional, rev
   const selectIn = db.prepare<[string, string], Row>(
     `SELECT ${cols} FROM scenarios WHERE id = ? AND COALESCE(project_id, '') IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT 2`,
   );
-  const selectHeads = db.prepare<[string], ScenarioHead>('SELECT seq, revision FROM scenarios WHERE id = ? ORDER BY seq LIMIT 2');
+  const selectHeads = db.prepare<[string], ScenarioHead>('SELECT seq, revision, shadow_revision AS shadow FROM scenarios WHERE id = ? ORDER BY seq LIMIT 2');
   const selectHeadsIn = db.prepare<[string, string], ScenarioHead>(
-    "SELECT seq, revision FROM scenarios WHERE id = ? AND COALESCE(project_id, '') IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT 2",
+    "SELECT seq, revision, shadow_revision AS shadow FROM scenarios WHERE id = ? AND COALESCE(project_id, '') IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT 2",
   );
   // Listings are bounded in bytes too (PAGE_MAX_BYTES); octet_length reads a value's size, not the value.
   const scenarioPage = (where: string) => pageWithinBytesSql({
