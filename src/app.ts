@@ -89,7 +89,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
     return await registerAll(app, config, deps, adapters);
   } catch (err) {
     // A caller never gets an app that failed to build, to close.
-    const closers = [async () => adapters.webhooks?.stop(), () => adapters.verifier.close(), () => adapters.store.close()];
+    const closers = [async () => adapters.webhooks?.stop(), async () => adapters.budgets?.close(), () => adapters.verifier.close(), () => adapters.store.close()];
     for (const close of closers) {
       await close().catch((closeErr: unknown) => app.log.warn({ err: closeErr }, 'closing an adapter after a failed build failed'));
     }
@@ -98,7 +98,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
 }
 
 async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, adapters: Adapters): Promise<ServiceApp> {
-  const { store, now, metrics, plans, verifier, executor, executions, revisions, timers, routes, webhooks, attestor } = adapters;
+  const { store, now, metrics, plans, verifier, executor, executions, revisions, timers, routes, webhooks, attestor, budgets } = adapters;
   // While draining and closing, no keep-alive client may write its next request to a socket close() is about to end.
   let draining = false;
   let closing = false;
@@ -126,6 +126,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   await app.register(verifierLifecycle, { verifier, warm: deps.warmVerification === true });
   await app.register(scenarioTimers, { timers });
   if (webhooks) await app.register(webhooksLifecycle, { webhooks });
+  if (budgets) app.addHook('onClose', async () => budgets.close());
 
   await app.register(bodyPolicy);
   const validators = installValidators(app);
@@ -142,10 +143,12 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   // Before protection and auth, so their refusals carry CORS headers.
   if (config.corsOrigins.length > 0) await app.register(corsPlugin, { origins: config.corsOrigins });
   const authenticate = createAuthenticator(config.apiTokens, config.jwt);
-  await app.register(protection, { rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify });
+  await app.register(protection, {
+    rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify, store: budgets?.rateLimitStore(),
+  });
 
   // Open routes; OffChainZKP's wallet callback is authenticated by its proof.
-  await app.register(healthRoutes, { database: () => databaseState(store), stopping: () => draining || closing });
+  await app.register(healthRoutes, { database: () => databaseState(store), stopping: () => draining || closing, budgets: budgets && (() => budgets.state()) });
   await app.register(metricsPlugin, { metrics });
   await app.register(typeRoutes, { routes });
   await app.register(jwksRoute, { attestor });

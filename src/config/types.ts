@@ -23,6 +23,8 @@ export interface Config {
   /** max 0: off. */
   rateLimit: { max: number; windowMs: number };
   dryRunsPerMinute: number;
+  /** REDIS_URL: budgets shared across instances. */
+  redis?: { url: string; prefix: string };
   /** 0: off. */
   maxEventLoopDelayMs: number;
   /** 0: no limit. */

@@ -1,18 +1,30 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { StringEnum } from '../schemas/common.js';
 import type { DatabaseState } from '../services/health.js';
 import { DatabaseNotReady, ShuttingDown, StorageFullNotReady } from './errors.js';
 import { answered, problemResponses } from './responses.js';
 
 const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
+const Ready = Type.Object({
+  status: Type.String({ examples: ['ok'] }),
+  details: Type.Optional(Type.Object({
+    budgets: StringEnum(['shared', 'per-process'], {
+      description: 'With REDIS_URL: `shared` while Redis answers, `per-process` (each instance its own budgets) while it does not.',
+    }),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'Since when Redis has not answered.' })),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false });
 
 export interface HealthOptions {
   database: () => Promise<DatabaseState>;
   /** Whether the instance is stopping (draining or closing): then it is not ready, whatever the database says. */
   stopping: () => boolean;
+  /** With REDIS_URL: whether the budgets are shared now. Never a reason to be unready. */
+  budgets?: () => { budgets: 'shared' | 'per-process'; since?: string };
 }
 
-export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping, budgets }) => {
   app.get('/health/live', {
     schema: {
       operationId: 'live',
@@ -29,7 +41,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
     schema: {
       operationId: 'ready', summary: 'The database answers and takes writes', tags: ['health'],
       response: {
-        200: answered(Health, 'The database answers and takes writes: this instance can take traffic.'),
+        200: answered(Ready, 'The database answers and takes writes: this instance can take traffic. With REDIS_URL, ' +
+          '`details.budgets` says whether the budgets are shared across instances now.'),
         ...problemResponses([503], {
           503: 'The database does not answer (code SCS_DATABASE_UNAVAILABLE), its storage is full (SCS_STORAGE_FULL: a ' +
             'write was refused for lack of space, and a 64 KiB test write still is), the service is overloaded ' +
@@ -42,7 +55,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
   }, async (request) => {
     if (stopping()) throw new ShuttingDown('send traffic to another');
     const state = await database();
-    if (state.ready) return { status: 'ok' };
+    if (state.ready) return budgets ? { status: 'ok', details: budgets() } : { status: 'ok' };
     request.log.warn({ err: state.err }, 'readiness check failed');
     throw state.fullForSeconds === undefined ? new DatabaseNotReady() : new StorageFullNotReady(state.fullForSeconds);
   });

@@ -37,6 +37,12 @@ export interface TrustDeps {
   clock?: () => number;
   statusResolvers?: Readonly<Record<string, StatusResolverFn>>;
   statePublication?: (resolver: StatePublication) => StatePublication;
+  coldBudget?: SharedColdBudget;
+}
+
+/** undefined: Redis did not answer. */
+export interface SharedColdBudget {
+  reserve(tenant: string, n: number, max: number): Promise<{ admitted: true; release(): void } | { admitted: false; held: number } | undefined>;
 }
 
 export interface VerifyContext {
