@@ -155,4 +155,24 @@ describe.skipIf(!redisAvailable)('when Redis does not answer', () => {
     }
     expect(shared).toBe(true);
   });
+
+  it('starts while Redis does not answer (per process) and shares once it does', async () => {
+    await proxy.stop();
+    const budgets = new SharedBudgets(proxy.url, prefix('late'), quiet);
+    try {
+      await budgets.connect();
+      expect(budgets.state()).toMatchObject({ budgets: 'per-process' });
+      expect(await budgets.coldBudget().reserve('t', 1, 1)).toBeUndefined();
+      await proxy.start();
+      let reserved;
+      for (let i = 0; i < 100 && reserved === undefined; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        reserved = await budgets.coldBudget().reserve('t', 1, 1);
+      }
+      expect(reserved?.admitted).toBe(true);
+      expect(budgets.state()).toEqual({ budgets: 'shared' });
+    } finally {
+      await budgets.close();
+    }
+  });
 });
