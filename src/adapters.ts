@@ -101,7 +101,8 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     await budgets?.connect();
     const onVerdicts = (results: readonly ExecutionResult[]) => metrics.countVerdicts(results);
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
-    const verifier = await credentialVerifier(config, { ...deps.trust, ...(budgets && { coldBudget: budgets.coldBudget() }) }, log);
+    const shared = budgets && { coldBudget: budgets.coldBudget(), sharedAnswers: budgets.answers('state') };
+    const verifier = await credentialVerifier(config, { ...deps.trust, ...shared }, log);
     metrics.watchVerifier(() => verifier.stats());
     const plans = new PlanCache(typeDeclarations);
     const attestor = await createAttestor(config.attestation, (message) => log.warn(message));

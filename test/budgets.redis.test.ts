@@ -6,6 +6,9 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SharedBudgets, hashed } from '../src/budgets/shared.js';
+import { createDemoIssuer } from '../src/trust/demo-issuer.js';
+import { createStateResolver } from '../src/trust/did-resolver.js';
+import { startDidResolver } from './trust/did-resolver-server.js';
 import { ADDRESS, TOKEN, auth, demoCredential, makeApp, scenario } from './helpers.js';
 import { REDIS_URL, deleteUnder, freshPrefix, keysUnder, redisAvailable, redisProxy, type RedisProxy } from './redis.js';
 
@@ -173,6 +176,48 @@ describe.skipIf(!redisAvailable)('when Redis does not answer', () => {
       expect(budgets.state()).toEqual({ budgets: 'shared' });
     } finally {
       await budgets.close();
+    }
+  });
+});
+
+describe.skipIf(!redisAvailable)('issuer-state answers shared through Redis', () => {
+  it('lets instance B reuse what A fetched, for no longer than A keeps it: a state published meanwhile is seen as soon as by A alone', async () => {
+    const resolver = await startDidResolver();
+    const p = prefix('states');
+    const [a, b] = [new SharedBudgets(REDIS_URL, p, quiet), new SharedBudgets(REDIS_URL, p, quiet)];
+    await Promise.all([a.connect(), b.connect()]);
+    try {
+      const issuer = await createDemoIssuer({ seed: 'shared-answers-tests-issuer-0001', statusUrl: 'http://127.0.0.1:9/status' });
+      const states = [];
+      for (let i = 0; i < 2; i++) states.push((await issuer.advanceState()).state.value);
+      resolver.publish(issuer.did, states[0]!);
+      const SHORT_MS = 1500;
+      const instance = (budgets: SharedBudgets) => createStateResolver({
+        resolverUrl: resolver.base, fetch: (u, i) => fetch(u, i), timeoutMs: 5000, publishedCacheMs: 60_000, shortCacheMs: SHORT_MS,
+        clock: Date.now, shared: budgets.answers('state'),
+      });
+      const [onA, onB] = [instance(a), instance(b)];
+      const fetches = () => resolver.accepts.length;
+
+      expect(await onA.isPublished(issuer.did, states[0]!)).toBe(true);
+      expect(await onA.latestState(issuer.did)).toBe(states[0]);
+      expect(fetches()).toBe(2);
+      expect(await onB.isPublished(issuer.did, states[0]!)).toBe(true);
+      expect(await onB.latestState(issuer.did)).toBe(states[0]);
+      expect(fetches()).toBe(2);
+
+      // A keeps its "latest" SHORT_MS, and so does Redis; B, which took it from there, keeps it no longer: once the
+      // shared entry is gone, B asks the resolver and sees the state published meanwhile.
+      resolver.publish(issuer.did, states[1]!);
+      expect(await onB.latestState(issuer.did)).toBe(states[0]);
+      const key = `${p}state:${hashed(`l\u0000${issuer.did}`)}`;
+      expect(await keysUnder(p)).toContain(key);
+      while ((await keysUnder(p)).includes(key)) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await onB.latestState(issuer.did)).toBe(states[1]);
+      expect(fetches()).toBe(3);
+      expect(await onA.latestState(issuer.did)).toBe(states[1]);
+    } finally {
+      await Promise.all([a.close(), b.close(), resolver.close()]);
     }
   });
 });

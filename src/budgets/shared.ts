@@ -6,6 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
+import type { SharedAnswers } from '../trust/did-resolver.js';
 import type { SharedColdBudget } from '../trust/types.js';
 
 const COMMAND_TIMEOUT_MS = 100;
@@ -155,6 +156,28 @@ export class SharedBudgets {
             this.redis.zrem(key, ...Array.from({ length: n }, (_, i) => `${id}:${i + 1}`)).catch(() => {});
           },
         };
+      },
+    };
+  }
+
+  /** Under `namespace`; a failure is a miss, as a cold cache. */
+  answers(namespace: string): SharedAnswers {
+    const keyOf = (key: string) => `${this.prefix}${namespace}:${hashed(key)}`;
+    return {
+      get: async (key) => {
+        if (!this.connected()) return undefined;
+        try {
+          const [value, ttlMs] = await this.redis.multi().get(keyOf(key)).pttl(keyOf(key)).exec().then((replies) => replies?.map(([, v]) => v) ?? []);
+          this.answered();
+          return typeof value === 'string' && typeof ttlMs === 'number' && ttlMs > 0 ? { value, ttlMs } : undefined;
+        } catch (err) {
+          this.failed(err);
+          return undefined;
+        }
+      },
+      set: (key, value, ttlMs) => {
+        if (!this.connected()) return;
+        this.redis.set(keyOf(key), value, 'PX', Math.max(1, Math.floor(ttlMs))).catch((err: unknown) => this.failed(err));
       },
     };
   }

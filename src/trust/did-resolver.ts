@@ -10,6 +10,12 @@ export class ResolverFailure extends Error {
   override name = 'ResolverFailure';
 }
 
+/** undefined: not there, expired, or Redis did not answer. */
+export interface SharedAnswers {
+  get(key: string): Promise<{ value: string; ttlMs: number } | undefined>;
+  set(key: string, value: string, ttlMs: number): void;
+}
+
 export interface StateResolverOptions {
   resolverUrl?: string;
   fetch: FetchLike;
@@ -19,6 +25,7 @@ export interface StateResolverOptions {
   shortCacheMs: number;
   clock: () => number;
   maxBytes?: number;
+  shared?: SharedAnswers;
 }
 
 export interface StateResolver {
@@ -64,10 +71,38 @@ function notFound(answer: unknown): boolean {
   return meta.error === 'notFound' || (isRecord(meta.error) && meta.error.type === NOT_FOUND_TYPE);
 }
 
+/** A shared answer as stored (JSON drops `latest: undefined`); anything else is a miss. */
+function answerOf(text: string): { published: boolean } | { latest: string | undefined } | undefined {
+  let v: unknown;
+  try { v = JSON.parse(text); } catch { return undefined; }
+  if (!isRecord(v)) return undefined;
+  if (typeof v.published === 'boolean') return { published: v.published };
+  if (typeof v.latest === 'string' && HASH_HEX.test(v.latest)) return { latest: v.latest };
+  return Object.keys(v).length === 0 ? { latest: undefined } : undefined;
+}
+
 export function createStateResolver(o: StateResolverOptions): StateResolver {
   const base = o.resolverUrl?.replace(/\/+$/, '');
   const cache = lruCache<string, { published: boolean } | { latest: string | undefined }>(4096, o.clock);
-  const keep = (key: string, value: { published: boolean } | { latest: string | undefined }, ttl: number) => keepFor(cache, key, value, ttl);
+  type Answer = { published: boolean } | { latest: string | undefined };
+  /**
+   * Shared (REDIS_URL): the checked answers, never a document, for what is left of this instance's lifetime of them.
+   * Redis is trusted as the resolver is: either could make a state count as published.
+   */
+  const keep = (key: string, value: Answer, ttl: number) => {
+    keepFor(cache, key, value, ttl);
+    if (ttl > 0) o.shared?.set(key, JSON.stringify(value), ttl);
+  };
+  const sharedAnswer = async (key: string): Promise<Answer | undefined> => {
+    const asked = o.clock();
+    const hit = await o.shared?.get(key);
+    if (hit === undefined) return undefined;
+    const answer = answerOf(hit.value);
+    if (answer === undefined) return undefined;
+    // Never past the entry's end in Redis.
+    keepFor(cache, key, answer, hit.ttlMs - (o.clock() - asked));
+    return answer;
+  };
   const maxBytes = o.maxBytes ?? 256 * 1024;
 
   const get = async (did: string, stateHex?: string): Promise<unknown> => {
@@ -102,6 +137,8 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
       const hit = cache?.get(key);
       if (hit !== undefined && 'published' in hit) return hit.published;
       return once(pendingPublished, key, async () => {
+        const known = await sharedAnswer(key);
+        if (known !== undefined && 'published' in known) return known.published;
         const answer = await get(did, stateHex);
         let published: boolean;
         if (notFound(answer)) {
@@ -118,6 +155,8 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
       const hit = cache?.get(key);
       if (hit !== undefined && 'latest' in hit) return hit.latest;
       return once(pendingLatest, key, async () => {
+        const known = await sharedAnswer(key);
+        if (known !== undefined && 'latest' in known) return known.latest;
         const answer = await get(did);
         let latest: string | undefined;
         if (notFound(answer)) {

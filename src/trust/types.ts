@@ -4,7 +4,7 @@ import type { Credential } from '../schemas/credential.js';
 import type { FetchLike } from './http.js';
 import type { IssuerList } from './issuers.js';
 import type { StatusResolverFn } from './revocation.js';
-import type { StatePublication } from './did-resolver.js';
+import type { SharedAnswers, StatePublication } from './did-resolver.js';
 
 export type { TrustVerdict };
 
@@ -38,6 +38,7 @@ export interface TrustDeps {
   statusResolvers?: Readonly<Record<string, StatusResolverFn>>;
   statePublication?: (resolver: StatePublication) => StatePublication;
   coldBudget?: SharedColdBudget;
+  sharedAnswers?: SharedAnswers;
 }
 
 /** undefined: Redis did not answer. */

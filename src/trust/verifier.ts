@@ -89,6 +89,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     shortCacheMs: revocationCacheMs,
     clock,
     maxBytes: MAX_RESPONSE_BYTES,
+    shared: deps.sharedAnswers,
   });
   const revocations = createRevocationVerdicts(createRevocationChecker({
     io: { fetch: fetchImpl, timeoutMs, maxBytes: MAX_RESPONSE_BYTES, stateResolver },
