@@ -101,7 +101,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     await budgets?.connect();
     const onVerdicts = (results: readonly ExecutionResult[]) => metrics.countVerdicts(results);
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
-    const shared = budgets && { coldBudget: budgets.coldBudget(), sharedAnswers: budgets.answers('state') };
+    const shared = budgets && { coldBudget: budgets.coldBudget(), sharedStates: budgets.answers('state'), sharedRevocations: budgets.answers('revocation') };
     const verifier = await credentialVerifier(config, { ...deps.trust, ...shared }, log);
     metrics.watchVerifier(() => verifier.stats());
     const plans = new PlanCache(typeDeclarations);

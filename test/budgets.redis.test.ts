@@ -6,7 +6,11 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SharedBudgets, hashed } from '../src/budgets/shared.js';
-import { createDemoIssuer } from '../src/trust/demo-issuer.js';
+import { createDemoIssuer, nonceFromStatusPath } from '../src/trust/demo-issuer.js';
+import { createCredentialVerifier } from '../src/trust/index.js';
+import type { Credential } from '../src/schemas/credential.js';
+import { trustOptions } from './trust/options.js';
+import { startServer } from './trust/servers.js';
 import { createStateResolver } from '../src/trust/did-resolver.js';
 import { startDidResolver } from './trust/did-resolver-server.js';
 import { ADDRESS, TOKEN, auth, demoCredential, makeApp, scenario } from './helpers.js';
@@ -218,6 +222,43 @@ describe.skipIf(!redisAvailable)('issuer-state answers shared through Redis', ()
       expect(await onA.latestState(issuer.did)).toBe(states[1]);
     } finally {
       await Promise.all([a.close(), b.close(), resolver.close()]);
+    }
+  });
+});
+
+describe.skipIf(!redisAvailable)('revocation answers shared through Redis', () => {
+  it('lets instance B verify a credential A verified without a second status fetch, and no longer than A keeps the answer', async () => {
+    let answer: (nonce: bigint) => Promise<unknown> = async () => undefined;
+    const server = await startServer(async (req) => {
+      const nonce = nonceFromStatusPath(new URL(req.url ?? '/', 'http://x').pathname);
+      return nonce === undefined ? { status: 404 } : { json: await answer(nonce) };
+    });
+    const p = prefix('revocation');
+    const [a, b] = [new SharedBudgets(REDIS_URL, p, quiet), new SharedBudgets(REDIS_URL, p, quiet)];
+    await Promise.all([a.connect(), b.connect()]);
+    try {
+      const issuer = await createDemoIssuer({ statusUrl: `${server.url}/demo-issuer/status` });
+      answer = (nonce) => issuer.status(nonce);
+      const credential = (await issuer.issue({ subjectId: `did:pkh:eip155:1:${ADDRESS}`, claims: { reviewAnswer: 'GREEN', personalData: { age: 30, citizenship: 'FRA' } } })) as unknown as Credential;
+      const instance = (budgets: SharedBudgets) => createCredentialVerifier(
+        trustOptions({ mode: 'strict', trustedIssuers: [issuer.did], timeoutMs: 5000, revocationCacheMs: 1500 }),
+        { sharedRevocations: budgets.answers('revocation') },
+      );
+      const [onA, onB] = [instance(a), instance(b)];
+      const ctx = () => ({ address: ADDRESS, now: Date.now() });
+      expect(await onA.verify([credential], ctx())).toEqual([{ ok: true }]);
+      const fetched = server.hits.length;
+      expect(fetched).toBeGreaterThan(0);
+      expect(await onB.verify([credential], ctx())).toEqual([{ ok: true }]);
+      expect(server.hits.length).toBe(fetched);
+      // Once the shared "not revoked" answers are gone from Redis, B has none left either and asks the issuer again.
+      expect((await keysUnder(`${p}revocation:`)).length).toBeGreaterThan(0);
+      while ((await keysUnder(`${p}revocation:`)).length > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await onB.verify([credential], ctx())).toEqual([{ ok: true }]);
+      expect(server.hits.length).toBe(2 * fetched);
+      await Promise.all([onA.close(), onB.close()]);
+    } finally {
+      await Promise.all([a.close(), b.close(), server.close()]);
     }
   });
 });

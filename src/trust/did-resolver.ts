@@ -16,6 +16,13 @@ export interface SharedAnswers {
   set(key: string, value: string, ttlMs: number): void;
 }
 
+/** A shared entry with what is left of its lifetime, counted from before the question: never past its end in Redis. */
+export async function fromShared(shared: SharedAnswers | undefined, key: string, clock: () => number): Promise<{ value: string; ttlMs: number } | undefined> {
+  const asked = clock();
+  const hit = await shared?.get(key);
+  return hit && { value: hit.value, ttlMs: hit.ttlMs - (clock() - asked) };
+}
+
 export interface StateResolverOptions {
   resolverUrl?: string;
   fetch: FetchLike;
@@ -94,13 +101,10 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
     if (ttl > 0) o.shared?.set(key, JSON.stringify(value), ttl);
   };
   const sharedAnswer = async (key: string): Promise<Answer | undefined> => {
-    const asked = o.clock();
-    const hit = await o.shared?.get(key);
-    if (hit === undefined) return undefined;
-    const answer = answerOf(hit.value);
-    if (answer === undefined) return undefined;
-    // Never past the entry's end in Redis.
-    keepFor(cache, key, answer, hit.ttlMs - (o.clock() - asked));
+    const hit = await fromShared(o.shared, key, o.clock);
+    const answer = hit && answerOf(hit.value);
+    if (hit === undefined || answer === undefined) return undefined;
+    keepFor(cache, key, answer, hit.ttlMs);
     return answer;
   };
   const maxBytes = o.maxBytes ?? 256 * 1024;

@@ -38,7 +38,8 @@ export interface TrustDeps {
   statusResolvers?: Readonly<Record<string, StatusResolverFn>>;
   statePublication?: (resolver: StatePublication) => StatePublication;
   coldBudget?: SharedColdBudget;
-  sharedAnswers?: SharedAnswers;
+  sharedStates?: SharedAnswers;
+  sharedRevocations?: SharedAnswers;
 }
 
 /** undefined: Redis did not answer. */

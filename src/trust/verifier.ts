@@ -89,7 +89,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     shortCacheMs: revocationCacheMs,
     clock,
     maxBytes: MAX_RESPONSE_BYTES,
-    shared: deps.sharedAnswers,
+    shared: deps.sharedStates,
   });
   const revocations = createRevocationVerdicts(createRevocationChecker({
     io: { fetch: fetchImpl, timeoutMs, maxBytes: MAX_RESPONSE_BYTES, stateResolver },
@@ -97,6 +97,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     revocationCacheMs,
     cacheSize,
     clock,
+    shared: deps.sharedRevocations,
   }));
   const proofs = createProofSource({
     cacheSize,
