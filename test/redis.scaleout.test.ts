@@ -102,10 +102,12 @@ describe.skipIf(!available)('three instances sharing their budgets through Redis
     await load;
 
     expect(shared, `budgets shared again ${sharedAfterMs} ms after Redis answered`).toBe(true);
-    // Logged once per outage by each instance, and once when shared again.
+    // Logged once per outage by each instance, and once when shared again (on a loaded machine a command past its
+    // 100 ms is an outage of its own too, logged the same way).
     for (const server of servers) {
-      expect(server.stdout().split('Redis does not answer').length - 1).toBe(1);
-      expect(server.stdout().split('Redis answers again').length - 1).toBe(1);
+      const outages = server.stdout().split('Redis does not answer').length - 1;
+      expect(outages).toBeGreaterThanOrEqual(1);
+      expect(server.stdout().split('Redis answers again').length - 1).toBe(outages);
     }
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
     expect(new Set(statuses)).toEqual(new Set([200, 201]));
