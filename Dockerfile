@@ -11,9 +11,9 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 # The dependencies before the sources, so that this layer is reused while only src/ changes. --ignore-scripts: the
-# project's own `prepare` (the build) needs the sources, copied below; better-sqlite3's native build is the one
-# dependency script the service needs, and `npm rebuild` runs it.
-RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3
+# project's own `prepare` (the build) needs the sources, copied below; better-sqlite3's and secp256k1's native builds
+# are the dependency scripts the service needs (secp256k1 builds only where it ships no prebuilt binary, e.g. arm64).
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3 secp256k1
 COPY tsconfig.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev

@@ -14,6 +14,10 @@ import { Executor, attestationFacts, createStrategies, routesOf, timersOf, typeD
 import { Metrics } from './domain/metrics.js';
 import type { ExecutionResult } from './schemas/execution.js';
 import { ExecutionLifecycle } from './services/executions.js';
+import { DeploymentRecorder } from './services/deployment-records.js';
+import { DeploymentFollower } from './services/deployment-follower.js';
+import { RequestCheck } from './chain/request-check.js';
+import { RequestMatcher } from './chain/request-match.js';
 import { RevisionService } from './services/revisions.js';
 import { openStore, type Store } from './store/index.js';
 import { observeStore } from './store/observer.js';
@@ -52,6 +56,10 @@ export interface Adapters {
   /** Where WEBHOOK_SECRET is set. */
   webhooks?: WebhookDispatcher;
   attestor: Attestor;
+  /** The service's own deployment records (the follower's, the deploy route's). */
+  deployments: DeploymentRecorder;
+  /** Where a chain is configured. */
+  follower?: DeploymentFollower;
   /** Where REDIS_URL is set. */
   budgets?: SharedBudgets;
 }
@@ -125,8 +133,19 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     });
     executor.register(Object.values(strategies));
     const webhooks = config.webhook ? new WebhookDispatcher(store, config.webhook, log, now, deps.webhookResolve) : undefined;
+    const deployments = new DeploymentRecorder({ store, plans, webhook: config.webhook, now });
+    // Compares a rule with its request as the OnChainZKP strategy does.
+    const check = new RequestCheck({
+      allowUnchecked: config.chains.allowUncheckedRequests,
+      matcher: new RequestMatcher({ contexts: config.zkp.contexts, documentLoader: createDocumentLoader({ documents: config.trust.documents }) }),
+    });
+    const follower = config.chains.chains.size > 0
+      ? new DeploymentFollower({ store, recorder: deployments, settings: config.chains, reader: chain, check, log, now })
+      : undefined;
+    if (follower) metrics.watchFollower(() => follower.snapshot());
     return {
-      store, now, metrics, plans, verifier, executor, executions, revisions, timers: timersOf(strategies), routes: routesOf(strategies), webhooks, attestor, budgets,
+      store, now, metrics, plans, verifier, executor, executions, revisions, timers: timersOf(strategies), routes: routesOf(strategies), webhooks, attestor,
+      deployments, follower, budgets,
     };
   } catch (err) {
     await budgets?.close();

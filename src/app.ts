@@ -30,7 +30,7 @@ import { installValidators } from './http/validation.js';
 import { terminalLogStream } from './http/log-stream.js';
 import { webhookProblems } from './domain/webhooks.js';
 import { webhookSecretRoute } from './http/webhook-secret.js';
-import { scenarioTimers, storeLifecycle, verifierLifecycle, webhooksLifecycle } from './plugins/lifecycle.js';
+import { followerLifecycle, scenarioTimers, storeLifecycle, verifierLifecycle, webhooksLifecycle } from './plugins/lifecycle.js';
 
 export type { AppDeps } from './adapters.js';
 
@@ -89,7 +89,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
     return await registerAll(app, config, deps, adapters);
   } catch (err) {
     // A caller never gets an app that failed to build, to close.
-    const closers = [async () => adapters.webhooks?.stop(), async () => adapters.budgets?.close(), () => adapters.verifier.close(), () => adapters.store.close()];
+    const closers = [async () => adapters.webhooks?.stop(), async () => adapters.follower?.stop(), async () => adapters.budgets?.close(), () => adapters.verifier.close(), () => adapters.store.close()];
     for (const close of closers) {
       await close().catch((closeErr: unknown) => app.log.warn({ err: closeErr }, 'closing an adapter after a failed build failed'));
     }
@@ -98,7 +98,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
 }
 
 async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, adapters: Adapters): Promise<ServiceApp> {
-  const { store, now, metrics, plans, verifier, executor, executions, revisions, timers, routes, webhooks, attestor, budgets } = adapters;
+  const { store, now, metrics, plans, verifier, executor, executions, revisions, timers, routes, webhooks, attestor, follower, budgets } = adapters;
   // While draining and closing, no keep-alive client may write its next request to a socket close() is about to end.
   let draining = false;
   let closing = false;
@@ -126,6 +126,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   await app.register(verifierLifecycle, { verifier, warm: deps.warmVerification === true });
   await app.register(scenarioTimers, { timers });
   if (webhooks) await app.register(webhooksLifecycle, { webhooks });
+  if (follower) await app.register(followerLifecycle, { follower });
   if (budgets) app.addHook('onClose', async () => budgets.close());
 
   await app.register(bodyPolicy);
@@ -148,7 +149,10 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   });
 
   // Open routes; OffChainZKP's wallet callback is authenticated by its proof.
-  await app.register(healthRoutes, { database: () => databaseState(store), stopping: () => draining || closing, budgets: budgets && (() => budgets.state()) });
+  await app.register(healthRoutes, {
+    database: () => databaseState(store), stopping: () => draining || closing, ...(follower && { following: () => follower.snapshot() }),
+    ...(budgets && { budgets: () => budgets.state() }),
+  });
   await app.register(metricsPlugin, { metrics });
   await app.register(typeRoutes, { routes });
   await app.register(jwksRoute, { attestor });

@@ -188,3 +188,36 @@ export const multicall3Abi = [
     }],
   },
 ] as const satisfies Abi;
+
+const error = (name: string, ...inputs: [string, string][]) => ({ type: 'error', name, inputs: inputs.map(([type, n]) => ({ name: n, type })) });
+
+/** The UniversalVerifier's custom errors (@iden3/contracts 3.x), to name a reverted deployment's reason. */
+export const verifierErrorsAbi = [
+  error('AuthMethodIsNotActive', ['string', 'authMethod']),
+  error('ChallengeIsInvalid'),
+  error('InvalidRequestOwner', ['address', 'requestOwner'], ['address', 'sender']),
+  error('MultiRequestIdAlreadyExists', ['uint256', 'multiRequestId']),
+  error('MultiRequestIdNotFound', ['uint256', 'multiRequestId']),
+  error('NotAnOwnerOrRequestOwner', ['address', 'account']),
+  error('OwnableUnauthorizedAccount', ['address', 'account']),
+  error('RequestIdAlreadyExists', ['uint256', 'requestId']),
+  error('RequestIdNotFound', ['uint256', 'requestId']),
+  error('RequestIsDisabled', ['uint256', 'requestId']),
+  error('UserNotAuthenticated'),
+  error('ValidatorIsNotWhitelisted', ['address', 'validator']),
+  error('ValidatorNotSupportInterface', ['address', 'validator']),
+  // VerifierLib's, which setRequests reverts with.
+  error('GroupIdAlreadyExists', ['uint256', 'groupID']),
+  error('GroupIdNotValid'),
+  error('GroupMustHaveAtLeastTwoRequests', ['uint256', 'groupID']),
+  error('LinkIDNotTheSameForGroupedRequests'),
+  error('MissingUserIDInGroupOfRequests', ['uint256', 'groupID']),
+  error('MissingUserIDInRequest', ['uint256', 'requestId']),
+  error('MultiRequestIdNotValid', ['uint256', 'expected'], ['uint256', 'actual']),
+  error('NullifierSessionIDAlreadyExists', ['uint256', 'nullifierSessionID']),
+  error('RequestIdNotValid', ['uint256', 'expected'], ['uint256', 'actual']),
+  error('RequestIdTypeNotValid'),
+  error('RequestIdUsesReservedBytes'),
+  error('RequestShouldNotHaveAGroup', ['uint256', 'requestId']),
+  error('VerifierIDIsNotValid', ['uint256', 'expected'], ['uint256', 'actual']),
+] as Abi;

@@ -24,6 +24,9 @@ export interface ChainSettings {
   multicall: MulticallMode;
   txHashLookbackBlocks: number;
   allowUncheckedRequests: boolean;
+  followIntervalMs: number;
+  confirmations: number;
+  txDropAfterMs: number;
 }
 
 const CAIP2_EIP155 = /^eip155:(0|[1-9][0-9]*)$/;
@@ -136,6 +139,21 @@ export const chainEnv = Type.Object({
     default: 10_000,
     description: 'How far back (blocks) to search the verifier\'s submission events for `txHash` (0 = do not).',
   }),
+  CHAIN_FOLLOW_INTERVAL_MS: integer(100, 3_600_000, {
+    default: 5000,
+    description: 'How often the service follows TxPosted deployment transactions: one JSON-RPC batch per chain each time, ' +
+      'on one instance at a time (a lease in the database).',
+  }),
+  CHAIN_CONFIRMATIONS: integer(1, 1000, {
+    default: 12,
+    description: 'How many blocks deep (its own counting as 1) a transaction\'s block must be before it is TxConfirmed or ' +
+      'TxFailed for a revert; a reorganisation before that leaves it TxPosted.',
+  }),
+  CHAIN_TX_DROP_AFTER_MS: integer(1000, 604_800_000, {
+    default: 1_800_000,
+    description: 'A TxPosted transaction neither mined nor in the node\'s pool for this long is TxFailed (dropped); one ' +
+      'whose sender\'s nonce has passed it is at once.',
+  }),
 });
 
 export type ChainEnv = Static<typeof chainEnv>;
@@ -161,5 +179,8 @@ export function chainSettings(env: ChainEnv): ChainSettings {
     multicall: env.CHAIN_MULTICALL,
     txHashLookbackBlocks: env.CHAIN_TXHASH_LOOKBACK_BLOCKS,
     allowUncheckedRequests: env.CHAIN_ALLOW_UNCHECKED_REQUESTS,
+    followIntervalMs: env.CHAIN_FOLLOW_INTERVAL_MS,
+    confirmations: env.CHAIN_CONFIRMATIONS,
+    txDropAfterMs: env.CHAIN_TX_DROP_AFTER_MS,
   };
 }

@@ -60,6 +60,28 @@ export class Metrics implements StoreObserver {
     });
   }
 
+  /** The chain follower's (src/services/deployment-follower.ts). */
+  watchFollower(stats: () => { pending: number; rounds: number }): void {
+    let counted = 0;
+    // eslint-disable-next-line no-new -- a collector, as above
+    new Gauge({
+      name: 'chain_follow_pending_transactions', help: 'TxPosted deployment transactions the chain follower follows (0 where it holds no lease)',
+      registers: [this.registry],
+      collect() {
+        this.set(stats().pending);
+      },
+    });
+    // eslint-disable-next-line no-new -- a collector, as above
+    new Counter({
+      name: 'chain_follow_rpc_rounds_total', help: 'JSON-RPC batches the chain follower sent (one per chain and poll)', registers: [this.registry],
+      collect() {
+        const now = stats().rounds;
+        this.inc(now - counted);
+        counted = now;
+      },
+    });
+  }
+
   countVerdicts(results: readonly ExecutionResult[]): void {
     for (const r of results) this.verdicts.inc({ scenario_type: r.objectType, status: r.result.status });
   }

@@ -5,8 +5,9 @@ import { Webhook } from 'standardwebhooks';
 import { DeliveryTimeout, post } from './webhook-post.js';
 import { PrivateTargetRefused, guardedLookup, literalTargetRefusal, webhookTargetProblem, type Resolve } from './webhook-guard.js';
 import type { ExecutionResult } from '../schemas/execution.js';
+import type { SmartContractDeployment } from './deployments.js';
 import { isRecord } from '../schemas/json.js';
-import type { ClaimedWebhook, ExecutionRecord, WebhookDelivery, WebhookOutbox } from '../store/types.js';
+import type { ClaimedWebhook, ExecutionDelivery, ExecutionRecord, WebhookDelivery, WebhookOutbox } from '../store/types.js';
 import { DeliverySlots, targetKey } from './webhook-slots.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
@@ -25,7 +26,7 @@ export interface WebhookConfig {
  * an OffChainZKP `$sd` value the holder disclosed to this receiver on purpose (docs/decisions.md).
  */
 interface ExecutionEvent {
-  type: WebhookDelivery['event'];
+  type: ExecutionDelivery['event'];
   timestamp: string;
   data: {
     executionId: string;
@@ -80,7 +81,7 @@ export function executionDelivery(
   results: readonly ExecutionResult[],
   url: string | null,
   extra: { attestation?: Record<string, unknown> } = {},
-): WebhookDelivery {
+): ExecutionDelivery {
   const type = record.state === 'failed' ? 'execution.failed' : 'execution.completed';
   const event: ExecutionEvent = {
     type,
@@ -113,6 +114,21 @@ export function executionDelivery(
     lastError: null,
     createdAt: record.updatedAt,
     updatedAt: record.updatedAt,
+  };
+}
+
+/** A deployment's change: Standard Webhooks' shape as execution events; the deployment as stored (it holds no key). */
+export function deploymentDelivery(
+  scenario: { id: string; projectId: string | null; revision: number }, deployment: SmartContractDeployment, url: string | null, at: string,
+): WebhookDelivery {
+  const event = {
+    type: 'deployment.updated',
+    timestamp: at,
+    data: { scenarioId: scenario.id, projectId: scenario.projectId, revision: scenario.revision, deployment },
+  };
+  return {
+    id: randomUUID(), executionId: null, event: 'deployment.updated', url: url !== null && URL.canParse(url) ? new URL(url).href : url,
+    payload: JSON.stringify(event), state: 'pending', attempts: 0, nextAttemptAt: at, lastStatus: null, lastError: null, createdAt: at, updatedAt: at,
   };
 }
 

@@ -1,9 +1,9 @@
 import type { AttestedExecution } from '../domain/attestation.js';
 import { verdictOf } from '../domain/verdict.js';
-import type { ExecutionRecord, WebhookDelivery } from '../store/types.js';
+import type { ExecutionDelivery, ExecutionRecord } from '../store/types.js';
 
 /** Never its payload. */
-export function deliveryView(w: WebhookDelivery) {
+export function deliveryView(w: ExecutionDelivery) {
   return {
     id: w.id, event: w.event, state: w.state, attempts: w.attempts, lastStatus: w.lastStatus, lastError: w.lastError,
     ...(w.state === 'pending' && { nextAttemptAt: w.nextAttemptAt }),
@@ -13,7 +13,7 @@ export function deliveryView(w: WebhookDelivery) {
 
 export type ExecutionView = ReturnType<typeof executionView>;
 
-export function executionView(r: ExecutionRecord, webhooks?: WebhookDelivery[]) {
+export function executionView(r: ExecutionRecord, webhooks?: ExecutionDelivery[]) {
   return {
     executionId: r.executionId,
     scenarioId: r.scenarioId,

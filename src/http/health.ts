@@ -5,26 +5,34 @@ import type { DatabaseState } from '../services/health.js';
 import { DatabaseNotReady, ShuttingDown, StorageFullNotReady } from './errors.js';
 import { answered, problemResponses } from './responses.js';
 
-const Health = Type.Object({ status: Type.String({ examples: ['ok'] }) }, { additionalProperties: false });
-const Ready = Type.Object({
+const Health = Type.Object({
   status: Type.String({ examples: ['ok'] }),
   details: Type.Optional(Type.Object({
-    budgets: StringEnum(['shared', 'per-process'], {
+    chainFollower: Type.Optional(Type.Object({
+      behind: Type.Array(Type.String(), {
+        description: 'Chains whose deployment transactions this instance could not follow in its last round (the RPC ' +
+          'endpoint did not answer, or none is configured for a chain a deployment names).',
+      }),
+      pending: Type.Integer({ description: 'TxPosted deployment transactions followed.' }),
+    }, { additionalProperties: false, description: 'Present while the follower is behind.' })),
+    budgets: Type.Optional(StringEnum(['shared', 'per-process'], {
       description: 'With REDIS_URL: `shared` while Redis answers, `per-process` (each instance its own budgets) while it does not.',
-    }),
+    })),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'Since when Redis has not answered.' })),
-  }, { additionalProperties: false })),
+  }, { additionalProperties: false, description: 'Present while the chain follower is behind, and with REDIS_URL; the instance still takes traffic.' })),
 }, { additionalProperties: false });
 
 export interface HealthOptions {
   database: () => Promise<DatabaseState>;
   /** Whether the instance is stopping (draining or closing): then it is not ready, whatever the database says. */
   stopping: () => boolean;
+  /** The chain follower's state on this instance, where it holds the lease. */
+  following?: () => { behind: string[]; pending: number; holding: boolean };
   /** With REDIS_URL: whether the budgets are shared now. Never a reason to be unready. */
   budgets?: () => { budgets: 'shared' | 'per-process'; since?: string };
 }
 
-export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping, budgets }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping, following, budgets }) => {
   app.get('/health/live', {
     schema: {
       operationId: 'live',
@@ -41,7 +49,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
     schema: {
       operationId: 'ready', summary: 'The database answers and takes writes', tags: ['health'],
       response: {
-        200: answered(Ready, 'The database answers and takes writes: this instance can take traffic. With REDIS_URL, ' +
+        200: answered(Health, 'The database answers and takes writes: this instance can take traffic. With REDIS_URL, ' +
           '`details.budgets` says whether the budgets are shared across instances now.'),
         ...problemResponses([503], {
           503: 'The database does not answer (code SCS_DATABASE_UNAVAILABLE), its storage is full (SCS_STORAGE_FULL: a ' +
@@ -55,7 +63,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
   }, async (request) => {
     if (stopping()) throw new ShuttingDown('send traffic to another');
     const state = await database();
-    if (state.ready) return budgets ? { status: 'ok', details: budgets() } : { status: 'ok' };
+    const follower = following?.();
+    const behind = follower?.holding === true && follower.behind.length > 0;
+    if (state.ready && (behind || budgets)) {
+      return { status: 'ok', details: { ...(behind && { chainFollower: { behind: follower.behind, pending: follower.pending } }), ...budgets?.() } };
+    }
+    if (state.ready) return { status: 'ok' };
     request.log.warn({ err: state.err }, 'readiness check failed');
     throw state.fullForSeconds === undefined ? new DatabaseNotReady() : new StorageFullNotReady(state.fullForSeconds);
   });

@@ -58,3 +58,9 @@ export const webhooksLifecycle = fp(async (app: FastifyInstance, options: { webh
   app.addHook('onReady', async () => options.webhooks.start());
   app.addHook('preClose', async () => options.webhooks.stop());
 }, { name: 'webhooks-lifecycle', fastify: '5.x' });
+
+/** Follows deployment transactions from ready until close, giving its lease back. */
+export const followerLifecycle = fp(async (app: FastifyInstance, options: { follower: { start(): void; stop(): Promise<void> } }) => {
+  app.addHook('onReady', async () => options.follower.start());
+  app.addHook('preClose', async () => options.follower.stop());
+}, { name: 'follower-lifecycle', fastify: '5.x' });

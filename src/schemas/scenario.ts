@@ -198,7 +198,9 @@ const fieldSchemas = {
   })),
   webhookUrl: Nullable(Type.String({
     minLength: 8, maxLength: 2048, pattern: '^https?://[^\\s]+$',
-    description: 'Where the end of each of this scenario\'s executions is POSTed (Standard Webhooks, signed with its ' +
+    description: 'Where the end of each of this scenario\'s executions (`execution.completed`, `execution.failed`) and each ' +
+      'change the service records to its deployments (`deployment.updated`: scenarioId, projectId, revision and the ' +
+      'deployment as stored) are POSTed (Standard Webhooks, signed with its ' +
       'project\'s secret, GET /compliance/webhooks/secret; the service must have WEBHOOK_SECRET: 400 otherwise), instead ' +
       'of WEBHOOK_URL. http or https, no credentials; a loopback, private or link-local address or localhost is refused ' +
       '(400), and so is, at delivery, a host resolving to one, unless the operator allows them. Absent or null: WEBHOOK_URL, if set.',

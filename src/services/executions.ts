@@ -14,7 +14,7 @@ import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
 import type { RuleTrace } from '../schemas/trace.js';
 import type {
-  ExecutionPage, ExecutionRecord, ExecutionRepository, ScenarioRepository, WebhookDelivery, WebhookOutbox,
+  ExecutionPage, ExecutionRecord, ExecutionRepository, ScenarioRepository, ExecutionDelivery, WebhookOutbox,
 } from '../store/types.js';
 import type { Access } from './access.js';
 import { refuseEip712, signAttestations, type AttestRequest, type Attestations } from './attestations.js';
@@ -235,7 +235,7 @@ export class ExecutionLifecycle implements PendingExecutions {
     return this.options.executions.listExecutions(scenarioId, limit, before, access.projects);
   }
 
-  async replayWebhook(access: Access, executionId: string, deliveryId: string): Promise<WebhookDelivery> {
+  async replayWebhook(access: Access, executionId: string, deliveryId: string): Promise<ExecutionDelivery> {
     await this.recorded(access, executionId);
     const delivery = await this.options.outbox.replayWebhook(executionId, deliveryId, new Date(this.options.now()).toISOString());
     if (!delivery) throw new WebhookDeliveryNotFound(executionId, deliveryId);

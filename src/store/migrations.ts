@@ -3,6 +3,9 @@ export interface Migration {
   sql: string;
 }
 
+/** The lease the chain follower holds (src/services/deployment-follower.ts): one instance follows at a time. */
+export const LEASES_TABLE = 'CREATE TABLE service_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at TEXT NOT NULL);';
+
 /** These end both dialects' lists. */
 export const SAME_IN_BOTH: Migration[] = [
   {

@@ -9,6 +9,7 @@ import { postgresScenarios } from './postgres/scenarios.js';
 import { insertExecutions, postgresExecutions } from './postgres/executions.js';
 import { postgresExport } from './postgres/export.js';
 import { postgresWebhooks } from './postgres/webhooks.js';
+import { postgresFollowing } from './postgres/following.js';
 import { postgresIdempotency } from './postgres/idempotency.js';
 import { postgresNullifiers } from './postgres/nullifiers.js';
 import { postgresRevisions } from './postgres/revisions.js';
@@ -76,6 +77,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     ...postgresExecutions(db, audit),
     ...postgresExport(db),
     ...postgresWebhooks(db),
+    ...postgresFollowing(db),
     ...postgresIdempotency(db),
     ...postgresNullifiers(db),
     async ping() {

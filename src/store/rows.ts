@@ -79,7 +79,7 @@ export function evidenceWhere(range: EvidenceRange, param: (value: unknown) => s
 
 export interface WebhookColumns<T> {
   id: string;
-  execution_id: string;
+  execution_id: string | null;
   event: WebhookDelivery['event'];
   url: string | null;
   payload: string;
@@ -115,6 +115,10 @@ export const WEBHOOK_FIELDS = WEBHOOK_COLUMNS.split(',').length;
 export function webhookValues(w: WebhookDelivery): Array<string | number | null> {
   return [w.id, w.executionId, w.event, w.url ?? null, w.payload, w.state, w.attempts, w.nextAttemptAt, w.lastStatus, w.lastError, w.createdAt, w.updatedAt];
 }
+
+/** A deployment event, of a scenario of project `projectId` (its claims are fair by it, as an execution's by its own). */
+export const DEPLOYMENT_DELIVERY_INSERT = (placeholder: (k: number) => string) =>
+  `INSERT INTO webhook_deliveries (${WEBHOOK_COLUMNS}, project_id) VALUES (${Array.from({ length: WEBHOOK_FIELDS + 1 }, (_, k) => placeholder(k)).join(', ')})`;
 
 /** `limit` below 1: a RangeError, since no page could say where the next starts. */
 function pageOf<R, V extends { seq: number }>(rows: readonly R[], limit: number, read: (row: R) => V): { items: V[]; next?: number } {

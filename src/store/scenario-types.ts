@@ -56,8 +56,12 @@ export interface ScenarioRevision {
 
 export type RevisionDraft = Omit<ScenarioRevision, 'incarnation' | 'scenarioId' | 'state' | 'baseRevision' | 'decidedBy' | 'decidedAt'>;
 
-/** Run in the write's transaction. */
-export type Revise = (row: ScenarioRow) => { made: RevisionDraft; replaced?: { revision: number; draft: () => RevisionDraft } };
+/** Run in the write's transaction; its `deliveries` (deployment events) are written in it too. */
+export type Revise = (row: ScenarioRow) => {
+  made: RevisionDraft;
+  replaced?: { revision: number; draft: () => RevisionDraft };
+  deliveries?: readonly WebhookDelivery[];
+};
 
 export interface RevisionPage {
   items: ScenarioRevision[];
@@ -97,4 +101,22 @@ export interface ScenarioApprovals {
   /** Compare-and-set on `base`; throws ScenarioIdTaken. */
   approve(approval: Approval): Promise<ScenarioRow | 'stale' | 'decided'>;
   reject(incarnation: number, revision: number, decidedBy: string, now: string): Promise<boolean>;
+}
+
+/** An outbox row: an execution's event, or a deployment's (written with a scenario's revision). */
+export interface WebhookDelivery {
+  id: string;
+  /** null: a deployment event (`deployment.updated`), of a scenario rather than an execution. */
+  executionId: string | null;
+  event: 'execution.completed' | 'execution.failed' | 'deployment.updated';
+  /** null: WEBHOOK_URL. */
+  url?: string | null;
+  payload: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  nextAttemptAt: string;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
 }

@@ -12,6 +12,7 @@ import { sqliteScenarios } from './sqlite/scenarios.js';
 import { sqliteExecutions } from './sqlite/executions.js';
 import { sqliteExport } from './sqlite/export.js';
 import { sqliteWebhooks } from './sqlite/webhooks.js';
+import { sqliteFollowing } from './sqlite/following.js';
 import { sqliteIdempotency } from './sqlite/idempotency.js';
 import { sqliteNullifiers } from './sqlite/nullifiers.js';
 import { sqliteRevisions } from './sqlite/revisions.js';
@@ -96,6 +97,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     ...sqliteExecutions(db, write, audit, revisions.writes),
     ...sqliteExport(db),
     ...sqliteWebhooks(db, write),
+    ...sqliteFollowing(db, write),
     ...sqliteIdempotency(db, write),
     ...sqliteNullifiers(db, write),
     async ping() {

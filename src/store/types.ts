@@ -1,5 +1,5 @@
 import type { ExecutionResult } from '../schemas/execution.js';
-import type { ProjectScope, ScenarioApprovals, ScenarioRepository, ScenarioRevisionRepository } from './scenario-types.js';
+import type { ProjectScope, ScenarioApprovals, ScenarioRepository, ScenarioRevisionRepository, ScenarioRow, WebhookDelivery } from './scenario-types.js';
 
 export type * from './scenario-types.js';
 
@@ -30,7 +30,7 @@ export interface ExecutionRecord {
   updatedAt: string;
   pending?: PendingState | null;
   expiresAt?: string | null;
-  webhook?: WebhookDelivery;
+  webhook?: ExecutionDelivery;
   /** As when it ran; absent in older records. */
   scenarioDigest?: string;
   holderBound?: boolean;
@@ -39,21 +39,8 @@ export interface ExecutionRecord {
 /** Kept whole; `expiresAt` in epoch seconds. */
 export type PendingState = Record<string, unknown> & { expiresAt: number; request?: object };
 
-export interface WebhookDelivery {
-  id: string;
-  executionId: string;
-  event: 'execution.completed' | 'execution.failed';
-  /** null: WEBHOOK_URL. */
-  url?: string | null;
-  payload: string;
-  state: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  nextAttemptAt: string;
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A delivery of an execution's event: what an execution's deliveries are. */
+export type ExecutionDelivery = WebhookDelivery & { executionId: string; event: 'execution.completed' | 'execution.failed' };
 
 export interface WebhookFairness {
   perTarget: number;
@@ -68,7 +55,7 @@ interface ExecutionCompletion {
   state: 'completed' | 'failed';
   results: ExecutionResult[];
   updatedAt: string;
-  webhook?: WebhookDelivery;
+  webhook?: ExecutionDelivery;
 }
 
 export interface ExecutionPage {
@@ -131,9 +118,9 @@ export interface WebhookOutbox {
   releaseWebhooks(ids: readonly string[], leaseUntil: string): Promise<void>;
   /** Ends the lease; a replay asked meanwhile stands. */
   updateWebhook(delivery: Pick<WebhookDelivery, 'id' | 'state' | 'attempts' | 'nextAttemptAt' | 'lastStatus' | 'lastError' | 'updatedAt'>, leaseUntil: string): Promise<void>;
-  webhooksOf(executionId: string): Promise<WebhookDelivery[]>;
+  webhooksOf(executionId: string): Promise<ExecutionDelivery[]>;
   /** Due now with fresh attempts, whatever its state. */
-  replayWebhook(executionId: string, deliveryId: string, now: string): Promise<WebhookDelivery | undefined>;
+  replayWebhook(executionId: string, deliveryId: string, now: string): Promise<ExecutionDelivery | undefined>;
 }
 
 interface IdempotentResponse {
@@ -168,4 +155,13 @@ export interface NullifierRepository {
   bindNullifier(binding: NullifierBinding): Promise<string>;
 }
 
-export type Store = StoreHandle & ScenarioRepository & ScenarioRevisionRepository & ScenarioApprovals & ExecutionRepository & WebhookOutbox & IdempotencyRepository & NullifierRepository & ExecutionExport;
+/** What the chain follower reads and holds (src/services/deployment-follower.ts). */
+export interface DeploymentFollowing {
+  /** Live scenarios holding a TxPosted transaction or a DeploymentStarted deployment (an index of them), by seq after `after`. */
+  scenariosToFollow(after: number, limit: number): Promise<ScenarioRow[]>;
+  /** Takes or renews lease `name` for `holder` until `until`; false while another holder's has not expired at `now`. */
+  holdLease(name: string, holder: string, now: string, until: string): Promise<boolean>;
+  releaseLease(name: string, holder: string): Promise<void>;
+}
+
+export type Store = StoreHandle & DeploymentFollowing & ScenarioRepository & ScenarioRevisionRepository & ScenarioApprovals & ExecutionRepository & WebhookOutbox & IdempotencyRepository & NullifierRepository & ExecutionExport;

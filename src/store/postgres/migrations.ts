@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { SAME_IN_BOTH, type Migration } from '../migrations.js';
+import { LEASES_TABLE, SAME_IN_BOTH, type Migration } from '../migrations.js';
+import { PG_FOLLOWED } from './following.js';
 
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
 const MIGRATION_LOCK = 0x5c5_0001;
@@ -125,6 +126,16 @@ export const postgresMigrations: Migration[] = [
     `,
   },
   ...SAME_IN_BOTH,
+  {
+    // Deployment events (see the SQLite migration 17).
+    version: 17,
+    sql: `
+      ALTER TABLE webhook_deliveries ALTER COLUMN execution_id DROP NOT NULL;
+      ALTER TABLE webhook_deliveries ADD COLUMN project_id TEXT;
+      CREATE INDEX scenarios_followed ON scenarios (seq) WHERE ${PG_FOLLOWED};
+      ${LEASES_TABLE.replace('expires_at TEXT', 'expires_at TIMESTAMPTZ')}
+    `,
+  },
 ];
 
 export async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { PAGE_MAX_BYTES, type ScenarioColumns } from '../rows.js';
+import { DEPLOYMENT_DELIVERY_INSERT, PAGE_MAX_BYTES, webhookValues, type ScenarioColumns } from '../rows.js';
 import {
   PURGE_REVISIONS, REVISION_ONE, REVISION_PAGE, REVISION_RAN, insertRevisionsSql, readRevision, revisionPage, revisionValues,
   type PagedRevision, type RevisionColumns,
@@ -53,9 +53,10 @@ export function writeRevised(db: PostgresDatabase) {
 
 /** `base`: a proposal's live revision. */
 export async function insertRevised(client: pg.PoolClient, row: ScenarioRow, revise: Revise, base: number | null = null) {
-  const { made, replaced } = revise(row);
+  const { made, replaced, deliveries = [] } = revise(row);
   const values = [...(replaced ? revisionValues(row, replaced.draft()) : []), ...revisionValues(row, made, base)];
   await client.query(insertRevisionsSql(replaced ? 2 : 1, (k) => `$${k + 1}`), values);
+  for (const d of deliveries) await client.query(DEPLOYMENT_DELIVERY_INSERT((k) => `$${k + 1}`), [...webhookValues(d), row.input.projectId ?? null]);
 }
 
 /** Rolled back when `work` throws. */

@@ -1,4 +1,4 @@
-import type { WebhookOutbox } from '../types.js';
+import type { ExecutionDelivery, WebhookOutbox } from '../types.js';
 import { WEBHOOK_COLUMNS, type WebhookColumns } from '../rows.js';
 import { read, UUID, type PostgresDatabase } from './database.js';
 
@@ -14,10 +14,10 @@ export function postgresWebhooks({ query, write }: PostgresDatabase): WebhookOut
       // targets by origin, at most perTarget of each, projects in turn.
       const { rows } = await write<Row & { project_id: string | null; turn: string }>(
         `WITH due AS (
-           SELECT w.id, ${PG_TARGET} AS target, e.project_id, w.next_attempt_at
+           SELECT w.id, ${PG_TARGET} AS target, COALESCE(e.project_id, w.project_id) AS project_id, w.next_attempt_at
            FROM webhook_deliveries w LEFT JOIN executions e ON e.execution_id = w.execution_id
            WHERE w.state = 'pending' AND w.next_attempt_at <= $1 AND (w.lease_until IS NULL OR w.lease_until < $1)
-             AND NOT (${PG_TARGET} = ANY($4::text[])) AND NOT (COALESCE(e.project_id, '') = ANY($5::text[]))
+             AND NOT (${PG_TARGET} = ANY($4::text[])) AND NOT (COALESCE(e.project_id, w.project_id, '') = ANY($5::text[]))
            ORDER BY w.next_attempt_at LIMIT $6 FOR UPDATE OF w SKIP LOCKED
          ), by_target AS (
            SELECT id, project_id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, id) AS k FROM due
@@ -59,7 +59,8 @@ export function postgresWebhooks({ query, write }: PostgresDatabase): WebhookOut
     async webhooksOf(executionId) {
       if (!UUID.test(executionId)) return [];
       const { rows } = await query<Row>(`SELECT ${WCOLS} FROM webhook_deliveries WHERE execution_id = $1 ORDER BY created_at, id`, [executionId]);
-      return rows.map(read.webhook);
+      // Found by their execution: its events.
+      return rows.map((r) => read.webhook(r) as ExecutionDelivery);
     },
     async replayWebhook(executionId, deliveryId, now) {
       if (!UUID.test(executionId) || !UUID.test(deliveryId)) return undefined;
@@ -69,7 +70,7 @@ export function postgresWebhooks({ query, write }: PostgresDatabase): WebhookOut
          WHERE id = $2 AND execution_id = $3 RETURNING ${WCOLS}`,
         [now, deliveryId, executionId],
       );
-      return rows[0] ? read.webhook(rows[0]) : undefined;
+      return rows[0] ? read.webhook(rows[0]) as ExecutionDelivery : undefined;
     },
   };
 }

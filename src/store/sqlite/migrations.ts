@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { SAME_IN_BOTH, type Migration } from '../migrations.js';
+import { LEASES_TABLE, SAME_IN_BOTH, type Migration } from '../migrations.js';
+import { SQLITE_FOLLOWED } from './following.js';
 
 export const sqliteMigrations: Migration[] = [
   {
@@ -138,6 +139,41 @@ export const sqliteMigrations: Migration[] = [
     `,
   },
   ...SAME_IN_BOTH,
+  {
+    // Deployment events have no execution: SQLite cannot drop a NOT NULL, so the table is rebuilt. The scenarios the
+    // chain follower reads are indexed (a partial index: only those with something to follow).
+    version: 17,
+    sql: `
+      CREATE TABLE webhook_deliveries_v17 (
+        id TEXT PRIMARY KEY,
+        execution_id TEXT,
+        event TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        next_attempt_at TEXT NOT NULL,
+        lease_until TEXT,
+        last_status INTEGER,
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        url TEXT,
+        replay_requested INTEGER NOT NULL DEFAULT 0,
+        project_id TEXT
+      );
+      INSERT INTO webhook_deliveries_v17 (id, execution_id, event, payload, state, attempts, next_attempt_at, lease_until, last_status,
+        last_error, created_at, updated_at, url, replay_requested)
+        SELECT id, execution_id, event, payload, state, attempts, next_attempt_at, lease_until, last_status, last_error, created_at,
+          updated_at, url, replay_requested FROM webhook_deliveries;
+      DROP TABLE webhook_deliveries;
+      ALTER TABLE webhook_deliveries_v17 RENAME TO webhook_deliveries;
+      CREATE INDEX webhook_due ON webhook_deliveries (state, next_attempt_at);
+      CREATE INDEX webhook_execution ON webhook_deliveries (execution_id);
+      CREATE INDEX webhook_created ON webhook_deliveries (created_at);
+      CREATE INDEX scenarios_followed ON scenarios (seq) WHERE ${SQLITE_FOLLOWED};
+      ${LEASES_TABLE}
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): void {

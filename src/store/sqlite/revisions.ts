@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { PAGE_MAX_BYTES } from '../rows.js';
+import { DEPLOYMENT_DELIVERY_INSERT, PAGE_MAX_BYTES, webhookValues } from '../rows.js';
 import {
   PURGE_REVISIONS, REVISION_ONE, REVISION_PAGE, REVISION_RAN, insertRevisionsSql, numbered, readRevision, revisionPage, revisionValues,
   type PagedRevision, type RevisionColumns,
@@ -20,6 +20,7 @@ export function sqliteRevisions(db: Database.Database): { repository: ScenarioRe
   const ran = db.prepare<[Record<string, unknown>], RevisionColumns>(REVISION_RAN);
   const purge = db.prepare<[Record<string, unknown>]>(PURGE_REVISIONS);
   const insert = db.prepare<unknown[]>(insertRevisionsSql(1, () => '?'));
+  const deliver = db.prepare<unknown[]>(DEPLOYMENT_DELIVERY_INSERT(() => '?'));
   const kept = db.prepare<[number, number]>('SELECT 1 FROM scenario_revisions WHERE scenario_seq = ? AND revision = ?').pluck();
 
   const repository: ScenarioRevisionRepository = {
@@ -39,9 +40,10 @@ export function sqliteRevisions(db: Database.Database): { repository: ScenarioRe
   /** In the caller's transaction; the replaced revision made only where it is missing. */
   const keep = (row: ScenarioRow, revise: Revise | undefined, base: number | null = null) => {
     if (!revise) return;
-    const { made, replaced } = revise(row);
+    const { made, replaced, deliveries = [] } = revise(row);
     if (replaced && kept.get(row.seq, replaced.revision) === undefined) insert.run(...revisionValues(row, replaced.draft()));
     insert.run(...revisionValues(row, made, base));
+    for (const d of deliveries) deliver.run(...webhookValues(d), row.input.projectId ?? null);
   };
 
   return {

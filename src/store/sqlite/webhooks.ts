@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ClaimedWebhook, WebhookFairness, WebhookOutbox } from '../types.js';
+import type { ClaimedWebhook, ExecutionDelivery, WebhookFairness, WebhookOutbox } from '../types.js';
 import { WEBHOOK_COLUMNS, type WebhookColumns } from '../rows.js';
 import { read, type Transactional } from './database.js';
 
@@ -16,11 +16,11 @@ export function sqliteWebhooks(db: Database.Database, write: Transactional): Web
   // src/domain/webhook-slots.ts): the URL up to the first '/' after 'http://' or 'https://'; '' for WEBHOOK_URL.
   const dueWebhooks = db.prepare<[string, string, string, string, number, number, number], { id: string; project_id: string | null }>(
     `WITH due AS (
-       SELECT w.id, ${SQLITE_TARGET} AS target, e.project_id, w.next_attempt_at
+       SELECT w.id, ${SQLITE_TARGET} AS target, COALESCE(e.project_id, w.project_id) AS project_id, w.next_attempt_at
        FROM webhook_deliveries w LEFT JOIN executions e ON e.execution_id = w.execution_id
        WHERE w.state = 'pending' AND w.next_attempt_at <= ? AND (w.lease_until IS NULL OR w.lease_until < ?)
          AND ${SQLITE_TARGET} NOT IN (SELECT value FROM json_each(?))
-         AND COALESCE(e.project_id, '') NOT IN (SELECT value FROM json_each(?))
+         AND COALESCE(e.project_id, w.project_id, '') NOT IN (SELECT value FROM json_each(?))
        ORDER BY w.next_attempt_at LIMIT ?
      ), by_target AS (
        SELECT id, project_id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, id) AS k FROM due
@@ -75,11 +75,12 @@ export function sqliteWebhooks(db: Database.Database, write: Transactional): Web
       await updateWebhookTx(delivery, leaseUntil);
     },
     async webhooksOf(executionId) {
-      return webhooksOfExecution.all(executionId).map(read.webhook);
+      // Found by their execution: its events.
+      return webhooksOfExecution.all(executionId).map((r) => read.webhook(r) as ExecutionDelivery);
     },
     async replayWebhook(executionId, deliveryId, now) {
       const row = await replayTx(now, deliveryId, executionId);
-      return row ? read.webhook(row) : undefined;
+      return row ? read.webhook(row) as ExecutionDelivery : undefined;
     },
   };
 }

@@ -1,0 +1,403 @@
+/**
+ * The chain follower (src/services/deployment-follower.ts) on the local Hardhat node with the real iden3 stack
+ * (scripts/iden3-stack.mjs; Groth16 stubbed), on a real SQLite file and real PostgreSQL: each test drives its rounds
+ * with poll() and the chain with evm_mine / evm_snapshot / evm_revert, so nothing waits on a timer.
+ */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createWalletClient, custom, encodeFunctionData, getAddress, type Abi, type Address, type EIP1193Provider, type Hash, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { loadConfig } from '../../src/config.js';
+import { chainReaderFor } from '../../src/chain/index.js';
+import { RequestCheck } from '../../src/chain/request-check.js';
+import { RequestMatcher } from '../../src/chain/request-match.js';
+import { PlanCache } from '../../src/domain/plan-cache.js';
+import { typeDeclarations } from '../../src/execution/index.js';
+import type { Scenario } from '../../src/schemas/scenario.js';
+import { DeploymentFollower } from '../../src/services/deployment-follower.js';
+import { DeploymentRecorder } from '../../src/services/deployment-records.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { auth, makeApp, scenario, tempDir } from '../helpers.js';
+import { dropSchema, freshSchema, pgAvailable, PG_URL } from '../pg.js';
+import { haveIden3Documents } from '../shared-fixtures.js';
+import { iden3DocumentLoader } from '../zkp/fixtures.js';
+// @ts-expect-error: a JavaScript module without declarations (it is also the demo's)
+import * as stackModule from '../../scripts/iden3-stack.mjs';
+import { startLocalChain, type LocalChain } from './evm.js';
+
+const require = createRequire(import.meta.url);
+const universal = require('@iden3/contracts/build/contracts/UniversalVerifier.json') as { abi: Abi };
+
+interface Query { schema: bigint; claimPathKey: bigint; operator: bigint; values: bigint[] }
+interface Stack {
+  owner: Address; verifier: Address; sigV2Validator: Address; state: Address; groth16: Address;
+  setRequests(requests: { requestId: bigint; validator: Address; params: Hex }[]): Promise<{ transactionHash: Hash; blockNumber: bigint }>;
+}
+const stack = stackModule as {
+  deployIden3Stack(p: EIP1193Provider): Promise<Stack>;
+  sigV2Params(q: Query): Hex;
+  KYC_AGE: { context: string; type: string; schema: bigint; birthdayPathKey: bigint };
+  OPERATORS: Record<string, bigint>;
+};
+const { KYC_AGE, OPERATORS } = stack;
+
+/** Hardhat's first default account (its well-known development key): signs the raw transaction sent twice. */
+const OWNER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+const HOOK = 'https://hooks.example/deployments';
+const CONFIRMATIONS = 2;
+const DROP_AFTER_MS = 60_000;
+
+let chain: LocalChain;
+let provider: EIP1193Provider;
+let s: Stack;
+let nextRequestId = 1000n;
+
+const born = (before: bigint): Query => ({ schema: KYC_AGE.schema, claimPathKey: KYC_AGE.birthdayPathKey, operator: OPERATORS.$lt!, values: [before] });
+const rule = (requestId: bigint) => ({
+  id: 'adult', query: { type: KYC_AGE.type, context: KYC_AGE.context, requestId: requestId.toString(), attribute: 'birthday', operator: '$lt', value: 20020101 },
+});
+const setRequestsCall = (requestId: bigint, validator: Address, params: Hex) => encodeFunctionData({
+  abi: universal.abi, functionName: 'setRequests', args: [[{ requestId, metadata: '', validator, params, creator: s.owner }]],
+});
+const rpc = (method: string, params: unknown[] = []) => provider.request({ method, params } as never) as Promise<unknown>;
+
+const onChainScenario = (requestId: bigint, txHashes: string[], deployment: Record<string, unknown> = {}): Scenario => scenario({
+  type: 'OnChainZKP', projectId: 'p1', webhookUrl: HOOK, queryConfigurations: [rule(requestId)],
+  smartContractDeployments: [{
+    id: 'd1', contractName: 'UniversalVerifier', status: 'DeploymentStarted', chain: chain.chain, address: s.verifier,
+    transactions: txHashes.map((txHash, i) => ({ id: `t${i + 1}`, actionName: 'ScenarioDeploy', status: 'TxPosted', txHash, smartContractDeploymentId: 'd1' })),
+    ...deployment,
+  }],
+}) as unknown as Scenario;
+
+beforeAll(async () => {
+  chain = await startLocalChain();
+  provider = (require('hardhat') as { network: { provider: EIP1193Provider } }).network.provider;
+  s = await stack.deployIden3Stack(provider);
+}, 180_000);
+
+afterAll(async () => {
+  await chain?.stop();
+});
+
+interface Harness {
+  store: Store;
+  follower: DeploymentFollower;
+  clock: { t: number };
+  deployment(id: string): Promise<Record<string, unknown> & { transactions: Record<string, unknown>[] }>;
+}
+
+const opened: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of opened.splice(0)) await close();
+});
+
+const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
+
+async function harness(storeEnv: Record<string, string>, rpcUrl = chain.url): Promise<Harness> {
+  const config = loadConfig({
+    ...storeEnv, CHAIN_RPC_URLS: `${chain.chain}=${rpcUrl}`, CHAIN_CONFIRMATIONS: String(CONFIRMATIONS),
+    CHAIN_TX_DROP_AFTER_MS: String(DROP_AFTER_MS), CHAIN_READ_TIMEOUT_MS: '30000', WEBHOOK_SECRET: SECRET,
+  });
+  const store = await openStore(config.database);
+  const clock = { t: Date.now() };
+  const now = () => clock.t;
+  const recorder = new DeploymentRecorder({ store, plans: new PlanCache(typeDeclarations), webhook: config.webhook, now });
+  const follower = new DeploymentFollower({
+    store, recorder, settings: config.chains, reader: await chainReaderFor(config.chains), log: silent, now,
+    check: new RequestCheck({ matcher: new RequestMatcher({ documentLoader: iden3DocumentLoader() }) }),
+  });
+  opened.push(async () => {
+    await follower.stop();
+    await store.close();
+  });
+  return {
+    store, follower, clock,
+    async deployment(id) {
+      const [row] = await store.find(id, ['p1']);
+      return row!.input.smartContractDeployments[0] as never;
+    },
+  };
+}
+
+const stores: Array<{ name: string; env: () => Promise<Record<string, string>> }> = [
+  { name: 'SQLite', env: async () => ({ DATA_DIR: tempDir() }) },
+  ...(pgAvailable
+    ? [{
+        name: 'PostgreSQL',
+        env: async () => {
+          const schema = freshSchema('follow');
+          opened.push(() => dropSchema(schema));
+          return { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema };
+        },
+      }]
+    : []),
+];
+
+async function create(h: Harness, id: string, input: Scenario): Promise<void> {
+  expect(await h.store.create(id, input, new Date(h.clock.t).toISOString())).not.toBeNull();
+}
+
+/** Sends setRequests with automining off, so a reverting one is mined rather than refused at send time. */
+async function sendUnchecked(data: Hex): Promise<Hash> {
+  const wallet = createWalletClient({ transport: custom(provider), account: s.owner });
+  await rpc('evm_setAutomine', [false]);
+  try {
+    const hash = await wallet.sendTransaction({ to: s.verifier, data, gas: 3_000_000n, chain: null });
+    await rpc('evm_mine');
+    return hash;
+  } finally {
+    await rpc('evm_setAutomine', [true]);
+  }
+}
+
+describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 stack', () => {
+  describe.each(stores)('on $name', ({ env }) => {
+    it('confirms a successful setRequests only CHAIN_CONFIRMATIONS deep, then the deployment is Deployed once getRequest matches the rule', async () => {
+      const h = await harness(await env());
+      const requestId = nextRequestId++;
+      const { transactionHash, blockNumber } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+      await create(h, 'ok', onChainScenario(requestId, [transactionHash]));
+
+      await h.follower.poll();
+      await h.follower.poll();
+      expect(await h.deployment('ok')).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxPosted' }] });
+
+      await chain.mine(CONFIRMATIONS - 1);
+      await h.follower.poll();
+      const block = await rpc('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false]) as { timestamp: Hex };
+      const d = await h.deployment('ok');
+      expect(d).toMatchObject({ status: 'Deployed', address: s.verifier });
+      expect(d.transactions[0]).toMatchObject({ status: 'TxConfirmed', txHash: transactionHash, blockNumber: Number(blockNumber), timestamp: Number(block.timestamp) });
+
+      const [row] = await h.store.find('ok', ['p1']);
+      const revision = await h.store.getRevision(row!.seq, row!.revision);
+      expect(revision).toMatchObject({ author: 'service:chain', state: 'live' });
+      const claimed = await h.store.claimWebhooks(new Date(h.clock.t + 1000).toISOString(), 10, new Date(h.clock.t + 60_000).toISOString(),
+        { perTarget: 10, scan: 100, skipTargets: [], skipProjects: [] });
+      expect(claimed).toHaveLength(1);
+      expect(claimed[0]).toMatchObject({ event: 'deployment.updated', executionId: null, url: HOOK, projectId: 'p1' });
+      expect(JSON.parse(claimed[0]!.payload)).toMatchObject({
+        type: 'deployment.updated',
+        data: { scenarioId: 'ok', projectId: 'p1', revision: row!.revision, deployment: { id: 'd1', status: 'Deployed', address: s.verifier } },
+      });
+    });
+
+    it('fails a reverted setRequests (an unwhitelisted validator) with the reason decoded, and the deployment with it', async () => {
+      const h = await harness(await env());
+      const requestId = nextRequestId++;
+      // A real credential validator (behind its proxy, initialised as the stack's) the verifier has not whitelisted.
+      const validator = require('@iden3/contracts/build/contracts/CredentialAtomicQuerySigV2Validator.json') as { abi: Abi; bytecode: Hex };
+      const implementation = await chain.deployArtifact(validator);
+      const stranger = await chain.deployArtifact({ abi: [], bytecode: `0x3d602d80600a3d3981f3363d3d373d3d3d363d73${implementation.slice(2)}5af43d82803e903d91602b57fd5bf3` });
+      const wallet = createWalletClient({ transport: custom(provider), account: s.owner });
+      await wallet.writeContract({ address: stranger, abi: validator.abi, functionName: 'initialize', args: [s.state, s.groth16, s.owner], chain: null });
+      const hash = await sendUnchecked(setRequestsCall(requestId, stranger, stack.sigV2Params(born(20020101n))));
+      expect((await rpc('eth_getTransactionReceipt', [hash]) as { status: Hex }).status).toBe('0x0');
+      await create(h, 'reverted', onChainScenario(requestId, [hash]));
+      await chain.mine(CONFIRMATIONS);
+      for (let i = 0; i < 3; i++) await h.follower.poll();
+      const d = await h.deployment('reverted');
+      expect(d.transactions[0]).toMatchObject({ status: 'TxFailed', errorMessage: `reverted: ValidatorIsNotWhitelisted(${getAddress(stranger)})` });
+      expect(d).toMatchObject({ status: 'DeploymentFailed' });
+      expect(d.errorMessage).toContain('ValidatorIsNotWhitelisted');
+    });
+
+    it('fails a transaction that never lands after CHAIN_TX_DROP_AFTER_MS unseen', async () => {
+      const h = await harness(await env());
+      const hash = `0x${randomBytes(32).toString('hex')}`;
+      await create(h, 'dropped', onChainScenario(nextRequestId++, [hash]));
+      await h.follower.poll();
+      h.clock.t += DROP_AFTER_MS - 1;
+      await h.follower.poll();
+      expect(await h.deployment('dropped')).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxPosted' }] });
+      h.clock.t += 1;
+      await h.follower.poll();
+      const d = await h.deployment('dropped');
+      expect(d.transactions[0]).toMatchObject({ status: 'TxFailed' });
+      expect(d.transactions[0]!.errorMessage).toMatch(/^dropped: neither mined nor pending on eip155:31337/);
+      expect(d).toMatchObject({ status: 'DeploymentFailed' });
+    });
+
+    it('fails a transaction at once when its sender\'s nonce passes it (replaced by another of that nonce)', async () => {
+      const h = await harness(await env());
+      const sender = (await rpc('eth_accounts') as Address[])[5]!;
+      const wallet = createWalletClient({ transport: custom(provider), account: sender });
+      const nonce = Number(await rpc('eth_getTransactionCount', [sender, 'latest']));
+      const send = (maxFeePerGas: bigint) => wallet.sendTransaction({
+        to: sender, value: 0n, nonce, gas: 21_000n, maxFeePerGas, maxPriorityFeePerGas: maxFeePerGas / 2n, chain: null,
+      });
+      await rpc('evm_setAutomine', [false]);
+      try {
+        const replaced = await send(10_000_000_000n);
+        await create(h, 'replaced', onChainScenario(nextRequestId++, [replaced]));
+        await h.follower.poll();
+        const replacement = await send(50_000_000_000n);
+        expect(replacement).not.toBe(replaced);
+        await rpc('evm_mine');
+      } finally {
+        await rpc('evm_setAutomine', [true]);
+      }
+      await h.follower.poll();
+      const d = await h.deployment('replaced');
+      expect(d.transactions[0]).toMatchObject({ status: 'TxFailed', errorMessage: `dropped: sender ${sender.toLowerCase()} has used nonce ${nonce} for another transaction` });
+      expect(d).toMatchObject({ status: 'DeploymentFailed' });
+    });
+
+    it('keeps a transaction TxPosted when a reorganisation removes its block before the depth, and confirms it where it lands again', async () => {
+      const h = await harness(await env());
+      const requestId = nextRequestId++;
+      const account = privateKeyToAccount(OWNER_KEY);
+      expect(account.address.toLowerCase()).toBe(s.owner.toLowerCase());
+      const nonce = Number(await rpc('eth_getTransactionCount', [s.owner, 'latest']));
+      const raw = await account.signTransaction({
+        to: s.verifier, data: setRequestsCall(requestId, s.sigV2Validator, stack.sigV2Params(born(20020101n))), nonce, gas: 3_000_000n,
+        maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n, chainId: chain.chainId, type: 'eip1559',
+      });
+      const snapshot = await rpc('evm_snapshot');
+      const hash = await rpc('eth_sendRawTransaction', [raw]) as Hash;
+      const first = await rpc('eth_getTransactionReceipt', [hash]) as { blockNumber: Hex; blockHash: Hex };
+      await create(h, 'reorg', onChainScenario(requestId, [hash]));
+      await h.follower.poll();
+      await h.follower.poll();
+      expect(await h.deployment('reorg')).toMatchObject({ transactions: [{ status: 'TxPosted' }] });
+
+      expect(await rpc('evm_revert', [snapshot])).toBe(true);
+      await chain.mine(3);
+      expect(await rpc('eth_getTransactionReceipt', [hash])).toBeNull();
+      await h.follower.poll();
+      await h.follower.poll();
+      expect(await h.deployment('reorg')).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxPosted' }] });
+
+      expect(await rpc('eth_sendRawTransaction', [raw])).toBe(hash);
+      const again = await rpc('eth_getTransactionReceipt', [hash]) as { blockNumber: Hex; blockHash: Hex };
+      expect(again.blockHash).not.toBe(first.blockHash);
+      await chain.mine(CONFIRMATIONS - 1);
+      await h.follower.poll();
+      await h.follower.poll();
+      const d = await h.deployment('reorg');
+      expect(d.transactions[0]).toMatchObject({ status: 'TxConfirmed', blockNumber: Number(again.blockNumber) });
+      expect(d).toMatchObject({ status: 'Deployed' });
+    });
+
+    it('fails a deployment whose request differs from the rule, naming the difference', async () => {
+      const h = await harness(await env());
+      const requestId = nextRequestId++;
+      const { transactionHash } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20100101n)) }]);
+      await create(h, 'differs', onChainScenario(requestId, [transactionHash]));
+      await chain.mine(CONFIRMATIONS);
+      await h.follower.poll();
+      await h.follower.poll();
+      const d = await h.deployment('differs');
+      expect(d.transactions[0]).toMatchObject({ status: 'TxConfirmed' });
+      expect(d).toMatchObject({ status: 'DeploymentFailed' });
+      expect(d.errorMessage).toMatch(/^the verifier's requests differ from the rules: rule "adult" does not match request \d+/);
+      expect(d.errorMessage).toContain('its values are [20100101], the rule\'s [20020101]');
+    });
+  });
+
+  it('follows 1,000 pending transactions with one JSON-RPC batch per poll (counted on an RPC proxy)', async () => {
+    const batches: Array<{ method: string }[]> = [];
+    const proxy = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString();
+        batches.push([JSON.parse(body)].flat() as { method: string }[]);
+        void fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+          .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()));
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    opened.push(() => new Promise((resolve) => proxy.close(() => resolve())));
+    const h = await harness({ DATA_DIR: tempDir() }, `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+    for (let k = 0; k < 4; k++) {
+      await create(h, `many-${k}`, onChainScenario(nextRequestId++, Array.from({ length: 250 }, () => `0x${randomBytes(32).toString('hex')}`)));
+    }
+    for (let poll = 1; poll <= 3; poll++) {
+      await h.follower.poll();
+      expect(batches).toHaveLength(poll);
+    }
+    expect(h.follower.snapshot()).toMatchObject({ pending: 1000, rounds: 3, holding: true });
+    for (const batch of batches) expect(batch.filter((c) => c.method === 'eth_getTransactionReceipt')).toHaveLength(1000);
+  });
+
+  it.skipIf(!pgAvailable)('runs on one instance at a time across instances sharing PostgreSQL, the other taking over when it stops', async () => {
+    const env = await stores[1]!.env();
+    const [a, b] = [await harness(env), await harness(env)];
+    const requestId = nextRequestId++;
+    const { transactionHash } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+    await create(a, 'leased', onChainScenario(requestId, [transactionHash]));
+    await a.follower.poll();
+    await b.follower.poll();
+    expect(a.follower.snapshot()).toMatchObject({ holding: true, rounds: 1 });
+    expect(b.follower.snapshot()).toMatchObject({ holding: false, rounds: 0 });
+    await a.follower.stop();
+    await chain.mine(CONFIRMATIONS);
+    await b.follower.poll();
+    await b.follower.poll();
+    expect(b.follower.snapshot()).toMatchObject({ holding: true, rounds: 2 });
+    expect(await b.deployment('leased')).toMatchObject({ status: 'Deployed', transactions: [{ status: 'TxConfirmed' }] });
+  });
+
+  it('follows a TxPosted transaction a PATCH recorded, in the running app, to Deployed (revision by service:chain)', async () => {
+    const app = await makeApp({ CHAIN_RPC_URLS: `${chain.chain}=${chain.url}`, CHAIN_CONFIRMATIONS: String(CONFIRMATIONS), CHAIN_FOLLOW_INTERVAL_MS: '100' });
+    opened.push(() => app.close());
+    const requestId = nextRequestId++;
+    const created = await app.inject({
+      method: 'POST', url: '/compliance/scenarios', headers: auth,
+      payload: { id: 'patched', input: { ...onChainScenario(requestId, []), projectId: null, webhookUrl: undefined, smartContractDeployments: [] } },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const { transactionHash } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+    const deployment = onChainScenario(requestId, [transactionHash]).smartContractDeployments;
+    const patched = await app.inject({ method: 'PATCH', url: '/compliance/scenarios/patched', headers: auth, payload: { input: { smartContractDeployments: deployment } } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    await chain.mine(CONFIRMATIONS);
+    const read = async () => (await app.inject({ method: 'GET', url: '/compliance/scenarios/patched', headers: auth })).json() as { input: Scenario; revision: number };
+    await expect.poll(async () => (await read()).input.smartContractDeployments[0]?.status, { timeout: 30_000, interval: 100 }).toBe('Deployed');
+    const { revision } = await read();
+    const last = await app.inject({ method: 'GET', url: `/compliance/scenarios/patched/revisions/${revision}`, headers: auth });
+    expect(last.json()).toMatchObject({ author: 'service:chain' });
+  });
+
+  it('records live in a project that requires approval: a deployment\'s status is not a rule change', async () => {
+    const app = await makeApp({
+      CHAIN_RPC_URLS: `${chain.chain}=${chain.url}`, CHAIN_CONFIRMATIONS: String(CONFIRMATIONS), CHAIN_FOLLOW_INTERVAL_MS: '100',
+      SCENARIO_APPROVAL_PROJECTS: '*',
+    });
+    opened.push(() => app.close());
+    const requestId = nextRequestId++;
+    const { transactionHash } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+    const input = { ...onChainScenario(requestId, [transactionHash]), projectId: null, webhookUrl: undefined };
+    const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'four-eyes', input } });
+    expect(created.statusCode, created.body).toBe(201);
+    await chain.mine(CONFIRMATIONS);
+    const read = async () => (await app.inject({ method: 'GET', url: '/compliance/scenarios/four-eyes', headers: auth })).json() as { input: Scenario; revision: number };
+    await expect.poll(async () => (await read()).input.smartContractDeployments[0]?.status, { timeout: 30_000, interval: 100 }).toBe('Deployed');
+    const { revision } = await read();
+    const last = await app.inject({ method: 'GET', url: `/compliance/scenarios/four-eyes/revisions/${revision}`, headers: auth });
+    expect(last.json()).toMatchObject({ author: 'service:chain', state: 'live' });
+  });
+
+  it('says on /health/ready (200, details) which chain it cannot follow while the RPC endpoint does not answer', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const app = await makeApp({ CHAIN_RPC_URLS: `${chain.chain}=http://127.0.0.1:${port}`, CHAIN_FOLLOW_INTERVAL_MS: '100' });
+    opened.push(() => app.close());
+    const ready = async () => (await app.inject({ method: 'GET', url: '/health/ready' })).json() as Record<string, unknown>;
+    expect(await ready()).toEqual({ status: 'ok' });
+    const input = { ...onChainScenario(nextRequestId++, [`0x${randomBytes(32).toString('hex')}`]), projectId: null, webhookUrl: undefined };
+    const created = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'unreachable', input } });
+    expect(created.statusCode, created.body).toBe(201);
+    await expect.poll(ready, { timeout: 30_000, interval: 100 }).toEqual({ status: 'ok', details: { chainFollower: { behind: [chain.chain], pending: 1 } } });
+  });
+});
