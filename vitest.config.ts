@@ -31,6 +31,7 @@ export const E2E = [
   'test/storage-full.fs.test.ts',
   'test/storage-full.postgres.test.ts',
   'test/postgres.scaleout.test.ts',
+  'test/redis.scaleout.test.ts',
   'test/webhooks.durability.test.ts',
   'test/revisions.durability.test.ts',
   'test/walkthrough.test.ts',

@@ -1,6 +1,7 @@
 /** The composition root: every I/O adapter and the execution service are built here, and nowhere else. */
 import cluster from 'node:cluster';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import { SharedBudgets } from './budgets/shared.js';
 import { chainReaderFor, type ProofStatusReader } from './chain/index.js';
 import { clusterMetrics } from './cluster.js';
 import { createDocumentLoader, credentialTypeDocuments } from './jsonld/documents.js';
@@ -63,6 +64,8 @@ export interface Adapters {
   deployments: DeploymentRecorder;
   /** Where a chain is configured. */
   follower?: DeploymentFollower;
+  /** Where REDIS_URL is set. */
+  budgets?: SharedBudgets;
 }
 
 /** With DEMO_ISSUER=1 the demo issuer is trusted too, its statuses and states given in process. */
@@ -105,10 +108,13 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
   const store = deps.store
     ? observeStore(deps.store, metrics)
     : await openStore(config.database, (err) => log.warn({ err }, 'database connection error'), metrics);
+  const budgets = config.redis && new SharedBudgets(config.redis.url, config.redis.prefix, log);
   try {
+    await budgets?.connect();
     const onVerdicts = (results: readonly ExecutionResult[]) => metrics.countVerdicts(results);
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
-    const verifier = await credentialVerifier(config, deps.trust ?? {}, log);
+    const shared = budgets && { coldBudget: budgets.coldBudget(), sharedStates: budgets.answers('state'), sharedRevocations: budgets.answers('revocation') };
+    const verifier = await credentialVerifier(config, { ...deps.trust, ...shared }, log);
     metrics.watchVerifier(() => verifier.stats());
     const plans = new PlanCache(typeDeclarations);
     const attestor = await createAttestor(config.attestation, (message) => log.warn(message));
@@ -148,9 +154,10 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     if (follower) metrics.watchFollower(() => follower.snapshot());
     return {
       store, now, metrics, plans, verifier, executor, executions, revisions, shadows, timers: timersOf(strategies), routes: routesOf(strategies), webhooks, attestor,
-      deployments, follower,
+      deployments, follower, budgets,
     };
   } catch (err) {
+    await budgets?.close();
     await store.close();
     throw err;
   }

@@ -96,7 +96,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
     return await registerAll(app, config, deps, adapters);
   } catch (err) {
     // A caller never gets an app that failed to build, to close.
-    const closers = [async () => adapters.webhooks?.stop(), async () => adapters.follower?.stop(), () => adapters.verifier.close(), () => adapters.store.close()];
+    const closers = [async () => adapters.webhooks?.stop(), async () => adapters.follower?.stop(), async () => adapters.budgets?.close(), () => adapters.verifier.close(), () => adapters.store.close()];
     for (const close of closers) {
       await close().catch((closeErr: unknown) => app.log.warn({ err: closeErr }, 'closing an adapter after a failed build failed'));
     }
@@ -105,7 +105,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Serv
 }
 
 async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, adapters: Adapters): Promise<ServiceApp> {
-  const { store, now, metrics, plans, verifier, executor, executions, revisions, shadows, timers, routes, webhooks, attestor, follower } = adapters;
+  const { store, now, metrics, plans, verifier, executor, executions, revisions, shadows, timers, routes, webhooks, attestor, follower, budgets } = adapters;
   // While draining and closing, no keep-alive client may write its next request to a socket close() is about to end.
   let draining = false;
   let closing = false;
@@ -136,6 +136,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   await app.register(scenarioTimers, { timers });
   if (webhooks) await app.register(webhooksLifecycle, { webhooks });
   if (follower) await app.register(followerLifecycle, { follower });
+  if (budgets) app.addHook('onClose', async () => budgets.close());
 
   await app.register(bodyPolicy);
   const validators = installValidators(app);
@@ -160,7 +161,9 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   // Before protection and auth, so their refusals carry CORS headers.
   if (config.corsOrigins.length > 0) await app.register(corsPlugin, { origins: config.corsOrigins });
   const authenticate = createAuthenticator(config.apiTokens, config.jwt);
-  await app.register(protection, { rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify });
+  await app.register(protection, {
+    rateLimit: config.rateLimit, maxEventLoopDelayMs: config.maxEventLoopDelayMs, identify: authenticate.identify, store: budgets?.rateLimitStore(),
+  });
 
   // Open routes; OffChainZKP's wallet callback is authenticated by its proof.
   await app.register(healthRoutes, {
@@ -168,6 +171,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     stopping: () => draining || closing,
     deployers: () => deployments.deployerShortfalls(),
     ...(follower && { following: () => follower.snapshot() }),
+    ...(budgets && { budgets: () => budgets.state() }),
   });
   await app.register(metricsPlugin, { metrics });
   await app.register(typeRoutes, { routes });

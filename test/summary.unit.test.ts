@@ -37,6 +37,16 @@ describe('the start-up line, webhooks and attestations', () => {
     for (const secret of ['hook-user', 'hook-password', 'sk-path-secret', 'query-secret', SECRET, EIP712_KEY]) expect(msg).not.toContain(secret);
   });
 
+  it('says budgets are shared through Redis with REDIS_URL, never naming its URL or password, and nothing without it', () => {
+    const shared = summary({ REDIS_URL: 'redis://user:redis-password@cache.internal:6379/2' });
+    expect(shared.msg).toContain('; budgets shared across instances through Redis (REDIS_URL); ');
+    expect(shared.fields.budgets).toBe('shared');
+    for (const secret of ['redis-password', 'cache.internal']) expect(shared.msg).not.toContain(secret);
+    const alone = summary({});
+    expect(alone.msg).not.toContain('Redis');
+    expect(alone.fields.budgets).toBe('per-process');
+  });
+
   it('says when the keys are made for this run only (development: DEMO_ISSUER=1)', () => {
     const { msg, fields } = summary({ DEMO_ISSUER: '1' });
     expect(msg).toContain('; attestations on: JWS (key made for this run only), EIP-712 (key made for this run only); ');

@@ -62,14 +62,29 @@ export const serviceEnv = Type.Object({
     description: 'Requests per token per window (0 = no limit); past it, 429 with `Retry-After`. A token is one budget however ' +
       'its header (or a JWT\'s signature) is spelled; routes without a token, and requests with no, a malformed or an unknown ' +
       'token (401s included, and a JWT not yet seen to verify), count against the client address. Per instance, and per ' +
-      'worker process with `WORKERS`.',
+      'worker process with `WORKERS`; across them all with `REDIS_URL`.',
   }),
   RATE_LIMIT_WINDOW_MS: integer(1000, 86_400_000, { default: 60_000, description: 'The rate-limit window.' }),
   DRY_RUNS_PER_MINUTE: integer(0, 100_000_000, {
     default: 60,
     description: 'Dry runs (`POST /compliance/scenarios/dry-run`) per token and minute (429 beyond), instead of `RATE_LIMIT_MAX` ' +
       'on that route: a dry run verifies credentials as execute does but leaves no audit record. `0` leaves the route to ' +
-      '`RATE_LIMIT_MAX`; `RATE_LIMIT_MAX=0` turns every limit off, this one too. Per instance, and per worker process with `WORKERS`.',
+      '`RATE_LIMIT_MAX`; `RATE_LIMIT_MAX=0` turns every limit off, this one too. Per instance, and per worker process with `WORKERS`; across them all with `REDIS_URL`.',
+  }),
+  REDIS_URL: Type.Optional(text({
+    expect: 'a redis:// or rediss:// URL',
+    docDefault: 'unset: every budget is per process',
+    description: 'A Redis server the instances share: `RATE_LIMIT_MAX`, `DRY_RUNS_PER_MINUTE`, `ZKP_RESPONSES_PER_MINUTE` and ' +
+      '`COLD_QUEUE_PER_TOKEN` then hold across every instance and worker instead of per process. Where Redis does not answer ' +
+      '(100 ms a command), each process falls back to its own budgets, logs it once and shows it on `/health/ready`; it shares ' +
+      'again within seconds of Redis answering. Issuer-state and revocation answers are shared there too, each for no longer ' +
+      'than the instance that fetched it keeps it. See "Budgets: per instance or across instances".',
+  })),
+  REDIS_KEY_PREFIX: text({
+    expect: 'letters, digits and `:._-`, at most 64',
+    pattern: '^[A-Za-z0-9:._-]{1,64}$',
+    default: 'scs:',
+    description: 'Prefix of every key the service writes to `REDIS_URL`\'s Redis (several deployments may share one Redis).',
   }),
   SHADOW_QUEUE_LIMIT: integer(0, 100_000, {
     default: 256,
@@ -106,7 +121,7 @@ export type ServiceEnv = Static<typeof serviceEnv>;
 
 type ServiceSettings = Pick<Config,
   | 'port' | 'host' | 'publicBaseUrl' | 'trustProxy' | 'logLevel' | 'bodyLimit' | 'docs' | 'corsOrigins' | 'shutdownTimeoutMs'
-  | 'shutdownDelayMs' | 'rateLimit' | 'dryRunsPerMinute' | 'shadowQueueLimit' | 'maxEventLoopDelayMs'
+  | 'shutdownDelayMs' | 'rateLimit' | 'dryRunsPerMinute' | 'shadowQueueLimit' | 'redis' | 'maxEventLoopDelayMs'
   | 'requestTimeoutMs' | 'workers' | 'demoIssuer' | 'executionRetentionDays' | 'executionPurgeIntervalMs'>;
 
 /** `auto`: one per usable core. Each has its own store connections, so an in-memory SQLite cannot be shared. */
@@ -130,6 +145,12 @@ function trustProxy(raw: string | undefined): string[] {
     }
     return entry;
   });
+}
+
+function redis(url: string | undefined, prefix: string): Config['redis'] {
+  if (url === undefined) return undefined;
+  if (!URL.canParse(url) || !/^rediss?:$/.test(new URL(url).protocol)) throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
+  return { url, prefix };
 }
 
 /** PUBLIC_BASE_URL: callback URLs are made by appending paths, so it may have a path but no query or fragment. */
@@ -174,6 +195,7 @@ export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): Serv
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
     dryRunsPerMinute: env.DRY_RUNS_PER_MINUTE,
     shadowQueueLimit: env.SHADOW_QUEUE_LIMIT,
+    redis: redis(env.REDIS_URL, env.REDIS_KEY_PREFIX),
     maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     workers: workers(env.WORKERS, database),

@@ -15,6 +15,8 @@ export interface StartupSummary {
     /** Off (no WEBHOOK_SECRET); on for scenarios with a webhookUrl; on for every execution (WEBHOOK_URL). */
     webhooks: 'off' | 'scenarios' | 'all';
     attestations: ('jws' | 'eip712')[];
+    /** REDIS_URL: shared across instances. */
+    budgets: 'per-process' | 'shared';
     docs: string | null;
   };
   msg: string;
@@ -63,6 +65,7 @@ export function startupSummary(config: Config, address: AddressInfo): StartupSum
     chains.length > 0 ? `OnChainZKP on (${chains.join(', ')})` : 'OnChainZKP off (set CHAIN_RPC_URLS to enable)',
     webhookText,
     attestationText,
+    ...(config.redis ? ['budgets shared across instances through Redis (REDIS_URL)'] : []),
     docs === null ? 'docs off (DOCS_ENABLED=false)' : `docs ${docs}`,
   ].join('; ');
   // The two cannot both hold: one lists no issuer, the other lists the demo issuer.
@@ -75,7 +78,7 @@ export function startupSummary(config: Config, address: AddressInfo): StartupSum
         '("credentialStatus … cannot be resolved"). Set DEMO_ISSUER=1 (it trusts the demo issuer itself)'
       : undefined;
   return {
-    fields: { database, verification: mode, trustedIssuers, offChainZkp, onChainZkp: chains.length > 0, webhooks, attestations, docs },
+    fields: { database, verification: mode, trustedIssuers, offChainZkp, onChainZkp: chains.length > 0, webhooks, attestations, budgets: config.redis ? 'shared' : 'per-process', docs },
     msg,
     warning,
   };

@@ -25,6 +25,8 @@ export interface Config {
   rateLimit: { max: number; windowMs: number };
   dryRunsPerMinute: number;
   shadowQueueLimit: number;
+  /** REDIS_URL: budgets shared across instances. */
+  redis?: { url: string; prefix: string };
   /** 0: off. */
   maxEventLoopDelayMs: number;
   /** 0: no limit. */

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { StringEnum } from '../schemas/common.js';
 import type { DatabaseState } from '../services/health.js';
 import type { DeployerShortfall } from '../services/deployments.js';
 import { DatabaseNotReady, ShuttingDown, StorageFullNotReady } from './errors.js';
@@ -21,7 +22,11 @@ const Health = Type.Object({
       description: 'Deployer keys (CHAIN_DEPLOYER_KEY) whose balance cannot pay for one more deployment (3,000,000 gas at ' +
         'the current fees): fund these addresses. Listed only then; the instance stays ready.',
     })),
-  }, { additionalProperties: false, description: 'Present while something is behind; the instance still takes traffic.' })),
+    budgets: Type.Optional(StringEnum(['shared', 'per-process'], {
+      description: 'With REDIS_URL: `shared` while Redis answers, `per-process` (each instance its own budgets) while it does not.',
+    })),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'Since when Redis has not answered.' })),
+  }, { additionalProperties: false, description: 'Present while something is behind, and with REDIS_URL; the instance still takes traffic.' })),
 }, { additionalProperties: false });
 
 export interface HealthOptions {
@@ -32,9 +37,11 @@ export interface HealthOptions {
   following?: () => { behind: string[]; pending: number; holding: boolean };
   /** Deployers short of funds: shown, never a reason to be unready. */
   deployers?: () => Promise<DeployerShortfall[]>;
+  /** With REDIS_URL: whether the budgets are shared now. Never a reason to be unready. */
+  budgets?: () => { budgets: 'shared' | 'per-process'; since?: string };
 }
 
-export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping, following, deployers }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { database, stopping, following, deployers, budgets }) => {
   app.get('/health/live', {
     schema: {
       operationId: 'live',
@@ -51,7 +58,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
     schema: {
       operationId: 'ready', summary: 'The database answers and takes writes', tags: ['health'],
       response: {
-        200: answered(Health, 'The database answers and takes writes: this instance can take traffic.'),
+        200: answered(Health, 'The database answers and takes writes: this instance can take traffic. With REDIS_URL, ' +
+          '`details.budgets` says whether the budgets are shared across instances now.'),
         ...problemResponses([503], {
           503: 'The database does not answer (code SCS_DATABASE_UNAVAILABLE), its storage is full (SCS_STORAGE_FULL: a ' +
             'write was refused for lack of space, and a 64 KiB test write still is), the service is overloaded ' +
@@ -70,7 +78,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
         ? { chainFollower: { behind: follower.behind, pending: follower.pending } }
         : undefined;
       const short = (await deployers?.()) ?? [];
-      const details = { ...behind, ...(short.length > 0 && { deployers: short }) };
+      const details = { ...behind, ...(short.length > 0 && { deployers: short }), ...budgets?.() };
       return Object.keys(details).length === 0 ? { status: 'ok' } : { status: 'ok', details };
     }
     request.log.warn({ err: state.err }, 'readiness check failed');

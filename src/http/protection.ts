@@ -1,5 +1,5 @@
 import helmet from '@fastify/helmet';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { rateLimited } from './errors.js';
@@ -19,10 +19,11 @@ export interface ProtectionOptions {
   rateLimit: { max: number; windowMs: number };
   maxEventLoopDelayMs: number;
   identify: (header: string | undefined) => string | undefined;
+  store?: RateLimitPluginOptions['store'];
 }
 
 /** Security headers, a per-token rate limit and load shedding, on every route. */
-async function registerProtection(app: FastifyInstance, { rateLimit: limits, maxEventLoopDelayMs, identify }: ProtectionOptions): Promise<void> {
+async function registerProtection(app: FastifyInstance, { rateLimit: limits, maxEventLoopDelayMs, identify, store }: ProtectionOptions): Promise<void> {
   // The directive harms an http page (docs.ts).
   await app.register(helmet, {
     contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], upgradeInsecureRequests: null } },
@@ -34,6 +35,7 @@ async function registerProtection(app: FastifyInstance, { rateLimit: limits, max
       global: false,
       max: limits.max,
       timeWindow: limits.windowMs,
+      ...(store && { store }),
       keyGenerator: rateKey(identify),
       allowList: (request) => request.url.startsWith('/health/') || request.url === '/metrics',
       errorResponseBuilder: (_request, context) => rateLimited(

@@ -10,6 +10,19 @@ export class ResolverFailure extends Error {
   override name = 'ResolverFailure';
 }
 
+/** undefined: not there, expired, or Redis did not answer. */
+export interface SharedAnswers {
+  get(key: string): Promise<{ value: string; ttlMs: number } | undefined>;
+  set(key: string, value: string, ttlMs: number): void;
+}
+
+/** A shared entry with what is left of its lifetime, counted from before the question: never past its end in Redis. */
+export async function fromShared(shared: SharedAnswers | undefined, key: string, clock: () => number): Promise<{ value: string; ttlMs: number } | undefined> {
+  const asked = clock();
+  const hit = await shared?.get(key);
+  return hit && { value: hit.value, ttlMs: hit.ttlMs - (clock() - asked) };
+}
+
 export interface StateResolverOptions {
   resolverUrl?: string;
   fetch: FetchLike;
@@ -19,6 +32,7 @@ export interface StateResolverOptions {
   shortCacheMs: number;
   clock: () => number;
   maxBytes?: number;
+  shared?: SharedAnswers;
 }
 
 export interface StateResolver {
@@ -64,10 +78,35 @@ function notFound(answer: unknown): boolean {
   return meta.error === 'notFound' || (isRecord(meta.error) && meta.error.type === NOT_FOUND_TYPE);
 }
 
+/** A shared answer as stored (JSON drops `latest: undefined`); anything else is a miss. */
+function answerOf(text: string): { published: boolean } | { latest: string | undefined } | undefined {
+  let v: unknown;
+  try { v = JSON.parse(text); } catch { return undefined; }
+  if (!isRecord(v)) return undefined;
+  if (typeof v.published === 'boolean') return { published: v.published };
+  if (typeof v.latest === 'string' && HASH_HEX.test(v.latest)) return { latest: v.latest };
+  return Object.keys(v).length === 0 ? { latest: undefined } : undefined;
+}
+
 export function createStateResolver(o: StateResolverOptions): StateResolver {
   const base = o.resolverUrl?.replace(/\/+$/, '');
   const cache = lruCache<string, { published: boolean } | { latest: string | undefined }>(4096, o.clock);
-  const keep = (key: string, value: { published: boolean } | { latest: string | undefined }, ttl: number) => keepFor(cache, key, value, ttl);
+  type Answer = { published: boolean } | { latest: string | undefined };
+  /**
+   * Shared (REDIS_URL): the checked answers, never a document, for what is left of this instance's lifetime of them.
+   * Redis is trusted as the resolver is: either could make a state count as published.
+   */
+  const keep = (key: string, value: Answer, ttl: number) => {
+    keepFor(cache, key, value, ttl);
+    if (ttl > 0) o.shared?.set(key, JSON.stringify(value), ttl);
+  };
+  const sharedAnswer = async (key: string): Promise<Answer | undefined> => {
+    const hit = await fromShared(o.shared, key, o.clock);
+    const answer = hit && answerOf(hit.value);
+    if (hit === undefined || answer === undefined) return undefined;
+    keepFor(cache, key, answer, hit.ttlMs);
+    return answer;
+  };
   const maxBytes = o.maxBytes ?? 256 * 1024;
 
   const get = async (did: string, stateHex?: string): Promise<unknown> => {
@@ -102,6 +141,8 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
       const hit = cache?.get(key);
       if (hit !== undefined && 'published' in hit) return hit.published;
       return once(pendingPublished, key, async () => {
+        const known = await sharedAnswer(key);
+        if (known !== undefined && 'published' in known) return known.published;
         const answer = await get(did, stateHex);
         let published: boolean;
         if (notFound(answer)) {
@@ -118,6 +159,8 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
       const hit = cache?.get(key);
       if (hit !== undefined && 'latest' in hit) return hit.latest;
       return once(pendingLatest, key, async () => {
+        const known = await sharedAnswer(key);
+        if (known !== undefined && 'latest' in known) return known.latest;
         const answer = await get(did);
         let latest: string | undefined;
         if (notFound(answer)) {

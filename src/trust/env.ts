@@ -81,7 +81,7 @@ export const trustEnv = Type.Object({
     description: 'New credentials one token (or JWT subject) may have waiting for or in their first check; a request that ' +
       'would pass it gets 429 + `Retry-After`; while a token has every slot taken (or was refused while its checks run), ' +
       'its executes are refused so before their body is read. Per instance, and per worker process with `WORKERS` (the ' +
-      'checks run where the request is).',
+      'checks run where the request is); with `REDIS_URL`, across them all as well.',
   }),
   COLD_QUEUE_MAX: integer(1, 100_000, {
     default: 256,

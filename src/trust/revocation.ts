@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { poseidon } from '@iden3/js-crypto';
-import { ResolverFailure, type StateResolver } from './did-resolver.js';
+import { fromShared, ResolverFailure, type SharedAnswers, type StateResolver } from './did-resolver.js';
 import { DID, Hash, isGenesisState, Proof, testBit, validateTreeState, verifyProof, type Hash as HashT, type Proof as ProofT } from './iden3.js';
 import { fetchJson, FetchFailure, type FetchLike } from './http.js';
 import { keep, lruCache } from '../domain/cache.js';
@@ -238,7 +238,14 @@ export interface RevocationCheckerOptions {
   revocationCacheMs: number;
   cacheSize: number;
   clock: () => number;
+  /**
+   * REDIS_URL's: an answer verified by one instance, for the others, for what is left of its lifetime there. "Revoked",
+   * kept for good in process, is shared for a day: a bound on Redis's memory, never on what is believed.
+   */
+  shared?: SharedAnswers;
 }
+
+const SHARED_REVOKED_MS = 86_400_000;
 
 export type RevocationOutcome = { kind: 'revoked' } | { kind: 'active' } | { kind: 'unsupported' } | { kind: 'unsigned' } | { kind: 'failed'; why: string };
 
@@ -282,8 +289,14 @@ export function createRevocationChecker(o: RevocationCheckerOptions): Revocation
       if (p === undefined) {
         p = (async (): Promise<RevocationOutcome> => {
           try {
+            const known = await fromShared(o.shared, key, o.clock);
+            if (known !== undefined && (known.value === '1' || known.value === '0')) {
+              keep(cache, key, known.value === '1', known.ttlMs);
+              return known.value === '1' ? REVOKED : ACTIVE;
+            }
             const revoked = await resolver(request, o.io);
             keep(cache, key, revoked, revoked ? Infinity : o.revocationCacheMs);
+            if (o.revocationCacheMs > 0 || revoked) o.shared?.set(key, revoked ? '1' : '0', revoked ? SHARED_REVOKED_MS : o.revocationCacheMs);
             return revoked ? REVOKED : ACTIVE;
           } catch (e) {
             const why = e instanceof StatusFailure || e instanceof FetchFailure || e instanceof ResolverFailure

@@ -4,7 +4,7 @@ import type { Credential } from '../schemas/credential.js';
 import type { FetchLike } from './http.js';
 import type { IssuerList } from './issuers.js';
 import type { StatusResolverFn } from './revocation.js';
-import type { StatePublication } from './did-resolver.js';
+import type { SharedAnswers, StatePublication } from './did-resolver.js';
 
 export type { TrustVerdict };
 
@@ -37,6 +37,14 @@ export interface TrustDeps {
   clock?: () => number;
   statusResolvers?: Readonly<Record<string, StatusResolverFn>>;
   statePublication?: (resolver: StatePublication) => StatePublication;
+  coldBudget?: SharedColdBudget;
+  sharedStates?: SharedAnswers;
+  sharedRevocations?: SharedAnswers;
+}
+
+/** undefined: Redis did not answer. */
+export interface SharedColdBudget {
+  reserve(tenant: string, n: number, max: number): Promise<{ admitted: true; release(): void } | { admitted: false; held: number } | undefined>;
 }
 
 export interface VerifyContext {

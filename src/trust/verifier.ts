@@ -12,7 +12,7 @@ import { createDocumentLoader } from '../jsonld/documents.js';
 import { checkHolder } from './holder.js';
 import { checkIssuer } from './issuers.js';
 import { keep, lruCache } from '../domain/cache.js';
-import { CredentialTooLarge } from './errors.js';
+import { ColdWorkRefused, CredentialTooLarge } from './errors.js';
 import { measureCredential } from './limits.js';
 import type { Reservation } from './pool.js';
 import { installFastPoseidon } from './poseidon.js';
@@ -44,6 +44,13 @@ const KEY_EXPIRED = Object.freeze(failedAt(notValid('the issuer key that signed 
 function isRelevant(c: unknown, types: { has(type: string): boolean }): boolean {
   const t = isRecord(c) ? c.type : undefined;
   return Array.isArray(t) && t.some((x) => typeof x === 'string' && types.has(x));
+}
+
+/** As the pool's own refusal (ColdPool.reserve), the count being every instance's. */
+function sharedColdRefusal(held: number, n: number, max: number): ColdWorkRefused {
+  return new ColdWorkRefused('tenant', 1,
+    `This token has ${held} credential(s) waiting for their first verification across the service's instances and may have at most ${max} ` +
+      `at once; this request would add ${n}`);
 }
 
 export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps = {}): CredentialVerifier {
@@ -82,6 +89,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     shortCacheMs: revocationCacheMs,
     clock,
     maxBytes: MAX_RESPONSE_BYTES,
+    shared: deps.sharedStates,
   });
   const revocations = createRevocationVerdicts(createRevocationChecker({
     io: { fetch: fetchImpl, timeoutMs, maxBytes: MAX_RESPONSE_BYTES, stateResolver },
@@ -89,6 +97,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
     revocationCacheMs,
     cacheSize,
     clock,
+    shared: deps.sharedRevocations,
   }));
   const proofs = createProofSource({
     cacheSize,
@@ -191,8 +200,12 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
         verdicts[i] = undecided('its verification failed unexpectedly');
       }
     }
-    const reservation = cold.size > 0 ? proofs.reserve(ctx.tenant ?? '', cold.size) : undefined;
+    const tenant = ctx.tenant ?? '';
+    const shared = cold.size > 0 ? await deps.coldBudget?.reserve(tenant, cold.size, options.coldPerTenant) : undefined;
+    if (shared?.admitted === false) throw sharedColdRefusal(shared.held, cold.size, options.coldPerTenant);
+    let reservation: Reservation | undefined;
     try {
+      reservation = cold.size > 0 ? proofs.reserve(tenant, cold.size) : undefined;
       await Promise.all(
         credentials.map(async (credential, i) => {
           if (verdicts[i] !== undefined) return;
@@ -206,6 +219,7 @@ export function createCredentialVerifier(options: TrustOptions, deps: TrustDeps 
       );
     } finally {
       reservation?.release();
+      if (shared?.admitted) shared.release();
     }
     return verdicts;
   };

@@ -70,7 +70,7 @@ export const zkpEnv = Type.Object({
     default: 30,
     description: 'Answers to the OffChainZKP callback per client address and minute (429 beyond), instead of `RATE_LIMIT_MAX` ' +
       'on that route; `0` leaves the route to `RATE_LIMIT_MAX`. The client address is the proxy\'s unless `TRUST_PROXY` lists ' +
-      'it. Per instance, and per worker process with `WORKERS`.',
+      'it. Per instance, and per worker process with `WORKERS`; across them all with `REDIS_URL`.',
   }),
   ZKP_ANSWERS_PER_EXECUTION: integer(1, 999_999, {
     default: 5,
