@@ -331,6 +331,16 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
       expect(d).toMatchObject({ status: 'Deployed' });
     });
 
+    it('holds the lease on the database\'s clock: an expired one is taken over, a live one is not, the holder renews it', async () => {
+      const h = await harness(await env());
+      expect(await h.store.holdLease('test-lease', 'a', -1000)).toBe(true);
+      expect(await h.store.holdLease('test-lease', 'b', 60_000)).toBe(true);
+      expect(await h.store.holdLease('test-lease', 'a', 60_000)).toBe(false);
+      expect(await h.store.holdLease('test-lease', 'b', 60_000)).toBe(true);
+      await h.store.releaseLease('test-lease', 'b');
+      expect(await h.store.holdLease('test-lease', 'a', 60_000)).toBe(true);
+    });
+
     it('fails a deployment whose request differs from the rule, naming the difference', async () => {
       const h = await harness(await env());
       const requestId = nextRequestId++;

@@ -16,7 +16,7 @@ export function sqliteFollowing(db: Database.Database, write: Transactional): De
   // The database's clock, as toISOString writes it (the text column compares in time order).
   const hold = db.prepare<[string, string, number], { holder: string }>(
     `INSERT INTO service_leases (name, holder, expires_at)
-     VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', printf('+%.3f seconds', ? / 1000.0)))
+     VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', printf('%+.3f seconds', ? / 1000.0)))
      ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
      WHERE service_leases.holder = excluded.holder OR service_leases.expires_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now') RETURNING holder`,
   );
