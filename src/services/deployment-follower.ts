@@ -6,6 +6,7 @@
  * only in memory: a reorganisation then leaves it TxPosted, and nothing is written until it is deep enough.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { parseChainRef, redactRpcUrl, type ChainSettings } from '../chain/config.js';
 import type { OnChainRuleOutcome } from '../chain/outcomes.js';
@@ -225,8 +226,10 @@ export class DeploymentFollower {
     await this.learn(chain, ask, answer);
     this.heads.set(chain, answer.head);
     const reads = { left: MAX_VERIFIER_READS };
+    // Real time, not the injected clock: past two intervals the rest waits for the next round (the lease lasts three).
+    const deadline = performance.now() + 2 * Math.max(settings.followIntervalMs, settings.timeoutMs);
     for (const f of list) {
-      if (this.stopped) break;
+      if (this.stopped || performance.now() > deadline) break;
       await this.decide(f, answer, reads).catch((err: unknown) => {
         log.warn({ err, scenarioId: f.target.id, deployment: f.deployment.id }, 'a deployment change was not recorded; will retry');
       });
