@@ -519,6 +519,20 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
     expect(lines.join('\n')).not.toContain('S3CRET-KEY');
   });
 
+  it('takes a deployment\'s address, where it names none, from the contract its transaction created (receipt.contractAddress)', async () => {
+    const h = await harness({ DATA_DIR: tempDir() });
+    const wallet = createWalletClient({ transport: custom(provider), account: s.owner });
+    // Init code returning a 1-byte runtime (STOP).
+    const hash = await wallet.deployContract({ abi: [], bytecode: '0x600180600b6000396000f300', chain: null });
+    const { contractAddress } = await rpc('eth_getTransactionReceipt', [hash]) as { contractAddress: Hex };
+    const input = { ...onChainScenario(nextRequestId++, [hash], { address: null }), type: 'ChallengeQuery', queryConfigurations: [] } as unknown as Scenario;
+    await create(h, 'created', input);
+    await chain.mine(CONFIRMATIONS);
+    await h.follower.poll();
+    await h.follower.poll();
+    expect(await h.deployment('created')).toMatchObject({ status: 'Deployed', address: contractAddress.toLowerCase(), transactions: [{ status: 'TxConfirmed' }] });
+  });
+
   it('leaves unset and fails a deployment without address whose transactions call different contracts, naming why', async () => {
     const h = await harness({ DATA_DIR: tempDir() });
     const requestId = nextRequestId++;
