@@ -30,8 +30,8 @@ const DEFAULTS: Config = {
   demoIssuer: false,
   chains: {
     chains: new Map(), defaultChain: undefined, timeoutMs: 3000, cacheTtlMs: 5000, cacheMaxEntries: 10_000, errorTtlMs: 1000,
-    multicall: 'auto', txHashLookbackBlocks: 10_000, allowUncheckedRequests: false, followIntervalMs: 5000, confirmations: 12,
-    txDropAfterMs: 1_800_000,
+    multicall: 'auto', txHashLookbackBlocks: 10_000, allowUncheckedRequests: false,
+    followIntervalMs: 5000, confirmations: 12, txDropAfterMs: 1_800_000, rpcBatchLimit: 100, followMaxTxs: 5000,
   },
   deploy: { keys: new Map(), verifiers: new Map(), validators: new Map(), maxFeePerGas: 500_000_000_000n, replaceAfterMs: 180_000 },
   zkp: {

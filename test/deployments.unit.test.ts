@@ -7,6 +7,7 @@ import { first } from './elements.js';
 
 const ADDR = '0x52908400098527886E0F7030069857D2E4169EE7';
 const OTHER = '0x8617E340B3D01FA5F11F306F4090FD50E238070D';
+const [H1, H2, H3] = ['1', '2', 'a'].map((d) => `0x${d.repeat(64)}`) as [string, string, string];
 const dep = (o: Partial<SmartContractDeployment> = {}): SmartContractDeployment => ({ id: 'd1', contractName: 'ScenarioVerifier', ...o });
 const tx = (o: Partial<Transaction> = {}): Transaction => ({ id: 't1', actionName: 'ScenarioDeploy', ...o });
 const check = (before: SmartContractDeployment[], after: SmartContractDeployment[]) => checkDeploymentTransitions(before, after);
@@ -45,7 +46,7 @@ describe('the transition tables', () => {
     const txAllowed = new Set(['TxPosted>TxConfirmed', 'TxPosted>TxFailed']);
     for (const from of TransactionStatuses) {
       for (const to of TransactionStatuses) {
-        const problems = check([dep({ transactions: [tx({ status: from, txHash: '0x1' })] })], [dep({ transactions: [tx({ status: to, txHash: '0x1' })] })]);
+        const problems = check([dep({ transactions: [tx({ status: from, txHash: H1 })] })], [dep({ transactions: [tx({ status: to, txHash: H1 })] })]);
         expect(problems.length === 0, `${from} -> ${to}`).toBe(from === to || txAllowed.has(`${from}>${to}`));
       }
     }
@@ -56,7 +57,7 @@ describe('checkDeploymentTransitions', () => {
   it('accepts the contract example and the whole forward path', () => {
     const started = dep({ status: 'DeploymentStarted', transactions: [tx({ status: 'TxPosted', smartContractDeploymentId: 'd1' })] });
     expect(check([], [started])).toEqual([]);
-    const deployed = dep({ status: 'Deployed', address: ADDR, transactions: [tx({ status: 'TxConfirmed', txHash: '0xabc', blockNumber: 7, smartContractDeploymentId: 'd1' })] });
+    const deployed = dep({ status: 'Deployed', address: ADDR, transactions: [tx({ status: 'TxConfirmed', txHash: H3, blockNumber: 7, smartContractDeploymentId: 'd1' })] });
     expect(check([started], [deployed])).toEqual([]);
     expect(check([deployed], [{ ...deployed, status: 'Deprecated' }])).toEqual([]);
     expect(check([deployed], [deployed, dep({ id: 'd2', status: 'DeploymentStarted' })])).toEqual([]);
@@ -112,15 +113,27 @@ describe('checkDeploymentTransitions', () => {
     expect(check([dep({ status: 'DeploymentStarted', address: ADDR })], [dep({ status: 'Deployed', address: OTHER })])).toEqual([]);
   });
 
+  it('refuses a new or changed txHash that is not 0x and 64 hex digits, and leaves a stored one as it is', () => {
+    for (const bad of ['0x1234', `0x${'g'.repeat(64)}`, `${'1'.repeat(64)}`, `0x${'1'.repeat(65)}`]) {
+      expect(check([], [dep({ transactions: [tx({ status: 'TxPosted', txHash: bad })] })])).toEqual([{
+        pointer: '/smartContractDeployments/0/transactions/0/txHash', message: 'transaction "t1": txHash must be a 0x-prefixed 32-byte hex hash (64 hex digits)',
+      }]);
+    }
+    const stored = dep({ transactions: [tx({ status: 'TxPosted', txHash: '0x1234' })] });
+    expect(check([stored], [stored])).toEqual([]);
+    expect(check([stored], [dep({ status: 'DeploymentFailed', transactions: [tx({ status: 'TxFailed', txHash: '0x1234' })] })])).toEqual([]);
+    expect(check([], [dep({ transactions: [tx({ status: 'TxPosted', txHash: `0x${'aB'.repeat(32)}` })] })])).toEqual([]);
+  });
+
   it('checks transactions: no going back, txHash when confirmed and fixed once known, the right deployment id', () => {
-    const posted = dep({ transactions: [tx({ status: 'TxPosted', txHash: '0x1' })] });
-    expect(check([dep({ transactions: [tx({ status: 'TxConfirmed', txHash: '0x1' })] })], [posted])).toEqual([{
+    const posted = dep({ transactions: [tx({ status: 'TxPosted', txHash: H1 })] });
+    expect(check([dep({ transactions: [tx({ status: 'TxConfirmed', txHash: H1 })] })], [posted])).toEqual([{
       pointer: '/smartContractDeployments/0/transactions/0/status', message: 'transaction "t1" cannot move back from TxConfirmed to TxPosted',
     }]);
     expect(check([], [dep({ transactions: [tx({ status: 'TxConfirmed' })] })])).toEqual([{
       pointer: '/smartContractDeployments/0/transactions/0/txHash', message: 'transaction "t1" is TxConfirmed, so it needs a txHash',
     }]);
-    expect(check([posted], [dep({ transactions: [tx({ status: 'TxConfirmed', txHash: '0x2' })] })])).toEqual([{
+    expect(check([posted], [dep({ transactions: [tx({ status: 'TxConfirmed', txHash: H2 })] })])).toEqual([{
       pointer: '/smartContractDeployments/0/transactions/0/txHash',
       message: 'transaction "t1" already has a txHash: it cannot change (record a new transaction instead)',
     }]);

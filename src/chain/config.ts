@@ -27,6 +27,8 @@ export interface ChainSettings {
   followIntervalMs: number;
   confirmations: number;
   txDropAfterMs: number;
+  rpcBatchLimit: number;
+  followMaxTxs: number;
 }
 
 const CAIP2_EIP155 = /^eip155:(0|[1-9][0-9]*)$/;
@@ -141,7 +143,7 @@ export const chainEnv = Type.Object({
   }),
   CHAIN_FOLLOW_INTERVAL_MS: integer(100, 3_600_000, {
     default: 5000,
-    description: 'How often the service follows TxPosted deployment transactions: one JSON-RPC batch per chain each time, ' +
+    description: 'How often the service follows TxPosted deployment transactions: JSON-RPC batches per chain each time, ' +
       'on one instance at a time (a lease in the database).',
   }),
   CHAIN_CONFIRMATIONS: integer(1, 1000, {
@@ -152,7 +154,18 @@ export const chainEnv = Type.Object({
   CHAIN_TX_DROP_AFTER_MS: integer(1000, 604_800_000, {
     default: 1_800_000,
     description: 'A TxPosted transaction neither mined nor in the node\'s pool for this long is TxFailed (dropped); one ' +
-      'whose sender\'s nonce has passed it is at once.',
+      'whose sender\'s nonce has passed it (as deep as CHAIN_CONFIRMATIONS) is at once. Only rounds that see it absent ' +
+      'while the chain\'s head advances count.',
+  }),
+  CHAIN_RPC_BATCH_LIMIT: integer(1, 10_000, {
+    default: 100,
+    description: 'Calls per JSON-RPC batch (one HTTP request) when following deployment transactions: a round of n calls ' +
+      'takes ceil(n / this) requests. 100 is under every common provider\'s cap (geth 1,000; several hosted ones 100).',
+  }),
+  CHAIN_FOLLOW_MAX_TXS: integer(1, 1_000_000, {
+    default: 5000,
+    description: 'TxPosted transactions (deployments, for those with none) loaded per following round; more wait for the ' +
+      'next rounds, in turn (oldest scenario first).',
   }),
 });
 
@@ -182,5 +195,7 @@ export function chainSettings(env: ChainEnv): ChainSettings {
     followIntervalMs: env.CHAIN_FOLLOW_INTERVAL_MS,
     confirmations: env.CHAIN_CONFIRMATIONS,
     txDropAfterMs: env.CHAIN_TX_DROP_AFTER_MS,
+    rpcBatchLimit: env.CHAIN_RPC_BATCH_LIMIT,
+    followMaxTxs: env.CHAIN_FOLLOW_MAX_TXS,
   };
 }

@@ -3,14 +3,22 @@ import { decodeErrorResult, type Hex } from 'viem';
 import { verifierErrorsAbi } from './abi.js';
 import { clip } from './rpc-errors.js';
 
-const shown = (v: unknown): string => (typeof v === 'bigint' ? v.toString() : typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)));
+/** Each argument clipped: a contract's error may carry any length of text (the whole is clipped to 4,096 as well). */
+function shown(v: unknown): string {
+  if (typeof v === 'bigint') return v.toString();
+  return clip(typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)), 1000);
+}
 
 /** Error(string), Panic(uint256) or a UniversalVerifier custom error in words; else the selector. */
 export function revertReason(data: Hex): string {
+  return clip(reason(data), 4096);
+}
+
+function reason(data: Hex): string {
   if (data === '0x') return 'reverted without a reason';
   try {
     const e = decodeErrorResult({ abi: verifierErrorsAbi, data });
-    if (e.errorName === 'Error') return `reverted: ${clip(shown(e.args?.[0]), 1000)}`;
+    if (e.errorName === 'Error') return `reverted: ${shown(e.args?.[0])}`;
     if (e.errorName === 'Panic') return `reverted with panic ${shown(e.args?.[0])}`;
     return `reverted: ${e.errorName}(${(e.args ?? []).map(shown).join(', ')})`;
   } catch {

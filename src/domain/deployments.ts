@@ -37,6 +37,8 @@ const TRANSACTION_RANK: Record<TransactionStatus, number> = { TxPosted: 0, TxCon
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** An EVM transaction hash; the follower asks the chain for no other (one malformed would fail its node's batch). */
+export const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 export function isUsableDeployment(d: SmartContractDeployment | null | undefined): d is SmartContractDeployment & { address: string } {
   return d != null && d.status === 'Deployed' && typeof d.address === 'string' && EVM_ADDRESS.test(d.address);
@@ -133,6 +135,10 @@ function checkTransactions(deploymentId: string, before: readonly Transaction[],
       TransactionStatuses, TRANSACTION_TRANSITIONS, TRANSACTION_RANK, problems);
     if (t.status === 'TxConfirmed' && (typeof t.txHash !== 'string' || t.txHash.length === 0)) {
       problems.push({ pointer: `${pointer}/txHash`, message: `transaction "${t.id}" is TxConfirmed, so it needs a txHash` });
+    }
+    // New or changed only: a stored hash from before this check stands.
+    if (typeof t.txHash === 'string' && t.txHash !== prior?.txHash && !TX_HASH.test(t.txHash)) {
+      problems.push({ pointer: `${pointer}/txHash`, message: `transaction "${t.id}": txHash must be a 0x-prefixed 32-byte hex hash (64 hex digits)` });
     }
     if (prior !== undefined && typeof prior.txHash === 'string' && prior.txHash !== t.txHash) {
       problems.push({ pointer: `${pointer}/txHash`, message: `transaction "${t.id}" already has a txHash: it cannot change (record a new transaction instead)` });

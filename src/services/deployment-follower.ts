@@ -1,28 +1,36 @@
 /**
  * Follows every TxPosted deployment transaction of the live scenarios to TxConfirmed or TxFailed, and a
  * DeploymentStarted deployment whose transactions are all final to Deployed or DeploymentFailed (docs/decisions.md,
- * Deployment states). One instance at a time holds the lease; its state is the scenarios themselves, plus what it
+ * Following deployments). One instance at a time holds the lease; its state is the scenarios themselves, plus what it
  * saw of each transaction in memory (a restart costs one interval). A transaction under the confirmation depth is
  * only in memory: a reorganisation then leaves it TxPosted, and nothing is written until it is deep enough.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
-import { parseChainRef, type ChainSettings } from '../chain/config.js';
+import { parseChainRef, redactRpcUrl, type ChainSettings } from '../chain/config.js';
 import type { OnChainRuleOutcome } from '../chain/outcomes.js';
 import { requestIdOf, type ProofStatusReader } from '../chain/proof-status.js';
 import type { RequestCheck } from '../chain/request-check.js';
 import { txRound, type RoundAnswer, type RoundAsk } from '../chain/tx-round.js';
-import type { SmartContractDeployment, Transaction } from '../domain/deployments.js';
+import { TX_HASH, type SmartContractDeployment, type Transaction } from '../domain/deployments.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { DeploymentFollowing, ScenarioRow } from '../store/types.js';
 import type { DeploymentRecorder, RecordTarget } from './deployment-records.js';
 
 const LEASE = 'chain-follower';
 const PAGE = 500;
+/** The schema's limit of an errorMessage. */
+const MESSAGE_MAX = 4096;
+/** Bytes read of one batch's answer: 100 receipts with large logs stay far under it. */
+const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** Verifier reads (one readRequests each) per round and chain; the others wait for the next round. */
+const MAX_VERIFIER_READS = 50;
 /** Chain errors that a later round may not repeat: the deployment is decided then. */
 const TRANSIENT = new Set(['unreachable', 'timeout', 'rpc-error', 'wrong-chain', 'no-rpc']);
 
 export interface FollowerStats {
+  /** TxPosted transactions loaded this round (at most CHAIN_FOLLOW_MAX_TXS). */
   pending: number;
   rounds: number;
   holding: boolean;
@@ -33,20 +41,25 @@ export interface FollowerStats {
 export interface DeploymentFollowerOptions {
   store: DeploymentFollowing;
   recorder: DeploymentRecorder;
-  settings: Pick<ChainSettings, 'chains' | 'defaultChain' | 'timeoutMs' | 'followIntervalMs' | 'confirmations' | 'txDropAfterMs'>;
+  settings: Pick<ChainSettings, 'chains' | 'defaultChain' | 'timeoutMs' | 'followIntervalMs' | 'confirmations' | 'txDropAfterMs'
+    | 'rpcBatchLimit' | 'followMaxTxs'>;
   reader: ProofStatusReader;
   check: RequestCheck;
   log: FastifyBaseLogger;
   now?: () => number;
 }
 
-/** What this instance saw of a transaction. */
+/** What this instance saw of a transaction on one chain. */
 interface Seen {
-  firstAt: number;
-  lastSeenAt: number;
   tx?: { from: string; nonce: bigint; to: string | null; input: string; value: string; gas: string };
-  receipt?: { blockNumber: bigint; blockHash: string; reverted: boolean };
+  receipt?: { blockNumber: bigint; blockHash: string; reverted: boolean; contractAddress: string | null };
   reason?: string;
+  /** Time counted while rounds saw it neither mined nor pending and the head advanced. */
+  absentMs: number;
+  /** The last round that saw it absent: its time and head. */
+  absentAt?: { at: number; head: bigint };
+  /** The last lap (a pass over every followed scenario) that loaded it. */
+  lap: number;
 }
 
 interface Followed {
@@ -57,14 +70,35 @@ interface Followed {
 }
 
 type TxOutcome = { status: 'TxConfirmed'; blockNumber: number; timestamp: number } | { status: 'TxFailed'; errorMessage: string };
+type Verdict = Pick<SmartContractDeployment, 'status' | 'address' | 'errorMessage'>;
 
-const isPosted = (t: Transaction) => t.status === 'TxPosted' && typeof t.txHash === 'string';
+/** A stored hash that is not a transaction hash (written before the check) is never asked for. */
+const isPosted = (t: Transaction) => t.status === 'TxPosted' && typeof t.txHash === 'string' && TX_HASH.test(t.txHash);
 const isFinal = (t: Transaction) => t.status === 'TxConfirmed' || t.status === 'TxFailed';
 const hashOf = (t: Transaction) => (t.txHash ?? '').toLowerCase();
+const clipped = (text: string) => (text.length > MESSAGE_MAX ? `${text.slice(0, MESSAGE_MAX - 1)}…` : text);
+
+/** What a verdict was computed from: a PATCH that changed any of it meanwhile voids the verdict. */
+function basis(scenario: Scenario, d: SmartContractDeployment): string {
+  const { type, queryConfigurations, trustedIssuers } = scenario;
+  const text = JSON.stringify([d.address ?? null, d.chain ?? null, d.transactions ?? [], type, queryConfigurations, trustedIssuers ?? null]);
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** An error's text without the endpoint's path, query or credentials (fetch's own messages name the URL). */
+function redactedError(err: unknown, url: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split(url).join(redactRpcUrl(url)).replace(/\/\/[^/\s@]*@/g, '//');
+}
 
 export class DeploymentFollower {
   readonly holder = randomUUID();
   private readonly seen = new Map<string, Seen>();
+  /** Each chain's head in its last round: nonces are read that many confirmations under it. */
+  private readonly heads = new Map<string, bigint>();
+  /** Where the next round's load starts (round-robin when there are more than CHAIN_FOLLOW_MAX_TXS). */
+  private cursor = 0;
+  private lap = 0;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -96,13 +130,22 @@ export class DeploymentFollower {
     return { ...this.stats, behind: [...this.stats.behind] };
   }
 
-  /** One round: the lease, the scenarios to follow, one batch per chain, then the records. */
+  /** Takes or renews the lease on the database's clock; a lost lease forgets what was seen (another followed meanwhile). */
+  private async renew(): Promise<boolean> {
+    const ttl = Math.max(3 * this.options.settings.followIntervalMs, 5000);
+    const holding = await this.options.store.holdLease(LEASE, this.holder, ttl);
+    if (!holding) {
+      this.seen.clear();
+      this.heads.clear();
+    }
+    this.stats.holding = holding;
+    return holding && !this.stopped;
+  }
+
+  /** One round: the lease, the scenarios to follow, a round of batches per chain, then the records. */
   async poll(): Promise<void> {
-    const { store, settings } = this.options;
-    const at = this.now();
-    const until = new Date(at + Math.max(3 * settings.followIntervalMs, 5000)).toISOString();
-    this.stats.holding = await store.holdLease(LEASE, this.holder, new Date(at).toISOString(), until);
-    if (!this.stats.holding || this.stopped) {
+    const { settings } = this.options;
+    if (!(await this.renew())) {
       Object.assign(this.stats, { pending: 0, behind: [] });
       return;
     }
@@ -113,32 +156,51 @@ export class DeploymentFollower {
     for (const f of followed) {
       pending += (f.deployment.transactions ?? []).filter(isPosted).length;
       if (!settings.chains.has(f.chain)) behind.add(f.chain);
-      else byChain.set(f.chain, [...(byChain.get(f.chain) ?? []), f]);
+      else {
+        const list = byChain.get(f.chain);
+        if (list === undefined) byChain.set(f.chain, [f]);
+        else list.push(f);
+      }
     }
     this.stats.pending = pending;
+    // A round takes at most about an interval per chain; the lease is renewed between chains.
     for (const [chain, list] of byChain) {
-      if (this.stopped) break;
+      if (!(await this.renew())) return;
       if (!(await this.followChain(chain, list))) behind.add(chain);
     }
     this.stats.behind = [...behind];
-    this.forgetOthers(followed);
+    this.forgetOthers(followed, this.cursor === 0);
   }
 
+  /** From the cursor, up to CHAIN_FOLLOW_MAX_TXS transactions' worth of deployments; the next round goes on from there. */
   private async followedDeployments(): Promise<Followed[]> {
     const out: Followed[] = [];
-    for (let after = 0; ;) {
+    let weight = 0;
+    for (let after = this.cursor; ;) {
       const rows = await this.options.store.scenariosToFollow(after, PAGE);
-      for (const row of rows) out.push(...this.deploymentsOf(row));
-      if (rows.length < PAGE) return out;
+      for (const row of rows) {
+        const found = this.deploymentsOf(row);
+        out.push(...found);
+        weight += found.reduce((n, f) => n + Math.max(1, (f.deployment.transactions ?? []).filter(isPosted).length), 0);
+        if (weight >= this.options.settings.followMaxTxs) {
+          this.cursor = row.seq;
+          return out;
+        }
+      }
+      if (rows.length < PAGE) {
+        this.cursor = 0;
+        return out;
+      }
       after = rows.at(-1)?.seq ?? after;
     }
   }
 
+  /** Deployments with something to ask the chain: a TxPosted hash, or DeploymentStarted with every transaction final. */
   private deploymentsOf(row: ScenarioRow): Followed[] {
     const target = { id: row.id, projectId: row.input.projectId ?? null, seq: row.seq };
     return row.input.smartContractDeployments.flatMap((d) => {
       const txs = d.transactions ?? [];
-      const open = txs.some(isPosted) || (d.status === 'DeploymentStarted' && txs.length > 0);
+      const open = txs.some(isPosted) || (d.status === 'DeploymentStarted' && txs.length > 0 && txs.every(isFinal));
       const chain = parseChainRef(d.chain ?? this.options.settings.defaultChain)?.chain;
       return open && chain !== undefined ? [{ target, scenario: row.input, deployment: d, chain }] : [];
     });
@@ -146,30 +208,40 @@ export class DeploymentFollower {
 
   /** False when the chain did not answer. */
   private async followChain(chain: string, list: Followed[]): Promise<boolean> {
-    const endpoint = this.options.settings.chains.get(chain);
+    const { settings, log } = this.options;
+    const endpoint = settings.chains.get(chain);
     if (endpoint === undefined) return false;
-    const ask = this.ask(list);
+    const ask = this.ask(chain, list);
     let answer: RoundAnswer;
     try {
       this.stats.rounds++;
-      // A batch of thousands of calls may take longer than one verification read: up to an interval.
-      answer = await txRound(endpoint.url, ask, Math.max(this.options.settings.timeoutMs, this.options.settings.followIntervalMs));
+      answer = await txRound(endpoint.url, ask, {
+        timeoutMs: Math.max(settings.timeoutMs, settings.followIntervalMs), batchLimit: settings.rpcBatchLimit, maxResponseBytes: MAX_RESPONSE_BYTES,
+      });
       if (answer.chainId !== endpoint.chainId) throw new Error(`the RPC endpoint configured for ${chain} serves chain eip155:${answer.chainId}`);
     } catch (err) {
-      this.options.log.warn({ chain, err: err instanceof Error ? err.message : String(err) }, 'deployment transactions not followed this round');
+      log.warn({ chain, err: redactedError(err, endpoint.url) }, 'deployment transactions not followed this round');
       return false;
     }
-    await this.learn(ask, answer);
+    await this.learn(chain, ask, answer);
+    this.heads.set(chain, answer.head);
+    const reads = { left: MAX_VERIFIER_READS };
+    // Real time, not the injected clock: past two intervals the rest waits for the next round (the lease lasts three).
+    const deadline = performance.now() + 2 * Math.max(settings.followIntervalMs, settings.timeoutMs);
     for (const f of list) {
-      if (this.stopped) break;
-      await this.decide(f, answer).catch((err: unknown) => {
-        this.options.log.warn({ err, scenarioId: f.target.id, deployment: f.deployment.id }, 'a deployment change was not recorded; will retry');
+      if (this.stopped || performance.now() > deadline) break;
+      await this.decide(f, answer, reads).catch((err: unknown) => {
+        log.warn({ err, scenarioId: f.target.id, deployment: f.deployment.id }, 'a deployment change was not recorded; will retry');
       });
     }
     return true;
   }
 
-  private ask(list: Followed[]): RoundAsk {
+  private key(chain: string, hash: string): string {
+    return `${chain}:${hash}`;
+  }
+
+  private ask(chain: string, list: Followed[]): RoundAsk {
     const receipts = new Set<string>();
     const transactions = new Set<string>();
     const blocks = new Set<bigint>();
@@ -178,13 +250,16 @@ export class DeploymentFollower {
     for (const f of list) {
       for (const t of f.deployment.transactions ?? []) {
         const hash = hashOf(t);
+        const seen = this.seen.get(this.key(chain, hash));
         if (!isPosted(t)) {
-          // The verifier's address of a deployment recorded without one: its transactions' `to`.
-          if (f.deployment.address == null && t.status === 'TxConfirmed' && hash !== '' && this.seen.get(hash)?.tx === undefined) transactions.add(hash);
+          // The verifier's address of a deployment recorded without one: its transactions' `to` or created contract.
+          if (f.deployment.address == null && t.status === 'TxConfirmed' && TX_HASH.test(hash) && (seen?.tx === undefined || seen.receipt === undefined)) {
+            transactions.add(hash);
+            receipts.add(hash);
+          }
           continue;
         }
         receipts.add(hash);
-        const seen = this.seen.get(hash);
         if (seen?.receipt === undefined || seen.tx === undefined) transactions.add(hash);
         if (seen?.receipt !== undefined) blocks.add(seen.receipt.blockNumber);
         if (seen?.receipt === undefined && seen?.tx !== undefined) nonces.add(seen.tx.from);
@@ -195,32 +270,33 @@ export class DeploymentFollower {
         }
       }
     }
-    return { receipts: [...receipts], transactions: [...transactions], blocks: [...blocks], nonces: [...nonces], replays };
+    // A nonce that has passed a transaction only counts once it is as deep as a confirmation (last round's head).
+    const head = this.heads.get(chain);
+    const nonceBlock = head === undefined ? undefined : head - BigInt(this.options.settings.confirmations) + 1n;
+    const asked = nonceBlock === undefined || nonceBlock < 0n ? [] : [...nonces];
+    return { receipts: [...receipts], transactions: [...transactions], blocks: [...blocks], nonces: asked, nonceBlock, replays };
   }
 
-  private async learn(ask: RoundAsk, answer: RoundAnswer): Promise<void> {
+  private async learn(chain: string, ask: RoundAsk, answer: RoundAnswer): Promise<void> {
     const at = this.now();
     for (const hash of new Set([...ask.receipts, ...ask.transactions])) {
-      const seen = this.seen.get(hash) ?? { firstAt: at, lastSeenAt: at };
-      this.seen.set(hash, seen);
+      const key = this.key(chain, hash);
+      const seen = this.seen.get(key) ?? { absentMs: 0, lap: this.lap };
+      this.seen.set(key, seen);
       const tx = answer.transactions.get(hash);
-      if (tx) {
-        seen.tx = tx;
-        seen.lastSeenAt = at;
-      }
-      if (!answer.receipts.has(hash)) continue;
+      if (tx) seen.tx = tx;
       const receipt = answer.receipts.get(hash);
       if (receipt) {
-        seen.lastSeenAt = at;
         if (seen.receipt?.blockHash !== receipt.blockHash) seen.reason = undefined;
-        seen.receipt = { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, reverted: receipt.reverted };
-      } else {
+        seen.receipt = { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, reverted: receipt.reverted, contractAddress: receipt.contractAddress };
+      } else if (receipt === null) {
         seen.receipt = undefined;
         seen.reason = undefined;
       }
+      this.countAbsence(seen, receipt === null && answer.transactions.get(hash) === null, at, answer.head);
     }
     for (const [hash, replay] of answer.replays) {
-      const seen = this.seen.get(hash);
+      const seen = this.seen.get(this.key(chain, hash));
       if (seen === undefined) continue;
       if ('data' in replay) {
         const { revertReason } = await import('../chain/revert-reason.js');
@@ -231,20 +307,31 @@ export class DeploymentFollower {
     }
   }
 
+  /** Only rounds that saw it absent, one after another, while the chain moved on count towards a drop. */
+  private countAbsence(seen: Seen, absent: boolean, at: number, head: bigint): void {
+    if (!absent) {
+      seen.absentMs = 0;
+      seen.absentAt = undefined;
+      return;
+    }
+    // A stalled head (the node stuck) counts nothing.
+    if (seen.absentAt !== undefined && head > seen.absentAt.head) seen.absentMs += at - seen.absentAt.at;
+    seen.absentAt = { at, head };
+  }
+
   /** A transaction's final status, if it has one in this round. */
-  private outcome(t: Transaction, answer: RoundAnswer): TxOutcome | undefined {
+  private outcome(chain: string, t: Transaction, answer: RoundAnswer): TxOutcome | undefined {
     const hash = hashOf(t);
-    const seen = this.seen.get(hash);
+    const seen = this.seen.get(this.key(chain, hash));
     if (seen === undefined) return undefined;
     const receipt = seen.receipt;
     if (receipt === undefined) {
       const nonce = seen.tx === undefined ? undefined : answer.nonces.get(seen.tx.from.toLowerCase());
-      if (seen.tx !== undefined && nonce !== undefined && nonce > seen.tx.nonce && answer.transactions.get(hash) == null) {
+      if (seen.tx !== undefined && nonce !== undefined && nonce > seen.tx.nonce && answer.transactions.get(hash) === null && answer.receipts.get(hash) === null) {
         return { status: 'TxFailed', errorMessage: `dropped: sender ${seen.tx.from} has used nonce ${seen.tx.nonce} for another transaction` };
       }
-      const unseenMs = this.now() - seen.lastSeenAt;
-      if (unseenMs >= this.options.settings.txDropAfterMs) {
-        return { status: 'TxFailed', errorMessage: `dropped: neither mined nor pending on ${this.chainName(answer)} for ${Math.round(unseenMs / 1000)} s` };
+      if (seen.absentMs >= this.options.settings.txDropAfterMs) {
+        return { status: 'TxFailed', errorMessage: `dropped: neither mined nor pending on ${chain} for ${Math.round(seen.absentMs / 1000)} s` };
       }
       return undefined;
     }
@@ -253,32 +340,32 @@ export class DeploymentFollower {
     if (block == null || block.hash !== receipt.blockHash) return undefined;
     if (answer.head - receipt.blockNumber + 1n < BigInt(this.options.settings.confirmations)) return undefined;
     if (!receipt.reverted) return { status: 'TxConfirmed', blockNumber: Number(receipt.blockNumber), timestamp: block.timestamp };
-    return seen.reason === undefined ? undefined : { status: 'TxFailed', errorMessage: seen.reason };
+    return seen.reason === undefined ? undefined : { status: 'TxFailed', errorMessage: clipped(seen.reason) };
   }
 
-  private chainName(answer: RoundAnswer): string {
-    return `eip155:${answer.chainId}`;
-  }
-
-  private async decide(f: Followed, answer: RoundAnswer): Promise<void> {
+  private async decide(f: Followed, answer: RoundAnswer, reads: { left: number }): Promise<void> {
     const outcomes = new Map<string, TxOutcome & { hash: string }>();
     for (const t of f.deployment.transactions ?? []) {
-      const o = isPosted(t) ? this.outcome(t, answer) : undefined;
+      const o = isPosted(t) ? this.outcome(f.chain, t, answer) : undefined;
       if (o !== undefined) outcomes.set(t.id, { ...o, hash: hashOf(t) });
     }
     const after = (f.deployment.transactions ?? []).map((t) => {
       const { hash: _hash, ...o } = outcomes.get(t.id) ?? { hash: '' };
       return { ...t, ...o };
     });
-    let verdict: Pick<SmartContractDeployment, 'status' | 'address' | 'errorMessage'> | undefined;
+    let verdict: Verdict | undefined;
     if (f.deployment.status === 'DeploymentStarted' && after.length > 0 && after.every(isFinal)) {
-      verdict = await this.verdict(f, after);
+      verdict = await this.verdict(f, after, reads);
     }
     if (outcomes.size === 0 && verdict === undefined) return;
+    const readFrom = basis(f.scenario, f.deployment);
+    if (!(await this.renew())) return;
     // Applied to the scenario as it is then: what a PATCH decided meanwhile stands.
     await this.options.recorder.record(f.target, f.deployment.id, (current) => {
       const d = current.smartContractDeployments.find((x) => x.id === f.deployment.id);
       if (d === undefined) return null;
+      // The verdict stands only on what it was computed from; else the next round computes it again.
+      const sameBasis = basis(current, d) === readFrom;
       let changed = false;
       d.transactions = (d.transactions ?? []).map((t) => {
         const found = outcomes.get(t.id);
@@ -287,7 +374,7 @@ export class DeploymentFollower {
         const { hash: _hash, ...o } = found;
         return { ...t, ...o };
       });
-      if (verdict !== undefined && d.status === 'DeploymentStarted' && d.transactions.every(isFinal)) {
+      if (verdict !== undefined && sameBasis && d.status === 'DeploymentStarted' && d.transactions.every(isFinal)) {
         Object.assign(d, verdict);
         changed = true;
       }
@@ -295,20 +382,39 @@ export class DeploymentFollower {
     });
   }
 
-  /** undefined: not decided this round (the chain did not answer). */
-  private async verdict(f: Followed, txs: Transaction[]): Promise<Pick<SmartContractDeployment, 'status' | 'address' | 'errorMessage'> | undefined> {
+  /** The contract the transactions address: the deployment's, else the one every transaction names. */
+  private addressOf(f: Followed, txs: Transaction[]): { address: string } | { problem: string } | undefined {
+    if (typeof f.deployment.address === 'string' && f.deployment.address !== '') return { address: f.deployment.address };
+    const named = new Set<string>();
+    for (const t of txs) {
+      const seen = this.seen.get(this.key(f.chain, hashOf(t)));
+      if (seen?.tx === undefined || seen.receipt === undefined) return undefined;
+      const to = seen.tx.to ?? seen.receipt.contractAddress;
+      if (to === null) return { problem: `transaction "${t.id}" neither calls nor creates a contract` };
+      named.add(to.toLowerCase());
+    }
+    if (named.size === 1) return { address: [...named][0]! };
+    return { problem: `its transactions address different contracts (${[...named].join(', ')}) and it names no address` };
+  }
+
+  /** undefined: not decided this round (the chain did not answer, or its turn to read the verifier is next round). */
+  private async verdict(f: Followed, txs: Transaction[], reads: { left: number }): Promise<Verdict | undefined> {
     const failed = txs.find((t) => t.status === 'TxFailed');
     if (failed !== undefined) {
-      return { status: 'DeploymentFailed', errorMessage: `transaction "${failed.id}" failed: ${failed.errorMessage ?? 'no reason recorded'}` };
+      return { status: 'DeploymentFailed', errorMessage: clipped(`transaction "${failed.id}" failed: ${failed.errorMessage ?? 'no reason recorded'}`) };
     }
-    const address = f.deployment.address ?? txs.map((t) => this.seen.get(hashOf(t))?.tx?.to).find((to) => typeof to === 'string');
-    if (typeof address !== 'string') return undefined;
+    const found = this.addressOf(f, txs);
+    if (found === undefined) return undefined;
+    if ('problem' in found) return { status: 'DeploymentFailed', errorMessage: clipped(found.problem) };
+    const { address } = found;
     if (f.scenario.type !== 'OnChainZKP') return { status: 'Deployed', address };
+    if (reads.left <= 0) return undefined;
+    reads.left--;
     const differences = await this.differences(f, address);
     if (differences === undefined) return undefined;
     return differences.length === 0
       ? { status: 'Deployed', address }
-      : { status: 'DeploymentFailed', errorMessage: `the verifier's requests differ from the rules: ${differences.join('; ')}`.slice(0, 4096) };
+      : { status: 'DeploymentFailed', errorMessage: clipped(`the verifier's requests differ from the rules: ${differences.join('; ')}`) };
   }
 
   /** What differs between the rules and the verifier's requests; undefined when the chain did not answer. */
@@ -331,9 +437,16 @@ export class DeploymentFollower {
     return [...missing, ...checked.filter((o) => o.requestId !== null && o.status === 'error').flatMap((o) => o.reasons)];
   }
 
-  /** Transactions no longer followed are forgotten. */
-  private forgetOthers(followed: Followed[]): void {
-    const keep = new Set(followed.flatMap((f) => (f.deployment.transactions ?? []).map(hashOf)));
-    for (const hash of this.seen.keys()) if (!keep.has(hash)) this.seen.delete(hash);
+  /** Transactions that a whole lap did not load are forgotten. */
+  private forgetOthers(followed: Followed[], lapDone: boolean): void {
+    for (const f of followed) {
+      for (const t of f.deployment.transactions ?? []) {
+        const seen = this.seen.get(this.key(f.chain, hashOf(t)));
+        if (seen !== undefined) seen.lap = this.lap;
+      }
+    }
+    if (!lapDone) return;
+    for (const [key, seen] of this.seen) if (seen.lap !== this.lap) this.seen.delete(key);
+    this.lap++;
   }
 }

@@ -160,7 +160,7 @@ export interface DeploymentFollowing {
   /** Live scenarios holding a TxPosted transaction or a DeploymentStarted deployment (an index of them), by seq after `after`. */
   scenariosToFollow(after: number, limit: number): Promise<ScenarioRow[]>;
   /** Takes or renews lease `name` for `holder` until `until`; false while another holder's has not expired at `now`. */
-  holdLease(name: string, holder: string, now: string, until: string): Promise<boolean>;
+  holdLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
   releaseLease(name: string, holder: string): Promise<void>;
 }
 

@@ -43,7 +43,8 @@ function describeNetworkError(e: unknown, timeoutMs: number): string {
   }
 }
 
-async function readCapped(res: Response, maxBytes: number): Promise<string> {
+/** The body as text, refused past maxBytes (the follower's JSON-RPC answers read it too). */
+export async function readCapped(res: Response, maxBytes: number): Promise<string> {
   const declared = Number(res.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) throw new FetchFailure(`answer larger than ${maxBytes} bytes`);
   if (!res.body) return '';

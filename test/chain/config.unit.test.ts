@@ -62,6 +62,7 @@ describe('chainSettingsFromEnv', () => {
     expect(loadConfig({}).chains).toEqual({
       chains: new Map(), defaultChain: undefined, timeoutMs: 3000, cacheTtlMs: 5000, cacheMaxEntries: 10_000,
       errorTtlMs: 1000, multicall: 'auto', txHashLookbackBlocks: 10_000, allowUncheckedRequests: false,
+      followIntervalMs: 5000, confirmations: 12, txDropAfterMs: 1_800_000, rpcBatchLimit: 100, followMaxTxs: 5000,
     });
   });
 

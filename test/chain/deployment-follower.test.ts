@@ -19,6 +19,7 @@ import { RequestMatcher } from '../../src/chain/request-match.js';
 import { PlanCache } from '../../src/domain/plan-cache.js';
 import { typeDeclarations } from '../../src/execution/index.js';
 import type { Scenario } from '../../src/schemas/scenario.js';
+import { txRound } from '../../src/chain/tx-round.js';
 import { DeploymentFollower } from '../../src/services/deployment-follower.js';
 import { DeploymentRecorder } from '../../src/services/deployment-records.js';
 import { openStore, type Store } from '../../src/store/index.js';
@@ -100,17 +101,17 @@ afterEach(async () => {
 
 const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 
-async function harness(storeEnv: Record<string, string>, rpcUrl = chain.url): Promise<Harness> {
+async function harness(storeEnv: Record<string, string>, rpcUrl = chain.url, extra: Record<string, string> = {}, log = silent): Promise<Harness> {
   const config = loadConfig({
     ...storeEnv, CHAIN_RPC_URLS: `${chain.chain}=${rpcUrl}`, CHAIN_CONFIRMATIONS: String(CONFIRMATIONS),
-    CHAIN_TX_DROP_AFTER_MS: String(DROP_AFTER_MS), CHAIN_READ_TIMEOUT_MS: '30000', WEBHOOK_SECRET: SECRET,
+    CHAIN_TX_DROP_AFTER_MS: String(DROP_AFTER_MS), CHAIN_READ_TIMEOUT_MS: '30000', WEBHOOK_SECRET: SECRET, ...extra,
   });
   const store = await openStore(config.database);
   const clock = { t: Date.now() };
   const now = () => clock.t;
   const recorder = new DeploymentRecorder({ store, plans: new PlanCache(typeDeclarations), webhook: config.webhook, now });
   const follower = new DeploymentFollower({
-    store, recorder, settings: config.chains, reader: await chainReaderFor(config.chains), log: silent, now,
+    store, recorder, settings: config.chains, reader: await chainReaderFor(config.chains), log, now,
     check: new RequestCheck({ matcher: new RequestMatcher({ documentLoader: iden3DocumentLoader() }) }),
   });
   opened.push(async () => {
@@ -139,6 +140,39 @@ const stores: Array<{ name: string; env: () => Promise<Record<string, string>> }
       }]
     : []),
 ];
+
+interface ProxiedBatch { calls: { method: string }[]; answeredCalls: number }
+
+/** An RPC proxy on 127.0.0.1 in front of the node: records each batch and how many of its calls the node answered. */
+async function rpcProxy(before?: (calls: { method: string }[]) => Promise<void>, authorization?: string) {
+  const seen = { batches: [] as ProxiedBatch[], refused: 0, url: '' };
+  const proxy = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (authorization !== undefined && req.headers.authorization !== authorization) {
+        seen.refused++;
+        res.writeHead(401).end();
+        return;
+      }
+      const body = Buffer.concat(chunks).toString();
+      const batch: ProxiedBatch = { calls: [JSON.parse(body)].flat() as { method: string }[], answeredCalls: 0 };
+      seen.batches.push(batch);
+      void (before?.(batch.calls) ?? Promise.resolve())
+        .then(() => fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }))
+        .then(async (r) => {
+          const text = await r.text();
+          const answers = [JSON.parse(text)].flat() as { result?: unknown; error?: unknown }[];
+          batch.answeredCalls = answers.filter((a) => a.error === undefined && 'result' in a).length;
+          res.writeHead(r.status, { 'content-type': 'application/json' }).end(text);
+        });
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  opened.push(() => new Promise((resolve) => proxy.close(() => resolve())));
+  seen.url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  return seen;
+}
 
 async function create(h: Harness, id: string, input: Scenario): Promise<void> {
   expect(await h.store.create(id, input, new Date(h.clock.t).toISOString())).not.toBeNull();
@@ -209,14 +243,19 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
       expect(d.errorMessage).toContain('ValidatorIsNotWhitelisted');
     });
 
-    it('fails a transaction that never lands after CHAIN_TX_DROP_AFTER_MS unseen', async () => {
+    it('fails a transaction that never lands after CHAIN_TX_DROP_AFTER_MS unseen while the chain advances (a stalled head counts nothing)', async () => {
       const h = await harness(await env());
       const hash = `0x${randomBytes(32).toString('hex')}`;
       await create(h, 'dropped', onChainScenario(nextRequestId++, [hash]));
       await h.follower.poll();
+      h.clock.t += DROP_AFTER_MS;
+      await h.follower.poll();
+      expect(await h.deployment('dropped')).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxPosted' }] });
+      await chain.mine(1);
       h.clock.t += DROP_AFTER_MS - 1;
       await h.follower.poll();
       expect(await h.deployment('dropped')).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxPosted' }] });
+      await chain.mine(1);
       h.clock.t += 1;
       await h.follower.poll();
       const d = await h.deployment('dropped');
@@ -225,7 +264,7 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
       expect(d).toMatchObject({ status: 'DeploymentFailed' });
     });
 
-    it('fails a transaction at once when its sender\'s nonce passes it (replaced by another of that nonce)', async () => {
+    it('fails a transaction when its sender\'s nonce passes it CHAIN_CONFIRMATIONS deep (replaced by another of that nonce)', async () => {
       const h = await harness(await env());
       const sender = (await rpc('eth_accounts') as Address[])[5]!;
       const wallet = createWalletClient({ transport: custom(provider), account: sender });
@@ -244,6 +283,12 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
       } finally {
         await rpc('evm_setAutomine', [true]);
       }
+      // The replacement is 1 block deep: a reorganisation could still bring the replaced one back.
+      await h.follower.poll();
+      await h.follower.poll();
+      expect(await h.deployment('replaced')).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxPosted' }] });
+      await chain.mine(CONFIRMATIONS - 1);
+      await h.follower.poll();
       await h.follower.poll();
       const d = await h.deployment('replaced');
       expect(d.transactions[0]).toMatchObject({ status: 'TxFailed', errorMessage: `dropped: sender ${sender.toLowerCase()} has used nonce ${nonce} for another transaction` });
@@ -286,6 +331,16 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
       expect(d).toMatchObject({ status: 'Deployed' });
     });
 
+    it('holds the lease on the database\'s clock: an expired one is taken over, a live one is not, the holder renews it', async () => {
+      const h = await harness(await env());
+      expect(await h.store.holdLease('test-lease', 'a', -1000)).toBe(true);
+      expect(await h.store.holdLease('test-lease', 'b', 60_000)).toBe(true);
+      expect(await h.store.holdLease('test-lease', 'a', 60_000)).toBe(false);
+      expect(await h.store.holdLease('test-lease', 'b', 60_000)).toBe(true);
+      await h.store.releaseLease('test-lease', 'b');
+      expect(await h.store.holdLease('test-lease', 'a', 60_000)).toBe(true);
+    });
+
     it('fails a deployment whose request differs from the rule, naming the difference', async () => {
       const h = await harness(await env());
       const requestId = nextRequestId++;
@@ -302,30 +357,196 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
     });
   });
 
-  it('follows 1,000 pending transactions with one JSON-RPC batch per poll (counted on an RPC proxy)', async () => {
-    const batches: Array<{ method: string }[]> = [];
-    const proxy = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString();
-        batches.push([JSON.parse(body)].flat() as { method: string }[]);
-        void fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-          .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()));
-      });
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    opened.push(() => new Promise((resolve) => proxy.close(() => resolve())));
-    const h = await harness({ DATA_DIR: tempDir() }, `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+  it('follows 1,000 pending transactions in ceil(calls / CHAIN_RPC_BATCH_LIMIT) answered batches per poll (counted on an RPC proxy)', async () => {
+    const p = await rpcProxy();
+    const h = await harness({ DATA_DIR: tempDir() }, p.url);
     for (let k = 0; k < 4; k++) {
       await create(h, `many-${k}`, onChainScenario(nextRequestId++, Array.from({ length: 250 }, () => `0x${randomBytes(32).toString('hex')}`)));
     }
     for (let poll = 1; poll <= 3; poll++) {
+      const before = p.batches.length;
       await h.follower.poll();
-      expect(batches).toHaveLength(poll);
+      const round = p.batches.slice(before);
+      const calls = round.reduce((n, b) => n + b.calls.length, 0);
+      // The head and chain id, then a receipt and a transaction lookup for each (none has a receipt or is pending).
+      expect(calls).toBe(2 + 2 * 1000);
+      expect(round).toHaveLength(Math.ceil(calls / 100));
+      for (const batch of round) {
+        expect(batch.calls.length).toBeLessThanOrEqual(100);
+        expect(batch.answeredCalls).toBe(batch.calls.length);
+      }
+      expect(round.flatMap((b) => b.calls).filter((c) => c.method === 'eth_getTransactionReceipt')).toHaveLength(1000);
     }
-    expect(h.follower.snapshot()).toMatchObject({ pending: 1000, rounds: 3, holding: true });
-    for (const batch of batches) expect(batch.filter((c) => c.method === 'eth_getTransactionReceipt')).toHaveLength(1000);
+    expect(h.follower.snapshot()).toEqual({ pending: 1000, rounds: 3, holding: true, behind: [] });
+  });
+
+  it('loads at most CHAIN_FOLLOW_MAX_TXS transactions a round, in turn, and follows every one in the end', async () => {
+    const p = await rpcProxy();
+    const h = await harness({ DATA_DIR: tempDir() }, p.url, { CHAIN_FOLLOW_MAX_TXS: '2' });
+    const ids = ['turn-1', 'turn-2', 'turn-3'];
+    for (const id of ids) {
+      const requestId = nextRequestId++;
+      const { transactionHash } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+      await create(h, id, onChainScenario(requestId, [transactionHash], { address: s.verifier }));
+    }
+    await chain.mine(CONFIRMATIONS);
+    for (let poll = 0; poll < 6; poll++) {
+      const before = p.batches.length;
+      await h.follower.poll();
+      const receipts = p.batches.slice(before).flatMap((b) => b.calls).filter((c) => c.method === 'eth_getTransactionReceipt');
+      expect(receipts.length).toBeLessThanOrEqual(2);
+      expect(h.follower.snapshot().pending).toBeLessThanOrEqual(2);
+    }
+    for (const id of ids) expect(await h.deployment(id)).toMatchObject({ status: 'Deployed', transactions: [{ status: 'TxConfirmed' }] });
+  });
+
+  it('asks the chain nothing for a DeploymentStarted deployment that cannot be decided (a TxPosted transaction without txHash)', async () => {
+    const p = await rpcProxy();
+    const h = await harness({ DATA_DIR: tempDir() }, p.url);
+    const input = onChainScenario(nextRequestId++, [`0x${'a'.repeat(64)}`]);
+    delete (input.smartContractDeployments[0]!.transactions![0] as { txHash?: string }).txHash;
+    await create(h, 'no-hash', input);
+    await h.follower.poll();
+    expect(p.batches).toHaveLength(0);
+    expect(h.follower.snapshot()).toMatchObject({ pending: 0, rounds: 0, behind: [] });
+  });
+
+  it('refuses a new txHash that is not a 32-byte hex hash (400 naming the field), and one stored before does not stop the others\' rounds', async () => {
+    const app = await makeApp({});
+    opened.push(() => app.close());
+    const input = { ...onChainScenario(nextRequestId++, ['0x1234']), projectId: null, webhookUrl: undefined };
+    const refused = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'short-hash', input } });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.body).toContain('/smartContractDeployments/0/transactions/0/txHash');
+
+    const h = await harness({ DATA_DIR: tempDir() });
+    // As stored before the check: the store itself takes it.
+    await create(h, 'stored-short-hash', onChainScenario(nextRequestId++, ['0x1234']));
+    const requestId = nextRequestId++;
+    const { transactionHash } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+    await create(h, 'good-hash', onChainScenario(requestId, [transactionHash]));
+    await chain.mine(CONFIRMATIONS);
+    await h.follower.poll();
+    await h.follower.poll();
+    expect(await h.deployment('good-hash')).toMatchObject({ status: 'Deployed', transactions: [{ status: 'TxConfirmed' }] });
+    expect(await h.deployment('stored-short-hash')).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxPosted', txHash: '0x1234' }] });
+    expect(h.follower.snapshot().behind).toEqual([]);
+  });
+
+  it('takes one call\'s JSON-RPC error as that hash\'s answer, not the round\'s failure (txRound on the node)', async () => {
+    const { transactionHash } = await s.setRequests([{ requestId: nextRequestId++, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+    const answer = await txRound(chain.url, { receipts: ['0x1234', transactionHash], transactions: ['0x1234'], blocks: [], nonces: [], replays: [] },
+      { timeoutMs: 30_000, batchLimit: 100, maxResponseBytes: 1 << 20 });
+    expect(answer.receipts.has('0x1234')).toBe(false);
+    expect(answer.transactions.has('0x1234')).toBe(false);
+    expect(answer.receipts.get(transactionHash)).toMatchObject({ reverted: false });
+  });
+
+  it('drops the verdict when a PATCH changes the rules between its read and its record; the next round decides on the new rules', async () => {
+    const ref: { h?: Harness } = {};
+    let patched = false;
+    const p = await rpcProxy(async (calls) => {
+      const h = ref.h;
+      if (patched || h === undefined || !calls.some((c) => c.method === 'eth_call')) return;
+      patched = true;
+      // A user's PATCH, while the follower reads the verifier's requests.
+      const [row] = await h.store.find('raced', ['p1']);
+      const next = structuredClone(row!.input);
+      (next.queryConfigurations[0]!.query as { value: number }).value = 20100101;
+      expect(await h.store.update(row!.seq, next, row!.revision, new Date(h.clock.t).toISOString())).not.toBeNull();
+    });
+    const h = ref.h = await harness({ DATA_DIR: tempDir() }, p.url);
+    const requestId = nextRequestId++;
+    const { transactionHash } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+    await create(h, 'raced', onChainScenario(requestId, [transactionHash]));
+    await chain.mine(CONFIRMATIONS);
+    // The first round sees the receipt, the second its block and the verifier.
+    await h.follower.poll();
+    await h.follower.poll();
+    expect(patched).toBe(true);
+    expect(await h.deployment('raced')).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxConfirmed' }] });
+    await h.follower.poll();
+    const d = await h.deployment('raced');
+    expect(d).toMatchObject({ status: 'DeploymentFailed' });
+    expect(d.errorMessage).toContain('its values are [20020101], the rule\'s [20100101]');
+  });
+
+  it('keeps what it saw of a hash per chain: the same hash pending on another chain does not hold this one back', async () => {
+    const other = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => { body += c.toString(); });
+      req.on('end', () => {
+        const calls = [JSON.parse(body)].flat() as { id: number; method: string }[];
+        const result = (m: string) => ({ eth_chainId: '0x7a6a', eth_blockNumber: '0x20', eth_getBlockByNumber: { hash: `0x${'c'.repeat(64)}`, timestamp: '0x5' } } as Record<string, unknown>)[m] ?? null;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: result(c.method) }))));
+      });
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    opened.push(() => new Promise((resolve) => other.close(() => resolve())));
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const h = await harness({ DATA_DIR: tempDir() }, chain.url, { CHAIN_RPC_URLS: `${chain.chain}=${chain.url},eip155:31338=${otherUrl}`, CHAIN_DEFAULT: chain.chain });
+    const requestId = nextRequestId++;
+    const { transactionHash } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+    await create(h, 'here', onChainScenario(requestId, [transactionHash]));
+    const elsewhere = onChainScenario(nextRequestId++, [transactionHash]);
+    elsewhere.smartContractDeployments[0]!.chain = 'eip155:31338';
+    await create(h, 'elsewhere', elsewhere);
+    await chain.mine(CONFIRMATIONS);
+    for (let i = 0; i < 3; i++) await h.follower.poll();
+    expect(await h.deployment('here')).toMatchObject({ status: 'Deployed', transactions: [{ status: 'TxConfirmed' }] });
+    expect(await h.deployment('elsewhere')).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxPosted' }] });
+  });
+
+  it('follows through an RPC URL with user:password@ (sent as Basic authorization) and never logs the password', async () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'debug' }, { write: (line: string) => { lines.push(line); } }) as unknown as FastifyBaseLogger;
+    const p = await rpcProxy(undefined, `Basic ${Buffer.from('rpcuser:S3CRET-KEY').toString('base64')}`);
+    const h = await harness({ DATA_DIR: tempDir() }, p.url.replace('http://', 'http://rpcuser:S3CRET-KEY@'), {}, log);
+    const requestId = nextRequestId++;
+    const { transactionHash } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+    await create(h, 'basic', onChainScenario(requestId, [transactionHash]));
+    await chain.mine(CONFIRMATIONS);
+    await h.follower.poll();
+    await h.follower.poll();
+    expect(await h.deployment('basic')).toMatchObject({ status: 'Deployed', transactions: [{ status: 'TxConfirmed' }] });
+    expect(p.refused).toBe(0);
+
+    const closed = await harness({ DATA_DIR: tempDir() }, 'http://rpcuser:S3CRET-KEY@127.0.0.1:9/', {}, log);
+    await create(closed, 'basic-closed', onChainScenario(nextRequestId++, [transactionHash]));
+    await closed.follower.poll();
+    expect(closed.follower.snapshot().behind).toEqual([chain.chain]);
+    expect(lines.some((l) => l.includes('deployment transactions not followed this round'))).toBe(true);
+    expect(lines.join('\n')).not.toContain('S3CRET-KEY');
+  });
+
+  it('takes a deployment\'s address, where it names none, from the contract its transaction created (receipt.contractAddress)', async () => {
+    const h = await harness({ DATA_DIR: tempDir() });
+    const wallet = createWalletClient({ transport: custom(provider), account: s.owner });
+    // Init code returning a 1-byte runtime (STOP).
+    const hash = await wallet.deployContract({ abi: [], bytecode: '0x600180600b6000396000f300', chain: null });
+    const { contractAddress } = await rpc('eth_getTransactionReceipt', [hash]) as { contractAddress: Hex };
+    const input = { ...onChainScenario(nextRequestId++, [hash], { address: null }), type: 'ChallengeQuery', queryConfigurations: [] } as unknown as Scenario;
+    await create(h, 'created', input);
+    await chain.mine(CONFIRMATIONS);
+    await h.follower.poll();
+    await h.follower.poll();
+    expect(await h.deployment('created')).toMatchObject({ status: 'Deployed', address: contractAddress.toLowerCase(), transactions: [{ status: 'TxConfirmed' }] });
+  });
+
+  it('leaves unset and fails a deployment without address whose transactions call different contracts, naming why', async () => {
+    const h = await harness({ DATA_DIR: tempDir() });
+    const requestId = nextRequestId++;
+    const { transactionHash } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+    const wallet = createWalletClient({ transport: custom(provider), account: s.owner });
+    const transfer = await wallet.sendTransaction({ to: s.owner, value: 0n, chain: null });
+    await create(h, 'two-targets', onChainScenario(requestId, [transactionHash, transfer], { address: null }));
+    await chain.mine(CONFIRMATIONS);
+    await h.follower.poll();
+    await h.follower.poll();
+    const d = await h.deployment('two-targets');
+    expect(d).toMatchObject({ status: 'DeploymentFailed', transactions: [{ status: 'TxConfirmed' }, { status: 'TxConfirmed' }] });
+    expect(d.address ?? null).toBeNull();
+    expect(d.errorMessage).toMatch(/its transactions address different contracts \(.+\) and it names no address/);
   });
 
   it.skipIf(!pgAvailable)('runs on one instance at a time across instances sharing PostgreSQL, the other taking over when it stops', async () => {

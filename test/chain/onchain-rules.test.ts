@@ -38,7 +38,7 @@ function deployment(overrides: Partial<SmartContractDeployment> & { chain?: stri
     status: 'Deployed',
     address: verifier,
     chain: chain.chain,
-    transactions: [{ id: 'tx-1', actionName: 'ScenarioDeploy', status: 'TxConfirmed', txHash: '0x01', blockNumber: Number(deployBlock) }],
+    transactions: [{ id: 'tx-1', actionName: 'ScenarioDeploy', status: 'TxConfirmed', txHash: `0x${'01'.repeat(32)}`, blockNumber: Number(deployBlock) }],
     ...overrides,
   } as SmartContractDeployment;
 }

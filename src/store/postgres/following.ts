@@ -14,12 +14,13 @@ export function postgresFollowing({ query, write }: PostgresDatabase): Deploymen
       );
       return rows.map(read.scenario);
     },
-    async holdLease(name, holder, now, until) {
+    async holdLease(name, holder, ttlMs) {
+      // The database's clock, not the instances': theirs may disagree.
       const { rows } = await write(
-        `INSERT INTO service_leases (name, holder, expires_at) VALUES ($1, $2, $3)
+        `INSERT INTO service_leases (name, holder, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
          ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-         WHERE service_leases.holder = excluded.holder OR service_leases.expires_at < $4 RETURNING holder`,
-        [name, holder, until, now],
+         WHERE service_leases.holder = excluded.holder OR service_leases.expires_at < now() RETURNING holder`,
+        [name, holder, ttlMs],
       );
       return rows.length > 0;
     },
