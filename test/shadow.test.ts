@@ -290,14 +290,18 @@ describe.each([
     return openPostgresStore({ url: PG_URL, schema });
   }, pgAvailable],
 ] as const)('shadow comparisons in the store (%s)', (_name, open, available) => {
+  /** A scenario with revision 2 proposed: its incarnation. */
+  const proposed = async (store: Awaited<ReturnType<typeof open>>, id: string) => {
+    const created = await store.create(id, scenario() as never, '2026-01-01T00:00:00.000Z');
+    await store.propose(created!, scenario({ name: 'Proposed' }) as never, '2026-01-01T00:00:01.000Z', () => ({
+      made: { revision: 2, projectId: null, content: '{}', digest: 'd', patch: null, author: 'a', createdAt: '2026-01-01T00:00:01.000Z' },
+    }));
+    return created?.seq ?? 0;
+  };
   it.skipIf(!available)('writes a batch of any size, folds rules in one revision only as differing, and counts skips', async () => {
     const store = await open();
     try {
-      const created = await store.create('batch', scenario() as never, '2026-01-01T00:00:00.000Z');
-      const seq = created?.seq ?? 0;
-      await store.propose(created!, scenario({ name: 'Proposed' }) as never, '2026-01-01T00:00:01.000Z', () => ({
-        made: { revision: 2, projectId: null, content: '{}', digest: 'd', patch: null, author: 'a', createdAt: '2026-01-01T00:00:01.000Z' },
-      }));
+      const seq = await proposed(store, 'batch');
       expect(await store.startShadow(seq, 2, 'token:abc', '2026-01-01T00:00:02.000Z')).toBe('started');
       // 70: two whole chunks of the SQLite store's multi-row insert and six rows more.
       const comparisons: ShadowComparison[] = Array.from({ length: 70 }, (_, i) => ({
@@ -319,6 +323,72 @@ describe.each([
       expect((await store.shadowRun(seq, 2, 6, first?.next))?.flippedExecutions).toEqual(flipped.slice(6));
       expect(await store.purgeExecutions('2026-01-02T00:00:35.000Z')).toBe(0);
       expect(await store.shadowRun(seq, 2, 1)).toMatchObject({ compared: 35, flipped: 5 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it.skipIf(!available)('keeps counts equal to a recount of the kept comparisons after writes from two batches and after a purge', async () => {
+    const store = await open();
+    try {
+      const seq = await proposed(store, 'recount');
+      expect(await store.startShadow(seq, 2, null, '2026-01-01T00:00:02.000Z')).toBe('started');
+      const statuses = ['valid', 'not-valid', 'error', null] as const;
+      const comparisons: ShadowComparison[] = Array.from({ length: 90 }, (_, i) => ({
+        incarnation: seq, revision: 2, executionId: crypto.randomUUID(), createdAt: new Date(Date.UTC(2026, 0, 2, 0, 0, i)).toISOString(),
+        flipped: i % 5 === 0, undecided: i % 5 === 1,
+        rules: [
+          { id: 'a', live: 'valid', shadow: statuses[i % 4] ?? null },
+          ...(i % 3 === 0 ? [{ id: 'b', live: statuses[i % 2] ?? null, shadow: null }] : []),
+        ] as ShadowComparison['rules'],
+      }));
+      const byChange = (x: { live: string | null; shadow: string | null }, y: { live: string | null; shadow: string | null }) =>
+        JSON.stringify([x.live, x.shadow]) < JSON.stringify([y.live, y.shadow]) ? -1 : 1;
+      /** The store's counts, each rule's changes in one order. */
+      const counts = async () => {
+        const run = await store.shadowRun(seq, 2, 100);
+        return run && { ...run, byRule: run.byRule.map((r) => ({ ...r, changes: [...r.changes].sort(byChange) })) };
+      };
+      /** What the counts must be: the kept comparisons counted again, here. */
+      const recount = (kept: readonly ShadowComparison[]) => {
+        const byRule = new Map<string, Map<string, number>>();
+        for (const c of kept) {
+          for (const r of c.rules) {
+            const changes = byRule.get(r.id) ?? byRule.set(r.id, new Map()).get(r.id)!;
+            const key = JSON.stringify([r.live, r.shadow]);
+            changes.set(key, (changes.get(key) ?? 0) + 1);
+          }
+        }
+        return {
+          compared: kept.length, flipped: kept.filter((c) => c.flipped).length, undecided: kept.filter((c) => c.undecided).length,
+          byRule: [...byRule.keys()].sort().map((ruleId) => {
+            const changes = [...(byRule.get(ruleId) as Map<string, number>)].map(([key, count]) => {
+              const [live, shadow] = JSON.parse(key) as [string | null, string | null];
+              return { live, shadow, count };
+            });
+            const differing = changes.filter((c) => c.live !== c.shadow);
+            return {
+              ruleId, compared: changes.reduce((n, c) => n + c.count, 0), differs: differing.reduce((n, c) => n + c.count, 0),
+              changes: differing.sort(byChange),
+            };
+          }),
+        };
+      };
+      await store.recordComparisons(comparisons.slice(0, 50), [{ incarnation: seq, revision: 2, count: 2 }]);
+      await store.recordComparisons(comparisons.slice(50), [{ incarnation: seq, revision: 2, count: 1 }]);
+      const written = await counts();
+      expect(written).toMatchObject({ ...recount(comparisons), skipped: 3 });
+      expect(written?.flippedExecutions).toEqual(comparisons.filter((c) => c.flipped).map((c) => c.executionId));
+
+      expect(await store.purgeExecutions('2026-01-02T00:00:41.000Z')).toBe(0);
+      const kept = comparisons.slice(41);
+      const purged = await counts();
+      expect(purged).toMatchObject({ ...recount(kept), skipped: 3 });
+      expect(purged?.flippedExecutions).toEqual(kept.filter((c) => c.flipped).map((c) => c.executionId));
+      expect(await store.purgeExecutions('2026-01-03T00:00:00.000Z')).toBe(0);
+      expect(await store.shadowRun(seq, 2, 100)).toMatchObject({ compared: 0, flipped: 0, undecided: 0, skipped: 3, byRule: [], flippedExecutions: [] });
+      expect(await store.hasShadowRun(seq, 2)).toBe(true);
+      expect(await store.hasShadowRun(seq, 3)).toBe(false);
     } finally {
       await store.close();
     }

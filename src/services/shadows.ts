@@ -173,7 +173,7 @@ export class ShadowService {
 
   async stop(access: Access, id: string, n: number): Promise<ShadowState> {
     const { live } = await this.revision(access, id, n);
-    if (!(await this.store.shadowRun(live.seq, n, 1))) throw new ShadowNotFound(id, n);
+    if (!(await this.store.hasShadowRun(live.seq, n))) throw new ShadowNotFound(id, n);
     await this.store.stopShadow(live.seq, n, new Date(this.now()).toISOString());
     return this.state(access, id, n, 20);
   }
