@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { ADDRESS, credential, makeApp, scenario, tempDir } from './helpers.js';
+import { ADDRESS, credential, demoCredential, makeApp, scenario, tempDir } from './helpers.js';
 import { localJwks, type LocalJwks } from './jwks.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { openPostgresStore } from '../src/store/postgres.js';
@@ -393,4 +393,58 @@ describe.each([
       await store.close();
     }
   });
+});
+
+describe('shadow runs with credential verification on', () => {
+  const OTHER_TYPE = 'ShadowOnlyCredential';
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await makeApp({
+      DATABASE_URL: `sqlite://${path.join(tempDir(), 'strict.db')}`, API_TOKENS: `${AUTHOR}:projA,${REVIEWER}:projA`,
+      SCENARIO_APPROVAL_PROJECTS: 'projA', CREDENTIAL_VERIFICATION: 'strict', DEMO_ISSUER: '1',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+  });
+  const req = (token: string, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
+    app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload && { payload }) });
+  const coldChecks = async () => {
+    const found = /^credential_cold_checks_total (\d+)$/m.exec((await app.inject({ method: 'GET', url: '/metrics' })).body);
+    return Number(found?.[1] ?? NaN);
+  };
+
+  it('never verifies for the shadow a credential the live run did not: the comparison is undecided, no cold check, live executes unaffected', async () => {
+    expect((await req(AUTHOR, 'POST', '/compliance/scenarios', { id: 'warm', input: scenario({ projectId: 'projA' }) })).statusCode).toBe(201);
+    const proposal = {
+      queryConfigurations: [
+        ...scenario().queryConfigurations,
+        { id: 'q-other', query: { type: OTHER_TYPE, requestId: 3, attribute: 'reviewAnswer', value: 'GREEN', operator: '$eq' } },
+      ],
+    };
+    const proposed = await req(AUTHOR, 'PATCH', '/compliance/scenarios/warm', { input: proposal });
+    expect(proposed.statusCode, proposed.body).toBe(202);
+    expect((await req(AUTHOR, 'POST', '/compliance/scenarios/warm/revisions/2/shadow')).statusCode).toBe(200);
+    const read = await demoCredential();
+    // Of a type only the proposal reads: the live run never verifies it (its proof, changed with the type, would fail).
+    const ignored = { ...structuredClone(read), type: ['VerifiableCredential', OTHER_TYPE] };
+    const execute = async () => {
+      const res = await req(REVIEWER, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [read, ignored], scenarioId: 'warm' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((res.json() as { result: { status: string } }[]).map((r) => r.result.status)).toEqual(['valid', 'valid']);
+    };
+    await execute();
+    const afterLive = await coldChecks();
+    expect(afterLive).toBeGreaterThan(0);
+    let answer: ShadowAnswer & { undecided: number } = { compared: 0 } as never;
+    for (let i = 0; i < 1000 && answer.compared < 1; i++) {
+      answer = (await req(AUTHOR, 'GET', '/compliance/scenarios/warm/revisions/2/shadow')).json();
+      if (answer.compared < 1) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(answer).toMatchObject({ compared: 1, flipped: 0, undecided: 1, flippedExecutions: [] });
+    expect(answer.byRule.find((r) => r.ruleId === 'q-other')?.changes).toEqual([{ live: null, shadow: 'error', count: 1 }]);
+    expect(await coldChecks()).toBe(afterLive);
+    await execute();
+    expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toContain('compliance_shadow_evaluations_total{outcome="undecided"} 1');
+  }, 60_000);
 });

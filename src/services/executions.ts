@@ -180,9 +180,13 @@ export class ExecutionLifecycle implements PendingExecutions {
     return this.options.plans.prepare(call.scenarioId, call.revision, call.scenario);
   }
 
-  /** A shadowed revision's results for a live execution's inputs: the same executor and verification, nothing kept. */
+  /**
+   * A shadowed revision's results for a live execution's inputs: the same executor and verification, nothing kept.
+   * Verification from what the live run left known only: a shadow never does cold work or spends the tenant's budget.
+   */
   async shadowResults(compiled: CachedPlan, job: ShadowJob): Promise<ExecutionResult[]> {
-    return (await this.options.executor.execute(inputOf(compiled, job.subject, job.subject.digests, job.executionId, job.at))).results;
+    const input = inputOf(compiled, job.subject, job.subject.digests, job.executionId, job.at);
+    return (await this.options.executor.execute({ ...input, warmOnly: true })).results;
   }
 
   private async run(compiled: CachedPlan, subject: Subject, serialize: (results: ExecutionResult[]) => string, traced = false) {

@@ -17,7 +17,7 @@ const CONCURRENCY = 64;
 const FLUSH_EVERY_MS = 100;
 const FLUSH_BATCH = 256;
 
-type ShadowOutcome = 'compared' | 'flipped' | 'skipped' | 'error';
+type ShadowOutcome = 'compared' | 'flipped' | 'undecided' | 'skipped' | 'error';
 
 export interface ShadowRunnerOptions {
   store: ShadowRepository & Pick<ScenarioRevisionRepository, 'getRevision'>;
@@ -30,14 +30,18 @@ export interface ShadowRunnerOptions {
   failed: (err: unknown, context: { scenarioId?: string; revision?: number }) => void;
 }
 
-/** Rules matched by id, the live revision's order first; a rule in one revision only differs. */
-function compareRules(live: ShadowJob['live'], shadow: readonly ExecutionResult[]): { rules: ShadowRule[]; flipped: boolean } {
+/**
+ * Rules matched by id, the live revision's order first; a rule in one revision only differs. A shadow verdict of
+ * `error` beside a live decision says nothing of what the revision would decide: undecided, not flipped.
+ */
+function compareRules(live: ShadowJob['live'], shadow: readonly ExecutionResult[]): { rules: ShadowRule[]; outcome: 'compared' | 'flipped' | 'undecided' } {
   const shadowed = new Map(shadow.map((r) => [r.objectId, r.result.status]));
   const rules: ShadowRule[] = live.map(({ id, status }) => ({ id, live: status, shadow: shadowed.get(id) ?? null }));
   const seen = new Set(live.map((r) => r.id));
   for (const [id, status] of shadowed) if (!seen.has(id)) rules.push({ id, live: null, shadow: status });
   const statuses = shadow.map((r) => ({ status: r.result.status }));
-  return { rules, flipped: verdictOf(live) !== verdictOf(statuses) };
+  const [was, would] = [verdictOf(live), verdictOf(statuses)];
+  return { rules, outcome: was === would ? 'compared' : would === 'error' ? 'undecided' : 'flipped' };
 }
 
 /**
@@ -95,10 +99,10 @@ export class ShadowRunner {
   private async run(job: ShadowJob): Promise<void> {
     try {
       const compiled = await this.options.plans.keptPlan(job.incarnation, job.revision, () => this.load(job));
-      const { rules, flipped } = compareRules(job.live, await this.options.evaluate(compiled, job));
-      this.options.counted(flipped ? 'flipped' : 'compared');
+      const { rules, outcome } = compareRules(job.live, await this.options.evaluate(compiled, job));
+      this.options.counted(outcome);
       const { incarnation, revision, executionId, createdAt } = job;
-      this.comparisons.push({ incarnation, revision, executionId, createdAt, flipped, rules });
+      this.comparisons.push({ incarnation, revision, executionId, createdAt, flipped: outcome === 'flipped', undecided: outcome === 'undecided', rules });
       this.scheduleFlush();
     } catch (err) {
       this.options.counted('error');
