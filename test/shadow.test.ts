@@ -65,6 +65,8 @@ describe.each(backends)('shadow runs (%s)', (name, made, available) => {
   let two: FastifyInstance;
   /** Queues nothing: every comparison it is offered is skipped. */
   let none: FastifyInstance;
+  /** Queues at most 4 KiB of execute bodies. */
+  let small: FastifyInstance;
   /** Purges at its clock's word. */
   let timed: FastifyInstance;
   let clock = Date.now();
@@ -130,10 +132,11 @@ describe.each(backends)('shadow runs (%s)', (name, made, available) => {
     one = await makeApp(env);
     two = await makeApp(env);
     none = await makeApp({ ...env, SHADOW_QUEUE_LIMIT: '0' });
+    small = await makeApp({ ...env, SHADOW_QUEUE_BYTES: '4096' });
     timed = await makeApp({ ...env, EXECUTION_RETENTION_DAYS: '1', EXECUTION_PURGE_INTERVAL_MS: '20' }, { now: () => clock });
   });
   afterAll(async () => {
-    for (const app of [one, two, none, timed]) await app?.close();
+    for (const app of [one, two, none, small, timed]) await app?.close();
   });
 
   it.skipIf(!available)('starts and stops a proposal\'s shadow; refuses a live revision, a second shadow, other projects and tokens without the scope', async () => {
@@ -234,6 +237,16 @@ describe.each(backends)('shadow runs (%s)', (name, made, available) => {
     await execute(none, 'across', 30);
     expect(await compared(one, 'across', 2, 3)).toMatchObject({ compared: 2, skipped: 1 });
     expect((await none.inject({ method: 'GET', url: '/metrics' })).body).toContain('compliance_shadow_evaluations_total{outcome="skipped"} 1');
+  });
+
+  it.skipIf(!available)('skips the comparison of a body beyond SHADOW_QUEUE_BYTES and compares a smaller one', async () => {
+    await create('bytes');
+    await propose('bytes', STRICTER);
+    expect((await shadow(one, AUTHOR, 'POST', 'bytes', 2)).statusCode).toBe(200);
+    await execute(small, 'bytes', 30, 'x'.repeat(5000));
+    expect(await compared(one, 'bytes', 2, 1)).toMatchObject({ compared: 0, skipped: 1 });
+    const run = await execute(small, 'bytes', 30);
+    expect(await compared(one, 'bytes', 2, 2)).toMatchObject({ compared: 1, flipped: 1, skipped: 1, flippedExecutions: [run.executionId] });
   });
 
   it.skipIf(!available)('stops the shadow when its proposal is approved or rejected, in the same transaction', async () => {

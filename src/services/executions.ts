@@ -47,6 +47,8 @@ export interface ShadowJob {
   at: number;
   createdAt: string;
   subject: Omit<Subject, 'digests'> & { digests: readonly string[] };
+  /** The execute body's bytes: what its parsed credentials, held until evaluated, are bounded by. */
+  bytes: number;
   live: readonly { id: string; status: ExecutionResult['result']['status'] }[];
 }
 
@@ -63,6 +65,8 @@ export interface ExecuteCall extends Subject {
   scenarioId: string;
   access: Access;
   attest?: AttestRequest;
+  /** The body's length in bytes, for the shadow queue's bound (0 when not known). */
+  bodyBytes?: number;
 }
 
 export interface ExecuteHooks {
@@ -148,7 +152,7 @@ export class ExecutionLifecycle implements PendingExecutions {
       const { address, addressChain, credentials, tenant } = call;
       this.options.shadows?.offer({
         scenarioId: call.scenarioId, incarnation: compiled.seq, revision: shadow, executionId: run.executionId, at: run.at, createdAt: timestamp,
-        subject: { address, addressChain, credentials, tenant, digests: run.digests },
+        subject: { address, addressChain, credentials, tenant, digests: run.digests }, bytes: call.bodyBytes ?? 0,
         live: results.map((r) => ({ id: r.objectId, status: r.result.status })),
       });
     }

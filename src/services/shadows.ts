@@ -26,6 +26,8 @@ export interface ShadowRunnerOptions {
   evaluate: (compiled: CachedPlan, job: ShadowJob) => Promise<ExecutionResult[]>;
   /** Pending evaluations beyond which a comparison is skipped (and counted). */
   limit: number;
+  /** Pending evaluations' body bytes (ShadowJob.bytes) beyond which a comparison is skipped (and counted). */
+  maxBytes: number;
   counted: (outcome: ShadowOutcome) => void;
   failed: (err: unknown, context: { scenarioId?: string; revision?: number }) => void;
 }
@@ -51,6 +53,8 @@ function compareRules(live: ShadowJob['live'], shadow: readonly ExecutionResult[
 export class ShadowRunner {
   private queue: ShadowJob[] = [];
   private running = 0;
+  /** Of the jobs queued and running. */
+  private bytes = 0;
   private comparisons: ShadowComparison[] = [];
   private skips = new Map<string, ShadowSkip>();
   private timer: NodeJS.Timeout | undefined;
@@ -61,17 +65,22 @@ export class ShadowRunner {
   constructor(private readonly options: ShadowRunnerOptions) {}
 
   offer(job: ShadowJob): void {
-    if (this.closed || this.queue.length + this.running >= this.options.limit) {
+    const { limit, maxBytes } = this.options;
+    if (this.closed || this.queue.length + this.running >= limit || this.bytes + job.bytes > maxBytes || maxBytes === 0) {
       this.skip(job);
       return;
     }
+    this.bytes += job.bytes;
     this.queue.push(job);
     this.pump();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) this.skip(job);
+    for (const job of this.queue.splice(0)) {
+      this.bytes -= job.bytes;
+      this.skip(job);
+    }
     if (this.running > 0) await new Promise<void>((resolve) => (this.idle = resolve));
     await this.flush();
   }
@@ -108,6 +117,7 @@ export class ShadowRunner {
       this.options.counted('error');
       this.options.failed(err, { scenarioId: job.scenarioId, revision: job.revision });
     } finally {
+      this.bytes -= job.bytes;
       this.running--;
       if (this.running === 0 && this.closed) this.idle?.();
       if (!this.closed) this.pump();
