@@ -55,12 +55,15 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
   };
 
   app.post('/compliance/scenarios/execute', {
-    config: { scope: 'scenarios:execute', body: {
-      onText: (request, text) => {
-        bodyHashes.set(request, sha256Hex(text));
-        bodyBytes.set(request, Buffer.byteLength(text));
+    config: {
+      scope: 'scenarios:execute',
+      body: {
+        onText: (request, text) => {
+          bodyHashes.set(request, sha256Hex(text));
+          bodyBytes.set(request, Buffer.byteLength(text));
+        },
       },
-    } },
+    },
     // Before the body is read: a flood of new credentials costs a refusal each, not a parse and digest of every body.
     onRequest: async (request) => {
       const refused = coldRefusal(tenantOf(request));
