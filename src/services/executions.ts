@@ -111,8 +111,9 @@ export class ExecutionLifecycle implements PendingExecutions {
     let compiled = heads.length === 1 ? plans.current(first) : undefined;
     compiled ??= plans.compile(await findScenarioIn(scenarios, access, scenarioId));
     if (!access.sees(compiled.projectId)) throw new ScenarioNotFound(scenarioId);
+    // The head of the plan compiled: a scenario deleted and created again between the two reads has another.
     const { seq } = compiled;
-    return { compiled, shadow: (heads.length === 1 ? first : heads.find((h) => h.seq === seq))?.shadow ?? null };
+    return { compiled, shadow: heads.find((h) => h.seq === seq)?.shadow ?? null };
   }
 
   async execute(call: ExecuteCall, hooks: ExecuteHooks): Promise<Executed> {
