@@ -9,6 +9,10 @@ import { localJwks, type LocalJwks } from './jwks.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { openPostgresStore } from '../src/store/postgres.js';
 import type { ShadowComparison } from '../src/store/types.js';
+import { PlanCache } from '../src/domain/plan-cache.js';
+import { ShadowRunner } from '../src/services/shadows.js';
+import type { ShadowJob } from '../src/services/executions.js';
+import { TYPES } from './engine/factories.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
 import { haveIden3Documents } from './shared-fixtures.js';
 
@@ -460,4 +464,55 @@ describe('shadow runs with credential verification on', () => {
     await execute();
     expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toContain('compliance_shadow_evaluations_total{outcome="undecided"} 1');
   }, 60_000);
+});
+
+describe('the shadow runner closing', () => {
+  const job = (incarnation: number): ShadowJob => ({
+    scenarioId: 'closing', incarnation, revision: 2, executionId: crypto.randomUUID(), at: 0, createdAt: '2026-01-02T00:00:00.000Z',
+    subject: { address: ADDRESS, credentials: [], tenant: 't', digests: [] }, bytes: 100, live: [{ id: 'q', status: 'valid' }],
+  });
+  const runner = async (evaluate: () => Promise<never>) => {
+    const store = await openSqliteStore({ file: path.join(tempDir(), 'closing.db'), synchronous: 'NORMAL' });
+    const outcomes: string[] = [];
+    const failures: unknown[] = [];
+    const shadows = new ShadowRunner({
+      store, plans: new PlanCache(TYPES), evaluate, limit: 8, maxBytes: 1024, closeWaitMs: 50,
+      counted: (outcome) => outcomes.push(outcome), failed: (err) => failures.push(err),
+    });
+    return { store, shadows, outcomes, failures };
+  };
+
+  it('counts an offer after close as skipped in the metric only, writing nothing to the closed store', async () => {
+    const { store, shadows, outcomes, failures } = await runner(() => Promise.reject(new Error('never evaluated')));
+    await shadows.close();
+    await store.close();
+    shadows.offer(job(1));
+    await new Promise((r) => setTimeout(r, 200)); // past a flush interval: a flush would have failed on the closed store
+    expect(outcomes).toEqual(['skipped']);
+    expect(failures).toEqual([]);
+  });
+
+  it('closes while an evaluation never ends', async () => {
+    let began: () => void = () => {};
+    const started = new Promise<void>((resolve) => (began = resolve));
+    const { store, shadows, outcomes } = await runner(() => {
+      began();
+      return new Promise<never>(() => {});
+    });
+    try {
+      const created = await store.create('closing', scenario() as never, '2026-01-01T00:00:00.000Z');
+      await store.propose(created!, scenario({ name: 'Proposed' }) as never, '2026-01-01T00:00:01.000Z', () => ({
+        made: {
+          revision: 2, projectId: null, content: JSON.stringify({ input: scenario({ name: 'Proposed' }) }), digest: 'd', patch: null, author: 'a',
+          createdAt: '2026-01-01T00:00:01.000Z',
+        },
+      }));
+      shadows.offer(job(created?.seq ?? 0));
+      await started;
+      await shadows.close();
+      expect(outcomes).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -16,6 +16,8 @@ import { findScenarioIn } from './scenarios.js';
 const CONCURRENCY = 64;
 const FLUSH_EVERY_MS = 100;
 const FLUSH_BATCH = 256;
+/** How long close() waits for running evaluations before writing what was compared (a hung one holds no shutdown). */
+const CLOSE_WAIT_MS = 5_000;
 
 type ShadowOutcome = 'compared' | 'flipped' | 'undecided' | 'skipped' | 'error';
 
@@ -30,6 +32,8 @@ export interface ShadowRunnerOptions {
   maxBytes: number;
   counted: (outcome: ShadowOutcome) => void;
   failed: (err: unknown, context: { scenarioId?: string; revision?: number }) => void;
+  /** CLOSE_WAIT_MS unless given. */
+  closeWaitMs?: number;
 }
 
 /**
@@ -60,13 +64,20 @@ export class ShadowRunner {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
+  /** close() has written its last batch: what finishes later is dropped, never written to a closed store. */
+  private done = false;
   private idle: (() => void) | undefined;
 
   constructor(private readonly options: ShadowRunnerOptions) {}
 
   offer(job: ShadowJob): void {
+    // After close: counted in the metric only, nothing left to flush it to a closed store.
+    if (this.closed) {
+      this.options.counted('skipped');
+      return;
+    }
     const { limit, maxBytes } = this.options;
-    if (this.closed || this.queue.length + this.running >= limit || this.bytes + job.bytes > maxBytes || maxBytes === 0) {
+    if (this.queue.length + this.running >= limit || this.bytes + job.bytes > maxBytes || maxBytes === 0) {
       this.skip(job);
       return;
     }
@@ -81,8 +92,16 @@ export class ShadowRunner {
       this.bytes -= job.bytes;
       this.skip(job);
     }
-    if (this.running > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+    if (this.running > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => (this.idle = resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.closeWaitMs ?? CLOSE_WAIT_MS).unref())),
+      ]);
+      clearTimeout(timer);
+    }
     await this.flush();
+    this.done = true;
   }
 
   private skip(job: ShadowJob): void {
@@ -132,6 +151,7 @@ export class ShadowRunner {
   }
 
   private scheduleFlush(): void {
+    if (this.done) return;
     const flush = () => {
       this.flush().catch(() => {}); // flush counts and logs its own failures
     };
