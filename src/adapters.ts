@@ -121,7 +121,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     const executor = new Executor();
     const revisions = new RevisionService(store);
     const shadows: ShadowRunner = new ShadowRunner({
-      store, plans, limit: config.shadowQueueLimit, evaluate: (compiled, job) => executions.shadowResults(compiled, job), // bound below, called after
+      store, plans, limit: config.shadowQueueLimit, maxBytes: config.shadowQueueBytes, evaluate: (compiled, job) => executions.shadowResults(compiled, job), // bound below, called after
       counted: (outcome) => metrics.countShadow(outcome),
       failed: (err, context) => log.warn({ err, ...context }, 'a shadow evaluation or its write failed'),
     });

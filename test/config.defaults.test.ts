@@ -20,6 +20,7 @@ const DEFAULTS: Config = {
   rateLimit: { max: 6000, windowMs: 60_000 },
   dryRunsPerMinute: 60,
   shadowQueueLimit: 256,
+  shadowQueueBytes: 33554432,
   maxEventLoopDelayMs: 1000,
   requestTimeoutMs: 30_000,
   trust: {

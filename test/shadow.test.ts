@@ -4,11 +4,15 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { ADDRESS, credential, makeApp, scenario, tempDir } from './helpers.js';
+import { ADDRESS, credential, demoCredential, makeApp, scenario, tempDir } from './helpers.js';
 import { localJwks, type LocalJwks } from './jwks.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { openPostgresStore } from '../src/store/postgres.js';
 import type { ShadowComparison } from '../src/store/types.js';
+import { PlanCache } from '../src/domain/plan-cache.js';
+import { ShadowRunner } from '../src/services/shadows.js';
+import type { ShadowJob } from '../src/services/executions.js';
+import { TYPES } from './engine/factories.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from './pg.js';
 import { haveIden3Documents } from './shared-fixtures.js';
 
@@ -65,6 +69,8 @@ describe.each(backends)('shadow runs (%s)', (name, made, available) => {
   let two: FastifyInstance;
   /** Queues nothing: every comparison it is offered is skipped. */
   let none: FastifyInstance;
+  /** Queues at most 4 KiB of execute bodies. */
+  let small: FastifyInstance;
   /** Purges at its clock's word. */
   let timed: FastifyInstance;
   let clock = Date.now();
@@ -130,10 +136,11 @@ describe.each(backends)('shadow runs (%s)', (name, made, available) => {
     one = await makeApp(env);
     two = await makeApp(env);
     none = await makeApp({ ...env, SHADOW_QUEUE_LIMIT: '0' });
+    small = await makeApp({ ...env, SHADOW_QUEUE_BYTES: '4096' });
     timed = await makeApp({ ...env, EXECUTION_RETENTION_DAYS: '1', EXECUTION_PURGE_INTERVAL_MS: '20' }, { now: () => clock });
   });
   afterAll(async () => {
-    for (const app of [one, two, none, timed]) await app?.close();
+    for (const app of [one, two, none, small, timed]) await app?.close();
   });
 
   it.skipIf(!available)('starts and stops a proposal\'s shadow; refuses a live revision, a second shadow, other projects and tokens without the scope', async () => {
@@ -236,6 +243,16 @@ describe.each(backends)('shadow runs (%s)', (name, made, available) => {
     expect((await none.inject({ method: 'GET', url: '/metrics' })).body).toContain('compliance_shadow_evaluations_total{outcome="skipped"} 1');
   });
 
+  it.skipIf(!available)('skips the comparison of a body beyond SHADOW_QUEUE_BYTES and compares a smaller one', async () => {
+    await create('bytes');
+    await propose('bytes', STRICTER);
+    expect((await shadow(one, AUTHOR, 'POST', 'bytes', 2)).statusCode).toBe(200);
+    await execute(small, 'bytes', 30, 'x'.repeat(5000));
+    expect(await compared(one, 'bytes', 2, 1)).toMatchObject({ compared: 0, skipped: 1 });
+    const run = await execute(small, 'bytes', 30);
+    expect(await compared(one, 'bytes', 2, 2)).toMatchObject({ compared: 1, flipped: 1, skipped: 1, flippedExecutions: [run.executionId] });
+  });
+
   it.skipIf(!available)('stops the shadow when its proposal is approved or rejected, in the same transaction', async () => {
     await create('decided');
     await propose('decided', STRICTER);
@@ -290,14 +307,18 @@ describe.each([
     return openPostgresStore({ url: PG_URL, schema });
   }, pgAvailable],
 ] as const)('shadow comparisons in the store (%s)', (_name, open, available) => {
+  /** A scenario with revision 2 proposed: its incarnation. */
+  const proposed = async (store: Awaited<ReturnType<typeof open>>, id: string) => {
+    const created = await store.create(id, scenario() as never, '2026-01-01T00:00:00.000Z');
+    await store.propose(created!, scenario({ name: 'Proposed' }) as never, '2026-01-01T00:00:01.000Z', () => ({
+      made: { revision: 2, projectId: null, content: '{}', digest: 'd', patch: null, author: 'a', createdAt: '2026-01-01T00:00:01.000Z' },
+    }));
+    return created?.seq ?? 0;
+  };
   it.skipIf(!available)('writes a batch of any size, folds rules in one revision only as differing, and counts skips', async () => {
     const store = await open();
     try {
-      const created = await store.create('batch', scenario() as never, '2026-01-01T00:00:00.000Z');
-      const seq = created?.seq ?? 0;
-      await store.propose(created!, scenario({ name: 'Proposed' }) as never, '2026-01-01T00:00:01.000Z', () => ({
-        made: { revision: 2, projectId: null, content: '{}', digest: 'd', patch: null, author: 'a', createdAt: '2026-01-01T00:00:01.000Z' },
-      }));
+      const seq = await proposed(store, 'batch');
       expect(await store.startShadow(seq, 2, 'token:abc', '2026-01-01T00:00:02.000Z')).toBe('started');
       // 70: two whole chunks of the SQLite store's multi-row insert and six rows more.
       const comparisons: ShadowComparison[] = Array.from({ length: 70 }, (_, i) => ({
@@ -319,6 +340,177 @@ describe.each([
       expect((await store.shadowRun(seq, 2, 6, first?.next))?.flippedExecutions).toEqual(flipped.slice(6));
       expect(await store.purgeExecutions('2026-01-02T00:00:35.000Z')).toBe(0);
       expect(await store.shadowRun(seq, 2, 1)).toMatchObject({ compared: 35, flipped: 5 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it.skipIf(!available)('keeps counts equal to a recount of the kept comparisons after writes from two batches and after a purge', async () => {
+    const store = await open();
+    try {
+      const seq = await proposed(store, 'recount');
+      expect(await store.startShadow(seq, 2, null, '2026-01-01T00:00:02.000Z')).toBe('started');
+      const statuses = ['valid', 'not-valid', 'error', null] as const;
+      const comparisons: ShadowComparison[] = Array.from({ length: 90 }, (_, i) => ({
+        incarnation: seq, revision: 2, executionId: crypto.randomUUID(), createdAt: new Date(Date.UTC(2026, 0, 2, 0, 0, i)).toISOString(),
+        flipped: i % 5 === 0, undecided: i % 5 === 1,
+        rules: [
+          { id: 'a', live: 'valid', shadow: statuses[i % 4] ?? null },
+          ...(i % 3 === 0 ? [{ id: 'b', live: statuses[i % 2] ?? null, shadow: null }] : []),
+        ] as ShadowComparison['rules'],
+      }));
+      const byChange = (x: { live: string | null; shadow: string | null }, y: { live: string | null; shadow: string | null }) =>
+        JSON.stringify([x.live, x.shadow]) < JSON.stringify([y.live, y.shadow]) ? -1 : 1;
+      /** The store's counts, each rule's changes in one order. */
+      const counts = async () => {
+        const run = await store.shadowRun(seq, 2, 100);
+        return run && { ...run, byRule: run.byRule.map((r) => ({ ...r, changes: [...r.changes].sort(byChange) })) };
+      };
+      /** What the counts must be: the kept comparisons counted again, here. */
+      const recount = (kept: readonly ShadowComparison[]) => {
+        const byRule = new Map<string, Map<string, number>>();
+        for (const c of kept) {
+          for (const r of c.rules) {
+            const changes = byRule.get(r.id) ?? byRule.set(r.id, new Map()).get(r.id)!;
+            const key = JSON.stringify([r.live, r.shadow]);
+            changes.set(key, (changes.get(key) ?? 0) + 1);
+          }
+        }
+        return {
+          compared: kept.length, flipped: kept.filter((c) => c.flipped).length, undecided: kept.filter((c) => c.undecided).length,
+          byRule: [...byRule.keys()].sort().map((ruleId) => {
+            const changes = [...(byRule.get(ruleId) as Map<string, number>)].map(([key, count]) => {
+              const [live, shadow] = JSON.parse(key) as [string | null, string | null];
+              return { live, shadow, count };
+            });
+            const differing = changes.filter((c) => c.live !== c.shadow);
+            return {
+              ruleId, compared: changes.reduce((n, c) => n + c.count, 0), differs: differing.reduce((n, c) => n + c.count, 0),
+              changes: differing.sort(byChange),
+            };
+          }),
+        };
+      };
+      await store.recordComparisons(comparisons.slice(0, 50), [{ incarnation: seq, revision: 2, count: 2 }]);
+      await store.recordComparisons(comparisons.slice(50), [{ incarnation: seq, revision: 2, count: 1 }]);
+      const written = await counts();
+      expect(written).toMatchObject({ ...recount(comparisons), skipped: 3 });
+      expect(written?.flippedExecutions).toEqual(comparisons.filter((c) => c.flipped).map((c) => c.executionId));
+
+      expect(await store.purgeExecutions('2026-01-02T00:00:41.000Z')).toBe(0);
+      const kept = comparisons.slice(41);
+      const purged = await counts();
+      expect(purged).toMatchObject({ ...recount(kept), skipped: 3 });
+      expect(purged?.flippedExecutions).toEqual(kept.filter((c) => c.flipped).map((c) => c.executionId));
+      expect(await store.purgeExecutions('2026-01-03T00:00:00.000Z')).toBe(0);
+      expect(await store.shadowRun(seq, 2, 100)).toMatchObject({ compared: 0, flipped: 0, undecided: 0, skipped: 3, byRule: [], flippedExecutions: [] });
+      expect(await store.hasShadowRun(seq, 2)).toBe(true);
+      expect(await store.hasShadowRun(seq, 3)).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('shadow runs with credential verification on', () => {
+  const OTHER_TYPE = 'ShadowOnlyCredential';
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await makeApp({
+      DATABASE_URL: `sqlite://${path.join(tempDir(), 'strict.db')}`, API_TOKENS: `${AUTHOR}:projA,${REVIEWER}:projA`,
+      SCENARIO_APPROVAL_PROJECTS: 'projA', CREDENTIAL_VERIFICATION: 'strict', DEMO_ISSUER: '1',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+  });
+  const req = (token: string, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
+    app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload && { payload }) });
+  const coldChecks = async () => {
+    const found = /^credential_cold_checks_total (\d+)$/m.exec((await app.inject({ method: 'GET', url: '/metrics' })).body);
+    return Number(found?.[1] ?? NaN);
+  };
+
+  it('never verifies for the shadow a credential the live run did not: the comparison is undecided, no cold check, live executes unaffected', async () => {
+    expect((await req(AUTHOR, 'POST', '/compliance/scenarios', { id: 'warm', input: scenario({ projectId: 'projA' }) })).statusCode).toBe(201);
+    const proposal = {
+      queryConfigurations: [
+        ...scenario().queryConfigurations,
+        { id: 'q-other', query: { type: OTHER_TYPE, requestId: 3, attribute: 'reviewAnswer', value: 'GREEN', operator: '$eq' } },
+      ],
+    };
+    const proposed = await req(AUTHOR, 'PATCH', '/compliance/scenarios/warm', { input: proposal });
+    expect(proposed.statusCode, proposed.body).toBe(202);
+    expect((await req(AUTHOR, 'POST', '/compliance/scenarios/warm/revisions/2/shadow')).statusCode).toBe(200);
+    const read = await demoCredential();
+    // Of a type only the proposal reads: the live run never verifies it (its proof, changed with the type, would fail).
+    const ignored = { ...structuredClone(read), type: ['VerifiableCredential', OTHER_TYPE] };
+    const execute = async () => {
+      const res = await req(REVIEWER, 'POST', '/compliance/scenarios/execute', { address: ADDRESS, credentials: [read, ignored], scenarioId: 'warm' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((res.json() as { result: { status: string } }[]).map((r) => r.result.status)).toEqual(['valid', 'valid']);
+    };
+    await execute();
+    const afterLive = await coldChecks();
+    expect(afterLive).toBeGreaterThan(0);
+    let answer: ShadowAnswer & { undecided: number } = { compared: 0 } as never;
+    for (let i = 0; i < 1000 && answer.compared < 1; i++) {
+      answer = (await req(AUTHOR, 'GET', '/compliance/scenarios/warm/revisions/2/shadow')).json();
+      if (answer.compared < 1) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(answer).toMatchObject({ compared: 1, flipped: 0, undecided: 1, flippedExecutions: [] });
+    expect(answer.byRule.find((r) => r.ruleId === 'q-other')?.changes).toEqual([{ live: null, shadow: 'error', count: 1 }]);
+    expect(await coldChecks()).toBe(afterLive);
+    await execute();
+    expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toContain('compliance_shadow_evaluations_total{outcome="undecided"} 1');
+  }, 60_000);
+});
+
+describe('the shadow runner closing', () => {
+  const job = (incarnation: number): ShadowJob => ({
+    scenarioId: 'closing', incarnation, revision: 2, executionId: crypto.randomUUID(), at: 0, createdAt: '2026-01-02T00:00:00.000Z',
+    subject: { address: ADDRESS, credentials: [], tenant: 't', digests: [] }, bytes: 100, live: [{ id: 'q', status: 'valid' }],
+  });
+  const runner = async (evaluate: () => Promise<never>) => {
+    const store = await openSqliteStore({ file: path.join(tempDir(), 'closing.db'), synchronous: 'NORMAL' });
+    const outcomes: string[] = [];
+    const failures: unknown[] = [];
+    const shadows = new ShadowRunner({
+      store, plans: new PlanCache(TYPES), evaluate, limit: 8, maxBytes: 1024, closeWaitMs: 50,
+      counted: (outcome) => outcomes.push(outcome), failed: (err) => failures.push(err),
+    });
+    return { store, shadows, outcomes, failures };
+  };
+
+  it('counts an offer after close as skipped in the metric only, writing nothing to the closed store', async () => {
+    const { store, shadows, outcomes, failures } = await runner(() => Promise.reject(new Error('never evaluated')));
+    await shadows.close();
+    await store.close();
+    shadows.offer(job(1));
+    await new Promise((r) => setTimeout(r, 200)); // past a flush interval: a flush would have failed on the closed store
+    expect(outcomes).toEqual(['skipped']);
+    expect(failures).toEqual([]);
+  });
+
+  it('closes while an evaluation never ends', async () => {
+    let began: () => void = () => {};
+    const started = new Promise<void>((resolve) => (began = resolve));
+    const { store, shadows, outcomes } = await runner(() => {
+      began();
+      return new Promise<never>(() => {});
+    });
+    try {
+      const created = await store.create('closing', scenario() as never, '2026-01-01T00:00:00.000Z');
+      await store.propose(created!, scenario({ name: 'Proposed' }) as never, '2026-01-01T00:00:01.000Z', () => ({
+        made: {
+          revision: 2, projectId: null, content: JSON.stringify({ input: scenario({ name: 'Proposed' }) }), digest: 'd', patch: null, author: 'a',
+          createdAt: '2026-01-01T00:00:01.000Z',
+        },
+      }));
+      shadows.offer(job(created?.seq ?? 0));
+      await started;
+      await shadows.close();
+      expect(outcomes).toEqual([]);
     } finally {
       await store.close();
     }

@@ -86,11 +86,17 @@ export const serviceEnv = Type.Object({
     default: 'scs:',
     description: 'Prefix of every key the service writes to `REDIS_URL`\'s Redis (several deployments may share one Redis).',
   }),
-  SHADOW_QUEUE_LIMIT: integer(0, 100_000, {
+  SHADOW_QUEUE_LIMIT: integer(0, 10_000, {
     default: 256,
     description: 'Shadow evaluations waiting at once, per process (see "Shadow runs" in docs/governance.md): beyond it an ' +
       'execute\'s comparison with the shadowed revision is skipped and counted (`skipped`), so a shadow never queues without ' +
-      'bound. Each waiting evaluation holds its execute\'s credentials in memory until it runs. `0` skips every comparison.',
+      'bound. Each waiting evaluation holds its execute\'s credentials in memory until it runs (SHADOW_QUEUE_BYTES bounds ' +
+      'them too). `0` skips every comparison.',
+  }),
+  SHADOW_QUEUE_BYTES: integer(0, 1024 * 1024 * 1024, {
+    default: 32 * 1024 * 1024,
+    description: 'Execute bodies\' bytes that waiting shadow evaluations hold at once, per process: beyond it a comparison is ' +
+      'skipped and counted (`skipped`). The parsed credentials take about 2.7 times their body\'s bytes. `0` skips every comparison.',
   }),
   MAX_EVENT_LOOP_DELAY_MS: integer(0, 60_000, {
     default: 1000,
@@ -121,7 +127,7 @@ export type ServiceEnv = Static<typeof serviceEnv>;
 
 type ServiceSettings = Pick<Config,
   | 'port' | 'host' | 'publicBaseUrl' | 'trustProxy' | 'logLevel' | 'bodyLimit' | 'docs' | 'corsOrigins' | 'shutdownTimeoutMs'
-  | 'shutdownDelayMs' | 'rateLimit' | 'dryRunsPerMinute' | 'shadowQueueLimit' | 'redis' | 'maxEventLoopDelayMs'
+  | 'shutdownDelayMs' | 'rateLimit' | 'dryRunsPerMinute' | 'shadowQueueLimit' | 'shadowQueueBytes' | 'redis' | 'maxEventLoopDelayMs'
   | 'requestTimeoutMs' | 'workers' | 'demoIssuer' | 'executionRetentionDays' | 'executionPurgeIntervalMs'>;
 
 /** `auto`: one per usable core. Each has its own store connections, so an in-memory SQLite cannot be shared. */
@@ -195,6 +201,7 @@ export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): Serv
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
     dryRunsPerMinute: env.DRY_RUNS_PER_MINUTE,
     shadowQueueLimit: env.SHADOW_QUEUE_LIMIT,
+    shadowQueueBytes: env.SHADOW_QUEUE_BYTES,
     redis: redis(env.REDIS_URL, env.REDIS_KEY_PREFIX),
     maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,

@@ -25,6 +25,7 @@ export interface Config {
   rateLimit: { max: number; windowMs: number };
   dryRunsPerMinute: number;
   shadowQueueLimit: number;
+  shadowQueueBytes: number;
   /** REDIS_URL: budgets shared across instances. */
   redis?: { url: string; prefix: string };
   /** 0: off. */

@@ -24,7 +24,7 @@ export class Metrics implements StoreObserver {
   private readonly shadows = new Counter({
     name: 'compliance_shadow_evaluations_total',
     help: 'Shadow evaluations of a proposed revision beside a live execute, by outcome: compared (same verdict), flipped, ' +
-      'skipped (queue full or closing), error',
+      'undecided (the revision\'s verdict could not be decided), skipped (queue full or closing), error',
     labelNames: ['outcome'], registers: [this.registry],
   });
 
@@ -93,7 +93,7 @@ export class Metrics implements StoreObserver {
     for (const r of results) this.verdicts.inc({ scenario_type: r.objectType, status: r.result.status });
   }
 
-  countShadow(outcome: 'compared' | 'flipped' | 'skipped' | 'error'): void {
+  countShadow(outcome: 'compared' | 'flipped' | 'undecided' | 'skipped' | 'error'): void {
     this.shadows.inc({ outcome });
   }
 

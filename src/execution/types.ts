@@ -17,6 +17,8 @@ export interface ExecuteInput {
   executionId: string;
   at: number;
   tenant: string;
+  /** Verification from what is already known only (VerifyContext.warmOnly): a shadow run's evaluation. */
+  warmOnly?: boolean;
 }
 
 export interface Evaluation {

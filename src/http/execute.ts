@@ -43,6 +43,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
   // canonicalising every credential anew (~15 µs each). Sound: equal texts parse to equal credentials.
   const addresses = new AddressParser();
   const bodyHashes = new WeakMap<object, string>();
+  const bodyBytes = new WeakMap<object, number>();
   const digestMemo = new LRUCache<string, readonly string[]>({ max: DIGEST_MEMO_SIZE });
   const digestsOf = (request: object, credentials: Credential[]): readonly string[] => {
     const key = bodyHashes.get(request);
@@ -54,7 +55,15 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
   };
 
   app.post('/compliance/scenarios/execute', {
-    config: { scope: 'scenarios:execute', body: { onText: (request, text) => bodyHashes.set(request, sha256Hex(text)) } },
+    config: {
+      scope: 'scenarios:execute',
+      body: {
+        onText: (request, text) => {
+          bodyHashes.set(request, sha256Hex(text));
+          bodyBytes.set(request, Buffer.byteLength(text));
+        },
+      },
+    },
     // Before the body is read: a flood of new credentials costs a refusal each, not a parse and digest of every body.
     onRequest: async (request) => {
       const refused = coldRefusal(tenantOf(request));
@@ -129,6 +138,7 @@ export const executeRoutes: FastifyPluginAsyncTypebox<ExecuteRoutesOptions> = as
       credentials: body.credentials,
       digests: () => digestsOf(request, body.credentials),
       tenant: tenantOf(request),
+      bodyBytes: bodyBytes.get(request) ?? 0,
       attest: asked,
     }, {
       // Ids and counts only, never the address or a credential.

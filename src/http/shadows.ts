@@ -16,7 +16,7 @@ const view = (s: ShadowState) => {
   return {
     scenarioId: s.scenarioId, revision: s.revision, state: s.active ? 'active' as const : 'stopped' as const, startedAt: s.startedAt,
     ...(s.stoppedAt !== null && { stoppedAt: s.stoppedAt }), startedBy: s.startedBy, compared: s.compared, flipped: s.flipped,
-    skipped: s.skipped, byRule: s.byRule, flippedExecutions: items, nextCursor,
+    undecided: s.undecided, skipped: s.skipped, byRule: s.byRule, flippedExecutions: items, nextCursor,
   };
 };
 

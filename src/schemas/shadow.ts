@@ -21,7 +21,15 @@ export const ShadowRun = Type.Object(
       description: 'Who started it: `token:` and a 12-hex fingerprint for a static token, `jwt:<iss>:<sub>` for a JWT.',
     }),
     compared: Type.Integer({ minimum: 0, description: 'Executions whose inputs the revision was evaluated with.' }),
-    flipped: Type.Integer({ minimum: 0, description: 'Of those, executions whose verdict the revision would change (passed, failed, error, pending).' }),
+    flipped: Type.Integer({
+      minimum: 0,
+      description: 'Of those, executions whose verdict the revision would change (passed, failed, pending). Not counted here: undecided.',
+    }),
+    undecided: Type.Integer({
+      minimum: 0,
+      description: 'Of those, executions whose verdict under the revision could not be decided, so neither the same nor flipped: the ' +
+        'revision\'s verdict was `error` where the live one was not.',
+    }),
     skipped: Type.Integer({
       minimum: 0,
       description: 'Executions not compared: the instance\'s shadow queue was full (SHADOW_QUEUE_LIMIT) or it was shutting down.',

@@ -47,6 +47,8 @@ export interface ShadowJob {
   at: number;
   createdAt: string;
   subject: Omit<Subject, 'digests'> & { digests: readonly string[] };
+  /** The execute body's bytes: what its parsed credentials, held until evaluated, are bounded by. */
+  bytes: number;
   live: readonly { id: string; status: ExecutionResult['result']['status'] }[];
 }
 
@@ -63,6 +65,8 @@ export interface ExecuteCall extends Subject {
   scenarioId: string;
   access: Access;
   attest?: AttestRequest;
+  /** The body's length in bytes, for the shadow queue's bound (0 when not known). */
+  bodyBytes?: number;
 }
 
 export interface ExecuteHooks {
@@ -107,8 +111,9 @@ export class ExecutionLifecycle implements PendingExecutions {
     let compiled = heads.length === 1 ? plans.current(first) : undefined;
     compiled ??= plans.compile(await findScenarioIn(scenarios, access, scenarioId));
     if (!access.sees(compiled.projectId)) throw new ScenarioNotFound(scenarioId);
+    // The head of the plan compiled: a scenario deleted and created again between the two reads has another.
     const { seq } = compiled;
-    return { compiled, shadow: (heads.length === 1 ? first : heads.find((h) => h.seq === seq))?.shadow ?? null };
+    return { compiled, shadow: heads.find((h) => h.seq === seq)?.shadow ?? null };
   }
 
   async execute(call: ExecuteCall, hooks: ExecuteHooks): Promise<Executed> {
@@ -148,7 +153,7 @@ export class ExecutionLifecycle implements PendingExecutions {
       const { address, addressChain, credentials, tenant } = call;
       this.options.shadows?.offer({
         scenarioId: call.scenarioId, incarnation: compiled.seq, revision: shadow, executionId: run.executionId, at: run.at, createdAt: timestamp,
-        subject: { address, addressChain, credentials, tenant, digests: run.digests },
+        subject: { address, addressChain, credentials, tenant, digests: run.digests }, bytes: call.bodyBytes ?? 0,
         live: results.map((r) => ({ id: r.objectId, status: r.result.status })),
       });
     }
@@ -180,9 +185,13 @@ export class ExecutionLifecycle implements PendingExecutions {
     return this.options.plans.prepare(call.scenarioId, call.revision, call.scenario);
   }
 
-  /** A shadowed revision's results for a live execution's inputs: the same executor and verification, nothing kept. */
+  /**
+   * A shadowed revision's results for a live execution's inputs: the same executor and verification, nothing kept.
+   * Verification from what the live run left known only: a shadow never does cold work or spends the tenant's budget.
+   */
   async shadowResults(compiled: CachedPlan, job: ShadowJob): Promise<ExecutionResult[]> {
-    return (await this.options.executor.execute(inputOf(compiled, job.subject, job.subject.digests, job.executionId, job.at))).results;
+    const input = inputOf(compiled, job.subject, job.subject.digests, job.executionId, job.at);
+    return (await this.options.executor.execute({ ...input, warmOnly: true })).results;
   }
 
   private async run(compiled: CachedPlan, subject: Subject, serialize: (results: ExecutionResult[]) => string, traced = false) {

@@ -16,8 +16,10 @@ import { findScenarioIn } from './scenarios.js';
 const CONCURRENCY = 64;
 const FLUSH_EVERY_MS = 100;
 const FLUSH_BATCH = 256;
+/** How long close() waits for running evaluations before writing what was compared (a hung one holds no shutdown). */
+const CLOSE_WAIT_MS = 5_000;
 
-type ShadowOutcome = 'compared' | 'flipped' | 'skipped' | 'error';
+type ShadowOutcome = 'compared' | 'flipped' | 'undecided' | 'skipped' | 'error';
 
 export interface ShadowRunnerOptions {
   store: ShadowRepository & Pick<ScenarioRevisionRepository, 'getRevision'>;
@@ -26,18 +28,26 @@ export interface ShadowRunnerOptions {
   evaluate: (compiled: CachedPlan, job: ShadowJob) => Promise<ExecutionResult[]>;
   /** Pending evaluations beyond which a comparison is skipped (and counted). */
   limit: number;
+  /** Pending evaluations' body bytes (ShadowJob.bytes) beyond which a comparison is skipped (and counted). */
+  maxBytes: number;
   counted: (outcome: ShadowOutcome) => void;
   failed: (err: unknown, context: { scenarioId?: string; revision?: number }) => void;
+  /** CLOSE_WAIT_MS unless given. */
+  closeWaitMs?: number;
 }
 
-/** Rules matched by id, the live revision's order first; a rule in one revision only differs. */
-function compareRules(live: ShadowJob['live'], shadow: readonly ExecutionResult[]): { rules: ShadowRule[]; flipped: boolean } {
+/**
+ * Rules matched by id, the live revision's order first; a rule in one revision only differs. A shadow verdict of
+ * `error` beside a live decision says nothing of what the revision would decide: undecided, not flipped.
+ */
+function compareRules(live: ShadowJob['live'], shadow: readonly ExecutionResult[]): { rules: ShadowRule[]; outcome: 'compared' | 'flipped' | 'undecided' } {
   const shadowed = new Map(shadow.map((r) => [r.objectId, r.result.status]));
   const rules: ShadowRule[] = live.map(({ id, status }) => ({ id, live: status, shadow: shadowed.get(id) ?? null }));
   const seen = new Set(live.map((r) => r.id));
   for (const [id, status] of shadowed) if (!seen.has(id)) rules.push({ id, live: null, shadow: status });
   const statuses = shadow.map((r) => ({ status: r.result.status }));
-  return { rules, flipped: verdictOf(live) !== verdictOf(statuses) };
+  const [was, would] = [verdictOf(live), verdictOf(statuses)];
+  return { rules, outcome: was === would ? 'compared' : would === 'error' ? 'undecided' : 'flipped' };
 }
 
 /**
@@ -47,29 +57,51 @@ function compareRules(live: ShadowJob['live'], shadow: readonly ExecutionResult[
 export class ShadowRunner {
   private queue: ShadowJob[] = [];
   private running = 0;
+  /** Of the jobs queued and running. */
+  private bytes = 0;
   private comparisons: ShadowComparison[] = [];
   private skips = new Map<string, ShadowSkip>();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
+  /** close() has written its last batch: what finishes later is dropped, never written to a closed store. */
+  private done = false;
   private idle: (() => void) | undefined;
 
   constructor(private readonly options: ShadowRunnerOptions) {}
 
   offer(job: ShadowJob): void {
-    if (this.closed || this.queue.length + this.running >= this.options.limit) {
+    // After close: counted in the metric only, nothing left to flush it to a closed store.
+    if (this.closed) {
+      this.options.counted('skipped');
+      return;
+    }
+    const { limit, maxBytes } = this.options;
+    if (this.queue.length + this.running >= limit || this.bytes + job.bytes > maxBytes || maxBytes === 0) {
       this.skip(job);
       return;
     }
+    this.bytes += job.bytes;
     this.queue.push(job);
     this.pump();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) this.skip(job);
-    if (this.running > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+    for (const job of this.queue.splice(0)) {
+      this.bytes -= job.bytes;
+      this.skip(job);
+    }
+    if (this.running > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => (this.idle = resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.closeWaitMs ?? CLOSE_WAIT_MS).unref())),
+      ]);
+      clearTimeout(timer);
+    }
     await this.flush();
+    this.done = true;
   }
 
   private skip(job: ShadowJob): void {
@@ -95,15 +127,16 @@ export class ShadowRunner {
   private async run(job: ShadowJob): Promise<void> {
     try {
       const compiled = await this.options.plans.keptPlan(job.incarnation, job.revision, () => this.load(job));
-      const { rules, flipped } = compareRules(job.live, await this.options.evaluate(compiled, job));
-      this.options.counted(flipped ? 'flipped' : 'compared');
+      const { rules, outcome } = compareRules(job.live, await this.options.evaluate(compiled, job));
+      this.options.counted(outcome);
       const { incarnation, revision, executionId, createdAt } = job;
-      this.comparisons.push({ incarnation, revision, executionId, createdAt, flipped, rules });
+      this.comparisons.push({ incarnation, revision, executionId, createdAt, flipped: outcome === 'flipped', undecided: outcome === 'undecided', rules });
       this.scheduleFlush();
     } catch (err) {
       this.options.counted('error');
       this.options.failed(err, { scenarioId: job.scenarioId, revision: job.revision });
     } finally {
+      this.bytes -= job.bytes;
       this.running--;
       if (this.running === 0 && this.closed) this.idle?.();
       if (!this.closed) this.pump();
@@ -118,6 +151,7 @@ export class ShadowRunner {
   }
 
   private scheduleFlush(): void {
+    if (this.done) return;
     const flush = () => {
       this.flush().catch(() => {}); // flush counts and logs its own failures
     };
@@ -173,7 +207,7 @@ export class ShadowService {
 
   async stop(access: Access, id: string, n: number): Promise<ShadowState> {
     const { live } = await this.revision(access, id, n);
-    if (!(await this.store.shadowRun(live.seq, n, 1))) throw new ShadowNotFound(id, n);
+    if (!(await this.store.hasShadowRun(live.seq, n))) throw new ShadowNotFound(id, n);
     await this.store.stopShadow(live.seq, n, new Date(this.now()).toISOString());
     return this.state(access, id, n, 20);
   }

@@ -122,3 +122,31 @@ export const shadowMigration = (seqKey: string, time: string) => `
   CREATE INDEX shadow_comparisons_run ON shadow_comparisons (scenario_seq, revision, flipped, seq);
   CREATE INDEX shadow_comparisons_created ON shadow_comparisons (created_at);
 `;
+
+/**
+ * Shadow counts kept as comparisons are written (a read no longer folds every comparison's rules): run-level counters
+ * and one row per (rule, live status, shadow status). '' stands for a rule absent from one side (NULL cannot be in a
+ * primary key). Existing comparisons are folded in; `rules`/`field` name the dialect's JSON rows as in byRuleSql.
+ */
+export const shadowCountsMigration = (rules: string, field: (name: string) => string) => `
+  ALTER TABLE shadow_runs ADD COLUMN compared BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE shadow_runs ADD COLUMN flipped BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE shadow_runs ADD COLUMN undecided BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE shadow_comparisons ADD COLUMN undecided INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE shadow_rule_counts (
+    scenario_seq BIGINT NOT NULL,
+    revision INTEGER NOT NULL,
+    rule_id TEXT NOT NULL,
+    live TEXT NOT NULL,
+    shadow TEXT NOT NULL,
+    n BIGINT NOT NULL,
+    PRIMARY KEY (scenario_seq, revision, rule_id, live, shadow)
+  );
+  UPDATE shadow_runs SET
+    compared = (SELECT count(*) FROM shadow_comparisons c WHERE c.scenario_seq = shadow_runs.scenario_seq AND c.revision = shadow_runs.revision),
+    flipped = (SELECT COALESCE(sum(c.flipped), 0) FROM shadow_comparisons c
+      WHERE c.scenario_seq = shadow_runs.scenario_seq AND c.revision = shadow_runs.revision);
+  INSERT INTO shadow_rule_counts (scenario_seq, revision, rule_id, live, shadow, n)
+    SELECT c.scenario_seq, c.revision, ${field('id')}, COALESCE(${field('live')}, ''), COALESCE(${field('shadow')}, ''), count(*)
+    FROM shadow_comparisons c, ${rules} GROUP BY 1, 2, 3, 4, 5;
+`;

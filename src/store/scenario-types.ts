@@ -140,6 +140,8 @@ export interface ShadowComparison {
   /** The execution's, so the retention purge takes both together. */
   createdAt: string;
   flipped: boolean;
+  /** The shadow's verdict could not be decided (an error, a credential not verified yet): neither same nor flipped. */
+  undecided?: boolean;
   rules: ShadowRule[];
 }
 
@@ -157,6 +159,7 @@ export interface ShadowRun {
   active: boolean;
   compared: number;
   flipped: number;
+  undecided: number;
   skipped: number;
   byRule: ShadowRuleCount[];
 }
@@ -173,7 +176,8 @@ export interface ShadowSkip {
 export interface ShadowRepository {
   startShadow(incarnation: number, revision: number, startedBy: string | null, now: string): Promise<'started' | 'not-proposed' | 'busy' | 'gone'>;
   stopShadow(incarnation: number, revision: number, now: string): Promise<void>;
-  /** The counts and a page of the flipped executions' ids (after the seq `after`), read in one snapshot. */
+  /** The kept counts and a page of the flipped executions' ids (after the seq `after`), read in one snapshot. */
   shadowRun(incarnation: number, revision: number, limit: number, after?: number): Promise<ShadowRunPage | undefined>;
+  hasShadowRun(incarnation: number, revision: number): Promise<boolean>;
   recordComparisons(comparisons: readonly ShadowComparison[], skipped: readonly ShadowSkip[]): Promise<void>;
 }

@@ -55,6 +55,11 @@ export interface VerifyContext {
   relevantTypes?: { has(type: string): boolean };
   digests?: readonly string[];
   tenant?: string;
+  /**
+   * No cold work and no budget: a credential whose verification is not already known (proof and revocation answers
+   * cached) is undecided. For work nobody asked to pay for (a shadow run).
+   */
+  warmOnly?: boolean;
 }
 
 export interface CredentialVerifier {

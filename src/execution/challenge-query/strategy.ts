@@ -18,7 +18,7 @@ export function challengeQueryStrategy(
 ): TracingStrategy {
   const { credentialTypes } = options;
   // Plain functions: execute awaits the verifier alone.
-  const verify = ({ address, credentials, digests, at, tenant, compiled }: ExecuteInput): Promise<TrustVerdict[]> =>
+  const verify = ({ address, credentials, digests, at, tenant, compiled, warmOnly }: ExecuteInput): Promise<TrustVerdict[]> =>
     verifier.verify(credentials, {
       address,
       now: at,
@@ -26,6 +26,7 @@ export function challengeQueryStrategy(
       relevantTypes: compiled.plan.credentialSlots,
       digests,
       tenant,
+      warmOnly,
     });
   const runInput = ({ address, credentials, executionId, at }: ExecuteInput, trust: TrustVerdict[]): RunInput => ({
     address, credentials, now: at, executionId, trust, extras: verifier.mode === 'off' ? VERIFICATION_OFF : undefined,

@@ -6,7 +6,7 @@ import {
 import type { GroupCommit } from '../group-commit.js';
 import { placeholders, read, UUID, type Paged, type PostgresDatabase } from './database.js';
 import { PURGE_REVISIONS_CTE, inTransaction } from './revisions.js';
-import { PURGE_COMPARISONS } from '../shadow-rows.js';
+import { PURGE_COMPARISONS_CTES } from './shadows.js';
 
 type Row = ExecutionColumns<unknown, Date>;
 const ECOLS = EXECUTION_COLUMNS;
@@ -60,7 +60,7 @@ export function postgresExecutions(db: PostgresDatabase, audit: GroupCommit<Exec
         `WITH gone AS (DELETE FROM executions WHERE created_at < $1 RETURNING execution_id),
          hooks AS (DELETE FROM webhook_deliveries WHERE created_at < $1 OR execution_id IN (SELECT execution_id FROM gone)),
          ${PURGE_REVISIONS_CTE},
-         shadows AS (${PURGE_COMPARISONS})
+         ${PURGE_COMPARISONS_CTES}
          SELECT count(*)::int AS purged FROM gone`,
         [createdBefore],
       );

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { CHAIN_SENDS, LEASES_TABLE, SAME_IN_BOTH, shadowMigration, type Migration } from '../migrations.js';
+import { PG_RULES } from '../shadow-rows.js';
+import { CHAIN_SENDS, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, type Migration } from '../migrations.js';
 import { PG_FOLLOWED } from './following.js';
 
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
@@ -141,6 +142,11 @@ export const postgresMigrations: Migration[] = [
     // Shadow runs (see shadowMigration).
     version: 19,
     sql: shadowMigration('BIGSERIAL PRIMARY KEY', 'TIMESTAMPTZ'),
+  },
+  {
+    // Shadow counts (see shadowCountsMigration).
+    version: 20,
+    sql: shadowCountsMigration(...PG_RULES),
   },
 ];
 

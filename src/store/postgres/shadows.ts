@@ -1,14 +1,21 @@
 import type pg from 'pg';
 import {
-  CLEAR_SHADOW, COUNTS, FLIPPED, REVISION_STATE, RUN, SET_SHADOW, SHADOW_HEAD, SKIPPED, START_RUN, STOP_RUN, byRuleSql,
-  comparisonValues, flippedPage, insertComparisonsSql, shadowRun, skipValues, type RunRow,
+  BY_RULE, CLEAR_SHADOW, COUNTED, FLIPPED, PG_RULES, PURGED_COLUMNS, PURGE_COMPARISONS, REVISION_STATE, RULE_COUNTED, RUN, RUN_EXISTS,
+  SET_SHADOW, SHADOW_HEAD, START_RUN, STOP_RUN, batchCounts, comparisonValues, flippedPage, insertComparisonsSql, shadowRun,
+  uncountRulesSql, uncountRunsSql, type RunRow,
 } from '../shadow-rows.js';
 import { guard } from '../errors.js';
 import type { ShadowRepository } from '../types.js';
 import type { PostgresDatabase } from './database.js';
 import { inTransaction } from './revisions.js';
 
-const BY_RULE = byRuleSql('jsonb_array_elements(c.rules::jsonb) r', (name) => `r->>'${name}'`);
+/**
+ * CTEs of the retention purge's one statement: the comparisons deleted (RETURNING what they counted) and the counts
+ * lessened by them, grouped; one statement, so one transaction.
+ */
+export const PURGE_COMPARISONS_CTES = `shadows AS (${PURGE_COMPARISONS} RETURNING ${PURGED_COLUMNS}),
+  shadow_run_counts AS (${uncountRunsSql('shadows')}),
+  shadow_rule_uncounts AS (${uncountRulesSql('shadows', ...PG_RULES)})`;
 
 /** In approve's and reject's transactions, after their write to the revision. */
 export async function stopShadowIn(client: pg.PoolClient, incarnation: number, revision: number, now: string): Promise<void> {
@@ -39,22 +46,24 @@ export function postgresShadows(db: PostgresDatabase): ShadowRepository {
         const key = [incarnation, revision];
         const { rows: [run] } = await client.query<RunRow>(RUN, key);
         if (!run) return undefined;
-        const { rows: [counts] } = await client.query<{ compared: string; flipped: string }>(COUNTS, key);
-        const { rows } = await client.query<{ id: string; live: string | null; shadow: string | null; n: string }>(BY_RULE, key);
+        const { rows } = await client.query<{ id: string; live: string; shadow: string; n: string }>(BY_RULE, key);
         const page = await client.query<{ seq: string; execution_id: string }>(FLIPPED, [incarnation, revision, after, limit + 1]);
-        return flippedPage(shadowRun(run, counts ?? { compared: 0, flipped: 0 }, rows), page.rows, limit);
+        return flippedPage(shadowRun(run, rows), page.rows, limit);
       } finally {
         await client.query('ROLLBACK').catch(() => {});
         client.release();
       }
     }),
+    hasShadowRun: async (incarnation, revision) => (await db.query(RUN_EXISTS, [incarnation, revision])).rows.length > 0,
     async recordComparisons(comparisons, skips) {
       if (comparisons.length === 0 && skips.length === 0) return;
       await inTransaction(db, async (client) => {
         if (comparisons.length > 0) {
           await client.query(insertComparisonsSql(comparisons.length, (k) => `$${k + 1}`), comparisons.flatMap(comparisonValues));
         }
-        for (const s of skips) await client.query(SKIPPED, skipValues(s));
+        const { runs, rules } = batchCounts(comparisons, skips);
+        for (const r of runs) await client.query(COUNTED, r);
+        for (const r of rules) await client.query(RULE_COUNTED, r);
       });
     },
   };

@@ -4,8 +4,7 @@ import { EXECUTION_COLUMNS, PAGE_MAX_BYTES, pageWithinBytes, pageWithinBytesSql,
 import type { GroupCommit } from '../group-commit.js';
 import { read, WEBHOOK_INSERT, type Paged, type Transactional } from './database.js';
 import type { RevisionWrites } from './revisions.js';
-import { numbered } from '../revision-rows.js';
-import { PURGE_COMPARISONS } from '../shadow-rows.js';
+import { sqlitePurgeComparisons } from './shadows.js';
 
 type Row = ExecutionColumns<string, string>;
 type Completion = Parameters<ExecutionRepository['completeExecution']>[1];
@@ -24,7 +23,7 @@ export function sqliteExecutions(
     executionPage('scenario_id = ? AND seq < ? AND project_id IN (SELECT value FROM json_each(?))'),
   );
   const purge = db.prepare<[string]>('DELETE FROM executions WHERE created_at < ?');
-  const purgeComparisons = db.prepare<[Record<string, unknown>]>(PURGE_COMPARISONS);
+  const purgeComparisons = sqlitePurgeComparisons(db);
   // A delivery goes with its execution, and by age in any case (it holds the address, the verdict, any attestation
   // and `$sd` disclosure).
   const purgeWebhooks = db.prepare<[string, string]>(
@@ -49,7 +48,7 @@ export function sqliteExecutions(
     purgeWebhooks.run(createdBefore, createdBefore);
     const purged = purge.run(createdBefore);
     revisions.purge(createdBefore);
-    purgeComparisons.run(numbered([createdBefore]));
+    purgeComparisons(createdBefore);
     return purged;
   });
   const countAnswerTx = write((executionId: string, max: number) => countAnswer.get(executionId, max)?.zkp_answers);

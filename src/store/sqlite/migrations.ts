@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { CHAIN_SENDS, LEASES_TABLE, SAME_IN_BOTH, shadowMigration, type Migration } from '../migrations.js';
+import { SQLITE_RULES } from '../shadow-rows.js';
+import { CHAIN_SENDS, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, type Migration } from '../migrations.js';
 import { SQLITE_FOLLOWED } from './following.js';
 
 export const sqliteMigrations: Migration[] = [
@@ -179,6 +180,11 @@ export const sqliteMigrations: Migration[] = [
     // Shadow runs (see shadowMigration): the comparisons' seq pages the flipped executions.
     version: 19,
     sql: shadowMigration('INTEGER PRIMARY KEY', 'TEXT'),
+  },
+  {
+    // Shadow counts kept as comparisons are written (see shadowCountsMigration).
+    version: 20,
+    sql: shadowCountsMigration(...SQLITE_RULES),
   },
 ];
 
