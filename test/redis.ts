@@ -62,6 +62,8 @@ export interface RedisProxy {
   delay(ms: number): void;
   /** Bytes clients sent while stalled. */
   readonly heldBytes: number;
+  /** Client connections accepted so far. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -72,7 +74,9 @@ export async function redisProxy(): Promise<RedisProxy> {
   let held: Array<() => void> | undefined;
   let heldBytes = 0;
   let delayMs = 0;
+  let connections = 0;
   const server = net.createServer((client) => {
+    connections += 1;
     const upstream = net.connect(Number(target.port || 6379), target.hostname);
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -120,6 +124,7 @@ export async function redisProxy(): Promise<RedisProxy> {
     },
     delay: (ms) => { delayMs = ms; },
     get heldBytes() { return heldBytes; },
+    get connections() { return connections; },
     close: async () => {
       if (server.listening) await stop();
     },
