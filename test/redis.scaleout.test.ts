@@ -9,8 +9,8 @@ import { deleteUnder, freshPrefix, redisAvailable, redisProxy, type RedisProxy }
 import { build, call, killAll, start, type Server } from './server-process.js';
 
 const LIMIT = 60;
-const tokens = Array.from({ length: 9 }, (_, i) => `redis-scaleout-${i}-0123456789`);
-const [FIRST, AFTER, READER, ...WRITERS] = tokens as [string, string, string, ...string[]];
+const tokens = Array.from({ length: 10 }, (_, i) => `redis-scaleout-${i}-0123456789`);
+const [FIRST, AFTER, READER, STALLED, ...WRITERS] = tokens as [string, string, string, string, ...string[]];
 const schema = freshSchema('redisscale');
 const prefix = freshPrefix('scaleout');
 const available = pgAvailable && redisAvailable;
@@ -129,5 +129,28 @@ describe.skipIf(!available)('three instances sharing their budgets through Redis
     const replies = await spend(AFTER, 3 * LIMIT);
     const served = replies.filter((r) => r.status === 200).length;
     expect(Math.abs(served - LIMIT)).toBeLessThanOrEqual(LIMIT * 0.05);
+  });
+
+  it('stops sending to a Redis that stalls without closing the connection (per process, no 5xx), and shares again once it answers', async () => {
+    proxy.stall();
+    try {
+      const first = await spend(STALLED, 30);
+      expect(first.filter((r) => r.status !== 200)).toEqual([]);
+      expect(await Promise.all(servers.map(budgets))).toEqual(servers.map(() => ({ status: 200, budgets: 'per-process' })));
+      // 30 more requests send nothing to it (each would be a ~200-byte script call): only a PING a second per instance.
+      const held = proxy.heldBytes;
+      const more = await spend(STALLED, 30);
+      expect(more.filter((r) => r.status !== 200)).toEqual([]);
+      expect(proxy.heldBytes - held).toBeLessThan(30 * 100);
+    } finally {
+      proxy.resume();
+    }
+    const back = Date.now();
+    let shared = false;
+    while (!shared && Date.now() - back < 10_000) {
+      shared = (await Promise.all(servers.map(budgets))).every((b) => b.status === 200 && b.budgets === 'shared');
+      if (!shared) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(shared).toBe(true);
   });
 });
