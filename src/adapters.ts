@@ -1,7 +1,7 @@
 /** The composition root: every I/O adapter and the execution service are built here, and nowhere else. */
 import cluster from 'node:cluster';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
-import { SharedBudgets } from './budgets/shared.js';
+import { SharedBudgets, hashed } from './budgets/shared.js';
 import { chainReaderFor, type ProofStatusReader } from './chain/index.js';
 import { clusterMetrics } from './cluster.js';
 import { createDocumentLoader, credentialTypeDocuments } from './jsonld/documents.js';
@@ -113,7 +113,14 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
     await budgets?.connect();
     const onVerdicts = (results: readonly ExecutionResult[]) => metrics.countVerdicts(results);
     const chain = deps.chain ?? (await chainReaderFor(config.chains));
-    const shared = budgets && { coldBudget: budgets.coldBudget(), sharedStates: budgets.answers('state'), sharedRevocations: budgets.answers('revocation') };
+    // Answers under a digest of what they depend on: instances configured otherwise never take each other's.
+    const t = config.trust;
+    const settings = (...v: unknown[]) => hashed(JSON.stringify(v)).slice(0, 10);
+    const shared = budgets && {
+      coldBudget: budgets.coldBudget(),
+      sharedStates: budgets.answers(`state:${settings(t.resolverUrl, t.resolverCacheMs, t.revocationCacheMs)}`),
+      sharedRevocations: budgets.answers(`revocation:${settings(t.resolverUrl, t.revocationCacheMs, [...config.chains.chains.keys()], config.demoIssuer)}`),
+    };
     const verifier = await credentialVerifier(config, { ...deps.trust, ...shared }, log);
     metrics.watchVerifier(() => verifier.stats());
     const plans = new PlanCache(typeDeclarations);

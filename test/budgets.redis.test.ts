@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SharedBudgets, hashed } from '../src/budgets/shared.js';
 import { createDemoIssuer, nonceFromStatusPath } from '../src/trust/demo-issuer.js';
@@ -42,12 +43,20 @@ afterAll(async () => {
 describe.skipIf(!redisAvailable)('budgets shared through Redis', () => {
   it('holds one token to RATE_LIMIT_MAX across three instances, the rest 429 with Retry-After', async () => {
     const [a, b, c] = await boot(3, { REDIS_URL, REDIS_KEY_PREFIX: prefix('rate'), RATE_LIMIT_MAX: '10', RATE_LIMIT_WINDOW_MS: '60000' });
+    // Warmed up (another key): a first command slower than 100 ms on this busy machine opens the circuit for 1 s.
+    const ready = async (app: FastifyInstance) => (await app.inject({ method: 'GET', url: '/health/ready' })).json().details.budgets;
+    for (const app of [a!, b!, c!]) {
+      await list(app, 'warm-up-token-that-is-not-configured');
+      const start = Date.now();
+      while ((await ready(app)) !== 'shared' && Date.now() - start < 5000) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const replies = [];
     for (let i = 0; i < 30; i++) replies.push(await list([a!, b!, c!][i % 3]!));
     expect(replies.filter((r) => r.statusCode === 200)).toHaveLength(10);
     const limited = replies.filter((r) => r.statusCode === 429);
     expect(limited).toHaveLength(20);
     expect(limited.every((r) => Number(r.headers['retry-after']) > 0)).toBe(true);
+    for (const app of [a!, b!, c!]) expect(await ready(app)).toBe('shared');
   });
 
   it('shares the per-route limits too: DRY_RUNS_PER_MINUTE across two instances', async () => {
@@ -259,6 +268,136 @@ describe.skipIf(!redisAvailable)('revocation answers shared through Redis', () =
       await Promise.all([onA.close(), onB.close()]);
     } finally {
       await Promise.all([a.close(), b.close(), server.close()]);
+    }
+  });
+});
+
+describe.skipIf(!redisAvailable)('when Redis stalls or is slow (no RST)', () => {
+  let proxy: RedisProxy;
+  beforeAll(async () => {
+    proxy = await redisProxy();
+  });
+  afterAll(async () => proxy.close());
+  const until = async (done: () => boolean | Promise<boolean>, ms = 10_000) => {
+    const start = Date.now();
+    while (!(await done()) && Date.now() - start < ms) await new Promise((resolve) => setTimeout(resolve, 50));
+  };
+
+  it('stops sending to a stalled Redis after its first timeout (a PING a second at most), logs one pair per outage, and shares again once it answers', async () => {
+    const logs: string[] = [];
+    const budgets = new SharedBudgets(proxy.url, prefix('stall'), { warn: (_o, m) => logs.push(`warn ${m}`), info: (m) => logs.push(`info ${m}`) });
+    await budgets.connect();
+    const answers = budgets.answers('x');
+    try {
+      answers.set('k', 'v', 60_000);
+      expect(await answers.get('k')).toMatchObject({ value: 'v' });
+      proxy.stall();
+      expect(await answers.get('k')).toBeUndefined();
+      expect(budgets.state()).toMatchObject({ budgets: 'per-process' });
+      const afterFirst = proxy.heldBytes;
+      // 2,000 lookups and reservations meanwhile: none of them sent (each would be ~100 bytes).
+      for (let i = 0; i < 1000; i++) {
+        expect(await answers.get(`k${i}`)).toBeUndefined();
+        expect(await budgets.coldBudget().reserve('t', 1, 5)).toBeUndefined();
+      }
+      expect(proxy.heldBytes - afterFirst).toBeLessThan(1000);
+      // The silent connection is destroyed (socketTimeout), its sent commands failed, and a new one opened.
+      const opened = proxy.connections;
+      await until(() => proxy.connections > opened);
+      expect(proxy.connections).toBeGreaterThan(opened);
+      proxy.resume();
+      await until(() => budgets.state().budgets === 'shared');
+      expect(budgets.state()).toEqual({ budgets: 'shared' });
+      expect(await answers.get('k')).toMatchObject({ value: 'v' });
+      expect(logs).toEqual([
+        'warn Redis does not answer: budgets are per process until it does (REDIS_URL)',
+        'info Redis answers again: budgets are shared across instances',
+      ]);
+    } finally {
+      proxy.resume();
+      await budgets.close();
+    }
+  });
+
+  it('removes the slots of a reservation that timed out on the client (Redis 150 ms late) once Redis answers in time', async () => {
+    const p = prefix('ghost');
+    const slow = new SharedBudgets(proxy.url, p, quiet);
+    const direct = new SharedBudgets(REDIS_URL, p, quiet);
+    await Promise.all([slow.connect(), direct.connect()]);
+    try {
+      proxy.delay(150);
+      expect(await slow.coldBudget().reserve('t', 2, 2)).toBeUndefined();
+      expect(slow.state()).toMatchObject({ budgets: 'per-process' });
+      proxy.delay(0);
+      await until(() => slow.state().budgets === 'shared');
+      expect(slow.state()).toEqual({ budgets: 'shared' });
+      let admitted = false;
+      // The lease is 60 s: admitted within 10 s only if the timed-out reservation's slots were removed.
+      await until(async () => {
+        const r = await direct.coldBudget().reserve('t', 2, 2);
+        if (r?.admitted === true) r.release();
+        admitted = r?.admitted === true;
+        return admitted;
+      });
+      expect(admitted).toBe(true);
+    } finally {
+      proxy.delay(0);
+      await Promise.all([slow.close(), direct.close()]);
+    }
+  });
+});
+
+describe.skipIf(!redisAvailable)('shared answers bounded by this instance', () => {
+  it('never lets a "not revoked" replace a "revoked"; a "revoked" replaces a "not revoked"', async () => {
+    const budgets = new SharedBudgets(REDIS_URL, prefix('nx'), quiet);
+    await budgets.connect();
+    try {
+      const answers = budgets.answers('revocation');
+      answers.set('a', '1', 60_000);
+      answers.set('a', '0', 60_000, true);
+      answers.set('b', '0', 60_000, true);
+      answers.set('b', '1', 60_000);
+      expect((await answers.get('a'))?.value).toBe('1');
+      expect((await answers.get('b'))?.value).toBe('1');
+    } finally {
+      await budgets.close();
+    }
+  });
+
+  it('treats a shared "not revoked" with more time left than REVOCATION_CACHE_MS (1 s; 10 days in Redis) as a miss: fetched again after 1 s', async () => {
+    const server = await startServer(async (req) => {
+      const nonce = nonceFromStatusPath(new URL(req.url ?? '/', 'http://x').pathname);
+      return nonce === undefined ? { status: 404 } : { json: await issuer.status(nonce) };
+    });
+    const issuer = await createDemoIssuer({ statusUrl: `${server.url}/demo-issuer/status` });
+    const p = prefix('ttlcap');
+    const budgets = new SharedBudgets(REDIS_URL, p, quiet);
+    await budgets.connect();
+    const writer = new Redis(REDIS_URL);
+    try {
+      const credential = (await issuer.issue({ subjectId: `did:pkh:eip155:1:${ADDRESS}`, claims: { reviewAnswer: 'GREEN', personalData: { age: 30, citizenship: 'FRA' } } })) as unknown as Credential;
+      const verifier = () => createCredentialVerifier(
+        trustOptions({ mode: 'strict', trustedIssuers: [issuer.did], timeoutMs: 5000, revocationCacheMs: 1000 }),
+        { sharedRevocations: budgets.answers('revocation') },
+      );
+      const first = verifier();
+      const ctx = () => ({ address: ADDRESS, now: Date.now() });
+      expect(await first.verify([credential], ctx())).toEqual([{ ok: true }]);
+      const fetched = server.hits.length;
+      const keys = await keysUnder(`${p}revocation:`);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) await writer.set(key, '0', 'PX', 10 * 86_400_000);
+
+      const second = verifier();
+      expect(await second.verify([credential], ctx())).toEqual([{ ok: true }]);
+      expect(server.hits.length).toBe(2 * fetched);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(await second.verify([credential], ctx())).toEqual([{ ok: true }]);
+      expect(server.hits.length).toBe(3 * fetched);
+      await Promise.all([first.close(), second.close()]);
+    } finally {
+      writer.disconnect();
+      await Promise.all([budgets.close(), server.close()]);
     }
   });
 });

@@ -67,9 +67,22 @@ describe('deploy/compose.yaml', () => {
     const instances = Object.entries<any>(compose.services).filter(([, s]) => s.environment?.REDIS_URL && !s.command);
     expect(instances.map(([name]) => name)).toEqual(['scs-1', 'scs-2']);
     const proxyAddress = compose.services.proxy.networks.backend.ipv4_address;
+    // Docker hands the other containers addresses from ip_range only: none can take the proxy's.
+    const [{ subnet, ip_range: range }] = compose.networks.backend.ipam.config;
+    const inRange = (ip: string, cidr: string) => {
+      const [base, bits] = cidr.split('/');
+      const n = (a: string) => a.split('.').reduce((acc, o) => acc * 256 + Number(o), 0);
+      const mask = 2 ** 32 - 2 ** (32 - Number(bits));
+      return (n(ip) & mask) >>> 0 === (n(base!) & mask) >>> 0;
+    };
+    expect(inRange(proxyAddress, subnet)).toBe(true);
+    expect(inRange(proxyAddress, range)).toBe(false);
+    const redis = compose.services.redis.command.join(' ');
+    expect(redis).toMatch(/--requirepass \$\{REDIS_PASSWORD/);
+    expect(redis).toMatch(/--maxmemory \d+mb --maxmemory-policy volatile-/);
     for (const [, s] of instances) {
       expect(s.environment.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\//);
-      expect(s.environment.REDIS_URL).toBe('redis://redis:6379');
+      expect(s.environment.REDIS_URL).toMatch(/^redis:\/\/:\$\{REDIS_PASSWORD:\?[^}]+\}@redis:6379$/);
       expect(s.environment.TRUST_PROXY).toBe(proxyAddress);
       expect(s.depends_on.migrate.condition).toBe('service_completed_successfully');
       // Docker's SIGKILL only after the service's whole stop.
@@ -111,7 +124,12 @@ describe('deploy/k8s', () => {
     const preStop = Number(container.lifecycle.preStop.exec.command[1]);
     expect(container.lifecycle.preStop.exec.command[0]).toBe('sleep');
     // The readiness probe sees the 503 of SHUTDOWN_DELAY_MS at least once before the pod stops listening.
-    expect(container.readinessProbe.periodSeconds).toBeLessThan(seconds(env.SHUTDOWN_DELAY_MS));
+    // failureThreshold 2 at least (one blip never takes every pod out), and its misses still within SHUTDOWN_DELAY_MS.
+    expect(container.readinessProbe.failureThreshold).toBeGreaterThanOrEqual(2);
+    expect(container.readinessProbe.periodSeconds * container.readinessProbe.failureThreshold).toBeLessThan(seconds(env.SHUTDOWN_DELAY_MS));
+    // X-Forwarded-For believed from the ingress controller's pods only, never from anyone.
+    expect(env.TRUST_PROXY).toBeTruthy();
+    expect(env.TRUST_PROXY.split(',').map((s: string) => s.trim())).not.toContain('0.0.0.0/0');
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(preStop + seconds(env.SHUTDOWN_DELAY_MS) + seconds(env.SHUTDOWN_TIMEOUT_MS));
   });
 
@@ -122,6 +140,8 @@ describe('deploy/k8s', () => {
     const secrets = new Map(byKind('Secret').map((s) => [s.metadata.name, s]));
     const envSecret = pod.containers[0].envFrom[0].secretRef.name;
     expect(Object.keys(secrets.get(envSecret).stringData)).toEqual(expect.arrayContaining(['API_TOKENS', 'DATABASE_URL', 'REDIS_URL']));
+    // Redis with a password: a write there can make a revoked credential count as active.
+    expect(new URL(secrets.get(envSecret).stringData.REDIS_URL).password).not.toBe('');
     expect(secrets.has(pod.volumes.find((v: any) => v.secret).secret.secretName)).toBe(true);
     const labels = deployment.spec.template.metadata.labels;
     const [pdb] = byKind('PodDisruptionBudget');

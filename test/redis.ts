@@ -55,6 +55,15 @@ export interface RedisProxy {
   stop(): Promise<void>;
   /** Listens again on the same port. */
   start(): Promise<void>;
+  /** Holds what clients send, closing nothing (a stalled Redis: no RST); `resume` forwards it. */
+  stall(): void;
+  resume(): void;
+  /** Forwards what clients send `ms` late (0: at once). */
+  delay(ms: number): void;
+  /** Bytes clients sent while stalled. */
+  readonly heldBytes: number;
+  /** Client connections accepted so far. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -62,14 +71,32 @@ export interface RedisProxy {
 export async function redisProxy(): Promise<RedisProxy> {
   const target = new URL(REDIS_URL);
   const sockets = new Set<net.Socket>();
+  let held: Array<() => void> | undefined;
+  let heldBytes = 0;
+  let delayMs = 0;
+  let connections = 0;
   const server = net.createServer((client) => {
+    connections += 1;
     const upstream = net.connect(Number(target.port || 6379), target.hostname);
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
       s.on('error', () => {});
     }
-    client.pipe(upstream).pipe(client);
+    // In order, as TCP: a chunk never overtakes one delayed before.
+    let sent = Promise.resolve();
+    client.on('data', (chunk: Buffer) => {
+      const forward = () => { if (!upstream.destroyed) upstream.write(chunk); };
+      if (held !== undefined) {
+        heldBytes += chunk.length;
+        held.push(forward);
+        return;
+      }
+      const ms = delayMs;
+      sent = sent.then(() => new Promise<void>((resolve) => setTimeout(resolve, ms))).then(forward);
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.pipe(client);
   });
   const listen = (port: number) => new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -89,6 +116,15 @@ export async function redisProxy(): Promise<RedisProxy> {
     url: `redis://127.0.0.1:${port}`,
     stop,
     start: () => listen(port),
+    stall: () => { held ??= []; },
+    resume: () => {
+      const forwards = held ?? [];
+      held = undefined;
+      for (const forward of forwards) forward();
+    },
+    delay: (ms) => { delayMs = ms; },
+    get heldBytes() { return heldBytes; },
+    get connections() { return connections; },
     close: async () => {
       if (server.listening) await stop();
     },

@@ -11,6 +11,12 @@ import type { SharedColdBudget } from '../trust/types.js';
 
 const COMMAND_TIMEOUT_MS = 100;
 const RECONNECT_MS = 1000;
+/** A socket silent this long is destroyed, its sent commands failed (a stalled Redis sends no RST). */
+const SOCKET_TIMEOUT_MS = 1000;
+/** While down, one PING at most this often; shared again only once one answers in time. */
+const PROBE_MS = 1000;
+/** Timed-out reservations whose slots are still to be removed (each possibly held 60 s otherwise). */
+const MAX_GHOSTS = 1000;
 /** An instance killed mid-check frees its cold slots after this. */
 const COLD_LEASE_MS = 60_000;
 
@@ -54,6 +60,8 @@ export const hashed = (key: string) => createHash('sha256').update(key).digest('
 export class SharedBudgets {
   private readonly redis: Redis;
   private downSince: number | undefined;
+  private probing: NodeJS.Timeout | undefined;
+  private readonly ghosts = new Map<string, { key: string; members: string[] }>();
   private closed = false;
 
   constructor(url: string, private readonly prefix: string, private readonly log: Log, private readonly coldLeaseMs = COLD_LEASE_MS) {
@@ -62,6 +70,7 @@ export class SharedBudgets {
       enableOfflineQueue: false,
       connectTimeout: COMMAND_TIMEOUT_MS * 10,
       commandTimeout: COMMAND_TIMEOUT_MS,
+      socketTimeout: SOCKET_TIMEOUT_MS,
       maxRetriesPerRequest: 0,
       retryStrategy: () => RECONNECT_MS,
     });
@@ -78,8 +87,12 @@ export class SharedBudgets {
     return this.downSince === undefined ? { budgets: 'shared' } : { budgets: 'per-process', since: new Date(this.downSince).toISOString() };
   }
 
-  /** No error event comes between losing the connection and the first failed reconnect. */
+  /**
+   * Open circuit while down: no request waits on a Redis that timed out once. No error event comes between losing the
+   * connection and the first failed reconnect.
+   */
   private connected(): boolean {
+    if (this.downSince !== undefined) return false;
     if (this.redis.status === 'ready') return true;
     this.failed(new Error(`the connection to Redis is ${this.redis.status}`));
     return false;
@@ -89,12 +102,28 @@ export class SharedBudgets {
     if (this.downSince !== undefined || this.closed) return;
     this.downSince = Date.now();
     this.log.warn({ err }, 'Redis does not answer: budgets are per process until it does (REDIS_URL)');
+    this.probing = setInterval(() => this.probe(), PROBE_MS).unref();
+  }
+
+  private probe(): void {
+    if (this.redis.status !== 'ready') return;
+    this.redis.ping().then(() => this.answered(), () => {});
   }
 
   private answered(): void {
-    if (this.downSince === undefined) return;
+    if (this.downSince === undefined || this.closed) return;
     this.downSince = undefined;
+    clearInterval(this.probing);
     this.log.info('Redis answers again: budgets are shared across instances');
+    for (const [id, ghost] of this.ghosts) this.forget(id, ghost);
+  }
+
+  /**
+   * Removes a timed-out reservation's slots once Redis answers again: it may have run the reservation after the client
+   * gave up (even later than a ZREM sent at once: EVALSHA's NOSCRIPT makes ioredis send EVAL after it).
+   */
+  private forget(id: string, ghost: { key: string; members: string[] }): void {
+    this.redis.zrem(ghost.key, ...ghost.members).then(() => this.ghosts.delete(id), () => {});
   }
 
   rateLimitStore(): FastifyRateLimitStoreCtor {
@@ -140,10 +169,12 @@ export class SharedBudgets {
         if (!this.connected()) return undefined;
         const key = `${this.prefix}cold:${hashed(tenant)}`;
         const id = randomUUID();
+        const members = Array.from({ length: n }, (_, i) => `${id}:${i + 1}`);
         let held: number;
         try {
           held = await (this.redis as Redis & { reserveCold(...args: unknown[]): Promise<number> }).reserveCold(key, n, max, this.coldLeaseMs, id);
         } catch (err) {
+          if (this.ghosts.size < MAX_GHOSTS) this.ghosts.set(id, { key, members });
           this.failed(err);
           return undefined;
         }
@@ -153,7 +184,7 @@ export class SharedBudgets {
           admitted: true,
           release: () => {
             // A release Redis misses is freed by the lease.
-            this.redis.zrem(key, ...Array.from({ length: n }, (_, i) => `${id}:${i + 1}`)).catch(() => {});
+            this.redis.zrem(key, ...members).catch(() => {});
           },
         };
       },
@@ -175,15 +206,18 @@ export class SharedBudgets {
           return undefined;
         }
       },
-      set: (key, value, ttlMs) => {
+      set: (key, value, ttlMs, ifAbsent) => {
         if (!this.connected()) return;
-        this.redis.set(keyOf(key), value, 'PX', Math.max(1, Math.floor(ttlMs))).catch((err: unknown) => this.failed(err));
+        const px = Math.max(1, Math.floor(ttlMs));
+        (ifAbsent === true ? this.redis.set(keyOf(key), value, 'PX', px, 'NX') : this.redis.set(keyOf(key), value, 'PX', px))
+          .catch((err: unknown) => this.failed(err));
       },
     };
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.probing);
     this.redis.disconnect();
   }
 }

@@ -77,8 +77,10 @@ export const serviceEnv = Type.Object({
     description: 'A Redis server the instances share: `RATE_LIMIT_MAX`, `DRY_RUNS_PER_MINUTE`, `ZKP_RESPONSES_PER_MINUTE` and ' +
       '`COLD_QUEUE_PER_TOKEN` then hold across every instance and worker instead of per process. Where Redis does not answer ' +
       '(100 ms a command), each process falls back to its own budgets, logs it once and shows it on `/health/ready`; it shares ' +
-      'again within seconds of Redis answering. Issuer-state and revocation answers are shared there too, each for no longer ' +
-      'than the instance that fetched it keeps it. See "Budgets: per instance or across instances".',
+      'again once a PING (one a second) is answered in time. Issuer-state and revocation answers are shared there too, each ' +
+      'for no longer than the instance that fetched it, or the one reading it, keeps it. Use a Redis with a password ' +
+      '(`redis://:password@host:6379`, `rediss://` for TLS): a write there can make a revoked credential count as active. ' +
+      'See "Budgets: per instance or across instances".',
   })),
   REDIS_KEY_PREFIX: text({
     expect: 'letters, digits and `:._-`, at most 64',

@@ -13,14 +13,22 @@ export class ResolverFailure extends Error {
 /** undefined: not there, expired, or Redis did not answer. */
 export interface SharedAnswers {
   get(key: string): Promise<{ value: string; ttlMs: number } | undefined>;
-  set(key: string, value: string, ttlMs: number): void;
+  /** ifAbsent: never replaces an entry there (a "not revoked" never overwrites a "revoked"). */
+  set(key: string, value: string, ttlMs: number, ifAbsent?: boolean): void;
 }
 
-/** A shared entry with what is left of its lifetime, counted from before the question: never past its end in Redis. */
-export async function fromShared(shared: SharedAnswers | undefined, key: string, clock: () => number): Promise<{ value: string; ttlMs: number } | undefined> {
+/**
+ * A shared entry with what is left of its lifetime, counted from before the question: never past its end in Redis,
+ * nor past `ownMs` (this instance's time for that answer). An entry with more left than that was not written by an
+ * instance configured as this one: a miss.
+ */
+export async function fromShared(
+  shared: SharedAnswers | undefined, key: string, clock: () => number, ownMs: (value: string) => number,
+): Promise<{ value: string; ttlMs: number } | undefined> {
   const asked = clock();
   const hit = await shared?.get(key);
-  return hit && { value: hit.value, ttlMs: hit.ttlMs - (clock() - asked) };
+  if (hit === undefined || hit.ttlMs > ownMs(hit.value)) return undefined;
+  return { value: hit.value, ttlMs: hit.ttlMs - (clock() - asked) };
 }
 
 export interface StateResolverOptions {
@@ -101,7 +109,7 @@ export function createStateResolver(o: StateResolverOptions): StateResolver {
     if (ttl > 0) o.shared?.set(key, JSON.stringify(value), ttl);
   };
   const sharedAnswer = async (key: string): Promise<Answer | undefined> => {
-    const hit = await fromShared(o.shared, key, o.clock);
+    const hit = await fromShared(o.shared, key, o.clock, (v) => (answerOf(v) as { published?: boolean } | undefined)?.published === true ? o.publishedCacheMs : o.shortCacheMs);
     const answer = hit && answerOf(hit.value);
     if (hit === undefined || answer === undefined) return undefined;
     keepFor(cache, key, answer, hit.ttlMs);

@@ -289,14 +289,14 @@ export function createRevocationChecker(o: RevocationCheckerOptions): Revocation
       if (p === undefined) {
         p = (async (): Promise<RevocationOutcome> => {
           try {
-            const known = await fromShared(o.shared, key, o.clock);
+            const known = await fromShared(o.shared, key, o.clock, (v) => (v === '1' ? SHARED_REVOKED_MS : o.revocationCacheMs));
             if (known !== undefined && (known.value === '1' || known.value === '0')) {
               keep(cache, key, known.value === '1', known.ttlMs);
               return known.value === '1' ? REVOKED : ACTIVE;
             }
             const revoked = await resolver(request, o.io);
             keep(cache, key, revoked, revoked ? Infinity : o.revocationCacheMs);
-            if (o.revocationCacheMs > 0 || revoked) o.shared?.set(key, revoked ? '1' : '0', revoked ? SHARED_REVOKED_MS : o.revocationCacheMs);
+            if (o.revocationCacheMs > 0 || revoked) o.shared?.set(key, revoked ? '1' : '0', revoked ? SHARED_REVOKED_MS : o.revocationCacheMs, !revoked);
             return revoked ? REVOKED : ACTIVE;
           } catch (e) {
             const why = e instanceof StatusFailure || e instanceof FetchFailure || e instanceof ResolverFailure
