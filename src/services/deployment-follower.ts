@@ -13,7 +13,7 @@ import type { OnChainRuleOutcome } from '../chain/outcomes.js';
 import { requestIdOf, type ProofStatusReader } from '../chain/proof-status.js';
 import type { RequestCheck } from '../chain/request-check.js';
 import { txRound, type RoundAnswer, type RoundAsk } from '../chain/tx-round.js';
-import { TX_HASH, type SmartContractDeployment, type Transaction } from '../domain/deployments.js';
+import { supersedeWith, TX_HASH, withRequestIds, type SmartContractDeployment, type Transaction } from '../domain/deployments.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { DeploymentFollowing, ScenarioRow } from '../store/types.js';
 import type { DeploymentRecorder, RecordTarget } from './deployment-records.js';
@@ -376,6 +376,8 @@ export class DeploymentFollower {
       });
       if (verdict !== undefined && sameBasis && d.status === 'DeploymentStarted' && d.transactions.every(isFinal)) {
         Object.assign(d, verdict);
+        // Deployed: the rules take its request ids and it deprecates the others, in this same revision.
+        if (verdict.status === 'Deployed') return supersedeWith(current, d.id);
         changed = true;
       }
       return changed ? current : null;
@@ -417,10 +419,13 @@ export class DeploymentFollower {
       : { status: 'DeploymentFailed', errorMessage: clipped(`the verifier's requests differ from the rules: ${differences.join('; ')}`) };
   }
 
-  /** What differs between the rules and the verifier's requests; undefined when the chain did not answer. */
+  /**
+   * What differs between the rules and the verifier's requests; undefined when the chain did not answer. The request
+   * ids are the deployment's own where it records them (after a redeploy the rules still carry the old deployment's).
+   */
   private async differences(f: Followed, address: string): Promise<string[] | undefined> {
     const { reader, check } = this.options;
-    const rules = f.scenario.queryConfigurations;
+    const rules = withRequestIds(f.scenario.queryConfigurations, f.deployment.requests ?? []);
     const missing = rules.filter((qc) => requestIdOf(qc.query.requestId) === undefined).map((qc) => `rule "${qc.id}" has no requestId`);
     const ids = rules.flatMap((qc) => {
       const id = requestIdOf(qc.query.requestId);

@@ -2,7 +2,7 @@
  * Deploying a scenario's rules to a UniversalVerifier with the service's key. A send's nonce is taken under the
  * database's lock of its (chain, sender) row, and the signed transaction is stored before it is broadcast: a restart
  * sends the stored one again (recover) and never signs another for the same deployment. Following the transaction
- * to Deployed is not done here: the follower calls supersede() once a new deployment is Deployed.
+ * to Deployed is not done here: the follower applies supersedeWith() in the edit that marks a deployment Deployed.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,7 +13,7 @@ import { forChain, type DeploySettings } from '../chain/deploy-config.js';
 import type { BuiltRequests } from '../chain/deploy-requests.js';
 import type { DeployerChain, UnsignedSend } from '../chain/deploy-sender.js';
 import type { RequestMatchOptions } from '../chain/request-match.js';
-import type { SmartContractDeployment, Transaction } from '../domain/deployments.js';
+import { supersedeWith, withRequestIds, type SmartContractDeployment, type Transaction } from '../domain/deployments.js';
 import { KeyedQueue } from '../domain/keyed-queue.js';
 import type { PlanCache } from '../domain/plan-cache.js';
 import type { Scenario } from '../schemas/scenario.js';
@@ -215,15 +215,7 @@ export class DeploymentService {
    * Deployed deployment of the scenario becomes Deprecated.
    */
   supersede(target: DeploymentTarget, deploymentId: string): Promise<ScenarioRow | undefined> {
-    return this.recordDeployment(target, deploymentId, (input) => {
-      const winner = input.smartContractDeployments.find((d) => d.id === deploymentId);
-      if (winner?.status !== 'Deployed') return null;
-      return {
-        ...input,
-        queryConfigurations: withRequestIds(input.queryConfigurations, winner.requests ?? []),
-        smartContractDeployments: input.smartContractDeployments.map((d) => (d !== winner && d.status === 'Deployed' ? { ...d, status: 'Deprecated' } : d)),
-      };
-    });
+    return this.recordDeployment(target, deploymentId, (input) => supersedeWith(input, deploymentId));
   }
 
   async find(access: Access, scenarioId: string, deploymentId: string): Promise<SmartContractDeployment> {
@@ -352,14 +344,6 @@ const targetOf = (row: ScenarioRow): DeploymentTarget => ({ id: row.id, projectI
 const transaction = (deploymentId: string, n: number, txHash: string): Transaction => ({
   id: `tx-${n}`, actionName: 'ScenarioDeploy', status: 'TxPosted', txHash, smartContractDeploymentId: deploymentId,
 });
-
-function withRequestIds(rules: Scenario['queryConfigurations'], ids: BuiltRequests['rules']): Scenario['queryConfigurations'] {
-  const byRule = new Map(ids.map((r) => [r.queryConfigurationId, r.requestId]));
-  return rules.map((qc) => {
-    const id = byRule.get(qc.id);
-    return id === undefined ? qc : { ...qc, query: { ...qc.query, requestId: id } };
-  });
-}
 
 /** The chain's own words, never the RPC URL (it may hold a key). */
 function chainError(err: unknown, chain: string): Error {

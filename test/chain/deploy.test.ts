@@ -231,6 +231,38 @@ describe('deploying an OnChainZKP scenario through the service', () => {
     expect(notYet.statusCode).toBe(409);
   });
 
+  it('the follower marks a deploy Deployed; after a PATCH and a redeploy, the new one Deployed, the old Deprecated, the rules carry the new ids, execute reads the new request', async () => {
+    const followed = await makeApp({ ...env(), DATA_DIR: tempDir('scs-deploy-follow-'), CHAIN_CONFIRMATIONS: '2', CHAIN_FOLLOW_INTERVAL_MS: '100' }, { logger });
+    try {
+      const statuses = async () => (await scenarioOf(followed, 'followed')).smartContractDeployments.map((d) => d.status);
+      await createScenario(followed, 'followed', [rule('born', 20120101)]);
+      const first = await call(followed, 'POST', '/compliance/scenarios/followed/deployments');
+      expect(first.statusCode, first.body).toBe(202);
+      await chain.mine(2);
+      await expect.poll(statuses, { timeout: 30_000, interval: 100 }).toEqual(['Deployed']);
+      const oldId = (first.json() as { requests: { requestId: string }[] }).requests[0]!.requestId;
+      const before = await scenarioOf(followed, 'followed');
+      const patched = await call(followed, 'PATCH', '/compliance/scenarios/followed', { input: { queryConfigurations: [{ ...before.queryConfigurations[0], query: { ...before.queryConfigurations[0]!.query, value: 20130101 } }] } });
+      expect(patched.statusCode, patched.body).toBe(200);
+      const second = await call(followed, 'POST', '/compliance/scenarios/followed/deployments');
+      expect(second.statusCode, second.body).toBe(202);
+      const newId = (second.json() as { requests: { requestId: string }[] }).requests[0]!.requestId;
+      expect(newId).not.toBe(oldId);
+      await chain.mine(2);
+      await expect.poll(statuses, { timeout: 30_000, interval: 100 }).toEqual(['Deprecated', 'Deployed']);
+      expect((await scenarioOf(followed, 'followed')).queryConfigurations[0]!.query.requestId).toBe(newId);
+      // Bob proved the old request only, alice the new one: execute reads the new one.
+      const oldQuery = await stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt!, 20120101);
+      const newQuery = await stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt!, 20130101);
+      await s.submit(bob, BigInt(oldId), { kind: 'v2', queryHash: stack.queryHashV2(oldQuery) });
+      await s.submit(alice, BigInt(newId), { kind: 'v2', queryHash: stack.queryHashV2(newQuery) });
+      expect(await execute(followed, 'followed', alice)).toMatchObject({ status: 'valid', result: { is_valid: true } });
+      expect(await execute(followed, 'followed', bob)).toMatchObject({ status: 'not-valid' });
+    } finally {
+      await followed.close();
+    }
+  });
+
   it('a send the verifier reverts (an unwhitelisted validator) is refused with the contract\'s error, and no transaction', async () => {
     const wallet = createWalletClient({ transport: custom(provider), account: s.owner });
     const whitelist = (functionName: string) => wallet.writeContract({ address: s.verifier, abi: universal.abi, functionName, args: [s.sigV2Validator], chain: null });
