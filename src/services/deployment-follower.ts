@@ -399,13 +399,28 @@ export class DeploymentFollower {
     return { problem: `its transactions address different contracts (${[...named].join(', ')}) and it names no address` };
   }
 
+  /**
+   * A transaction dropped (never mined, so it changed nothing) while a sibling of the same action is confirmed: the
+   * loser of its nonce to a replacement with a higher fee (the deploy route appends it), not a failure. Where this
+   * instance saw both, they must share sender and nonce; the verifier's requests are compared all the same.
+   */
+  private lostToSibling(chain: string, t: Transaction, txs: Transaction[]): boolean {
+    if (!(t.errorMessage ?? '').startsWith('dropped:')) return false;
+    const mine = this.seen.get(this.key(chain, hashOf(t)))?.tx;
+    return txs.some((o) => {
+      if (o === t || o.status !== 'TxConfirmed' || o.actionName !== t.actionName) return false;
+      const theirs = this.seen.get(this.key(chain, hashOf(o)))?.tx;
+      return mine === undefined || theirs === undefined || (mine.nonce === theirs.nonce && mine.from.toLowerCase() === theirs.from.toLowerCase());
+    });
+  }
+
   /** undefined: not decided this round (the chain did not answer, or its turn to read the verifier is next round). */
   private async verdict(f: Followed, txs: Transaction[], reads: { left: number }): Promise<Verdict | undefined> {
-    const failed = txs.find((t) => t.status === 'TxFailed');
+    const failed = txs.find((t) => t.status === 'TxFailed' && !this.lostToSibling(f.chain, t, txs));
     if (failed !== undefined) {
       return { status: 'DeploymentFailed', errorMessage: clipped(`transaction "${failed.id}" failed: ${failed.errorMessage ?? 'no reason recorded'}`) };
     }
-    const found = this.addressOf(f, txs);
+    const found = this.addressOf(f, txs.filter((t) => t.status === 'TxConfirmed'));
     if (found === undefined) return undefined;
     if ('problem' in found) return { status: 'DeploymentFailed', errorMessage: clipped(found.problem) };
     const { address } = found;

@@ -9,10 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { createPublicClient, createWalletClient, custom, getAddress, type Abi, type Address, type EIP1193Provider, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ID_INFORMATION_CONTEXT_URL } from '../../src/jsonld/urls.js';
+import { chainReaderFor } from '../../src/chain/index.js';
 import { ChainReader } from '../../src/chain/reader.js';
 import { RequestCheck } from '../../src/chain/request-check.js';
 import { RequestMatcher } from '../../src/chain/request-match.js';
@@ -22,6 +24,7 @@ import { auth, makeApp, tempDir } from '../helpers.js';
 import { PlanCache } from '../../src/domain/plan-cache.js';
 import { typeDeclarations } from '../../src/execution/index.js';
 import { accessFor } from '../../src/services/access.js';
+import { DeploymentFollower } from '../../src/services/deployment-follower.js';
 import { DeploymentRecorder } from '../../src/services/deployment-records.js';
 import { DeploymentService } from '../../src/services/deployments.js';
 import { openStore, type Store } from '../../src/store/index.js';
@@ -355,16 +358,19 @@ describe('the deployment service: stuck transactions and supersede', () => {
   let store: Store;
   let service: DeploymentService;
   let clock = Date.now();
+  let config: ReturnType<typeof loadConfig>;
+  let recorder: DeploymentRecorder;
   const access = accessFor('*');
   const scenario = (value: number) => ({ name: 'n', type: 'OnChainZKP' as const, queryConfigurations: [rule('born', value)], smartContractDeployments: [] });
 
   beforeAll(async () => {
-    const config = loadConfig({ ...env(), DATA_DIR: tempDir('scs-deploy-service-'), CHAIN_REPLACE_AFTER_MS: '60000' });
+    config = loadConfig({ ...env(), DATA_DIR: tempDir('scs-deploy-service-'), CHAIN_REPLACE_AFTER_MS: '60000', CHAIN_CONFIRMATIONS: '1' });
     store = await openStore(config.database);
     const plans = new PlanCache(typeDeclarations);
+    recorder = new DeploymentRecorder({ store, plans, now: () => clock });
     service = new DeploymentService({
       store, deploy: config.deploy, chains: config.chains, plans, now: () => clock,
-      requests: { documentLoader: createDocumentLoader({}) }, recorder: new DeploymentRecorder({ store, plans, now: () => clock }),
+      requests: { documentLoader: createDocumentLoader({}) }, recorder,
     });
   });
   afterAll(async () => store?.close());
@@ -395,6 +401,34 @@ describe('the deployment service: stuck transactions and supersede', () => {
     } finally {
       await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
     }
+  });
+
+  it('a deployment whose transaction was replaced (tx-1 loses its nonce to tx-2) ends Deployed, tx-1 TxFailed as dropped', async () => {
+    const follower = new DeploymentFollower({
+      store, recorder, settings: config.chains, reader: await chainReaderFor(config.chains), check: check(), now: () => clock,
+      log: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+    });
+    await store.create('replaced', scenario(20140101) as never, new Date(clock).toISOString());
+    await provider.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      await service.deploy(access, 'replaced', {});
+      await follower.poll(); // sees tx-1 pending: its sender and nonce
+      clock += 60_001;
+      expect(await service.replaceStuck()).toBe(1);
+      await provider.request({ method: 'evm_mine', params: [] } as never);
+    } finally {
+      await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
+    }
+    const deployment = async () => (await store.find('replaced', undefined))[0]!.input.smartContractDeployments[0]!;
+    for (let i = 0; i < 6 && (await deployment()).status === 'DeploymentStarted'; i++) {
+      await chain.mine(1);
+      await follower.poll();
+    }
+    const d = await deployment();
+    expect(d.transactions!.map((t) => [t.id, t.status])).toEqual([['tx-1', 'TxFailed'], ['tx-2', 'TxConfirmed']]);
+    expect(d.transactions![0]!.errorMessage).toMatch(/^dropped: sender .* has used nonce/);
+    expect(d).toMatchObject({ status: 'Deployed' });
+    await follower.stop();
   });
 
   it('supersede: once the new deployment is Deployed, the rules take its requestIds and the old one is Deprecated', async () => {
