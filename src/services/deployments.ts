@@ -7,9 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import createError from '@fastify/error';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Address, Hex } from 'viem';
 import type { ChainSettings } from '../chain/config.js';
 import { forChain, type DeploySettings } from '../chain/deploy-config.js';
+import { classify } from '../chain/rpc-errors.js';
 import type { BuiltRequests } from '../chain/deploy-requests.js';
 import type { DeployerChain, UnsignedSend } from '../chain/deploy-sender.js';
 import type { RequestMatchOptions } from '../chain/request-match.js';
@@ -27,6 +29,7 @@ const NotOnChain = createError<[string, string]>('SCS_NOT_ONCHAIN', 'Scenario %s
 const DeployerMissing = createError<[string]>('SCS_DEPLOYER_NOT_CONFIGURED', '%s', 409);
 const DeployRefused = createError<[string]>('SCS_DEPLOY_REFUSED', '%s', 422);
 const FeeTooHigh = createError<[string]>('SCS_FEE_TOO_HIGH', '%s', 409);
+const DeployerUnderfunded = createError<[string]>('SCS_DEPLOYER_UNDERFUNDED', '%s', 409);
 /** Nothing was sent that is not stored: the deploy may be asked again. */
 class ChainUnavailable extends createError<[string]>('SCS_CHAIN_UNAVAILABLE', '%s', 503) {
   readonly retryAfterSeconds = 5;
@@ -58,6 +61,13 @@ interface Purpose {
   rules: BuiltRequests['rules'];
 }
 
+/** A transfer to itself that takes the nonce of a send the node refused for good; recorded in no deployment. */
+interface FillerPurpose {
+  fills: string;
+}
+
+const isFiller = (purpose: Purpose | FillerPurpose): purpose is FillerPurpose => 'fills' in purpose;
+
 export interface DeploymentServiceOptions {
   store: ScenarioRepository & ChainSendRepository;
   deploy: DeploySettings;
@@ -67,6 +77,8 @@ export interface DeploymentServiceOptions {
   now: () => number;
   /** Writes every deployment change (a revision and its webhook). */
   recorder: Pick<DeploymentRecorder, 'record'>;
+  /** Where a send's failure in recover() or replaceStuck() is said (its text sanitised: no RPC URL). */
+  log?: Pick<FastifyBaseLogger, 'warn'>;
   /** Test hook: after the signed send is stored, before it is broadcast; a throw stands for a crash there. */
   beforeBroadcast?: (send: ChainSend) => void | Promise<void>;
 }
@@ -98,7 +110,7 @@ export class DeploymentService {
         throw new DeployerMissing(`No deployer key is configured for chain ${chain}: set CHAIN_DEPLOYER_KEY (or CHAIN_DEPLOYER_KEY_FILE), ` +
           `one key or ${chain}=<key>, to let the service sign its setRequests transactions`);
       }
-      found = import('../chain/deploy-sender.js').then(({ DeployerChain }) => new DeployerChain(endpoint, key, this.options.deploy.maxFeePerGas));
+      found = import('../chain/deploy-sender.js').then(({ DeployerChain }) => new DeployerChain(endpoint, key, this.options.deploy.maxFeePerGas, this.options.deploy.maxGas));
       this.deployers.set(chain, found);
     }
     return found;
@@ -139,7 +151,9 @@ export class DeploymentService {
         throw new InvalidScenario([{ field: `body.input${(err.pointer ?? '').replace(/\//g, '.')}`, pointer: `/input${err.pointer ?? ''}`, message: err.message }],
           `The scenario cannot be deployed: ${err.message}`);
       }
-      if (err instanceof DeployRefusal) throw err.kind === 'fee' ? new FeeTooHigh(err.message) : new DeployRefused(err.message);
+      if (err instanceof DeployRefusal) {
+        throw err.kind === 'fee' ? new FeeTooHigh(err.message) : err.kind === 'funds' ? new DeployerUnderfunded(err.message) : new DeployRefused(err.message);
+      }
       throw chainError(err, chain);
     }
     const deploymentId = `deploy-${randomUUID()}`;
@@ -164,18 +178,49 @@ export class DeploymentService {
     }
     if (send.state === 'signed') {
       await this.options.beforeBroadcast?.(send);
-      // Signed and stored, it is this deployment's transaction whatever the node said: recorded, and sent again by
-      // replaceStuck() until its nonce is used. Recording nothing would let a retried deploy sign a second one.
-      await deployer.broadcast(send.raw as Hex).then(
-        () => this.options.store.moveSend(send.id, ['signed'], 'broadcast', this.at()),
-        () => false,
+      // Signed and stored, it is this deployment's transaction whatever the node said (a timeout may hide a send):
+      // recorded, and sent again by replaceStuck() until its nonce is used. Recording nothing would let a retried
+      // deploy sign a second one. Only a refusal for good is not: another transaction fills its nonce.
+      const refusal = await deployer.broadcast(send.raw as Hex).then(
+        async () => { await this.options.store.moveSend(send.id, ['signed'], 'broadcast', this.at()); },
+        async (err: unknown) => ((await import('../chain/deploy-sender.js')).refusedForGood(err) ? err : undefined),
       );
+      if (refusal !== undefined) {
+        const why = sanitised(refusal, send.chain);
+        this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, err: why }, 'the node refused a deploy transaction for good');
+        if (send.replaces !== null && !isFiller(JSON.parse(send.purpose) as Purpose | FillerPurpose)) {
+          // A higher fee refused: the transaction it replaces still holds the nonce and is followed again.
+          await this.options.store.moveSend(send.id, ['signed'], 'failed', this.at());
+          await this.options.store.moveSend(send.replaces, ['replaced'], 'recorded', this.at());
+        } else if (send.replaces === null) {
+          await this.fill(deployer, send);
+        }
+        throw new DeployRefused(`The node refused the deploy transaction: ${why}`);
+      }
     } else if (send.state !== 'broadcast') {
       return undefined;
     }
-    const row = await this.recordSend(send);
+    const row = isFiller(JSON.parse(send.purpose) as Purpose | FillerPurpose) ? undefined : await this.recordSend(send);
     await this.options.store.moveSend(send.id, ['signed', 'broadcast'], 'recorded', this.at());
     return row;
+  }
+
+  /**
+   * The refused send becomes failed and a zero-value transfer to itself takes its nonce, sent like any other (then
+   * followed by replaceStuck() until mined): else the nonce stays unused and every later send waits behind it.
+   */
+  private async fill(deployer: DeployerChain, refused: ChainSend): Promise<void> {
+    const request = await deployer.filler();
+    const signed = await deployer.sign(request, refused.nonce);
+    const at = this.at();
+    const filler: ChainSend = {
+      ...refused, id: randomUUID(), request: JSON.stringify(request), purpose: JSON.stringify({ fills: refused.id } satisfies FillerPurpose),
+      raw: signed.raw, txHash: signed.hash, state: 'signed', replaces: refused.id, createdAt: at, updatedAt: at,
+    };
+    if (!(await this.options.store.replaceSend(refused.id, filler, 'failed'))) return;
+    await this.carryOn(deployer, filler).catch((err: unknown) => {
+      this.options.log?.warn({ chain: refused.chain, nonce: refused.nonce, err: sanitised(err, refused.chain) }, 'the transfer filling a refused nonce was not sent; will retry');
+    });
   }
 
   /** The send's transaction in its deployment (a new deployment for the first, appended for a replacement). */
@@ -253,8 +298,13 @@ export class DeploymentService {
     let carried = 0;
     for (const send of await this.options.store.openSends()) {
       if (send.state === 'recorded' || this.options.now() - Date.parse(send.updatedAt) < olderThanMs) continue;
-      await this.carryOn(await this.deployer(send.chain), send);
-      carried++;
+      // One send's failure never stops the others.
+      try {
+        await this.carryOn(await this.deployer(send.chain), send);
+        carried++;
+      } catch (err) {
+        this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, err: sanitised(err, send.chain) }, 'a stored deploy transaction was not carried on; will retry');
+      }
     }
     return carried;
   }
@@ -265,39 +315,48 @@ export class DeploymentService {
    * tenth), never above CHAIN_MAX_FEE_PER_GAS. The follower may call it; the app runs it on a timer too.
    */
   async replaceStuck(): Promise<number> {
-    const { replaceAfterMs, maxFeePerGas } = this.options.deploy;
     let replaced = 0;
     const latest = new Map<string, number>();
     for (const send of await this.options.store.openSends()) {
       if (send.state !== 'recorded' && send.state !== 'broadcast') continue;
-      const deployer = await this.deployer(send.chain);
-      const key = `${send.chain}|${send.sender}`;
-      if (!latest.has(key)) latest.set(key, await deployer.nonce('latest'));
-      if (send.nonce < (latest.get(key) ?? 0)) {
-        await this.options.store.moveSend(send.id, ['broadcast', 'recorded'], 'mined', this.at());
-        continue;
+      try {
+        if (await this.replaceOne(send, latest)) replaced++;
+      } catch (err) {
+        this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, err: sanitised(err, send.chain) }, 'a pending deploy transaction was not checked; will retry');
       }
-      await deployer.broadcast(send.raw as Hex);
-      if (replaceAfterMs === 0 || this.options.now() - Date.parse(send.updatedAt) < replaceAfterMs) continue;
-      const old = JSON.parse(send.request) as UnsignedSend;
-      const bump = (v: string) => (BigInt(v) * 9n) / 8n + 1n;
-      if (BigInt(old.maxFeePerGas) >= maxFeePerGas) continue;
-      const current = await deployer.fees().catch(() => undefined);
-      let fee = bump(old.maxFeePerGas);
-      if (current !== undefined && current.maxFeePerGas > fee) fee = current.maxFeePerGas;
-      if (fee > maxFeePerGas) fee = maxFeePerGas;
-      const tip = bump(old.maxPriorityFeePerGas) > fee ? fee : bump(old.maxPriorityFeePerGas);
-      const request: UnsignedSend = { ...old, maxFeePerGas: String(fee), maxPriorityFeePerGas: String(tip) };
-      const signed = await deployer.sign(request, send.nonce);
-      const at = this.at();
-      const replacement: ChainSend = {
-        ...send, id: randomUUID(), request: JSON.stringify(request), raw: signed.raw, txHash: signed.hash, state: 'signed', replaces: send.id, createdAt: at, updatedAt: at,
-      };
-      if (!(await this.options.store.replaceSend(send.id, replacement))) continue;
-      await this.carryOn(deployer, replacement);
-      replaced++;
     }
     return replaced;
+  }
+
+  /** True when it was replaced. */
+  private async replaceOne(send: ChainSend, latest: Map<string, number>): Promise<boolean> {
+    const { replaceAfterMs, maxFeePerGas } = this.options.deploy;
+    const deployer = await this.deployer(send.chain);
+    const key = `${send.chain}|${send.sender}`;
+    if (!latest.has(key)) latest.set(key, await deployer.nonce('latest'));
+    if (send.nonce < (latest.get(key) ?? 0)) {
+      await this.options.store.moveSend(send.id, ['broadcast', 'recorded'], 'mined', this.at());
+      return false;
+    }
+    await deployer.broadcast(send.raw as Hex);
+    if (replaceAfterMs === 0 || this.options.now() - Date.parse(send.updatedAt) < replaceAfterMs) return false;
+    const old = JSON.parse(send.request) as UnsignedSend;
+    const bump = (v: string) => (BigInt(v) * 9n) / 8n + 1n;
+    if (BigInt(old.maxFeePerGas) >= maxFeePerGas) return false;
+    const current = await deployer.fees().catch(() => undefined);
+    let fee = bump(old.maxFeePerGas);
+    if (current !== undefined && current.maxFeePerGas > fee) fee = current.maxFeePerGas;
+    if (fee > maxFeePerGas) fee = maxFeePerGas;
+    const tip = bump(old.maxPriorityFeePerGas) > fee ? fee : bump(old.maxPriorityFeePerGas);
+    const request: UnsignedSend = { ...old, maxFeePerGas: String(fee), maxPriorityFeePerGas: String(tip) };
+    const signed = await deployer.sign(request, send.nonce);
+    const at = this.at();
+    const replacement: ChainSend = {
+      ...send, id: randomUUID(), request: JSON.stringify(request), raw: signed.raw, txHash: signed.hash, state: 'signed', replaces: send.id, createdAt: at, updatedAt: at,
+    };
+    if (!(await this.options.store.replaceSend(send.id, replacement))) return false;
+    await this.carryOn(deployer, replacement);
+    return true;
   }
 
   /** The deployers that cannot pay for one more deployment (DEPLOY_GAS_BUDGET at the current fees); kept 30 s. */
@@ -344,6 +403,12 @@ const targetOf = (row: ScenarioRow): DeploymentTarget => ({ id: row.id, projectI
 const transaction = (deploymentId: string, n: number, txHash: string): Transaction => ({
   id: `tx-${n}`, actionName: 'ScenarioDeploy', status: 'TxPosted', txHash, smartContractDeploymentId: deploymentId,
 });
+
+/** A chain error's text for a log line or an answer: the node's words, never the RPC URL or the request's body. */
+function sanitised(err: unknown, chain: string): string {
+  if (err instanceof Error && 'statusCode' in err) return err.message;
+  return classify(err, chain, 0).message;
+}
 
 /** The chain's own words, never the RPC URL (it may hold a key). */
 function chainError(err: unknown, chain: string): Error {

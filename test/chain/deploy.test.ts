@@ -360,6 +360,7 @@ describe('the deployment service: stuck transactions and supersede', () => {
   let clock = Date.now();
   let config: ReturnType<typeof loadConfig>;
   let recorder: DeploymentRecorder;
+  let serviceOptions: () => ConstructorParameters<typeof DeploymentService>[0];
   const access = accessFor('*');
   const scenario = (value: number) => ({ name: 'n', type: 'OnChainZKP' as const, queryConfigurations: [rule('born', value)], smartContractDeployments: [] });
 
@@ -368,10 +369,11 @@ describe('the deployment service: stuck transactions and supersede', () => {
     store = await openStore(config.database);
     const plans = new PlanCache(typeDeclarations);
     recorder = new DeploymentRecorder({ store, plans, now: () => clock });
-    service = new DeploymentService({
+    serviceOptions = () => ({
       store, deploy: config.deploy, chains: config.chains, plans, now: () => clock,
       requests: { documentLoader: createDocumentLoader({}) }, recorder,
     });
+    service = new DeploymentService(serviceOptions());
   });
   afterAll(async () => store?.close());
 
@@ -429,6 +431,44 @@ describe('the deployment service: stuck transactions and supersede', () => {
     expect(d.transactions![0]!.errorMessage).toMatch(/^dropped: sender .* has used nonce/);
     expect(d).toMatchObject({ status: 'Deployed' });
     await follower.stop();
+  });
+
+  it('refuses, before taking a nonce, a deploy whose gas is above CHAIN_DEPLOY_MAX_GAS (422 naming it)', async () => {
+    await store.create('too-much-gas', scenario(20150101) as never, new Date(clock).toISOString());
+    const capped = new DeploymentService({ ...serviceOptions(), deploy: { ...config.deploy, maxGas: 50_000n } });
+    const nonce = await client().getTransactionCount({ address: deployer });
+    const open = (await store.openSends()).length;
+    const refused = await capped.deploy(access, 'too-much-gas', {}).then(() => undefined, (err: unknown) => err as { statusCode: number; code: string; message: string });
+    expect(refused).toMatchObject({ statusCode: 422, code: 'SCS_DEPLOY_REFUSED' });
+    expect(refused!.message).toMatch(/above CHAIN_DEPLOY_MAX_GAS \(50000\)/);
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
+    expect(await store.openSends()).toHaveLength(open);
+  });
+
+  it('a transaction the node refuses for good (insufficient funds at broadcast) answers 422, a transfer fills its nonce, later deploys are mined', async () => {
+    await store.create('refused', scenario(20160101) as never, new Date(clock).toISOString());
+    await store.create('after-refused', scenario(20170101) as never, new Date(clock).toISOString());
+    const setBalance = (wei: string) => provider.request({ method: 'hardhat_setBalance', params: [deployer, wei] } as never);
+    let broadcasts = 0;
+    // The first broadcast finds the deployer penniless (drained after the checks), the filler finds it funded again.
+    const draining = new DeploymentService({ ...serviceOptions(), beforeBroadcast: () => (broadcasts++ === 0 ? setBalance('0x1') : setBalance('0x56BC75E2D63100000')) });
+    const nonce = await client().getTransactionCount({ address: deployer });
+    try {
+      const refused = await draining.deploy(access, 'refused', {}).then(() => undefined, (err: unknown) => err as { statusCode: number; message: string });
+      expect(refused).toMatchObject({ statusCode: 422 });
+      expect(refused!.message).toMatch(/refused the deploy transaction: .*(funds|balance)/i);
+    } finally {
+      await setBalance('0x56BC75E2D63100000');
+    }
+    expect((await store.find('refused', undefined))[0]!.input.smartContractDeployments).toEqual([]);
+    // Its nonce went to a 21,000-gas transfer to itself.
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce + 1);
+    const block = await client().getBlock({ blockTag: 'latest', includeTransactions: true });
+    expect(block.transactions.map((t) => [t.from.toLowerCase(), t.to?.toLowerCase(), t.nonce, t.gas, t.value])).toEqual([[deployer.toLowerCase(), deployer.toLowerCase(), nonce, 21_000n, 0n]]);
+    const { deployment } = await service.deploy(access, 'after-refused', {});
+    const receipt = await client().getTransactionReceipt({ hash: deployment.transactions![0]!.txHash as Hex });
+    expect(receipt.status).toBe('success');
+    expect((await client().getTransaction({ hash: receipt.transactionHash })).nonce).toBe(nonce + 1);
   });
 
   it('supersede: once the new deployment is Deployed, the rules take its requestIds and the old one is Deprecated', async () => {
