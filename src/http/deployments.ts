@@ -16,9 +16,9 @@ const DeploymentParams = Type.Object({
 
 const DeployRequest = Type.Object({
   chain: Type.Optional(Type.String({ pattern: '^eip155:[1-9][0-9]{0,18}$', description: 'CAIP-2 chain (default: CHAIN_DEFAULT).' })),
-  verifier: Type.Optional(Type.String({ pattern: ADDRESS, description: 'The UniversalVerifier (default: CHAIN_VERIFIER_ADDRESS).' })),
+  verifier: Type.Optional(Type.String({ pattern: ADDRESS, description: 'The UniversalVerifier: CHAIN_VERIFIER_ADDRESS\'s for the chain, the only one allowed (another: 422).' })),
   validators: Type.Optional(Type.Array(Type.String({ pattern: ADDRESS }), {
-    minItems: 1, maxItems: 16, description: 'The request validators the rules may use (default: CHAIN_VALIDATORS).',
+    minItems: 1, maxItems: 16, description: 'The request validators the rules may use, among CHAIN_VALIDATORS\'s for the chain (another: 422; default: all of them).',
   })),
 }, { additionalProperties: false, description: 'Where to deploy; each field defaults from the configuration.' });
 

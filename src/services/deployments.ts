@@ -127,10 +127,20 @@ export class DeploymentService {
     const chain = body.chain ?? this.options.chains.defaultChain;
     if (chain === undefined) throw new DeployerMissing('No chain named and no default chain (CHAIN_DEFAULT, CHAIN_RPC_URLS): name one in the body\'s `chain`');
     const deployer = await this.deployer(chain);
-    const verifier = (body.verifier ?? forChain(this.options.deploy.verifiers, chain))?.toLowerCase() as Address | undefined;
-    if (verifier === undefined) throw new DeployerMissing(`No verifier named for ${chain}: name one in the body's \`verifier\`, or set CHAIN_VERIFIER_ADDRESS`);
-    const validators = (body.validators ?? forChain(this.options.deploy.validators, chain) ?? []) as Address[];
-    if (validators.length === 0) throw new DeployerMissing(`No request validators named for ${chain}: name them in the body's \`validators\`, or set CHAIN_VALIDATORS`);
+    // The service's key pays and signs: a body only picks among the contracts the operator listed for the chain.
+    const allowedVerifier = forChain(this.options.deploy.verifiers, chain);
+    const allowedValidators = forChain(this.options.deploy.validators, chain) ?? [];
+    if (body.verifier !== undefined && body.verifier.toLowerCase() !== allowedVerifier) {
+      throw new DeployRefused(`body.verifier ${body.verifier} is not the verifier CHAIN_VERIFIER_ADDRESS lists for ${chain}: the service's key calls no other contract`);
+    }
+    const unlisted = (body.validators ?? []).filter((v) => !allowedValidators.includes(v.toLowerCase() as Address));
+    if (unlisted.length > 0) {
+      throw new DeployRefused(`body.validators ${unlisted.join(', ')} ${unlisted.length === 1 ? 'is' : 'are'} not among CHAIN_VALIDATORS for ${chain}`);
+    }
+    const verifier = allowedVerifier as Address | undefined;
+    if (verifier === undefined) throw new DeployerMissing(`No verifier configured for ${chain}: set CHAIN_VERIFIER_ADDRESS (${chain}=0x… or one for every chain)`);
+    const validators = (body.validators?.map((v) => v.toLowerCase()) ?? allowedValidators) as Address[];
+    if (validators.length === 0) throw new DeployerMissing(`No request validators configured for ${chain}: set CHAIN_VALIDATORS`);
 
     const { buildRequests, RequestBuildError } = await import('../chain/deploy-requests.js');
     const { DeployRefusal } = await import('../chain/deploy-sender.js');

@@ -284,6 +284,20 @@ describe('deploying an OnChainZKP scenario through the service', () => {
     }
   });
 
+  it('a body names only the verifier and validators the configuration lists for its chain (422 naming the field, nothing sent)', async () => {
+    await createScenario(app, 'allow-listed', [rule('born', 20180101)]);
+    const nonce = await client().getTransactionCount({ address: deployer });
+    const other = await call(app, 'POST', '/compliance/scenarios/allow-listed/deployments', { verifier: s.sigV2Validator });
+    expect(other.statusCode, other.body).toBe(422);
+    expect(other.json().detail).toMatch(/^body\.verifier .* is not the verifier CHAIN_VERIFIER_ADDRESS lists for eip155:31337/);
+    const unlisted = await call(app, 'POST', '/compliance/scenarios/allow-listed/deployments', { validators: [s.sigV2Validator, s.v3Validator] });
+    expect(unlisted.statusCode, unlisted.body).toBe(422);
+    expect(unlisted.json().detail).toMatch(new RegExp(`^body\\.validators ${s.v3Validator} is not among CHAIN_VALIDATORS`, 'i'));
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
+    const listed = await call(app, 'POST', '/compliance/scenarios/allow-listed/deployments', { verifier: s.verifier.toUpperCase().replace('0X', '0x'), validators: [s.sigV2Validator] });
+    expect(listed.statusCode, listed.body).toBe(202);
+  });
+
   it('a non-OnChainZKP scenario is refused (409)', async () => {
     const res = await call(app, 'POST', '/compliance/scenarios', { id: 'challenge', input: { name: 'c', type: 'ChallengeQuery', queryConfigurations: [{ id: 'q', query: { type: 'IDInformation', operator: '$noop' } }], smartContractDeployments: [] } });
     expect(res.statusCode, res.body).toBe(201);
