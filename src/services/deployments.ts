@@ -11,7 +11,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Address, Hex } from 'viem';
 import type { ChainSettings } from '../chain/config.js';
 import { forChain, type DeploySettings } from '../chain/deploy-config.js';
-import { classify } from '../chain/rpc-errors.js';
 import type { BuiltRequests } from '../chain/deploy-requests.js';
 import type { DeployerChain, UnsignedSend } from '../chain/deploy-sender.js';
 import type { RequestMatchOptions } from '../chain/request-match.js';
@@ -196,7 +195,7 @@ export class DeploymentService {
         async (err: unknown) => ((await import('../chain/deploy-sender.js')).refusedForGood(err) ? err : undefined),
       );
       if (refusal !== undefined) {
-        const why = sanitised(refusal, send.chain);
+        const why = await errorText(refusal, send.chain);
         this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, err: why }, 'the node refused a deploy transaction for good');
         if (send.replaces !== null && !isFiller(JSON.parse(send.purpose) as Purpose | FillerPurpose)) {
           // A higher fee refused: the transaction it replaces still holds the nonce and is followed again.
@@ -228,8 +227,8 @@ export class DeploymentService {
       raw: signed.raw, txHash: signed.hash, state: 'signed', replaces: refused.id, createdAt: at, updatedAt: at,
     };
     if (!(await this.options.store.replaceSend(refused.id, filler, 'failed'))) return;
-    await this.carryOn(deployer, filler).catch((err: unknown) => {
-      this.options.log?.warn({ chain: refused.chain, nonce: refused.nonce, err: sanitised(err, refused.chain) }, 'the transfer filling a refused nonce was not sent; will retry');
+    await this.carryOn(deployer, filler).catch(async (err: unknown) => {
+      this.options.log?.warn({ chain: refused.chain, nonce: refused.nonce, err: await errorText(err, refused.chain) }, 'the transfer filling a refused nonce was not sent; will retry');
     });
   }
 
@@ -313,7 +312,7 @@ export class DeploymentService {
         await this.carryOn(await this.deployer(send.chain), send);
         carried++;
       } catch (err) {
-        this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, err: sanitised(err, send.chain) }, 'a stored deploy transaction was not carried on; will retry');
+        this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, err: await errorText(err, send.chain) }, 'a stored deploy transaction was not carried on; will retry');
       }
     }
     return carried;
@@ -332,7 +331,7 @@ export class DeploymentService {
       try {
         if (await this.replaceOne(send, latest)) replaced++;
       } catch (err) {
-        this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, err: sanitised(err, send.chain) }, 'a pending deploy transaction was not checked; will retry');
+        this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, err: await errorText(err, send.chain) }, 'a pending deploy transaction was not checked; will retry');
       }
     }
     return replaced;
@@ -408,17 +407,14 @@ export class DeploymentService {
   }
 }
 
+/** Loads viem's error classes only once a chain error is to be said. */
+const errorText = async (err: unknown, chain: string) => (await import('../chain/rpc-errors.js')).chainErrorText(err, chain);
+
 const targetOf = (row: ScenarioRow): DeploymentTarget => ({ id: row.id, projectId: row.input.projectId ?? null, seq: row.seq });
 
 const transaction = (deploymentId: string, n: number, txHash: string): Transaction => ({
   id: `tx-${n}`, actionName: 'ScenarioDeploy', status: 'TxPosted', txHash, smartContractDeploymentId: deploymentId,
 });
-
-/** A chain error's text for a log line or an answer: the node's words, never the RPC URL or the request's body. */
-function sanitised(err: unknown, chain: string): string {
-  if (err instanceof Error && 'statusCode' in err) return err.message;
-  return classify(err, chain, 0).message;
-}
 
 /** The chain's own words, never the RPC URL (it may hold a key). */
 function chainError(err: unknown, chain: string): Error {

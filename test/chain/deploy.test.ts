@@ -485,6 +485,26 @@ describe('the deployment service: stuck transactions and supersede', () => {
     expect((await client().getTransaction({ hash: receipt.transactionHash })).nonce).toBe(nonce + 1);
   });
 
+  it('logs replaceStuck\'s and recover\'s failures without the RPC URL (a secret in its path and credentials)', async () => {
+    await store.create('secret-url', scenario(20190101) as never, new Date(clock).toISOString());
+    await provider.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      await service.deploy(access, 'secret-url', {}); // pending: an open send on the chain
+    } finally {
+      await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
+    }
+    const logged: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => { logged.push(line); } }) as unknown as FastifyBaseLogger;
+    const dead = loadConfig({ ...env(), CHAIN_RPC_URLS: 'eip155:31337=http://scs-user:PASSWORD123@127.0.0.1:9/v3/PATHSECRET456' });
+    const unreachable = new DeploymentService({ ...serviceOptions(), chains: dead.chains, log });
+    clock += 60_001;
+    expect(await unreachable.replaceStuck()).toBe(0);
+    expect(await unreachable.recover(0)).toBe(0);
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.filter((l) => /PATHSECRET456|PASSWORD123|scs-user|127\.0\.0\.1:9/.test(l))).toEqual([]);
+    await chain.mine(1);
+  });
+
   it('supersede: once the new deployment is Deployed, the rules take its requestIds and the old one is Deprecated', async () => {
     const row = await store.create('superseded', scenario(20080101) as never, new Date(clock).toISOString());
     const target = { id: 'superseded', projectId: null, seq: row!.seq };
