@@ -96,6 +96,8 @@ export class DeploymentService {
   private shortfall?: { at: number; value: Promise<DeployerShortfall[]> };
   private lastShortfall: DeployerShortfall[] = [];
   private readonly queue = new KeyedQueue();
+  /** Stuck sends the fee cap keeps from a replacement: said once each. */
+  private readonly unbumpable = new Set<string>();
 
   constructor(private readonly options: DeploymentServiceOptions) {}
 
@@ -357,6 +359,16 @@ export class DeploymentService {
     if (current !== undefined && current.maxFeePerGas > fee) fee = current.maxFeePerGas;
     if (fee > maxFeePerGas) fee = maxFeePerGas;
     const tip = bump(old.maxPriorityFeePerGas) > fee ? fee : bump(old.maxPriorityFeePerGas);
+    // Nodes take a replacement only when both rise a tenth: a smaller bump (the cap near) is refused, so not sent.
+    const tenthUp = (next: bigint, prev: string) => next * 10n >= BigInt(prev) * 11n;
+    if (!tenthUp(fee, old.maxFeePerGas) || !tenthUp(tip, old.maxPriorityFeePerGas)) {
+      if (!this.unbumpable.has(send.id)) {
+        this.unbumpable.add(send.id);
+        this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, maxFeePerGas: String(fee) },
+          'a stuck deploy transaction is not replaced: CHAIN_MAX_FEE_PER_GAS leaves less than the tenth more a node requires');
+      }
+      return false;
+    }
     const request: UnsignedSend = { ...old, maxFeePerGas: String(fee), maxPriorityFeePerGas: String(tip) };
     const signed = await deployer.sign(request, send.nonce);
     const at = this.at();

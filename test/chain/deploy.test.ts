@@ -505,6 +505,26 @@ describe('the deployment service: stuck transactions and supersede', () => {
     await chain.mine(1);
   });
 
+  it('does not replace a stuck transaction when the fee cap leaves less than a tenth more, and says so once', async () => {
+    await store.create('near-cap', scenario(20200101) as never, new Date(clock).toISOString());
+    await provider.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      const { deployment } = await service.deploy(access, 'near-cap', {});
+      const sent = await client().getTransaction({ hash: deployment.transactions![0]!.txHash as Hex });
+      const logged: string[] = [];
+      const log = pino({ level: 'warn' }, { write: (line: string) => { logged.push(line); } }) as unknown as FastifyBaseLogger;
+      const capped = new DeploymentService({ ...serviceOptions(), log, deploy: { ...config.deploy, maxFeePerGas: (sent.maxFeePerGas! * 105n) / 100n } });
+      clock += 60_001;
+      expect(await capped.replaceStuck()).toBe(0);
+      expect(await capped.replaceStuck()).toBe(0);
+      expect(logged.filter((l) => l.includes('less than the tenth more'))).toHaveLength(1);
+      expect((await store.find('near-cap', undefined))[0]!.input.smartContractDeployments[0]!.transactions).toHaveLength(1);
+    } finally {
+      await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
+      await chain.mine(1);
+    }
+  });
+
   it('supersede: once the new deployment is Deployed, the rules take its requestIds and the old one is Deprecated', async () => {
     const row = await store.create('superseded', scenario(20080101) as never, new Date(clock).toISOString());
     const target = { id: 'superseded', projectId: null, seq: row!.seq };
