@@ -98,6 +98,7 @@ export class DeploymentService {
   private readonly queue = new KeyedQueue();
   /** Stuck sends the fee cap keeps from a replacement: said once each. */
   private readonly unbumpable = new Set<string>();
+  private readonly foreign = new Set<string>();
 
   constructor(private readonly options: DeploymentServiceOptions) {}
 
@@ -311,7 +312,9 @@ export class DeploymentService {
       if (send.state === 'recorded' || this.options.now() - Date.parse(send.updatedAt) < olderThanMs) continue;
       // One send's failure never stops the others.
       try {
-        await this.carryOn(await this.deployer(send.chain), send);
+        const deployer = await this.deployer(send.chain);
+        if (!this.ownSend(deployer, send)) continue;
+        await this.carryOn(deployer, send);
         carried++;
       } catch (err) {
         this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, err: await errorText(err, send.chain) }, 'a stored deploy transaction was not carried on; will retry');
@@ -343,6 +346,7 @@ export class DeploymentService {
   private async replaceOne(send: ChainSend, latest: Map<string, number>): Promise<boolean> {
     const { replaceAfterMs, maxFeePerGas } = this.options.deploy;
     const deployer = await this.deployer(send.chain);
+    if (!this.ownSend(deployer, send)) return false;
     const key = `${send.chain}|${send.sender}`;
     if (!latest.has(key)) latest.set(key, await deployer.nonce('latest'));
     if (send.nonce < (latest.get(key) ?? 0)) {
@@ -378,6 +382,20 @@ export class DeploymentService {
     if (!(await this.options.store.replaceSend(send.id, replacement))) return false;
     await this.carryOn(deployer, replacement);
     return true;
+  }
+
+  /**
+   * A send of another sender (the key rotated since) is never signed or replaced with this key: its nonce is not this
+   * key's. Said once per send; the old key's owner settles it.
+   */
+  private ownSend(deployer: DeployerChain, send: ChainSend): boolean {
+    if (send.sender === deployer.address.toLowerCase()) return true;
+    if (!this.foreign.has(send.id)) {
+      this.foreign.add(send.id);
+      this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, sender: send.sender },
+        'an open deploy transaction of another sender (the deployer key changed) is left alone');
+    }
+    return false;
   }
 
   /** The deployers that cannot pay for one more deployment (DEPLOY_GAS_BUDGET at the current fees); kept 30 s. */

@@ -525,6 +525,22 @@ describe('the deployment service: stuck transactions and supersede', () => {
     }
   });
 
+  it('after a key rotation, an open send of the old sender is neither signed nor replaced with the new key (said once)', async () => {
+    const old = privateKeyToAccount(generatePrivateKey()).address.toLowerCase();
+    const request = JSON.stringify({ to: s.verifier, data: '0x', gas: '21000', maxFeePerGas: '1000000000', maxPriorityFeePerGas: '1' });
+    const orphan = await store.reserveSend({ id: 'rotated-send', chain: 'eip155:31337', sender: old, request, purpose: '{"fills":"none"}', createdAt: new Date(clock).toISOString() }, 0);
+    const logged: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => { logged.push(line); } }) as unknown as FastifyBaseLogger;
+    const rotated = new DeploymentService({ ...serviceOptions(), log });
+    const nonce = await client().getTransactionCount({ address: deployer });
+    expect(await rotated.recover(0)).toBe(0);
+    expect(await rotated.recover(0)).toBe(0);
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
+    expect((await store.openSends()).find((x) => x.id === orphan.id)).toMatchObject({ state: 'reserved', raw: null });
+    expect(logged.filter((l) => l.includes('another sender'))).toHaveLength(1);
+    await store.moveSend(orphan.id, ['reserved'], 'failed', new Date(clock).toISOString());
+  });
+
   it('supersede: once the new deployment is Deployed, the rules take its requestIds and the old one is Deprecated', async () => {
     const row = await store.create('superseded', scenario(20080101) as never, new Date(clock).toISOString());
     const target = { id: 'superseded', projectId: null, seq: row!.seq };
