@@ -150,7 +150,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   const deployments = new DeploymentService({
     store, plans, now, deploy: config.deploy, chains: config.chains,
     requests: { contexts: config.zkp.contexts, documentLoader: createDocumentLoader({ documents: config.trust.documents }) },
-    recorder: adapters.deployments,
+    recorder: adapters.deployments, log: app.log,
     ...(deps.beforeBroadcast && { beforeBroadcast: deps.beforeBroadcast }),
   });
   await app.register(deploymentsLifecycle, { deployments, replaceAfterMs: config.deploy.replaceAfterMs });

@@ -34,7 +34,7 @@ const DEFAULTS: Config = {
     multicall: 'auto', txHashLookbackBlocks: 10_000, allowUncheckedRequests: false,
     followIntervalMs: 5000, confirmations: 12, txDropAfterMs: 1_800_000, rpcBatchLimit: 100, followMaxTxs: 5000,
   },
-  deploy: { keys: new Map(), verifiers: new Map(), validators: new Map(), maxFeePerGas: 500_000_000_000n, replaceAfterMs: 180_000 },
+  deploy: { keys: new Map(), verifiers: new Map(), validators: new Map(), maxFeePerGas: 500_000_000_000n, maxGas: 10_000_000n, replaceAfterMs: 180_000 },
   zkp: {
     verifierDid: undefined, requestTtlMs: 600_000, defaultCircuitId: 'credentialAtomicQuerySigV2', contexts: {}, allowedIssuers: ['*'],
     circuitsDir: undefined, stateResolvers: {}, proofMaxAgeMs: 3_600_000, clockSkewMs: 300_000,

@@ -17,6 +17,8 @@ export interface DeploySettings {
   verifiers: PerChain<`0x${string}`>;
   validators: PerChain<readonly `0x${string}`[]>;
   maxFeePerGas: bigint;
+  /** The most gas one deploy may take (its estimate with a fifth more); the latest block's gas limit bounds it too. */
+  maxGas: bigint;
   /** 0: never. */
   replaceAfterMs: number;
 }
@@ -49,6 +51,11 @@ export const deployEnv = Type.Object({
     default: '500000000000',
     description: 'The highest maxFeePerGas a deploy or a replacement pays; above it the deploy is refused (409), and a stuck ' +
       'transaction is not replaced further.',
+  }),
+  CHAIN_DEPLOY_MAX_GAS: integer(21_000, 1_000_000_000, {
+    default: 10_000_000,
+    description: 'The most gas one deploy may take (its estimate and a fifth more), and so with CHAIN_MAX_FEE_PER_GAS the most it ' +
+      'spends; the latest block\'s gas limit bounds it too. A deploy above it is refused (422) before it takes a nonce.',
   }),
   CHAIN_REPLACE_AFTER_MS: integer(0, 86_400_000, {
     default: 180_000,
@@ -108,6 +115,7 @@ export function deploySettings(env: DeployEnv): DeploySettings {
     verifiers: single('CHAIN_VERIFIER_ADDRESS', perChain('CHAIN_VERIFIER_ADDRESS', env.CHAIN_VERIFIER_ADDRESS, ADDRESS, 'an address', true)),
     validators: perChain('CHAIN_VALIDATORS', env.CHAIN_VALIDATORS, ADDRESS, 'an address', true),
     maxFeePerGas: BigInt(fee),
+    maxGas: BigInt(env.CHAIN_DEPLOY_MAX_GAS),
     replaceAfterMs: env.CHAIN_REPLACE_AFTER_MS,
   };
 }

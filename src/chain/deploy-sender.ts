@@ -38,7 +38,7 @@ export interface UnsignedSend {
 }
 
 export class DeployRefusal extends Error {
-  constructor(message: string, readonly kind: 'reverted' | 'fee' | 'chain') {
+  constructor(message: string, readonly kind: 'reverted' | 'fee' | 'chain' | 'gas' | 'funds') {
     super(message);
   }
 }
@@ -49,11 +49,37 @@ const GAP_RETRY_MS = 250;
 /** How much gas one more deployment is budgeted (health: can the deployer pay for it). */
 export const DEPLOY_GAS_BUDGET = 3_000_000n;
 
+/**
+ * What a node says when it will never take a transaction as it is (no retry helps), against a timeout or a network
+ * failure; Hardhat's and geth's words. Such a send's nonce would stay unused and hold back every later one.
+ */
+const REFUSED_FOR_GOOD = [
+  /insufficient funds|doesn't have enough funds|exceeds transaction sender account balance/i,
+  /exceeds (the )?block gas limit|gas limit reached|exceeds block gas/i,
+  /intrinsic gas too low/i,
+  /fee cap|max fee per gas (higher|less) than|exceeds the configured cap|tip higher than/i,
+  /oversized|transaction size exceeds|exceeds max(imum)? (transaction )?size/i,
+];
+
+export function refusedForGood(err: unknown): boolean {
+  const texts: string[] = [];
+  if (err instanceof BaseError) {
+    err.walk((e) => {
+      if (e instanceof Error) texts.push(e.message, 'details' in e && typeof e.details === 'string' ? e.details : '');
+      return false;
+    });
+  } else texts.push(err instanceof Error ? err.message : String(err));
+  return texts.some((t) => REFUSED_FOR_GOOD.some((re) => re.test(t)));
+}
+
+/** Gas of a plain transfer: what fills a refused send's nonce. */
+const TRANSFER_GAS = 21_000n;
+
 export class DeployerChain {
   readonly client: PublicClient;
   private readonly account: PrivateKeyAccount;
 
-  constructor(readonly endpoint: ChainEndpoint, key: Hex, private readonly maxFeePerGas: bigint, timeoutMs = 10_000) {
+  constructor(readonly endpoint: ChainEndpoint, key: Hex, private readonly maxFeePerGas: bigint, private readonly maxGas: bigint, timeoutMs = 10_000) {
     this.account = privateKeyToAccount(key);
     this.client = createPublicClient({ transport: http(endpoint.url, { timeout: timeoutMs, retryCount: 1 }) });
   }
@@ -73,19 +99,41 @@ export class DeployerChain {
     }));
   }
 
-  /** Gas with a fifth more than the estimate; a revert is a refusal naming the contract's error. */
+  /**
+   * Gas with a fifth more than the estimate; a revert is a refusal naming the contract's error, and so is gas above
+   * CHAIN_DEPLOY_MAX_GAS (or the block's limit) or a cost above the deployer's balance: nothing takes a nonce then.
+   */
   async prepare(verifier: Address, requests: readonly VerifierRequest[]): Promise<UnsignedSend> {
-    let gas: bigint;
+    let estimate: bigint;
     try {
-      gas = await this.client.estimateContractGas({
+      estimate = await this.client.estimateContractGas({
         address: verifier, abi: deployAbi, functionName: 'setRequests', args: [requests], account: this.account.address,
       });
     } catch (err) {
       throw new DeployRefusal(`setRequests on verifier ${verifier} (${this.endpoint.chain}) would revert: ${revertReason(err)}`, 'reverted');
     }
+    const gas = (estimate * 6n) / 5n;
+    const [fees, block, balance] = await Promise.all([this.fees(), this.client.getBlock({ blockTag: 'latest' }), this.balance()]);
+    const cap = block.gasLimit < this.maxGas ? block.gasLimit : this.maxGas;
+    if (gas > cap) {
+      const by = cap === this.maxGas ? `CHAIN_DEPLOY_MAX_GAS (${this.maxGas})` : `the latest block's gas limit (${block.gasLimit})`;
+      throw new DeployRefusal(`setRequests on ${this.endpoint.chain} needs ${gas} gas (the estimate and a fifth more), above ${by}: deploy fewer rules at once`, 'gas');
+    }
+    const cost = gas * fees.maxFeePerGas;
+    if (cost > balance) {
+      throw new DeployRefusal(`the deployer ${this.account.address} on ${this.endpoint.chain} holds ${balance} wei, less than this deploy may cost (${cost} wei): fund it`, 'funds');
+    }
+    return {
+      to: verifier, data: setRequestsData(requests), gas: String(gas),
+      maxFeePerGas: String(fees.maxFeePerGas), maxPriorityFeePerGas: String(fees.maxPriorityFeePerGas),
+    };
+  }
+
+  /** A zero-value transfer to itself: signed with a refused send's nonce, it lets the later ones be mined. */
+  async filler(): Promise<UnsignedSend> {
     const fees = await this.fees();
     return {
-      to: verifier, data: setRequestsData(requests), gas: String((gas * 6n) / 5n),
+      to: this.account.address, data: '0x', gas: String(TRANSFER_GAS),
       maxFeePerGas: String(fees.maxFeePerGas), maxPriorityFeePerGas: String(fees.maxPriorityFeePerGas),
     };
   }

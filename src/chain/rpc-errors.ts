@@ -81,3 +81,9 @@ export function classify(err: unknown, chain: string, timeoutMs: number): ChainR
   }
   return new ChainReadError('rpc-error', `${chain} read failed: ${plain(err instanceof Error ? err.message : String(err))}`);
 }
+
+/** An error's text for a log line or an answer: the node's or the transport's words, never the RPC URL or a request body. */
+export function chainErrorText(err: unknown, chain: string): string {
+  if (err instanceof Error && 'statusCode' in err) return err.message;
+  return classify(err, chain, 0).message;
+}

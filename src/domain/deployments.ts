@@ -4,7 +4,7 @@
  * checked, so stored values that predate these rules are left alone.
  */
 import type { Static } from '@sinclair/typebox';
-import type { SmartContractDeployment as DeploymentSchema, Transaction as TransactionSchema } from '../schemas/scenario.js';
+import type { Scenario, SmartContractDeployment as DeploymentSchema, Transaction as TransactionSchema } from '../schemas/scenario.js';
 import { parseAddress } from './address.js';
 
 export type Transaction = Static<typeof TransactionSchema>;
@@ -51,6 +51,32 @@ export function unusableDeploymentReason(d: SmartContractDeployment): string | u
     return d.status === undefined ? `${name} has no status` : `${name} is ${JSON.stringify(d.status)}, not Deployed`;
   }
   return d.address == null ? `${name} is Deployed but has no address` : `${name} has an address that is not an EVM address`;
+}
+
+type Rules = Scenario['queryConfigurations'];
+
+/** The rules with the request ids a deployment set for them (rules it names no request for are kept as they are). */
+export function withRequestIds(rules: Rules, requests: NonNullable<SmartContractDeployment['requests']>): Rules {
+  const byRule = new Map(requests.map((r) => [r.queryConfigurationId, r.requestId]));
+  return rules.map((qc) => {
+    const id = byRule.get(qc.id);
+    return id === undefined ? qc : { ...qc, query: { ...qc.query, requestId: id } };
+  });
+}
+
+/**
+ * Deployment `deploymentId`, now Deployed, supersedes the others: the rules take its request ids and every other
+ * Deployed deployment becomes Deprecated. Null when it is not Deployed. The follower applies it in the very edit that
+ * marks it Deployed, so executes never read the new rules against the old deployment or the reverse.
+ */
+export function supersedeWith<S extends Pick<Scenario, 'queryConfigurations' | 'smartContractDeployments'>>(input: S, deploymentId: string): S | null {
+  const winner = input.smartContractDeployments.find((d) => d.id === deploymentId);
+  if (winner?.status !== 'Deployed') return null;
+  return {
+    ...input,
+    queryConfigurations: withRequestIds(input.queryConfigurations, winner.requests ?? []),
+    smartContractDeployments: input.smartContractDeployments.map((d) => (d !== winner && d.status === 'Deployed' ? { ...d, status: 'Deprecated' as const } : d)),
+  };
 }
 
 /** A lower bound for searching the verifier's event logs. */

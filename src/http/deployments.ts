@@ -16,9 +16,9 @@ const DeploymentParams = Type.Object({
 
 const DeployRequest = Type.Object({
   chain: Type.Optional(Type.String({ pattern: '^eip155:[1-9][0-9]{0,18}$', description: 'CAIP-2 chain (default: CHAIN_DEFAULT).' })),
-  verifier: Type.Optional(Type.String({ pattern: ADDRESS, description: 'The UniversalVerifier (default: CHAIN_VERIFIER_ADDRESS).' })),
+  verifier: Type.Optional(Type.String({ pattern: ADDRESS, description: 'The UniversalVerifier: CHAIN_VERIFIER_ADDRESS\'s for the chain, the only one allowed (another: 422).' })),
   validators: Type.Optional(Type.Array(Type.String({ pattern: ADDRESS }), {
-    minItems: 1, maxItems: 16, description: 'The request validators the rules may use (default: CHAIN_VALIDATORS).',
+    minItems: 1, maxItems: 16, description: 'The request validators the rules may use, among CHAIN_VALIDATORS\'s for the chain (another: 422; default: all of them).',
   })),
 }, { additionalProperties: false, description: 'Where to deploy; each field defaults from the configuration.' });
 
@@ -51,9 +51,11 @@ export const deploymentRoutes: FastifyPluginAsyncTypebox<{ deployments: Deployme
           ...LOOKUP,
           409: 'SCS_NOT_ONCHAIN: the scenario is not OnChainZKP. SCS_DEPLOYER_NOT_CONFIGURED: no key, chain, verifier or ' +
             'validators are configured (the detail names the variable to set). SCS_FEE_TOO_HIGH: gas costs more than ' +
-            'CHAIN_MAX_FEE_PER_GAS. SCS_CONFLICT: the rules are deployed as they are already.',
+            'CHAIN_MAX_FEE_PER_GAS. SCS_DEPLOYER_UNDERFUNDED: the deploy may cost more than the deployer holds. ' +
+            'SCS_CONFLICT: the rules are deployed as they are already.',
           422: 'SCS_DEPLOY_REFUSED: the verifier would revert the transaction (the detail names the contract\'s error, e.g. ' +
-            'ValidatorIsNotWhitelisted). SCS_VALIDATION: a rule cannot be made a request (no JSON-LD context, no validator for its circuit).',
+            'ValidatorIsNotWhitelisted), its gas is above CHAIN_DEPLOY_MAX_GAS or the block\'s gas limit, or the node refused ' +
+            'the transaction for good (a transfer took its nonce). SCS_VALIDATION: a rule cannot be made a request (no JSON-LD context, no validator for its circuit).',
           503: 'SCS_CHAIN_UNAVAILABLE: the chain did not answer (with `Retry-After`).',
         }),
       },

@@ -71,6 +71,12 @@ interface DeploySends {
   replaceStuck(): Promise<number>;
 }
 
+/** A chain error's words without its RPC URL (an API key may be in its path) or request body. */
+const logSanitised = async (app: FastifyInstance, err: unknown, message: string) => {
+  const { chainErrorText } = await import('../chain/rpc-errors.js');
+  app.log.warn({ err: chainErrorText(err, 'deploy') }, message);
+};
+
 /** A send untouched this long is no other instance's deploy on its way: the timer carries it on. */
 const ABANDONED_SEND_MS = 60_000;
 
@@ -86,9 +92,9 @@ export const deploymentsLifecycle = fp(async (app: FastifyInstance, options: { d
     if (carried > 0) app.log.info({ carried }, 'deploy transactions stored but not recorded were sent and recorded');
   };
   app.addHook('onReady', async () => {
-    await carryOn(0).catch((err: unknown) => app.log.warn({ err }, 'carrying on stored deploy transactions failed; will retry'));
+    await carryOn(0).catch((err: unknown) => logSanitised(app, err, 'carrying on stored deploy transactions failed; will retry'));
   });
   const everyMs = options.replaceAfterMs === 0 ? ABANDONED_SEND_MS : Math.max(1000, Math.floor(options.replaceAfterMs / 4));
   every(app, everyMs, () => carryOn(ABANDONED_SEND_MS).then(() => deployments.replaceStuck())
-    .catch((err: unknown) => app.log.warn({ err }, 'checking pending deploy transactions failed; will retry')));
+    .catch((err: unknown) => logSanitised(app, err, 'checking pending deploy transactions failed; will retry')));
 }, { name: 'deployments-lifecycle', fastify: '5.x' });

@@ -13,7 +13,7 @@ import type { OnChainRuleOutcome } from '../chain/outcomes.js';
 import { requestIdOf, type ProofStatusReader } from '../chain/proof-status.js';
 import type { RequestCheck } from '../chain/request-check.js';
 import { txRound, type RoundAnswer, type RoundAsk } from '../chain/tx-round.js';
-import { TX_HASH, type SmartContractDeployment, type Transaction } from '../domain/deployments.js';
+import { supersedeWith, TX_HASH, withRequestIds, type SmartContractDeployment, type Transaction } from '../domain/deployments.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { DeploymentFollowing, ScenarioRow } from '../store/types.js';
 import type { DeploymentRecorder, RecordTarget } from './deployment-records.js';
@@ -376,6 +376,8 @@ export class DeploymentFollower {
       });
       if (verdict !== undefined && sameBasis && d.status === 'DeploymentStarted' && d.transactions.every(isFinal)) {
         Object.assign(d, verdict);
+        // Deployed: the rules take its request ids and it deprecates the others, in this same revision.
+        if (verdict.status === 'Deployed') return supersedeWith(current, d.id);
         changed = true;
       }
       return changed ? current : null;
@@ -397,13 +399,28 @@ export class DeploymentFollower {
     return { problem: `its transactions address different contracts (${[...named].join(', ')}) and it names no address` };
   }
 
+  /**
+   * A transaction dropped (never mined, so it changed nothing) while a sibling of the same action is confirmed: the
+   * loser of its nonce to a replacement with a higher fee (the deploy route appends it), not a failure. Where this
+   * instance saw both, they must share sender and nonce; the verifier's requests are compared all the same.
+   */
+  private lostToSibling(chain: string, t: Transaction, txs: Transaction[]): boolean {
+    if (!(t.errorMessage ?? '').startsWith('dropped:')) return false;
+    const mine = this.seen.get(this.key(chain, hashOf(t)))?.tx;
+    return txs.some((o) => {
+      if (o === t || o.status !== 'TxConfirmed' || o.actionName !== t.actionName) return false;
+      const theirs = this.seen.get(this.key(chain, hashOf(o)))?.tx;
+      return mine === undefined || theirs === undefined || (mine.nonce === theirs.nonce && mine.from.toLowerCase() === theirs.from.toLowerCase());
+    });
+  }
+
   /** undefined: not decided this round (the chain did not answer, or its turn to read the verifier is next round). */
   private async verdict(f: Followed, txs: Transaction[], reads: { left: number }): Promise<Verdict | undefined> {
-    const failed = txs.find((t) => t.status === 'TxFailed');
+    const failed = txs.find((t) => t.status === 'TxFailed' && !this.lostToSibling(f.chain, t, txs));
     if (failed !== undefined) {
       return { status: 'DeploymentFailed', errorMessage: clipped(`transaction "${failed.id}" failed: ${failed.errorMessage ?? 'no reason recorded'}`) };
     }
-    const found = this.addressOf(f, txs);
+    const found = this.addressOf(f, txs.filter((t) => t.status === 'TxConfirmed'));
     if (found === undefined) return undefined;
     if ('problem' in found) return { status: 'DeploymentFailed', errorMessage: clipped(found.problem) };
     const { address } = found;
@@ -417,10 +434,13 @@ export class DeploymentFollower {
       : { status: 'DeploymentFailed', errorMessage: clipped(`the verifier's requests differ from the rules: ${differences.join('; ')}`) };
   }
 
-  /** What differs between the rules and the verifier's requests; undefined when the chain did not answer. */
+  /**
+   * What differs between the rules and the verifier's requests; undefined when the chain did not answer. The request
+   * ids are the deployment's own where it records them (after a redeploy the rules still carry the old deployment's).
+   */
   private async differences(f: Followed, address: string): Promise<string[] | undefined> {
     const { reader, check } = this.options;
-    const rules = f.scenario.queryConfigurations;
+    const rules = withRequestIds(f.scenario.queryConfigurations, f.deployment.requests ?? []);
     const missing = rules.filter((qc) => requestIdOf(qc.query.requestId) === undefined).map((qc) => `rule "${qc.id}" has no requestId`);
     const ids = rules.flatMap((qc) => {
       const id = requestIdOf(qc.query.requestId);

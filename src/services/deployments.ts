@@ -2,18 +2,19 @@
  * Deploying a scenario's rules to a UniversalVerifier with the service's key. A send's nonce is taken under the
  * database's lock of its (chain, sender) row, and the signed transaction is stored before it is broadcast: a restart
  * sends the stored one again (recover) and never signs another for the same deployment. Following the transaction
- * to Deployed is not done here: the follower calls supersede() once a new deployment is Deployed.
+ * to Deployed is not done here: the follower applies supersedeWith() in the edit that marks a deployment Deployed.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import createError from '@fastify/error';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Address, Hex } from 'viem';
 import type { ChainSettings } from '../chain/config.js';
 import { forChain, type DeploySettings } from '../chain/deploy-config.js';
 import type { BuiltRequests } from '../chain/deploy-requests.js';
 import type { DeployerChain, UnsignedSend } from '../chain/deploy-sender.js';
 import type { RequestMatchOptions } from '../chain/request-match.js';
-import type { SmartContractDeployment, Transaction } from '../domain/deployments.js';
+import { supersedeWith, withRequestIds, type SmartContractDeployment, type Transaction } from '../domain/deployments.js';
 import { KeyedQueue } from '../domain/keyed-queue.js';
 import type { PlanCache } from '../domain/plan-cache.js';
 import type { Scenario } from '../schemas/scenario.js';
@@ -27,6 +28,7 @@ const NotOnChain = createError<[string, string]>('SCS_NOT_ONCHAIN', 'Scenario %s
 const DeployerMissing = createError<[string]>('SCS_DEPLOYER_NOT_CONFIGURED', '%s', 409);
 const DeployRefused = createError<[string]>('SCS_DEPLOY_REFUSED', '%s', 422);
 const FeeTooHigh = createError<[string]>('SCS_FEE_TOO_HIGH', '%s', 409);
+const DeployerUnderfunded = createError<[string]>('SCS_DEPLOYER_UNDERFUNDED', '%s', 409);
 /** Nothing was sent that is not stored: the deploy may be asked again. */
 class ChainUnavailable extends createError<[string]>('SCS_CHAIN_UNAVAILABLE', '%s', 503) {
   readonly retryAfterSeconds = 5;
@@ -58,6 +60,13 @@ interface Purpose {
   rules: BuiltRequests['rules'];
 }
 
+/** A transfer to itself that takes the nonce of a send the node refused for good; recorded in no deployment. */
+interface FillerPurpose {
+  fills: string;
+}
+
+const isFiller = (purpose: Purpose | FillerPurpose): purpose is FillerPurpose => 'fills' in purpose;
+
 export interface DeploymentServiceOptions {
   store: ScenarioRepository & ChainSendRepository;
   deploy: DeploySettings;
@@ -67,6 +76,8 @@ export interface DeploymentServiceOptions {
   now: () => number;
   /** Writes every deployment change (a revision and its webhook). */
   recorder: Pick<DeploymentRecorder, 'record'>;
+  /** Where a send's failure in recover() or replaceStuck() is said (its text sanitised: no RPC URL). */
+  log?: Pick<FastifyBaseLogger, 'warn'>;
   /** Test hook: after the signed send is stored, before it is broadcast; a throw stands for a crash there. */
   beforeBroadcast?: (send: ChainSend) => void | Promise<void>;
 }
@@ -85,6 +96,9 @@ export class DeploymentService {
   private shortfall?: { at: number; value: Promise<DeployerShortfall[]> };
   private lastShortfall: DeployerShortfall[] = [];
   private readonly queue = new KeyedQueue();
+  /** Stuck sends the fee cap keeps from a replacement: said once each. */
+  private readonly unbumpable = new Set<string>();
+  private readonly foreign = new Set<string>();
 
   constructor(private readonly options: DeploymentServiceOptions) {}
 
@@ -98,7 +112,7 @@ export class DeploymentService {
         throw new DeployerMissing(`No deployer key is configured for chain ${chain}: set CHAIN_DEPLOYER_KEY (or CHAIN_DEPLOYER_KEY_FILE), ` +
           `one key or ${chain}=<key>, to let the service sign its setRequests transactions`);
       }
-      found = import('../chain/deploy-sender.js').then(({ DeployerChain }) => new DeployerChain(endpoint, key, this.options.deploy.maxFeePerGas));
+      found = import('../chain/deploy-sender.js').then(({ DeployerChain }) => new DeployerChain(endpoint, key, this.options.deploy.maxFeePerGas, this.options.deploy.maxGas));
       this.deployers.set(chain, found);
     }
     return found;
@@ -115,10 +129,20 @@ export class DeploymentService {
     const chain = body.chain ?? this.options.chains.defaultChain;
     if (chain === undefined) throw new DeployerMissing('No chain named and no default chain (CHAIN_DEFAULT, CHAIN_RPC_URLS): name one in the body\'s `chain`');
     const deployer = await this.deployer(chain);
-    const verifier = (body.verifier ?? forChain(this.options.deploy.verifiers, chain))?.toLowerCase() as Address | undefined;
-    if (verifier === undefined) throw new DeployerMissing(`No verifier named for ${chain}: name one in the body's \`verifier\`, or set CHAIN_VERIFIER_ADDRESS`);
-    const validators = (body.validators ?? forChain(this.options.deploy.validators, chain) ?? []) as Address[];
-    if (validators.length === 0) throw new DeployerMissing(`No request validators named for ${chain}: name them in the body's \`validators\`, or set CHAIN_VALIDATORS`);
+    // The service's key pays and signs: a body only picks among the contracts the operator listed for the chain.
+    const allowedVerifier = forChain(this.options.deploy.verifiers, chain);
+    const allowedValidators = forChain(this.options.deploy.validators, chain) ?? [];
+    if (body.verifier !== undefined && body.verifier.toLowerCase() !== allowedVerifier) {
+      throw new DeployRefused(`body.verifier ${body.verifier} is not the verifier CHAIN_VERIFIER_ADDRESS lists for ${chain}: the service's key calls no other contract`);
+    }
+    const unlisted = (body.validators ?? []).filter((v) => !allowedValidators.includes(v.toLowerCase() as Address));
+    if (unlisted.length > 0) {
+      throw new DeployRefused(`body.validators ${unlisted.join(', ')} ${unlisted.length === 1 ? 'is' : 'are'} not among CHAIN_VALIDATORS for ${chain}`);
+    }
+    const verifier = allowedVerifier as Address | undefined;
+    if (verifier === undefined) throw new DeployerMissing(`No verifier configured for ${chain}: set CHAIN_VERIFIER_ADDRESS (${chain}=0x… or one for every chain)`);
+    const validators = (body.validators?.map((v) => v.toLowerCase()) ?? allowedValidators) as Address[];
+    if (validators.length === 0) throw new DeployerMissing(`No request validators configured for ${chain}: set CHAIN_VALIDATORS`);
 
     const { buildRequests, RequestBuildError } = await import('../chain/deploy-requests.js');
     const { DeployRefusal } = await import('../chain/deploy-sender.js');
@@ -139,7 +163,9 @@ export class DeploymentService {
         throw new InvalidScenario([{ field: `body.input${(err.pointer ?? '').replace(/\//g, '.')}`, pointer: `/input${err.pointer ?? ''}`, message: err.message }],
           `The scenario cannot be deployed: ${err.message}`);
       }
-      if (err instanceof DeployRefusal) throw err.kind === 'fee' ? new FeeTooHigh(err.message) : new DeployRefused(err.message);
+      if (err instanceof DeployRefusal) {
+        throw err.kind === 'fee' ? new FeeTooHigh(err.message) : err.kind === 'funds' ? new DeployerUnderfunded(err.message) : new DeployRefused(err.message);
+      }
       throw chainError(err, chain);
     }
     const deploymentId = `deploy-${randomUUID()}`;
@@ -164,18 +190,49 @@ export class DeploymentService {
     }
     if (send.state === 'signed') {
       await this.options.beforeBroadcast?.(send);
-      // Signed and stored, it is this deployment's transaction whatever the node said: recorded, and sent again by
-      // replaceStuck() until its nonce is used. Recording nothing would let a retried deploy sign a second one.
-      await deployer.broadcast(send.raw as Hex).then(
-        () => this.options.store.moveSend(send.id, ['signed'], 'broadcast', this.at()),
-        () => false,
+      // Signed and stored, it is this deployment's transaction whatever the node said (a timeout may hide a send):
+      // recorded, and sent again by replaceStuck() until its nonce is used. Recording nothing would let a retried
+      // deploy sign a second one. Only a refusal for good is not: another transaction fills its nonce.
+      const refusal = await deployer.broadcast(send.raw as Hex).then(
+        async () => { await this.options.store.moveSend(send.id, ['signed'], 'broadcast', this.at()); },
+        async (err: unknown) => ((await import('../chain/deploy-sender.js')).refusedForGood(err) ? err : undefined),
       );
+      if (refusal !== undefined) {
+        const why = await errorText(refusal, send.chain);
+        this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, err: why }, 'the node refused a deploy transaction for good');
+        if (send.replaces !== null && !isFiller(JSON.parse(send.purpose) as Purpose | FillerPurpose)) {
+          // A higher fee refused: the transaction it replaces still holds the nonce and is followed again.
+          await this.options.store.moveSend(send.id, ['signed'], 'failed', this.at());
+          await this.options.store.moveSend(send.replaces, ['replaced'], 'recorded', this.at());
+        } else if (send.replaces === null) {
+          await this.fill(deployer, send);
+        }
+        throw new DeployRefused(`The node refused the deploy transaction: ${why}`);
+      }
     } else if (send.state !== 'broadcast') {
       return undefined;
     }
-    const row = await this.recordSend(send);
+    const row = isFiller(JSON.parse(send.purpose) as Purpose | FillerPurpose) ? undefined : await this.recordSend(send);
     await this.options.store.moveSend(send.id, ['signed', 'broadcast'], 'recorded', this.at());
     return row;
+  }
+
+  /**
+   * The refused send becomes failed and a zero-value transfer to itself takes its nonce, sent like any other (then
+   * followed by replaceStuck() until mined): else the nonce stays unused and every later send waits behind it.
+   */
+  private async fill(deployer: DeployerChain, refused: ChainSend): Promise<void> {
+    const request = await deployer.filler();
+    const signed = await deployer.sign(request, refused.nonce);
+    const at = this.at();
+    const filler: ChainSend = {
+      ...refused, id: randomUUID(), request: JSON.stringify(request), purpose: JSON.stringify({ fills: refused.id } satisfies FillerPurpose),
+      raw: signed.raw, txHash: signed.hash, state: 'signed', replaces: refused.id, createdAt: at, updatedAt: at,
+    };
+    if (!(await this.options.store.replaceSend(refused.id, filler, 'failed'))) return;
+    await this.carryOn(deployer, filler).catch(async (err: unknown) => {
+      this.options.log?.warn({ chain: refused.chain, nonce: refused.nonce, err: await errorText(err, refused.chain) }, 'the transfer filling a refused nonce was not sent; will retry');
+    });
   }
 
   /** The send's transaction in its deployment (a new deployment for the first, appended for a replacement). */
@@ -215,15 +272,7 @@ export class DeploymentService {
    * Deployed deployment of the scenario becomes Deprecated.
    */
   supersede(target: DeploymentTarget, deploymentId: string): Promise<ScenarioRow | undefined> {
-    return this.recordDeployment(target, deploymentId, (input) => {
-      const winner = input.smartContractDeployments.find((d) => d.id === deploymentId);
-      if (winner?.status !== 'Deployed') return null;
-      return {
-        ...input,
-        queryConfigurations: withRequestIds(input.queryConfigurations, winner.requests ?? []),
-        smartContractDeployments: input.smartContractDeployments.map((d) => (d !== winner && d.status === 'Deployed' ? { ...d, status: 'Deprecated' } : d)),
-      };
-    });
+    return this.recordDeployment(target, deploymentId, (input) => supersedeWith(input, deploymentId));
   }
 
   async find(access: Access, scenarioId: string, deploymentId: string): Promise<SmartContractDeployment> {
@@ -261,8 +310,15 @@ export class DeploymentService {
     let carried = 0;
     for (const send of await this.options.store.openSends()) {
       if (send.state === 'recorded' || this.options.now() - Date.parse(send.updatedAt) < olderThanMs) continue;
-      await this.carryOn(await this.deployer(send.chain), send);
-      carried++;
+      // One send's failure never stops the others.
+      try {
+        const deployer = await this.deployer(send.chain);
+        if (!this.ownSend(deployer, send)) continue;
+        await this.carryOn(deployer, send);
+        carried++;
+      } catch (err) {
+        this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, err: await errorText(err, send.chain) }, 'a stored deploy transaction was not carried on; will retry');
+      }
     }
     return carried;
   }
@@ -273,39 +329,73 @@ export class DeploymentService {
    * tenth), never above CHAIN_MAX_FEE_PER_GAS. The follower may call it; the app runs it on a timer too.
    */
   async replaceStuck(): Promise<number> {
-    const { replaceAfterMs, maxFeePerGas } = this.options.deploy;
     let replaced = 0;
     const latest = new Map<string, number>();
     for (const send of await this.options.store.openSends()) {
       if (send.state !== 'recorded' && send.state !== 'broadcast') continue;
-      const deployer = await this.deployer(send.chain);
-      const key = `${send.chain}|${send.sender}`;
-      if (!latest.has(key)) latest.set(key, await deployer.nonce('latest'));
-      if (send.nonce < (latest.get(key) ?? 0)) {
-        await this.options.store.moveSend(send.id, ['broadcast', 'recorded'], 'mined', this.at());
-        continue;
+      try {
+        if (await this.replaceOne(send, latest)) replaced++;
+      } catch (err) {
+        this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, err: await errorText(err, send.chain) }, 'a pending deploy transaction was not checked; will retry');
       }
-      await deployer.broadcast(send.raw as Hex);
-      if (replaceAfterMs === 0 || this.options.now() - Date.parse(send.updatedAt) < replaceAfterMs) continue;
-      const old = JSON.parse(send.request) as UnsignedSend;
-      const bump = (v: string) => (BigInt(v) * 9n) / 8n + 1n;
-      if (BigInt(old.maxFeePerGas) >= maxFeePerGas) continue;
-      const current = await deployer.fees().catch(() => undefined);
-      let fee = bump(old.maxFeePerGas);
-      if (current !== undefined && current.maxFeePerGas > fee) fee = current.maxFeePerGas;
-      if (fee > maxFeePerGas) fee = maxFeePerGas;
-      const tip = bump(old.maxPriorityFeePerGas) > fee ? fee : bump(old.maxPriorityFeePerGas);
-      const request: UnsignedSend = { ...old, maxFeePerGas: String(fee), maxPriorityFeePerGas: String(tip) };
-      const signed = await deployer.sign(request, send.nonce);
-      const at = this.at();
-      const replacement: ChainSend = {
-        ...send, id: randomUUID(), request: JSON.stringify(request), raw: signed.raw, txHash: signed.hash, state: 'signed', replaces: send.id, createdAt: at, updatedAt: at,
-      };
-      if (!(await this.options.store.replaceSend(send.id, replacement))) continue;
-      await this.carryOn(deployer, replacement);
-      replaced++;
     }
     return replaced;
+  }
+
+  /** True when it was replaced. */
+  private async replaceOne(send: ChainSend, latest: Map<string, number>): Promise<boolean> {
+    const { replaceAfterMs, maxFeePerGas } = this.options.deploy;
+    const deployer = await this.deployer(send.chain);
+    if (!this.ownSend(deployer, send)) return false;
+    const key = `${send.chain}|${send.sender}`;
+    if (!latest.has(key)) latest.set(key, await deployer.nonce('latest'));
+    if (send.nonce < (latest.get(key) ?? 0)) {
+      await this.options.store.moveSend(send.id, ['broadcast', 'recorded'], 'mined', this.at());
+      return false;
+    }
+    await deployer.broadcast(send.raw as Hex);
+    if (replaceAfterMs === 0 || this.options.now() - Date.parse(send.updatedAt) < replaceAfterMs) return false;
+    const old = JSON.parse(send.request) as UnsignedSend;
+    const bump = (v: string) => (BigInt(v) * 9n) / 8n + 1n;
+    if (BigInt(old.maxFeePerGas) >= maxFeePerGas) return false;
+    const current = await deployer.fees().catch(() => undefined);
+    let fee = bump(old.maxFeePerGas);
+    if (current !== undefined && current.maxFeePerGas > fee) fee = current.maxFeePerGas;
+    if (fee > maxFeePerGas) fee = maxFeePerGas;
+    const tip = bump(old.maxPriorityFeePerGas) > fee ? fee : bump(old.maxPriorityFeePerGas);
+    // Nodes take a replacement only when both rise a tenth: a smaller bump (the cap near) is refused, so not sent.
+    const tenthUp = (next: bigint, prev: string) => next * 10n >= BigInt(prev) * 11n;
+    if (!tenthUp(fee, old.maxFeePerGas) || !tenthUp(tip, old.maxPriorityFeePerGas)) {
+      if (!this.unbumpable.has(send.id)) {
+        this.unbumpable.add(send.id);
+        this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, maxFeePerGas: String(fee) },
+          'a stuck deploy transaction is not replaced: CHAIN_MAX_FEE_PER_GAS leaves less than the tenth more a node requires');
+      }
+      return false;
+    }
+    const request: UnsignedSend = { ...old, maxFeePerGas: String(fee), maxPriorityFeePerGas: String(tip) };
+    const signed = await deployer.sign(request, send.nonce);
+    const at = this.at();
+    const replacement: ChainSend = {
+      ...send, id: randomUUID(), request: JSON.stringify(request), raw: signed.raw, txHash: signed.hash, state: 'signed', replaces: send.id, createdAt: at, updatedAt: at,
+    };
+    if (!(await this.options.store.replaceSend(send.id, replacement))) return false;
+    await this.carryOn(deployer, replacement);
+    return true;
+  }
+
+  /**
+   * A send of another sender (the key rotated since) is never signed or replaced with this key: its nonce is not this
+   * key's. Said once per send; the old key's owner settles it.
+   */
+  private ownSend(deployer: DeployerChain, send: ChainSend): boolean {
+    if (send.sender === deployer.address.toLowerCase()) return true;
+    if (!this.foreign.has(send.id)) {
+      this.foreign.add(send.id);
+      this.options.log?.warn({ chain: send.chain, nonce: send.nonce, send: send.id, sender: send.sender },
+        'an open deploy transaction of another sender (the deployer key changed) is left alone');
+    }
+    return false;
   }
 
   /** The deployers that cannot pay for one more deployment (DEPLOY_GAS_BUDGET at the current fees); kept 30 s. */
@@ -347,19 +437,14 @@ export class DeploymentService {
   }
 }
 
+/** Loads viem's error classes only once a chain error is to be said. */
+const errorText = async (err: unknown, chain: string) => (await import('../chain/rpc-errors.js')).chainErrorText(err, chain);
+
 const targetOf = (row: ScenarioRow): DeploymentTarget => ({ id: row.id, projectId: row.input.projectId ?? null, seq: row.seq });
 
 const transaction = (deploymentId: string, n: number, txHash: string): Transaction => ({
   id: `tx-${n}`, actionName: 'ScenarioDeploy', status: 'TxPosted', txHash, smartContractDeploymentId: deploymentId,
 });
-
-function withRequestIds(rules: Scenario['queryConfigurations'], ids: BuiltRequests['rules']): Scenario['queryConfigurations'] {
-  const byRule = new Map(ids.map((r) => [r.queryConfigurationId, r.requestId]));
-  return rules.map((qc) => {
-    const id = byRule.get(qc.id);
-    return id === undefined ? qc : { ...qc, query: { ...qc.query, requestId: id } };
-  });
-}
 
 /** The chain's own words, never the RPC URL (it may hold a key). */
 function chainError(err: unknown, chain: string): Error {

@@ -1,5 +1,8 @@
 import type { ChainSend, ChainSendState } from './types.js';
 
+/** A send replaced with a higher fee was on its way; one failed for good was refused at its broadcast (still signed). */
+export const replacedFrom = (outcome: 'replaced' | 'failed'): ChainSendState[] => (outcome === 'replaced' ? ['broadcast', 'recorded'] : ['signed']);
+
 /** The columns of chain_sends, in the order both stores write them. */
 export const CHAIN_SEND_COLUMNS = 'id, chain, sender, nonce, request, raw, tx_hash, purpose, state, replaces, created_at, updated_at';
 

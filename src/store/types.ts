@@ -169,7 +169,7 @@ export interface DeploymentFollowing {
  * maybe not broadcast), `broadcast`, `recorded` (in its scenario's deployment), then `mined` (its nonce is used on
  * chain) or `replaced` (a higher fee took its nonce).
  */
-export type ChainSendState = 'reserved' | 'signed' | 'broadcast' | 'recorded' | 'mined' | 'replaced';
+export type ChainSendState = 'reserved' | 'signed' | 'broadcast' | 'recorded' | 'mined' | 'replaced' | 'failed';
 export const OPEN_SEND_STATES: readonly ChainSendState[] = ['reserved', 'signed', 'broadcast', 'recorded'];
 
 export interface ChainSend {
@@ -201,8 +201,11 @@ export interface ChainSendRepository {
   signSend(id: string, raw: string, txHash: string, at: string): Promise<void>;
   /** True when this call moved it (its state was one of `from`). */
   moveSend(id: string, from: readonly ChainSendState[], to: ChainSendState, at: string): Promise<boolean>;
-  /** Stores `replacement` (signed, the same nonce) when `replacedId` is still open, marking it replaced; false otherwise. */
-  replaceSend(replacedId: string, replacement: ChainSend): Promise<boolean>;
+  /**
+   * Stores `replacement` (signed, the same nonce) when `replacedId` is still open, marking it replaced (from
+   * broadcast or recorded) or failed (from signed: the node refused it for good); false otherwise.
+   */
+  replaceSend(replacedId: string, replacement: ChainSend, outcome?: 'replaced' | 'failed'): Promise<boolean>;
   openSends(): Promise<ChainSend[]>;
 }
 

@@ -9,10 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { createPublicClient, createWalletClient, custom, getAddress, type Abi, type Address, type EIP1193Provider, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ID_INFORMATION_CONTEXT_URL } from '../../src/jsonld/urls.js';
+import { chainReaderFor } from '../../src/chain/index.js';
 import { ChainReader } from '../../src/chain/reader.js';
 import { RequestCheck } from '../../src/chain/request-check.js';
 import { RequestMatcher } from '../../src/chain/request-match.js';
@@ -22,6 +24,7 @@ import { auth, makeApp, tempDir } from '../helpers.js';
 import { PlanCache } from '../../src/domain/plan-cache.js';
 import { typeDeclarations } from '../../src/execution/index.js';
 import { accessFor } from '../../src/services/access.js';
+import { DeploymentFollower } from '../../src/services/deployment-follower.js';
 import { DeploymentRecorder } from '../../src/services/deployment-records.js';
 import { DeploymentService } from '../../src/services/deployments.js';
 import { openStore, type Store } from '../../src/store/index.js';
@@ -231,6 +234,38 @@ describe('deploying an OnChainZKP scenario through the service', () => {
     expect(notYet.statusCode).toBe(409);
   });
 
+  it('the follower marks a deploy Deployed; after a PATCH and a redeploy, the new one Deployed, the old Deprecated, the rules carry the new ids, execute reads the new request', async () => {
+    const followed = await makeApp({ ...env(), DATA_DIR: tempDir('scs-deploy-follow-'), CHAIN_CONFIRMATIONS: '2', CHAIN_FOLLOW_INTERVAL_MS: '100' }, { logger });
+    try {
+      const statuses = async () => (await scenarioOf(followed, 'followed')).smartContractDeployments.map((d) => d.status);
+      await createScenario(followed, 'followed', [rule('born', 20120101)]);
+      const first = await call(followed, 'POST', '/compliance/scenarios/followed/deployments');
+      expect(first.statusCode, first.body).toBe(202);
+      await chain.mine(2);
+      await expect.poll(statuses, { timeout: 30_000, interval: 100 }).toEqual(['Deployed']);
+      const oldId = (first.json() as { requests: { requestId: string }[] }).requests[0]!.requestId;
+      const before = await scenarioOf(followed, 'followed');
+      const patched = await call(followed, 'PATCH', '/compliance/scenarios/followed', { input: { queryConfigurations: [{ ...before.queryConfigurations[0], query: { ...before.queryConfigurations[0]!.query, value: 20130101 } }] } });
+      expect(patched.statusCode, patched.body).toBe(200);
+      const second = await call(followed, 'POST', '/compliance/scenarios/followed/deployments');
+      expect(second.statusCode, second.body).toBe(202);
+      const newId = (second.json() as { requests: { requestId: string }[] }).requests[0]!.requestId;
+      expect(newId).not.toBe(oldId);
+      await chain.mine(2);
+      await expect.poll(statuses, { timeout: 30_000, interval: 100 }).toEqual(['Deprecated', 'Deployed']);
+      expect((await scenarioOf(followed, 'followed')).queryConfigurations[0]!.query.requestId).toBe(newId);
+      // Bob proved the old request only, alice the new one: execute reads the new one.
+      const oldQuery = await stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt!, 20120101);
+      const newQuery = await stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt!, 20130101);
+      await s.submit(bob, BigInt(oldId), { kind: 'v2', queryHash: stack.queryHashV2(oldQuery) });
+      await s.submit(alice, BigInt(newId), { kind: 'v2', queryHash: stack.queryHashV2(newQuery) });
+      expect(await execute(followed, 'followed', alice)).toMatchObject({ status: 'valid', result: { is_valid: true } });
+      expect(await execute(followed, 'followed', bob)).toMatchObject({ status: 'not-valid' });
+    } finally {
+      await followed.close();
+    }
+  });
+
   it('a send the verifier reverts (an unwhitelisted validator) is refused with the contract\'s error, and no transaction', async () => {
     const wallet = createWalletClient({ transport: custom(provider), account: s.owner });
     const whitelist = (functionName: string) => wallet.writeContract({ address: s.verifier, abi: universal.abi, functionName, args: [s.sigV2Validator], chain: null });
@@ -247,6 +282,20 @@ describe('deploying an OnChainZKP scenario through the service', () => {
     } finally {
       await whitelist('addValidatorToWhitelist');
     }
+  });
+
+  it('a body names only the verifier and validators the configuration lists for its chain (422 naming the field, nothing sent)', async () => {
+    await createScenario(app, 'allow-listed', [rule('born', 20180101)]);
+    const nonce = await client().getTransactionCount({ address: deployer });
+    const other = await call(app, 'POST', '/compliance/scenarios/allow-listed/deployments', { verifier: s.sigV2Validator });
+    expect(other.statusCode, other.body).toBe(422);
+    expect(other.json().detail).toMatch(/^body\.verifier .* is not the verifier CHAIN_VERIFIER_ADDRESS lists for eip155:31337/);
+    const unlisted = await call(app, 'POST', '/compliance/scenarios/allow-listed/deployments', { validators: [s.sigV2Validator, s.v3Validator] });
+    expect(unlisted.statusCode, unlisted.body).toBe(422);
+    expect(unlisted.json().detail).toMatch(new RegExp(`^body\\.validators ${s.v3Validator} is not among CHAIN_VALIDATORS`, 'i'));
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
+    const listed = await call(app, 'POST', '/compliance/scenarios/allow-listed/deployments', { verifier: s.verifier.toUpperCase().replace('0X', '0x'), validators: [s.sigV2Validator] });
+    expect(listed.statusCode, listed.body).toBe(202);
   });
 
   it('a non-OnChainZKP scenario is refused (409)', async () => {
@@ -323,17 +372,22 @@ describe('the deployment service: stuck transactions and supersede', () => {
   let store: Store;
   let service: DeploymentService;
   let clock = Date.now();
+  let config: ReturnType<typeof loadConfig>;
+  let recorder: DeploymentRecorder;
+  let serviceOptions: () => ConstructorParameters<typeof DeploymentService>[0];
   const access = accessFor('*');
   const scenario = (value: number) => ({ name: 'n', type: 'OnChainZKP' as const, queryConfigurations: [rule('born', value)], smartContractDeployments: [] });
 
   beforeAll(async () => {
-    const config = loadConfig({ ...env(), DATA_DIR: tempDir('scs-deploy-service-'), CHAIN_REPLACE_AFTER_MS: '60000' });
+    config = loadConfig({ ...env(), DATA_DIR: tempDir('scs-deploy-service-'), CHAIN_REPLACE_AFTER_MS: '60000', CHAIN_CONFIRMATIONS: '1' });
     store = await openStore(config.database);
     const plans = new PlanCache(typeDeclarations);
-    service = new DeploymentService({
+    recorder = new DeploymentRecorder({ store, plans, now: () => clock });
+    serviceOptions = () => ({
       store, deploy: config.deploy, chains: config.chains, plans, now: () => clock,
-      requests: { documentLoader: createDocumentLoader({}) }, recorder: new DeploymentRecorder({ store, plans, now: () => clock }),
+      requests: { documentLoader: createDocumentLoader({}) }, recorder,
     });
+    service = new DeploymentService(serviceOptions());
   });
   afterAll(async () => store?.close());
 
@@ -363,6 +417,128 @@ describe('the deployment service: stuck transactions and supersede', () => {
     } finally {
       await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
     }
+  });
+
+  it('a deployment whose transaction was replaced (tx-1 loses its nonce to tx-2) ends Deployed, tx-1 TxFailed as dropped', async () => {
+    const follower = new DeploymentFollower({
+      store, recorder, settings: config.chains, reader: await chainReaderFor(config.chains), check: check(), now: () => clock,
+      log: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+    });
+    await store.create('replaced', scenario(20140101) as never, new Date(clock).toISOString());
+    await provider.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      await service.deploy(access, 'replaced', {});
+      await follower.poll(); // sees tx-1 pending: its sender and nonce
+      clock += 60_001;
+      expect(await service.replaceStuck()).toBe(1);
+      await provider.request({ method: 'evm_mine', params: [] } as never);
+    } finally {
+      await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
+    }
+    const deployment = async () => (await store.find('replaced', undefined))[0]!.input.smartContractDeployments[0]!;
+    for (let i = 0; i < 6 && (await deployment()).status === 'DeploymentStarted'; i++) {
+      await chain.mine(1);
+      await follower.poll();
+    }
+    const d = await deployment();
+    expect(d.transactions!.map((t) => [t.id, t.status])).toEqual([['tx-1', 'TxFailed'], ['tx-2', 'TxConfirmed']]);
+    expect(d.transactions![0]!.errorMessage).toMatch(/^dropped: sender .* has used nonce/);
+    expect(d).toMatchObject({ status: 'Deployed' });
+    await follower.stop();
+  });
+
+  it('refuses, before taking a nonce, a deploy whose gas is above CHAIN_DEPLOY_MAX_GAS (422 naming it)', async () => {
+    await store.create('too-much-gas', scenario(20150101) as never, new Date(clock).toISOString());
+    const capped = new DeploymentService({ ...serviceOptions(), deploy: { ...config.deploy, maxGas: 50_000n } });
+    const nonce = await client().getTransactionCount({ address: deployer });
+    const open = (await store.openSends()).length;
+    const refused = await capped.deploy(access, 'too-much-gas', {}).then(() => undefined, (err: unknown) => err as { statusCode: number; code: string; message: string });
+    expect(refused).toMatchObject({ statusCode: 422, code: 'SCS_DEPLOY_REFUSED' });
+    expect(refused!.message).toMatch(/above CHAIN_DEPLOY_MAX_GAS \(50000\)/);
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
+    expect(await store.openSends()).toHaveLength(open);
+  });
+
+  it('a transaction the node refuses for good (insufficient funds at broadcast) answers 422, a transfer fills its nonce, later deploys are mined', async () => {
+    await store.create('refused', scenario(20160101) as never, new Date(clock).toISOString());
+    await store.create('after-refused', scenario(20170101) as never, new Date(clock).toISOString());
+    const setBalance = (wei: string) => provider.request({ method: 'hardhat_setBalance', params: [deployer, wei] } as never);
+    let broadcasts = 0;
+    // The first broadcast finds the deployer penniless (drained after the checks), the filler finds it funded again.
+    const draining = new DeploymentService({ ...serviceOptions(), beforeBroadcast: () => (broadcasts++ === 0 ? setBalance('0x1') : setBalance('0x56BC75E2D63100000')) });
+    const nonce = await client().getTransactionCount({ address: deployer });
+    try {
+      const refused = await draining.deploy(access, 'refused', {}).then(() => undefined, (err: unknown) => err as { statusCode: number; message: string });
+      expect(refused).toMatchObject({ statusCode: 422 });
+      expect(refused!.message).toMatch(/refused the deploy transaction: .*(funds|balance)/i);
+    } finally {
+      await setBalance('0x56BC75E2D63100000');
+    }
+    expect((await store.find('refused', undefined))[0]!.input.smartContractDeployments).toEqual([]);
+    // Its nonce went to a 21,000-gas transfer to itself.
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce + 1);
+    const block = await client().getBlock({ blockTag: 'latest', includeTransactions: true });
+    expect(block.transactions.map((t) => [t.from.toLowerCase(), t.to?.toLowerCase(), t.nonce, t.gas, t.value])).toEqual([[deployer.toLowerCase(), deployer.toLowerCase(), nonce, 21_000n, 0n]]);
+    const { deployment } = await service.deploy(access, 'after-refused', {});
+    const receipt = await client().getTransactionReceipt({ hash: deployment.transactions![0]!.txHash as Hex });
+    expect(receipt.status).toBe('success');
+    expect((await client().getTransaction({ hash: receipt.transactionHash })).nonce).toBe(nonce + 1);
+  });
+
+  it('logs replaceStuck\'s and recover\'s failures without the RPC URL (a secret in its path and credentials)', async () => {
+    await store.create('secret-url', scenario(20190101) as never, new Date(clock).toISOString());
+    await provider.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      await service.deploy(access, 'secret-url', {}); // pending: an open send on the chain
+    } finally {
+      await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
+    }
+    const logged: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => { logged.push(line); } }) as unknown as FastifyBaseLogger;
+    const dead = loadConfig({ ...env(), CHAIN_RPC_URLS: 'eip155:31337=http://scs-user:PASSWORD123@127.0.0.1:9/v3/PATHSECRET456' });
+    const unreachable = new DeploymentService({ ...serviceOptions(), chains: dead.chains, log });
+    clock += 60_001;
+    expect(await unreachable.replaceStuck()).toBe(0);
+    expect(await unreachable.recover(0)).toBe(0);
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.filter((l) => /PATHSECRET456|PASSWORD123|scs-user|127\.0\.0\.1:9/.test(l))).toEqual([]);
+    await chain.mine(1);
+  });
+
+  it('does not replace a stuck transaction when the fee cap leaves less than a tenth more, and says so once', async () => {
+    await store.create('near-cap', scenario(20200101) as never, new Date(clock).toISOString());
+    await provider.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      const { deployment } = await service.deploy(access, 'near-cap', {});
+      const sent = await client().getTransaction({ hash: deployment.transactions![0]!.txHash as Hex });
+      const logged: string[] = [];
+      const log = pino({ level: 'warn' }, { write: (line: string) => { logged.push(line); } }) as unknown as FastifyBaseLogger;
+      const capped = new DeploymentService({ ...serviceOptions(), log, deploy: { ...config.deploy, maxFeePerGas: (sent.maxFeePerGas! * 105n) / 100n } });
+      clock += 60_001;
+      expect(await capped.replaceStuck()).toBe(0);
+      expect(await capped.replaceStuck()).toBe(0);
+      expect(logged.filter((l) => l.includes('less than the tenth more'))).toHaveLength(1);
+      expect((await store.find('near-cap', undefined))[0]!.input.smartContractDeployments[0]!.transactions).toHaveLength(1);
+    } finally {
+      await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
+      await chain.mine(1);
+    }
+  });
+
+  it('after a key rotation, an open send of the old sender is neither signed nor replaced with the new key (said once)', async () => {
+    const old = privateKeyToAccount(generatePrivateKey()).address.toLowerCase();
+    const request = JSON.stringify({ to: s.verifier, data: '0x', gas: '21000', maxFeePerGas: '1000000000', maxPriorityFeePerGas: '1' });
+    const orphan = await store.reserveSend({ id: 'rotated-send', chain: 'eip155:31337', sender: old, request, purpose: '{"fills":"none"}', createdAt: new Date(clock).toISOString() }, 0);
+    const logged: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => { logged.push(line); } }) as unknown as FastifyBaseLogger;
+    const rotated = new DeploymentService({ ...serviceOptions(), log });
+    const nonce = await client().getTransactionCount({ address: deployer });
+    expect(await rotated.recover(0)).toBe(0);
+    expect(await rotated.recover(0)).toBe(0);
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
+    expect((await store.openSends()).find((x) => x.id === orphan.id)).toMatchObject({ state: 'reserved', raw: null });
+    expect(logged.filter((l) => l.includes('another sender'))).toHaveLength(1);
+    await store.moveSend(orphan.id, ['reserved'], 'failed', new Date(clock).toISOString());
   });
 
   it('supersede: once the new deployment is Deployed, the rules take its requestIds and the old one is Deprecated', async () => {

@@ -1,4 +1,4 @@
-import { CHAIN_SEND_COLUMNS, chainSendOf, chainSendValues, type ChainSendRow } from '../chain-send-rows.js';
+import { CHAIN_SEND_COLUMNS, chainSendOf, chainSendValues, replacedFrom, type ChainSendRow } from '../chain-send-rows.js';
 import { OPEN_SEND_STATES, type ChainSend, type ChainSendRepository } from '../types.js';
 import { placeholders, type PostgresDatabase } from './database.js';
 import { inTransaction } from './revisions.js';
@@ -28,8 +28,9 @@ export function postgresChainSends(db: PostgresDatabase): ChainSendRepository {
       const r = await storage.write(() => pool.query('UPDATE chain_sends SET state = $1, updated_at = $2 WHERE id = $3 AND state = ANY($4)', [to, at, id, from]));
       return (r.rowCount ?? 0) > 0;
     },
-    replaceSend: (replacedId, replacement) => transaction(async (q) => {
-      const moved = await q("UPDATE chain_sends SET state = 'replaced', updated_at = $2 WHERE id = $1 AND state IN ('broadcast', 'recorded')", [replacedId, replacement.createdAt]);
+    replaceSend: (replacedId, replacement, outcome = 'replaced') => transaction(async (q) => {
+      const moved = await q('UPDATE chain_sends SET state = $3, updated_at = $2 WHERE id = $1 AND state = ANY($4)',
+        [replacedId, replacement.createdAt, outcome, replacedFrom(outcome)]);
       if ((moved.rowCount ?? 0) === 0) return false;
       await q(INSERT, [...chainSendValues(replacement)]);
       return true;

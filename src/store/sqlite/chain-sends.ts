@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { CHAIN_SEND_COLUMNS, chainSendOf, chainSendValues, type ChainSendRow } from '../chain-send-rows.js';
+import { CHAIN_SEND_COLUMNS, chainSendOf, chainSendValues, replacedFrom, type ChainSendRow } from '../chain-send-rows.js';
 import { OPEN_SEND_STATES, type ChainSend, type ChainSendRepository, type ChainSendState, type NewChainSend } from '../types.js';
 import type { Transactional } from './database.js';
 
@@ -30,8 +30,8 @@ export function sqliteChainSends(db: Database.Database, write: Transactional): C
   });
   const signTx = write((id: string, raw: string, txHash: string, at: string) => sign.run(raw, txHash, at, id));
   const moveTx = write(move);
-  const replaceTx = write((replacedId: string, replacement: ChainSend) => {
-    if (!move(replacedId, ['broadcast', 'recorded'], 'replaced', replacement.createdAt)) return false;
+  const replaceTx = write((replacedId: string, replacement: ChainSend, outcome: 'replaced' | 'failed' = 'replaced') => {
+    if (!move(replacedId, replacedFrom(outcome), outcome, replacement.createdAt)) return false;
     insert.run(...chainSendValues(replacement));
     return true;
   });
