@@ -220,7 +220,7 @@ function buildRuleQueryConfigurations(ctx: GeneratorContext, type: ScenarioTypes
 /**
  * Deployments the life-cycle rules (src/domain/deployments.ts) accept whatever was stored before: fresh ids (a new
  * deployment may start in any status), statuses that need no address or txHash, transactions that name their own
- * deployment.
+ * deployment, and a txHash that is a transaction hash (0x and 64 hex digits) where there is one.
  */
 function ruleValidDeployments(ctx: GeneratorContext): fc.Arbitrary<Record<string, unknown>[]> {
   const deployment = ctx.arbs.valid(ctx.api.component('SmartContractDeployment')) as fc.Arbitrary<Record<string, unknown>>;
@@ -237,6 +237,8 @@ function ruleValidDeployments(ctx: GeneratorContext): fc.Arbitrary<Record<string
       ...(Array.isArray(transactions) && {
         transactions: (transactions as Record<string, unknown>[]).map((t, j) => {
           const { status: _s, smartContractDeploymentId: _d, ...tx } = t;
+          const hex = uuid.replace(/-/g, '').repeat(2).slice(0, 62);
+          if (typeof tx.txHash === 'string') tx.txHash = `0x${hex}${j.toString(16).padStart(2, '0')}`;
           return { ...tx, id: `${id}-tx-${j}`, smartContractDeploymentId: id, ...(txStatus !== undefined && { status: txStatus }) };
         }),
       }),
