@@ -108,7 +108,7 @@ export async function composeAdapters(config: Config, deps: AppDeps, log: Fastif
   const store = deps.store
     ? observeStore(deps.store, metrics)
     : await openStore(config.database, (err) => log.warn({ err }, 'database connection error'), metrics);
-  const budgets = config.redis && new SharedBudgets(config.redis.url, config.redis.prefix, log);
+  const budgets = config.redis && new SharedBudgets(config.redis.url, config.redis.prefix, log, undefined, config.redis.commandTimeoutMs);
   try {
     await budgets?.connect();
     const onVerdicts = (results: readonly ExecutionResult[]) => metrics.countVerdicts(results);

@@ -36,6 +36,7 @@ const BAD: [variable: string, env: Env][] = [
   ['REDIS_URL', { REDIS_URL: 'http://cache.internal:6379' }],
   ['REDIS_URL', { REDIS_URL: 'redis://[bad' }],
   ['REDIS_KEY_PREFIX', { REDIS_KEY_PREFIX: 'scs prod' }],
+  ['REDIS_COMMAND_TIMEOUT_MS', { REDIS_COMMAND_TIMEOUT_MS: '5' }],
   ['MAX_EVENT_LOOP_DELAY_MS', { MAX_EVENT_LOOP_DELAY_MS: '60001' }],
   ['REQUEST_TIMEOUT_MS', { REQUEST_TIMEOUT_MS: '1.5' }],
   ['WORKERS', { WORKERS: '0' }],

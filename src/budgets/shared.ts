@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import type { SharedAnswers } from '../trust/did-resolver.js';
 import type { SharedColdBudget } from '../trust/types.js';
 
-const COMMAND_TIMEOUT_MS = 100;
+const COMMAND_TIMEOUT_MS = 100; // REDIS_COMMAND_TIMEOUT_MS's default
 const RECONNECT_MS = 1000;
 /** A socket silent this long is destroyed, its sent commands failed (a stalled Redis sends no RST). */
 const SOCKET_TIMEOUT_MS = 1000;
@@ -64,13 +64,13 @@ export class SharedBudgets {
   private readonly ghosts = new Map<string, { key: string; members: string[] }>();
   private closed = false;
 
-  constructor(url: string, private readonly prefix: string, private readonly log: Log, private readonly coldLeaseMs = COLD_LEASE_MS) {
+  constructor(url: string, private readonly prefix: string, private readonly log: Log, private readonly coldLeaseMs = COLD_LEASE_MS, commandTimeoutMs = COMMAND_TIMEOUT_MS) {
     this.redis = new Redis(url, {
       lazyConnect: true,
       enableOfflineQueue: false,
-      connectTimeout: COMMAND_TIMEOUT_MS * 10,
-      commandTimeout: COMMAND_TIMEOUT_MS,
-      socketTimeout: SOCKET_TIMEOUT_MS,
+      connectTimeout: commandTimeoutMs * 10,
+      commandTimeout: commandTimeoutMs,
+      socketTimeout: Math.max(SOCKET_TIMEOUT_MS, commandTimeoutMs * 10),
       maxRetriesPerRequest: 0,
       retryStrategy: () => RECONNECT_MS,
     });

@@ -88,6 +88,11 @@ export const serviceEnv = Type.Object({
     default: 'scs:',
     description: 'Prefix of every key the service writes to `REDIS_URL`\'s Redis (several deployments may share one Redis).',
   }),
+  REDIS_COMMAND_TIMEOUT_MS: integer(10, 5000, {
+    default: 100,
+    description: 'How long a Redis command may take before the budgets fall back to per process for at least a second ' +
+      '(one PING a second then decides when they are shared again). Each request waits for it at most once per outage.',
+  }),
   SHADOW_QUEUE_LIMIT: integer(0, 10_000, {
     default: 256,
     description: 'Shadow evaluations waiting at once, per process (see "Shadow runs" in docs/governance.md): beyond it an ' +
@@ -155,10 +160,10 @@ function trustProxy(raw: string | undefined): string[] {
   });
 }
 
-function redis(url: string | undefined, prefix: string): Config['redis'] {
+function redis(url: string | undefined, prefix: string, commandTimeoutMs: number): Config['redis'] {
   if (url === undefined) return undefined;
   if (!URL.canParse(url) || !/^rediss?:$/.test(new URL(url).protocol)) throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
-  return { url, prefix };
+  return { url, prefix, commandTimeoutMs };
 }
 
 /** PUBLIC_BASE_URL: callback URLs are made by appending paths, so it may have a path but no query or fragment. */
@@ -204,7 +209,7 @@ export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): Serv
     dryRunsPerMinute: env.DRY_RUNS_PER_MINUTE,
     shadowQueueLimit: env.SHADOW_QUEUE_LIMIT,
     shadowQueueBytes: env.SHADOW_QUEUE_BYTES,
-    redis: redis(env.REDIS_URL, env.REDIS_KEY_PREFIX),
+    redis: redis(env.REDIS_URL, env.REDIS_KEY_PREFIX, env.REDIS_COMMAND_TIMEOUT_MS),
     maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     workers: workers(env.WORKERS, database),

@@ -27,7 +27,7 @@ export interface Config {
   shadowQueueLimit: number;
   shadowQueueBytes: number;
   /** REDIS_URL: budgets shared across instances. */
-  redis?: { url: string; prefix: string };
+  redis?: { url: string; prefix: string; commandTimeoutMs: number };
   /** 0: off. */
   maxEventLoopDelayMs: number;
   /** 0: no limit. */
