@@ -6,6 +6,7 @@ import neostandard, { resolveIgnoresFromGitignore } from 'neostandard';
 export default [
   ...neostandard({
     ts: true,
+    filesTs: ['**/*.cts'],
     semi: true,
     ignores: [...resolveIgnoresFromGitignore(), 'coverage/**', 'dist/**', 'test/**/contracts/**'],
   }),
@@ -27,7 +28,7 @@ export default [
   },
   {
     name: 'project/typescript',
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.cts'],
     rules: {
       // TypeBox's `const X = Type.Object(...)` + `type X = Static<typeof X>` pair; tsc itself rejects real redeclarations.
       '@typescript-eslint/no-redeclare': 'off',

@@ -1,14 +1,16 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export function compiledWorker(moduleUrl: string, name: string): string {
+/** A thread's file for Piscina (src/thread-entry.cts) and, in its workerData, the ES module it runs. */
+export function compiledWorker(moduleUrl: string, name: string): { filename: string; entry: string } {
   const here = fileURLToPath(moduleUrl);
-  if (here.endsWith('.js')) return path.join(path.dirname(here), path.basename(name));
-  const built = path.resolve(path.dirname(here), '..', '..', 'dist', name);
-  if (!fs.existsSync(built)) throw new Error(`the worker ${built} is missing: run npm run build first`);
-  return built;
+  const dist = here.endsWith('.js') ? path.resolve(path.dirname(here), '..') : path.resolve(path.dirname(here), '..', '..', 'dist');
+  const module = path.join(dist, name);
+  const filename = path.join(dist, 'thread-entry.cjs');
+  for (const file of [module, filename]) if (!fs.existsSync(file)) throw new Error(`the worker ${file} is missing: run npm run build first`);
+  return { filename, entry: pathToFileURL(module).href };
 }
 
 /** web-worker runs workerData.mod in any thread. */

@@ -37,15 +37,16 @@ function acquire(threads: number, documents: Readonly<Record<string, unknown>> |
   let entry = shared.get(key);
   if (entry === undefined) {
     pinNiceAddon();
+    const worker = compiledWorker(import.meta.url, 'trust/cold-worker.js');
     entry = {
       piscina: new Piscina<ColdTask, ColdResult>({
-        filename: compiledWorker(import.meta.url, 'trust/cold-worker.js'),
+        filename: worker.filename,
         minThreads: threads,
         maxThreads: threads,
         // Threads stay: loading the iden3 libraries costs about a second of CPU each.
         idleTimeout: Infinity,
         niceIncrement: 10,
-        workerData: { documents, ...webWorkerData('credential-verification') },
+        workerData: { documents, entry: worker.entry, ...webWorkerData('credential-verification') },
       }),
       users: 0,
     };

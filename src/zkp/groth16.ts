@@ -11,14 +11,16 @@ import type { Groth16Task } from './groth16-worker.js';
 let pool: Piscina | undefined;
 /** It exits when idle, so it never holds the process up. */
 function threads(): Piscina {
+  if (pool !== undefined) return pool;
   pinNiceAddon();
-  pool ??= new Piscina({
-    filename: compiledWorker(import.meta.url, 'zkp/groth16-worker.js'),
+  const worker = compiledWorker(import.meta.url, 'zkp/groth16-worker.js');
+  pool = new Piscina({
+    filename: worker.filename,
     minThreads: 0,
     maxThreads: 1,
     idleTimeout: 30_000,
     niceIncrement: 10,
-    workerData: webWorkerData('groth16-verification'),
+    workerData: { entry: worker.entry, ...webWorkerData('groth16-verification') },
   });
   return pool;
 }
