@@ -5,17 +5,22 @@
  * with the event-loop blocks and GC pauses that fell in the same window. Nothing in src/ knows of it.
  *
  * Driven over the IPC channel of the child process: {inproc: 'start'} clears and starts recording, {inproc: 'stop'}
- * stops and answers {inproc: 'stats', routes, loop, gc}. Not recording, it costs two channel lookups per request.
+ * stops and answers {inproc: 'stats', routes, loop, gc}; {inproc: 'memory'} answers the process's memory (bench/soak.mjs). Not recording, it costs two channel lookups per request.
  *
  * What it cannot see: a request whose bytes wait in the socket's buffer while the loop is busy has not "arrived" yet,
  * so that wait is outside its window (it shows as event-loop delay, and on the client's side).
  */
 import dc from 'node:diagnostics_channel';
 import fs from 'node:fs';
-import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 
 const LAG_TICK_MS = 2;
-const GC_KINDS = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental', 8: 'weak callbacks' };
+const GC_KINDS = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental marking',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+};
 let recording = false;
 let requests = []; // {key, start, end, inflight}
 let gcs = []; // [start, end, kind]
@@ -174,9 +179,20 @@ function stop() {
   };
 }
 
+// {inproc: 'memory'}: process.memoryUsage() and the heap used right after the last mark-compact (a figure that the
+// young generation's fill level does not move), for the soak.
+let afterMajor;
+const majorObserver = new PerformanceObserver((list) => {
+  if (list.getEntries().some((e) => (e.detail?.kind ?? e.kind) === constants.NODE_PERFORMANCE_GC_MAJOR)) afterMajor = process.memoryUsage().heapUsed;
+});
+
 if (process.send) {
   process.on('message', (m) => {
-    if (m?.inproc === 'start') {
+    if (m?.inproc === 'memory') {
+      if (afterMajor === undefined) majorObserver.observe({ entryTypes: ['gc'] });
+      afterMajor ??= NaN;
+      process.send({ inproc: 'memory', ...process.memoryUsage(), heapAfterMajor: afterMajor });
+    } else if (m?.inproc === 'start') {
       start();
       process.send({ inproc: 'started' });
     } else if (m?.inproc === 'stop') {

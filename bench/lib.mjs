@@ -143,7 +143,7 @@ function inprocControl(child) {
     child.on('message', on);
     child.send({ inproc: cmd });
   });
-  return { start: () => ask('start', 'started'), stop: () => ask('stop', 'stats') };
+  return { start: () => ask('start', 'started'), stop: () => ask('stop', 'stats'), memory: () => ask('memory', 'memory') };
 }
 
 /** Removes what a server left behind: its temp DATA_DIR, and its PostgreSQL schema. */
