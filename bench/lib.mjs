@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { demoIdCredentials, syntheticIdCredentials, TOKEN } from './fixtures.mjs';
 
@@ -55,9 +55,10 @@ export const SERVICE_ENV = { MALLOC_ARENA_MAX: '2' };
 
 /**
  * Starts bench/server.mjs on a store of its own. Answers {port, pid, child, target, stop()}. Node runs with
- * SERVICE_NODE_ARGS, then `nodeArgs` (e.g. --cpu-prof), then BENCH_SERVER_NODE_ARGS (a later flag wins).
+ * SERVICE_NODE_ARGS, then `nodeArgs` (e.g. --cpu-prof), then BENCH_SERVER_NODE_ARGS (a later flag wins). With
+ * `inproc`, the server preloads bench/inproc.mjs and the answer has inproc.start() / inproc.stop() (its figures).
  */
-export async function startServer(target, { nodeArgs = [], env = {} } = {}) {
+export async function startServer(target, { nodeArgs = [], env = {}, inproc = false } = {}) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'scs-bench-'));
   const serverEnv = {
     ...SERVICE_ENV,
@@ -80,10 +81,11 @@ export async function startServer(target, { nodeArgs = [], env = {} } = {}) {
     serverEnv.DATABASE_SCHEMA = schema;
   }
   const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...SERVICE_NODE_ARGS, ...nodeArgs, ...extra, path.join(here, 'server.mjs')], {
+  const preload = inproc ? ['--import', pathToFileURL(path.join(here, 'inproc.mjs')).href] : [];
+  const child = spawn(process.execPath, [...SERVICE_NODE_ARGS, ...preload, ...nodeArgs, ...extra, path.join(here, 'server.mjs')], {
     cwd: root,
     env: serverEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', ...(inproc ? ['ipc'] : [])],
   });
   let stderr = '';
   child.stderr.on('data', (d) => {
@@ -116,6 +118,7 @@ export async function startServer(target, { nodeArgs = [], env = {} } = {}) {
     dataDir: scratch,
     sqliteFile: path.join(scratch, 'scenarios.db'),
     base: `http://127.0.0.1:${ready.port}`,
+    inproc: inproc ? inprocControl(child) : undefined,
     /** SIGTERM, wait for a graceful exit (so that in-flight requests finish and profiles are written). */
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -125,6 +128,22 @@ export async function startServer(target, { nodeArgs = [], env = {} } = {}) {
       return r;
     },
   };
+}
+
+/** start() and stop() of bench/inproc.mjs in a server child, over its IPC channel; stop() answers the figures. */
+function inprocControl(child) {
+  const ask = (cmd, reply) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`inproc ${cmd}: no answer from the server within 30 s`)), 30_000);
+    const on = (m) => {
+      if (m?.inproc !== reply) return;
+      clearTimeout(timer);
+      child.off('message', on);
+      resolve(m);
+    };
+    child.on('message', on);
+    child.send({ inproc: cmd });
+  });
+  return { start: () => ask('start', 'started'), stop: () => ask('stop', 'stats'), memory: () => ask('memory', 'memory') };
 }
 
 /** Removes what a server left behind: its temp DATA_DIR, and its PostgreSQL schema. */
