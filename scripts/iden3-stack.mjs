@@ -249,8 +249,9 @@ export async function deployIden3Stack(provider) {
      * `kind` 'custom': an empty proof, for a validator that reads none. `revocationChecked` false: a V2 proof made
      * without the revocation check (what a request with skipClaimRevocationCheck takes). `circuitId`: the circuit
      * the proof names in the response's metadata (the stable V3 validator picks its Groth16 verifier by it).
+     * `linkID`: a grouped V3 proof's, shared with the `kind` 'linked' proof of its group (its `queryHashes`).
      */
-    async submit(sender, requestId, { kind, queryHash, revocationChecked = true, circuitId }) {
+    async submit(sender, requestId, { kind, queryHash, revocationChecked = true, circuitId, linkID = 0n, queryHashes = [] }) {
       if (kind === 'custom') {
         return write(verifier, 'UniversalVerifier', 'submitResponse', [
           { authMethod: 'embeddedAuth', proof: '0x' }, [{ requestId, proof: '0x', metadata: '0x' }], '0x',
@@ -260,7 +261,10 @@ export async function deployIden3Stack(provider) {
       const userID = genesisId(BigInt(sender) + 1n);
       const inputs = kind === 'v2'
         ? [1n, userID, queryHash, issuerState, requestId, challengeOf(sender), 0n, issuerID, revocationChecked ? 1n : 0n, issuerState, timestamp]
-        : [userID, queryHash, issuerState, 0n, 0n, 0n, 1n, requestId, challengeOf(sender), 0n, issuerID, issuerState, timestamp, 1n];
+        : kind === 'linked'
+          // linkedMultiQuery10: linkID, merklized, 10 operator outputs, 10 query hashes (the unused ones 0).
+          ? [linkID, 1n, ...new Array(10).fill(0n), ...queryHashes, ...new Array(10 - queryHashes.length).fill(0n)]
+          : [userID, queryHash, issuerState, linkID, 0n, 0n, 1n, requestId, challengeOf(sender), 0n, issuerID, issuerState, timestamp, 1n];
       const proof = encodeAbiParameters(PROOF, [inputs, [0n, 0n], [[0n, 0n], [0n, 0n]], [0n, 0n]]);
       const metadata = circuitId === undefined ? '0x' : encodeAbiParameters([{ type: 'string' }], [circuitId]);
       return write(verifier, 'UniversalVerifier', 'submitResponse', [

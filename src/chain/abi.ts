@@ -208,6 +208,7 @@ export const verifierErrorsAbi = [
   error('ValidatorNotSupportInterface', ['address', 'validator']),
   // VerifierLib's, which setRequests reverts with.
   error('GroupIdAlreadyExists', ['uint256', 'groupID']),
+  error('GroupIdNotFound', ['uint256', 'groupId']),
   error('GroupIdNotValid'),
   error('GroupMustHaveAtLeastTwoRequests', ['uint256', 'groupID']),
   error('LinkIDNotTheSameForGroupedRequests'),

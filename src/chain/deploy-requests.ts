@@ -24,10 +24,20 @@ export interface VerifierRequest {
   creator: Address;
 }
 
+/** IVerifier.MultiRequest of @iden3/contracts 3.4: the single (ungrouped) requests and the groups asked together. */
+export interface MultiRequest {
+  multiRequestId: bigint;
+  requestIds: bigint[];
+  groupIds: bigint[];
+  metadata: Hex;
+}
+
 export interface BuiltRequests {
   requests: VerifierRequest[];
   /** Per rule, in the scenario's order. */
   rules: { queryConfigurationId: string; requestId: string }[];
+  /** Set (setMultiRequest, after setRequests) when the scenario asks several proofs at once. */
+  multiRequest?: MultiRequest;
 }
 
 /** A rule the service cannot turn into a request; `pointer` under the scenario. */
@@ -93,6 +103,7 @@ export async function buildRequests(rules: readonly QueryConfiguration[], option
   const requests: VerifierRequest[] = [];
   const ids = new Map<string, bigint>();
   const linked = new Map<number, { rules: { qc: QueryConfiguration; expected: Expected }[] }>();
+  const members: { requestId: bigint; groupId: bigint }[] = [];
 
   for (const [i, qc] of rules.entries()) {
     const pointer = `/queryConfigurations/${i}/query`;
@@ -115,6 +126,7 @@ export async function buildRequests(rules: readonly QueryConfiguration[], option
       : v2Params(expected, validator.circuit, allowedIssuers);
     const requestId = typeOneRequestId(params, options.creator);
     requests.push({ requestId, metadata: metadataOf(qc), validator: validator.address, params, creator: options.creator });
+    members.push({ requestId, groupId: kind === 'credentialAtomicQueryV3' ? BigInt(qc.query.groupId ?? 0) : 0n });
     ids.set(qc.id, requestId);
   }
 
@@ -124,9 +136,33 @@ export async function buildRequests(rules: readonly QueryConfiguration[], option
     const params = linkedParams(group.rules.map((r) => r.expected), validator.circuit, BigInt(groupId));
     const requestId = typeOneRequestId(params, options.creator);
     requests.push({ requestId, metadata: JSON.stringify({ linkedGroup: groupId }), validator: validator.address, params, creator: options.creator });
+    members.push({ requestId, groupId: BigInt(groupId) });
     for (const r of group.rules) ids.set(r.qc.id, requestId);
   }
-  return { requests, rules: rules.map((qc) => ({ queryConfigurationId: qc.id, requestId: String(ids.get(qc.id)) })) };
+  const multiRequest = multiRequestOf(members, options.creator);
+  return {
+    requests, rules: rules.map((qc) => ({ queryConfigurationId: qc.id, requestId: String(ids.get(qc.id)) })), ...(multiRequest && { multiRequest }),
+  };
+}
+
+/**
+ * The multi-request of a scenario's requests when there are two or more (one proof alone needs none): requests of a
+ * group go in by their groupID, the others by id, each once in first-seen order. Its id is what VerifierLib's
+ * setMultiRequest checks: keccak256(abi.encodePacked(requestIds, groupIds, creator)), no type prefix.
+ */
+export function multiRequestOf(members: readonly { requestId: bigint; groupId: bigint }[], creator: Address): MultiRequest | undefined {
+  const requestIds: bigint[] = [];
+  const groupIds: bigint[] = [];
+  const seen = new Set<bigint>();
+  for (const m of members) {
+    if (seen.has(m.requestId)) continue;
+    seen.add(m.requestId);
+    if (m.groupId === 0n) requestIds.push(m.requestId);
+    else if (!groupIds.includes(m.groupId)) groupIds.push(m.groupId);
+  }
+  if (seen.size < 2) return undefined;
+  const multiRequestId = BigInt(keccak256(encodePacked(['uint256[]', 'uint256[]', 'address'], [requestIds, groupIds, creator])));
+  return { multiRequestId, requestIds, groupIds, metadata: '0x' };
 }
 
 function v2Params(expected: Expected, circuit: string, allowedIssuers: bigint[]): Hex {
@@ -171,3 +207,17 @@ export const setRequestsAbi = [{
 
 export const setRequestsData = (requests: readonly VerifierRequest[]): Hex =>
   encodeFunctionData({ abi: setRequestsAbi, functionName: 'setRequests', args: [requests] });
+
+const setMultiRequestAbi = [{
+  type: 'function', name: 'setMultiRequest', stateMutability: 'nonpayable', outputs: [],
+  inputs: [{
+    name: 'multiRequest', type: 'tuple',
+    components: [
+      { name: 'multiRequestId', type: 'uint256' }, { name: 'requestIds', type: 'uint256[]' }, { name: 'groupIds', type: 'uint256[]' },
+      { name: 'metadata', type: 'bytes' },
+    ],
+  }],
+}] as const;
+
+export const setMultiRequestData = (multi: MultiRequest): Hex =>
+  encodeFunctionData({ abi: setMultiRequestAbi, functionName: 'setMultiRequest', args: [multi] });

@@ -8,7 +8,9 @@ import {
 import { setTimeout as sleep } from 'node:timers/promises';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { ChainEndpoint } from './config.js';
-import { setRequestsAbi, setRequestsData, type ValidatorCircuits, type VerifierRequest } from './deploy-requests.js';
+import {
+  setMultiRequestData, setRequestsAbi, setRequestsData, type MultiRequest, type ValidatorCircuits, type VerifierRequest,
+} from './deploy-requests.js';
 
 /** The UniversalVerifier's own errors, to name a revert. */
 const verifierErrors = [
@@ -72,6 +74,10 @@ export function refusedForGood(err: unknown): boolean {
   return texts.some((t) => REFUSED_FOR_GOOD.some((re) => re.test(t)));
 }
 
+/** setMultiRequest's gas: a base, and per request or group id the slot it fills and the validator call that checks it. */
+const MULTI_BASE_GAS = 250_000n;
+const MULTI_ENTRY_GAS = 150_000n;
+
 /** Gas of a plain transfer: what fills a refused send's nonce. */
 const TRANSFER_GAS = 21_000n;
 
@@ -112,21 +118,30 @@ export class DeployerChain {
     } catch (err) {
       throw new DeployRefusal(`setRequests on verifier ${verifier} (${this.endpoint.chain}) would revert: ${revertReason(err)}`, 'reverted');
     }
-    const gas = (estimate * 6n) / 5n;
+    return this.priced(verifier, setRequestsData(requests), (estimate * 6n) / 5n, 'setRequests', 'the estimate and a fifth more');
+  }
+
+  /**
+   * setMultiRequest reverts until setRequests is mined (its requests must exist), so it cannot be estimated before:
+   * its gas is a bound on what it stores and checks (test/chain/deploy-multi.test.ts measures the margin).
+   */
+  prepareMulti(verifier: Address, multi: MultiRequest): Promise<UnsignedSend> {
+    const gas = MULTI_BASE_GAS + MULTI_ENTRY_GAS * BigInt(multi.requestIds.length + multi.groupIds.length);
+    return this.priced(verifier, setMultiRequestData(multi), gas, 'setMultiRequest', 'a bound on its storage');
+  }
+
+  private async priced(verifier: Address, data: Hex, gas: bigint, call: string, basis: string): Promise<UnsignedSend> {
     const [fees, block, balance] = await Promise.all([this.fees(), this.client.getBlock({ blockTag: 'latest' }), this.balance()]);
     const cap = block.gasLimit < this.maxGas ? block.gasLimit : this.maxGas;
     if (gas > cap) {
       const by = cap === this.maxGas ? `CHAIN_DEPLOY_MAX_GAS (${this.maxGas})` : `the latest block's gas limit (${block.gasLimit})`;
-      throw new DeployRefusal(`setRequests on ${this.endpoint.chain} needs ${gas} gas (the estimate and a fifth more), above ${by}: deploy fewer rules at once`, 'gas');
+      throw new DeployRefusal(`${call} on ${this.endpoint.chain} needs ${gas} gas (${basis}), above ${by}: deploy fewer rules at once`, 'gas');
     }
     const cost = gas * fees.maxFeePerGas;
     if (cost > balance) {
       throw new DeployRefusal(`the deployer ${this.account.address} on ${this.endpoint.chain} holds ${balance} wei, less than this deploy may cost (${cost} wei): fund it`, 'funds');
     }
-    return {
-      to: verifier, data: setRequestsData(requests), gas: String(gas),
-      maxFeePerGas: String(fees.maxFeePerGas), maxPriorityFeePerGas: String(fees.maxPriorityFeePerGas),
-    };
+    return { to: verifier, data, gas: String(gas), maxFeePerGas: String(fees.maxFeePerGas), maxPriorityFeePerGas: String(fees.maxPriorityFeePerGas) };
   }
 
   /** A zero-value transfer to itself: signed with a refused send's nonce, it lets the later ones be mined. */

@@ -115,6 +115,8 @@ interface StoredRequestRead {
   requestId: RequestId;
   validator: string;
   query: StoredQuery | StoredLinkedQuery;
+  /** getRequest's creator (absent from legacy getZKPRequest): a multi-request's id is computed with it. */
+  creator?: string;
 }
 
 interface StoredMultiRequest {

@@ -88,11 +88,12 @@ export class RequestReads {
     const notFound = { requestId, code: 'request-not-found' as const, error: `request ${BigInt(id)} does not exist on verifier ${verifier} (${chain.chain})` };
     let validator: Address | undefined;
     let params: Hex | undefined;
+    let creator: Address | undefined;
     const current = await call(chain, verifier, encodeFunctionData({ abi: requestAbi, functionName: 'getRequest', args: [BigInt(id)] }));
     if (current.ok && current.data !== '0x') {
       try {
         const r = decodeFunctionResult({ abi: requestAbi, functionName: 'getRequest', data: current.data });
-        [validator, params] = [r.validator, r.params];
+        [validator, params, creator] = [r.validator, r.params, r.creator];
       } catch { /* not this interface */ }
     } else if (!current.ok && isNotFound(current.data)) {
       return (await this.readMulti(chain, verifier, id)) ?? notFound;
@@ -123,7 +124,7 @@ export class RequestReads {
         unreadable: `validator ${validator} of request ${BigInt(id)} is not an iden3 credential validator of circuit ${query.circuitIds.join(', ')}`,
       };
     }
-    return { requestId, validator, query };
+    return creator === undefined ? { requestId, validator, query } : { requestId, validator, query, creator };
   }
 
   private async readMulti(chain: ChainClient, verifier: Address, id: RequestId): Promise<StoredRequestEntry | undefined> {

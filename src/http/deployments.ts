@@ -37,8 +37,10 @@ export const deploymentRoutes: FastifyPluginAsyncTypebox<{ deployments: Deployme
       summary: 'Deploy an OnChainZKP scenario\'s rules to a verifier contract',
       description: 'Turns every rule into a UniversalVerifier request (@iden3/contracts 3.x: the validator proving its circuit, ' +
         'params and query hash as iden3\'s libraries compute them, allowed issuers from trustedIssuers, a type-1 request id) and ' +
-        'sends them in one setRequests transaction signed with the service\'s key (CHAIN_DEPLOYER_KEY). The scenario gets a ' +
-        'deployment DeploymentStarted with its transaction TxPosted and each rule\'s request (`requests`); the rules take those ' +
+        'sends them in one setRequests transaction signed with the service\'s key (CHAIN_DEPLOYER_KEY); where the rules make two ' +
+        'requests or more, a setMultiRequest of them follows (the ungrouped requests by id, the groups by groupId), its own ' +
+        'transaction. The scenario gets a deployment DeploymentStarted with its transactions TxPosted (ScenarioDeploy both: ' +
+        'tx-1 setRequests, tx-2 setMultiRequest) and each rule\'s request (`requests`); the rules take those ' +
         'requestIds at once when no deployment is Deployed, else when this one is. Answers 202 before the transaction is mined; ' +
         'Location is the deployment, to follow.',
       tags, security: [{ bearerAuth: ['scenarios:write'] }],

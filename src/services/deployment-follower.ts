@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { parseChainRef, redactRpcUrl, type ChainSettings } from '../chain/config.js';
 import type { OnChainRuleOutcome } from '../chain/outcomes.js';
-import { requestIdOf, type ProofStatusReader } from '../chain/proof-status.js';
+import { requestIdOf, type ProofStatusReader, type StoredRequestEntry } from '../chain/proof-status.js';
 import type { RequestCheck } from '../chain/request-check.js';
 import { txRound, type RoundAnswer, type RoundAsk } from '../chain/tx-round.js';
 import { supersedeWith, TX_HASH, withRequestIds, type SmartContractDeployment, type Transaction } from '../domain/deployments.js';
@@ -454,7 +454,22 @@ export class DeploymentFollower {
       scenarioVerifierAddress: address, chain: f.chain, blockNumber: null,
     }));
     const checked = await check.apply(outcomes, rules, entries, f.scenario.trustedIssuers);
-    return [...missing, ...checked.filter((o) => o.requestId !== null && o.status === 'error').flatMap((o) => o.reasons)];
+    const differences = [...missing, ...checked.filter((o) => o.requestId !== null && o.status === 'error').flatMap((o) => o.reasons)];
+    const multi = (f.deployment.requests ?? []).length > 0 ? await this.multiDifferences(f, address, rules, entries) : [];
+    return multi === undefined ? undefined : [...differences, ...multi];
+  }
+
+  /** A deployment the service made (it records `requests`) holds the rules' multi-request where they make one. */
+  private async multiDifferences(
+    f: Followed, address: string, rules: Scenario['queryConfigurations'], entries: StoredRequestEntry[],
+  ): Promise<string[] | undefined> {
+    const { expectedMultiRequest, multiRequestDifferences } = await import('../chain/request-multi.js');
+    const expected = expectedMultiRequest(rules, entries);
+    if (expected === undefined) return [];
+    if (typeof expected === 'string') return [expected];
+    const [entry] = await this.options.reader.readRequests?.({ chain: f.chain, verifierAddress: address, requestIds: [expected.multiRequestId] }) ?? [];
+    if (entry !== undefined && 'code' in entry && TRANSIENT.has(entry.code)) return undefined;
+    return multiRequestDifferences(expected, entry);
   }
 
   /** Transactions that a whole lap did not load are forgotten. */

@@ -11,7 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Address, Hex } from 'viem';
 import type { ChainSettings } from '../chain/config.js';
 import { forChain, type DeploySettings } from '../chain/deploy-config.js';
-import type { BuiltRequests } from '../chain/deploy-requests.js';
+import type { BuiltRequests, MultiRequest } from '../chain/deploy-requests.js';
 import type { DeployerChain, UnsignedSend } from '../chain/deploy-sender.js';
 import type { RequestMatchOptions } from '../chain/request-match.js';
 import { supersedeWith, withRequestIds, type SmartContractDeployment, type Transaction } from '../domain/deployments.js';
@@ -174,10 +174,31 @@ export class DeploymentService {
       id: randomUUID(), chain, sender: deployer.address.toLowerCase(), request: JSON.stringify(unsigned), purpose: JSON.stringify(purpose),
       createdAt: this.at(),
     }, await deployer.nonce('pending').catch((err: unknown) => Promise.reject(chainError(err, chain))));
-    const recorded = await this.carryOn(deployer, send);
+    let recorded = await this.carryOn(deployer, send);
+    if (built.multiRequest !== undefined && recorded !== undefined) recorded = (await this.sendMulti(deployer, chain, purpose, built.multiRequest)) ?? recorded;
     const deployment = recorded?.input.smartContractDeployments.find((d) => d.id === deploymentId);
     if (recorded === undefined || deployment === undefined) throw new ScenarioNotFound(scenarioId);
     return { deployment, row: recorded };
+  }
+
+  /**
+   * The deployment's setMultiRequest, its own send with the next nonce (mined after setRequests, whose requests it
+   * names), recorded as the deployment's next transaction. setRequests is on its way already: a failure here is
+   * logged, not answered, and the follower fails the deployment for the multi-request it does not find.
+   */
+  private async sendMulti(deployer: DeployerChain, chain: string, purpose: Purpose, multi: MultiRequest): Promise<ScenarioRow | undefined> {
+    try {
+      const unsigned = await deployer.prepareMulti(purpose.verifier, multi);
+      const send = await this.options.store.reserveSend({
+        id: randomUUID(), chain, sender: deployer.address.toLowerCase(), request: JSON.stringify(unsigned),
+        purpose: JSON.stringify(purpose), createdAt: this.at(),
+      }, await deployer.nonce('pending'));
+      return await this.carryOn(deployer, send);
+    } catch (err) {
+      this.options.log?.warn({ chain, deployment: purpose.deploymentId, err: await errorText(err, chain) },
+        'the deployment\'s setMultiRequest was not sent: the follower will fail the deployment');
+      return undefined;
+    }
   }
 
   /** Signs a reserved send, broadcasts a signed one, records a broadcast one: from wherever a crash left it. */

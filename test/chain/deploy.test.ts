@@ -30,35 +30,13 @@ import { DeploymentService } from '../../src/services/deployments.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import pg from 'pg';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from '../pg.js';
-// @ts-expect-error: a JavaScript module without declarations (it is also the demo's)
-import * as stackModule from '../../scripts/iden3-stack.mjs';
+import { ID_INFORMATION, stack, type Stack } from './deploy-stack.js';
 import { startLocalChain, type LocalChain } from './evm.js';
 
 const require = createRequire(import.meta.url);
 const universal = require('@iden3/contracts/build/contracts/UniversalVerifier.json') as { abi: Abi };
 
-interface Query { schema: bigint; claimPathKey: bigint; operator: bigint; slotIndex?: bigint; values: bigint[]; circuitIds?: string[]; groupID?: bigint; allowedIssuers?: bigint[] }
-interface Stack {
-  accounts: Address[]; owner: Address; verifier: Address; sigV2Validator: Address; v3Validator: Address; issuerID: bigint;
-  deployLinkedValidator(): Promise<Address>; deployStableV3Validator(): Promise<Address>;
-  submit(sender: Address, id: bigint, o: { kind: 'v2' | 'v3'; queryHash?: bigint; circuitId?: string }): Promise<unknown>;
-}
-const stack = stackModule as {
-  deployIden3Stack(p: EIP1193Provider): Promise<Stack>;
-  sigV2Params(q: Query): Hex; v3Params(q: Query): Hex; linkedParams(conditions: Query[], groupID: bigint): Hex;
-  queryHashV2(q: Query): bigint; queryHashV3(q: Query): bigint;
-  typeOneRequestId(params: Hex, creator: Address): bigint;
-  circuitQuery(type: { url: string; document: unknown; type: string }, attribute: string, operator: bigint, value: unknown): Promise<Query>;
-  OPERATORS: Record<string, bigint>;
-};
 const { OPERATORS } = stack;
-
-const root = path.resolve(import.meta.dirname, '../..');
-const ID_INFORMATION = {
-  url: ID_INFORMATION_CONTEXT_URL,
-  type: 'IDInformation',
-  document: JSON.parse(fs.readFileSync(path.join(root, 'src/jsonld/documents/IDInformation-v1.jsonld.json'), 'utf8')) as unknown,
-};
 const ATTRIBUTE = 'personalData.birthDate';
 const SUBVERSION = 'credentialAtomicQueryV3OnChain-16-16-64-16-32';
 

@@ -1,0 +1,197 @@
+/**
+ * A deployment of several proofs at once on a local Hardhat node with the real iden3 stack (@iden3/contracts 3.4.0,
+ * scripts/iden3-stack.mjs; Groth16 stubbed): setRequests, then setMultiRequest as its own transaction, both recorded
+ * in the deployment; the follower marks it Deployed only when the verifier holds the rules' requests and their
+ * multi-request. Encodings follow the contract's side where iden3's libraries and it could differ: the request id is
+ * VerifierLib.checkRequestIdCorrectness's, the multi-request id VerifierLib.setMultiRequest's keccak256 (the script
+ * computes both independently, as @iden3/contracts' own tests do); the params are js-sdk's query hashes.
+ */
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import {
+  createPublicClient, custom, decodeFunctionData, encodePacked, getAddress, keccak256, type Abi, type Address, type EIP1193Provider, type Hex,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ID_INFORMATION_CONTEXT_URL } from '../../src/jsonld/urls.js';
+import { auth, makeApp, tempDir } from '../helpers.js';
+import { ID_INFORMATION, stack, type Stack } from './deploy-stack.js';
+import { startLocalChain, type LocalChain } from './evm.js';
+
+const require = createRequire(import.meta.url);
+const universal = require('@iden3/contracts/build/contracts/UniversalVerifier.json') as { abi: Abi };
+
+const { OPERATORS } = stack;
+const ATTRIBUTE = 'personalData.birthDate';
+const SUBVERSION = 'credentialAtomicQueryV3OnChain-16-16-64-16-32';
+const GROUP = 9;
+
+let chain: LocalChain;
+let provider: EIP1193Provider;
+let s: Stack;
+let stable: Address;
+let linked: Address;
+let alice: Address;
+let bob: Address;
+const KEY = generatePrivateKey();
+const deployer = privateKeyToAccount(KEY).address;
+let app: FastifyInstance;
+
+const rule = (id: string, value: number, extra: Record<string, unknown> = {}) => ({
+  id, query: { type: 'IDInformation', context: ID_INFORMATION_CONTEXT_URL, requestId: 1, attribute: ATTRIBUTE, operator: '$lt', value, circuitId: 'credentialAtomicQueryV3', ...extra },
+});
+/** A V3 rule alone, and a linked multi-query rule: a V3 query and a linkedMultiQuery one sharing a groupId. */
+/** Group ids are the verifier's, not a scenario's (GroupIdAlreadyExists): each scenario here takes its own. */
+const rules = (after: number, group: number) => [
+  rule('born-v3', 20020101 + group),
+  rule('grouped', 20050101, { requestId: 2, groupId: group }),
+  rule('after', after, { requestId: 3, groupId: group, circuitId: 'linkedMultiQuery', operator: '$gt' }),
+];
+
+interface Deployment {
+  id: string; status: string; errorMessage?: string;
+  transactions: { id: string; actionName: string; status: string; txHash: string }[];
+  requests: { queryConfigurationId: string; requestId: string }[];
+}
+
+async function call(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) {
+  return app.inject({ method, url, headers: auth, ...(payload !== undefined && { payload: payload as object }) });
+}
+
+async function deploy(id: string, queryConfigurations: unknown[]): Promise<Deployment> {
+  const created = await call('POST', '/compliance/scenarios', { id, input: { name: id, type: 'OnChainZKP', queryConfigurations, smartContractDeployments: [] } });
+  expect(created.statusCode, created.body).toBe(201);
+  const res = await call('POST', `/compliance/scenarios/${id}/deployments`, {});
+  expect(res.statusCode, res.body).toBe(202);
+  return res.json() as Deployment;
+}
+
+const scenarioOf = async (id: string) => (await call('GET', `/compliance/scenarios/${id}`)).json().input as {
+  queryConfigurations: { id: string; query: Record<string, unknown> }[]; smartContractDeployments: Deployment[];
+};
+const client = () => createPublicClient({ transport: custom(provider) });
+const read = (functionName: string, args: unknown[]) => client().readContract({ address: s.verifier, abi: universal.abi, functionName, args });
+
+/** What VerifierLib.setMultiRequest requires of the id, computed here apart from src/chain. */
+const multiRequestId = (requestIds: bigint[], groupIds: bigint[]) =>
+  BigInt(keccak256(encodePacked(['uint256[]', 'uint256[]', 'address'], [requestIds, groupIds, deployer])));
+
+beforeAll(async () => {
+  chain = await startLocalChain();
+  provider = (require('hardhat') as { network: { provider: EIP1193Provider } }).network.provider;
+  s = await stack.deployIden3Stack(provider);
+  stable = await s.deployStableV3Validator();
+  linked = await s.deployLinkedValidator();
+  [, alice, bob] = s.accounts as [Address, Address, Address];
+  await provider.request({ method: 'hardhat_setBalance', params: [deployer, '0x56BC75E2D63100000'] } as never);
+  app = await makeApp({
+    DATA_DIR: tempDir('scs-deploy-multi-'), CHAIN_RPC_URLS: `eip155:31337=${chain.url}`, CHAIN_DEPLOYER_KEY: KEY, CHAIN_VERIFIER_ADDRESS: s.verifier,
+    CHAIN_VALIDATORS: [stable, linked].join(','), CHAIN_CONFIRMATIONS: '2', CHAIN_FOLLOW_INTERVAL_MS: '100',
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await app?.close();
+  await chain?.stop();
+});
+
+describe('a deployment of several proofs at once (@iden3/contracts 3.4.0 UniversalVerifier)', () => {
+  it('a request carries no auth method in 3.4.0: setRequests takes (requestId, metadata, validator, params, creator) and getRequest answers each as sent', async () => {
+    // The auth method is the verifier's (owner-only setAuthMethod) and the prover's (submitResponse's AuthResponse).
+    const setRequests = universal.abi.find((e) => e.type === 'function' && e.name === 'setRequests') as unknown as { inputs: { components: { name: string }[] }[] };
+    expect(setRequests.inputs[0]!.components.map((c) => c.name)).toEqual(['requestId', 'metadata', 'validator', 'params', 'creator']);
+    const withAuth = universal.abi.flatMap((e) => (e.type === 'function' && JSON.stringify(e.inputs).includes('authMethod') ? [e.name] : [])).sort();
+    expect(withAuth).toEqual(['authMethodExists', 'disableAuthMethod', 'enableAuthMethod', 'getAuthMethod', 'setAuthMethod', 'submitResponse']);
+
+    const d = await deploy('sent-as-read', rules(19100101, 11));
+    const tx = await client().getTransaction({ hash: d.transactions[0]!.txHash as Hex });
+    const { functionName, args } = decodeFunctionData({ abi: universal.abi, data: tx.input });
+    expect(functionName).toBe('setRequests');
+    const sent = (args as [{ requestId: bigint }[]])[0];
+    expect(sent).toHaveLength(3);
+    for (const request of sent) expect(await read('getRequest', [request.requestId])).toEqual(request);
+  });
+
+  it('sends setMultiRequest after setRequests, recorded as the deployment\'s tx-2 (ScenarioDeploy), of the single request and the group, under the contract\'s id', async () => {
+    const d = await deploy('multi-sent', [...rules(19200101, 12), rule('second', 20060101, { requestId: 4 }), rule('third', 20070101, { requestId: 5 })]);
+    expect(d.transactions.map((t) => [t.id, t.actionName, t.status])).toEqual([['tx-1', 'ScenarioDeploy', 'TxPosted'], ['tx-2', 'ScenarioDeploy', 'TxPosted']]);
+    const [first, , , second, third] = d.requests.map((r) => BigInt(r.requestId));
+    const singles = [first!, second!, third!];
+    const expected = multiRequestId(singles, [12n]);
+    const receipt = await client().getTransactionReceipt({ hash: d.transactions[1]!.txHash as Hex });
+    expect(receipt.status).toBe('success');
+    const tx = await client().getTransaction({ hash: d.transactions[1]!.txHash as Hex });
+    expect(decodeFunctionData({ abi: universal.abi, data: tx.input }).functionName).toBe('setMultiRequest');
+    // The gas it was given is a bound (it cannot be estimated before setRequests is mined): what it used, against it.
+    console.log(`setMultiRequest gas used ${receipt.gasUsed} of ${tx.gas} given (${(Number(receipt.gasUsed) / Number(tx.gas)).toFixed(2)})`);
+    expect(receipt.gasUsed).toBeLessThan(tx.gas);
+    expect(await read('getMultiRequest', [expected])).toEqual({ multiRequestId: expected, requestIds: singles, groupIds: [12n], metadata: '0x' });
+  });
+
+  it('from an empty chain: a V3 rule and a linked multi-query group, deployed, Deployed by the follower; the wallet\'s proofs make execute valid and the multi-request verified', async () => {
+    const d = await deploy('v3-linked', rules(19000101, GROUP));
+    await chain.mine(2);
+    const status = async () => (await scenarioOf('v3-linked')).smartContractDeployments.map((x) => x.status);
+    await expect.poll(status, { timeout: 30_000, interval: 100 }).toEqual(['Deployed']);
+    const input = await scenarioOf('v3-linked');
+    expect(input.smartContractDeployments[0]!.transactions.map((t) => t.status)).toEqual(['TxConfirmed', 'TxConfirmed']);
+    const [single, grouped, after] = d.requests.map((r) => BigInt(r.requestId)) as [bigint, bigint, bigint];
+    expect(input.queryConfigurations.map((qc) => qc.query.requestId)).toEqual([single, grouped, after].map(String));
+
+    // The script's own requests (js-sdk from the JSON-LD context): what the chain holds.
+    const v3 = { ...(await stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt!, 20020101 + GROUP)), circuitIds: ['credentialAtomicQueryV3OnChain'] };
+    const inGroup = { ...(await stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt!, 20050101)), circuitIds: ['credentialAtomicQueryV3OnChain'], groupID: BigInt(GROUP) };
+    const condition = await stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$gt!, 19000101);
+    expect(await read('getRequest', [single])).toMatchObject({ validator: getAddress(stable), params: stack.v3Params(v3), creator: deployer });
+    expect(await read('getRequest', [grouped])).toMatchObject({ validator: getAddress(stable), params: stack.v3Params(inGroup) });
+    expect(await read('getRequest', [after])).toMatchObject({ validator: getAddress(linked), params: stack.linkedParams([condition], BigInt(GROUP)) });
+    const multi = multiRequestId([single], [BigInt(GROUP)]);
+
+    await s.submit(alice, single, { kind: 'v3', queryHash: stack.queryHashV3(v3), circuitId: SUBVERSION });
+    await s.submit(alice, grouped, { kind: 'v3', queryHash: stack.queryHashV3(inGroup), circuitId: SUBVERSION, linkID: 4242n });
+    await s.submit(alice, after, { kind: 'linked', linkID: 4242n, queryHashes: [stack.queryHashLinked(condition)] });
+    const executed = await call('POST', '/compliance/scenarios/execute', { scenarioId: 'v3-linked', address: alice, credentials: [] });
+    expect(executed.statusCode, executed.body).toBe(200);
+    expect(executed.json()[0].result).toMatchObject({ status: 'valid', result: { is_valid: true } });
+    expect(await read('areMultiRequestProofsVerified', [multi, alice])).toBe(true);
+
+    // Bob's linked proof names another credential (linkID): each request is proved, the multi-request is not.
+    await s.submit(bob, single, { kind: 'v3', queryHash: stack.queryHashV3(v3), circuitId: SUBVERSION });
+    await s.submit(bob, grouped, { kind: 'v3', queryHash: stack.queryHashV3(inGroup), circuitId: SUBVERSION, linkID: 1n });
+    await s.submit(bob, after, { kind: 'linked', linkID: 2n, queryHashes: [stack.queryHashLinked(condition)] });
+    expect(await read('areMultiRequestProofsVerified', [multi, bob])).toBe(false);
+  });
+
+  it('a rule whose on-chain request differs (the linked condition changed before the follower decided) is never Deployed', async () => {
+    const d = await deploy('differs', rules(19300101, 13));
+    const before = await scenarioOf('differs');
+    const changed = before.queryConfigurations.map((qc) => (qc.id === 'after' ? { ...qc, query: { ...qc.query, value: 19310101 } } : qc));
+    const patched = await call('PATCH', '/compliance/scenarios/differs', { input: { queryConfigurations: changed } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    await chain.mine(2);
+    const deployment = async () => (await scenarioOf('differs')).smartContractDeployments.find((x) => x.id === d.id)!;
+    await expect.poll(async () => (await deployment()).status, { timeout: 30_000, interval: 100 }).toBe('DeploymentFailed');
+    expect((await deployment()).errorMessage).toMatch(/rule "after" does not match request/);
+  });
+
+  it('a deployment recording its requests (as the service\'s do) whose verifier lacks their multi-request is never Deployed, naming it', async () => {
+    const queries = await Promise.all([20080101, 20090101].map(async (v) =>
+      ({ ...(await stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt!, v)), circuitIds: ['credentialAtomicQueryV3OnChain'] })));
+    const ids = [7001n, 7002n];
+    // setRequests alone, by the owner: the requests match the rules, no multi-request holds them.
+    const { transactionHash } = await s.setRequests(queries.map((q, i) => ({ requestId: ids[i]!, validator: stable, params: stack.v3Params(q) })));
+    const queryConfigurations = [rule('a', 20080101, { requestId: '7001' }), rule('b', 20090101, { requestId: '7002' })];
+    const deployment = {
+      id: 'by-hand', contractName: 'UniversalVerifier', status: 'DeploymentStarted', address: s.verifier, chain: chain.chain,
+      transactions: [{ id: 'tx-1', actionName: 'ScenarioDeploy', status: 'TxPosted', txHash: transactionHash, smartContractDeploymentId: 'by-hand' }],
+      requests: [{ queryConfigurationId: 'a', requestId: '7001' }, { queryConfigurationId: 'b', requestId: '7002' }],
+    };
+    const created = await call('POST', '/compliance/scenarios', { id: 'no-multi', input: { name: 'no-multi', type: 'OnChainZKP', queryConfigurations, smartContractDeployments: [deployment] } });
+    expect(created.statusCode, created.body).toBe(201);
+    await chain.mine(2);
+    const found = async () => (await scenarioOf('no-multi')).smartContractDeployments[0]!;
+    await expect.poll(async () => (await found()).status, { timeout: 30_000, interval: 100 }).toBe('DeploymentFailed');
+    const expected = BigInt(keccak256(encodePacked(['uint256[]', 'uint256[]', 'address'], [ids, [], s.owner])));
+    expect((await found()).errorMessage).toContain(`the verifier has no multi-request ${expected} (requests 7001, 7002; groups none)`);
+  });
+});
