@@ -156,6 +156,22 @@ describe('valid signatures', () => {
     }
   });
 
+  it('one key over many signatures (the second sight of a key builds its window table): both agree, valid and tampered', () => {
+    const sk = new PrivateKey(randomBytes(32));
+    const cases = Array.from({ length: 8 }, () => jsSigned(sk, randBelow(p)));
+    for (const [i, c] of cases.entries()) {
+      check(c, true, `signature ${i}`);
+      check({ ...c, msg: (c.msg + 1n) % p }, false, `signature ${i}, msg + 1`);
+      check({ ...c, S: (c.S + 1n) % l }, false, `signature ${i}, S + 1`);
+      check({ ...c, A: add(c.A, at(torsion, 2)) }, false, `signature ${i}, key with a small-order component`);
+    }
+    // The same tabled key with another key's signature, and that key twice: each answer as js-crypto's.
+    const other = jsSigned(new PrivateKey(randomBytes(32)), 5n);
+    check({ ...other, A: at(cases, 0).A }, false, 'another signer');
+    check(other, true, 'the other key, first sight');
+    check(other, true, 'the other key, tabled');
+  });
+
   it("iden3/js-crypto's own test vector (tests/babyjub.test.ts upstream; no signPoseidon vector ships in node_modules)", () => {
     const sk = new PrivateKey(Hex.decodeString('0001020304050607080900010203040506070809000102030405060708090001'));
     const msg = ffUtils.leBuff2int(Hex.decodeString('000102030405060708090000'));
