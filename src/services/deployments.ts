@@ -112,7 +112,7 @@ export class DeploymentService {
         throw new DeployerMissing(`No deployer key is configured for chain ${chain}: set CHAIN_DEPLOYER_KEY (or CHAIN_DEPLOYER_KEY_FILE), ` +
           `one key or ${chain}=<key>, to let the service sign its setRequests transactions`);
       }
-      found = import('../chain/deploy-sender.js').then(({ DeployerChain }) => new DeployerChain(endpoint, key, this.options.deploy.maxFeePerGas, this.options.deploy.maxGas));
+      found = import('../chain/deploy-sender.js').then(({ DeployerChain }) => new DeployerChain(endpoint, key, this.options.deploy.maxFeePerGas, this.options.deploy.maxGas, this.options.chains.timeoutMs));
       this.deployers.set(chain, found);
     }
     return found;
@@ -222,7 +222,11 @@ export class DeploymentService {
    * followed by replaceStuck() until mined): else the nonce stays unused and every later send waits behind it.
    */
   private async fill(deployer: DeployerChain, refused: ChainSend): Promise<void> {
-    const request = await deployer.filler();
+    // A chain that does not answer now leaves the refused send signed: recover() meets the refusal again and fills then.
+    const request = await deployer.filler().catch(async (err: unknown) => {
+      this.options.log?.warn({ chain: refused.chain, nonce: refused.nonce, err: await errorText(err, refused.chain) }, 'the transfer filling a refused nonce was not prepared; will retry');
+    });
+    if (request === undefined) return;
     const signed = await deployer.sign(request, refused.nonce);
     const at = this.at();
     const filler: ChainSend = {

@@ -6,6 +6,8 @@
  * transaction is another part's: the test PATCHes the deployment to Deployed as an operator would.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -590,6 +592,100 @@ describe.skipIf(!pgAvailable)('two instances on one PostgreSQL', () => {
     } finally {
       await one.close();
       await two.close();
+    }
+  });
+});
+
+/**
+ * An RPC proxy on 127.0.0.1 in front of the node that holds the calls of the methods in `stalled` unanswered (or, with
+ * `mode` 'close', closes their connection): a node that times out or does not answer.
+ */
+async function stallingProxy() {
+  const held = new Set<http.ServerResponse>();
+  const p = { stalled: new Set<string>(), mode: 'stall' as 'stall' | 'close', methods: [] as string[], url: '', close: async () => {} };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      const methods = ([JSON.parse(body)].flat() as { method: string }[]).map((c) => c.method);
+      p.methods.push(...methods);
+      if (methods.some((m) => p.stalled.has(m))) {
+        if (p.mode === 'close') req.socket.destroy();
+        else held.add(res);
+        return;
+      }
+      void fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  p.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  p.close = () => new Promise<void>((resolve) => {
+    for (const res of held) res.socket?.destroy();
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+  return p;
+}
+
+describe('a chain that times out or does not answer during a deploy', () => {
+  let proxy: Awaited<ReturnType<typeof stallingProxy>>;
+  let slow: FastifyInstance;
+  let stalls = 0;
+  beforeAll(async () => {
+    proxy = await stallingProxy();
+    slow = await makeApp({ ...env(), DATA_DIR: tempDir('scs-deploy-stall-'), CHAIN_RPC_URLS: `eip155:31337=${proxy.url}`, CHAIN_READ_TIMEOUT_MS: '200' }, { logger });
+  });
+  afterAll(async () => {
+    await slow?.close();
+    await proxy?.close();
+  });
+
+  // The validators' circuits (eth_call), the estimate, the fees and gas limit (the latest block), the balance, the nonce.
+  it.each([
+    ['eth_call', 'stall'], ['eth_estimateGas', 'stall'], ['eth_getBlockByNumber', 'stall'], ['eth_getBalance', 'stall'],
+    ['eth_getTransactionCount', 'stall'], ['eth_estimateGas', 'close'], ['eth_getBalance', 'close'],
+  ] as const)('%s (%s): 503 SCS_CHAIN_UNAVAILABLE with Retry-After, nothing sent or recorded', async (method, mode) => {
+    const id = `stall-${method}-${mode}`.replace(/_/g, '-');
+    await createScenario(slow, id, [rule('born', 20300101 + stalls++)]);
+    const nonce = await client().getTransactionCount({ address: deployer });
+    proxy.stalled = new Set([method]);
+    proxy.mode = mode;
+    proxy.methods = [];
+    try {
+      const res = await call(slow, 'POST', `/compliance/scenarios/${id}/deployments`);
+      expect(res.statusCode, res.body).toBe(503);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.json()).toMatchObject({ status: 503, code: 'SCS_CHAIN_UNAVAILABLE' });
+      expect(res.json().detail).toMatch(/^Chain eip155:31337 did not answer the deploy/);
+      expect(res.body).not.toContain(proxy.url.replace('http://', ''));
+      expect(proxy.methods).toContain(method);
+      expect(proxy.methods).not.toContain('eth_sendRawTransaction');
+    } finally {
+      proxy.stalled = new Set();
+    }
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
+    expect((await scenarioOf(slow, id)).smartContractDeployments).toEqual([]);
+    // Asked again once the chain answers, the deploy goes through.
+    const again = await call(slow, 'POST', `/compliance/scenarios/${id}/deployments`);
+    expect(again.statusCode, again.body).toBe(202);
+  });
+
+  it('a broadcast the node does not answer: the stored transaction is the deployment\'s (202), a retried POST signs no second one (409)', async () => {
+    await createScenario(slow, 'stall-broadcast', [rule('born', 20310101)]);
+    proxy.stalled = new Set(['eth_sendRawTransaction']);
+    proxy.mode = 'stall';
+    try {
+      const res = await call(slow, 'POST', '/compliance/scenarios/stall-broadcast/deployments');
+      expect(res.statusCode, res.body).toBe(202);
+      expect(res.json()).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxPosted' }] });
+      const again = await call(slow, 'POST', '/compliance/scenarios/stall-broadcast/deployments');
+      expect(again.statusCode, again.body).toBe(409);
+      expect((await scenarioOf(slow, 'stall-broadcast')).smartContractDeployments).toHaveLength(1);
+    } finally {
+      proxy.stalled = new Set();
     }
   });
 });
