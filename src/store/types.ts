@@ -207,6 +207,8 @@ export interface ChainSendRepository {
    */
   replaceSend(replacedId: string, replacement: ChainSend, outcome?: 'replaced' | 'failed'): Promise<boolean>;
   openSends(): Promise<ChainSend[]>;
+  /** The sends on `chain` whose transaction hash (lower case) is among `hashes`, whatever their state. */
+  sendsWithHashes(chain: string, hashes: readonly string[]): Promise<ChainSend[]>;
 }
 
 export type Store = StoreHandle & ScenarioRepository & ScenarioRevisionRepository & ScenarioApprovals & ExecutionRepository & WebhookOutbox &

@@ -5,6 +5,7 @@
  * query hashes, the contract's type-1 ids); a wallet's response then makes execute answer valid. Following the
  * transaction is another part's: the test PATCHes the deployment to Deployed as an operator would.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -446,6 +447,52 @@ describe('the deployment service: stuck transactions and supersede', () => {
     expect(d.transactions!.map((t) => [t.id, t.status])).toEqual([['tx-1', 'TxFailed'], ['tx-2', 'TxConfirmed']]);
     expect(d.transactions![0]!.errorMessage).toMatch(/^dropped: sender .* has used nonce/);
     expect(d).toMatchObject({ status: 'Deployed' });
+    await follower.stop();
+  });
+
+  it('two deployments in flight, transactions of one action: the one dropped for real fails its deployment, the replaced one (known from chain_sends only) does not', async () => {
+    const follower = new DeploymentFollower({
+      store, recorder, settings: config.chains, reader: await chainReaderFor(config.chains), check: check(), now: () => clock,
+      log: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+    });
+    await store.create('lost-replacement', scenario(20320101) as never, new Date(clock).toISOString());
+    await store.create('lost-for-real', scenario(20330101) as never, new Date(clock).toISOString());
+    // B: the service's transaction, then a second ScenarioDeploy recorded as a PATCH would, that no node ever held.
+    const { deployment: b } = await service.deploy(access, 'lost-for-real', {});
+    const [rowB] = await store.find('lost-for-real', undefined);
+    const never = `0x${randomBytes(32).toString('hex')}`;
+    await service.recordDeployment({ id: 'lost-for-real', projectId: null, seq: rowB!.seq }, b.id, (input) => ({
+      ...input,
+      smartContractDeployments: input.smartContractDeployments.map((d) => (d.id !== b.id
+        ? d
+        : {
+            ...d, transactions: [...d.transactions!, { id: 'tx-2', actionName: 'ScenarioDeploy', status: 'TxPosted', txHash: never, smartContractDeploymentId: b.id }],
+          })),
+    }));
+    // A: tx-1 replaced by tx-2 (same nonce) before the follower ever saw it: only chain_sends knows their nonce.
+    await provider.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      await service.deploy(access, 'lost-replacement', {});
+      clock += 60_001;
+      expect(await service.replaceStuck()).toBe(1);
+      await provider.request({ method: 'evm_mine', params: [] } as never);
+    } finally {
+      await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
+    }
+    const deployment = async (id: string) => (await store.find(id, undefined))[0]!.input.smartContractDeployments[0]!;
+    for (let i = 0; i < 8 && ((await deployment('lost-replacement')).status === 'DeploymentStarted' || (await deployment('lost-for-real')).status === 'DeploymentStarted'); i++) {
+      await chain.mine(1);
+      clock += config.chains.txDropAfterMs;
+      await follower.poll();
+    }
+    const a = await deployment('lost-replacement');
+    expect(a.transactions!.map((t) => [t.id, t.status])).toEqual([['tx-1', 'TxFailed'], ['tx-2', 'TxConfirmed']]);
+    expect(a.transactions![0]!.errorMessage).toMatch(/^dropped:/);
+    expect(a).toMatchObject({ status: 'Deployed' });
+    const lost = await deployment('lost-for-real');
+    expect(lost.transactions!.map((t) => [t.id, t.status])).toEqual([['tx-1', 'TxConfirmed'], ['tx-2', 'TxFailed']]);
+    expect(lost).toMatchObject({ status: 'DeploymentFailed' });
+    expect(lost.errorMessage).toMatch(/^transaction "tx-2" failed: dropped: neither mined nor pending/);
     await follower.stop();
   });
 

@@ -41,5 +41,10 @@ export function postgresChainSends(db: PostgresDatabase): ChainSendRepository {
       );
       return rows.map(chainSendOf);
     },
+    async sendsWithHashes(chain, hashes) {
+      if (hashes.length === 0) return [];
+      const { rows } = await query<ChainSendRow>(`SELECT ${CHAIN_SEND_COLUMNS} FROM chain_sends WHERE chain = $1 AND tx_hash = ANY($2)`, [chain, [...hashes]]);
+      return rows.map(chainSendOf);
+    },
   };
 }

@@ -47,5 +47,10 @@ export function sqliteChainSends(db: Database.Database, write: Transactional): C
     async openSends() {
       return open.all().map(chainSendOf);
     },
+    async sendsWithHashes(chain, hashes) {
+      if (hashes.length === 0) return [];
+      return db.prepare<unknown[], ChainSendRow>(`SELECT ${CHAIN_SEND_COLUMNS} FROM chain_sends WHERE chain = ? AND tx_hash IN (${hashes.map(() => '?').join(', ')})`)
+        .all(chain, ...hashes).map(chainSendOf);
+    },
   };
 }
