@@ -170,10 +170,20 @@ export class DeploymentService {
     }
     const deploymentId = `deploy-${randomUUID()}`;
     const purpose: Purpose = { scenario: targetOf(row), deploymentId, verifier, rules: built.rules };
+    const sendId = randomUUID();
+    // Under the sender's lock: an open send of the same call (another instance's deploy of these rules) is not sent twice.
+    const sameCall = (open: ChainSend) => {
+      const other = JSON.parse(open.request) as UnsignedSend;
+      return other.to.toLowerCase() === unsigned.to.toLowerCase() && other.data === unsigned.data;
+    };
     const send = await this.options.store.reserveSend({
-      id: randomUUID(), chain, sender: deployer.address.toLowerCase(), request: JSON.stringify(unsigned), purpose: JSON.stringify(purpose),
+      id: sendId, chain, sender: deployer.address.toLowerCase(), request: JSON.stringify(unsigned), purpose: JSON.stringify(purpose),
       createdAt: this.at(),
-    }, await deployer.nonce('pending').catch((err: unknown) => Promise.reject(chainError(err, chain))));
+    }, await deployer.nonce('pending').catch((err: unknown) => Promise.reject(chainError(err, chain))), sameCall);
+    if (send.id !== sendId) {
+      const other = JSON.parse(send.purpose) as Purpose | FillerPurpose;
+      throw new Conflict(`Scenario ${scenarioId}'s rules are being deployed already: deployment "${isFiller(other) ? '?' : other.deploymentId}" (its transaction is on its way)`);
+    }
     const recorded = await this.carryOn(deployer, send);
     const deployment = recorded?.input.smartContractDeployments.find((d) => d.id === deploymentId);
     if (recorded === undefined || deployment === undefined) throw new ScenarioNotFound(scenarioId);

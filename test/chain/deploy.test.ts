@@ -641,6 +641,34 @@ describe.skipIf(!pgAvailable)('two instances on one PostgreSQL', () => {
       await two.close();
     }
   });
+
+  it('concurrent deploys of one scenario on two instances, and retried POSTs (with and without Idempotency-Key): one transaction, one deployment', async () => {
+    const pgEnv = { ...env(), DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema };
+    const [one, two] = [await makeApp(pgEnv, { logger }), await makeApp(pgEnv, { logger })];
+    try {
+      await createScenario(one, 'pg-same', [rule('born', 20340101)]);
+      const nonce = await client().getTransactionCount({ address: deployer });
+      const post = (a: FastifyInstance, key?: string) => a.inject({
+        method: 'POST', url: '/compliance/scenarios/pg-same/deployments', headers: { ...auth, ...(key !== undefined && { 'idempotency-key': key }) },
+      });
+      const results = await Promise.all([post(one), post(two), post(one, 'retry-1'), post(two, 'retry-1'), post(two)]);
+      const statuses = results.map((r) => r.statusCode);
+      expect(statuses.filter((c) => c === 202), results.map((r) => r.body).join('\n')).toHaveLength(1);
+      // The others: 409 (deployed, or on its way), or 422 when the chain holds the requests already (mined before their estimate).
+      const refused = (r: { statusCode: number; body: string }) => r.statusCode === 409 || (r.statusCode === 422 && /RequestIdAlreadyExists/.test(r.body));
+      for (const r of results.filter((x) => x.statusCode !== 202)) expect(refused(r), r.body).toBe(true);
+      // Retried once the first is recorded, with and without its key: still one.
+      for (const retry of [await post(one, 'retry-1'), await post(two, 'retry-1'), await post(two)]) expect(refused(retry), retry.body).toBe(true);
+      const deployments = (await scenarioOf(one, 'pg-same')).smartContractDeployments;
+      expect(deployments).toHaveLength(1);
+      expect(deployments[0]!.transactions).toHaveLength(1);
+      await client().waitForTransactionReceipt({ hash: deployments[0]!.transactions[0]!.txHash as Hex });
+      expect(await client().getTransactionCount({ address: deployer })).toBe(nonce + 1);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
 });
 
 /**
