@@ -111,7 +111,7 @@ export const chainEnv = Type.Object({
   })),
   CHAIN_READ_TIMEOUT_MS: integer(100, 120_000, {
     default: 3000,
-    description: 'Deadline of one verification read (all its RPC calls); past it the rules answer `error`.',
+    description: 'Deadline of one verification read (all its RPC calls); past it the rules answer `error`. Also each RPC call of a deploy (tried twice): past it the deploy answers 503.',
   }),
   CHAIN_CACHE_TTL_MS: integer(0, 3_600_000, {
     default: 5000,

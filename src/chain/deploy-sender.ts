@@ -8,6 +8,7 @@ import {
 import { setTimeout as sleep } from 'node:timers/promises';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { ChainEndpoint } from './config.js';
+import { classify } from './rpc-errors.js';
 import {
   setMultiRequestData, setRequestsAbi, setRequestsData, type MultiRequest, type ValidatorCircuits, type VerifierRequest,
 } from './deploy-requests.js';
@@ -99,7 +100,8 @@ export class DeployerChain {
       try {
         const circuits = await this.client.readContract({ address, abi: circuitsAbi, functionName: 'getSupportedCircuitIds' });
         return { address, circuits };
-      } catch {
+      } catch (err) {
+        if (unavailable(err)) throw err;
         throw new DeployRefusal(`validator ${address} on ${this.endpoint.chain} does not answer getSupportedCircuitIds: not an iden3 request validator`, 'chain');
       }
     }));
@@ -116,6 +118,7 @@ export class DeployerChain {
         address: verifier, abi: deployAbi, functionName: 'setRequests', args: [requests], account: this.account.address,
       });
     } catch (err) {
+      if (unavailable(err)) throw err;
       throw new DeployRefusal(`setRequests on verifier ${verifier} (${this.endpoint.chain}) would revert: ${revertReason(err)}`, 'reverted');
     }
     return this.priced(verifier, setRequestsData(requests), (estimate * 6n) / 5n, 'setRequests', 'the estimate and a fifth more');
@@ -198,6 +201,15 @@ export class DeployerChain {
   balance(): Promise<bigint> {
     return this.client.getBalance({ address: this.account.address });
   }
+}
+
+/**
+ * A node that timed out, closed the connection or answered HTTP errors said nothing about the deploy: the caller
+ * answers 503 and the deploy may be asked again, where a revert or a refusal is the chain's word for good (422).
+ */
+export function unavailable(err: unknown): boolean {
+  const code = classify(err, '', 0).code;
+  return code === 'timeout' || code === 'unreachable';
 }
 
 function revertReason(err: unknown): string {

@@ -15,7 +15,7 @@ import type { RequestCheck } from '../chain/request-check.js';
 import { txRound, type RoundAnswer, type RoundAsk } from '../chain/tx-round.js';
 import { supersedeWith, TX_HASH, withRequestIds, type SmartContractDeployment, type Transaction } from '../domain/deployments.js';
 import type { Scenario } from '../schemas/scenario.js';
-import type { DeploymentFollowing, ScenarioRow } from '../store/types.js';
+import type { ChainSendRepository, DeploymentFollowing, ScenarioRow } from '../store/types.js';
 import type { DeploymentRecorder, RecordTarget } from './deployment-records.js';
 
 const LEASE = 'chain-follower';
@@ -39,7 +39,7 @@ export interface FollowerStats {
 }
 
 export interface DeploymentFollowerOptions {
-  store: DeploymentFollowing;
+  store: DeploymentFollowing & Pick<ChainSendRepository, 'sendsWithHashes'>;
   recorder: DeploymentRecorder;
   settings: Pick<ChainSettings, 'chains' | 'defaultChain' | 'timeoutMs' | 'followIntervalMs' | 'confirmations' | 'txDropAfterMs'
     | 'rpcBatchLimit' | 'followMaxTxs'>;
@@ -400,23 +400,32 @@ export class DeploymentFollower {
   }
 
   /**
-   * A transaction dropped (never mined, so it changed nothing) while a sibling of the same action is confirmed: the
-   * loser of its nonce to a replacement with a higher fee (the deploy route appends it), not a failure. Where this
-   * instance saw both, they must share sender and nonce; the verifier's requests are compared all the same.
+   * The dropped transactions (never mined, so they changed nothing) whose nonce a confirmed transaction of the same
+   * deployment took: losers to a replacement with a higher fee (the deploy route appends it), not failures. The
+   * sender and nonce come from chain_sends for the service's own sends (a restart forgets nothing), else from what
+   * this instance saw on chain; a transaction of unknown nonce is a failure. The verifier is compared all the same.
    */
-  private lostToSibling(chain: string, t: Transaction, txs: Transaction[]): boolean {
-    if (!(t.errorMessage ?? '').startsWith('dropped:')) return false;
-    const mine = this.seen.get(this.key(chain, hashOf(t)))?.tx;
-    return txs.some((o) => {
-      if (o === t || o.status !== 'TxConfirmed' || o.actionName !== t.actionName) return false;
-      const theirs = this.seen.get(this.key(chain, hashOf(o)))?.tx;
-      return mine === undefined || theirs === undefined || (mine.nonce === theirs.nonce && mine.from.toLowerCase() === theirs.from.toLowerCase());
-    });
+  private async replacedLosers(chain: string, txs: Transaction[]): Promise<Set<string>> {
+    const dropped = txs.filter((t) => t.status === 'TxFailed' && (t.errorMessage ?? '').startsWith('dropped:'));
+    const confirmed = txs.filter((t) => t.status === 'TxConfirmed');
+    if (dropped.length === 0 || confirmed.length === 0) return new Set();
+    const sends = await this.options.store.sendsWithHashes(chain, [...new Set([...dropped, ...confirmed].map(hashOf))]);
+    const stored = new Map(sends.map((s) => [(s.txHash ?? '').toLowerCase(), `${s.sender.toLowerCase()}|${s.nonce}`]));
+    const slotOf = (t: Transaction): string | undefined => {
+      const tx = this.seen.get(this.key(chain, hashOf(t)))?.tx;
+      return stored.get(hashOf(t)) ?? (tx === undefined ? undefined : `${tx.from.toLowerCase()}|${tx.nonce}`);
+    };
+    const taken = new Set(confirmed.map(slotOf));
+    return new Set(dropped.filter((t) => {
+      const slot = slotOf(t);
+      return slot !== undefined && taken.has(slot);
+    }).map((t) => t.id));
   }
 
   /** undefined: not decided this round (the chain did not answer, or its turn to read the verifier is next round). */
   private async verdict(f: Followed, txs: Transaction[], reads: { left: number }): Promise<Verdict | undefined> {
-    const failed = txs.find((t) => t.status === 'TxFailed' && !this.lostToSibling(f.chain, t, txs));
+    const losers = await this.replacedLosers(f.chain, txs);
+    const failed = txs.find((t) => t.status === 'TxFailed' && !losers.has(t.id));
     if (failed !== undefined) {
       return { status: 'DeploymentFailed', errorMessage: clipped(`transaction "${failed.id}" failed: ${failed.errorMessage ?? 'no reason recorded'}`) };
     }

@@ -112,7 +112,7 @@ export class DeploymentService {
         throw new DeployerMissing(`No deployer key is configured for chain ${chain}: set CHAIN_DEPLOYER_KEY (or CHAIN_DEPLOYER_KEY_FILE), ` +
           `one key or ${chain}=<key>, to let the service sign its setRequests transactions`);
       }
-      found = import('../chain/deploy-sender.js').then(({ DeployerChain }) => new DeployerChain(endpoint, key, this.options.deploy.maxFeePerGas, this.options.deploy.maxGas));
+      found = import('../chain/deploy-sender.js').then(({ DeployerChain }) => new DeployerChain(endpoint, key, this.options.deploy.maxFeePerGas, this.options.deploy.maxGas, this.options.chains.timeoutMs));
       this.deployers.set(chain, found);
     }
     return found;
@@ -170,10 +170,20 @@ export class DeploymentService {
     }
     const deploymentId = `deploy-${randomUUID()}`;
     const purpose: Purpose = { scenario: targetOf(row), deploymentId, verifier, rules: built.rules };
+    const sendId = randomUUID();
+    // Under the sender's lock: an open send of the same call (another instance's deploy of these rules) is not sent twice.
+    const sameCall = (open: ChainSend) => {
+      const other = JSON.parse(open.request) as UnsignedSend;
+      return other.to.toLowerCase() === unsigned.to.toLowerCase() && other.data === unsigned.data;
+    };
     const send = await this.options.store.reserveSend({
-      id: randomUUID(), chain, sender: deployer.address.toLowerCase(), request: JSON.stringify(unsigned), purpose: JSON.stringify(purpose),
+      id: sendId, chain, sender: deployer.address.toLowerCase(), request: JSON.stringify(unsigned), purpose: JSON.stringify(purpose),
       createdAt: this.at(),
-    }, await deployer.nonce('pending').catch((err: unknown) => Promise.reject(chainError(err, chain))));
+    }, await deployer.nonce('pending').catch((err: unknown) => Promise.reject(chainError(err, chain))), sameCall);
+    if (send.id !== sendId) {
+      const other = JSON.parse(send.purpose) as Purpose | FillerPurpose;
+      throw new Conflict(`Scenario ${scenarioId}'s rules are being deployed already: deployment "${isFiller(other) ? '?' : other.deploymentId}" (its transaction is on its way)`);
+    }
     let recorded = await this.carryOn(deployer, send);
     if (built.multiRequest !== undefined && recorded !== undefined) recorded = (await this.sendMulti(deployer, chain, purpose, built.multiRequest)) ?? recorded;
     const deployment = recorded?.input.smartContractDeployments.find((d) => d.id === deploymentId);
@@ -243,7 +253,11 @@ export class DeploymentService {
    * followed by replaceStuck() until mined): else the nonce stays unused and every later send waits behind it.
    */
   private async fill(deployer: DeployerChain, refused: ChainSend): Promise<void> {
-    const request = await deployer.filler();
+    // A chain that does not answer now leaves the refused send signed: recover() meets the refusal again and fills then.
+    const request = await deployer.filler().catch(async (err: unknown) => {
+      this.options.log?.warn({ chain: refused.chain, nonce: refused.nonce, err: await errorText(err, refused.chain) }, 'the transfer filling a refused nonce was not prepared; will retry');
+    });
+    if (request === undefined) return;
     const signed = await deployer.sign(request, refused.nonce);
     const at = this.at();
     const filler: ChainSend = {

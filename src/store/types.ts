@@ -195,9 +195,10 @@ export type NewChainSend = Pick<ChainSend, 'id' | 'chain' | 'sender' | 'request'
 export interface ChainSendRepository {
   /**
    * Under the lock of the (chain, sender) row: the nonce is the larger of its next nonce and `chainNonce` (what the
-   * chain expects), the row moves past it, and the send is stored `reserved`, all in one transaction.
+   * chain expects), the row moves past it, and the send is stored `reserved`, all in one transaction. An open send of
+   * the same (chain, sender) that `duplicate` accepts is answered instead, nothing stored (its id tells it apart).
    */
-  reserveSend(send: NewChainSend, chainNonce: number): Promise<ChainSend>;
+  reserveSend(send: NewChainSend, chainNonce: number, duplicate?: (open: ChainSend) => boolean): Promise<ChainSend>;
   signSend(id: string, raw: string, txHash: string, at: string): Promise<void>;
   /** True when this call moved it (its state was one of `from`). */
   moveSend(id: string, from: readonly ChainSendState[], to: ChainSendState, at: string): Promise<boolean>;
@@ -207,6 +208,8 @@ export interface ChainSendRepository {
    */
   replaceSend(replacedId: string, replacement: ChainSend, outcome?: 'replaced' | 'failed'): Promise<boolean>;
   openSends(): Promise<ChainSend[]>;
+  /** The sends on `chain` whose transaction hash (lower case) is among `hashes`, whatever their state. */
+  sendsWithHashes(chain: string, hashes: readonly string[]): Promise<ChainSend[]>;
 }
 
 export type Store = StoreHandle & ScenarioRepository & ScenarioRevisionRepository & ScenarioApprovals & ExecutionRepository & WebhookOutbox &

@@ -5,7 +5,10 @@
  * query hashes, the contract's type-1 ids); a wallet's response then makes execute answer valid. Following the
  * transaction is another part's: the test PATCHes the deployment to Deployed as an operator would.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -425,6 +428,52 @@ describe('the deployment service: stuck transactions and supersede', () => {
     await follower.stop();
   });
 
+  it('two deployments in flight, transactions of one action: the one dropped for real fails its deployment, the replaced one (known from chain_sends only) does not', async () => {
+    const follower = new DeploymentFollower({
+      store, recorder, settings: config.chains, reader: await chainReaderFor(config.chains), check: check(), now: () => clock,
+      log: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+    });
+    await store.create('lost-replacement', scenario(20320101) as never, new Date(clock).toISOString());
+    await store.create('lost-for-real', scenario(20330101) as never, new Date(clock).toISOString());
+    // B: the service's transaction, then a second ScenarioDeploy recorded as a PATCH would, that no node ever held.
+    const { deployment: b } = await service.deploy(access, 'lost-for-real', {});
+    const [rowB] = await store.find('lost-for-real', undefined);
+    const never = `0x${randomBytes(32).toString('hex')}`;
+    await service.recordDeployment({ id: 'lost-for-real', projectId: null, seq: rowB!.seq }, b.id, (input) => ({
+      ...input,
+      smartContractDeployments: input.smartContractDeployments.map((d) => (d.id !== b.id
+        ? d
+        : {
+            ...d, transactions: [...d.transactions!, { id: 'tx-2', actionName: 'ScenarioDeploy', status: 'TxPosted', txHash: never, smartContractDeploymentId: b.id }],
+          })),
+    }));
+    // A: tx-1 replaced by tx-2 (same nonce) before the follower ever saw it: only chain_sends knows their nonce.
+    await provider.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      await service.deploy(access, 'lost-replacement', {});
+      clock += 60_001;
+      expect(await service.replaceStuck()).toBe(1);
+      await provider.request({ method: 'evm_mine', params: [] } as never);
+    } finally {
+      await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
+    }
+    const deployment = async (id: string) => (await store.find(id, undefined))[0]!.input.smartContractDeployments[0]!;
+    for (let i = 0; i < 8 && ((await deployment('lost-replacement')).status === 'DeploymentStarted' || (await deployment('lost-for-real')).status === 'DeploymentStarted'); i++) {
+      await chain.mine(1);
+      clock += config.chains.txDropAfterMs;
+      await follower.poll();
+    }
+    const a = await deployment('lost-replacement');
+    expect(a.transactions!.map((t) => [t.id, t.status])).toEqual([['tx-1', 'TxFailed'], ['tx-2', 'TxConfirmed']]);
+    expect(a.transactions![0]!.errorMessage).toMatch(/^dropped:/);
+    expect(a).toMatchObject({ status: 'Deployed' });
+    const lost = await deployment('lost-for-real');
+    expect(lost.transactions!.map((t) => [t.id, t.status])).toEqual([['tx-1', 'TxConfirmed'], ['tx-2', 'TxFailed']]);
+    expect(lost).toMatchObject({ status: 'DeploymentFailed' });
+    expect(lost.errorMessage).toMatch(/^transaction "tx-2" failed: dropped: neither mined nor pending/);
+    await follower.stop();
+  });
+
   it('refuses, before taking a nonce, a deploy whose gas is above CHAIN_DEPLOY_MAX_GAS (422 naming it)', async () => {
     await store.create('too-much-gas', scenario(20150101) as never, new Date(clock).toISOString());
     const capped = new DeploymentService({ ...serviceOptions(), deploy: { ...config.deploy, maxGas: 50_000n } });
@@ -568,6 +617,128 @@ describe.skipIf(!pgAvailable)('two instances on one PostgreSQL', () => {
     } finally {
       await one.close();
       await two.close();
+    }
+  });
+
+  it('concurrent deploys of one scenario on two instances, and retried POSTs (with and without Idempotency-Key): one transaction, one deployment', async () => {
+    const pgEnv = { ...env(), DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema };
+    const [one, two] = [await makeApp(pgEnv, { logger }), await makeApp(pgEnv, { logger })];
+    try {
+      await createScenario(one, 'pg-same', [rule('born', 20340101)]);
+      const nonce = await client().getTransactionCount({ address: deployer });
+      const post = (a: FastifyInstance, key?: string) => a.inject({
+        method: 'POST', url: '/compliance/scenarios/pg-same/deployments', headers: { ...auth, ...(key !== undefined && { 'idempotency-key': key }) },
+      });
+      const results = await Promise.all([post(one), post(two), post(one, 'retry-1'), post(two, 'retry-1'), post(two)]);
+      const statuses = results.map((r) => r.statusCode);
+      expect(statuses.filter((c) => c === 202), results.map((r) => r.body).join('\n')).toHaveLength(1);
+      // The others: 409 (deployed, or on its way), or 422 when the chain holds the requests already (mined before their estimate).
+      const refused = (r: { statusCode: number; body: string }) => r.statusCode === 409 || (r.statusCode === 422 && /RequestIdAlreadyExists/.test(r.body));
+      for (const r of results.filter((x) => x.statusCode !== 202)) expect(refused(r), r.body).toBe(true);
+      // Retried once the first is recorded, with and without its key: still one.
+      for (const retry of [await post(one, 'retry-1'), await post(two, 'retry-1'), await post(two)]) expect(refused(retry), retry.body).toBe(true);
+      const deployments = (await scenarioOf(one, 'pg-same')).smartContractDeployments;
+      expect(deployments).toHaveLength(1);
+      expect(deployments[0]!.transactions).toHaveLength(1);
+      await client().waitForTransactionReceipt({ hash: deployments[0]!.transactions[0]!.txHash as Hex });
+      expect(await client().getTransactionCount({ address: deployer })).toBe(nonce + 1);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+});
+
+/**
+ * An RPC proxy on 127.0.0.1 in front of the node that holds the calls of the methods in `stalled` unanswered (or, with
+ * `mode` 'close', closes their connection): a node that times out or does not answer.
+ */
+async function stallingProxy() {
+  const held = new Set<http.ServerResponse>();
+  const p = { stalled: new Set<string>(), mode: 'stall' as 'stall' | 'close', methods: [] as string[], url: '', close: async () => {} };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      const methods = ([JSON.parse(body)].flat() as { method: string }[]).map((c) => c.method);
+      p.methods.push(...methods);
+      if (methods.some((m) => p.stalled.has(m))) {
+        if (p.mode === 'close') req.socket.destroy();
+        else held.add(res);
+        return;
+      }
+      void fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  p.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  p.close = () => new Promise<void>((resolve) => {
+    for (const res of held) res.socket?.destroy();
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+  return p;
+}
+
+describe('a chain that times out or does not answer during a deploy', () => {
+  let proxy: Awaited<ReturnType<typeof stallingProxy>>;
+  let slow: FastifyInstance;
+  let stalls = 0;
+  beforeAll(async () => {
+    proxy = await stallingProxy();
+    slow = await makeApp({ ...env(), DATA_DIR: tempDir('scs-deploy-stall-'), CHAIN_RPC_URLS: `eip155:31337=${proxy.url}`, CHAIN_READ_TIMEOUT_MS: '200' }, { logger });
+  });
+  afterAll(async () => {
+    await slow?.close();
+    await proxy?.close();
+  });
+
+  // The validators' circuits (eth_call), the estimate, the fees and gas limit (the latest block), the balance, the nonce.
+  it.each([
+    ['eth_call', 'stall'], ['eth_estimateGas', 'stall'], ['eth_getBlockByNumber', 'stall'], ['eth_getBalance', 'stall'],
+    ['eth_getTransactionCount', 'stall'], ['eth_estimateGas', 'close'], ['eth_getBalance', 'close'],
+  ] as const)('%s (%s): 503 SCS_CHAIN_UNAVAILABLE with Retry-After, nothing sent or recorded', async (method, mode) => {
+    const id = `stall-${method}-${mode}`.replace(/_/g, '-');
+    await createScenario(slow, id, [rule('born', 20300101 + stalls++)]);
+    const nonce = await client().getTransactionCount({ address: deployer });
+    proxy.stalled = new Set([method]);
+    proxy.mode = mode;
+    proxy.methods = [];
+    try {
+      const res = await call(slow, 'POST', `/compliance/scenarios/${id}/deployments`);
+      expect(res.statusCode, res.body).toBe(503);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.json()).toMatchObject({ status: 503, code: 'SCS_CHAIN_UNAVAILABLE' });
+      expect(res.json().detail).toMatch(/^Chain eip155:31337 did not answer the deploy/);
+      expect(res.body).not.toContain(proxy.url.replace('http://', ''));
+      expect(proxy.methods).toContain(method);
+      expect(proxy.methods).not.toContain('eth_sendRawTransaction');
+    } finally {
+      proxy.stalled = new Set();
+    }
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
+    expect((await scenarioOf(slow, id)).smartContractDeployments).toEqual([]);
+    // Asked again once the chain answers, the deploy goes through.
+    const again = await call(slow, 'POST', `/compliance/scenarios/${id}/deployments`);
+    expect(again.statusCode, again.body).toBe(202);
+  });
+
+  it('a broadcast the node does not answer: the stored transaction is the deployment\'s (202), a retried POST signs no second one (409)', async () => {
+    await createScenario(slow, 'stall-broadcast', [rule('born', 20310101)]);
+    proxy.stalled = new Set(['eth_sendRawTransaction']);
+    proxy.mode = 'stall';
+    try {
+      const res = await call(slow, 'POST', '/compliance/scenarios/stall-broadcast/deployments');
+      expect(res.statusCode, res.body).toBe(202);
+      expect(res.json()).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxPosted' }] });
+      const again = await call(slow, 'POST', '/compliance/scenarios/stall-broadcast/deployments');
+      expect(again.statusCode, again.body).toBe(409);
+      expect((await scenarioOf(slow, 'stall-broadcast')).smartContractDeployments).toHaveLength(1);
+    } finally {
+      proxy.stalled = new Set();
     }
   });
 });

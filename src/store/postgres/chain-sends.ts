@@ -12,9 +12,14 @@ export function postgresChainSends(db: PostgresDatabase): ChainSendRepository {
     inTransaction(db, (client) => fn((text, values) => client.query(text, values)));
 
   return {
-    reserveSend: (send, chainNonce) => transaction(async (q) => {
+    reserveSend: (send, chainNonce, duplicate) => transaction(async (q) => {
       await q('INSERT INTO chain_senders (chain, sender, next_nonce) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING', [send.chain, send.sender]);
       const { rows } = await q<{ next_nonce: string }>('SELECT next_nonce FROM chain_senders WHERE chain = $1 AND sender = $2 FOR UPDATE', [send.chain, send.sender]);
+      if (duplicate !== undefined) {
+        const open = await q<ChainSendRow>(`SELECT ${CHAIN_SEND_COLUMNS} FROM chain_sends WHERE chain = $1 AND sender = $2 AND state = ANY($3)`, [send.chain, send.sender, OPEN_SEND_STATES]);
+        const found = open.rows.map(chainSendOf).find(duplicate);
+        if (found !== undefined) return found;
+      }
       const nonce = Math.max(Number(rows[0]?.next_nonce ?? 0), chainNonce);
       await q('UPDATE chain_senders SET next_nonce = $3 WHERE chain = $1 AND sender = $2', [send.chain, send.sender, nonce + 1]);
       const row: ChainSend = { ...send, nonce, raw: null, txHash: null, state: 'reserved', replaces: null, updatedAt: send.createdAt };
@@ -39,6 +44,11 @@ export function postgresChainSends(db: PostgresDatabase): ChainSendRepository {
       const { rows } = await query<ChainSendRow>(
         `SELECT ${CHAIN_SEND_COLUMNS} FROM chain_sends WHERE state = ANY($1) ORDER BY chain, sender, nonce, created_at`, [OPEN_SEND_STATES],
       );
+      return rows.map(chainSendOf);
+    },
+    async sendsWithHashes(chain, hashes) {
+      if (hashes.length === 0) return [];
+      const { rows } = await query<ChainSendRow>(`SELECT ${CHAIN_SEND_COLUMNS} FROM chain_sends WHERE chain = $1 AND tx_hash = ANY($2)`, [chain, [...hashes]]);
       return rows.map(chainSendOf);
     },
   };
