@@ -34,4 +34,12 @@ export default [
       '@typescript-eslint/no-redeclare': 'off',
     },
   },
+  {
+    name: 'project/console',
+    // The console's browser modules (served as they are, no bundler).
+    files: ['console/**/*.js'],
+    languageOptions: {
+      globals: { document: 'readonly', window: 'readonly', location: 'readonly', sessionStorage: 'readonly', Node: 'readonly' },
+    },
+  },
 ];

@@ -35,7 +35,10 @@ import { webhookSecretRoute } from './http/webhook-secret.js';
 import { deploymentsLifecycle, followerLifecycle, scenarioTimers, storeLifecycle, verifierLifecycle, webhooksLifecycle } from './plugins/lifecycle.js';
 import { deploymentRoutes } from './http/deployments.js';
 import { DeploymentService } from './services/deployments.js';
-import { createDocumentLoader } from './jsonld/documents.js';
+import { createDocumentLoader, credentialTypeDocuments } from './jsonld/documents.js';
+import { knownTypesOnce } from './domain/credential-types.js';
+import { credentialTypeRoutes } from './http/credential-types.js';
+import { consoleRoutes } from './http/console.js';
 import { record, scenarioResponses } from './http/scenario-responses.js';
 import type { ScenarioRow } from './store/types.js';
 
@@ -176,6 +179,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
   await app.register(metricsPlugin, { metrics });
   await app.register(typeRoutes, { routes });
   await app.register(jwksRoute, { attestor });
+  if (config.console) await app.register(consoleRoutes);
   await app.register(async (secured) => {
     await secured.register(auth, { authenticate });
     const idempotent = idempotency(new IdempotencyKeys(store, now), now);
@@ -184,6 +188,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(executeRoutes, { executions, idempotent, coldRefusal: (tenant) => verifier.coldRefusal(tenant), attestor });
     await secured.register(dryRunRoutes, { executions, scenarios, coldRefusal: (tenant) => verifier.coldRefusal(tenant), perMinute: config.dryRunsPerMinute });
     await secured.register(revisionRoutes, { revisions });
+    await secured.register(credentialTypeRoutes, { credentialTypes: knownTypesOnce(() => credentialTypeDocuments(config.trust.documents)) });
     await secured.register(approvalRoutes, { approvals: new ApprovalService({ store, plans, now }) });
     await secured.register(shadowRoutes, { shadows: new ShadowService(store, now) });
     await secured.register(executionRoutes, { executions });

@@ -14,6 +14,7 @@ const DEFAULTS: Config = {
   logLevel: 'info',
   bodyLimit: 1024 * 1024,
   docs: true,
+  console: true,
   corsOrigins: [],
   shutdownTimeoutMs: 10_000,
   shutdownDelayMs: 0,
@@ -86,6 +87,8 @@ describe('loadConfig spellings', () => {
     for (const yes of ['1', 'true', 'YES', 'On']) expect(loadConfig({ DEMO_ISSUER: yes, DOCS_ENABLED: yes }).demoIssuer).toBe(true);
     for (const no of ['0', 'FALSE', 'no', 'Off']) expect(loadConfig({ DEMO_ISSUER: no, DOCS_ENABLED: no }).docs).toBe(false);
     expect(loadConfig({ REQUIRE_HOLDER_BINDING: 'yes' }).trust.requireHolderBinding).toBe(true);
+    expect(loadConfig({}).console).toBe(true);
+    expect(loadConfig({ CONSOLE: 'false' }).console).toBe(false);
   });
 
   it('keeps ZKP_ALLOW_PLAIN_RESPONSES to true/false/1/0', () => {

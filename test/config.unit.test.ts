@@ -28,6 +28,7 @@ const BAD: [variable: string, env: Env][] = [
   ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
   ['BODY_LIMIT', { BODY_LIMIT: '1023' }],
   ['DOCS_ENABLED', { DOCS_ENABLED: 'maybe' }],
+  ['CONSOLE', { CONSOLE: 'maybe' }],
   ['CORS_ORIGINS', { CORS_ORIGINS: '*' }],
   ['CORS_ORIGINS', { CORS_ORIGINS: 'https://app.example.com/' }],
   ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '-1' }],

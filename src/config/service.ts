@@ -40,6 +40,10 @@ export const serviceEnv = Type.Object({
     description: 'Largest request body in bytes; larger ones get 413.',
   }),
   DOCS_ENABLED: flag({ default: true, description: 'Serve the Swagger UI at `/docs`.' }),
+  CONSOLE: flag({
+    default: true,
+    description: 'Serve the compliance officers\' console at `/console` (static files; it signs in with a token the user pastes and calls only the public API).',
+  }),
   CORS_ORIGINS: Type.Optional(text({
     expect: 'comma-separated origins such as `https://app.example.com` (scheme, host and port; never `*`)',
     docDefault: 'unset: no CORS, browsers on other origins cannot call',
@@ -133,7 +137,7 @@ export const serviceEnv = Type.Object({
 export type ServiceEnv = Static<typeof serviceEnv>;
 
 type ServiceSettings = Pick<Config,
-  | 'port' | 'host' | 'publicBaseUrl' | 'trustProxy' | 'logLevel' | 'bodyLimit' | 'docs' | 'corsOrigins' | 'shutdownTimeoutMs'
+  | 'port' | 'host' | 'publicBaseUrl' | 'trustProxy' | 'logLevel' | 'bodyLimit' | 'docs' | 'console' | 'corsOrigins' | 'shutdownTimeoutMs'
   | 'shutdownDelayMs' | 'rateLimit' | 'dryRunsPerMinute' | 'shadowQueueLimit' | 'shadowQueueBytes' | 'redis' | 'maxEventLoopDelayMs'
   | 'requestTimeoutMs' | 'workers' | 'demoIssuer' | 'executionRetentionDays' | 'executionPurgeIntervalMs'>;
 
@@ -202,6 +206,7 @@ export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): Serv
     logLevel: env.LOG_LEVEL,
     bodyLimit: env.BODY_LIMIT,
     docs: env.DOCS_ENABLED,
+    console: env.CONSOLE,
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,

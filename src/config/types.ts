@@ -17,6 +17,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimit: number;
   docs: boolean;
+  /** The console at /console. */
+  console: boolean;
   corsOrigins: string[];
   shutdownTimeoutMs: number;
   /** Serving on with readiness 503 after SIGTERM. */

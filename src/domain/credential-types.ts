@@ -6,8 +6,10 @@ import type { FieldProblem } from '../engine/validate.js';
 import { isRecord } from '../schemas/json.js';
 
 /** null: a plain value. */
-interface Level {
+export interface Level {
   readonly names: ReadonlyMap<string, Level | null | 'open'>;
+  /** A plain value's declared `@type` (xsd:integer …), where its context gives one: the console's editor offers by it. */
+  readonly datatypes?: ReadonlyMap<string, string>;
 }
 
 export interface CredentialTypes {
@@ -37,9 +39,14 @@ function levelOf(scoped: unknown, inherited: ReadonlySet<string>, propagateByDef
   const terms = own.flatMap((d) => Object.entries(d).filter(([name, def]) => isAttributeTerm(name, def)));
   const below = propagate ? new Set([...inherited, ...terms.map(([name]) => name)]) : inherited;
   const names = new Map<string, Level | null | 'open'>();
-  for (const [name, def] of terms) names.set(name, childOf(def, below));
+  const datatypes = new Map<string, string>();
+  for (const [name, def] of terms) {
+    const child = childOf(def, below);
+    names.set(name, child);
+    if (child === null && isRecord(def) && typeof def['@type'] === 'string') datatypes.set(name, def['@type']);
+  }
   for (const name of inherited) if (!names.has(name)) names.set(name, 'open');
-  return { names };
+  return { names, datatypes };
 }
 
 function childOf(def: unknown, inherited: ReadonlySet<string>): Level | null | 'open' {
@@ -53,12 +60,13 @@ function childOf(def: unknown, inherited: ReadonlySet<string>): Level | null | '
 function merge(a: Level | 'open', b: Level | 'open'): Level | 'open' {
   if (a === 'open' || b === 'open') return 'open';
   const names = new Map(a.names);
+  const datatypes = new Map([...(b.datatypes ?? []), ...(a.datatypes ?? [])]);
   for (const [k, v] of b.names) {
     const had = names.get(k);
     if (had === undefined || had === null) names.set(k, v);
     else if (v !== null) names.set(k, merge(had, v));
   }
-  return { names };
+  return { names, datatypes };
 }
 
 /** Never throws: unreadable documents are skipped. */

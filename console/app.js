@@ -1,0 +1,95 @@
+import { api, problemText, session, whenUnauthorized } from './api.js';
+import { field, h, option, setError } from './dom.js';
+import { editorView } from './editor.js';
+
+const main = document.getElementById('main');
+const nav = document.getElementById('nav');
+
+/** Replaces the page's content; the new heading takes focus so a screen reader announces the page. */
+function show(title, ...content) {
+  document.title = `${title} · Scenario Compliance Console`;
+  const heading = h('h1', { tabindex: '-1' }, title);
+  main.replaceChildren(heading, ...content);
+  heading.focus();
+}
+
+function signInView(message = '') {
+  nav.hidden = true;
+  const input = h('input', { type: 'password', name: 'token', autocomplete: 'off', required: true, spellcheck: 'false' });
+  const status = h('p', { class: 'status', role: 'status' });
+  const form = h('form', {
+    novalidate: true,
+    onsubmit: async (e) => {
+      e.preventDefault();
+      const token = input.value.trim();
+      if (token === '') return setError(input, 'Paste a token first');
+      status.textContent = 'Checking the token…';
+      const r = await api('GET', '/compliance/scenarios?limit=1', { token });
+      if (r.status === 401) { status.textContent = ''; return setError(input, 'The service does not accept this token'); }
+      session.set(token);
+      input.value = '';
+      location.hash = '#/scenarios';
+      route();
+    },
+  },
+  field('API token', input, { hint: 'A token from API_TOKENS or a project JWT. Kept in this tab only (sessionStorage) and sent only to this service.' }),
+  h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Sign in')),
+  status);
+  show('Sign in', message ? h('p', { class: 'alert', role: 'alert' }, message) : '', form);
+}
+
+async function loadAll(path) {
+  const items = [];
+  let cursor = null;
+  for (let i = 0; i < 50; i++) {
+    const r = await api('GET', `${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (!r.ok) return { error: r };
+    items.push(...r.data.items);
+    cursor = r.data.nextCursor;
+    if (!cursor) break;
+  }
+  return { items };
+}
+
+async function scenariosView() {
+  const search = h('input', { type: 'search', name: 'search' });
+  const type = h('select', { name: 'type' }, option('', 'All types'), ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'].map((t) => option(t)));
+  const count = h('p', { class: 'status', role: 'status' }, 'Loading…');
+  const body = h('tbody');
+  const table = h('table', {}, h('caption', { class: 'hint' }, 'Scenarios of your projects'),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Id'), h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Type'),
+      h('th', { scope: 'col' }, 'Rules'), h('th', { scope: 'col' }, 'Updated'))), body);
+  show('Scenarios',
+    h('div', { class: 'filters', role: 'search' }, field('Search by id or name', search), field('Type', type)),
+    count, h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Scenarios table' }, table));
+  const { items, error } = await loadAll('/compliance/scenarios');
+  if (error) { count.textContent = problemText(error); return; }
+  const render = () => {
+    const q = search.value.trim().toLowerCase();
+    const shown = items.filter((s) => (type.value === '' || s.input.type === type.value) &&
+      (q === '' || s.id.toLowerCase().includes(q) || String(s.input.name ?? '').toLowerCase().includes(q)));
+    body.replaceChildren(...shown.map((s) => h('tr', {},
+      h('td', {}, h('a', { href: `#/scenarios/${encodeURIComponent(s.id)}` }, s.id)),
+      h('td', {}, s.input.name ?? ''), h('td', {}, s.input.type), h('td', {}, String(s.input.queryConfigurations?.length ?? 0)),
+      h('td', {}, new Date(s.updatedAt).toLocaleString()))));
+    count.textContent = `${shown.length} of ${items.length} scenarios`;
+  };
+  search.addEventListener('input', render);
+  type.addEventListener('change', render);
+  render();
+}
+
+async function route() {
+  if (!session.get()) return signInView();
+  nav.hidden = false;
+  const hash = location.hash.replace(/^#/, '');
+  const m = /^\/scenarios\/(.+)$/.exec(hash);
+  if (m) return editorView(show, decodeURIComponent(m[1]));
+  if (hash === '/new') return editorView(show, null);
+  return scenariosView();
+}
+
+whenUnauthorized(() => { session.clear(); signInView('Your token was refused (expired or revoked): sign in again.'); });
+document.getElementById('sign-out').addEventListener('click', () => { session.clear(); location.hash = ''; signInView(); });
+window.addEventListener('hashchange', route);
+route();

@@ -1,0 +1,276 @@
+import { api, problemText } from './api.js';
+import { field, h, option, setError, uid } from './dom.js';
+
+const TYPES = ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'];
+const OPERATOR_NAMES = {
+  $eq: 'equals', $ne: 'does not equal', $lt: 'less than', $lte: 'at most', $gt: 'greater than', $gte: 'at least',
+  $in: 'is one of', $nin: 'is none of', $exists: 'exists', $between: 'between', $nonbetween: 'not between',
+};
+const ALL_OPERATORS = Object.keys(OPERATOR_NAMES);
+
+/** Every attribute a rule may name, depth first: objects are not comparable, their leaves are. */
+function leaves(nodes, out = []) {
+  for (const n of nodes) {
+    if (n.attributes) leaves(n.attributes, out);
+    else out.push(n);
+  }
+  return out;
+}
+
+/** The typed value of a text the user entered, by the attribute's kind. */
+function typed(text, kind) {
+  const t = text.trim();
+  if (kind === 'number' || (kind === 'any' && /^-?\d+(\.\d+)?$/.test(t))) return t === '' ? t : Number(t);
+  if (kind === 'boolean') return t === 'true';
+  return t;
+}
+
+function ruleEditor(held, rule, index, onRemove) {
+  const query = rule.query ?? {};
+  const known = new Map(held.map((t) => [t.type, t]));
+  const idInput = h('input', { type: 'text', value: rule.id ?? `rule-${index + 1}`, autocomplete: 'off' });
+  const typeSelect = h('select', {}, option('', 'Choose a credential type'), held.map((t) => option(t.type, t.type, t.type === query.type)));
+  if (query.type && !known.has(query.type)) typeSelect.append(option(query.type, `${query.type} (context not held)`, true));
+  const attrSelect = h('select', {});
+  const attrText = h('input', { type: 'text', autocomplete: 'off', value: query.attribute ?? '' });
+  const opSelect = h('select', {});
+  const valueBox = h('div', { class: 'value' });
+  const p = (suffix) => `/queryConfigurations/${index}${suffix}`;
+  const attrField = field('Attribute', attrSelect, { pointer: p('/query/attribute') });
+  const attrTextField = field('Attribute (path)', attrText, { pointer: p('/query/attribute'), hint: 'This type\'s context is not held: any path is accepted unchecked.' });
+  let valueControls = [];
+  let kind = 'any';
+
+  const attributes = () => leaves(known.get(typeSelect.value)?.attributes ?? []);
+  const isOpen = () => !known.has(typeSelect.value) || known.get(typeSelect.value).open;
+  const current = () => attributes().find((a) => a.path === attrSelect.value);
+
+  function renderValue(initial) {
+    const op = opSelect.value;
+    const base = { autocomplete: 'off' };
+    const input = (label, v, pointer) => {
+      let control;
+      if (kind === 'boolean' || op === '$exists') {
+        control = h('select', {}, option('true', 'true', v === true || v === undefined), option('false', 'false', v === false));
+      } else {
+        control = h('input', { ...base, type: kind === 'number' ? 'number' : 'text', step: kind === 'number' ? 'any' : undefined, value: v === undefined ? '' : String(v) });
+      }
+      valueControls.push(control);
+      const hint = kind === 'date' ? 'An ISO 8601 date, e.g. 2000-01-31' : undefined;
+      return field(label, control, { pointer, hint });
+    };
+    valueControls = [];
+    if (op === '$between' || op === '$nonbetween') {
+      const [lo, hi] = Array.isArray(initial) ? initial : [];
+      valueBox.replaceChildren(h('div', { class: 'row' }, input('Minimum', lo, p('/query/value')), input('Maximum', hi)));
+    } else if (op === '$in' || op === '$nin') {
+      const control = h('input', { ...base, type: 'text', value: Array.isArray(initial) ? initial.join(', ') : '' });
+      valueControls.push(control);
+      valueBox.replaceChildren(field('Values', control, { pointer: p('/query/value'), hint: 'Separated by commas' }));
+    } else {
+      valueBox.replaceChildren(input(op === '$exists' ? 'Present' : 'Value', initial, p('/query/value')));
+    }
+  }
+
+  function renderOperators(initialOp, initialValue) {
+    const a = current();
+    kind = a?.valueKind ?? 'any';
+    const ops = a?.operators ?? ALL_OPERATORS;
+    const chosen = ops.includes(initialOp) ? initialOp : ops[0];
+    opSelect.replaceChildren(...ops.map((o) => option(o, `${o} (${OPERATOR_NAMES[o] ?? o})`, o === chosen)));
+    renderValue(initialOp === chosen ? initialValue : undefined);
+  }
+
+  function renderAttributes(initialAttr) {
+    const list = attributes();
+    attrSelect.replaceChildren(option('', 'Choose an attribute'), ...list.map((a) => option(a.path, `${a.path} (${a.datatype})`, a.path === initialAttr)));
+    const open = typeSelect.value !== '' && isOpen();
+    attrField.hidden = open;
+    attrTextField.hidden = !open;
+    attrSelect.disabled = open;
+    attrText.disabled = !open;
+  }
+
+  typeSelect.addEventListener('change', () => { renderAttributes(); renderOperators(); });
+  attrSelect.addEventListener('change', () => renderOperators(opSelect.value));
+  opSelect.addEventListener('change', () => renderValue());
+  renderAttributes(query.attribute);
+  renderOperators(query.operator, query.value);
+
+  const legend = h('legend', {}, `Rule ${index + 1}`);
+  const el = h('fieldset', { class: 'rule' }, legend,
+    h('div', { class: 'row' }, field('Rule id', idInput, { pointer: p('/id'), className: 'narrow' }), field('Credential type', typeSelect, { pointer: p('/query/type') })),
+    h('div', { class: 'row' }, attrField, attrTextField, field('Operator', opSelect, { pointer: p('/query/operator') })),
+    valueBox,
+    h('button', { type: 'button', class: 'secondary', onclick: onRemove }, `Remove rule ${index + 1}`));
+
+  function value() {
+    const op = opSelect.value;
+    const texts = valueControls.map((c) => c.value);
+    if (op === '$exists') return texts[0] === 'true';
+    if (op === '$in' || op === '$nin') return texts[0].split(',').map((t) => t.trim()).filter((t) => t !== '').map((t) => typed(t, kind));
+    if (op === '$between' || op === '$nonbetween') return texts.map((t) => typed(t, kind));
+    return typed(texts[0] ?? '', kind);
+  }
+
+  return {
+    el,
+    read: () => ({
+      ...rule,
+      id: idInput.value.trim(),
+      query: {
+        ...query,
+        type: typeSelect.value,
+        requestId: query.requestId ?? index + 1,
+        attribute: isOpen() ? attrText.value.trim() : attrSelect.value,
+        operator: opSelect.value,
+        value: value(),
+      },
+    }),
+  };
+}
+
+/** Problems placed beside the control whose pointer they name (or its nearest enclosing one); the rest listed. */
+function placeProblems(form, summary, problems, prefix) {
+  for (const c of form.querySelectorAll('[data-pointer]')) setError(c, '');
+  const unplaced = [];
+  const messages = new Map();
+  for (const e of problems) {
+    let pointer = typeof e.pointer === 'string' && e.pointer.startsWith(prefix) ? e.pointer.slice(prefix.length) : null;
+    let control = null;
+    while (pointer !== null && pointer !== '' && !control) {
+      control = [...form.querySelectorAll('[data-pointer]')].find((c) => c.dataset.pointer === pointer && !c.disabled) ?? null;
+      if (!control) pointer = pointer.slice(0, pointer.lastIndexOf('/'));
+    }
+    if (!control) { unplaced.push(e.field ? `${e.field}: ${e.message}` : e.message); continue; }
+    messages.set(control, [...(messages.get(control) ?? []), e.message]);
+  }
+  for (const [control, list] of messages) setError(control, list.join('; '));
+  return unplaced;
+}
+
+export async function editorView(show, scenarioId) {
+  const typesAnswer = api('GET', '/compliance/credential-types');
+  let existing = null;
+  let etag = null;
+  if (scenarioId !== null) {
+    const r = await api('GET', `/compliance/scenarios/${encodeURIComponent(scenarioId)}`);
+    if (!r.ok) return show(`Scenario ${scenarioId}`, h('p', { class: 'alert', role: 'alert' }, problemText(r)));
+    existing = r.data;
+    etag = r.headers.get('etag');
+  }
+  const typesR = await typesAnswer;
+  const held = typesR.ok ? typesR.data.items : [];
+  const input = existing?.input ?? { name: '', type: 'ChallengeQuery', queryConfigurations: [{ id: 'rule-1', query: {} }], smartContractDeployments: [] };
+
+  const idInput = h('input', { type: 'text', autocomplete: 'off', value: existing?.id ?? '', disabled: existing !== null });
+  const nameInput = h('input', { type: 'text', autocomplete: 'off', value: input.name ?? '' });
+  const typeSelect = h('select', { disabled: existing !== null }, TYPES.map((t) => option(t, t, t === input.type)));
+  const rulesBox = h('div', {});
+  const summary = h('div', { class: 'alert', role: 'alert' });
+  const saved = h('p', { class: 'status', role: 'status' });
+  let rules = [];
+
+  const renderRules = (configs) => {
+    rules = configs.map((qc, i) => ruleEditor(held, qc, i, () => renderRules(rules.map((r) => r.read()).filter((_, j) => j !== i))));
+    rulesBox.replaceChildren(...rules.map((r) => r.el));
+  };
+  renderRules(input.queryConfigurations ?? []);
+
+  const draft = () => ({ ...input, name: nameInput.value.trim(), type: typeSelect.value, queryConfigurations: rules.map((r) => r.read()) });
+
+  const form = h('form', {
+    novalidate: true,
+    onsubmit: async (e) => {
+      e.preventDefault();
+      saved.textContent = 'Saving…';
+      const scenario = draft();
+      const r = existing === null
+        ? await api('POST', '/compliance/scenarios', { body: { id: idInput.value.trim(), input: scenario } })
+        : await api('PATCH', `/compliance/scenarios/${encodeURIComponent(existing.id)}`, {
+          body: { input: { name: scenario.name, queryConfigurations: scenario.queryConfigurations } }, headers: etag ? { 'if-match': etag } : {},
+        });
+      const unplaced = placeProblems(form, summary, r.ok ? [] : (r.data?.errors ?? []).map((x) => ({ ...x, pointer: x.pointer === '/id' ? '/id' : x.pointer })), '/input');
+      if (!r.ok) {
+        saved.textContent = '';
+        summary.replaceChildren(h('p', {}, problemText(r)), unplaced.length ? h('ul', {}, unplaced.map((m) => h('li', {}, m))) : '');
+        return;
+      }
+      summary.replaceChildren();
+      if (r.status === 202) { saved.textContent = `Proposed for approval: ${r.headers.get('location') ?? ''}`; return; }
+      etag = r.headers.get('etag');
+      saved.textContent = existing === null ? `Created ${idInput.value.trim()}` : 'Saved';
+      if (existing === null) location.hash = `#/scenarios/${encodeURIComponent(idInput.value.trim())}`;
+    },
+  },
+  h('div', { class: 'row' },
+    field('Scenario id', idInput, { pointer: '/id' }), field('Name', nameInput, { pointer: '/name' }), field('Type', typeSelect, { pointer: '/type' })),
+  typeSelect.value !== 'ChallengeQuery' ? h('p', { class: 'hint' }, 'Circuit and deployment options of this type are kept as they are; edit them through the API.') : '',
+  h('h2', {}, 'Rules'),
+  held.length === 0 ? h('p', { class: 'hint' }, typesR.ok ? 'The service holds no credential type\'s context: attributes are typed by hand.' : `Credential types unavailable: ${problemText(typesR)}`) : '',
+  rulesBox,
+  h('div', { class: 'actions' },
+    h('button', { type: 'button', class: 'secondary', onclick: () => renderRules([...rules.map((r) => r.read()), { id: `rule-${rules.length + 1}`, query: {} }]) }, 'Add a rule'),
+    h('button', { type: 'submit' }, existing === null ? 'Create scenario' : 'Save changes')),
+  summary, saved);
+
+  show(existing === null ? 'New scenario' : `Scenario ${existing.id}`,
+    h('div', { class: 'columns' }, h('section', { 'aria-label': 'Editor' }, form), tryPanel(draft, form, summary)));
+}
+
+/** The dry run of the editor's unsaved content. The pasted credentials stay in this panel's field and go only to the dry-run route. */
+function tryPanel(draft, form, summary) {
+  const credentials = h('textarea', { rows: 10, autocomplete: 'off', spellcheck: 'false' });
+  const address = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' });
+  const out = h('div', { 'aria-live': 'polite' });
+  const panel = h('section', { class: 'panel', 'aria-labelledby': 'try-heading' },
+    h('h2', { id: 'try-heading' }, 'Try it'),
+    h('p', { class: 'hint' }, 'Runs the editor\'s content as it is now, unsaved, against credentials you paste. Nothing is recorded or kept.'),
+    field('Credentials (a JSON array)', credentials, { pointer: '/credentials' }),
+    field('Holder address', address, { pointer: '/address' }),
+    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: run }, 'Dry-run')),
+    out);
+
+  async function run() {
+    setError(credentials, '');
+    let list;
+    try {
+      list = JSON.parse(credentials.value);
+      if (!Array.isArray(list)) list = [list];
+    } catch {
+      setError(credentials, 'Not JSON: paste the credentials as a JSON array');
+      return;
+    }
+    out.replaceChildren(h('p', { class: 'status' }, 'Running…'));
+    const r = await api('POST', '/compliance/scenarios/dry-run', { body: { scenario: draft(), address: address.value.trim(), credentials: list } });
+    const problems = r.ok ? [] : (r.data?.errors ?? []);
+    const unplaced = placeProblems(panel, summary, problems.filter((e) => !String(e.pointer ?? '').startsWith('/scenario')), '');
+    const inForm = placeProblems(form, summary, problems.filter((e) => String(e.pointer ?? '').startsWith('/scenario')), '/scenario');
+    if (!r.ok) {
+      out.replaceChildren(h('div', { class: 'alert', role: 'alert' }, h('p', {}, problemText(r)), [...unplaced, ...inForm].length ? h('ul', {}, [...unplaced, ...inForm].map((m) => h('li', {}, m))) : ''));
+      return;
+    }
+    out.replaceChildren(results(r.data));
+  }
+  return panel;
+}
+
+function results({ verdict, results: list, trace }) {
+  const passed = verdict === 'passed';
+  return h('div', {},
+    h('h3', {}, 'Verdict: ', h('span', { class: `badge ${passed ? 'valid' : 'not-valid'}` }, String(verdict))),
+    list.map((res, i) => {
+      const t = trace[i] ?? { credentials: [] };
+      const status = res.result?.status ?? t.status;
+      const reasons = res.result?.result?.reasons ?? [];
+      const id = uid('rule');
+      return h('article', { class: `result ${status}`, 'aria-labelledby': id },
+        h('h3', { id }, `Rule ${res.objectId}: `, h('span', { class: `badge ${status}` }, status)),
+        reasons.length ? h('ul', { class: 'reasons' }, reasons.map((x) => h('li', {}, x))) : '',
+        t.decidingCheck ? h('p', {}, 'Decided by the check ', h('code', {}, t.decidingCheck.check), t.decidingCheck.credential === undefined ? '' : ` of credential #${t.decidingCheck.credential + 1}`) : '',
+        t.credentials.map((c) => h('div', {},
+          h('p', {}, `Credential #${c.index + 1}${c.decidingCheck ? `, stopped at ${c.decidingCheck}` : ', passed every check'}`),
+          h('ul', { class: 'checks' }, c.checks.map((k) => h('li', { class: k.outcome === 'fail' ? 'fail' : undefined },
+            h('code', {}, k.check), ` ${k.outcome}`, k.reason ? `: ${k.reason}` : ''))))));
+    }));
+}
