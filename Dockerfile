@@ -25,6 +25,8 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json openapi.yaml ./
+# The console's static files (/console; CONSOLE=false turns it off), read at start.
+COPY console ./console
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

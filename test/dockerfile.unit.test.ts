@@ -25,3 +25,9 @@ it('HEALTHCHECK probes /health/live, not /health/ready', () => {
   expect(check).toContain('/health/live');
   expect(check).not.toContain('/health/ready');
 });
+
+it('the image carries every folder the service reads at start: dist, and console/ (on by default)', () => {
+  const copies = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(/\s+/));
+  expect(copies).toContain('console');
+  expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
+});
