@@ -35,26 +35,29 @@ function point(x: bigint, y: bigint): EdwardsPoint {
 }
 
 /**
- * [8]A per issuer key: one key signs every credential of its issuer. A key seen twice gets a window table (noble keeps
- * it per point object, ~100 KB at width 4), so that [hm][8]A costs ~64 additions instead of ~380; a key seen once,
- * such as a forger's, pays no table.
+ * [8]A per issuer key: one key signs every credential of its issuer. Only keys of fully verified proofs are kept
+ * (rememberIssuerKey), so a flood of throwaway keys evicts nothing and builds no table. A key remembered twice gets a
+ * window table (noble keeps it per point object, ~143 KB at width 4: 32 keys ~4.5 MB per thread), so that [hm][8]A
+ * costs ~64 additions instead of ~380.
  */
 const KEYS = 32;
 const keys = new LRUCache<string, { eightA: EdwardsPoint; tabled: boolean }>({ max: KEYS });
+const keyId = (ax: bigint, ay: bigint) => `${ax.toString(16)},${ay.toString(16)}`;
 
 function eightTimes(ax: bigint, ay: bigint): EdwardsPoint {
-  const id = `${ax.toString(16)},${ay.toString(16)}`;
+  return keys.get(keyId(ax, ay))?.eightA ?? point(ax, ay).multiplyUnsafe(8n);
+}
+
+/** Called once a proof signed by this key verified whole (signature, key in the claims tree, state, content). */
+export function rememberIssuerKey(ax: bigint, ay: bigint): void {
+  const id = keyId(ax, ay);
   const known = keys.get(id);
   if (known === undefined) {
-    const eightA = point(ax, ay).multiplyUnsafe(8n);
-    keys.set(id, { eightA, tabled: false });
-    return eightA;
-  }
-  if (!known.tabled) {
+    keys.set(id, { eightA: point(ax, ay).multiplyUnsafe(8n), tabled: false });
+  } else if (!known.tabled) {
     known.tabled = true;
     known.eightA.precompute(4);
   }
-  return known.eightA;
 }
 
 export function verifyPoseidonSignature(

@@ -27,6 +27,7 @@ const opt = OPT as { C: bigint[][]; S: bigint[][]; M: bigint[][][]; P: bigint[][
  * Inputs already checked.
  */
 export function poseidonOpt(inputs: readonly bigint[]): bigint {
+  if (!(inputs.length > 0 && inputs.length <= 16)) throw new Error('Invalid inputs');
   const p = FIELD;
   const t = inputs.length + 1;
   const rp = N_ROUNDS_P[t - 2] ?? 0;

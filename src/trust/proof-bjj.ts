@@ -4,7 +4,7 @@
  */
 import { poseidon } from '@iden3/js-crypto';
 import { BJJSignatureProof2021, isGenesisState, SchemaHash, validateTreeState, verifyProof, type BjjProof } from './iden3.js';
-import { verifyPoseidonSignature } from './babyjub.js';
+import { rememberIssuerKey, verifyPoseidonSignature } from './babyjub.js';
 import { done, matchContent, refusal, sameNonce, stateKey, statusCovered, type ProofType } from './proof-check.js';
 import { checkStatus, notValid, OK, undecided } from './structure.js';
 import { isRecord } from '../schemas/json.js';
@@ -92,6 +92,8 @@ export const bjjSignature2021: ProofType = {
       return refusal("the issuer key's credentialStatus in its proof does not carry the key's revocation nonce");
     }
     const exp = auth.getExpirationDate();
+    const [, , keyX, keyY] = auth.rawSlotsAsInts();
+    if (keyX !== undefined && keyY !== undefined) rememberIssuerKey(keyX, keyY);
     return done({
       verdict: OK,
       cacheable: true,

@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { babyJub, ffUtils, Hex, PrivateKey, PublicKey, Signature, poseidon } from '@iden3/js-crypto';
-import { verifyPoseidonSignature } from '../../src/trust/babyjub.js';
+import { rememberIssuerKey, verifyPoseidonSignature } from '../../src/trust/babyjub.js';
 import { at } from '../elements.js';
 
 type Pt = [bigint, bigint];
@@ -156,9 +156,19 @@ describe('valid signatures', () => {
     }
   });
 
-  it('one key over many signatures (the second sight of a key builds its window table): both agree, valid and tampered', () => {
+  it('a remembered key (twice: its window table built), beside keys evicted from the 32 kept: both agree, valid and tampered', () => {
     const sk = new PrivateKey(randomBytes(32));
     const cases = Array.from({ length: 8 }, () => jsSigned(sk, randBelow(p)));
+    // 34 keys remembered twice each: the first ones are evicted and answer from a fresh [8]A again, the last tabled.
+    const crowd = Array.from({ length: 34 }, (_, i) => jsSigned(new PrivateKey(randomBytes(32)), BigInt(i)));
+    for (const c of crowd) for (let n = 0; n < 2; n++) rememberIssuerKey(c.A[0], c.A[1]);
+    for (const [i, c] of crowd.entries()) {
+      check(c, true, `crowd key ${i}`);
+      check({ ...c, S: (c.S + 1n) % l }, false, `crowd key ${i}, S + 1`);
+    }
+    const key = at(cases, 0).A;
+    rememberIssuerKey(key[0], key[1]);
+    rememberIssuerKey(key[0], key[1]);
     for (const [i, c] of cases.entries()) {
       check(c, true, `signature ${i}`);
       check({ ...c, msg: (c.msg + 1n) % p }, false, `signature ${i}, msg + 1`);
