@@ -125,7 +125,7 @@ describe('a deployment of several proofs at once (@iden3/contracts 3.4.0 Univers
     expect(decodeFunctionData({ abi: universal.abi, data: tx.input }).functionName).toBe('setMultiRequest');
     // The gas it was given is a bound (it cannot be estimated before setRequests is mined): what it used, against it.
     console.log(`setMultiRequest gas used ${receipt.gasUsed} of ${tx.gas} given (${(Number(receipt.gasUsed) / Number(tx.gas)).toFixed(2)})`);
-    expect(receipt.gasUsed).toBeLessThan(tx.gas);
+    expect(receipt.gasUsed * 3n / 2n).toBeLessThanOrEqual(tx.gas);
     expect(await read('getMultiRequest', [expected])).toEqual({ multiRequestId: expected, requestIds: singles, groupIds: [12n], metadata: '0x' });
     // Recorded as sent, read-only: the follower checks exactly this one.
     expect((await scenarioOf('multi-sent')).smartContractDeployments[0]!.multiRequest)
