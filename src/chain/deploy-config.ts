@@ -54,8 +54,9 @@ export const deployEnv = Type.Object({
   }),
   CHAIN_DEPLOY_MAX_GAS: integer(21_000, 1_000_000_000, {
     default: 10_000_000,
-    description: 'The most gas one deploy may take (its estimate and a fifth more), and so with CHAIN_MAX_FEE_PER_GAS the most it ' +
-      'spends; the latest block\'s gas limit bounds it too. A deploy above it is refused (422) before it takes a nonce.',
+    description: 'The most gas each transaction of a deploy may take (setRequests: its estimate and a fifth more; setMultiRequest, ' +
+      'where the rules make several requests: 250000 + 150000 per id), the latest block\'s gas limit bounding it too. A deploy sends ' +
+      'one or two, so it spends at most twice this x CHAIN_MAX_FEE_PER_GAS (a replacement takes the same nonce under the same caps); above it, refused (422) before a nonce is taken.',
   }),
   CHAIN_REPLACE_AFTER_MS: integer(0, 86_400_000, {
     default: 180_000,

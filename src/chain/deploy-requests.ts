@@ -150,7 +150,7 @@ export async function buildRequests(rules: readonly QueryConfiguration[], option
  * group go in by their groupID, the others by id, each once in first-seen order. Its id is what VerifierLib's
  * setMultiRequest checks: keccak256(abi.encodePacked(requestIds, groupIds, creator)), no type prefix.
  */
-export function multiRequestOf(members: readonly { requestId: bigint; groupId: bigint }[], creator: Address): MultiRequest | undefined {
+function multiRequestOf(members: readonly { requestId: bigint; groupId: bigint }[], creator: Address): MultiRequest | undefined {
   const requestIds: bigint[] = [];
   const groupIds: bigint[] = [];
   const seen = new Set<bigint>();

@@ -128,19 +128,20 @@ export class DeployerChain {
    * setMultiRequest reverts until setRequests is mined (its requests must exist), so it cannot be estimated before:
    * its gas is a bound on what it stores and checks (test/chain/deploy-multi.test.ts measures the margin).
    */
-  prepareMulti(verifier: Address, multi: MultiRequest): Promise<UnsignedSend> {
+  prepareMulti(verifier: Address, multi: MultiRequest, alsoSpends = 0n): Promise<UnsignedSend> {
     const gas = MULTI_BASE_GAS + MULTI_ENTRY_GAS * BigInt(multi.requestIds.length + multi.groupIds.length);
-    return this.priced(verifier, setMultiRequestData(multi), gas, 'setMultiRequest', 'a bound on its storage');
+    return this.priced(verifier, setMultiRequestData(multi), gas, 'setMultiRequest', 'a bound on its storage', alsoSpends);
   }
 
-  private async priced(verifier: Address, data: Hex, gas: bigint, call: string, basis: string): Promise<UnsignedSend> {
+  /** `alsoSpends`: what the deploy's other send may cost, so the balance is checked for both. */
+  private async priced(verifier: Address, data: Hex, gas: bigint, call: string, basis: string, alsoSpends = 0n): Promise<UnsignedSend> {
     const [fees, block, balance] = await Promise.all([this.fees(), this.client.getBlock({ blockTag: 'latest' }), this.balance()]);
     const cap = block.gasLimit < this.maxGas ? block.gasLimit : this.maxGas;
     if (gas > cap) {
       const by = cap === this.maxGas ? `CHAIN_DEPLOY_MAX_GAS (${this.maxGas})` : `the latest block's gas limit (${block.gasLimit})`;
       throw new DeployRefusal(`${call} on ${this.endpoint.chain} needs ${gas} gas (${basis}), above ${by}: deploy fewer rules at once`, 'gas');
     }
-    const cost = gas * fees.maxFeePerGas;
+    const cost = gas * fees.maxFeePerGas + alsoSpends;
     if (cost > balance) {
       throw new DeployRefusal(`the deployer ${this.account.address} on ${this.endpoint.chain} holds ${balance} wei, less than this deploy may cost (${cost} wei): fund it`, 'funds');
     }

@@ -219,3 +219,24 @@ export function checkDeploymentTransitions(
   });
   return problems;
 }
+
+/**
+ * The fields only the service writes (a deployment's `multiRequest`): a PATCH or create that sets, changes or removes
+ * one is refused. Not part of checkDeploymentTransitions, which the service's own writes pass through too.
+ */
+export function checkServiceFields(
+  before: readonly SmartContractDeployment[] | null | undefined,
+  after: readonly SmartContractDeployment[] | null | undefined,
+): TransitionProblem[] {
+  if (!Array.isArray(after)) return [];
+  const old = byId(Array.isArray(before) ? before : [], '', 'deployment', null);
+  return after.flatMap((d, i) => {
+    if (d === null || typeof d !== 'object') return [];
+    const stored = old.get(d.id)?.multiRequest;
+    if (JSON.stringify(d.multiRequest ?? null) === JSON.stringify(stored ?? null)) return [];
+    return [{
+      pointer: `/smartContractDeployments/${i}/multiRequest`,
+      message: `deployment "${d.id}": multiRequest is written by POST …/deployments only; a PATCH cannot ${stored === undefined ? 'set' : 'change or remove'} it`,
+    }];
+  });
+}

@@ -131,6 +131,9 @@ export const Transaction = Type.Object(
   { $id: 'Transaction', additionalProperties: false, description: 'A transaction of a smart contract deployment.' },
 );
 
+/** A decimal uint256, as the deployment's request ids are written. */
+const Uint256 = { pattern: '^(0|[1-9][0-9]{0,77})$', maxLength: 78 };
+
 /** A smart contract deployment. */
 export const SmartContractDeployment = Type.Object(
   {
@@ -157,11 +160,24 @@ export const SmartContractDeployment = Type.Object(
     transactions: Type.Optional(Type.Array(refOf(Transaction), { maxItems: 256, description: 'The transactions of the deployment.' })),
     requests: Type.Optional(Type.Array(Type.Object({
       queryConfigurationId: Type.String({ ...RefString, description: 'The rule (its id in queryConfigurations).' }),
-      requestId: Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', maxLength: 78, description: 'The request the deployment set for it on the verifier.' }),
+      requestId: Type.String({ ...Uint256, description: 'The request the deployment set for it on the verifier.' }),
     }, { additionalProperties: false }), {
       maxItems: 256,
       description: 'Written by POST …/deployments: each rule\'s request on the verifier. The rules take these requestIds at once ' +
         'when no other deployment is Deployed, else when this one is (the one it supersedes becomes Deprecated then).',
+    })),
+    multiRequest: Type.Optional(Type.Object({
+      multiRequestId: Type.String({ ...Uint256, description: 'Its id on the verifier (VerifierLib.setMultiRequest\'s keccak256).' }),
+      requestIds: Type.Array(Type.String(Uint256), { maxItems: 256, description: 'The ungrouped requests, in the order sent.' }),
+      groupIds: Type.Array(Type.String(Uint256), { maxItems: 256, description: 'The groups, in the order sent.' }),
+      transactions: Type.Optional(Type.Array(Type.String({ ...RefString }), {
+        maxItems: 256, description: 'The deployment\'s transactions (ids) that send it: none yet while its setMultiRequest is on its way.',
+      })),
+    }, {
+      additionalProperties: false,
+      description: 'Read-only, written by POST …/deployments where the rules make several requests: the multi-request sent ' +
+        '(setMultiRequest) after setRequests. The follower marks the deployment Deployed only when the verifier holds exactly ' +
+        'this one; a deployment without it is asked for none. A PATCH that sets, changes or removes it is refused (400).',
     })),
     errorMessage: Type.Optional(Nullable(Type.String({ maxLength: 4096, description: 'Why the deployment failed.' }))),
   },

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { parseChainRef, redactRpcUrl, type ChainSettings } from '../chain/config.js';
 import type { OnChainRuleOutcome } from '../chain/outcomes.js';
-import { requestIdOf, type ProofStatusReader, type StoredRequestEntry } from '../chain/proof-status.js';
+import { requestIdOf, type ProofStatusReader } from '../chain/proof-status.js';
 import type { RequestCheck } from '../chain/request-check.js';
 import { txRound, type RoundAnswer, type RoundAsk } from '../chain/tx-round.js';
 import { supersedeWith, TX_HASH, withRequestIds, type SmartContractDeployment, type Transaction } from '../domain/deployments.js';
@@ -429,6 +429,9 @@ export class DeploymentFollower {
     if (failed !== undefined) {
       return { status: 'DeploymentFailed', errorMessage: clipped(`transaction "${failed.id}" failed: ${failed.errorMessage ?? 'no reason recorded'}`) };
     }
+    const unsent = this.multiUnsent(f.deployment, txs);
+    if (unsent === 'wait') return undefined;
+    if (unsent !== undefined) return unsent;
     const found = this.addressOf(f, txs.filter((t) => t.status === 'TxConfirmed'));
     if (found === undefined) return undefined;
     if ('problem' in found) return { status: 'DeploymentFailed', errorMessage: clipped(found.problem) };
@@ -464,21 +467,34 @@ export class DeploymentFollower {
     }));
     const checked = await check.apply(outcomes, rules, entries, f.scenario.trustedIssuers);
     const differences = [...missing, ...checked.filter((o) => o.requestId !== null && o.status === 'error').flatMap((o) => o.reasons)];
-    const multi = (f.deployment.requests ?? []).length > 0 ? await this.multiDifferences(f, address, rules, entries) : [];
+    const multi = await this.multiDifferences(f, address);
     return multi === undefined ? undefined : [...differences, ...multi];
   }
 
-  /** A deployment the service made (it records `requests`) holds the rules' multi-request where they make one. */
-  private async multiDifferences(
-    f: Followed, address: string, rules: Scenario['queryConfigurations'], entries: StoredRequestEntry[],
-  ): Promise<string[] | undefined> {
-    const { expectedMultiRequest, multiRequestDifferences } = await import('../chain/request-multi.js');
-    const expected = expectedMultiRequest(rules, entries);
+  /** Only a deployment that records the multi-request it sent must hold it: exactly that one, whatever the rules' order. */
+  private async multiDifferences(f: Followed, address: string): Promise<string[] | undefined> {
+    const expected = f.deployment.multiRequest;
     if (expected === undefined) return [];
-    if (typeof expected === 'string') return [expected];
-    const [entry] = await this.options.reader.readRequests?.({ chain: f.chain, verifierAddress: address, requestIds: [expected.multiRequestId] }) ?? [];
+    const { multiRequestDifferences } = await import('../chain/request-multi.js');
+    const [entry] = await this.options.reader.readRequests?.({ chain: f.chain, verifierAddress: address, requestIds: [BigInt(expected.multiRequestId)] }) ?? [];
     if (entry !== undefined && 'code' in entry && TRANSIENT.has(entry.code)) return undefined;
     return multiRequestDifferences(expected, entry);
+  }
+
+  /**
+   * A recorded multi-request whose setMultiRequest is not yet recorded (the deploy or recover() is on its way): no
+   * verdict, until CHAIN_TX_DROP_AFTER_MS past the latest confirmed transaction's block; then a failure naming it.
+   */
+  private multiUnsent(d: SmartContractDeployment, txs: Transaction[]): Verdict | 'wait' | undefined {
+    const multi = d.multiRequest;
+    if (multi === undefined || (multi.transactions ?? []).length > 0) return undefined;
+    const since = Math.max(0, ...txs.map((t) => (t.status === 'TxConfirmed' && typeof t.timestamp === 'number' ? t.timestamp : 0)));
+    const waited = this.now() - since * 1000;
+    if (waited < this.options.settings.txDropAfterMs) return 'wait';
+    return {
+      status: 'DeploymentFailed',
+      errorMessage: clipped(`its multi-request ${multi.multiRequestId}'s setMultiRequest transaction was not recorded ${Math.round(waited / 1000)} s after setRequests was mined`),
+    };
   }
 
   /** Transactions that a whole lap did not load are forgotten. */

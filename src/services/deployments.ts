@@ -58,7 +58,19 @@ interface Purpose {
   deploymentId: string;
   verifier: Address;
   rules: BuiltRequests['rules'];
+  /** The multi-request the deployment sends after setRequests, as recorded on it. */
+  multiRequest?: RecordedMultiRequest;
+  /** Set on the setMultiRequest send: its transaction is the multi-request's. */
+  call?: 'setMultiRequest';
+  /** On the setRequests send: the setMultiRequest priced with it, reserved before it is recorded (so recover() sends it too). */
+  then?: UnsignedSend;
 }
+
+type RecordedMultiRequest = NonNullable<SmartContractDeployment['multiRequest']>;
+
+const recordedMulti = (m: MultiRequest): RecordedMultiRequest => ({
+  multiRequestId: String(m.multiRequestId), requestIds: m.requestIds.map(String), groupIds: m.groupIds.map(String),
+});
 
 /** A transfer to itself that takes the nonce of a send the node refused for good; recorded in no deployment. */
 interface FillerPurpose {
@@ -148,6 +160,7 @@ export class DeploymentService {
     const { DeployRefusal } = await import('../chain/deploy-sender.js');
     let built: BuiltRequests;
     let unsigned: UnsignedSend;
+    let then: UnsignedSend | undefined;
     try {
       const circuits = await deployer.validatorCircuits(validators);
       built = await buildRequests(row.input.queryConfigurations, {
@@ -158,6 +171,8 @@ export class DeploymentService {
         JSON.stringify(d.requests) === JSON.stringify(built.rules));
       if (same !== undefined) throw new Conflict(`Scenario ${scenarioId}'s rules are deployed as they are already: deployment "${same.id}" (${same.status})`);
       unsigned = await deployer.prepare(verifier, built.requests);
+      // Both priced before setRequests takes its nonce: a refusal never leaves it alone on chain.
+      if (built.multiRequest !== undefined) then = await deployer.prepareMulti(verifier, built.multiRequest, BigInt(unsigned.gas) * BigInt(unsigned.maxFeePerGas));
     } catch (err) {
       if (err instanceof RequestBuildError) {
         throw new InvalidScenario([{ field: `body.input${(err.pointer ?? '').replace(/\//g, '.')}`, pointer: `/input${err.pointer ?? ''}`, message: err.message }],
@@ -169,7 +184,10 @@ export class DeploymentService {
       throw chainError(err, chain);
     }
     const deploymentId = `deploy-${randomUUID()}`;
-    const purpose: Purpose = { scenario: targetOf(row), deploymentId, verifier, rules: built.rules };
+    const purpose: Purpose = {
+      scenario: targetOf(row), deploymentId, verifier, rules: built.rules,
+      ...(built.multiRequest && then && { multiRequest: recordedMulti(built.multiRequest), then }),
+    };
     const sendId = randomUUID();
     // Under the sender's lock: an open send of the same call (another instance's deploy of these rules) is not sent twice.
     const sameCall = (open: ChainSend) => {
@@ -184,31 +202,10 @@ export class DeploymentService {
       const other = JSON.parse(send.purpose) as Purpose | FillerPurpose;
       throw new Conflict(`Scenario ${scenarioId}'s rules are being deployed already: deployment "${isFiller(other) ? '?' : other.deploymentId}" (its transaction is on its way)`);
     }
-    let recorded = await this.carryOn(deployer, send);
-    if (built.multiRequest !== undefined && recorded !== undefined) recorded = (await this.sendMulti(deployer, chain, purpose, built.multiRequest)) ?? recorded;
+    const recorded = await this.carryOn(deployer, send);
     const deployment = recorded?.input.smartContractDeployments.find((d) => d.id === deploymentId);
     if (recorded === undefined || deployment === undefined) throw new ScenarioNotFound(scenarioId);
     return { deployment, row: recorded };
-  }
-
-  /**
-   * The deployment's setMultiRequest, its own send with the next nonce (mined after setRequests, whose requests it
-   * names), recorded as the deployment's next transaction. setRequests is on its way already: a failure here is
-   * logged, not answered, and the follower fails the deployment for the multi-request it does not find.
-   */
-  private async sendMulti(deployer: DeployerChain, chain: string, purpose: Purpose, multi: MultiRequest): Promise<ScenarioRow | undefined> {
-    try {
-      const unsigned = await deployer.prepareMulti(purpose.verifier, multi);
-      const send = await this.options.store.reserveSend({
-        id: randomUUID(), chain, sender: deployer.address.toLowerCase(), request: JSON.stringify(unsigned),
-        purpose: JSON.stringify(purpose), createdAt: this.at(),
-      }, await deployer.nonce('pending'));
-      return await this.carryOn(deployer, send);
-    } catch (err) {
-      this.options.log?.warn({ chain, deployment: purpose.deploymentId, err: await errorText(err, chain) },
-        'the deployment\'s setMultiRequest was not sent: the follower will fail the deployment');
-      return undefined;
-    }
   }
 
   /** Signs a reserved send, broadcasts a signed one, records a broadcast one: from wherever a crash left it. */
@@ -243,9 +240,36 @@ export class DeploymentService {
     } else if (send.state !== 'broadcast') {
       return undefined;
     }
-    const row = isFiller(JSON.parse(send.purpose) as Purpose | FillerPurpose) ? undefined : await this.recordSend(send);
+    const purpose = JSON.parse(send.purpose) as Purpose | FillerPurpose;
+    const row = isFiller(purpose) ? undefined : await this.recordSend(send);
+    // Reserved before setRequests' send is closed: a crash in between leaves that open, and recover() comes back here.
+    const next = isFiller(purpose) || row === undefined ? undefined : await this.reserveFollowUp(deployer, send, purpose, row);
     await this.options.store.moveSend(send.id, ['signed', 'broadcast'], 'recorded', this.at());
-    return row;
+    if (next === undefined) return row;
+    // setRequests is on its way: a failure here is logged, and recover() or the carry-on timer sends it later.
+    return (await this.carryOn(deployer, next).catch(async (err: unknown) => {
+      this.options.log?.warn({ chain: send.chain, deployment: (purpose as Purpose).deploymentId, err: await errorText(err, send.chain) },
+        'the deployment\'s setMultiRequest is stored but not sent yet; will retry');
+      return undefined;
+    })) ?? row;
+  }
+
+  /** The setMultiRequest a setRequests send carries, reserved once (none when it is open or recorded already). */
+  private async reserveFollowUp(deployer: DeployerChain, send: ChainSend, purpose: Purpose, row: ScenarioRow): Promise<ChainSend | undefined> {
+    if (purpose.then === undefined || purpose.call === 'setMultiRequest') return undefined;
+    const d = row.input.smartContractDeployments.find((x) => x.id === purpose.deploymentId);
+    if (d === undefined || (d.multiRequest?.transactions ?? []).length > 0) return undefined;
+    const open = await this.options.store.openSends();
+    const reserved = open.find((o) => {
+      const p = JSON.parse(o.purpose) as Purpose | FillerPurpose;
+      return !isFiller(p) && p.deploymentId === purpose.deploymentId && p.call === 'setMultiRequest';
+    });
+    if (reserved !== undefined) return reserved.state === 'recorded' ? undefined : reserved;
+    const { then, ...rest } = purpose;
+    return this.options.store.reserveSend({
+      id: randomUUID(), chain: send.chain, sender: send.sender, request: JSON.stringify(then),
+      purpose: JSON.stringify({ ...rest, call: 'setMultiRequest' } satisfies Purpose), createdAt: this.at(),
+    }, await deployer.nonce('pending'));
   }
 
   /**
@@ -279,11 +303,17 @@ export class DeploymentService {
       if (existing !== undefined && transactionsOf(existing).some((t) => t.txHash === send.txHash)) return null;
       if (existing !== undefined) {
         const tx = transaction(purpose.deploymentId, transactionsOf(existing).length + 1, send.txHash as string);
-        return { ...input, smartContractDeployments: deployments.map((d) => (d === existing ? { ...d, transactions: [...transactionsOf(d), tx] } : d)) };
+        const multi = existing.multiRequest;
+        // A replacement of the setMultiRequest send carries its purpose: each of its transactions is named.
+        const multiRequest = purpose.call === 'setMultiRequest' && multi !== undefined ? { multiRequest: { ...multi, transactions: [...(multi.transactions ?? []), tx.id] } } : {};
+        return {
+          ...input, smartContractDeployments: deployments.map((d) => (d === existing ? { ...d, transactions: [...transactionsOf(d), tx], ...multiRequest } : d)),
+        };
       }
       const deployment: SmartContractDeployment = {
         id: purpose.deploymentId, contractName: 'UniversalVerifier', status: 'DeploymentStarted', address: purpose.verifier, chain: send.chain,
         scenarioId: purpose.scenario.id, transactions: [transaction(purpose.deploymentId, 1, send.txHash as string)], requests: purpose.rules,
+        ...(purpose.multiRequest && { multiRequest: purpose.multiRequest }),
       };
       const live = deployments.some((d) => d.status === 'Deployed');
       // Executes keep reading the Deployed one: its rules keep their requestIds until supersede().

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { checkDeploymentTransitions } from '../domain/deployments.js';
+import { checkDeploymentTransitions, checkServiceFields } from '../domain/deployments.js';
 import { KeyedQueue } from '../domain/keyed-queue.js';
 import { mergePatch } from '../domain/merge-patch.js';
 import type { PlanCache } from '../domain/plan-cache.js';
@@ -94,6 +94,7 @@ export class ScenarioService {
     const problemsFound = [
       ...validateScenarioRules(scenario),
       ...checkDeploymentTransitions(before, scenario.smartContractDeployments),
+      ...checkServiceFields(before, scenario.smartContractDeployments),
       ...(await this.options.validate(scenario)),
     ].filter((p) => !seen.has(p.pointer) && seen.add(p.pointer));
     const [first] = problemsFound;
