@@ -26,6 +26,8 @@ function signInView(message = '') {
       status.textContent = 'Checking the token…';
       const r = await api('GET', '/compliance/scenarios?limit=1', { token });
       if (r.status === 401) { status.textContent = ''; return setError(input, 'The service does not accept this token'); }
+      // 403: the token is good but may not list scenarios; any other failure says nothing of the token, so it is not kept.
+      if (!r.ok && r.status !== 403) { status.textContent = ''; return setError(input, `The token could not be checked: ${problemText(r)}`); }
       session.set(token);
       input.value = '';
       location.hash = '#/scenarios';
@@ -38,17 +40,19 @@ function signInView(message = '') {
   show('Sign in', message ? h('p', { class: 'alert', role: 'alert' }, message) : '', form);
 }
 
+const MAX_PAGES = 50;
+
 async function loadAll(path) {
   const items = [];
   let cursor = null;
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < MAX_PAGES; i++) {
     const r = await api('GET', `${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     if (!r.ok) return { error: r };
     items.push(...r.data.items);
     cursor = r.data.nextCursor;
     if (!cursor) break;
   }
-  return { items };
+  return { items, truncated: Boolean(cursor) };
 }
 
 async function scenariosView() {
@@ -62,7 +66,7 @@ async function scenariosView() {
   show('Scenarios',
     h('div', { class: 'filters', role: 'search' }, field('Search by id or name', search), field('Type', type)),
     count, h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Scenarios table' }, table));
-  const { items, error } = await loadAll('/compliance/scenarios');
+  const { items, error, truncated } = await loadAll('/compliance/scenarios');
   if (error) { count.textContent = problemText(error); return; }
   const render = () => {
     const q = search.value.trim().toLowerCase();
@@ -72,7 +76,8 @@ async function scenariosView() {
       h('td', {}, h('a', { href: `#/scenarios/${encodeURIComponent(s.id)}` }, s.id)),
       h('td', {}, s.input.name ?? ''), h('td', {}, s.input.type), h('td', {}, String(s.input.queryConfigurations?.length ?? 0)),
       h('td', {}, new Date(s.updatedAt).toLocaleString()))));
-    count.textContent = `${shown.length} of ${items.length} scenarios`;
+    count.textContent = `${shown.length} of ${items.length} scenarios` +
+      (truncated ? ` (only the first ${items.length} are loaded: the list stops after ${MAX_PAGES} pages; narrow it through the API)` : '');
   };
   search.addEventListener('input', render);
   type.addEventListener('change', render);
@@ -84,7 +89,11 @@ async function route() {
   nav.hidden = false;
   const hash = location.hash.replace(/^#/, '');
   const m = /^\/scenarios\/(.+)$/.exec(hash);
-  if (m) return editorView(show, decodeURIComponent(m[1]));
+  if (m) {
+    let id;
+    try { id = decodeURIComponent(m[1]); } catch { id = m[1]; }
+    return editorView(show, id);
+  }
   if (hash === '/new') return editorView(show, null);
   return scenariosView();
 }

@@ -5,8 +5,10 @@ const TYPES = ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'];
 const OPERATOR_NAMES = {
   $eq: 'equals', $ne: 'does not equal', $lt: 'less than', $lte: 'at most', $gt: 'greater than', $gte: 'at least',
   $in: 'is one of', $nin: 'is none of', $exists: 'exists', $between: 'between', $nonbetween: 'not between',
+  $noop: 'holds the type', $sd: 'disclose',
 };
-const ALL_OPERATORS = Object.keys(OPERATOR_NAMES);
+const ALL_OPERATORS = Object.keys(OPERATOR_NAMES).filter((o) => o !== '$noop' && o !== '$sd');
+const VALUELESS = new Set(['$noop', '$sd']);
 
 /** Every attribute a rule may name, depth first: objects are not comparable, their leaves are. */
 function leaves(nodes, out = []) {
@@ -25,7 +27,7 @@ function typed(text, kind) {
   return t;
 }
 
-function ruleEditor(held, rule, index, onRemove) {
+function ruleEditor(held, rule, index, onRemove, nextRequestId, refused) {
   const query = rule.query ?? {};
   const known = new Map(held.map((t) => [t.type, t]));
   const idInput = h('input', { type: 'text', value: rule.id ?? `rule-${index + 1}`, autocomplete: 'off' });
@@ -60,7 +62,9 @@ function ruleEditor(held, rule, index, onRemove) {
       return field(label, control, { pointer, hint });
     };
     valueControls = [];
-    if (op === '$between' || op === '$nonbetween') {
+    if (VALUELESS.has(op)) {
+      valueBox.replaceChildren(h('p', { class: 'hint' }, `${op} takes no value.`));
+    } else if (op === '$between' || op === '$nonbetween') {
       const [lo, hi] = Array.isArray(initial) ? initial : [];
       valueBox.replaceChildren(h('div', { class: 'row' }, input('Minimum', lo, p('/query/value')), input('Maximum', hi)));
     } else if (op === '$in' || op === '$nin') {
@@ -72,10 +76,13 @@ function ruleEditor(held, rule, index, onRemove) {
     }
   }
 
-  function renderOperators(initialOp, initialValue) {
+  // keep: the stored rule's operator stays offered even where the picker would not offer it ($sd, $noop, another
+  // datatype's), so that opening and saving a scenario never rewrites a rule the user did not touch.
+  function renderOperators(initialOp, initialValue, keep = false) {
     const a = current();
     kind = a?.valueKind ?? 'any';
-    const ops = a?.operators ?? ALL_OPERATORS;
+    const offered = (a?.operators ?? ALL_OPERATORS).filter((o) => !refused().has(o));
+    const ops = keep && typeof initialOp === 'string' && initialOp !== '' && !offered.includes(initialOp) ? [...offered, initialOp] : offered;
     const chosen = ops.includes(initialOp) ? initialOp : ops[0];
     opSelect.replaceChildren(...ops.map((o) => option(o, `${o} (${OPERATOR_NAMES[o] ?? o})`, o === chosen)));
     renderValue(initialOp === chosen ? initialValue : undefined);
@@ -84,6 +91,10 @@ function ruleEditor(held, rule, index, onRemove) {
   function renderAttributes(initialAttr) {
     const list = attributes();
     attrSelect.replaceChildren(option('', 'Choose an attribute'), ...list.map((a) => option(a.path, `${a.path} (${a.datatype})`, a.path === initialAttr)));
+    // An attribute the tree does not list (an index path such as docs.0.type, id, type) stays as stored.
+    if (typeof initialAttr === 'string' && initialAttr !== '' && !list.some((a) => a.path === initialAttr)) {
+      attrSelect.append(option(initialAttr, `${initialAttr} (not in the context's tree)`, true));
+    }
     const open = typeSelect.value !== '' && isOpen();
     attrField.hidden = open;
     attrTextField.hidden = !open;
@@ -95,7 +106,7 @@ function ruleEditor(held, rule, index, onRemove) {
   attrSelect.addEventListener('change', () => renderOperators(opSelect.value));
   opSelect.addEventListener('change', () => renderValue());
   renderAttributes(query.attribute);
-  renderOperators(query.operator, query.value);
+  renderOperators(query.operator, query.value, true);
 
   const legend = h('legend', {}, `Rule ${index + 1}`);
   const el = h('fieldset', { class: 'rule' }, legend,
@@ -107,6 +118,7 @@ function ruleEditor(held, rule, index, onRemove) {
   function value() {
     const op = opSelect.value;
     const texts = valueControls.map((c) => c.value);
+    if (VALUELESS.has(op)) return undefined;
     if (op === '$exists') return texts[0] === 'true';
     if (op === '$in' || op === '$nin') return texts[0].split(',').map((t) => t.trim()).filter((t) => t !== '').map((t) => typed(t, kind));
     if (op === '$between' || op === '$nonbetween') return texts.map((t) => typed(t, kind));
@@ -121,8 +133,8 @@ function ruleEditor(held, rule, index, onRemove) {
       query: {
         ...query,
         type: typeSelect.value,
-        requestId: query.requestId ?? index + 1,
-        attribute: isOpen() ? attrText.value.trim() : attrSelect.value,
+        requestId: query.requestId ?? nextRequestId,
+        attribute: (isOpen() ? attrText.value.trim() : attrSelect.value) || undefined,
         operator: opSelect.value,
         value: value(),
       },
@@ -161,6 +173,7 @@ export async function editorView(show, scenarioId) {
   }
   const typesR = await typesAnswer;
   const held = typesR.ok ? typesR.data.items : [];
+  const scenarioTypes = new Map((typesR.ok ? typesR.data.scenarioTypes ?? [] : []).map((t) => [t.type, new Set(t.refusedOperators)]));
   const input = existing?.input ?? { name: '', type: 'ChallengeQuery', queryConfigurations: [{ id: 'rule-1', query: {} }], smartContractDeployments: [] };
 
   const idInput = h('input', { type: 'text', autocomplete: 'off', value: existing?.id ?? '', disabled: existing !== null });
@@ -170,12 +183,34 @@ export async function editorView(show, scenarioId) {
   const summary = h('div', { class: 'alert', role: 'alert' });
   const saved = h('p', { class: 'status', role: 'status' });
   let rules = [];
+  // Whether any rule was edited, added or removed: a PATCH carries queryConfigurations only then.
+  let rulesTouched = false;
+  rulesBox.addEventListener('input', () => { rulesTouched = true; });
+  rulesBox.addEventListener('change', () => { rulesTouched = true; });
+  // New rules take an id and requestId no rule had in this editor, even after a removal.
+  const seen = { ids: new Set(), requestId: 0 };
+  const note = (configs) => configs.forEach((qc) => {
+    if (typeof qc.id === 'string') seen.ids.add(qc.id);
+    if (Number.isSafeInteger(qc.query?.requestId)) seen.requestId = Math.max(seen.requestId, qc.query.requestId);
+  });
+  const freshId = () => {
+    let n = 1;
+    while (seen.ids.has(`rule-${n}`)) n += 1;
+    seen.ids.add(`rule-${n}`);
+    return `rule-${n}`;
+  };
 
   const renderRules = (configs) => {
-    rules = configs.map((qc, i) => ruleEditor(held, qc, i, () => renderRules(rules.map((r) => r.read()).filter((_, j) => j !== i))));
+    note(configs);
+    rules = configs.map((qc, i) => ruleEditor(held, qc, i, () => {
+      rulesTouched = true;
+      renderRules(rules.map((r) => r.read()).filter((_, j) => j !== i));
+    }, qc.query?.requestId ?? (seen.requestId += 1), () => scenarioTypes.get(typeSelect.value) ?? new Set()));
     rulesBox.replaceChildren(...rules.map((r) => r.el));
   };
   renderRules(input.queryConfigurations ?? []);
+  // The scenario type decides which operators its rules may use.
+  typeSelect.addEventListener('change', () => renderRules(rules.map((r) => r.read())));
 
   const draft = () => ({ ...input, name: nameInput.value.trim(), type: typeSelect.value, queryConfigurations: rules.map((r) => r.read()) });
 
@@ -188,9 +223,9 @@ export async function editorView(show, scenarioId) {
       const r = existing === null
         ? await api('POST', '/compliance/scenarios', { body: { id: idInput.value.trim(), input: scenario } })
         : await api('PATCH', `/compliance/scenarios/${encodeURIComponent(existing.id)}`, {
-          body: { input: { name: scenario.name, queryConfigurations: scenario.queryConfigurations } }, headers: etag ? { 'if-match': etag } : {},
+          body: { input: { name: scenario.name, ...(rulesTouched && { queryConfigurations: scenario.queryConfigurations }) } }, headers: etag ? { 'if-match': etag } : {},
         });
-      const unplaced = placeProblems(form, summary, r.ok ? [] : (r.data?.errors ?? []).map((x) => ({ ...x, pointer: x.pointer === '/id' ? '/id' : x.pointer })), '/input');
+      const unplaced = placeProblems(form, summary, r.ok ? [] : (r.data?.errors ?? []).map((x) => ({ ...x, pointer: x.pointer === '/id' ? '/input/id' : x.pointer })), '/input');
       if (!r.ok) {
         saved.textContent = '';
         summary.replaceChildren(h('p', {}, problemText(r)), unplaced.length ? h('ul', {}, unplaced.map((m) => h('li', {}, m))) : '');
@@ -199,6 +234,7 @@ export async function editorView(show, scenarioId) {
       summary.replaceChildren();
       if (r.status === 202) { saved.textContent = `Proposed for approval: ${r.headers.get('location') ?? ''}`; return; }
       etag = r.headers.get('etag');
+      rulesTouched = false;
       saved.textContent = existing === null ? `Created ${idInput.value.trim()}` : 'Saved';
       if (existing === null) location.hash = `#/scenarios/${encodeURIComponent(idInput.value.trim())}`;
     },
@@ -210,7 +246,12 @@ export async function editorView(show, scenarioId) {
   held.length === 0 ? h('p', { class: 'hint' }, typesR.ok ? 'The service holds no credential type\'s context: attributes are typed by hand.' : `Credential types unavailable: ${problemText(typesR)}`) : '',
   rulesBox,
   h('div', { class: 'actions' },
-    h('button', { type: 'button', class: 'secondary', onclick: () => renderRules([...rules.map((r) => r.read()), { id: `rule-${rules.length + 1}`, query: {} }]) }, 'Add a rule'),
+    h('button', {
+      type: 'button', class: 'secondary', onclick: () => {
+        rulesTouched = true;
+        renderRules([...rules.map((r) => r.read()), { id: freshId(), query: {} }]);
+      },
+    }, 'Add a rule'),
     h('button', { type: 'submit' }, existing === null ? 'Create scenario' : 'Save changes')),
   summary, saved);
 

@@ -70,11 +70,11 @@ let browser: Browser | undefined;
 async function openPage(viewport = { width: 1280, height: 800 }) {
   const page = await browser!.newPage({ viewport });
   const problems: string[] = [];
-  const requests: { url: string; method: string; body: string | null }[] = [];
+  const requests: { url: string; method: string; body: string | null; ifMatch: string | undefined }[] = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('request', (r) => requests.push({ url: r.url(), method: r.method(), body: r.postData() }));
+  page.on('request', (r) => requests.push({ url: r.url(), method: r.method(), body: r.postData(), ifMatch: r.headers()['if-match'] }));
   return { page, problems, requests };
 }
 
@@ -166,6 +166,83 @@ describe.skipIf(!haveBrowser && !required)('the console at /console in headless 
       expect(requests.map((r) => new URL(r.url).origin).filter((o) => o !== server!.url)).toEqual([]);
       // Chromium logs the refused token's answer; nothing else.
       expect(problems).toEqual(['console: Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it('saving a rename keeps rules the editor cannot offer ($noop, an attribute not in the tree) and PATCHes with If-Match', async () => {
+    const { page, problems, requests } = await openPage();
+    const id = 'console-keeps-rules';
+    const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    const rules = [
+      { id: 'holds', query: { type: 'IDInformation', requestId: 1, operator: '$noop' } },
+      { id: 'subject-id', query: { type: 'IDInformation', requestId: 2, attribute: 'id', operator: '$eq', value: 'did:example:1' } },
+    ];
+    const created = await fetch(`${server!.url}/compliance/scenarios`, {
+      method: 'POST', headers, body: JSON.stringify({ id, input: { name: 'Before', type: 'ChallengeQuery', queryConfigurations: rules, smartContractDeployments: [] } }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const storedRules = async () => {
+      const r = await fetch(`${server!.url}/compliance/scenarios/${id}`, { headers });
+      return (await r.json() as { input: { name: string; queryConfigurations: unknown } }).input;
+    };
+    const before = (await storedRules()).queryConfigurations;
+    const createdEtag = created.headers.get('etag');
+    expect(createdEtag).toBeTruthy();
+    try {
+      await signIn(page);
+      await page.goto(`${server!.url}/console#/scenarios/${id}`);
+      await page.getByRole('heading', { level: 1, name: `Scenario ${id}` }).waitFor();
+      // Both rules show what is stored: the operator and the attribute stay selected though the picker would not offer them.
+      const rule1 = page.getByRole('group', { name: 'Rule 1' });
+      const rule2 = page.getByRole('group', { name: 'Rule 2' });
+      await expect(rule1.getByLabel('Operator').inputValue()).resolves.toBe('$noop');
+      await expect(rule2.getByLabel('Attribute', { exact: true }).inputValue()).resolves.toBe('id');
+      await expect(rule2.getByLabel('Operator').inputValue()).resolves.toBe('$eq');
+      await page.getByLabel('Name').fill('After');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Saved', { exact: true }).waitFor();
+      const after = await storedRules();
+      expect(after.name).toBe('After');
+      expect(after.queryConfigurations).toEqual(before);
+      const patch = requests.filter((r) => r.method === 'PATCH');
+      expect(patch.length).toBe(1);
+      expect(JSON.parse(patch[0]!.body!)).toEqual({ input: { name: 'After' } });
+
+      // A second save goes with the ETag of the first (If-Match): a rule edited now is sent and stored as shown.
+      await rule2.getByLabel('Value').fill('did:example:2');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await expect.poll(async () => JSON.stringify((await storedRules()).queryConfigurations)).toContain('did:example:2');
+      const second = await storedRules();
+      expect(second.queryConfigurations).toEqual([rules[0], { ...rules[1], query: { ...rules[1]!.query, value: 'did:example:2' } }]);
+      const patches = requests.filter((r) => r.method === 'PATCH');
+      expect(patches.map((r) => r.ifMatch)).toEqual([createdEtag, expect.any(String)]);
+      expect(patches[1]!.ifMatch).not.toBe(createdEtag);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it('offers an OnChainZKP rule no operator its type refuses ($lte, $gte), though the number attribute allows them', async () => {
+    const { page, problems } = await openPage();
+    try {
+      await signIn(page);
+      await page.getByRole('link', { name: 'New scenario' }).click();
+      await page.getByRole('heading', { level: 1, name: 'New scenario' }).waitFor();
+      const rule1 = page.getByRole('group', { name: 'Rule 1' });
+      const ops = async () => rule1.getByLabel('Operator').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+      await rule1.getByLabel('Credential type').selectOption('IDInformation');
+      await rule1.getByLabel('Attribute', { exact: true }).selectOption('personalData.age');
+      expect(await ops()).toEqual(expect.arrayContaining(['$lte', '$gte', '$lt']));
+      await page.getByLabel('Type', { exact: true }).selectOption('OnChainZKP');
+      const onChain = await ops();
+      expect(onChain).toEqual(expect.arrayContaining(['$lt', '$gt', '$between']));
+      expect(onChain).not.toContain('$lte');
+      expect(onChain).not.toContain('$gte');
+      await expect(rule1.getByLabel('Attribute', { exact: true }).inputValue()).resolves.toBe('personalData.age');
+      expect(problems).toEqual([]);
     } finally {
       await page.close();
     }

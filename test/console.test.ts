@@ -1,8 +1,11 @@
 /** /console: the console's static files, their CSP, and CONSOLE=false. The pages themselves: console.browser.test.ts. */
+import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { CONSOLE_CSP } from '../src/http/console.js';
+import { acceptsGzip, CONSOLE_CSP, consoleRoutes } from '../src/http/console.js';
+import { tempDir } from './helpers.js';
 import { auth, makeApp } from './helpers.js';
 
 describe('the console at /console', () => {
@@ -22,6 +25,8 @@ describe('the console at /console', () => {
       expect(csp).toContain("connect-src 'self'");
       expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:|\*/);
       expect(csp).not.toContain('upgrade-insecure-requests');
+      // No other site may frame the console (clickjacking of a signed-in officer).
+      expect(csp.split('; ')).toContain("frame-ancestors 'none'");
       // Every script is a file of this origin; no style attribute or element the CSP would block.
       expect(res.body).not.toMatch(/<script(?![^>]*\bsrc="\/console\/)/);
       expect(res.body).not.toMatch(/\sstyle=|<style/);
@@ -37,11 +42,45 @@ describe('the console at /console', () => {
     const css = await app.inject({ method: 'GET', url: '/console/console.css' });
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
     expect(css.headers['content-encoding']).toBeUndefined();
-    for (const url of ['/console/nope.js', '/console/../package.json', '/console/%2e%2e/package.json']) {
+    // Each traversal names a file the console would serve (a .js) were it read from outside console/.
+    for (const url of ['/console/nope.js', '/console/%2e%2e/eslint.config.js', '/console/..%2feslint.config.js', '/console/..%5capp.js',
+      '/console/%2e%2e%5ceslint.config.js']) {
       const missing = await app.inject({ method: 'GET', url });
       expect(missing.statusCode, url).toBe(404);
       expect(missing.headers['content-type']).toMatch(/application\/problem\+json/);
     }
+  });
+
+  it('gzips only when Accept-Encoding takes gzip with a q above 0', async () => {
+    for (const [header, gz] of [['gzip;q=0', false], ['gzip; q=0.0, identity', false], ['br, gzip;q=0.5', true], ['*', true], ['*;q=0', false],
+      ['identity', false], ['GZIP', true]] as const) {
+      expect(acceptsGzip(header), header).toBe(gz);
+      const res = await app.inject({ method: 'GET', url: '/console/app.js', headers: { 'accept-encoding': header } });
+      expect(res.headers['content-encoding'], header).toBe(gz ? 'gzip' : undefined);
+    }
+  });
+
+  it('tags each file with a content hash ETag and answers 304 to If-None-Match with it', async () => {
+    const plain = await app.inject({ method: 'GET', url: '/console/app.js', headers: { 'accept-encoding': 'identity' } });
+    const gz = await app.inject({ method: 'GET', url: '/console/app.js', headers: { 'accept-encoding': 'gzip' } });
+    const tag = String(plain.headers.etag);
+    expect(tag).toMatch(/^"[\w-]{22}"$/);
+    expect(gz.headers.etag).not.toBe(tag);
+    const other = await app.inject({ method: 'GET', url: '/console/editor.js', headers: { 'accept-encoding': 'identity' } });
+    expect(other.headers.etag).not.toBe(tag);
+    const again = await app.inject({ method: 'GET', url: '/console/app.js', headers: { 'accept-encoding': 'identity', 'if-none-match': `"x", ${tag}` } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers.etag).toBe(tag);
+    const changed = await app.inject({ method: 'GET', url: '/console/app.js', headers: { 'accept-encoding': 'identity', 'if-none-match': '"stale"' } });
+    expect(changed.statusCode).toBe(200);
+  });
+
+  it('says a missing console/ directory by name and how to turn the console off, not a raw ENOENT', async () => {
+    const app2 = Fastify();
+    const dir = path.join(tempDir('scs-console-missing-'), 'console');
+    await expect(app2.register(consoleRoutes, { dir }).ready()).rejects.toThrow(/console's files are missing: .*console does not exist.*CONSOLE=false/);
+    await app2.close().catch(() => undefined);
   });
 
   it('is off with CONSOLE=false, and leaves the other routes\' CSP as it is without it', async () => {

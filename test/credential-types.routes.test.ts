@@ -28,6 +28,8 @@ describe('GET /compliance/credential-types', () => {
               country: { '@id': 'urn:c', '@type': 'xsd:string' },
               since: { '@id': 'urn:s', '@type': 'xsd:dateTime' },
               verified: { '@id': 'urn:v', '@type': 'xsd:boolean' },
+              rooms: { '@id': 'urn:p', '@type': 'xsd:positiveInteger' },
+              debt: { '@id': 'urn:n', '@type': 'xsd:negativeInteger' },
               address: { '@id': 'urn:a', '@context': 'https://example.com/address.jsonld' },
             },
           },
@@ -84,6 +86,43 @@ describe('GET /compliance/credential-types', () => {
     }));
     const res = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'every-op', input: scenario({ queryConfigurations }) } });
     expect(res.statusCode, res.body).toBe(201);
+  });
+
+  it('types xsd:positiveInteger and xsd:negativeInteger as numbers, with the ordered operators', async () => {
+    const por = flat((await list()).json<{ items: Held[] }>().items.find((t) => t.type === 'ProofOfResidence')!.attributes);
+    for (const path of ['rooms', 'debt']) {
+      expect(por.find((n) => n.path === path), path).toMatchObject({ valueKind: 'number', operators: expect.arrayContaining(['$lt', '$gte', '$between']) });
+    }
+  });
+
+  it('says which operators each scenario type refuses whatever the datatype: OnChainZKP $lte and $gte', async () => {
+    const types = (await list()).json<{ scenarioTypes: { type: string; refusedOperators: string[] }[] }>().scenarioTypes;
+    expect(types.map((t) => t.type).sort()).toEqual(['ChallengeQuery', 'OffChainZKP', 'OnChainZKP']);
+    expect(types.find((t) => t.type === 'OnChainZKP')!.refusedOperators.sort()).toEqual(['$gte', '$lte']);
+    expect(types.find((t) => t.type === 'ChallengeQuery')!.refusedOperators).toEqual([]);
+  });
+
+  it('offers only what create accepts for string, date, boolean and number attributes of a ChallengeQuery', async () => {
+    const items = (await list()).json<{ items: Held[]; scenarioTypes: { type: string; refusedOperators: string[] }[] }>();
+    const refused = new Set(items.scenarioTypes.find((t) => t.type === 'ChallengeQuery')!.refusedOperators);
+    const por = flat(items.items.find((t) => t.type === 'ProofOfResidence')!.attributes);
+    const sample: Record<string, (op: string) => unknown> = {
+      string: (op) => (op === '$in' || op === '$nin' ? ['DE', 'FR'] : 'DE'),
+      date: (op) => (op === '$between' || op === '$nonbetween' ? ['2000-01-01', '2020-01-01'] : '2000-01-01'),
+      boolean: () => true,
+      number: (op) => (op === '$in' || op === '$nin' ? [1, 2] : op === '$between' || op === '$nonbetween' ? [1, 5] : 3),
+    };
+    let n = 0;
+    for (const path of ['country', 'since', 'verified', 'rooms']) {
+      const node = por.find((x) => x.path === path)!;
+      const queryConfigurations = node.operators.filter((op) => !refused.has(op)).map((operator) => {
+        n += 1;
+        return { id: `q${n}`, query: { type: 'ProofOfResidence', requestId: n, attribute: path, operator, value: operator === '$exists' ? true : sample[node.valueKind]!(operator) } };
+      });
+      expect(queryConfigurations.length, path).toBeGreaterThan(0);
+      const res = await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: `ops-${path}`, input: scenario({ queryConfigurations }) } });
+      expect(res.statusCode, `${path}: ${res.body}`).toBe(201);
+    }
   });
 
   it('needs scenarios:read, as scenario reads do', async () => {

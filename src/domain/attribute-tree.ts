@@ -30,7 +30,7 @@ const COMMON: Operator[] = ['$eq', '$ne', '$exists'];
 const ORDERED: Operator[] = ['$lt', '$lte', '$gt', '$gte', '$between', '$nonbetween'];
 const LISTED: Operator[] = ['$in', '$nin'];
 
-const NUMERIC = /^xsd:(?:integer|int|long|short|byte|decimal|double|float|(?:non)?(?:Negative|Positive)Integer|nonNegativeInteger|unsigned(?:Long|Int|Short|Byte))$/;
+const NUMERIC = /^xsd:(?:integer|int|long|short|byte|decimal|double|float|(?:nonNegative|nonPositive|negative|positive)Integer|unsigned(?:Long|Int|Short|Byte))$/;
 
 /** What the engine (engine/validate.ts, engine/operators.ts) accepts for a value of this datatype. */
 function operatorsFor(datatype: string): { valueKind: ValueKind; operators: Operator[] } {

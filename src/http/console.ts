@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -23,24 +24,46 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
-interface Asset { type: string; raw: Buffer; gzip: Buffer }
+interface Asset { type: string; raw: Buffer; gzip: Buffer; etag: string }
 
 /** Read once at start: the files ship with the package and change only with it. */
 function loadAssets(dir: string): Map<string, Asset> {
+  if (!fs.existsSync(dir)) {
+    throw new Error(`the console's files are missing: ${dir} does not exist (ship console/ with the package, or set CONSOLE=false)`);
+  }
   const assets = new Map<string, Asset>();
   for (const name of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
     const type = TYPES[path.extname(name)];
     const file = path.join(dir, name);
     if (type === undefined || !fs.statSync(file).isFile()) continue;
     const raw = fs.readFileSync(file);
-    assets.set(name.split(path.sep).join('/'), { type, raw, gzip: gzipSync(raw, { level: 9 }) });
+    const etag = createHash('sha256').update(raw).digest('base64url').slice(0, 22);
+    assets.set(name.split(path.sep).join('/'), { type, raw, gzip: gzipSync(raw, { level: 9 }), etag });
   }
   return assets;
 }
 
+/** Whether Accept-Encoding takes gzip: named (or `*`) with a q above 0, as RFC 9110 12.5.3 reads it. */
+export function acceptsGzip(header: string | undefined): boolean {
+  const q = new Map<string, number>();
+  for (const part of (header ?? '').split(',')) {
+    const [coding = '', ...params] = part.split(';').map((x) => x.trim().toLowerCase());
+    if (coding === '') continue;
+    const qParam = params.find((p) => p.startsWith('q='));
+    const value = qParam === undefined ? 1 : Number(qParam.slice(2));
+    q.set(coding, Number.isFinite(value) ? value : 0);
+  }
+  return (q.get('gzip') ?? q.get('x-gzip') ?? q.get('*') ?? 0) > 0;
+}
+
 function send(request: FastifyRequest, reply: FastifyReply, asset: Asset): FastifyReply {
-  const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-  reply.header('content-security-policy', CONSOLE_CSP).header('cache-control', 'no-cache').header('vary', 'accept-encoding').type(asset.type);
+  const gzip = acceptsGzip(request.headers['accept-encoding']);
+  // One strong tag per representation: the gzip bytes differ from the plain ones.
+  const etag = `"${asset.etag}${gzip ? '-gz' : ''}"`;
+  reply.header('content-security-policy', CONSOLE_CSP).header('cache-control', 'no-cache').header('vary', 'accept-encoding')
+    .header('etag', etag).type(asset.type);
+  const ifNoneMatch = String(request.headers['if-none-match'] ?? '');
+  if (ifNoneMatch.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === etag)) return reply.code(304).send();
   if (gzip) reply.header('content-encoding', 'gzip');
   return reply.send(gzip ? asset.gzip : asset.raw);
 }
