@@ -206,9 +206,8 @@ export class DeployerChain {
 }
 
 /**
- * No word on the deploy: a timeout, a closed connection, a limit, an HTTP error, any failure without evidence of a
- * revert. The caller answers 503 (shortMessage in the node's words, without the RPC URL) and the deploy may be asked
- * again; only a revert, or a validator's empty or undecodable answer, is the chain's word for good (422).
+ * No word on the deploy (a timeout, a limit, an HTTP error, any failure without evidence of a revert): 503 in the
+ * node's words (shortMessage, no RPC URL). Only a revert or a validator's empty answer is the chain's word (422).
  */
 class ChainUnanswered extends Error {
   readonly shortMessage: string;
