@@ -3,12 +3,12 @@
  * key stays inside the viem account; nothing here returns or throws it.
  */
 import {
-  BaseError, ContractFunctionRevertedError, createPublicClient, http, keccak256, type Address, type Hex, type PublicClient,
+  BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, http, keccak256, type Address, type Hex, type PublicClient,
 } from 'viem';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { ChainEndpoint } from './config.js';
-import { classify } from './rpc-errors.js';
+import { classify, revertDataOf } from './rpc-errors.js';
 import {
   setMultiRequestData, setRequestsAbi, setRequestsData, type MultiRequest, type ValidatorCircuits, type VerifierRequest,
 } from './deploy-requests.js';
@@ -86,7 +86,9 @@ export class DeployerChain {
   readonly client: PublicClient;
   private readonly account: PrivateKeyAccount;
 
-  constructor(readonly endpoint: ChainEndpoint, key: Hex, private readonly maxFeePerGas: bigint, private readonly maxGas: bigint, timeoutMs = 10_000) {
+  constructor(
+    readonly endpoint: ChainEndpoint, key: Hex, private readonly maxFeePerGas: bigint, private readonly maxGas: bigint, private readonly timeoutMs = 10_000,
+  ) {
     this.account = privateKeyToAccount(key);
     this.client = createPublicClient({ transport: http(endpoint.url, { timeout: timeoutMs, retryCount: 1 }) });
   }
@@ -101,7 +103,7 @@ export class DeployerChain {
         const circuits = await this.client.readContract({ address, abi: circuitsAbi, functionName: 'getSupportedCircuitIds' });
         return { address, circuits };
       } catch (err) {
-        if (unavailable(err)) throw err;
+        if (revertDataOf(err) === undefined && !answeredNoCircuits(err)) throw new ChainUnanswered(err, this.endpoint.chain, this.timeoutMs);
         throw new DeployRefusal(`validator ${address} on ${this.endpoint.chain} does not answer getSupportedCircuitIds: not an iden3 request validator`, 'chain');
       }
     }));
@@ -118,7 +120,7 @@ export class DeployerChain {
         address: verifier, abi: deployAbi, functionName: 'setRequests', args: [requests], account: this.account.address,
       });
     } catch (err) {
-      if (unavailable(err)) throw err;
+      if (revertDataOf(err) === undefined) throw new ChainUnanswered(err, this.endpoint.chain, this.timeoutMs);
       throw new DeployRefusal(`setRequests on verifier ${verifier} (${this.endpoint.chain}) would revert: ${revertReason(err)}`, 'reverted');
     }
     return this.priced(verifier, setRequestsData(requests), (estimate * 6n) / 5n, 'setRequests', 'the estimate and a fifth more');
@@ -205,12 +207,22 @@ export class DeployerChain {
 }
 
 /**
- * A node that timed out, closed the connection or answered HTTP errors said nothing about the deploy: the caller
- * answers 503 and the deploy may be asked again, where a revert or a refusal is the chain's word for good (422).
+ * No word on the deploy (a timeout, a limit, an HTTP error, any failure without evidence of a revert): 503 in the
+ * node's words (shortMessage, no RPC URL). Only a revert or a validator's empty answer is the chain's word (422).
  */
-export function unavailable(err: unknown): boolean {
-  const code = classify(err, '', 0).code;
-  return code === 'timeout' || code === 'unreachable';
+class ChainUnanswered extends Error {
+  readonly shortMessage: string;
+
+  constructor(err: unknown, chain: string, timeoutMs: number) {
+    const words = classify(err, chain, timeoutMs).message;
+    super(words);
+    this.shortMessage = words;
+  }
+}
+
+/** The validator answered getSupportedCircuitIds with nothing, or with what does not decode as its answer. */
+function answeredNoCircuits(err: unknown): boolean {
+  return err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionZeroDataError || (e instanceof Error && e.name.startsWith('AbiDecoding'))) !== null;
 }
 
 function revertReason(err: unknown): string {

@@ -18,16 +18,19 @@ export const isTransportFailure = (e: ChainReadError) => e.code === 'unreachable
 
 const isHex = (d: unknown): d is Hex => typeof d === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(d);
 
-/** '0x' for a revert without data. */
+/** The node's own words: viem calls an internal error (-32603) a revert of the contract function in its wrappers. */
+const nodeWords = (e: unknown): unknown => (e instanceof RpcRequestError ? e.details : e instanceof BaseError ? undefined : isRecord(e) ? e.message : undefined);
+const REVERTED = /revert|gas required exceeds allowance/i;
+
+/** '0x' for a revert without data; undefined when the node gave no answer (see classify) or no evidence of a revert. */
 export function revertDataOf(err: unknown): Hex | undefined {
-  if (!(err instanceof BaseError)) return undefined;
-  if (err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError)) return undefined;
+  if (!(err instanceof BaseError) || isTransportFailure(classify(err, '', 0))) return undefined;
   let data: Hex | undefined;
   let revert = false;
   err.walk((e) => {
     const x = isRecord(e) ? e : {};
-    if (x.code === 3) revert = true;
-    if ((typeof x.details === 'string' && /revert/i.test(x.details)) || (typeof x.message === 'string' && /revert/i.test(x.message))) revert = true;
+    const words = nodeWords(e);
+    if (x.code === 3 || (typeof words === 'string' && REVERTED.test(words))) revert = true;
     if (data === undefined) {
       const d = isRecord(x.data) ? x.data.data : x.data;
       if (isHex(d)) data = d;
@@ -76,10 +79,30 @@ export function classify(err: unknown, chain: string, timeoutMs: number): ChainR
       return new ChainReadError('unreachable', `${chain} is unreachable (${why})`);
     }
     const rpc = err.walk((e) => e instanceof RpcRequestError);
-    if (rpc instanceof RpcRequestError) return new ChainReadError('rpc-error', `${chain} RPC error ${rpc.code}: ${plain(rpc.details || rpc.shortMessage)}`);
+    if (rpc instanceof RpcRequestError) return rpcError(rpc, chain);
     return new ChainReadError('rpc-error', `${chain} read failed: ${plain(err.shortMessage)}`);
   }
   return new ChainReadError('rpc-error', `${chain} read failed: ${plain(err instanceof Error ? err.message : String(err))}`);
+}
+
+/**
+ * Codes of a node that is limited or failing rather than answering the call (-32005 limit exceeded, -32007 and 429
+ * the providers' rate limits, -1 unknown): viem retries these too. A revert is the chain's answer, whatever the code.
+ */
+const BUSY_CODES = new Set([-32005, -32007, 429, -1]);
+const BUSY_WORDS = /limit (exceeded|reached)|rate.?limit|too many requests|capacity|header not found|try again|temporarily/i;
+const TIMED_OUT = /timeout|timed out|deadline exceeded/i;
+
+function rpcError(rpc: RpcRequestError, chain: string): ChainReadError {
+  const words = plain(rpc.details || rpc.shortMessage);
+  if (rpc.status !== undefined && (rpc.status === 408 || rpc.status === 429 || rpc.status >= 500)) {
+    return new ChainReadError('unreachable', `${chain} RPC endpoint answered HTTP ${rpc.status} (error ${rpc.code}: ${words})`);
+  }
+  if (rpc.code !== 3 && !REVERTED.test(rpc.details)) {
+    if (TIMED_OUT.test(rpc.details)) return new ChainReadError('timeout', `${chain} RPC error ${rpc.code}: ${words}`);
+    if (BUSY_CODES.has(rpc.code) || BUSY_WORDS.test(rpc.details)) return new ChainReadError('unreachable', `${chain} RPC error ${rpc.code}: ${words}`);
+  }
+  return new ChainReadError('rpc-error', `${chain} RPC error ${rpc.code}: ${words}`);
 }
 
 /** An error's text for a log line or an answer: the node's or the transport's words, never the RPC URL or a request body. */

@@ -54,11 +54,11 @@ export const deploymentRoutes: FastifyPluginAsyncTypebox<{ deployments: Deployme
           409: 'SCS_NOT_ONCHAIN: the scenario is not OnChainZKP. SCS_DEPLOYER_NOT_CONFIGURED: no key, chain, verifier or ' +
             'validators are configured (the detail names the variable to set). SCS_FEE_TOO_HIGH: gas costs more than ' +
             'CHAIN_MAX_FEE_PER_GAS. SCS_DEPLOYER_UNDERFUNDED: the deploy may cost more than the deployer holds. ' +
-            'SCS_CONFLICT: the rules are deployed as they are already, or their transaction is on its way (another deploy of them, perhaps on another instance).',
+            'SCS_CONFLICT: the rules are deployed as they are already, or their transaction is on its way or was just mined (another deploy of them, perhaps on another instance).',
           422: 'SCS_DEPLOY_REFUSED: the verifier would revert the transaction (the detail names the contract\'s error, e.g. ' +
             'ValidatorIsNotWhitelisted), its gas is above CHAIN_DEPLOY_MAX_GAS or the block\'s gas limit, or the node refused ' +
             'the transaction for good (a transfer took its nonce). SCS_VALIDATION: a rule cannot be made a request (no JSON-LD context, no validator for its circuit).',
-          503: 'SCS_CHAIN_UNAVAILABLE: the chain timed out or did not answer before the transaction was stored (with `Retry-After`; nothing was sent).',
+          503: 'SCS_CHAIN_UNAVAILABLE: the chain timed out, did not answer or answered an error that is not a revert (a rate limit, an HTTP 5xx, a busy node) before the transaction was stored (with `Retry-After`; nothing was sent).',
         }),
       },
     },

@@ -136,6 +136,7 @@ export class DeploymentService {
   }
 
   private async deployNow(access: Access, scenarioId: string, body: DeployBody): Promise<{ deployment: SmartContractDeployment; row: ScenarioRow }> {
+    const readAt = this.at();
     const row = await findScenarioIn(this.options.store, access, scenarioId);
     if (row.input.type !== 'OnChainZKP') throw new NotOnChain(scenarioId, row.input.type);
     const chain = body.chain ?? this.options.chains.defaultChain;
@@ -189,7 +190,8 @@ export class DeploymentService {
       ...(built.multiRequest && then && { multiRequest: recordedMulti(built.multiRequest), then }),
     };
     const sendId = randomUUID();
-    // Under the sender's lock: an open send of the same call (another instance's deploy of these rules) is not sent twice.
+    // Under the sender's lock: an open send of the same call (another instance's deploy of these rules) is not sent twice,
+    // nor one that became mined since the row was read (that deploy ended after `same` above looked).
     const sameCall = (open: ChainSend) => {
       const other = JSON.parse(open.request) as UnsignedSend;
       return other.to.toLowerCase() === unsigned.to.toLowerCase() && other.data === unsigned.data;
@@ -197,10 +199,11 @@ export class DeploymentService {
     const send = await this.options.store.reserveSend({
       id: sendId, chain, sender: deployer.address.toLowerCase(), request: JSON.stringify(unsigned), purpose: JSON.stringify(purpose),
       createdAt: this.at(),
-    }, await deployer.nonce('pending').catch((err: unknown) => Promise.reject(chainError(err, chain))), sameCall);
+    }, await deployer.nonce('pending').catch((err: unknown) => Promise.reject(chainError(err, chain))), sameCall, readAt);
     if (send.id !== sendId) {
       const other = JSON.parse(send.purpose) as Purpose | FillerPurpose;
-      throw new Conflict(`Scenario ${scenarioId}'s rules are being deployed already: deployment "${isFiller(other) ? '?' : other.deploymentId}" (its transaction is on its way)`);
+      throw new Conflict(`Scenario ${scenarioId}'s rules are being deployed already: deployment "${isFiller(other) ? '?' : other.deploymentId}" ` +
+        `(its transaction is ${send.state === 'mined' ? 'mined' : 'on its way'})`);
     }
     const recorded = await this.carryOn(deployer, send);
     const deployment = recorded?.input.smartContractDeployments.find((d) => d.id === deploymentId);

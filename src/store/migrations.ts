@@ -94,6 +94,12 @@ export const CHAIN_SENDS: Migration[] = [
     `,
   },
 ];
+/** After each dialect's 20. The follower looks up its deployments' transactions by hash (sendsWithHashes) every round. */
+export const CHAIN_SENDS_BY_HASH: Migration = {
+  version: 21,
+  sql: 'CREATE INDEX chain_sends_hash ON chain_sends (chain, tx_hash);',
+};
+
 /**
  * Migration 19 in both dialects but for the key and the time (an execution's type, compared by the purge): the shadowed revision on the head row execute reads anyway, each
  * shadow run's start and stop, and per comparison only statuses (no credential, no address). `created_at` is the

@@ -196,9 +196,10 @@ export interface ChainSendRepository {
   /**
    * Under the lock of the (chain, sender) row: the nonce is the larger of its next nonce and `chainNonce` (what the
    * chain expects), the row moves past it, and the send is stored `reserved`, all in one transaction. An open send of
-   * the same (chain, sender) that `duplicate` accepts is answered instead, nothing stored (its id tells it apart).
+   * the same (chain, sender) that `duplicate` accepts is answered instead, nothing stored (its id tells it apart); so
+   * is one that became `mined` at or after `minedSince` (its deploy ended while the caller prepared the same call).
    */
-  reserveSend(send: NewChainSend, chainNonce: number, duplicate?: (open: ChainSend) => boolean): Promise<ChainSend>;
+  reserveSend(send: NewChainSend, chainNonce: number, duplicate?: (open: ChainSend) => boolean, minedSince?: string): Promise<ChainSend>;
   signSend(id: string, raw: string, txHash: string, at: string): Promise<void>;
   /** True when this call moved it (its state was one of `from`). */
   moveSend(id: string, from: readonly ChainSendState[], to: ChainSendState, at: string): Promise<boolean>;

@@ -474,6 +474,81 @@ describe('the deployment service: stuck transactions and supersede', () => {
     await follower.stop();
   });
 
+  it('tx-1 (setRequests, nonce n) dropped because a foreign transaction took n, tx-2 (the same call, n+1) confirmed: the deployment fails', async () => {
+    const follower = new DeploymentFollower({
+      store, recorder, settings: config.chains, reader: await chainReaderFor(config.chains), check: check(), now: () => clock,
+      log: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+    });
+    const row = await store.create('foreign-nonce', scenario(20350101) as never, new Date(clock).toISOString());
+    const key = privateKeyToAccount(KEY);
+    const sendRaw = async (tx: { nonce: number; to: Address; data: Hex; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) =>
+      provider.request({ method: 'eth_sendRawTransaction', params: [await key.signTransaction({ type: 'eip1559', chainId: chain.chainId, ...tx })] } as never) as Promise<Hex>;
+    let deploymentId: string;
+    await provider.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      const { deployment } = await service.deploy(access, 'foreign-nonce', {});
+      deploymentId = deployment.id;
+      const tx1 = await client().getTransaction({ hash: deployment.transactions![0]!.txHash as Hex });
+      const fees = { maxFeePerGas: tx1.maxFeePerGas!, maxPriorityFeePerGas: tx1.maxPriorityFeePerGas! };
+      // Another holder of the key: a transfer takes n with twice the fee (the node drops tx-1), then the same setRequests
+      // at n+1, appended as tx-2 as a PATCH would. The requests end on chain as the rules say; only tx-1's nonce differs.
+      await sendRaw({ nonce: tx1.nonce, to: deployer, data: '0x', gas: 21_000n, maxFeePerGas: 2n * fees.maxFeePerGas, maxPriorityFeePerGas: 2n * fees.maxPriorityFeePerGas + 1n });
+      const tx2 = await sendRaw({ nonce: tx1.nonce + 1, to: tx1.to!, data: tx1.input, gas: tx1.gas, ...fees });
+      await service.recordDeployment({ id: 'foreign-nonce', projectId: null, seq: row!.seq }, deployment.id, (input) => ({
+        ...input,
+        smartContractDeployments: input.smartContractDeployments.map((d) => (d.id !== deployment.id
+          ? d
+          : { ...d, transactions: [...d.transactions!, { id: 'tx-2', actionName: 'ScenarioDeploy', status: 'TxPosted', txHash: tx2, smartContractDeploymentId: d.id }] })),
+      }));
+      await provider.request({ method: 'evm_mine', params: [] } as never);
+      expect((await client().getTransactionReceipt({ hash: tx2 })).status).toBe('success');
+      await expect(client().getTransactionReceipt({ hash: tx1.hash })).rejects.toThrow(/could not be found/);
+    } finally {
+      await provider.request({ method: 'evm_setAutomine', params: [true] } as never);
+    }
+    const deployment = async () => (await store.find('foreign-nonce', undefined))[0]!.input.smartContractDeployments.find((d) => d.id === deploymentId)!;
+    for (let i = 0; i < 8 && (await deployment()).status === 'DeploymentStarted'; i++) {
+      await chain.mine(1);
+      clock += config.chains.txDropAfterMs;
+      await follower.poll();
+    }
+    const d = await deployment();
+    expect(d.transactions!.map((t) => [t.id, t.status])).toEqual([['tx-1', 'TxFailed'], ['tx-2', 'TxConfirmed']]);
+    expect(d).toMatchObject({ status: 'DeploymentFailed' });
+    expect(d.errorMessage).toMatch(/^transaction "tx-1" failed: dropped/);
+    await follower.stop();
+  });
+
+  it('a deploy whose same call another instance sent, recorded and saw mined after this one read the scenario: 409, nothing sent', async () => {
+    const proxy = await stallingProxy();
+    try {
+      await store.create('mined-meanwhile', scenario(20360101) as never, new Date(clock).toISOString());
+      // This instance reaches the chain through the proxy, which holds its nonce read: the last call before its reservation.
+      const viaProxy = loadConfig({ ...env(), CHAIN_RPC_URLS: `eip155:31337=${proxy.url}`, CHAIN_READ_TIMEOUT_MS: '120000' });
+      const late = new DeploymentService({ ...serviceOptions(), chains: viaProxy.chains });
+      proxy.stalled = new Set(['eth_getTransactionCount']);
+      const answer = late.deploy(access, 'mined-meanwhile', {}).then(() => undefined, (err: unknown) => err as { statusCode: number; message: string });
+      await expect.poll(() => proxy.methods.includes('eth_getTransactionCount'), { timeout: 60_000, interval: 50 }).toBe(true);
+      expect(proxy.methods).toEqual(expect.arrayContaining(['eth_call', 'eth_estimateGas', 'eth_getBalance']));
+      // The other instance: sent and recorded (automine: mined at once), then closed as mined by replaceStuck.
+      const { deployment } = await service.deploy(access, 'mined-meanwhile', {});
+      await service.replaceStuck();
+      const [sent] = await store.sendsWithHashes('eip155:31337', [deployment.transactions![0]!.txHash!.toLowerCase()]);
+      expect(sent).toMatchObject({ state: 'mined' });
+      const nonce = await client().getTransactionCount({ address: deployer });
+      proxy.stalled = new Set();
+      proxy.release();
+      const refused = await answer;
+      expect(refused).toMatchObject({ statusCode: 409 });
+      expect(refused!.message).toBe(`Scenario mined-meanwhile's rules are being deployed already: deployment "${deployment.id}" (its transaction is mined)`);
+      expect(proxy.methods).not.toContain('eth_sendRawTransaction');
+      expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
+      expect((await store.find('mined-meanwhile', undefined))[0]!.input.smartContractDeployments.map((d) => d.id)).toEqual([deployment.id]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('refuses, before taking a nonce, a deploy whose gas is above CHAIN_DEPLOY_MAX_GAS (422 naming it)', async () => {
     await store.create('too-much-gas', scenario(20150101) as never, new Date(clock).toISOString());
     const capped = new DeploymentService({ ...serviceOptions(), deploy: { ...config.deploy, maxGas: 50_000n } });
@@ -651,31 +726,51 @@ describe.skipIf(!pgAvailable)('two instances on one PostgreSQL', () => {
 
 /**
  * An RPC proxy on 127.0.0.1 in front of the node that holds the calls of the methods in `stalled` unanswered (or, with
- * `mode` 'close', closes their connection): a node that times out or does not answer.
+ * `mode` 'close', closes their connection): a node that times out or does not answer. A method in `errors` is answered
+ * that JSON-RPC error with that HTTP status instead (a rate limit, a failing gateway, a busy node); `release()` sends
+ * the held calls on to the node.
  */
 async function stallingProxy() {
-  const held = new Set<http.ServerResponse>();
-  const p = { stalled: new Set<string>(), mode: 'stall' as 'stall' | 'close', methods: [] as string[], url: '', close: async () => {} };
+  const held = new Map<http.ServerResponse, string>();
+  const p = {
+    stalled: new Set<string>(), mode: 'stall' as 'stall' | 'close', methods: [] as string[], url: '', close: async () => {},
+    errors: new Map<string, { status: number; code: number; message: string }>(), release: () => {},
+  };
+  const forward = (body: string, res: http.ServerResponse) => {
+    void fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()));
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString();
-      const methods = ([JSON.parse(body)].flat() as { method: string }[]).map((c) => c.method);
+      const calls = [JSON.parse(body)].flat() as { id: number; method: string }[];
+      const methods = calls.map((c) => c.method);
       p.methods.push(...methods);
-      if (methods.some((m) => p.stalled.has(m))) {
-        if (p.mode === 'close') req.socket.destroy();
-        else held.add(res);
+      const error = methods.map((m) => p.errors.get(m)).find((e) => e !== undefined);
+      if (error !== undefined) {
+        const { status, ...rpc } = error;
+        const answers = calls.map((c) => ({ jsonrpc: '2.0', id: c.id, error: rpc }));
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(JSON.parse(body)) ? answers : answers[0]));
         return;
       }
-      void fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-        .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()));
+      if (methods.some((m) => p.stalled.has(m))) {
+        if (p.mode === 'close') req.socket.destroy();
+        else held.set(res, body);
+        return;
+      }
+      forward(body, res);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   p.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  p.release = () => {
+    for (const [res, body] of held) forward(body, res);
+    held.clear();
+  };
   p.close = () => new Promise<void>((resolve) => {
-    for (const res of held) res.socket?.destroy();
+    for (const res of held.keys()) res.socket?.destroy();
     server.closeAllConnections();
     server.close(() => resolve());
   });
@@ -685,45 +780,79 @@ async function stallingProxy() {
 describe('a chain that times out or does not answer during a deploy', () => {
   let proxy: Awaited<ReturnType<typeof stallingProxy>>;
   let slow: FastifyInstance;
+  let patient: FastifyInstance;
   let stalls = 0;
   beforeAll(async () => {
     proxy = await stallingProxy();
-    slow = await makeApp({ ...env(), DATA_DIR: tempDir('scs-deploy-stall-'), CHAIN_RPC_URLS: `eip155:31337=${proxy.url}`, CHAIN_READ_TIMEOUT_MS: '200' }, { logger });
+    const proxied = { ...env(), DATA_DIR: tempDir('scs-deploy-stall-'), CHAIN_RPC_URLS: `eip155:31337=${proxy.url}` };
+    slow = await makeApp({ ...proxied, CHAIN_READ_TIMEOUT_MS: '200' }, { logger });
+    // A second instance on the same database that waits as long as configured by default: what it is asked does not
+    // depend on Hardhat answering within 200 ms on a loaded machine.
+    patient = await makeApp(proxied, { logger });
   });
   afterAll(async () => {
     await slow?.close();
+    await patient?.close();
     await proxy?.close();
   });
+
+  /** `a` answers the deploy 503 while the proxy misbehaves as `setUp` says; nothing is sent or stored; asked again, 202. */
+  async function unavailableThenDeployed(a: FastifyInstance, id: string, method: string, setUp: () => void) {
+    await createScenario(patient, id, [rule('born', 20300101 + stalls++)]);
+    const nonce = await client().getTransactionCount({ address: deployer });
+    proxy.methods = [];
+    setUp();
+    let res: Awaited<ReturnType<typeof call>>;
+    try {
+      res = await call(a, 'POST', `/compliance/scenarios/${id}/deployments`);
+    } finally {
+      proxy.stalled = new Set();
+      proxy.errors = new Map();
+    }
+    expect(res.statusCode, res.body).toBe(503);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json()).toMatchObject({ status: 503, code: 'SCS_CHAIN_UNAVAILABLE' });
+    expect(res.json().detail).toMatch(/^Chain eip155:31337 did not answer the deploy/);
+    expect(res.body).not.toContain(proxy.url.replace('http://', ''));
+    expect(proxy.methods).toContain(method);
+    expect(proxy.methods).not.toContain('eth_sendRawTransaction');
+    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
+    expect((await scenarioOf(patient, id)).smartContractDeployments).toEqual([]);
+    // Asked again once the chain answers, the deploy goes through.
+    const again = await call(patient, 'POST', `/compliance/scenarios/${id}/deployments`);
+    expect(again.statusCode, again.body).toBe(202);
+    return res.json() as { detail: string };
+  }
 
   // The validators' circuits (eth_call), the estimate, the fees and gas limit (the latest block), the balance, the nonce.
   it.each([
     ['eth_call', 'stall'], ['eth_estimateGas', 'stall'], ['eth_getBlockByNumber', 'stall'], ['eth_getBalance', 'stall'],
     ['eth_getTransactionCount', 'stall'], ['eth_estimateGas', 'close'], ['eth_getBalance', 'close'],
   ] as const)('%s (%s): 503 SCS_CHAIN_UNAVAILABLE with Retry-After, nothing sent or recorded', async (method, mode) => {
-    const id = `stall-${method}-${mode}`.replace(/_/g, '-');
-    await createScenario(slow, id, [rule('born', 20300101 + stalls++)]);
-    const nonce = await client().getTransactionCount({ address: deployer });
-    proxy.stalled = new Set([method]);
-    proxy.mode = mode;
-    proxy.methods = [];
-    try {
-      const res = await call(slow, 'POST', `/compliance/scenarios/${id}/deployments`);
-      expect(res.statusCode, res.body).toBe(503);
-      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(res.headers['retry-after']).toBe('5');
-      expect(res.json()).toMatchObject({ status: 503, code: 'SCS_CHAIN_UNAVAILABLE' });
-      expect(res.json().detail).toMatch(/^Chain eip155:31337 did not answer the deploy/);
-      expect(res.body).not.toContain(proxy.url.replace('http://', ''));
-      expect(proxy.methods).toContain(method);
-      expect(proxy.methods).not.toContain('eth_sendRawTransaction');
-    } finally {
-      proxy.stalled = new Set();
-    }
-    expect(await client().getTransactionCount({ address: deployer })).toBe(nonce);
-    expect((await scenarioOf(slow, id)).smartContractDeployments).toEqual([]);
-    // Asked again once the chain answers, the deploy goes through.
-    const again = await call(slow, 'POST', `/compliance/scenarios/${id}/deployments`);
-    expect(again.statusCode, again.body).toBe(202);
+    await unavailableThenDeployed(slow, `stall-${method}-${mode}`.replace(/_/g, '-'), method, () => {
+      proxy.stalled = new Set([method]);
+      proxy.mode = mode;
+    });
+  });
+
+  // A node that answers, but not about the deploy: no evidence of a revert, so no refusal for good (422).
+  it.each([
+    ['eth_estimateGas', 429, -32005, 'limit exceeded'],
+    ['eth_estimateGas', 503, -32603, 'internal error'],
+    ['eth_estimateGas', 200, -32000, 'execution aborted (timeout = 5s)'],
+    ['eth_estimateGas', 200, -32000, 'header not found'],
+    ['eth_estimateGas', 200, -32007, '100/second request limit reached'],
+    ['eth_call', 429, -32005, 'limit exceeded'],
+    ['eth_call', 502, -32603, 'bad gateway'],
+    ['eth_call', 200, -32000, 'execution aborted (timeout = 5s)'],
+  ] as const)('%s answered HTTP %i with error %i "%s": 503 SCS_CHAIN_UNAVAILABLE in the node\'s words, not a refusal', async (method, status, code, message) => {
+    const id = `busy-${method}-${status}-${-code}-${stalls}`.replace(/_/g, '-');
+    const { detail } = await unavailableThenDeployed(patient, id, method, () => {
+      proxy.errors = new Map([[method, { status, code, message }]]);
+    });
+    expect(detail).toContain(message);
+    expect(detail).not.toMatch(/revert|not an iden3/i);
   });
 
   it('a broadcast the node does not answer: the stored transaction is the deployment\'s (202), a retried POST signs no second one (409)', async () => {

@@ -12,11 +12,14 @@ export function postgresChainSends(db: PostgresDatabase): ChainSendRepository {
     inTransaction(db, (client) => fn((text, values) => client.query(text, values)));
 
   return {
-    reserveSend: (send, chainNonce, duplicate) => transaction(async (q) => {
+    reserveSend: (send, chainNonce, duplicate, minedSince) => transaction(async (q) => {
       await q('INSERT INTO chain_senders (chain, sender, next_nonce) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING', [send.chain, send.sender]);
       const { rows } = await q<{ next_nonce: string }>('SELECT next_nonce FROM chain_senders WHERE chain = $1 AND sender = $2 FOR UPDATE', [send.chain, send.sender]);
       if (duplicate !== undefined) {
-        const open = await q<ChainSendRow>(`SELECT ${CHAIN_SEND_COLUMNS} FROM chain_sends WHERE chain = $1 AND sender = $2 AND state = ANY($3)`, [send.chain, send.sender, OPEN_SEND_STATES]);
+        const open = await q<ChainSendRow>(
+          `SELECT ${CHAIN_SEND_COLUMNS} FROM chain_sends WHERE chain = $1 AND sender = $2 AND (state = ANY($3) OR (state = 'mined' AND updated_at >= $4))`,
+          [send.chain, send.sender, OPEN_SEND_STATES, minedSince ?? null],
+        );
         const found = open.rows.map(chainSendOf).find(duplicate);
         if (found !== undefined) return found;
       }

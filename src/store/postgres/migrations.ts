@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { PG_RULES } from '../shadow-rows.js';
-import { CHAIN_SENDS, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, type Migration } from '../migrations.js';
+import { CHAIN_SENDS, CHAIN_SENDS_BY_HASH, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, type Migration } from '../migrations.js';
 import { PG_FOLLOWED } from './following.js';
 
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
@@ -148,6 +148,7 @@ export const postgresMigrations: Migration[] = [
     version: 20,
     sql: shadowCountsMigration(...PG_RULES),
   },
+  CHAIN_SENDS_BY_HASH,
 ];
 
 export async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {

@@ -20,9 +20,14 @@ export function sqliteChainSends(db: Database.Database, write: Transactional): C
     db.prepare(`UPDATE chain_sends SET state = ?, updated_at = ? WHERE id = ? AND state IN (${from.map(() => '?').join(', ')})`)
       .run(to, at, id, ...from).changes > 0;
 
-  const openOf = db.prepare<[string, string], ChainSendRow>(`SELECT ${CHAIN_SEND_COLUMNS} FROM chain_sends WHERE chain = ? AND sender = ? AND state IN (${OPEN})`);
-  const reserve = write((send: NewChainSend, chainNonce: number, duplicate?: (open: ChainSend) => boolean): ChainSend => {
-    const found = duplicate === undefined ? undefined : openOf.all(send.chain, send.sender).map(chainSendOf).find(duplicate);
+  const openOf = db.prepare<[string, string, string | null], ChainSendRow>(
+    `SELECT ${CHAIN_SEND_COLUMNS} FROM chain_sends WHERE chain = ? AND sender = ? AND (state IN (${OPEN}) OR (state = 'mined' AND updated_at >= ?))`,
+  );
+  const withHashes = db.prepare<[string, string], ChainSendRow>(
+    `SELECT ${CHAIN_SEND_COLUMNS} FROM chain_sends WHERE chain = ? AND tx_hash IN (SELECT value FROM json_each(?))`,
+  );
+  const reserve = write((send: NewChainSend, chainNonce: number, duplicate?: (open: ChainSend) => boolean, minedSince?: string): ChainSend => {
+    const found = duplicate === undefined ? undefined : openOf.all(send.chain, send.sender, minedSince ?? null).map(chainSendOf).find(duplicate);
     if (found !== undefined) return found;
     const stored = nextNonce.get(send.chain, send.sender)?.next_nonce ?? 0;
     const nonce = Math.max(stored, chainNonce);
@@ -52,8 +57,7 @@ export function sqliteChainSends(db: Database.Database, write: Transactional): C
     },
     async sendsWithHashes(chain, hashes) {
       if (hashes.length === 0) return [];
-      return db.prepare<unknown[], ChainSendRow>(`SELECT ${CHAIN_SEND_COLUMNS} FROM chain_sends WHERE chain = ? AND tx_hash IN (${hashes.map(() => '?').join(', ')})`)
-        .all(chain, ...hashes).map(chainSendOf);
+      return withHashes.all(chain, JSON.stringify(hashes)).map(chainSendOf);
     },
   };
 }

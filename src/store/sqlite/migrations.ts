@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SQLITE_RULES } from '../shadow-rows.js';
-import { CHAIN_SENDS, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, type Migration } from '../migrations.js';
+import { CHAIN_SENDS, CHAIN_SENDS_BY_HASH, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, type Migration } from '../migrations.js';
 import { SQLITE_FOLLOWED } from './following.js';
 
 export const sqliteMigrations: Migration[] = [
@@ -186,6 +186,7 @@ export const sqliteMigrations: Migration[] = [
     version: 20,
     sql: shadowCountsMigration(...SQLITE_RULES),
   },
+  CHAIN_SENDS_BY_HASH,
 ];
 
 export function migrate(db: Database.Database): void {
