@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  checkDeploymentTransitions, deploymentBlock, DEPLOYMENT_TRANSITIONS, DeploymentStatuses, isUsableDeployment,
+  checkDeploymentTransitions, checkServiceFields, deploymentBlock, keepServiceFields, DEPLOYMENT_TRANSITIONS, DeploymentStatuses, isUsableDeployment,
   TRANSACTION_TRANSITIONS, TransactionStatuses, type SmartContractDeployment, type Transaction,
 } from '../src/domain/deployments.js';
 import { first } from './elements.js';
@@ -163,5 +163,30 @@ describe('deploymentBlock', () => {
   it('is the lowest block of the transactions that did not fail', () => {
     expect(deploymentBlock(dep({ transactions: [tx({ status: 'TxFailed', blockNumber: 1 }), tx({ id: 't2', status: 'TxConfirmed', blockNumber: 8 }), tx({ id: 't3', blockNumber: 4 })] }))).toBe(4);
     expect(deploymentBlock(dep())).toBeUndefined();
+  });
+});
+
+describe('the service-written multiRequest', () => {
+  const multi = { multiRequestId: '7', requestIds: ['1', '2'], groupIds: ['3'], transactions: ['tx-2'] };
+  const stored = [dep({ multiRequest: multi })];
+
+  it('is not changed by the same content in another key order (PostgreSQL JSONB hands keys back in its own)', () => {
+    const reordered = { transactions: ['tx-2'], groupIds: ['3'], requestIds: ['1', '2'], multiRequestId: '7' };
+    expect(checkServiceFields(stored, [dep({ multiRequest: reordered })])).toEqual([]);
+    expect(first(checkServiceFields(stored, [dep({ multiRequest: { ...multi, groupIds: ['4'] } })])).pointer).toBe('/smartContractDeployments/0/multiRequest');
+    expect(first(checkServiceFields([], [dep({ multiRequest: multi })])).message).toMatch(/cannot set it/);
+  });
+
+  it('is kept when a PATCH rewrites the deployments in the seed\'s shape (without it), and only then', () => {
+    const merged = { name: 'x', smartContractDeployments: [dep({ status: 'Deployed' }), dep({ id: 'd2' })] };
+    const kept = keepServiceFields(stored, merged) as { smartContractDeployments: SmartContractDeployment[] };
+    expect(kept.smartContractDeployments[0]).toEqual(dep({ status: 'Deployed', multiRequest: multi }));
+    expect(kept.smartContractDeployments[1]).toEqual(dep({ id: 'd2' }));
+    expect(checkServiceFields(stored, kept.smartContractDeployments)).toEqual([]);
+    // A changed one stays changed (and is refused); garbage is left for the schema to name.
+    const changed = keepServiceFields(stored, { smartContractDeployments: [dep({ multiRequest: { ...multi, multiRequestId: '8' } })] }) as typeof kept;
+    expect(checkServiceFields(stored, changed.smartContractDeployments)).toHaveLength(1);
+    expect(keepServiceFields(stored, { smartContractDeployments: 'x' })).toEqual({ smartContractDeployments: 'x' });
+    expect(keepServiceFields(stored, null)).toBeNull();
   });
 });

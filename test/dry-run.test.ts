@@ -196,6 +196,16 @@ describe('dry-run refusals', () => {
     }
   });
 
+  it('tries a stored scenario sent back whole, its service-written multiRequest included (create refuses to set it)', async () => {
+    const multiRequest = { multiRequestId: '7', requestIds: ['1'], groupIds: ['3'], transactions: ['tx-2'] };
+    const draft = scenario({ smartContractDeployments: [{ id: 'd1', contractName: 'ScenarioVerifier', multiRequest }] });
+    const tried = await post({ scenario: draft, address: ADDRESS, credentials: [] });
+    expect(tried.statusCode, tried.body).toBe(200);
+    const created = await create(draft);
+    expect(created.statusCode).toBe(400);
+    expect(created.json().errors[0].field).toBe('body.input.smartContractDeployments.0.multiRequest');
+  });
+
   it('refuses a draft in a project the token does not hold (403) and a stored scenario of another project is not found (404)', async () => {
     await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'b-only', input: scenario({ projectId: 'projB' }) } });
     expect((await post({ scenario: scenario({ projectId: 'projB' }), address: ADDRESS, credentials: [] }, TOKEN_A)).statusCode).toBe(403);

@@ -30,7 +30,7 @@ export function revertDataOf(err: unknown): Hex | undefined {
   err.walk((e) => {
     const x = isRecord(e) ? e : {};
     const words = nodeWords(e);
-    if (x.code === 3 || (typeof words === 'string' && REVERTED.test(words))) revert = true;
+    if (x.code === 3 || (typeof words === 'string' && REVERTED.test(words)) || (typeof x.data === 'string' && !isHex(x.data) && REVERTED.test(x.data))) revert = true;
     if (data === undefined) {
       const d = isRecord(x.data) ? x.data.data : x.data;
       if (isHex(d)) data = d;
@@ -95,13 +95,13 @@ const TIMED_OUT = /timeout|timed out|deadline exceeded/i;
 
 function rpcError(rpc: RpcRequestError, chain: string): ChainReadError {
   const words = plain(rpc.details || rpc.shortMessage);
+  // A revert is the chain's answer even when a node or proxy sends it with an HTTP error status.
+  if (rpc.code === 3 || REVERTED.test(rpc.details)) return new ChainReadError('rpc-error', `${chain} RPC error ${rpc.code}: ${words}`);
   if (rpc.status !== undefined && (rpc.status === 408 || rpc.status === 429 || rpc.status >= 500)) {
     return new ChainReadError('unreachable', `${chain} RPC endpoint answered HTTP ${rpc.status} (error ${rpc.code}: ${words})`);
   }
-  if (rpc.code !== 3 && !REVERTED.test(rpc.details)) {
-    if (TIMED_OUT.test(rpc.details)) return new ChainReadError('timeout', `${chain} RPC error ${rpc.code}: ${words}`);
-    if (BUSY_CODES.has(rpc.code) || BUSY_WORDS.test(rpc.details)) return new ChainReadError('unreachable', `${chain} RPC error ${rpc.code}: ${words}`);
-  }
+  if (TIMED_OUT.test(rpc.details)) return new ChainReadError('timeout', `${chain} RPC error ${rpc.code}: ${words}`);
+  if (BUSY_CODES.has(rpc.code) || BUSY_WORDS.test(rpc.details)) return new ChainReadError('unreachable', `${chain} RPC error ${rpc.code}: ${words}`);
   return new ChainReadError('rpc-error', `${chain} RPC error ${rpc.code}: ${words}`);
 }
 

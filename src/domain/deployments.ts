@@ -6,6 +6,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { Scenario, SmartContractDeployment as DeploymentSchema, Transaction as TransactionSchema } from '../schemas/scenario.js';
 import { parseAddress } from './address.js';
+import { canonicalJson } from './canonical-json.js';
+import { isRecord as isObject } from '../schemas/json.js';
 
 export type Transaction = Static<typeof TransactionSchema>;
 /** The schema's `transactions` is a $ref, so its static type is spelled out here. */
@@ -221,6 +223,19 @@ export function checkDeploymentTransitions(
 }
 
 /**
+ * A PATCH that rewrites `smartContractDeployments` in the seed's shape (without `multiRequest`) keeps the stored one:
+ * a merge patch replaces the whole array, and the field is not the client's to carry.
+ */
+export function keepServiceFields(before: readonly SmartContractDeployment[] | null | undefined, merged: unknown): unknown {
+  const after: unknown = isObject(merged) ? merged.smartContractDeployments : undefined;
+  if (!isObject(merged) || !Array.isArray(after) || !Array.isArray(before)) return merged;
+  const stored = new Map(before.filter((d) => d?.multiRequest !== undefined).map((d) => [d.id, d.multiRequest]));
+  if (stored.size === 0) return merged;
+  const kept = after.map((d: unknown) => (isObject(d) && d.multiRequest === undefined && typeof d.id === 'string' && stored.has(d.id) ? { ...d, multiRequest: stored.get(d.id) } : d));
+  return { ...merged, smartContractDeployments: kept };
+}
+
+/**
  * The fields only the service writes (a deployment's `multiRequest`): a PATCH or create that sets, changes or removes
  * one is refused. Not part of checkDeploymentTransitions, which the service's own writes pass through too.
  */
@@ -233,7 +248,8 @@ export function checkServiceFields(
   return after.flatMap((d, i) => {
     if (d === null || typeof d !== 'object') return [];
     const stored = old.get(d.id)?.multiRequest;
-    if (JSON.stringify(d.multiRequest ?? null) === JSON.stringify(stored ?? null)) return [];
+    // Key order is not content: PostgreSQL's JSONB hands keys back in its own order, a client in another.
+    if (canonicalJson(d.multiRequest ?? null) === canonicalJson(stored ?? null)) return [];
     return [{
       pointer: `/smartContractDeployments/${i}/multiRequest`,
       message: `deployment "${d.id}": multiRequest is written by POST …/deployments only; a PATCH cannot ${stored === undefined ? 'set' : 'change or remove'} it`,

@@ -272,7 +272,9 @@ export class DeploymentService {
     return this.options.store.reserveSend({
       id: randomUUID(), chain: send.chain, sender: send.sender, request: JSON.stringify(then),
       purpose: JSON.stringify({ ...rest, call: 'setMultiRequest' } satisfies Purpose), createdAt: this.at(),
-    }, await deployer.nonce('pending'));
+      // setRequests is on its way already: a node that does not answer now must not fail the deploy (the stored next
+      // nonce, after setRequests's, is the floor anyway).
+    }, await deployer.nonce('pending').catch(() => send.nonce + 1));
   }
 
   /**

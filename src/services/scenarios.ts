@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { checkDeploymentTransitions, checkServiceFields } from '../domain/deployments.js';
+import { checkDeploymentTransitions, checkServiceFields, keepServiceFields } from '../domain/deployments.js';
 import { KeyedQueue } from '../domain/keyed-queue.js';
 import { mergePatch } from '../domain/merge-patch.js';
 import type { PlanCache } from '../domain/plan-cache.js';
@@ -80,6 +80,7 @@ export class ScenarioService {
   /** The schema, the caller's right to the project (`permit`), then the engine, the deployments and the type's checks. */
   private async validated(
     candidate: Candidate, permit: (scenario: Scenario) => void, before: Scenario['smartContractDeployments'] = [], field = 'input',
+    writes = true,
   ): Promise<Scenario> {
     let scenario: Scenario;
     if ('checked' in candidate) {
@@ -94,7 +95,7 @@ export class ScenarioService {
     const problemsFound = [
       ...validateScenarioRules(scenario),
       ...checkDeploymentTransitions(before, scenario.smartContractDeployments),
-      ...checkServiceFields(before, scenario.smartContractDeployments),
+      ...(writes ? checkServiceFields(before, scenario.smartContractDeployments) : []),
       ...(await this.options.validate(scenario)),
     ].filter((p) => !seen.has(p.pointer) && seen.add(p.pointer));
     const [first] = problemsFound;
@@ -119,9 +120,9 @@ export class ScenarioService {
     return { row, ambiguous: (await store.heads(newId, access.projects)).length > 1 };
   }
 
-  /** Checked as a create, named at `body.scenario`. */
+  /** Checked as a create, named at `body.scenario`; a stored scenario's service-written fields may come along (the console sends them). */
   draft(access: Access, input: Scenario): Promise<Scenario> {
-    return this.validated({ checked: input }, holdsProject(access, 'scenario'), [], 'scenario');
+    return this.validated({ checked: input }, holdsProject(access, 'scenario'), [], 'scenario', false);
   }
 
   find(access: Access, id: string): Promise<ScenarioRow> {
@@ -149,7 +150,7 @@ export class ScenarioService {
         const current = await this.find(access, id);
         const etag = etagOf(current);
         if (ifMatch !== undefined && !ifMatchHolds(ifMatch, etag)) throw preconditionFailed(ifMatch, etag);
-        const merged = await this.validated({ merged: mergePatch(current.input, patch) }, ({ projectId: moved }) => {
+        const merged = await this.validated({ merged: keepServiceFields(current.input.smartContractDeployments, mergePatch(current.input, patch)) }, ({ projectId: moved }) => {
           if (!access.sees(moved)) {
             throw new ForbiddenProject(moved == null
               ? 'Only an operator token may remove a scenario\'s projectId'

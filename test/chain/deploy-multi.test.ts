@@ -132,15 +132,21 @@ describe('a deployment of several proofs at once (@iden3/contracts 3.4.0 Univers
       .toEqual({ multiRequestId: String(expected), requestIds: singles.map(String), groupIds: ['12'], transactions: ['tx-2'] });
   });
 
-  it('a PATCH or create that sets, changes or removes a deployment\'s multiRequest is refused (400, naming it)', async () => {
+  it('a PATCH or create that sets or changes a deployment\'s multiRequest is refused (400, naming it); one that leaves it out keeps it', async () => {
     const input = await scenarioOf('multi-sent');
     const [d] = input.smartContractDeployments;
     const changed = { ...d!, multiRequest: { ...d!.multiRequest!, groupIds: ['13'] } };
-    const { multiRequest: _m, ...removed } = d!;
-    for (const deployment of [changed, removed]) {
-      const res = await call('PATCH', '/compliance/scenarios/multi-sent', { input: { smartContractDeployments: [deployment] } });
-      expect(res.statusCode, res.body).toBe(400);
-      expect(res.json().errors).toContainEqual(expect.objectContaining({ field: 'body.input.smartContractDeployments.0.multiRequest' }));
+    const res = await call('PATCH', '/compliance/scenarios/multi-sent', { input: { smartContractDeployments: [changed] } });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().errors).toContainEqual(expect.objectContaining({ field: 'body.input.smartContractDeployments.0.multiRequest' }));
+    // The seed's shape (no multiRequest), and the scenario sent back whole with its keys in another order: kept.
+    const { multiRequest: _m, ...seedShape } = d!;
+    const { multiRequestId, requestIds, groupIds, transactions } = d!.multiRequest!;
+    const reordered = { ...d!, multiRequest: { transactions, groupIds, requestIds, multiRequestId } };
+    for (const deployment of [seedShape, reordered]) {
+      const kept = await call('PATCH', '/compliance/scenarios/multi-sent', { input: { smartContractDeployments: [deployment] } });
+      expect(kept.statusCode, kept.body).toBe(200);
+      expect(kept.json().input.smartContractDeployments[0].multiRequest).toEqual(d!.multiRequest);
     }
     const forged = await call('POST', '/compliance/scenarios', {
       id: 'forged', input: { name: 'forged', type: 'OnChainZKP', queryConfigurations: input.queryConfigurations, smartContractDeployments: [{ ...d!, id: 'forged' }] },

@@ -42,6 +42,9 @@ describe('a node that answers without answering the call', () => {
     [undefined, -32007, '100/second request limit reached', 'unreachable'],
     [undefined, -32602, 'invalid argument 0: hex string has length 3', 'rpc-error'],
     [undefined, 3, 'execution reverted: rate limit', 'rpc-error'],
+    // A revert is the chain's answer even with an HTTP error status (a proxy's): not a 503 asked again for ever.
+    [500, 3, 'execution reverted', 'rpc-error'],
+    [502, -32000, 'execution reverted: ValidatorIsNotWhitelisted', 'rpc-error'],
   ] as const)('HTTP %s, error %i "%s": %s, in the node\'s words without the URL', (status, code, message, expected) => {
     const e = classify(rpcError(status, code, message), 'eip155:1', 3000);
     expect(e.code).toBe(expected);
@@ -55,7 +58,10 @@ describe('a node that answers without answering the call', () => {
     const wrapped = (e: RpcRequestError) => getContractError(new InternalRpcError(e), { abi, functionName: 'setRequests', args: [] });
     expect(wrapped(rpcError(undefined, -32603, 'internal error')).shortMessage).toMatch(/reverted/);
     expect(revertDataOf(wrapped(rpcError(undefined, -32603, 'internal error')))).toBeUndefined();
-    expect(revertDataOf(wrapped(rpcError(503, -32603, 'execution reverted', '0x12345678')))).toBeUndefined();
+    expect(revertDataOf(wrapped(rpcError(503, -32603, 'internal error', '0x12345678')))).toBeUndefined();
+    expect(revertDataOf(wrapped(rpcError(503, -32603, 'execution reverted', '0x12345678')))).toBe('0x12345678');
+    // Nethermind and OpenEthereum: the revert in a text data field.
+    expect(revertDataOf(rpcError(undefined, -32015, 'VM execution error.', 'Reverted 0x'))).toBe('0x');
     expect(revertDataOf(rpcError(429, -32005, 'limit exceeded'))).toBeUndefined();
     // Hardhat's and geth's reverts.
     expect(revertDataOf(wrapped(rpcError(undefined, -32603, "VM Exception while processing transaction: reverted with custom error 'X()'", '0xabcdef12')))).toBe('0xabcdef12');
