@@ -93,7 +93,7 @@ describe.skipIf(!redisAvailable)('budgets shared through Redis', () => {
     const [a] = await boot(1, { REDIS_URL, REDIS_KEY_PREFIX: p, COLD_QUEUE_PER_TOKEN: '2' });
     const subject = `token:${createHash('sha256').update(TOKEN).digest('hex').slice(0, 12)}`;
     // Another instance, mid-check, holding both of the token's slots.
-    const other = new SharedBudgets(REDIS_URL, p, quiet);
+    const other = new SharedBudgets(REDIS_URL, p, quiet, undefined, 1000);
     await other.connect();
     try {
       const held = await other.coldBudget().reserve(subject, 2, 2);
@@ -121,8 +121,8 @@ describe.skipIf(!redisAvailable)('budgets shared through Redis', () => {
 
   it('frees the slots of an instance that never releases them (killed mid-check) once their lease ends', async () => {
     const p = prefix('lease');
-    const crashed = new SharedBudgets(REDIS_URL, p, quiet, 300);
-    const alive = new SharedBudgets(REDIS_URL, p, quiet, 300);
+    const crashed = new SharedBudgets(REDIS_URL, p, quiet, 300, 1000);
+    const alive = new SharedBudgets(REDIS_URL, p, quiet, 300, 1000);
     await Promise.all([crashed.connect(), alive.connect()]);
     try {
       expect((await crashed.coldBudget().reserve('t', 3, 3))?.admitted).toBe(true);
@@ -199,7 +199,7 @@ describe.skipIf(!redisAvailable)('issuer-state answers shared through Redis', ()
   it('lets instance B reuse what A fetched, for no longer than A keeps it: a state published meanwhile is seen as soon as by A alone', async () => {
     const resolver = await startDidResolver();
     const p = prefix('states');
-    const [a, b] = [new SharedBudgets(REDIS_URL, p, quiet), new SharedBudgets(REDIS_URL, p, quiet)];
+    const [a, b] = [new SharedBudgets(REDIS_URL, p, quiet, undefined, 1000), new SharedBudgets(REDIS_URL, p, quiet, undefined, 1000)];
     await Promise.all([a.connect(), b.connect()]);
     try {
       const issuer = await createDemoIssuer({ seed: 'shared-answers-tests-issuer-0001', statusUrl: 'http://127.0.0.1:9/status' });
@@ -245,7 +245,7 @@ describe.skipIf(!redisAvailable)('revocation answers shared through Redis', () =
       return nonce === undefined ? { status: 404 } : { json: await answer(nonce) };
     });
     const p = prefix('revocation');
-    const [a, b] = [new SharedBudgets(REDIS_URL, p, quiet), new SharedBudgets(REDIS_URL, p, quiet)];
+    const [a, b] = [new SharedBudgets(REDIS_URL, p, quiet, undefined, 1000), new SharedBudgets(REDIS_URL, p, quiet, undefined, 1000)];
     await Promise.all([a.connect(), b.connect()]);
     try {
       const issuer = await createDemoIssuer({ statusUrl: `${server.url}/demo-issuer/status` });
@@ -351,7 +351,7 @@ describe.skipIf(!redisAvailable)('when Redis stalls or is slow (no RST)', () => 
 
 describe.skipIf(!redisAvailable)('shared answers bounded by this instance', () => {
   it('never lets a "not revoked" replace a "revoked"; a "revoked" replaces a "not revoked"', async () => {
-    const budgets = new SharedBudgets(REDIS_URL, prefix('nx'), quiet);
+    const budgets = new SharedBudgets(REDIS_URL, prefix('nx'), quiet, undefined, 1000);
     await budgets.connect();
     try {
       const answers = budgets.answers('revocation');

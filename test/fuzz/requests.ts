@@ -220,7 +220,8 @@ function buildRuleQueryConfigurations(ctx: GeneratorContext, type: ScenarioTypes
 /**
  * Deployments the life-cycle rules (src/domain/deployments.ts) accept whatever was stored before: fresh ids (a new
  * deployment may start in any status), statuses that need no address or txHash, transactions that name their own
- * deployment, and a txHash that is a transaction hash (0x and 64 hex digits) where there is one.
+ * deployment, a txHash that is a transaction hash (0x and 64 hex digits) where there is one, and no multiRequest (the
+ * service's to write: a create or PATCH that sets one is refused).
  */
 function ruleValidDeployments(ctx: GeneratorContext): fc.Arbitrary<Record<string, unknown>[]> {
   const deployment = ctx.arbs.valid(ctx.api.component('SmartContractDeployment')) as fc.Arbitrary<Record<string, unknown>>;
@@ -229,7 +230,7 @@ function ruleValidDeployments(ctx: GeneratorContext): fc.Arbitrary<Record<string
     { maxLength: 2 },
   ).map((list) => list.map(([d, uuid, status, txStatus]) => {
     const id = `dep-${uuid}`;
-    const { address: _address, status: _status, transactions, ...rest } = d;
+    const { address: _address, status: _status, transactions, multiRequest: _multiRequest, ...rest } = d;
     return {
       ...rest,
       id,
