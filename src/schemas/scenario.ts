@@ -178,7 +178,7 @@ export const SmartContractDeployment = Type.Object(
       description: 'Read-only, written by POST …/deployments where the rules make several requests: the multi-request sent ' +
         '(setMultiRequest) after setRequests. The follower marks the deployment Deployed only when the verifier holds exactly ' +
         'this one; a deployment without it is asked for none. A create or PATCH that sets or changes it is refused (400); a ' +
-          'PATCH that leaves it out (the seed\'s shape) keeps it; key order does not count. A dry run may carry it.',
+          'PATCH that leaves it out (the contract\'s shape without it) keeps it; key order does not count. A dry run may carry it.',
     })),
     errorMessage: Type.Optional(Nullable(Type.String({ maxLength: 4096, description: 'Why the deployment failed.' }))),
   },
