@@ -25,8 +25,9 @@ afterAll(() => {
 describe('the server on storage that fills', () => {
   it('with a file size limit (ulimit -f): refuses with 503 what it cannot commit, and keeps all it acknowledged', async () => {
     const dataDir = tempDir();
-    // 2048 blocks (1 or 2 MB, as the shell counts them): room for the schema and a few dozen scenarios.
-    let server = await start(env(dataDir), { shell: 'ulimit -f 2048' });
+    // 4096 blocks (2 or 4 MB, as the shell counts them): room for the schema and a few dozen scenarios (2048 left room
+    // for only 10 once this round's migrations and writes had grown; the test wants more than 10 acknowledged).
+    let server = await start(env(dataDir), { shell: 'ulimit -f 4096' });
     const filled = await fill(server, 400);
     const ready = await fetch(`${server.url}/health/ready`);
     server.proc.kill('SIGKILL');
