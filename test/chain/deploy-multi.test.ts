@@ -40,8 +40,10 @@ let app: FastifyInstance;
 const rule = (id: string, value: number, extra: Record<string, unknown> = {}) => ({
   id, query: { type: 'IDInformation', context: ID_INFORMATION_CONTEXT_URL, requestId: 1, attribute: ATTRIBUTE, operator: '$lt', value, circuitId: 'credentialAtomicQueryV3', ...extra },
 });
-/** A V3 rule alone, and a linked multi-query rule: a V3 query and a linkedMultiQuery one sharing a groupId. */
-/** Group ids are the verifier's, not a scenario's (GroupIdAlreadyExists): each scenario here takes its own. */
+/**
+ * A V3 rule alone, and a linked multi-query rule: a V3 query and a linkedMultiQuery one sharing a groupId. Group ids
+ * are the verifier's, not a scenario's (GroupIdAlreadyExists): each scenario here takes its own.
+ */
 const rules = (after: number, group: number) => [
   rule('born-v3', 20020101 + group),
   rule('grouped', 20050101, { requestId: 2, groupId: group }),
