@@ -1,6 +1,8 @@
 import { api, problemText, session, whenUnauthorized } from './api.js';
 import { field, h, option, setError } from './dom.js';
+import { decisionsView } from './decisions.js';
 import { editorView } from './editor.js';
+import { revisionsView } from './revisions.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -84,18 +86,31 @@ async function scenariosView() {
   render();
 }
 
+/** A scenario's pages, each a module: '' the editor, 'revisions' and 'decisions' with the rest of the path and the query. */
+const SCENARIO_PAGES = { '': editorView, revisions: revisionsView, decisions: decisionsView };
+
 async function route() {
   if (!session.get()) return signInView();
   nav.hidden = false;
-  const hash = location.hash.replace(/^#/, '');
-  const m = /^\/scenarios\/(.+)$/.exec(hash);
+  const [hash, query = ''] = location.hash.replace(/^#/, '').split('?');
+  const m = /^\/scenarios\/([^/]+)(?:\/(revisions|decisions)(?:\/(.*))?)?$/.exec(hash);
   if (m) {
     let id;
     try { id = decodeURIComponent(m[1]); } catch { id = m[1]; }
-    return editorView(show, id);
+    const page = m[2] ?? '';
+    return SCENARIO_PAGES[page](withTabs(id, page), id, { rest: m[3] ?? '', params: new URLSearchParams(query) });
   }
   if (hash === '/new') return editorView(show, null);
   return scenariosView();
+}
+
+/** `show` for a scenario's page: the tabs between its editor, revisions and decisions come first, the current one marked. */
+function withTabs(id, current) {
+  const base = `#/scenarios/${encodeURIComponent(id)}`;
+  const tab = (page, label) => h('li', {}, h('a', { href: page ? `${base}/${page}` : base, 'aria-current': page === current ? 'page' : undefined }, label));
+  return (title, ...content) => show(title,
+    h('nav', { class: 'tabs', 'aria-label': 'Scenario' }, h('ul', {}, tab('', 'Rules'), tab('revisions', 'Revisions'), tab('decisions', 'Decisions'))),
+    ...content);
 }
 
 whenUnauthorized(() => { session.clear(); signInView('Your token was refused (expired or revoked): sign in again.'); });

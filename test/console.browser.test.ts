@@ -13,131 +13,19 @@
  * Without /usr/bin/chromium the test is skipped with a message, unless REQUIRE_BROWSER=1 (CI), where that fails.
  * Screenshots: .artefacts/console/ (git-ignored; CONSOLE_SCREENSHOT_DIR to change).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { tempDir } from './helpers.js';
-import { build } from './server-process.js';
+import { describe, expect, it } from 'vitest';
+import { runBrowserTests, sayIfNoBrowser } from './browser-harness.js';
+import { check, demoBody as demo, openPage as open, signIn as signInAs, TOKEN, useConsole } from './console-harness.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const TOKEN = 'console-browser-token-0123456789abcdef';
-const SHOTS = process.env.CONSOLE_SCREENSHOT_DIR ?? path.resolve('.artefacts/console');
-const haveBrowser = fs.existsSync(CHROMIUM);
-const required = process.env.REQUIRE_BROWSER === '1';
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const FIRST_LOAD_LIMIT = 300 * 1024;
+sayIfNoBrowser('console.browser.test.ts', '/console');
 
-if (!haveBrowser) {
-  const message = `console.browser.test.ts: ${CHROMIUM} is absent, so the /console browser test is ${required ? 'FAILING (REQUIRE_BROWSER=1)' : 'SKIPPED'}; ` +
-    'install it with: apt-get update && apt-get install -y chromium';
-  (required ? console.error : console.warn)(message);
-}
-
-interface Server { proc: ChildProcess; url: string }
-
-function startServer(env: Record<string, string>): Promise<Server> {
-  const proc = spawn(process.execPath, ['dist/server.js'], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d;
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[1]! });
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited with ${code}:\n${out}`));
-    });
-  });
-}
-
-let server: Server | undefined;
-let browser: Browser | undefined;
-
-/** A page that records console errors, page errors, failed requests and every request's origin. */
-async function openPage(viewport = { width: 1280, height: 800 }) {
-  const page = await browser!.newPage({ viewport });
-  const problems: string[] = [];
-  const requests: { url: string; method: string; body: string | null; ifMatch: string | undefined }[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('request', (r) => requests.push({ url: r.url(), method: r.method(), body: r.postData(), ifMatch: r.headers()['if-match'] }));
-  return { page, problems, requests };
-}
-
-/** axe-core's WCAG 2.1 A and AA rules on the page as it is now; evaluated over CDP, so the page's CSP stays as served. */
-async function axeViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
-  const { violations, passed } = await page.evaluate(async () => {
-    type Rule = { id: string; help: string; nodes: { target: unknown }[] };
-    const axe = (window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<{ violations: Rule[]; passes: Rule[] }> } }).axe;
-    const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return { violations: r.violations.map((v) => `${v.id}: ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`), passed: r.passes.map((p) => p.id) };
-  });
-  // axe really ran its rules on this page (labels and contrast among them), not an empty document.
-  expect(passed).toEqual(expect.arrayContaining(['color-contrast', 'html-has-lang']));
-  return violations;
-}
-
-async function check(page: Page, name: string): Promise<void> {
-  expect(await axeViolations(page), `axe on ${name}`).toEqual([]);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, `${name} scrolls sideways`).toBeLessThanOrEqual(0);
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${server!.url}/console`);
-  await page.getByLabel('API token').waitFor();
-  // Keyboard only: the page's heading has focus, the next stop is the token field; typed, and Enter.
-  await page.keyboard.press('Tab');
-  expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('token');
-  await page.keyboard.type(TOKEN);
-  await page.keyboard.press('Enter');
-  await page.getByRole('heading', { level: 1, name: 'Scenarios' }).waitFor();
-}
-
-const demoBody = (scenarioId: string, extra: string[] = []) => JSON.parse(execFileSync(process.execPath, [
-  'dist/scripts/demo-credentials.js', '--scenario-id', scenarioId, '--status-url', `${server!.url}/demo-issuer/status`, '--body', ...extra,
-], { encoding: 'utf8' })) as { address: string; credentials: Array<Record<string, unknown>> };
-
-describe.skipIf(!haveBrowser && !required)('the console at /console in headless chromium', () => {
-  beforeAll(async () => {
-    if (!haveBrowser) throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is absent: apt-get update && apt-get install -y chromium`);
-    build();
-    fs.mkdirSync(SHOTS, { recursive: true });
-    server = await startServer({ DATA_DIR: tempDir('scs-console-'), API_TOKENS: TOKEN, DEMO_ISSUER: '1', LOG_LEVEL: 'info', MAX_EVENT_LOOP_DELAY_MS: '0' });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (server) {
-      server.proc.kill('SIGTERM');
-      await new Promise((resolve) => {
-        const t = setTimeout(() => { server!.proc.kill('SIGKILL'); resolve(undefined); }, 5000);
-        server!.proc.on('exit', () => { clearTimeout(t); resolve(undefined); });
-      });
-    }
-  });
+describe.skipIf(!runBrowserTests)('the console at /console in headless chromium', () => {
+  const ctx = useConsole('scs-console-');
+  const server = { get url() { return ctx.url; } };
+  const openPage = (viewport?: { width: number; height: number }) => open(ctx, viewport);
+  const signIn = (page: Parameters<typeof signInAs>[1]) => signInAs(ctx, page);
+  const demoBody = (scenarioId: string, extra: string[] = []) => demo(ctx, scenarioId, extra);
 
   it('loads under 300 KB compressed, from the service\'s origin only, and signs in by keyboard', async () => {
     const { page, problems, requests } = await openPage();
@@ -145,7 +33,7 @@ describe.skipIf(!haveBrowser && !required)('the console at /console in headless 
       // Bytes on the wire (gzip, as chromium asks): every response of the first load, each size awaited.
       const sizes: Promise<number>[] = [];
       page.on('requestfinished', (r) => sizes.push(r.sizes().then((x) => x.responseBodySize)));
-      await page.goto(`${server!.url}/console`, { waitUntil: 'networkidle' });
+      await page.goto(`${server.url}/console`, { waitUntil: 'networkidle' });
       const bytes = (await Promise.all(sizes)).reduce((a, b) => a + b, 0);
       const files = sizes.length;
       await check(page, 'sign-in');
@@ -163,7 +51,7 @@ describe.skipIf(!haveBrowser && !required)('the console at /console in headless 
       await signIn(page);
       expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
       await check(page, 'scenarios');
-      expect(requests.map((r) => new URL(r.url).origin).filter((o) => o !== server!.url)).toEqual([]);
+      expect(requests.map((r) => new URL(r.url).origin).filter((o) => o !== server.url)).toEqual([]);
       // Chromium logs the refused token's answer; nothing else.
       expect(problems).toEqual(['console: Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
     } finally {
@@ -179,12 +67,12 @@ describe.skipIf(!haveBrowser && !required)('the console at /console in headless 
       { id: 'holds', query: { type: 'IDInformation', requestId: 1, operator: '$noop' } },
       { id: 'subject-id', query: { type: 'IDInformation', requestId: 2, attribute: 'id', operator: '$eq', value: 'did:example:1' } },
     ];
-    const created = await fetch(`${server!.url}/compliance/scenarios`, {
+    const created = await fetch(`${server.url}/compliance/scenarios`, {
       method: 'POST', headers, body: JSON.stringify({ id, input: { name: 'Before', type: 'ChallengeQuery', queryConfigurations: rules, smartContractDeployments: [] } }),
     });
     expect(created.status, await created.clone().text()).toBe(201);
     const storedRules = async () => {
-      const r = await fetch(`${server!.url}/compliance/scenarios/${id}`, { headers });
+      const r = await fetch(`${server.url}/compliance/scenarios/${id}`, { headers });
       return (await r.json() as { input: { name: string; queryConfigurations: unknown } }).input;
     };
     const before = (await storedRules()).queryConfigurations;
@@ -192,7 +80,7 @@ describe.skipIf(!haveBrowser && !required)('the console at /console in headless 
     expect(createdEtag).toBeTruthy();
     try {
       await signIn(page);
-      await page.goto(`${server!.url}/console#/scenarios/${id}`);
+      await page.goto(`${server.url}/console#/scenarios/${id}`);
       await page.getByRole('heading', { level: 1, name: `Scenario ${id}` }).waitFor();
       // Both rules show what is stored: the operator and the attribute stay selected though the picker would not offer them.
       const rule1 = page.getByRole('group', { name: 'Rule 1' });
@@ -312,7 +200,7 @@ describe.skipIf(!haveBrowser && !required)('the console at /console in headless 
         await page.getByRole('button', { name: 'Create scenario' }).click();
         await page.getByRole('heading', { level: 1, name: `Scenario ${id}` }).waitFor();
 
-        const stored = await fetch(`${server!.url}/compliance/scenarios/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+        const stored = await fetch(`${server.url}/compliance/scenarios/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
         const input = (await stored.json() as { input: { type: string; queryConfigurations: { query: Record<string, unknown> }[] } }).input;
         expect(input.type).toBe('ChallengeQuery');
         expect(input.queryConfigurations.map((q) => [q.query.attribute, q.query.operator, q.query.value]))
@@ -332,7 +220,7 @@ describe.skipIf(!haveBrowser && !required)('the console at /console in headless 
         const carrying = requests.filter((r) => r.body !== null && (r.body.includes(String(body.credentials[0]!.id)) || r.body.includes(proof.slice(20))));
         expect(carrying.length).toBe(2);
         expect(carrying.map((r) => `${r.method} ${new URL(r.url).pathname}`)).toEqual(Array(2).fill('POST /compliance/scenarios/dry-run'));
-        expect(requests.map((r) => new URL(r.url).origin).filter((o) => o !== server!.url)).toEqual([]);
+        expect(requests.map((r) => new URL(r.url).origin).filter((o) => o !== server.url)).toEqual([]);
         const kept = await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }));
         expect(kept).not.toContain(String(body.credentials[0]!.id));
         // Chromium logs the create-time refusal's answer; nothing else (a CSP violation would be here).

@@ -16,8 +16,6 @@
  * Without /usr/bin/chromium the test is skipped with a message, unless REQUIRE_BROWSER=1 (CI), where that fails.
  * Screenshots: /tmp/scs-docs-*.png (DOCS_SCREENSHOT_DIR to change).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -25,55 +23,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ADDRESS, credential, scenario, tempDir } from './helpers.js';
+import { launchBrowser, runBrowserTests, sayIfNoBrowser, startServer, stopServer, type ServerProcess } from './browser-harness.js';
 import { build } from './server-process.js';
 
-/** Debian's chromium; CHROMIUM_PATH only exists to exercise the skip (e.g. CHROMIUM_PATH=/nonexistent). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TOKEN = 'docs-browser-token-0123456789abcdef';
 const SHOTS = process.env.DOCS_SCREENSHOT_DIR ?? '/tmp';
-const haveBrowser = fs.existsSync(CHROMIUM);
-const required = process.env.REQUIRE_BROWSER === '1';
-
-if (!haveBrowser) {
-  const message = `docs.browser.test.ts: ${CHROMIUM} is absent, so the /docs browser test is ${required ? 'FAILING (REQUIRE_BROWSER=1)' : 'SKIPPED'}; ` +
-    'install it with: apt-get update && apt-get install -y chromium';
-  (required ? console.error : console.warn)(message);
-}
-
-interface Server {
-  proc: ChildProcess;
-  url: string;
-  output: () => string;
-}
+sayIfNoBrowser('docs.browser.test.ts', '/docs');
 
 /** An IPv4 address of this machine's own network interfaces other than loopback, as a teammate would open it. */
 const OWN_ADDRESS = Object.values(os.networkInterfaces()).flat().find((a) => a?.family === 'IPv4' && !a.internal)?.address;
-
-/** `node dist/server.js` on `host` (127.0.0.1) and a free port; resolves with its URL once it listens. */
-function startServer(env: Record<string, string>, host = '127.0.0.1'): Promise<Server> {
-  const proc = spawn(process.execPath, ['dist/server.js'], {
-    env: { PATH: process.env.PATH ?? '', HOST: host, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d;
-      const m = new RegExp(`Server listening at (http://${host.replaceAll('.', '\\.')}:\\d+)`).exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[1]!, output: () => out });
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited with ${code}:\n${out}`));
-    });
-  });
-}
 
 /** A page server on 127.0.0.1 and a free port: another origin than the service's. */
 async function pageOrigin(): Promise<{ origin: string; close: () => void }> {
@@ -82,25 +40,19 @@ async function pageOrigin(): Promise<{ origin: string; close: () => void }> {
   return { origin: `http://127.0.0.1:${(pages.address() as AddressInfo).port}`, close: () => pages.close() };
 }
 
-let server: Server | undefined;
+let server: ServerProcess | undefined;
 let browser: Browser | undefined;
 let listed: Awaited<ReturnType<typeof pageOrigin>> | undefined;
 let unlisted: Awaited<ReturnType<typeof pageOrigin>> | undefined;
 const knownCspReports = new Set<string>();
 
-describe.skipIf(!haveBrowser && !required)('the docs UI at /docs in headless chromium', () => {
+describe.skipIf(!runBrowserTests)('the docs UI at /docs in headless chromium', () => {
   beforeAll(async () => {
-    if (!haveBrowser) throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is absent: apt-get update && apt-get install -y chromium`);
     build();
     listed = await pageOrigin();
     unlisted = await pageOrigin();
     server = await startServer({ DATA_DIR: tempDir('scs-docs-'), API_TOKENS: TOKEN, LOG_LEVEL: 'info', CORS_ORIGINS: listed.origin });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
   }, 180_000);
 
   afterAll(async () => {
@@ -108,13 +60,7 @@ describe.skipIf(!haveBrowser && !required)('the docs UI at /docs in headless chr
     await browser?.close();
     listed?.close();
     unlisted?.close();
-    if (server) {
-      server.proc.kill('SIGTERM');
-      await new Promise((resolve) => {
-        const t = setTimeout(() => { server!.proc.kill('SIGKILL'); resolve(undefined); }, 5000);
-        server!.proc.on('exit', () => { clearTimeout(t); resolve(undefined); });
-      });
-    }
+    await stopServer(server);
   });
 
   /**
@@ -176,8 +122,7 @@ describe.skipIf(!haveBrowser && !required)('the docs UI at /docs in headless chr
         await page.close();
       }
     } finally {
-      own.proc.kill('SIGTERM');
-      await new Promise((resolve) => own.proc.once('exit', resolve));
+      await stopServer(own);
     }
   }, 90_000);
 
