@@ -78,7 +78,10 @@ describe('deploy/compose.yaml', () => {
     expect(inRange(proxyAddress, subnet)).toBe(true);
     expect(inRange(proxyAddress, range)).toBe(false);
     const redis = compose.services.redis.command.join(' ');
-    expect(redis).toMatch(/--requirepass \$\{REDIS_PASSWORD/);
+    // The password comes from the container's environment into a config file, not onto redis-server's command line.
+    expect(compose.services.redis.environment.REDISCLI_AUTH).toMatch(/^\$\{REDIS_PASSWORD:\?/);
+    expect(redis).not.toMatch(/REDIS_PASSWORD|--requirepass/);
+    expect(redis).toMatch(/exec redis-server \/tmp\/redis\.conf /);
     expect(redis).toMatch(/--maxmemory \d+mb --maxmemory-policy volatile-/);
     for (const [, s] of instances) {
       expect(s.environment.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\//);
