@@ -164,6 +164,19 @@ describe.each(backends)('approval (%s)', (_name, storeEnv, available) => {
     expect(approved.json()).toMatchObject({ state: 'approved', author: `jwt:${ISSUER}:alice`, decidedBy: `jwt:${ISSUER}:bob` });
   });
 
+  it.skipIf(!available)('refuses approval by a JWT without sub (all such tokens of an issuer share one subject); a named one approves', async () => {
+    await create('unnamed', 'projA');
+    const res = await propose('unnamed', { name: 'By Alice' }, await jwt('alice', 'scenarios:read scenarios:write'));
+    const n = Number(/revisions\/(\d+)/.exec(String(res.headers.location))?.[1]);
+    const unnamed = await decide(one, await jwt('', 'scenarios:approve'), 'unnamed', n, 'approve');
+    expect(unnamed.statusCode).toBe(403);
+    expect(unnamed.json().code).toBe('SCS_APPROVER_UNNAMED');
+    expect((await req(one, AUTHOR, 'GET', '/compliance/scenarios/unnamed')).json().revision).toBe(1);
+    // Two sub-less tokens would be one subject: had the author had none, no sub-less token could approve it either.
+    const approved = await decide(two, await jwt('bob', 'scenarios:approve'), 'unnamed', n, 'approve');
+    expect(approved.statusCode, approved.body).toBe(200);
+  });
+
   it.skipIf(!available)('executes the live revision on both instances until the proposal is approved, then the proposal on both', async () => {
     await create('exec', 'projA');
     // Both instances have compiled and cached revision 1.

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { ProjectQuery, refOf } from '../schemas/common.js';
 import { ScenarioRevision as RevisionSchema } from '../schemas/scenario.js';
 import type { ApprovalService } from '../services/approvals.js';
+import { ApproverUnnamed } from '../services/errors.js';
 import { AUTHENTICATED, EXAMPLES, answered, problemResponses } from './responses.js';
 import { AMBIGUOUS, LOOKUP, NOT_FOUND, RevisionParams, revisionJson, sendJson } from './revision-responses.js';
 import { revisionSource } from './scenario-responses.js';
@@ -32,7 +33,8 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ approvals: ApprovalServ
       response: {
         200: answered(refOf(RevisionSchema), 'The revision, approved: its `content` is what the scenario\'s GET answers now.'),
         ...problemResponses([...AUTHENTICATED, 404, 409], {
-          403: 'SCS_SELF_APPROVAL: this token\'s subject proposed the revision; another must approve it. SCS_FORBIDDEN: the ' +
+          403: 'SCS_SELF_APPROVAL: this token\'s subject proposed the revision; another must approve it. SCS_APPROVER_UNNAMED: ' +
+            'a JWT without `sub` (all such tokens of an issuer share one subject) cannot approve. SCS_FORBIDDEN: the ' +
             'token lacks the scope scenarios:approve.',
           404: NOT_FOUND,
           409: `${NOT_PROPOSED}SCS_PROPOSAL_STALE: another revision went live since the proposal was made; send the change ` +
@@ -43,6 +45,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ approvals: ApprovalServ
     },
   }, async (request, reply) => {
     const { scenarioId, revision } = request.params;
+    if (request.principal?.named === false) throw new ApproverUnnamed(scenarioId, revision);
     const approved = await approvals.approve(accessOf(request), subjectOf(request), scenarioId, revision, revisionSource(request, reply));
     request.log.info({ scenarioId, revision }, 'scenario revision approved');
     return sendJson(reply, revisionJson(approved));

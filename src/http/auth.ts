@@ -16,6 +16,8 @@ export interface Principal {
   kind: 'static' | 'jwt';
   /** Non-secret: a token's fingerprint, or a JWT's issuer and subject. */
   subject: string;
+  /** False for a JWT without `sub`: every such token of its issuer has one subject, so none may stand for an approver. */
+  named: boolean;
   scopes: ReadonlySet<Scope>;
   projects: '*' | ReadonlySet<string>;
 }
@@ -72,6 +74,7 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
     principal: {
       kind: 'static' as const,
       subject: `token:${digest(t.token).toString('hex').slice(0, 12)}`,
+      named: true,
       scopes: ALL_SCOPES,
       projects: t.projects === '*' ? ('*' as const) : new Set(t.projects),
     },
@@ -113,7 +116,8 @@ export function createAuthenticator(tokens: StaticToken[], jwt?: JwtOptions) {
         { field: `headers.authorization.${jwt.projectsClaim}`, pointer: '/authorization', message: `${field} must not hold U+0000 or an unpaired UTF-16 surrogate` },
       ], `A project id in ${field} holds U+0000 or an unpaired UTF-16 surrogate`);
     }
-    return { kind: 'jwt', subject: `jwt:${String(payload.iss)}:${String(payload.sub ?? '')}`, scopes, projects };
+    const sub = String(payload.sub ?? '');
+    return { kind: 'jwt', subject: `jwt:${String(payload.iss)}:${sub}`, named: sub !== '', scopes, projects };
   }
 
   const bySubject = new Map(statics.map((s) => [s.digest.toString('hex'), s.principal.subject]));

@@ -30,6 +30,10 @@ export const ScenarioRecreated = createError<[string]>(
 export const SelfApproval = createError<[string, number]>(
   'SCS_SELF_APPROVAL', 'Scenario %s revision %s was proposed by this token\'s subject: another must approve it (four eyes)', 403,
 );
+export const ApproverUnnamed = createError<[string, number]>(
+  'SCS_APPROVER_UNNAMED', 'Scenario %s revision %s needs an approver this service can tell from its author: this JWT has no sub claim, ' +
+  'and every such token of its issuer shares one subject. Approve with a token whose sub names a person', 403,
+);
 export const ProposalStale = createError<[string, number, number, number]>(
   'SCS_PROPOSAL_STALE', 'Scenario %s revision %s was proposed against revision %s, and revision %s is live now: send the change again as a PATCH ' +
   '(a new proposal against the live revision)', 409,
