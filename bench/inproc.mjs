@@ -181,14 +181,9 @@ function stop() {
 
 // {inproc: 'memory'}: process.memoryUsage() and the heap used right after the last mark-compact (a figure that the
 // young generation's fill level does not move), for the soak.
-// RSS is taken at the same moment: between mark-compacts it rises and falls with the garbage the old generation holds.
 let afterMajor;
-let rssAfterMajor = NaN;
 const majorObserver = new PerformanceObserver((list) => {
-  if (!list.getEntries().some((e) => (e.detail?.kind ?? e.kind) === constants.NODE_PERFORMANCE_GC_MAJOR)) return;
-  const m = process.memoryUsage();
-  afterMajor = m.heapUsed;
-  rssAfterMajor = m.rss;
+  if (list.getEntries().some((e) => (e.detail?.kind ?? e.kind) === constants.NODE_PERFORMANCE_GC_MAJOR)) afterMajor = process.memoryUsage().heapUsed;
 });
 
 if (process.send) {
@@ -196,7 +191,7 @@ if (process.send) {
     if (m?.inproc === 'memory') {
       if (afterMajor === undefined) majorObserver.observe({ entryTypes: ['gc'] });
       afterMajor ??= NaN;
-      process.send({ inproc: 'memory', ...process.memoryUsage(), heapAfterMajor: afterMajor, rssAfterMajor });
+      process.send({ inproc: 'memory', ...process.memoryUsage(), heapAfterMajor: afterMajor });
     } else if (m?.inproc === 'start') {
       start();
       process.send({ inproc: 'started' });
