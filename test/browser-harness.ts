@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
 
 /** CHROMIUM_PATH only exists to exercise the skip (e.g. CHROMIUM_PATH=/nonexistent). */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const haveBrowser = fs.existsSync(CHROMIUM);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveBrowser = fs.existsSync(CHROMIUM);
 /** REQUIRE_BROWSER=1 (CI): a missing browser fails the test instead of skipping it. */
-export const browserRequired = process.env.REQUIRE_BROWSER === '1';
+const browserRequired = process.env.REQUIRE_BROWSER === '1';
 export const runBrowserTests = haveBrowser || browserRequired;
 
 /** Says once, on the test's output, that `file`'s browser test is skipped (or failing) and how to install chromium. */

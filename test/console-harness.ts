@@ -18,7 +18,7 @@ export const TOKEN = 'console-browser-token-0123456789abcdef';
 const SHOTS = process.env.CONSOLE_SCREENSHOT_DIR ?? path.resolve('.artefacts/console');
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-export interface RecordedRequest { url: string; method: string; body: string | null; ifMatch: string | undefined }
+interface RecordedRequest { url: string; method: string; body: string | null; ifMatch: string | undefined }
 
 export interface ConsoleContext {
   readonly url: string;
@@ -73,7 +73,7 @@ export async function openPage(ctx: ConsoleContext, viewport = { width: 1280, he
 }
 
 /** axe-core's WCAG 2.1 A and AA rules on the page as it is now; evaluated over CDP, so the page's CSP stays as served. */
-export async function axeViolations(page: Page): Promise<string[]> {
+async function axeViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
   const { violations, passed } = await page.evaluate(async () => {
     type Rule = { id: string; help: string; nodes: { target: unknown }[] };
