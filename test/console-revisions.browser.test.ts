@@ -10,10 +10,11 @@
  * proposal's approval shows the API's 409 and what to do. axe finds nothing at 1280x800 and 390 px on each state.
  * Without /usr/bin/chromium it is skipped with a message, unless REQUIRE_BROWSER=1. Screenshots: .artefacts/console/.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { runBrowserTests, sayIfNoBrowser } from './browser-harness.js';
 import { check, demoBody, openPage, signIn, TOKEN, useConsole } from './console-harness.js';
+import { localJwks, type LocalJwks } from './jwks.js';
 import { haveIden3Documents, iden3DocumentsEnv } from './shared-fixtures.js';
 
 const APPROVER = 'console-approver-token-0123456789ab';
@@ -33,7 +34,15 @@ async function checkBoth(page: Page, name: string) {
 }
 
 describe.skipIf(!runBrowserTests)('the console\'s Revisions page in headless chromium', () => {
-  const ctx = useConsole('scs-console-rev-', { API_TOKENS: `${TOKEN},${APPROVER}`, SCENARIO_APPROVAL_PROJECTS: '*', ...iden3DocumentsEnv() });
+  // A JWT issuer for a reviewer without scenarios:approve: its URL joins the server's environment before it starts.
+  const env: Record<string, string> = { API_TOKENS: `${TOKEN},${APPROVER}`, SCENARIO_APPROVAL_PROJECTS: '*', ...iden3DocumentsEnv() };
+  let jwks: LocalJwks | undefined;
+  beforeAll(async () => {
+    jwks = await localJwks();
+    Object.assign(env, jwks.env);
+  });
+  afterAll(() => jwks?.close());
+  const ctx = useConsole('scs-console-rev-', env);
   const goto = async (page: Page, hash: string, heading: string) => {
     await page.goto(`${ctx.url}/console#${hash}`);
     await page.getByRole('heading', { level: 1, name: heading }).waitFor();
@@ -156,6 +165,39 @@ describe.skipIf(!runBrowserTests)('the console\'s Revisions page in headless chr
       await approver.page.close();
     }
   }, 240_000);
+
+  it('follows the list\'s cursor past 100 revisions, and offers no decision to a token without scenarios:approve', async () => {
+    const id = 'rev-many';
+    const input = {
+      name: 'Many', type: 'ChallengeQuery', smartContractDeployments: [], queryConfigurations: [
+        { id: 'age', query: { type: 'IDInformation', requestId: 1, attribute: 'personalData.age', operator: '$gte', value: 18 } },
+      ],
+    };
+    expect((await ctx.call('POST', '/compliance/scenarios', { id, input })).status).toBe(201);
+    for (let i = 1; i <= 101; i++) expect((await ctx.call('PATCH', `/compliance/scenarios/${id}`, { input: { name: `Many ${i}` } })).status).toBe(202);
+    const reviewer = await jwks!.sign({ scope: 'scenarios:read scenarios:write', projects: '*' }, 'reader-writer');
+    const { page, problems, requests } = await openPage(ctx);
+    try {
+      await signIn(ctx, page, reviewer);
+      await goto(page, `/scenarios/${id}/revisions`, `Revisions of ${id}`);
+      const history = page.getByRole('region', { name: 'History, newest first' });
+      await expect(history.getByRole('article').count()).resolves.toBe(102);
+      await expect(history.getByRole('article').first().innerText()).resolves.toMatch(/^Revision 102 · proposed[\s\S]*name changed/);
+      const listed = requests.filter((r) => new URL(r.url).pathname === `/compliance/scenarios/${id}/revisions`).map((r) => new URL(r.url).searchParams);
+      expect(listed.map((q) => [q.get('limit'), q.has('cursor')])).toEqual([['100', false], ['100', true]]);
+      await expect(page.getByRole('region', { name: 'Waiting for approval' }).getByRole('listitem').count()).resolves.toBe(101);
+
+      await goto(page, `/scenarios/${id}/revisions/102`, `Revision 102 of ${id}`);
+      await page.getByText('Your token lacks the scope scenarios:approve').waitFor();
+      await expect(page.getByRole('button', { name: /^(Approve|Reject|Withdraw)/ }).count()).resolves.toBe(0);
+      // scenarios:write is enough to put it in shadow.
+      await page.getByRole('button', { name: 'Start a shadow run' }).waitFor();
+      await checkBoth(page, 'revisions-no-approve-scope');
+      expect(unexpected(problems)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 180_000);
 
   it.skipIf(!haveIden3Documents())('says OffChainZKP\'s 409 SCS_SHADOW_UNSUPPORTED as the API gives it', async () => {
     const input = {
