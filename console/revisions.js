@@ -150,7 +150,7 @@ function historyEntry(page, rev) {
       h('dl', { class: 'rev-meta' },
         h('dt', {}, 'State'), h('dd', {}, stateText(page, rev)),
         h('dt', {}, 'Author'), h('dd', {}, authorText(page, rev.author)),
-        h('dt', {}, rev.state === 'proposed' ? 'Proposed' : 'Written'), h('dd', {}, when(rev.createdAt)),
+        h('dt', {}, rev.baseRevision === null ? 'Written' : 'Proposed'), h('dd', {}, when(rev.createdAt)),
         rev.decidedAt ? [h('dt', {}, rev.state === 'rejected' ? 'Rejected' : 'Approved'), h('dd', {}, when(rev.decidedAt), ` by ${authorText(page, rev.decidedBy)}`)] : '',
         h('dt', {}, 'Summary'), h('dd', {}, summary)),
       previous === null ? '' : h('p', {}, h('a', { href: compareHref(page, previous, rev.revision) }, `Compare revision ${rev.revision} with revision ${previous}`))));
@@ -207,7 +207,7 @@ async function revisionPage(page, n, status) {
     h('dl', { class: 'rev-meta' },
       h('dt', {}, 'State'), h('dd', {}, stateText(page, rev)),
       h('dt', {}, 'Author'), h('dd', {}, authorText(page, rev.author)),
-      h('dt', {}, rev.state === 'proposed' ? 'Proposed' : 'Written'), h('dd', {}, when(rev.createdAt)),
+      h('dt', {}, rev.baseRevision === null ? 'Written' : 'Proposed'), h('dd', {}, when(rev.createdAt)),
       rev.baseRevision === null ? '' : [h('dt', {}, 'Made from'), h('dd', {}, revisionLink(page, rev.baseRevision))],
       rev.decidedAt ? [h('dt', {}, rev.state === 'rejected' ? 'Rejected' : 'Approved'), h('dd', {}, when(rev.decidedAt), ` by ${authorText(page, rev.decidedBy)}`)] : '',
       h('dt', {}, 'Digest'), h('dd', {}, h('code', {}, rev.digest))),
