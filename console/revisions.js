@@ -255,6 +255,8 @@ function advice(page, r) {
         ', make the change again and save it: it is proposed against the live revision. Then reject this stale proposal.');
     case 'SCS_REVISION_NOT_PROPOSED':
       return h('p', {}, 'What to do: it was decided meanwhile; ', h('a', { href: `#/scenarios/${enc(page.scenarioId)}/revisions` }, 'reload the revisions'), '.');
+    case 'SCS_APPROVER_UNNAMED':
+      return h('p', {}, 'What to do: sign in with a token that names its subject (a JWT with a sub claim, or a static token) to approve.');
     case 'SCS_SELF_APPROVAL':
       return h('p', {}, 'What to do: ask another reviewer, with a token of their own holding scenarios:approve, to approve it.');
     default:
