@@ -142,6 +142,14 @@ function ruleEditor(held, rule, index, onRemove, nextRequestId, refused) {
   };
 }
 
+/** A 202's Location names the proposed revision: linked to it on the revisions page, where it is approved. */
+function proposed(id, location) {
+  const n = /\/revisions\/(\d+)/.exec(location ?? '')?.[1];
+  return n === undefined
+    ? ['Proposed for approval.']
+    : ['Proposed for approval as ', h('a', { href: `#/scenarios/${encodeURIComponent(id)}/revisions/${n}` }, `revision ${n}`), ': it goes live once another reviewer approves it.'];
+}
+
 /** Problems placed beside the control whose pointer they name (or its nearest enclosing one); the rest listed. */
 function placeProblems(form, summary, problems, prefix) {
   for (const c of form.querySelectorAll('[data-pointer]')) setError(c, '');
@@ -232,7 +240,7 @@ export async function editorView(show, scenarioId) {
         return;
       }
       summary.replaceChildren();
-      if (r.status === 202) { saved.textContent = `Proposed for approval: ${r.headers.get('location') ?? ''}`; return; }
+      if (r.status === 202) { saved.replaceChildren(...proposed(existing.id, r.headers.get('location'))); return; }
       etag = r.headers.get('etag');
       rulesTouched = false;
       saved.textContent = existing === null ? `Created ${idInput.value.trim()}` : 'Saved';

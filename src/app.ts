@@ -40,6 +40,7 @@ import { knownTypesOnce } from './domain/credential-types.js';
 import { credentialTypeRoutes } from './http/credential-types.js';
 import { queryPolicies } from './execution/registry.js';
 import { consoleRoutes } from './http/console.js';
+import { meRoutes } from './http/me.js';
 import { record, scenarioResponses } from './http/scenario-responses.js';
 import type { ScenarioRow } from './store/types.js';
 
@@ -189,6 +190,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(executeRoutes, { executions, idempotent, coldRefusal: (tenant) => verifier.coldRefusal(tenant), attestor });
     await secured.register(dryRunRoutes, { executions, scenarios, coldRefusal: (tenant) => verifier.coldRefusal(tenant), perMinute: config.dryRunsPerMinute });
     await secured.register(revisionRoutes, { revisions });
+    await secured.register(meRoutes);
     await secured.register(credentialTypeRoutes, { credentialTypes: knownTypesOnce(() => credentialTypeDocuments(config.trust.documents)), policies: queryPolicies });
     await secured.register(approvalRoutes, { approvals: new ApprovalService({ store, plans, now }) });
     await secured.register(shadowRoutes, { shadows: new ShadowService(store, now) });

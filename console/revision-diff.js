@@ -1,0 +1,63 @@
+// What changed between two revisions' `content.input`: pure functions, no DOM.
+
+const text = (v) => (v === undefined ? undefined : JSON.stringify(v));
+
+/** An object's leaves by dot path; arrays and scalars are leaves, compared whole. */
+function leaves(value, prefix = '', out = new Map()) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) leaves(v, prefix ? `${prefix}.${k}` : k, out);
+  } else if (prefix !== '') {
+    out.set(prefix, value);
+  }
+  return out;
+}
+
+const scalars = (v) => Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object');
+
+function compare(a, b) {
+  const rows = [];
+  for (const path of new Set([...a.keys(), ...b.keys()])) {
+    const [x, y] = [a.get(path), b.get(path)];
+    if (text(x) === text(y)) continue;
+    const row = { path, a: x, b: y, change: x === undefined ? 'added' : y === undefined ? 'removed' : 'changed' };
+    if (scalars(x) && scalars(y)) {
+      const [xs, ys] = [new Set(x.map(text)), new Set(y.map(text))];
+      row.items = { added: y.filter((v) => !xs.has(text(v))), removed: x.filter((v) => !ys.has(text(v))) };
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** The scenario's fields that differ, and its rules (by id, else position) added, removed or changed field by field. */
+export function diffInputs(before, after) {
+  const { queryConfigurations: ra = [], ...fa } = before ?? {};
+  const { queryConfigurations: rb = [], ...fb } = after ?? {};
+  const fields = compare(new Map(Object.entries(fa)), new Map(Object.entries(fb)));
+  const byId = (list) => new Map((Array.isArray(list) ? list : []).map((rule, i) => [typeof rule?.id === 'string' ? rule.id : `#${i + 1}`, { rule, position: i + 1 }]));
+  const [A, B] = [byId(ra), byId(rb)];
+  // A move is a change of order among the rules both have: one added or removed before it does not move it.
+  const common = (m, other) => [...m.keys()].filter((id) => other.has(id));
+  const [orderA, orderB] = [common(A, B), common(B, A)];
+  const rules = [];
+  let unchangedRules = 0;
+  for (const id of new Set([...A.keys(), ...B.keys()])) {
+    const [x, y] = [A.get(id), B.get(id)];
+    const rows = compare(x ? leaves(x.rule) : new Map(), y ? leaves(y.rule) : new Map()).filter((r) => r.path !== 'id');
+    if (x && y && orderA.indexOf(id) !== orderB.indexOf(id)) rows.push({ path: 'position', a: x.position, b: y.position, change: 'moved' });
+    if (rows.length === 0) { unchangedRules += 1; continue; }
+    rules.push({ id, change: !x ? 'added' : !y ? 'removed' : 'changed', rows });
+  }
+  return { fields, rules, unchangedRules };
+}
+
+export function summarize(diff) {
+  const parts = [
+    ...diff.fields.map((f) => `${f.path} ${f.change}`),
+    ...diff.rules.map((r) => `rule ${r.id} ${r.change}${r.change === 'changed' ? ` (${r.rows.map((x) => x.path).join(', ')})` : ''}`),
+  ];
+  return parts.length === 0 ? 'No change to the scenario\'s fields or rules' : parts.join('; ');
+}
+
+/** A value as the diff shows it: JSON (so "18" and 18 differ), or a word for a side that lacks it. */
+export const shown = (v) => (v === undefined ? '(absent)' : JSON.stringify(v));
