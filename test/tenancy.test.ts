@@ -272,6 +272,7 @@ describe('every route that names a scenario or an execution, listed from the Ope
     'GET /compliance/webhooks/secret': 'test/webhooks.test.ts: a tenant reads only its own project\'s secret',
     'GET /compliance/executions/export': 'test/export.routes.test.ts: exports only the token\'s projects, like GET /compliance/executions/{id}',
     'GET /compliance/credential-types': 'test/credential-types.routes.test.ts: the service\'s held contexts, the same for every token (no project\'s data)',
+    'GET /compliance/me': 'test/me.routes.test.ts: the token\'s own subject, scopes and projects (no scenario)',
   };
 
   it('answers 404 to another project\'s token on each, and changes nothing', async () => {
