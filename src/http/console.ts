@@ -26,6 +26,19 @@ const TYPES: Record<string, string> = {
 
 interface Asset { type: string; raw: Buffer; gzip: Buffer; etag: string }
 
+/**
+ * Libraries the console loads from the package's dependencies, each one file of ES module with no import of its own,
+ * served under /console/vendor/ (a page imports one only where it is used): the QR code encoder of OffChainZKP requests.
+ */
+const VENDOR: Record<string, string> = {
+  'vendor/qr.js': import.meta.resolve('@paulmillr/qr'),
+};
+
+function asset(type: string, raw: Buffer): Asset {
+  const etag = createHash('sha256').update(raw).digest('base64url').slice(0, 22);
+  return { type, raw, gzip: gzipSync(raw, { level: 9 }), etag };
+}
+
 /** Read once at start: the files ship with the package and change only with it. */
 function loadAssets(dir: string): Map<string, Asset> {
   if (!fs.existsSync(dir)) {
@@ -36,9 +49,10 @@ function loadAssets(dir: string): Map<string, Asset> {
     const type = TYPES[path.extname(name)];
     const file = path.join(dir, name);
     if (type === undefined || !fs.statSync(file).isFile()) continue;
-    const raw = fs.readFileSync(file);
-    const etag = createHash('sha256').update(raw).digest('base64url').slice(0, 22);
-    assets.set(name.split(path.sep).join('/'), { type, raw, gzip: gzipSync(raw, { level: 9 }), etag });
+    assets.set(name.split(path.sep).join('/'), asset(type, fs.readFileSync(file)));
+  }
+  for (const [name, url] of Object.entries(VENDOR)) {
+    assets.set(name, asset(TYPES['.js']!, fs.readFileSync(fileURLToPath(url))));
   }
   return assets;
 }
