@@ -168,13 +168,39 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
     }
   }, 120_000);
 
+  it('follows a deployment on its way when the page opens, and stops reading it once the page is left', async () => {
+    const { page, problems, requests } = await openPage(ctx);
+    const id = 'onchain-on-its-way';
+    // A chain the service does not follow: the deployment stays DeploymentStarted.
+    const started = { id: 'd-waiting', status: 'DeploymentStarted', chain: 'eip155:80002', address: '0x2222222222222222222222222222222222222222', transactions: [] };
+    expect((await ctx.call('POST', '/compliance/scenarios', { id, input: { name: 'Waiting', type: 'OnChainZKP', queryConfigurations: [onChainRule], smartContractDeployments: [started] } })).status).toBe(201);
+    const reads = () => requests.filter((r) => r.method === 'GET' && r.url.includes('/deployments/d-waiting')).length;
+    try {
+      await signIn(ctx, page);
+      await page.goto(`${ctx.url}/console#/scenarios/${id}`);
+      await page.getByRole('status').getByText('Deployment d-waiting is DeploymentStarted: following it').waitFor();
+      await expect.poll(reads, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+      await page.getByRole('link', { name: 'Scenarios' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Scenarios' }).waitFor();
+      const before = reads();
+      // Its next read was due 2 s after the first, the one after 4 s later: neither is made.
+      await page.waitForTimeout(7000);
+      expect(reads()).toBe(before);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
   for (const viewport of VIEWPORTS) {
     it(`edits an OffChainZKP rule's circuit options and shows its authorization request as a QR code that decodes to it (${viewport.width} wide)`, async () => {
-      const { page, problems } = await openPage(ctx, viewport);
+      const { page, problems, requests } = await openPage(ctx, viewport);
       const id = `offchain-console-${viewport.width}`;
+      const qrLoads = () => requests.filter((r) => new URL(r.url).pathname === '/console/vendor/qr.js').length;
       try {
         await signIn(ctx, page);
         await page.getByRole('link', { name: 'New scenario' }).click();
+        await page.getByRole('heading', { level: 1, name: 'New scenario' }).waitFor();
         await page.getByLabel('Scenario id').fill(id);
         await page.getByLabel('Name').fill('Adult, one account per person');
         await page.getByLabel('Type', { exact: true }).selectOption('OffChainZKP');
@@ -196,6 +222,8 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
         await rule.getByLabel('JSON-LD context URL').fill(ID_INFORMATION_CONTEXT_URL);
         await page.getByLabel('Allowed issuers').fill('*');
 
+        // The QR library is loaded only once a request is to be drawn.
+        expect(qrLoads()).toBe(0);
         // A dry run of the unsaved rule: its request, drawn as a QR code jsQR reads back.
         await page.getByLabel('Credentials (a JSON array)').fill('[]');
         await page.getByLabel('Holder address').fill(ADDRESS);
@@ -204,6 +232,7 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
         const dryRun = await (await answer).json() as { results: { result: { status: string; authorizationRequest: { body: { scope: unknown[] } } } }[] };
         expect(dryRun.results[0]!.result.status).toBe('pending');
         const link = await decodeQr(page);
+        expect(qrLoads()).toBe(1);
         expect(requestOf(link)).toEqual(dryRun.results[0]!.result.authorizationRequest);
         await expect(page.getByLabel('Deep link').inputValue()).resolves.toBe(link);
         expect(JSON.stringify(dryRun.results[0]!.result.authorizationRequest.body.scope)).toContain('"nullifierSessionId":"20260101"');
@@ -272,7 +301,9 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
       // A new scenario: the project is one of the token's (GET /compliance/me), not free text.
       await page.setViewportSize(VIEWPORTS[0]!);
       await page.getByRole('link', { name: 'New scenario' }).click();
+      await page.getByRole('heading', { level: 1, name: 'New scenario' }).waitFor();
       const project = page.getByLabel('Project');
+      await project.waitFor();
       expect(await project.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(['projA', 'projB']);
       await project.selectOption('projB');
       await page.getByLabel('Scenario id').fill('made-in-b');
