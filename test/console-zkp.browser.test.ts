@@ -20,6 +20,7 @@ import { runBrowserTests, sayIfNoBrowser } from './browser-harness.js';
 import { check, openPage, signIn, TOKEN, useConsole } from './console-harness.js';
 import { stack, type Stack } from './chain/deploy-stack.js';
 import { startLocalChain, type LocalChain } from './chain/evm.js';
+import { localJwks, type LocalJwks } from './jwks.js';
 
 const require = createRequire(import.meta.url);
 /** jsQR (CommonJS): the decoder, independent of the console's encoder. */
@@ -57,8 +58,10 @@ const onChainRule = { id: 'born', query: { type: 'IDInformation', context: ID_IN
 describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, OffChainZKP options and QR code, and projects', () => {
   let chain: LocalChain | undefined;
   let s: Stack;
+  let jwks: LocalJwks | undefined;
   const env: Record<string, string> = {};
   beforeAll(async () => {
+    jwks = await localJwks();
     chain = await startLocalChain();
     const provider = (require('hardhat') as { network: { provider: EIP1193Provider } }).network.provider;
     s = await stack.deployIden3Stack(provider);
@@ -68,12 +71,16 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
       CHAIN_RPC_URLS: `${chain.chain}=${chain.url},${KEYLESS_CHAIN}=http://127.0.0.1:9`, CHAIN_DEFAULT: chain.chain,
       CHAIN_DEPLOYER_KEY: `${chain.chain}=${KEY}`, CHAIN_VERIFIER_ADDRESS: s.verifier, CHAIN_VALIDATORS: s.sigV2Validator,
       CHAIN_CONFIRMATIONS: '1', CHAIN_FOLLOW_INTERVAL_MS: '300', CHAIN_REPLACE_AFTER_MS: '0',
+      ...jwks.env,
       ZKP_VERIFIER_DID: 'did:iden3:polygon:amoy:x6x5sor7zpxYggmPs5jcaiu5TEWAU2knvRifZbzCp', PUBLIC_BASE_URL: 'http://192.0.2.2:3000',
     });
   }, 300_000);
   // Its beforeAll runs after the one above: the server starts with the chain's settings.
   const ctx = useConsole('scs-console-zkp-', env);
-  afterAll(async () => { await chain?.stop(); });
+  afterAll(async () => {
+    await chain?.stop();
+    jwks?.close();
+  });
 
   it('shows an OnChainZKP scenario\'s deployments, deploys it (409 saying how to set a key where there is none), follows it to Deployed and retires it', async () => {
     const { page, problems, requests } = await openPage(ctx);
@@ -132,6 +139,27 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
       await page.close();
     }
   }, 240_000);
+
+  it('offers no Deploy or Retire to a token without scenarios:write, and says why', async () => {
+    const { page, problems } = await openPage(ctx);
+    const reader = await jwks!.sign({ scope: 'scenarios:read', projects: '*' }, 'reader');
+    const id = 'onchain-read-only';
+    const live = { id: 'd-live', status: 'Deployed', chain: 'eip155:80002', address: '0x3333333333333333333333333333333333333333', transactions: [] };
+    const created = await ctx.call('POST', '/compliance/scenarios', { id, input: { name: 'Read only', type: 'OnChainZKP', queryConfigurations: [onChainRule], smartContractDeployments: [live] } });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    try {
+      await signIn(ctx, page, reader);
+      await page.goto(`${ctx.url}/console#/scenarios/${id}`);
+      const panel = page.getByRole('region', { name: 'Deployments' });
+      await panel.getByText('This token may not deploy (scenarios:write).').waitFor();
+      await panel.locator('article[data-deployment="d-live"]').getByText('Deployed').waitFor();
+      await expect(panel.getByRole('button').count()).resolves.toBe(0);
+      await check(page, 'onchain-reader-1280');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
 
   it('shows a deployment recorded by PATCH with its failure and its failed transaction\'s error', async () => {
     const { page, problems } = await openPage(ctx, VIEWPORTS[1]);

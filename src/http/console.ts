@@ -26,10 +26,7 @@ const TYPES: Record<string, string> = {
 
 interface Asset { type: string; raw: Buffer; gzip: Buffer; etag: string }
 
-/**
- * Libraries the console loads from the package's dependencies, each one file of ES module with no import of its own,
- * served under /console/vendor/ (a page imports one only where it is used): the QR code encoder of OffChainZKP requests.
- */
+/** Dependencies served as /console/vendor/ files (one ES module each, importing nothing), imported only where used. */
 const VENDOR: Record<string, string> = {
   'vendor/qr.js': import.meta.resolve('@paulmillr/qr'),
 };
