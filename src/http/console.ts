@@ -27,9 +27,9 @@ const TYPES: Record<string, string> = {
 interface Asset { type: string; raw: Buffer; gzip: Buffer; etag: string }
 
 /** Dependencies served as /console/vendor/ files (one ES module each, importing nothing), imported only where used. */
-const VENDOR: Record<string, string> = {
+const vendor = (): Record<string, string> => ({
   'vendor/qr.js': import.meta.resolve('@paulmillr/qr'),
-};
+});
 
 function asset(type: string, raw: Buffer): Asset {
   const etag = createHash('sha256').update(raw).digest('base64url').slice(0, 22);
@@ -48,7 +48,13 @@ function loadAssets(dir: string): Map<string, Asset> {
     if (type === undefined || !fs.statSync(file).isFile()) continue;
     assets.set(name.split(path.sep).join('/'), asset(type, fs.readFileSync(file)));
   }
-  for (const [name, url] of Object.entries(VENDOR)) {
+  let files: Record<string, string>;
+  try {
+    files = vendor();
+  } catch (err) {
+    throw new Error(`the console's libraries are missing (${String(err)}): install the package's dependencies (npm ci), or set CONSOLE=false`);
+  }
+  for (const [name, url] of Object.entries(files)) {
     assets.set(name, asset(TYPES['.js']!, fs.readFileSync(fileURLToPath(url))));
   }
   return assets;
