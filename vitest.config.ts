@@ -16,6 +16,8 @@ const ISOLATED = [
   'test/trust/mtp-chain.test.ts',
   'test/trust/onchain-status.test.ts',
   'test/trust/poseidon.unit.test.ts',
+  // Starts Hardhat for the deploy it shows.
+  'test/console-zkp.browser.test.ts',
 ];
 /**
  * The real-process tier, `npm run test:e2e` (CI runs it after `npm test`): files that start `node dist/server.js`

@@ -63,7 +63,7 @@ async function scenariosView() {
   const count = h('p', { class: 'status', role: 'status' }, 'Loading…');
   const body = h('tbody');
   const table = h('table', {}, h('caption', { class: 'hint' }, 'Scenarios of your projects'),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Id'), h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Type'),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Id'), h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col' }, 'Project'),
       h('th', { scope: 'col' }, 'Rules'), h('th', { scope: 'col' }, 'Updated'))), body);
   show('Scenarios',
     h('div', { class: 'filters', role: 'search' }, field('Search by id or name', search), field('Type', type)),
@@ -75,8 +75,9 @@ async function scenariosView() {
     const shown = items.filter((s) => (type.value === '' || s.input.type === type.value) &&
       (q === '' || s.id.toLowerCase().includes(q) || String(s.input.name ?? '').toLowerCase().includes(q)));
     body.replaceChildren(...shown.map((s) => h('tr', {},
-      h('td', {}, h('a', { href: `#/scenarios/${encodeURIComponent(s.id)}` }, s.id)),
-      h('td', {}, s.input.name ?? ''), h('td', {}, s.input.type), h('td', {}, String(s.input.queryConfigurations?.length ?? 0)),
+      // The project in the link: a token of several projects may hold this id in more than one.
+      h('td', {}, h('a', { href: `#/scenarios/${encodeURIComponent(s.id)}${s.input.projectId ? `?projectId=${encodeURIComponent(s.input.projectId)}` : ''}` }, s.id)),
+      h('td', {}, s.input.name ?? ''), h('td', {}, s.input.type), h('td', {}, s.input.projectId ?? '—'), h('td', {}, String(s.input.queryConfigurations?.length ?? 0)),
       h('td', {}, new Date(s.updatedAt).toLocaleString()))));
     count.textContent = `${shown.length} of ${items.length} scenarios` +
       (truncated ? ` (only the first ${items.length} are loaded: the list stops after ${MAX_PAGES} pages; narrow it through the API)` : '');
@@ -98,16 +99,18 @@ async function route() {
     let id;
     try { id = decodeURIComponent(m[1]); } catch { id = m[1]; }
     const page = m[2] ?? '';
-    return SCENARIO_PAGES[page](withTabs(id, page), id, { rest: m[3] ?? '', params: new URLSearchParams(query) });
+    const params = new URLSearchParams(query);
+    return SCENARIO_PAGES[page](withTabs(id, page, params.get('projectId')), id, { rest: m[3] ?? '', params });
   }
   if (hash === '/new') return editorView(show, null);
   return scenariosView();
 }
 
 /** `show` for a scenario's page: the tabs between its editor, revisions and decisions come first, the current one marked. */
-function withTabs(id, current) {
+function withTabs(id, current, projectId) {
   const base = `#/scenarios/${encodeURIComponent(id)}`;
-  const tab = (page, label) => h('li', {}, h('a', { href: page ? `${base}/${page}` : base, 'aria-current': page === current ? 'page' : undefined }, label));
+  const project = projectId === null ? '' : `?projectId=${encodeURIComponent(projectId)}`;
+  const tab = (page, label) => h('li', {}, h('a', { href: `${page ? `${base}/${page}` : base}${project}`, 'aria-current': page === current ? 'page' : undefined }, label));
   return (title, ...content) => show(title,
     h('nav', { class: 'tabs', 'aria-label': 'Scenario' }, h('ul', {}, tab('', 'Rules'), tab('revisions', 'Revisions'), tab('decisions', 'Decisions'))),
     ...content);

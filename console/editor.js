@@ -1,5 +1,7 @@
 import { api, problemText } from './api.js';
 import { field, h, option, setError, uid } from './dom.js';
+import { circuitOperators, circuitOptions, issuersField, requestView } from './offchain.js';
+import { deploymentsPanel } from './onchain.js';
 
 const TYPES = ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'];
 const OPERATOR_NAMES = {
@@ -27,8 +29,9 @@ function typed(text, kind) {
   return t;
 }
 
-function ruleEditor(held, rule, index, onRemove, nextRequestId, refused) {
+function ruleEditor(held, rule, index, onRemove, nextRequestId, refused, scenarioType) {
   const query = rule.query ?? {};
+  const zkp = scenarioType === 'OffChainZKP' ? circuitOptions({ ...query, requestId: query.requestId ?? nextRequestId }, index, () => renderOperators(opSelect.value)) : null;
   const known = new Map(held.map((t) => [t.type, t]));
   const idInput = h('input', { type: 'text', value: rule.id ?? `rule-${index + 1}`, autocomplete: 'off' });
   const typeSelect = h('select', {}, option('', 'Choose a credential type'), held.map((t) => option(t.type, t.type, t.type === query.type)));
@@ -81,7 +84,8 @@ function ruleEditor(held, rule, index, onRemove, nextRequestId, refused) {
   function renderOperators(initialOp, initialValue, keep = false) {
     const a = current();
     kind = a?.valueKind ?? 'any';
-    const offered = (a?.operators ?? ALL_OPERATORS).filter((o) => !refused().has(o));
+    const datatype = (a?.operators ?? ALL_OPERATORS).filter((o) => !refused().has(o));
+    const offered = zkp ? circuitOperators(zkp.circuit(), datatype) : datatype;
     const ops = keep && typeof initialOp === 'string' && initialOp !== '' && !offered.includes(initialOp) ? [...offered, initialOp] : offered;
     const chosen = ops.includes(initialOp) ? initialOp : ops[0];
     opSelect.replaceChildren(...ops.map((o) => option(o, `${o} (${OPERATOR_NAMES[o] ?? o})`, o === chosen)));
@@ -113,6 +117,7 @@ function ruleEditor(held, rule, index, onRemove, nextRequestId, refused) {
     h('div', { class: 'row' }, field('Rule id', idInput, { pointer: p('/id'), className: 'narrow' }), field('Credential type', typeSelect, { pointer: p('/query/type') })),
     h('div', { class: 'row' }, attrField, attrTextField, field('Operator', opSelect, { pointer: p('/query/operator') })),
     valueBox,
+    zkp ? zkp.el : '',
     h('button', { type: 'button', class: 'secondary', onclick: onRemove }, `Remove rule ${index + 1}`));
 
   function value() {
@@ -125,21 +130,19 @@ function ruleEditor(held, rule, index, onRemove, nextRequestId, refused) {
     return typed(texts[0] ?? '', kind);
   }
 
-  return {
-    el,
-    read: () => ({
-      ...rule,
-      id: idInput.value.trim(),
-      query: {
-        ...query,
-        type: typeSelect.value,
-        requestId: query.requestId ?? nextRequestId,
-        attribute: (isOpen() ? attrText.value.trim() : attrSelect.value) || undefined,
-        operator: opSelect.value,
-        value: value(),
-      },
-    }),
-  };
+  const read = () => ({
+    ...rule,
+    id: idInput.value.trim(),
+    query: {
+      ...query,
+      type: typeSelect.value,
+      requestId: query.requestId ?? nextRequestId,
+      attribute: (isOpen() ? attrText.value.trim() : attrSelect.value) || undefined,
+      operator: opSelect.value,
+      value: value(),
+    },
+  });
+  return { el, read: () => (zkp ? { ...read(), query: zkp.read(read().query) } : read()) };
 }
 
 /** A 202's Location names the proposed revision: linked to it on the revisions page, where it is approved. */
@@ -169,24 +172,48 @@ function placeProblems(form, summary, problems, prefix) {
   return unplaced;
 }
 
-export async function editorView(show, scenarioId) {
+/** The project field of a new scenario: the token's projects to choose from (any name for an operator's token). */
+function projectControl(me) {
+  const projects = me?.projects;
+  if (Array.isArray(projects)) {
+    const select = h('select', { required: true }, projects.map((p, i) => option(p, p, i === 0)));
+    return { el: field('Project', select, { pointer: '/projectId', hint: 'One of this token\'s projects' }), read: () => select.value || undefined };
+  }
+  const input = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' });
+  return {
+    el: field('Project', input, { pointer: '/projectId', hint: projects === '*' ? 'Empty: no project (an operator\'s token only)' : 'This token\'s projects are not known: empty for none' }),
+    read: () => input.value.trim() || undefined,
+  };
+}
+
+/** `params`: the route's query; its projectId names the scenario's project (several of the token's may use the id). */
+export async function editorView(show, scenarioId, { params } = {}) {
   const typesAnswer = api('GET', '/compliance/credential-types');
+  const meAnswer = api('GET', '/compliance/me');
+  const projectId = params?.get('projectId') ?? null;
+  const query = projectId === null ? '' : `?projectId=${encodeURIComponent(projectId)}`;
+  const path = scenarioId === null ? null : `/compliance/scenarios/${encodeURIComponent(scenarioId)}`;
   let existing = null;
   let etag = null;
   if (scenarioId !== null) {
-    const r = await api('GET', `/compliance/scenarios/${encodeURIComponent(scenarioId)}`);
+    const r = await api('GET', `${path}${query}`);
     if (!r.ok) return show(`Scenario ${scenarioId}`, h('p', { class: 'alert', role: 'alert' }, problemText(r)));
     existing = r.data;
     etag = r.headers.get('etag');
   }
-  const typesR = await typesAnswer;
+  const [typesR, meR] = await Promise.all([typesAnswer, meAnswer]);
+  const me = meR.ok ? meR.data : null;
+  const canWrite = me === null || me.scopes.includes('scenarios:write');
   const held = typesR.ok ? typesR.data.items : [];
   const scenarioTypes = new Map((typesR.ok ? typesR.data.scenarioTypes ?? [] : []).map((t) => [t.type, new Set(t.refusedOperators)]));
-  const input = existing?.input ?? { name: '', type: 'ChallengeQuery', queryConfigurations: [{ id: 'rule-1', query: {} }], smartContractDeployments: [] };
+  let input = existing?.input ?? { name: '', type: 'ChallengeQuery', queryConfigurations: [{ id: 'rule-1', query: {} }], smartContractDeployments: [] };
 
   const idInput = h('input', { type: 'text', autocomplete: 'off', value: existing?.id ?? '', disabled: existing !== null });
   const nameInput = h('input', { type: 'text', autocomplete: 'off', value: input.name ?? '' });
   const typeSelect = h('select', { disabled: existing !== null }, TYPES.map((t) => option(t, t, t === input.type)));
+  const project = existing === null ? projectControl(me) : null;
+  let issuers = issuersField(input);
+  const issuersBox = h('div', {}, issuers.el);
   const rulesBox = h('div', {});
   const summary = h('div', { class: 'alert', role: 'alert' });
   const saved = h('p', { class: 'status', role: 'status' });
@@ -213,14 +240,21 @@ export async function editorView(show, scenarioId) {
     rules = configs.map((qc, i) => ruleEditor(held, qc, i, () => {
       rulesTouched = true;
       renderRules(rules.map((r) => r.read()).filter((_, j) => j !== i));
-    }, qc.query?.requestId ?? (seen.requestId += 1), () => scenarioTypes.get(typeSelect.value) ?? new Set()));
+    }, qc.query?.requestId ?? (seen.requestId += 1), () => scenarioTypes.get(typeSelect.value) ?? new Set(), typeSelect.value));
     rulesBox.replaceChildren(...rules.map((r) => r.el));
   };
   renderRules(input.queryConfigurations ?? []);
-  // The scenario type decides which operators its rules may use.
+  // The scenario type decides which operators its rules may use, and which options they have.
   typeSelect.addEventListener('change', () => renderRules(rules.map((r) => r.read())));
 
-  const draft = () => ({ ...input, name: nameInput.value.trim(), type: typeSelect.value, queryConfigurations: rules.map((r) => r.read()) });
+  const draft = () => {
+    const d = { ...input, name: nameInput.value.trim(), type: typeSelect.value, queryConfigurations: rules.map((r) => r.read()), trustedIssuers: issuers.read() };
+    if (project) d.projectId = project.read();
+    for (const k of ['trustedIssuers', 'projectId']) if (d[k] === undefined || (d[k] === null && existing === null)) delete d[k];
+    return d;
+  };
+  const dirty = () => rulesTouched || issuers.changed() || nameInput.value.trim() !== (input.name ?? '');
+  const scenarioUrl = (id, p) => `#/scenarios/${encodeURIComponent(id)}${p ? `?projectId=${encodeURIComponent(p)}` : ''}`;
 
   const form = h('form', {
     novalidate: true,
@@ -230,8 +264,9 @@ export async function editorView(show, scenarioId) {
       const scenario = draft();
       const r = existing === null
         ? await api('POST', '/compliance/scenarios', { body: { id: idInput.value.trim(), input: scenario } })
-        : await api('PATCH', `/compliance/scenarios/${encodeURIComponent(existing.id)}`, {
-          body: { input: { name: scenario.name, ...(rulesTouched && { queryConfigurations: scenario.queryConfigurations }) } }, headers: etag ? { 'if-match': etag } : {},
+        : await api('PATCH', `${path}${query}`, {
+          body: { input: { name: scenario.name, ...(rulesTouched && { queryConfigurations: scenario.queryConfigurations }), ...(issuers.changed() && { trustedIssuers: scenario.trustedIssuers ?? null }) } },
+          headers: etag ? { 'if-match': etag } : {},
         });
       const unplaced = placeProblems(form, summary, r.ok ? [] : (r.data?.errors ?? []).map((x) => ({ ...x, pointer: x.pointer === '/id' ? '/input/id' : x.pointer })), '/input');
       if (!r.ok) {
@@ -244,12 +279,16 @@ export async function editorView(show, scenarioId) {
       etag = r.headers.get('etag');
       rulesTouched = false;
       saved.textContent = existing === null ? `Created ${idInput.value.trim()}` : 'Saved';
-      if (existing === null) location.hash = `#/scenarios/${encodeURIComponent(idInput.value.trim())}`;
+      if (existing === null) { location.hash = scenarioUrl(idInput.value.trim(), scenario.projectId); return; }
+      input = { ...input, ...r.data.input };
+      issuers = issuersField(input);
+      issuersBox.replaceChildren(issuers.el);
     },
   },
   h('div', { class: 'row' },
     field('Scenario id', idInput, { pointer: '/id' }), field('Name', nameInput, { pointer: '/name' }), field('Type', typeSelect, { pointer: '/type' })),
-  typeSelect.value !== 'ChallengeQuery' ? h('p', { class: 'hint' }, 'Circuit and deployment options of this type are kept as they are; edit them through the API.') : '',
+  project ? h('div', { class: 'row' }, project.el) : existing?.input.projectId ? h('p', { class: 'hint' }, `Project: ${existing.input.projectId}`) : '',
+  issuersBox,
   h('h2', {}, 'Rules'),
   held.length === 0 ? h('p', { class: 'hint' }, typesR.ok ? 'The service holds no credential type\'s context: attributes are typed by hand.' : `Credential types unavailable: ${problemText(typesR)}`) : '',
   rulesBox,
@@ -263,12 +302,26 @@ export async function editorView(show, scenarioId) {
     h('button', { type: 'submit' }, existing === null ? 'Create scenario' : 'Save changes')),
   summary, saved);
 
+  // A deploy changes the scenario (its deployments, the rules' requestIds): the editor takes the new revision's ETag and rules.
+  const reload = async () => {
+    const r = await api('GET', `${path}${query}`);
+    if (!r.ok) return null;
+    etag = r.headers.get('etag');
+    input = r.data.input;
+    if (!rulesTouched) renderRules(input.queryConfigurations ?? []);
+    return r.data;
+  };
+  const onChain = existing !== null && existing.input.type === 'OnChainZKP'
+    ? deploymentsPanel({ record: existing, path, query, canWrite, dirty, reload })
+    : '';
+  const wallet = existing !== null && existing.input.type === 'OffChainZKP' ? { path: `/compliance/scenarios/execute${query}`, scenarioId: existing.id } : null;
+
   show(existing === null ? 'New scenario' : `Scenario ${existing.id}`,
-    h('div', { class: 'columns' }, h('section', { 'aria-label': 'Editor' }, form), tryPanel(draft, form, summary)));
+    h('div', { class: 'columns' }, h('section', { 'aria-label': 'Editor' }, form, onChain), tryPanel(draft, form, summary, wallet)));
 }
 
 /** The dry run of the editor's unsaved content. The pasted credentials stay in this panel's field and go only to the dry-run route. */
-function tryPanel(draft, form, summary) {
+function tryPanel(draft, form, summary, wallet) {
   const credentials = h('textarea', { rows: 10, autocomplete: 'off', spellcheck: 'false' });
   const address = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' });
   const out = h('div', { 'aria-live': 'polite' });
@@ -277,8 +330,26 @@ function tryPanel(draft, form, summary) {
     h('p', { class: 'hint' }, 'Runs the editor\'s content as it is now, unsaved, against credentials you paste. Nothing is recorded or kept.'),
     field('Credentials (a JSON array)', credentials, { pointer: '/credentials' }),
     field('Holder address', address, { pointer: '/address' }),
-    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: run }, 'Dry-run')),
+    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: run }, 'Dry-run'),
+      wallet ? h('button', { type: 'button', class: 'secondary', onclick: ask }, 'Ask a wallet') : ''),
+    wallet ? h('p', { class: 'hint' }, 'Ask a wallet: executes the saved scenario for the address and shows the authorization request a wallet answers (recorded as an execution, pending until it does).') : '',
     out);
+
+  /** OffChainZKP: a real execution, whose request a wallet can answer (a dry run's answer gets 404). */
+  async function ask() {
+    out.replaceChildren(h('p', { class: 'status' }, 'Executing…'));
+    const r = await api('POST', wallet.path, { body: { scenarioId: wallet.scenarioId, address: address.value.trim(), credentials: [] } });
+    if (!r.ok) {
+      const problems = (r.data?.errors ?? []).map((e) => `${e.field}: ${e.message}`);
+      out.replaceChildren(h('div', { class: 'alert', role: 'alert' }, h('p', {}, problemText(r)), problems.length ? h('ul', {}, problems.map((m) => h('li', {}, m))) : ''));
+      return;
+    }
+    const first = r.data[0];
+    const request = first?.result?.authorizationRequest;
+    out.replaceChildren(request
+      ? requestView(request, `Execution ${first.executionId}: pending until the wallet answers (see Decisions).`)
+      : h('p', {}, `Execution ${first?.executionId ?? ''}: ${first?.result?.status ?? 'no result'}`));
+  }
 
   async function run() {
     setError(credentials, '');
@@ -306,8 +377,11 @@ function tryPanel(draft, form, summary) {
 
 function results({ verdict, results: list, trace }) {
   const passed = verdict === 'passed';
+  // OffChainZKP: one request for every rule of the run.
+  const request = list.map((r) => r.result?.authorizationRequest).find((x) => x !== undefined);
   return h('div', {},
-    h('h3', {}, 'Verdict: ', h('span', { class: `badge ${passed ? 'valid' : 'not-valid'}` }, String(verdict))),
+    h('h3', {}, 'Verdict: ', h('span', { class: `badge ${passed ? 'valid' : verdict === 'pending' ? '' : 'not-valid'}` }, String(verdict))),
+    request ? requestView(request, 'A dry run keeps no pending execution: a wallet can read this request, but its answer gets 404 (use Ask a wallet on a saved scenario).') : '',
     list.map((res, i) => {
       const t = trace[i] ?? { credentials: [] };
       const status = res.result?.status ?? t.status;

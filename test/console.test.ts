@@ -1,5 +1,7 @@
 /** /console: the console's static files, their CSP, and CONSOLE=false. The pages themselves: console.browser.test.ts. */
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +50,23 @@ describe('the console at /console', () => {
       const missing = await app.inject({ method: 'GET', url });
       expect(missing.statusCode, url).toBe(404);
       expect(missing.headers['content-type']).toMatch(/application\/problem\+json/);
+    }
+  });
+
+  it('serves the QR code library from the package\'s dependencies as /console/vendor/qr.js, an ES module that imports nothing', async () => {
+    const qr = await app.inject({ method: 'GET', url: '/console/vendor/qr.js', headers: { 'accept-encoding': 'gzip' } });
+    expect(qr.statusCode).toBe(200);
+    expect(qr.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(qr.headers['content-security-policy']).toBe(CONSOLE_CSP);
+    const text = gunzipSync(qr.rawPayload).toString();
+    expect(text).toBe(fs.readFileSync(fileURLToPath(import.meta.resolve('@paulmillr/qr')), 'utf8'));
+    expect(text).toMatch(/^export default encodeQR;$/m);
+    // One file: a relative or bare import would be a request the console does not serve.
+    expect(text).not.toMatch(/^\s*import\s|\bimport\(/m);
+    // Loaded only where a request is shown: no module of the first load imports it statically.
+    for (const file of ['app.js', 'editor.js', 'offchain.js']) {
+      const body = (await app.inject({ method: 'GET', url: `/console/${file}`, headers: { 'accept-encoding': 'identity' } })).body;
+      expect(body, file).not.toMatch(/^import .*vendor\/qr/m);
     }
   });
 

@@ -26,6 +26,16 @@ const TYPES: Record<string, string> = {
 
 interface Asset { type: string; raw: Buffer; gzip: Buffer; etag: string }
 
+/** Dependencies served as /console/vendor/ files (one ES module each, importing nothing), imported only where used. */
+const vendor = (): Record<string, string> => ({
+  'vendor/qr.js': import.meta.resolve('@paulmillr/qr'),
+});
+
+function asset(type: string, raw: Buffer): Asset {
+  const etag = createHash('sha256').update(raw).digest('base64url').slice(0, 22);
+  return { type, raw, gzip: gzipSync(raw, { level: 9 }), etag };
+}
+
 /** Read once at start: the files ship with the package and change only with it. */
 function loadAssets(dir: string): Map<string, Asset> {
   if (!fs.existsSync(dir)) {
@@ -36,9 +46,16 @@ function loadAssets(dir: string): Map<string, Asset> {
     const type = TYPES[path.extname(name)];
     const file = path.join(dir, name);
     if (type === undefined || !fs.statSync(file).isFile()) continue;
-    const raw = fs.readFileSync(file);
-    const etag = createHash('sha256').update(raw).digest('base64url').slice(0, 22);
-    assets.set(name.split(path.sep).join('/'), { type, raw, gzip: gzipSync(raw, { level: 9 }), etag });
+    assets.set(name.split(path.sep).join('/'), asset(type, fs.readFileSync(file)));
+  }
+  let files: Record<string, string>;
+  try {
+    files = vendor();
+  } catch (err) {
+    throw new Error(`the console's libraries are missing (${String(err)}): install the package's dependencies (npm ci), or set CONSOLE=false`);
+  }
+  for (const [name, url] of Object.entries(files)) {
+    assets.set(name, asset(TYPES['.js']!, fs.readFileSync(fileURLToPath(url))));
   }
   return assets;
 }
