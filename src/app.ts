@@ -32,7 +32,6 @@ import { installValidators } from './http/validation.js';
 import { terminalLogStream } from './http/log-stream.js';
 import { webhookProblems } from './domain/webhooks.js';
 import { webhookSecretRoute } from './http/webhook-secret.js';
-import { meRoute } from './http/me.js';
 import { deploymentsLifecycle, followerLifecycle, scenarioTimers, storeLifecycle, verifierLifecycle, webhooksLifecycle } from './plugins/lifecycle.js';
 import { deploymentRoutes } from './http/deployments.js';
 import { DeploymentService } from './services/deployments.js';
@@ -199,7 +198,6 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(exportRoutes, { exporter: new EvidenceExporter(store) });
     await secured.register(attestationRoutes, { executions, attestor });
     await secured.register(webhookSecretRoute, { webhook: config.webhook });
-    await secured.register(meRoute);
   });
 
   // Not a decorator every FastifyInstance would claim to have.
