@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
@@ -26,6 +27,21 @@ const TYPES: Record<string, string> = {
 
 interface Asset { type: string; raw: Buffer; gzip: Buffer; etag: string }
 
+/**
+ * Library files a page loads itself (never the first load), served from the installed package as `vendor/<name>`:
+ * the version package-lock.json pins ships with the service, nothing comes from another origin.
+ */
+export const VENDOR: Readonly<Record<string, string>> = {
+  'vendor/uPlot.esm.js': 'uplot/dist/uPlot.esm.js',
+  'vendor/uPlot.min.css': 'uplot/dist/uPlot.min.css',
+};
+
+function asset(file: string, type: string): Asset {
+  const raw = fs.readFileSync(file);
+  const etag = createHash('sha256').update(raw).digest('base64url').slice(0, 22);
+  return { type, raw, gzip: gzipSync(raw, { level: 9 }), etag };
+}
+
 /** Read once at start: the files ship with the package and change only with it. */
 function loadAssets(dir: string): Map<string, Asset> {
   if (!fs.existsSync(dir)) {
@@ -36,9 +52,17 @@ function loadAssets(dir: string): Map<string, Asset> {
     const type = TYPES[path.extname(name)];
     const file = path.join(dir, name);
     if (type === undefined || !fs.statSync(file).isFile()) continue;
-    const raw = fs.readFileSync(file);
-    const etag = createHash('sha256').update(raw).digest('base64url').slice(0, 22);
-    assets.set(name.split(path.sep).join('/'), { type, raw, gzip: gzipSync(raw, { level: 9 }), etag });
+    assets.set(name.split(path.sep).join('/'), asset(file, type));
+  }
+  const require = createRequire(import.meta.url);
+  for (const [name, module] of Object.entries(VENDOR)) {
+    let file: string;
+    try {
+      file = require.resolve(module);
+    } catch {
+      throw new Error(`the console's library ${module} is missing: install the package's dependencies (npm ci), or set CONSOLE=false`);
+    }
+    assets.set(name, asset(file, TYPES[path.extname(file)] ?? 'application/octet-stream'));
   }
   return assets;
 }
