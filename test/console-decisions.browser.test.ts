@@ -73,6 +73,7 @@ describe.skipIf(!runBrowserTests)('the Decisions page of the console in headless
       page.off('requestfinished', counting);
       const firstLoad = (await Promise.all(sizes)).reduce((a, b) => a + b, 0);
       expect(firstLoad, `first load: ${firstLoad} bytes`).toBeLessThan(FIRST_LOAD_LIMIT);
+      console.info(`console-decisions.browser.test.ts: first load and sign-in ${firstLoad} bytes compressed`);
       expect(requests.filter((r) => r.url.includes('/vendor/'))).toEqual([]);
 
       await page.getByRole('link', { name: ID }).click();

@@ -27,10 +27,7 @@ const TYPES: Record<string, string> = {
 
 interface Asset { type: string; raw: Buffer; gzip: Buffer; etag: string }
 
-/**
- * Library files a page loads itself (never the first load), served from the installed package as `vendor/<name>`:
- * the version package-lock.json pins ships with the service, nothing comes from another origin.
- */
+/** Libraries a page imports itself (never the first load), served from the installed, pinned package as `vendor/<name>`. */
 export const VENDOR: Readonly<Record<string, string>> = {
   'vendor/uPlot.esm.js': 'uplot/dist/uPlot.esm.js',
   'vendor/uPlot.min.css': 'uplot/dist/uPlot.min.css',
