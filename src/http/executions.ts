@@ -133,7 +133,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ executions: ExecutionL
             notValid: Type.Integer({ minimum: 0, description: 'Executions where it was not-valid.' }),
             error: Type.Integer({ minimum: 0, description: 'Executions where it was error.' }),
           }, { additionalProperties: false }), { description: 'The rules that failed or errored at least once, most not-valid first.' }),
-        }, { additionalProperties: false }), 'The counts of the period.'),
+        }, { additionalProperties: false }), 'The period\'s counts: totals, every bucket, the failing rules.'),
         ...problemResponses(AUTHENTICATED, {
           400: 'A query parameter is not valid (code SCS_VALIDATION): `errors` names it (from, to, bucket, verdict, address); to when it is not after ' +
             `from or the period holds more than ${SUMMARY_BUCKETS_MAX} buckets.`,
