@@ -113,7 +113,7 @@ export const verdictMigration = (hasStatus: (status: string) => string): Migrati
       WHEN ${hasStatus('pending')} THEN 'pending' ELSE 'passed' END;
     CREATE INDEX executions_scenario_verdict ON executions (scenario_id, verdict, seq);
     CREATE INDEX executions_scenario_address ON executions (scenario_id, address, seq);
-    CREATE INDEX executions_scenario_period ON executions (scenario_id, created_at, seq);
+    CREATE INDEX executions_scenario_period ON executions (scenario_id, created_at, verdict, project_id);
   `,
 });
 

@@ -104,10 +104,13 @@ export function executionFilterWhere(
 export const countByVerdictSql = (bucket: string, where: string) =>
   `SELECT ${bucket} AS bucket, verdict, count(*) AS n FROM executions WHERE ${where} GROUP BY 1, 2`;
 
-/** Per rule id and failing status; `rules` unnests `results` as `r`, `field` reads its id or status. */
+/**
+ * Per rule id and failing status; `rules` unnests `results` as `r`, `field` reads its id or status. Only the results
+ * of failed and error executions are read: a rule not-valid or error makes one of those verdicts.
+ */
 export const countByRuleSql = (rules: string, field: (name: 'id' | 'status') => string, where: string) =>
   `SELECT ${field('id')} AS id, ${field('status')} AS status, count(*) AS n FROM executions, ${rules}
-    WHERE ${where} AND ${field('status')} IN ('not-valid', 'error') GROUP BY 1, 2`;
+    WHERE ${where} AND verdict IN ('failed', 'error') AND ${field('status')} IN ('not-valid', 'error') GROUP BY 1, 2`;
 
 export interface WebhookColumns<T> {
   id: string;
