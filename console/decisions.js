@@ -210,11 +210,20 @@ function exportPanel(scenarioId, filters) {
     status.textContent = 'Preparing the file…';
     try {
       const q = queryOf({ from: filters.from, to: filters.to, scenarioId, verdict: filters.verdict, address: filters.address, format: format.value });
-      const res = await fetch(`/compliance/executions/export?${q}`, { headers: { authorization: `Bearer ${session.get() ?? ''}` }, cache: 'no-store' });
+      const get = () => fetch(`/compliance/executions/export?${q}`, { headers: { authorization: `Bearer ${session.get() ?? ''}` }, cache: 'no-store' });
+      let res = await get();
+      let problem = res.ok ? null : await res.json().catch(() => null);
+      // A token of several projects names one: the scenario's own ('' for none).
+      if (problem?.errors?.some((e) => e.field === 'querystring.projectId')) {
+        const scenario = await api('GET', `/compliance/scenarios/${enc(scenarioId)}`);
+        if (scenario.ok) {
+          q.set('projectId', scenario.data.input.projectId ?? '');
+          res = await get();
+          problem = res.ok ? null : await res.json().catch(() => null);
+        }
+      }
       if (!res.ok) {
-        let data = null;
-        try { data = await res.json(); } catch { /* no problem body */ }
-        status.textContent = `The export failed: ${problemText({ status: res.status, data })}`;
+        status.textContent = `The export failed: ${problemText({ status: res.status, data: problem })}`;
         return;
       }
       const blob = await res.blob();

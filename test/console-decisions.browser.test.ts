@@ -11,11 +11,13 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { runBrowserTests, sayIfNoBrowser } from './browser-harness.js';
-import { check, demoBody, openPage, signIn, useConsole } from './console-harness.js';
+import { TOKEN, check, demoBody, openPage, signIn, useConsole } from './console-harness.js';
 
 const FIRST_LOAD_LIMIT = 300 * 1024;
 const ID = 'decisions-adult';
 const SECOND = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
+/** A token of two projects: the export asks it to name one. */
+const TWO_PROJECTS = 'console-decisions-two-projects-0123456789';
 sayIfNoBrowser('console-decisions.browser.test.ts', '/console decisions');
 
 const rules = (minAge: number) => [
@@ -24,7 +26,7 @@ const rules = (minAge: number) => [
 ];
 
 describe.skipIf(!runBrowserTests)('the Decisions page of the console in headless chromium', () => {
-  const ctx = useConsole('scs-console-decisions-');
+  const ctx = useConsole('scs-console-decisions-', { API_TOKENS: `${TOKEN},${TWO_PROJECTS}:projA+projB` });
   const executions: Array<{ executionId: string; address: string; verdict: string }> = [];
   let first: ReturnType<typeof demoBody>;
 
@@ -55,7 +57,7 @@ describe.skipIf(!runBrowserTests)('the Decisions page of the console in headless
   const rowsOf = (page: Page, region: string) => page.getByRole('region', { name: region }).locator('tbody tr');
   const cells = async (page: Page, region: string) =>
     rowsOf(page, region).evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => (c.textContent ?? '').trim())));
-  const decisionsOf = async (page: Page) => page.getByRole('heading', { level: 1, name: `Decisions of ${ID}` }).waitFor();
+  const decisionsOf = async (page: Page, id = ID) => page.getByRole('heading', { level: 1, name: `Decisions of ${id}` }).waitFor();
   const listed = async (page: Page) => {
     await page.getByRole('status').filter({ hasText: /shown|matches/ }).first().waitFor();
     return (await cells(page, 'Executions table')).map((c) => c[4]);
@@ -179,4 +181,30 @@ describe.skipIf(!runBrowserTests)('the Decisions page of the console in headless
       }
     }, 180_000);
   }
+  it('exports for a token of several projects: the scenario\'s project is named when the export asks for one', async () => {
+    const id = 'decisions-project-a';
+    const created = await ctx.call('POST', '/compliance/scenarios', {
+      id, input: { name: 'In project A', type: 'ChallengeQuery', queryConfigurations: rules(18), smartContractDeployments: [], projectId: 'projA' },
+    }, TWO_PROJECTS);
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const ran = await ctx.call('POST', '/compliance/scenarios/execute', demoBody(ctx, id), TWO_PROJECTS);
+    expect(ran.status, JSON.stringify(ran.json)).toBe(200);
+    const { page, problems, requests } = await openPage(ctx);
+    try {
+      await signIn(ctx, page, TWO_PROJECTS);
+      await page.goto(`${ctx.url}/console#/scenarios/${id}/decisions`);
+      await decisionsOf(page, id);
+      await page.getByLabel('Format', { exact: true }).selectOption('ndjson');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the filtered period' }).click()]);
+      const lines = fs.readFileSync((await download.path())!, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      expect(lines.map((l) => l.executionId ?? l.end)).toEqual([ran.json[0].executionId, true]);
+      expect(lines[0].projectId).toBe('projA');
+      const exports = requests.filter((r) => r.url.includes('/compliance/executions/export')).map((r) => new URL(r.url).searchParams.get('projectId'));
+      expect(exports).toEqual([null, 'projA']);
+      // The first export's 400 (a project to name) is logged by chromium; nothing else.
+      expect(problems).toEqual(['console: Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    } finally {
+      await page.close();
+    }
+  }, 180_000);
 });
