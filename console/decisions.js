@@ -32,6 +32,9 @@ function filtersOf(params) {
   return { verdict: params.get('verdict') ?? '', address: params.get('address') ?? '', from, to };
 }
 
+/** The scenario's project, when the page's address names one (a token of several projects may hold the id in more than one). */
+const projectOf = (params) => (params.has('projectId') ? { projectId: params.get('projectId') } : {});
+
 /** The API's query for the filters: the empty ones left out. */
 function queryOf(filters, extra = {}) {
   const q = new URLSearchParams();
@@ -50,11 +53,11 @@ export async function decisionsView(show, scenarioId, { rest = '', params = new 
     return oneExecution(show, scenarioId, executionId, params);
   }
   const filters = filtersOf(params);
-  const form = filterForm(scenarioId, filters);
+  const form = filterForm(scenarioId, filters, projectOf(params));
   const status = h('p', { class: 'status', role: 'status' }, 'Loading…');
   const listBox = h('div');
   const chartBox = h('div');
-  const exportBox = exportPanel(scenarioId, filters);
+  const exportBox = exportPanel(scenarioId, filters, projectOf(params));
   show(`Decisions of ${scenarioId}`, form, status,
     h('section', { 'aria-labelledby': 'decisions-list' }, h('h2', { id: 'decisions-list' }, 'Executions'), listBox),
     h('section', { 'aria-labelledby': 'decisions-charts' }, h('h2', { id: 'decisions-charts' }, 'Verdicts and failing rules'), chartBox),
@@ -63,7 +66,7 @@ export async function decisionsView(show, scenarioId, { rest = '', params = new 
   status.textContent = listed;
 }
 
-function filterForm(scenarioId, filters) {
+function filterForm(scenarioId, filters, project) {
   const verdict = h('select', { name: 'verdict' }, option('', 'Any verdict'), VERDICTS.map((v) => option(v, v, v === filters.verdict)));
   const address = h('input', { type: 'text', name: 'address', value: filters.address, autocomplete: 'off', spellcheck: 'false' });
   const from = h('input', { type: 'datetime-local', name: 'from', value: localText(filters.from) });
@@ -77,7 +80,7 @@ function filterForm(scenarioId, filters) {
       setError(to, period.to ? '' : 'Give an end');
       if (!period.from || !period.to) return;
       if (period.from >= period.to) return setError(to, 'The end must be after the start');
-      location.hash = `${base(scenarioId)}?${queryOf({ verdict: verdict.value, address: address.value.trim(), ...period })}`;
+      location.hash = `${base(scenarioId)}?${queryOf({ ...project, verdict: verdict.value, address: address.value.trim(), ...period })}`;
     },
   },
   h('div', { class: 'filters' },
@@ -86,7 +89,7 @@ function filterForm(scenarioId, filters) {
     field('From (your time)', from),
     field('To (your time)', to)),
   h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Apply filters'),
-    h('a', { href: base(scenarioId), class: 'button-link' }, 'Last 7 days, any verdict')));
+    h('a', { href: `${base(scenarioId)}${project.projectId === undefined ? '' : `?${queryOf(project)}`}`, class: 'button-link' }, 'Last 7 days, any verdict')));
 }
 
 /** The filtered executions, newest first, a page at a time; answers the status line. */
@@ -201,7 +204,7 @@ async function charts(scenarioId, filters, box) {
 }
 
 /** The filtered period as a file: fetched with the token (a link cannot carry it), handed to the browser as a Blob. */
-function exportPanel(scenarioId, filters) {
+function exportPanel(scenarioId, filters, project) {
   const format = h('select', { name: 'format' }, option('csv', 'CSV'), option('ndjson', 'NDJSON'));
   const status = h('p', { class: 'status', role: 'status' });
   const button = h('button', { type: 'button' }, 'Download the filtered period');
@@ -210,6 +213,7 @@ function exportPanel(scenarioId, filters) {
     status.textContent = 'Preparing the file…';
     try {
       const q = queryOf({ from: filters.from, to: filters.to, scenarioId, verdict: filters.verdict, address: filters.address, format: format.value });
+      if (project.projectId !== undefined) q.set('projectId', project.projectId);
       const get = () => fetch(`/compliance/executions/export?${q}`, { headers: { authorization: `Bearer ${session.get() ?? ''}` }, cache: 'no-store' });
       let res = await get();
       let problem = res.ok ? null : await res.json().catch(() => null);

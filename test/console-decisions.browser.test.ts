@@ -203,6 +203,19 @@ describe.skipIf(!runBrowserTests)('the Decisions page of the console in headless
       expect(exports).toEqual([null, 'projA']);
       // The first export's 400 (a project to name) is logged by chromium; nothing else.
       expect(problems).toEqual(['console: Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+
+      // Where the page's address names the project (as the scenarios list links it), the filters keep it and the export sends it.
+      await page.goto(`${ctx.url}/console#/scenarios/${id}/decisions?projectId=projA`);
+      await decisionsOf(page, id);
+      await page.getByLabel('Verdict', { exact: true }).selectOption('passed');
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await expect.poll(() => page.evaluate(() => new URLSearchParams(location.hash.split('?')[1]).get('projectId'))).toBe('projA');
+      await decisionsOf(page, id);
+      await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the filtered period' }).click()]);
+      const last = requests.filter((r) => r.url.includes('/compliance/executions/export')).at(-1)!;
+      expect(new URL(last.url).searchParams.get('projectId')).toBe('projA');
+      expect(new URL(last.url).searchParams.get('verdict')).toBe('passed');
+      expect(problems).toHaveLength(1);
     } finally {
       await page.close();
     }
