@@ -265,7 +265,7 @@ async function oneExecution(show, scenarioId, executionId, params) {
       row('Time', `${when(x.createdAt)} (`, h('code', {}, x.createdAt), ')'),
       row('Address', h('code', {}, x.address)),
       row('Scenario revision', h('a', { href: `#/scenarios/${enc(x.scenarioId)}/revisions/${x.scenarioRevision}` }, `Revision ${x.scenarioRevision}`)),
-      row('Credentials presented', `${x.credentials.length} (kept only as digests; their contents are not kept)`)),
+      row('Credentials presented', `${x.credentials.length} (the audit log keeps each one's id and digest, never its contents)`)),
     h('h2', {}, 'Results per rule'),
     ...x.results.map((res) => {
       const id = uid('rule');
