@@ -1,12 +1,13 @@
 /** /console: the console's static files, their CSP, and CONSOLE=false. The pages themselves: console.browser.test.ts. */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { acceptsGzip, CONSOLE_CSP, consoleRoutes } from '../src/http/console.js';
+import { acceptsGzip, CONSOLE_CSP, consoleRoutes, VENDOR } from '../src/http/console.js';
 import { tempDir } from './helpers.js';
 import { auth, makeApp } from './helpers.js';
 
@@ -33,6 +34,23 @@ describe('the console at /console', () => {
       expect(res.body).not.toMatch(/<script(?![^>]*\bsrc="\/console\/)/);
       expect(res.body).not.toMatch(/\sstyle=|<style/);
     }
+  });
+
+  it('serves the charting library from the installed package under vendor/, and no first-load file names it', async () => {
+    const require = createRequire(import.meta.url);
+    for (const [name, resolve] of Object.entries(VENDOR)) {
+      const res = await app.inject({ method: 'GET', url: `/console/${name}`, headers: { 'accept-encoding': 'gzip' } });
+      expect(res.statusCode, name).toBe(200);
+      expect(res.headers['content-security-policy']).toBe(CONSOLE_CSP);
+      expect(res.headers['content-type']).toBe(name.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8');
+      expect(gunzipSync(res.rawPayload).equals(fs.readFileSync(resolve()))).toBe(true);
+    }
+    expect(require(require.resolve('uplot/package.json')).version).toBe('1.6.32');
+    // Loaded by the decisions page only, with a dynamic import when it draws: no other console file names it.
+    for (const file of ['index.html', 'app.js', 'api.js', 'dom.js', 'editor.js', 'revisions.js']) {
+      expect(fs.readFileSync(path.resolve('console', file), 'utf8'), file).not.toContain('vendor/');
+    }
+    expect(fs.readFileSync(path.resolve('console/decisions.js'), 'utf8')).toMatch(/import\('\/console\/vendor\/uPlot\.esm\.js'\)/);
   });
 
   it('serves its modules and stylesheet, gzipped when asked, and 404 for a file it does not have', async () => {

@@ -63,6 +63,9 @@ describe('every route crossed with every token', () => {
         const list = await req(token, 'GET', `/compliance/scenarios/${id}/executions`);
         expect(list.statusCode).toBe(200);
         expect(list.json().items.length).toBe(ok ? 2 : 0);
+        const period = `from=${new Date(Date.now() - 3_600_000).toISOString()}&to=${new Date(Date.now() + 3_600_000).toISOString()}`;
+        const summary = (await req(token, 'GET', `/compliance/scenarios/${id}/executions/summary?${period}`)).json();
+        expect(Object.values(summary.totals).reduce((a: number, b) => a + Number(b), 0)).toBe(ok ? 2 : 0);
         const patch = await req(token, 'PATCH', `/compliance/scenarios/${id}`, { input: { description: 'changed' } });
         expect(patch.statusCode).toBe(ok ? 200 : 404);
         const del = await req(token, 'DELETE', `/compliance/scenarios/${id}`);
@@ -269,6 +272,7 @@ describe('every route that names a scenario or an execution, listed from the Ope
     'GET /compliance/scenarios': 'the list holds only the token\'s projects',
     'POST /compliance/scenarios': 'creating in a project the token does not hold, or without a project, is 403',
     'GET /compliance/scenarios/{scenarioId}/executions': 'read, execute, executions, patch, delete (an empty page, as for an id never used)',
+    'GET /compliance/scenarios/{scenarioId}/executions/summary': 'read, execute, executions, patch, delete (zero counts, as for an id never used)',
     'GET /compliance/webhooks/secret': 'test/webhooks.test.ts: a tenant reads only its own project\'s secret',
     'GET /compliance/executions/export': 'test/export.routes.test.ts: exports only the token\'s projects, like GET /compliance/executions/{id}',
     'GET /compliance/credential-types': 'test/credential-types.routes.test.ts: the service\'s held contexts, the same for every token (no project\'s data)',

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
@@ -26,12 +27,18 @@ const TYPES: Record<string, string> = {
 
 interface Asset { type: string; raw: Buffer; gzip: Buffer; etag: string }
 
-/** Dependencies served as /console/vendor/ files (one ES module each, importing nothing), imported only where used. */
-const vendor = (): Record<string, string> => ({
-  'vendor/qr.js': import.meta.resolve('@paulmillr/qr'),
-});
+const require = createRequire(import.meta.url);
 
-function asset(type: string, raw: Buffer): Asset {
+/** Libraries a page imports itself (never the first load), served from the installed, pinned package as `vendor/<name>`. */
+export const VENDOR: Readonly<Record<string, () => string>> = {
+  'vendor/uPlot.esm.js': () => require.resolve('uplot/dist/uPlot.esm.js'),
+  'vendor/uPlot.min.css': () => require.resolve('uplot/dist/uPlot.min.css'),
+  // The package's ES module (its `import` export; `require` would resolve to the CommonJS file).
+  'vendor/qr.js': () => fileURLToPath(import.meta.resolve('@paulmillr/qr')),
+};
+
+function asset(file: string, type: string): Asset {
+  const raw = fs.readFileSync(file);
   const etag = createHash('sha256').update(raw).digest('base64url').slice(0, 22);
   return { type, raw, gzip: gzipSync(raw, { level: 9 }), etag };
 }
@@ -46,16 +53,16 @@ function loadAssets(dir: string): Map<string, Asset> {
     const type = TYPES[path.extname(name)];
     const file = path.join(dir, name);
     if (type === undefined || !fs.statSync(file).isFile()) continue;
-    assets.set(name.split(path.sep).join('/'), asset(type, fs.readFileSync(file)));
+    assets.set(name.split(path.sep).join('/'), asset(file, type));
   }
-  let files: Record<string, string>;
-  try {
-    files = vendor();
-  } catch (err) {
-    throw new Error(`the console's libraries are missing (${String(err)}): install the package's dependencies (npm ci), or set CONSOLE=false`);
-  }
-  for (const [name, url] of Object.entries(files)) {
-    assets.set(name, asset(TYPES['.js']!, fs.readFileSync(fileURLToPath(url))));
+  for (const [name, resolve] of Object.entries(VENDOR)) {
+    let file: string;
+    try {
+      file = resolve();
+    } catch {
+      throw new Error(`the console's library for ${name} is missing: install the package's dependencies (npm ci), or set CONSOLE=false`);
+    }
+    assets.set(name, asset(file, TYPES[path.extname(file)] ?? 'application/octet-stream'));
   }
   return assets;
 }

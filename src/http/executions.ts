@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { IdOf, refOf } from '../schemas/common.js';
+import { IdOf, StringEnum, refOf } from '../schemas/common.js';
 import { Execution, WebhookDeliveryView } from '../schemas/execution.js';
 import { deliveryView, executionView } from '../execution/view.js';
-import type { ExecutionLifecycle } from '../services/executions.js';
+import { SUMMARY_BUCKETS_MAX, bucketCount, type ExecutionLifecycle } from '../services/executions.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
+import { AddressQuery, FromQuery, ToQuery, VerdictQuery, filterOf, invalidQuery, periodFilterOf } from './execution-filters.js';
 import { AUTHENTICATED, EXAMPLES, answered, problemResponses } from './responses.js';
 import { accessOf } from './tenancy.js';
 
@@ -73,19 +74,79 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ executions: ExecutionL
       summary: 'List a scenario\'s executions, newest first',
       description: 'Kept for EXECUTION_RETENTION_DAYS. Records outlive a deleted scenario until they are purged. Only the records of the token\'s projects are listed: an id no scenario of them holds (now or ever) answers an empty page, never 404. ' +
         'A page ends at `limit` records or once their results and credentials pass 1 MiB of JSON, whichever comes first ' +
-        '(it always holds one record; a record takes at most ~1 MiB): follow `nextCursor`, which is null only on the last page.',
+        '(it always holds one record; a record takes at most ~1 MiB): follow `nextCursor`, which is null only on the last page. ' +
+        '`verdict`, `address`, `from` and `to` narrow the list (each one given must hold); pass the same ones with `cursor` for the next pages.',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: Type.Object({ scenarioId: IdOf('The scenario\'s id.', 'adult-kyc') }, { additionalProperties: false }),
-      querystring: PageQuery,
+      querystring: Type.Object({
+        ...PageQuery.properties,
+        verdict: VerdictQuery,
+        address: AddressQuery,
+        from: Type.Optional(FromQuery(': only the executions created from then')),
+        to: Type.Optional(ToQuery(': only the executions created before then')),
+      }, { additionalProperties: false }),
       response: {
         200: answered(Page(refOf(Execution)), 'A page of the scenario\'s executions, newest first (empty for an id ' +
           'no scenario of the token\'s projects holds or held); `nextCursor` is null on the last page.'),
-        ...problemResponses(AUTHENTICATED, { 400: 'The scenario id, limit or cursor is not valid (code SCS_VALIDATION): `errors` names it.' },
-          { examples: { 400: EXAMPLES.invalidLimit } }),
+        ...problemResponses(AUTHENTICATED, {
+          400: 'The scenario id, limit, cursor, verdict, address, from or to is not valid, or to is not after from (code SCS_VALIDATION): `errors` names it.',
+        }, { examples: { 400: EXAMPLES.invalidLimit } }),
       },
     },
   }, async (request) => {
     const { limit, from } = pageOf(request.query);
-    return pageResponse(await executions.list(accessOf(request), request.params.scenarioId, limit, from), (record) => executionView(record));
+    const filter = filterOf(request.query);
+    return pageResponse(await executions.list(accessOf(request), request.params.scenarioId, limit, from, filter), (record) => executionView(record));
+  });
+
+  const Counts = {
+    passed: Type.Integer({ minimum: 0 }), failed: Type.Integer({ minimum: 0 }), error: Type.Integer({ minimum: 0 }), pending: Type.Integer({ minimum: 0 }),
+  };
+  app.get('/compliance/scenarios/:scenarioId/executions/summary', {
+    config: { scope: 'scenarios:read' },
+    schema: {
+      operationId: 'summarizeScenarioExecutions',
+      summary: 'Count a scenario\'s verdicts over a period, and the rules that fail',
+      description: 'Counted by the database over the executions of the token\'s projects created in [from, to) (narrowed by `verdict` and `address` ' +
+        'like the list): per `bucket` (hour or day, in UTC; the first starts where `from` falls, every bucket of the period is listed, empty ones ' +
+        `with zeros), the executions per verdict; and per rule id, how many executions it failed (not-valid) or could not decide (error), most failed first. At most ${SUMMARY_BUCKETS_MAX} buckets.`,
+      tags, security: [{ bearerAuth: ['scenarios:read'] }],
+      params: Type.Object({ scenarioId: IdOf('The scenario\'s id.', 'adult-kyc') }, { additionalProperties: false }),
+      querystring: Type.Object({
+        from: FromQuery(''),
+        to: ToQuery(`; at most ${SUMMARY_BUCKETS_MAX} buckets after from`),
+        bucket: Type.Optional(StringEnum(['hour', 'day'], { default: 'day', description: 'The width of a bucket, in UTC.' })),
+        verdict: VerdictQuery,
+        address: AddressQuery,
+      }, { additionalProperties: false }),
+      response: {
+        200: answered(Type.Object({
+          from: Type.String({ description: 'As asked, normalised to UTC.' }),
+          to: Type.String({ description: 'As asked, normalised to UTC.' }),
+          bucket: StringEnum(['hour', 'day']),
+          totals: Type.Object(Counts, { additionalProperties: false, description: 'The executions of the period per verdict.' }),
+          buckets: Type.Array(Type.Object({ start: Type.String({ description: 'The bucket\'s start (UTC).' }), ...Counts }, { additionalProperties: false }), {
+            description: 'Oldest first.',
+          }),
+          rules: Type.Array(Type.Object({
+            id: Type.String({ description: 'The rule (its id in queryConfigurations).' }),
+            notValid: Type.Integer({ minimum: 0, description: 'Executions where it was not-valid.' }),
+            error: Type.Integer({ minimum: 0, description: 'Executions where it was error.' }),
+          }, { additionalProperties: false }), { description: 'The rules that failed or errored at least once, most not-valid first.' }),
+        }, { additionalProperties: false }), 'The period\'s counts: totals, every bucket, the failing rules.'),
+        ...problemResponses(AUTHENTICATED, {
+          400: 'A query parameter is not valid (code SCS_VALIDATION): `errors` names it (from, to, bucket, verdict, address); to when it is not after ' +
+            `from or the period holds more than ${SUMMARY_BUCKETS_MAX} buckets.`,
+        }),
+      },
+    },
+  }, async (request) => {
+    const filter = periodFilterOf(request.query);
+    const bucket = request.query.bucket ?? 'day';
+    const count = bucketCount(filter.from, filter.to, bucket);
+    if (count > SUMMARY_BUCKETS_MAX) {
+      throw invalidQuery('to', `the period holds ${count} ${bucket} buckets, at most ${SUMMARY_BUCKETS_MAX}: a shorter period or a wider bucket`);
+    }
+    return executions.summary(accessOf(request), request.params.scenarioId, filter, bucket);
   });
 };

@@ -3,25 +3,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IdOf, StringEnum } from '../schemas/common.js';
 import { CSV_COLUMNS, EXPORT_ROWS_MAX, exportsOneProject, type EvidenceExporter, type EvidenceKey } from '../services/export.js';
-import { ValidationFailed } from './errors.js';
+import { AddressQuery, FromQuery, ToQuery, VerdictQuery, invalidQuery as invalid, periodFilterOf } from './execution-filters.js';
 import { AUTHENTICATED, problemResponses } from './responses.js';
 import { accessOf } from './tenancy.js';
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 const STORED_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-const invalid = (name: string, message: string) => new ValidationFailed([{ field: `querystring.${name}`, pointer: `/${name}`, message }]);
-
-/** An RFC 3339 date-time as the store keeps instants (UTC, milliseconds); a day past its month's end is refused. */
-function instant(text: string, name: string): string {
-  const parts = RFC3339.exec(text);
-  const [year, month, day] = [Number(parts?.[1]), Number(parts?.[2]), Number(parts?.[3])];
-  const time = Date.parse(text);
-  if (!parts || Number.isNaN(time) || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) {
-    throw invalid(name, 'must be an RFC 3339 date-time, e.g. 2026-03-01T00:00:00Z');
-  }
-  return new Date(time).toISOString();
-}
 
 /** Opaque: the key of the last record of the previous request. */
 const encodeCursor = (key: EvidenceKey) => Buffer.from(`e${key.createdAt}|${key.seq}`).toString('base64url');
@@ -36,9 +22,11 @@ function decodeCursor(cursor: string): EvidenceKey {
 const TYPES = { ndjson: 'application/x-ndjson; charset=utf-8', csv: 'text/csv; charset=utf-8; header=present' } as const;
 
 const ExportQuery = Type.Object({
-  from: Type.String({ maxLength: 64, description: 'Start of the period (RFC 3339), inclusive.', examples: ['2026-03-01T00:00:00Z'] }),
-  to: Type.String({ maxLength: 64, description: 'End of the period (RFC 3339), exclusive; after `from`.', examples: ['2026-04-01T00:00:00Z'] }),
+  from: FromQuery(''),
+  to: ToQuery(''),
   scenarioId: Type.Optional(IdOf('Only the executions of this scenario id.', 'adult-kyc')),
+  verdict: VerdictQuery,
+  address: AddressQuery,
   format: Type.Optional(StringEnum(['ndjson', 'csv'], { default: 'ndjson', description: 'NDJSON (one JSON object a line) or CSV (RFC 4180, with a header row).' })),
   projectId: Type.Optional(Type.String({
     maxLength: 128,
@@ -87,19 +75,19 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exporter: EvidenceExporte
           },
         },
         ...problemResponses(AUTHENTICATED, {
-          400: 'A query parameter is not valid (code SCS_VALIDATION): `errors` names it (from, to, format, limit, cursor...); ' +
+          400: 'A query parameter is not valid (code SCS_VALIDATION): `errors` names it (from, to, verdict, address, format, limit, cursor...); ' +
           'projectId when the token holds several projects and names none.',
         }),
       },
     },
   }, async (request, reply) => {
     const query = request.query;
-    const from = instant(query.from, 'from');
-    const to = instant(query.to, 'to');
-    if (from >= to) throw invalid('to', 'must be after from');
+    const { from, to, verdict, address } = periodFilterOf(query);
     const format = query.format ?? 'ndjson';
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const range = { from, to, ...(query.scenarioId !== undefined && { scenarioId: query.scenarioId }), ...(after && { after }) };
+    const range = {
+      from, to, ...(query.scenarioId !== undefined && { scenarioId: query.scenarioId }), ...(verdict && { verdict }), ...(address && { address }), ...(after && { after }),
+    };
     const access = accessOf(request);
     if (!exportsOneProject(access)) throw invalid('projectId', 'is required: the token holds several projects, and an export reads one');
     const evidence = await exporter.export(access, range, query.limit ?? EXPORT_ROWS_MAX, format);

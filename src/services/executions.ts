@@ -14,13 +14,42 @@ import type { ExecutionResult } from '../schemas/execution.js';
 import type { Scenario, ScenarioType } from '../schemas/scenario.js';
 import type { RuleTrace } from '../schemas/trace.js';
 import type {
-  ExecutionPage, ExecutionRecord, ExecutionRepository, ScenarioRepository, ExecutionDelivery, WebhookOutbox,
+  ExecutionFilter, ExecutionPage, ExecutionRecord, ExecutionRepository, ScenarioRepository, ExecutionDelivery, SummaryBucket, WebhookOutbox,
 } from '../store/types.js';
 import type { Access } from './access.js';
 import { refuseEip712, signAttestations, type AttestRequest, type Attestations } from './attestations.js';
 import { ForbiddenProject, ScenarioChanged, ScenarioNotFound, ScenarioRecreated, WebhookDeliveryNotFound } from './errors.js';
 import type { RevisionRan, RevisionService } from './revisions.js';
 import { findScenarioIn } from './scenarios.js';
+
+export type { ExecutionFilter, SummaryBucket };
+
+export const SUMMARY_BUCKETS_MAX = 1000;
+/** A scenario has at most 256 rules a revision; the period may span revisions. */
+const SUMMARY_RULES_MAX = 256;
+const BUCKET_MS: Record<SummaryBucket, number> = { hour: 3_600_000, day: 86_400_000 };
+
+type VerdictCounts = { passed: number; failed: number; error: number; pending: number };
+export interface ExecutionSummary {
+  from: string;
+  to: string;
+  bucket: SummaryBucket;
+  totals: VerdictCounts;
+  buckets: Array<{ start: string } & VerdictCounts>;
+  rules: Array<{ id: string; notValid: number; error: number }>;
+}
+
+/** How many UTC buckets [from, to) touches. */
+export function bucketCount(from: string, to: string, bucket: SummaryBucket): number {
+  const size = BUCKET_MS[bucket];
+  return Math.ceil((Date.parse(to) - Math.floor(Date.parse(from) / size) * size) / size);
+}
+
+function bucketStarts(from: string, to: string, bucket: SummaryBucket): string[] {
+  const size = BUCKET_MS[bucket];
+  const first = Math.floor(Date.parse(from) / size) * size;
+  return Array.from({ length: Math.min(bucketCount(from, to, bucket), SUMMARY_BUCKETS_MAX) }, (_, k) => new Date(first + k * size).toISOString());
+}
 
 export interface ExecutionLifecycleOptions {
   scenarios: ScenarioRepository;
@@ -263,8 +292,30 @@ export class ExecutionLifecycle implements PendingExecutions {
   }
 
   /** Whoever holds the id now: a deleted scenario's history stays its project's. */
-  list(access: Access, scenarioId: string, limit: number, before?: number): Promise<ExecutionPage> {
-    return this.options.executions.listExecutions(scenarioId, limit, before, access.projects);
+  list(access: Access, scenarioId: string, limit: number, before?: number, filter: ExecutionFilter = {}): Promise<ExecutionPage> {
+    return this.options.executions.listExecutions(scenarioId, limit, before, access.projects, filter);
+  }
+
+  /** Verdicts per bucket of [from, to) and each rule's failures, counted by the store; `from` is rounded down to its bucket. */
+  async summary(access: Access, scenarioId: string, filter: ExecutionFilter & { from: string; to: string }, bucket: SummaryBucket): Promise<ExecutionSummary> {
+    const starts = bucketStarts(filter.from, filter.to, bucket);
+    const counts = await this.options.executions.countExecutions(scenarioId, filter, bucket, access.projects);
+    const byStart = new Map(starts.map((start) => [start, { start, passed: 0, failed: 0, error: 0, pending: 0 }]));
+    const totals = { passed: 0, failed: 0, error: 0, pending: 0 };
+    for (const { bucket: key, verdict, n } of counts.buckets) {
+      const row = byStart.get(bucket === 'hour' ? `${key}:00:00.000Z` : `${key}T00:00:00.000Z`);
+      if (row === undefined || !(verdict in totals)) continue;
+      row[verdict] += n;
+      totals[verdict] += n;
+    }
+    const rules = new Map<string, { id: string; notValid: number; error: number }>();
+    for (const { id, status, n } of counts.rules) {
+      const rule = rules.get(id) ?? { id, notValid: 0, error: 0 };
+      rule[status === 'not-valid' ? 'notValid' : 'error'] += n;
+      rules.set(id, rule);
+    }
+    const ranked = [...rules.values()].sort((a, b) => b.notValid - a.notValid || b.error - a.error || a.id.localeCompare(b.id));
+    return { from: filter.from, to: filter.to, bucket, totals, buckets: [...byStart.values()], rules: ranked.slice(0, SUMMARY_RULES_MAX) };
   }
 
   async replayWebhook(access: Access, executionId: string, deliveryId: string): Promise<ExecutionDelivery> {

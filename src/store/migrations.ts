@@ -101,6 +101,23 @@ export const CHAIN_SENDS_BY_HASH: Migration = {
 };
 
 /**
+ * After each dialect's 21. Each execution's verdict kept beside its results (written with them), so the decisions
+ * filters and counts read an indexed column; existing records get theirs from their results. `hasStatus(s)` is the
+ * dialect's test that a record's results hold a rule of status `s`.
+ */
+export const verdictMigration = (hasStatus: (status: string) => string): Migration => ({
+  version: 22,
+  sql: `
+    ALTER TABLE executions ADD COLUMN verdict TEXT;
+    UPDATE executions SET verdict = CASE WHEN ${hasStatus('not-valid')} THEN 'failed' WHEN ${hasStatus('error')} THEN 'error'
+      WHEN ${hasStatus('pending')} THEN 'pending' ELSE 'passed' END;
+    CREATE INDEX executions_scenario_verdict ON executions (scenario_id, verdict, seq);
+    CREATE INDEX executions_scenario_address ON executions (scenario_id, address, seq);
+    CREATE INDEX executions_scenario_period ON executions (scenario_id, created_at, verdict, project_id);
+  `,
+});
+
+/**
  * Migration 19 in both dialects but for the key and the time (an execution's type, compared by the purge): the shadowed revision on the head row execute reads anyway, each
  * shadow run's start and stop, and per comparison only statuses (no credential, no address). `created_at` is the
  * execution's, so the retention purge takes a comparison with its execution.

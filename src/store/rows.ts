@@ -1,6 +1,7 @@
 // Both databases' rows: only `J` (JSON: text or values) and `T` (instants: ISO strings or Date) differ.
 import type { Scenario } from '../schemas/scenario.js';
-import type { EvidenceRange, ExecutionEvidence, ExecutionRecord, ScenarioRow, WebhookDelivery } from './types.js';
+import { verdictOf } from '../domain/verdict.js';
+import type { EvidenceRange, ExecutionFilter, ExecutionEvidence, ExecutionRecord, ScenarioRow, WebhookDelivery } from './types.js';
 
 export interface Columns<J, T> {
   json: (v: J) => unknown;
@@ -34,6 +35,8 @@ export interface ExecutionColumns<J, T> {
   scenario_digest: string | null;
   /** 1 or 0; null in older records. */
   holder_bound: number | null;
+  /** Of the results, kept for the filters and counts (migration 22). */
+  verdict: string | null;
 }
 
 export interface EvidenceColumns<J, T> {
@@ -72,10 +75,42 @@ export function evidenceWhere(range: EvidenceRange, param: (value: unknown) => s
     parts.push(`created_at < ${param(range.to)}`);
   }
   if (range.scenarioId !== undefined) parts.push(`scenario_id = ${param(range.scenarioId)}`);
+  if (range.verdict !== undefined) parts.push(`verdict = ${param(range.verdict)}`);
+  if (range.address !== undefined) parts.push(`address = ${param(range.address)}`);
   if (range.project === null) parts.push('project_id IS NULL');
   else if (range.project !== undefined) parts.push(`project_id = ${param(range.project)}`);
   return parts.join(' AND ');
 }
+
+/**
+ * A scenario's executions that pass `filter`, as SQL: `param` binds a value and gives its placeholder, `inProjects`
+ * tests the project against the bound list. Served by the indexes of migration 22 (scenario and verdict, address, or
+ * creation time).
+ */
+export function executionFilterWhere(
+  scenarioId: string, filter: ExecutionFilter, projects: readonly string[] | undefined,
+  param: (value: unknown) => string, inProjects: (projects: readonly string[]) => string,
+): string {
+  const parts = [`scenario_id = ${param(scenarioId)}`];
+  if (filter.verdict !== undefined) parts.push(`verdict = ${param(filter.verdict)}`);
+  if (filter.address !== undefined) parts.push(`address = ${param(filter.address)}`);
+  if (filter.from !== undefined) parts.push(`created_at >= ${param(filter.from)}`);
+  if (filter.to !== undefined) parts.push(`created_at < ${param(filter.to)}`);
+  if (projects !== undefined) parts.push(`project_id ${inProjects(projects)}`);
+  return parts.join(' AND ');
+}
+
+/** Per bucket and verdict; `bucket` is the dialect's SQL for the bucket's text. */
+export const countByVerdictSql = (bucket: string, where: string) =>
+  `SELECT ${bucket} AS bucket, verdict, count(*) AS n FROM executions WHERE ${where} GROUP BY 1, 2`;
+
+/**
+ * Per rule id and failing status; `rules` unnests `results` as `r`, `field` reads its id or status. Only the results
+ * of failed and error executions are read: a rule not-valid or error makes one of those verdicts.
+ */
+export const countByRuleSql = (rules: string, field: (name: 'id' | 'status') => string, where: string) =>
+  `SELECT ${field('id')} AS id, ${field('status')} AS status, count(*) AS n FROM executions, ${rules}
+    WHERE ${where} AND verdict IN ('failed', 'error') AND ${field('status')} IN ('not-valid', 'error') GROUP BY 1, 2`;
 
 export interface WebhookColumns<T> {
   id: string;
@@ -96,7 +131,7 @@ export const SCENARIO_COLUMNS = 'seq, id, input, revision, created_at, updated_a
 /** In the order of executionValues. */
 export const EXECUTION_INSERT_COLUMNS =
   'execution_id, scenario_id, scenario_revision, project_id, address, state, results, credentials, created_at, updated_at, zkp, expires_at, ' +
-  'scenario_digest, holder_bound';
+  'scenario_digest, holder_bound, verdict';
 export const EXECUTION_INSERT_FIELDS = EXECUTION_INSERT_COLUMNS.split(',').length;
 export const EXECUTION_COLUMNS = `seq, ${EXECUTION_INSERT_COLUMNS}`;
 
@@ -105,7 +140,7 @@ export function executionValues(r: ExecutionRecord): Array<string | number | nul
   return [
     r.executionId, r.scenarioId, r.scenarioRevision, r.projectId ?? null, r.address, r.state, r.resultsJson ?? JSON.stringify(r.results),
     JSON.stringify(r.credentials), r.createdAt, r.updatedAt, r.pending == null ? null : JSON.stringify(r.pending), r.expiresAt ?? null,
-    r.scenarioDigest ?? null, r.holderBound === undefined ? null : Number(r.holderBound),
+    r.scenarioDigest ?? null, r.holderBound === undefined ? null : Number(r.holderBound), verdictOf(r.results.map((x) => x.result)),
   ];
 }
 

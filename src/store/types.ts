@@ -1,4 +1,5 @@
 import type { ExecutionResult } from '../schemas/execution.js';
+import type { Verdict } from '../domain/verdict.js';
 import type { ProjectScope, ScenarioApprovals, ScenarioRepository, ScenarioRevisionRepository, ScenarioRow, ShadowRepository, WebhookDelivery } from './scenario-types.js';
 
 export type * from './scenario-types.js';
@@ -63,10 +64,28 @@ export interface ExecutionPage {
   next?: number;
 }
 
+/** What narrows a scenario's executions: each one given must hold; created in [from, to). */
+export interface ExecutionFilter {
+  verdict?: Verdict;
+  address?: string;
+  from?: string;
+  to?: string;
+}
+
+export type SummaryBucket = 'hour' | 'day';
+
+/** Counted by the database: per bucket (its start's text, `YYYY-MM-DDTHH` or `YYYY-MM-DD`, UTC) and verdict, per rule and status. */
+export interface ExecutionCounts {
+  buckets: { bucket: string; verdict: Verdict; n: number }[];
+  rules: { id: string; status: 'not-valid' | 'error'; n: number }[];
+}
+
 export interface ExecutionRepository {
   recordExecution(record: ExecutionRecord): Promise<void>;
   getExecution(executionId: string): Promise<ExecutionRecord | undefined>;
-  listExecutions(scenarioId: string, limit: number, before?: number, projects?: ProjectScope): Promise<ExecutionPage>;
+  listExecutions(scenarioId: string, limit: number, before?: number, projects?: ProjectScope, filter?: ExecutionFilter): Promise<ExecutionPage>;
+  /** The executions of [from, to) that pass `filter`, counted. */
+  countExecutions(scenarioId: string, filter: ExecutionFilter & { from: string; to: string }, bucket: SummaryBucket, projects?: ProjectScope): Promise<ExecutionCounts>;
   purgeExecutions(createdBefore: string): Promise<number>;
   /** Compare-and-set on pending, with its webhook; false when not pending. */
   completeExecution(executionId: string, completion: ExecutionCompletion): Promise<boolean>;
@@ -100,6 +119,8 @@ export interface EvidenceRange {
   from: string;
   to: string;
   scenarioId?: string;
+  verdict?: Verdict;
+  address?: string;
   project?: string | null;
   after?: EvidenceKey;
   through?: EvidenceKey;

@@ -1,7 +1,7 @@
 /** The contract of the execution repository, on both stores. */
 import { describe, expect, it } from 'vitest';
 import type { ExecutionRecord } from '../../src/store/types.js';
-import { execution, sharedStore, storeBackends } from './contract.js';
+import { execution, now, sharedStore, storeBackends } from './contract.js';
 
 describe.each(storeBackends('contract_executions'))('%s store: executions', (_name, open, available) => {
   const store = sharedStore(open, available);
@@ -113,6 +113,22 @@ describe.each(storeBackends('contract_executions'))('%s store: executions', (_na
     const read = await store.getExecution(e.executionId);
     expect(read!.state).toBe(a ? 'completed' : 'failed');
     expect(await store.webhooksOf(e.executionId)).toHaveLength(1);
+  });
+
+  it.skipIf(!available)('keeps the verdict with the results: a pending execution answered is found by its new verdict', async () => {
+    const scenarioId = `verdict-${Math.random()}`;
+    const pendingResults = execution().results.map((r) => ({ ...r, result: { ...r.result, status: 'pending' as const } }));
+    const e = execution({ scenarioId, state: 'pending', results: pendingResults, pending: { thid: 'v', expiresAt: 1 } });
+    await store.recordExecution(e);
+    const ids = async (verdict: 'pending' | 'passed') => (await store.listExecutions(scenarioId, 10, undefined, undefined, { verdict })).items.map((r) => r.executionId);
+    expect(await ids('pending')).toEqual([e.executionId]);
+    const results = e.results.map((r) => ({ ...r, result: { ...r.result, status: 'valid' as const } }));
+    expect(await store.completeExecution(e.executionId, { state: 'completed', results, updatedAt: now() })).toBe(true);
+    expect(await ids('pending')).toEqual([]);
+    expect(await ids('passed')).toEqual([e.executionId]);
+    const counts = await store.countExecutions(scenarioId, { from: '2000-01-01T00:00:00.000Z', to: '2100-01-01T00:00:00.000Z' }, 'day');
+    expect(counts.buckets).toEqual([{ bucket: e.createdAt.slice(0, 10), verdict: 'passed', n: 1 }]);
+    expect(counts.rules).toEqual([]);
   });
 
   it.skipIf(!available)('lists expired pending executions only', async () => {

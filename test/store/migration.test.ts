@@ -1,4 +1,4 @@
-/** Migrations 5 (scenario ids unique per project) and 10 (webhook deliveries of purged executions) on databases written before them. */
+/** Migrations 5 (scenario ids unique per project), 10 (webhook deliveries of purged executions) and 22 (the verdict column) on databases written before them. */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -133,6 +133,74 @@ describe('migration 10: the webhook deliveries of purged executions are deleted'
       const store = await openPostgresStore({ url: PG_URL, schema });
       await store.close();
       expect((await client.query(`SELECT id FROM ${schema}.webhook_deliveries`)).rows).toEqual([{ id: kept }]);
+    } finally {
+      await client.end();
+      await dropSchema(schema);
+    }
+  });
+});
+
+describe('migration 22: each execution\'s verdict kept in a column, from its results', () => {
+  const status = (s: string) => ({ objectId: `q-${s}`, result: { status: s } });
+  /** [results, the verdict the migration must give]: verdictOf's order, not-valid first, then error, then pending. */
+  const cases: Array<[unknown[], string]> = [
+    [[status('valid'), status('valid')], 'passed'],
+    [[status('valid'), status('not-valid'), status('error')], 'failed'],
+    [[status('pending'), status('error')], 'error'],
+    [[status('valid'), status('pending')], 'pending'],
+    [[], 'passed'],
+  ];
+  const ids = cases.map(() => crypto.randomUUID());
+
+  it('SQLite: fills the column of existing records and indexes it', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'v21.db');
+    const old = new Database(file);
+    old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+    for (const m of sqliteMigrations.filter((x) => x.version < 22)) {
+      old.exec(m.sql);
+      old.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run(m.version, T);
+    }
+    const insert = old.prepare(`INSERT INTO executions (execution_id, scenario_id, scenario_revision, address, state, results, credentials, created_at, updated_at)
+      VALUES (?, 's', 1, '0x1', 'completed', ?, '[]', ?, ?)`);
+    cases.forEach(([results], k) => insert.run(ids[k], JSON.stringify(results), T, T));
+    old.close();
+    const store = openSqliteStore({ file, synchronous: 'NORMAL' });
+    await store.close();
+    const after = new Database(file);
+    try {
+      const rows = after.prepare<[], { execution_id: string; verdict: string }>('SELECT execution_id, verdict FROM executions').all();
+      expect(ids.map((id) => rows.find((r) => r.execution_id === id)?.verdict)).toEqual(cases.map(([, v]) => v));
+      const indexes = after.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'executions'").all().map((r) => r.name);
+      expect(indexes).toEqual(expect.arrayContaining(['executions_scenario_verdict', 'executions_scenario_address', 'executions_scenario_period']));
+      // The listing's filters and the summary's period seek by these indexes: no scan of the table, no sort for the order.
+      const plan = (where: string, order = 'ORDER BY seq DESC') => after.prepare(`EXPLAIN QUERY PLAN SELECT seq FROM executions WHERE ${where} ${order} LIMIT 10`)
+        .all().map((r) => (r as { detail: string }).detail).join('; ');
+      expect(plan("scenario_id = 's' AND verdict = 'failed' AND seq < 99")).toMatch(/USING (COVERING )?INDEX executions_scenario_verdict \(scenario_id=\? AND verdict=\? AND seq<\?\)$/);
+      expect(plan("scenario_id = 's' AND address = '0x1' AND seq < 99")).toMatch(/USING (COVERING )?INDEX executions_scenario_address \(scenario_id=\? AND address=\? AND seq<\?\)$/);
+      expect(plan(`scenario_id = 's' AND created_at >= '${T}' AND created_at < '2027-01-01'`, '')).toMatch(/USING (COVERING )?INDEX executions_scenario_period \(scenario_id=\? AND created_at>\? AND created_at<\?\)$/);
+    } finally {
+      after.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!pgAvailable)('PostgreSQL: fills the column of existing records and indexes it', async () => {
+    const schema = freshSchema('mig22');
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await migratedBelow(client, schema, 22);
+      for (const [k, [results]] of cases.entries()) {
+        await client.query(`INSERT INTO executions (execution_id, scenario_id, scenario_revision, address, state, results, credentials, created_at, updated_at)
+          VALUES ($1, 's', 1, '0x1', 'completed', $2, '[]', $3, $3)`, [ids[k], JSON.stringify(results), T]);
+      }
+      const store = await openPostgresStore({ url: PG_URL, schema });
+      await store.close();
+      const { rows } = await client.query<{ execution_id: string; verdict: string }>(`SELECT execution_id, verdict FROM ${schema}.executions`);
+      expect(ids.map((id) => rows.find((r) => r.execution_id === id)?.verdict)).toEqual(cases.map(([, v]) => v));
+      const indexes = await client.query<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2', [schema, 'executions']);
+      expect(indexes.rows.map((r) => r.indexname)).toEqual(expect.arrayContaining(['executions_scenario_verdict', 'executions_scenario_address', 'executions_scenario_period']));
     } finally {
       await client.end();
       await dropSchema(schema);

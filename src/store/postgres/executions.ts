@@ -1,7 +1,8 @@
-import type { ExecutionPage, ExecutionRecord, ExecutionRepository } from '../types.js';
+import { verdictOf } from '../../domain/verdict.js';
+import type { ExecutionCounts, ExecutionFilter, ExecutionPage, ExecutionRecord, ExecutionRepository, SummaryBucket } from '../types.js';
 import {
   EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, WEBHOOK_COLUMNS, WEBHOOK_FIELDS, executionValues, webhookValues, PAGE_MAX_BYTES, pageWithinBytes,
-  pageWithinBytesSql, type ExecutionColumns,
+  pageWithinBytesSql, countByRuleSql, countByVerdictSql, executionFilterWhere, type ExecutionColumns,
 } from '../rows.js';
 import type { GroupCommit } from '../group-commit.js';
 import { placeholders, read, UUID, type Paged, type PostgresDatabase } from './database.js';
@@ -11,11 +12,25 @@ import { PURGE_COMPARISONS_CTES } from './shadows.js';
 type Row = ExecutionColumns<unknown, Date>;
 const ECOLS = EXECUTION_COLUMNS;
 const WCOLS = WEBHOOK_COLUMNS;
-const executionPage = (where: string) => pageWithinBytesSql({
-  table: 'executions', columns: ECOLS, where, order: 'DESC', size: 'octet_length(results::text) + octet_length(credentials::text)', limit: '$3', budget: '$4',
+const executionPage = (where: string, limit = '$3', budget = '$4') => pageWithinBytesSql({
+  table: 'executions', columns: ECOLS, where, order: 'DESC', size: 'octet_length(results::text) + octet_length(credentials::text)', limit, budget,
 });
 const EXECUTION_PAGE = executionPage('scenario_id = $1 AND seq < $2');
 const EXECUTION_PAGE_IN = executionPage('scenario_id = $1 AND seq < $2 AND project_id = ANY($5)');
+/** The bucket's text as SQLite's (the first characters of the ISO instant), in UTC. */
+const BUCKET: Record<SummaryBucket, string> = {
+  hour: 'to_char(created_at AT TIME ZONE \'UTC\', \'YYYY-MM-DD"T"HH24\')', day: 'to_char(created_at AT TIME ZONE \'UTC\', \'YYYY-MM-DD\')',
+};
+const RULES = 'jsonb_array_elements(executions.results) AS r';
+const RULE_FIELD = { id: "r->>'objectId'", status: "r->'result'->>'status'" };
+
+/** Numbered placeholders in order, and the SQL of a filter over them. */
+function filtered(scenarioId: string, filter: ExecutionFilter, projects: readonly string[] | undefined) {
+  const values: unknown[] = [];
+  const param = (v: unknown) => `$${values.push(v)}`;
+  const where = executionFilterWhere(scenarioId, filter, projects, param, (list) => `= ANY(${param(list)})`);
+  return { where, values, param };
+}
 
 /**
  * One multi-row INSERT per batch of concurrent executions. Their webhooks (the outbox) join it as a data-modifying
@@ -48,11 +63,27 @@ export function postgresExecutions(db: PostgresDatabase, audit: GroupCommit<Exec
       const { rows } = await query<Row>(`SELECT ${ECOLS} FROM executions WHERE execution_id = $1`, [executionId]);
       return rows[0] ? read.execution(rows[0]) : undefined;
     },
-    async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER, projects): Promise<ExecutionPage> {
+    async listExecutions(scenarioId, limit, before = Number.MAX_SAFE_INTEGER, projects, filter): Promise<ExecutionPage> {
+      if (filter !== undefined && Object.keys(filter).length > 0) {
+        const { where, values, param } = filtered(scenarioId, filter, projects);
+        const sql = executionPage(`${where} AND seq < ${param(before)}`, param(limit + 1), param(PAGE_MAX_BYTES));
+        const { rows } = await query<Paged<Row>>(sql, values);
+        return pageWithinBytes(rows, limit, read.execution);
+      }
       const { rows } = projects
         ? await query<Paged<Row>>(EXECUTION_PAGE_IN, [scenarioId, before, limit + 1, PAGE_MAX_BYTES, projects])
         : await query<Paged<Row>>(EXECUTION_PAGE, [scenarioId, before, limit + 1, PAGE_MAX_BYTES]);
       return pageWithinBytes(rows, limit, read.execution);
+    },
+    async countExecutions(scenarioId, filter, bucket, projects): Promise<ExecutionCounts> {
+      const { where, values } = filtered(scenarioId, filter, projects);
+      // count(*) is a bigint, which pg hands as text.
+      type Counted<T> = Omit<T, 'n'> & { n: string };
+      const [buckets, rules] = await Promise.all([
+        query<Counted<ExecutionCounts['buckets'][number]>>(countByVerdictSql(BUCKET[bucket], where), values),
+        query<Counted<ExecutionCounts['rules'][number]>>(countByRuleSql(RULES, (name) => RULE_FIELD[name], where), values),
+      ]);
+      return { buckets: buckets.rows.map((r) => ({ ...r, n: Number(r.n) })), rules: rules.rows.map((r) => ({ ...r, n: Number(r.n) })) };
     },
     async purgeExecutions(createdBefore) {
       // A delivery goes with its execution, and by age in any case (see the SQLite store), in one statement.
@@ -69,8 +100,8 @@ export function postgresExecutions(db: PostgresDatabase, audit: GroupCommit<Exec
     async completeExecution(executionId, completion) {
       return inTransaction(db, async (client) => {
         const updated = await client.query(
-          "UPDATE executions SET state = $1, results = $2, updated_at = $3 WHERE execution_id = $4 AND state = 'pending'",
-          [completion.state, JSON.stringify(completion.results), completion.updatedAt, executionId],
+          "UPDATE executions SET state = $1, results = $2, updated_at = $3, verdict = $5 WHERE execution_id = $4 AND state = 'pending'",
+          [completion.state, JSON.stringify(completion.results), completion.updatedAt, executionId, verdictOf(completion.results.map((x) => x.result))],
         );
         if (!updated.rowCount) return false;
         if (completion.webhook) {

@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import { PG_RULES } from '../shadow-rows.js';
-import { CHAIN_SENDS, CHAIN_SENDS_BY_HASH, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, type Migration } from '../migrations.js';
+import {
+  CHAIN_SENDS, CHAIN_SENDS_BY_HASH, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, verdictMigration, type Migration,
+} from '../migrations.js';
 import { PG_FOLLOWED } from './following.js';
 
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
@@ -149,6 +151,7 @@ export const postgresMigrations: Migration[] = [
     sql: shadowCountsMigration(...PG_RULES),
   },
   CHAIN_SENDS_BY_HASH,
+  verdictMigration((status) => `EXISTS (SELECT 1 FROM jsonb_array_elements(results) r WHERE r->'result'->>'status' = '${status}')`),
 ];
 
 export async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { EvidenceRange, ExecutionExport } from '../types.js';
 import { evidenceColumns, evidenceWhere, type EvidenceColumns } from '../rows.js';
-import { read } from './database.js';
+import { read, statementCache } from './database.js';
 
 const RULES = `(SELECT json_group_array(json_object('id', json_extract(value, '$.objectId'), 'status', json_extract(value, '$.result.status')))
   FROM json_each(results))`;
@@ -22,15 +22,7 @@ function ranged(range: EvidenceRange): { sql: string; values: unknown[] } {
 
 /** Reads on the request thread's connection, a page per call: nothing is held between pages. */
 export function sqliteExport(db: Database.Database): ExecutionExport {
-  const statements = new Map<string, Database.Statement<unknown[]>>();
-  const prepared = (sql: string) => {
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = db.prepare<unknown[]>(sql);
-      statements.set(sql, statement);
-    }
-    return statement;
-  };
+  const prepared = statementCache(db);
   return {
     async evidencePage(range, limit) {
       const { sql, values } = ranged(range);

@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import { SQLITE_RULES } from '../shadow-rows.js';
-import { CHAIN_SENDS, CHAIN_SENDS_BY_HASH, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, type Migration } from '../migrations.js';
+import {
+  CHAIN_SENDS, CHAIN_SENDS_BY_HASH, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, verdictMigration, type Migration,
+} from '../migrations.js';
 import { SQLITE_FOLLOWED } from './following.js';
 
 export const sqliteMigrations: Migration[] = [
@@ -187,6 +189,7 @@ export const sqliteMigrations: Migration[] = [
     sql: shadowCountsMigration(...SQLITE_RULES),
   },
   CHAIN_SENDS_BY_HASH,
+  verdictMigration((status) => `EXISTS (SELECT 1 FROM json_each(results) WHERE json_extract(value, '$.result.status') = '${status}')`),
 ];
 
 export function migrate(db: Database.Database): void {
