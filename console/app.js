@@ -15,7 +15,15 @@ function show(title, ...content) {
   heading.focus();
 }
 
+/** Bumped by each route and the sign-in view: a view started before shows nothing when its calls answer late. */
+let generation = 0;
+const showForNewView = () => {
+  const mine = ++generation;
+  return (...page) => { if (mine === generation) show(...page); };
+};
+
 function signInView(message = '') {
+  const showNow = showForNewView();
   nav.hidden = true;
   const input = h('input', { type: 'password', name: 'token', autocomplete: 'off', required: true, spellcheck: 'false' });
   const status = h('p', { class: 'status', role: 'status' });
@@ -39,7 +47,7 @@ function signInView(message = '') {
   field('API token', input, { hint: 'A token from API_TOKENS or a project JWT. Kept in this tab only (sessionStorage) and sent only to this service.' }),
   h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Sign in')),
   status);
-  show('Sign in', message ? h('p', { class: 'alert', role: 'alert' }, message) : '', form);
+  showNow('Sign in', message ? h('p', { class: 'alert', role: 'alert' }, message) : '', form);
 }
 
 const MAX_PAGES = 50;
@@ -57,7 +65,7 @@ async function loadAll(path) {
   return { items, truncated: Boolean(cursor) };
 }
 
-async function scenariosView() {
+async function scenariosView(show) {
   const search = h('input', { type: 'search', name: 'search' });
   const type = h('select', { name: 'type' }, option('', 'All types'), ['ChallengeQuery', 'OnChainZKP', 'OffChainZKP'].map((t) => option(t)));
   const count = h('p', { class: 'status', role: 'status' }, 'Loading…');
@@ -92,6 +100,7 @@ const SCENARIO_PAGES = { '': editorView, revisions: revisionsView, decisions: de
 
 async function route() {
   if (!session.get()) return signInView();
+  const show = showForNewView();
   nav.hidden = false;
   const [hash, query = ''] = location.hash.replace(/^#/, '').split('?');
   const m = /^\/scenarios\/([^/]+)(?:\/(revisions|decisions)(?:\/(.*))?)?$/.exec(hash);
@@ -100,14 +109,14 @@ async function route() {
     try { id = decodeURIComponent(m[1]); } catch { id = m[1]; }
     const page = m[2] ?? '';
     const params = new URLSearchParams(query);
-    return SCENARIO_PAGES[page](withTabs(id, page, params.get('projectId')), id, { rest: m[3] ?? '', params });
+    return SCENARIO_PAGES[page](withTabs(show, id, page, params.get('projectId')), id, { rest: m[3] ?? '', params });
   }
   if (hash === '/new') return editorView(show, null);
-  return scenariosView();
+  return scenariosView(show);
 }
 
 /** `show` for a scenario's page: the tabs between its editor, revisions and decisions come first, the current one marked. */
-function withTabs(id, current, projectId) {
+function withTabs(show, id, current, projectId) {
   const base = `#/scenarios/${encodeURIComponent(id)}`;
   const project = projectId === null ? '' : `?projectId=${encodeURIComponent(projectId)}`;
   const tab = (page, label) => h('li', {}, h('a', { href: `${page ? `${base}/${page}` : base}${project}`, 'aria-current': page === current ? 'page' : undefined }, label));

@@ -1,10 +1,17 @@
 // What changed between two revisions' `content.input`: pure functions, no DOM.
 
-const text = (v) => (v === undefined ? undefined : JSON.stringify(v));
+/** JSON with every object's keys sorted: two values are the same when their canonical texts are. */
+const canonical = (v) => (Array.isArray(v)
+  ? `[${v.map(canonical).join(',')}]`
+  : v !== null && typeof v === 'object'
+    ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`
+    : JSON.stringify(v));
+const text = (v) => (v === undefined ? undefined : canonical(v));
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** An object's leaves by dot path; arrays and scalars are leaves, compared whole. */
+/** An object's leaves by dot path; arrays, scalars and `{}` are leaves, compared whole. */
 function leaves(value, prefix = '', out = new Map()) {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+  if (isObject(value) && (prefix === '' || Object.keys(value).length > 0)) {
     for (const [k, v] of Object.entries(value)) leaves(v, prefix ? `${prefix}.${k}` : k, out);
   } else if (prefix !== '') {
     out.set(prefix, value);
@@ -29,23 +36,36 @@ function compare(a, b) {
   return rows;
 }
 
-/** The scenario's fields that differ, and its rules (by id, else position) added, removed or changed field by field. */
+/** The longest common subsequence of two lists of ids, as a set: the ids that kept their order. */
+function keptOrder(a, b) {
+  const len = Array.from({ length: a.length + 1 }, () => new Array(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i--) {
+    for (let j = b.length - 1; j >= 0; j--) len[i][j] = a[i] === b[j] ? len[i + 1][j + 1] + 1 : Math.max(len[i + 1][j], len[i][j + 1]);
+  }
+  const kept = new Set();
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
+    if (a[i] === b[j]) { kept.add(a[i]); i++; j++; } else if (len[i + 1][j] >= len[i][j + 1]) i++; else j++;
+  }
+  return kept;
+}
+
+/** The scenario's fields that differ (an object's field by field), and its rules (by id, else position) added, removed or changed field by field. */
 export function diffInputs(before, after) {
   const { queryConfigurations: ra = [], ...fa } = before ?? {};
   const { queryConfigurations: rb = [], ...fb } = after ?? {};
-  const fields = compare(new Map(Object.entries(fa)), new Map(Object.entries(fb)));
+  const fields = compare(leaves(fa), leaves(fb));
   const byId = (list) => new Map((Array.isArray(list) ? list : []).map((rule, i) => [typeof rule?.id === 'string' ? rule.id : `#${i + 1}`, { rule, position: i + 1 }]));
   const [A, B] = [byId(ra), byId(rb)];
-  // A move is a change of order among the rules both have: one added or removed before it does not move it.
+  // Moved: a rule both have that is outside the longest run of them kept in order (one added or removed moves none).
   const common = (m, other) => [...m.keys()].filter((id) => other.has(id));
-  const [orderA, orderB] = [common(A, B), common(B, A)];
+  const kept = keptOrder(common(A, B), common(B, A));
   const rules = [];
   let unchangedRules = 0;
   for (const id of new Set([...A.keys(), ...B.keys()])) {
     const [x, y] = [A.get(id), B.get(id)];
     const rows = compare(x ? leaves(x.rule) : new Map(), y ? leaves(y.rule) : new Map()).filter((r) => r.path !== 'id');
-    if (x && y && orderA.indexOf(id) !== orderB.indexOf(id)) rows.push({ path: 'position', a: x.position, b: y.position, change: 'moved' });
-    if (rows.length === 0) { unchangedRules += 1; continue; }
+    if (x && y && !kept.has(id)) rows.push({ path: 'position', a: x.position, b: y.position, change: 'moved' });
+    if (x && y && rows.length === 0) { unchangedRules += 1; continue; }
     rules.push({ id, change: !x ? 'added' : !y ? 'removed' : 'changed', rows });
   }
   return { fields, rules, unchangedRules };

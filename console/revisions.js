@@ -9,25 +9,29 @@ const STATES = {
   approved: 'Approved: went live on approval',
   rejected: 'Rejected: never went live',
 };
-/** Pages of the API's list followed at once; more only when asked (a scenario with thousands of revisions). */
-const PAGES_AT_ONCE = 10;
+/** Pages of the API's list (oldest first) read before the page stops and says the history is incomplete. */
+const MAX_PAGES = 1000;
+/** Revisions read back, one by one, for the live one a directly written revision changed. */
+const MAX_LOOKBACK = 50;
 
 /** The API's answer as it gives it: title, detail and the code to look up. */
 const answerText = (r) => `${problemText(r)}${r.data?.code ? ` (${r.data.code})` : ''}`;
 const alertBox = () => h('div', { class: 'alert rev-problem', role: 'alert' });
 const when = (t) => (t ? h('time', { datetime: t }, new Date(t).toLocaleString()) : '');
 
-/** Follows the API's cursor from `cursor`, 100 revisions a page, at most PAGES_AT_ONCE pages. */
-async function loadPages(base, cursor = null) {
+/** Follows the API's cursor to the end (at most MAX_PAGES pages), telling `progress` how many are read. */
+async function loadAll(base, progress) {
   const items = [];
-  for (let i = 0; i < PAGES_AT_ONCE; i++) {
+  let cursor = null;
+  for (let i = 0; i < MAX_PAGES; i++) {
     const r = await api('GET', `${base}/revisions?limit=100${cursor ? `&cursor=${enc(cursor)}` : ''}`);
-    if (!r.ok) return { error: r, items, cursor };
+    if (!r.ok) return { error: r, items };
     items.push(...r.data.items);
     cursor = r.data.nextCursor;
-    if (!cursor) break;
+    if (!cursor) return { items, complete: true };
+    progress(items.length);
   }
-  return { items, cursor };
+  return { items, complete: false };
 }
 
 /** A revision's input: the `content` the API keeps whole. */
@@ -40,35 +44,51 @@ const inputOf = (rev) => rev?.content?.input ?? {};
  */
 export async function revisionsView(show, scenarioId, { rest = '', params = new URLSearchParams(), notice = '' } = {}) {
   const base = `/compliance/scenarios/${enc(scenarioId)}`;
-  const [scenario, me, first] = await Promise.all([api('GET', base), api('GET', '/compliance/me'), loadPages(base)]);
-  const error = !scenario.ok ? scenario : first.error;
-  if (error) return show(`Revisions of ${scenarioId}`, h('p', { class: 'alert', role: 'alert' }, problemText(error)));
+  const [scenario, me] = await Promise.all([api('GET', base), api('GET', '/compliance/me')]);
+  if (!scenario.ok) return show(`Revisions of ${scenarioId}`, h('p', { class: 'alert', role: 'alert' }, problemText(scenario)));
   const page = {
     show, scenarioId, base, rest, params,
     live: scenario.data.revision,
-    // Without GET /compliance/me (an older service) every action is offered and the API's answer shown.
+    // Without GET /compliance/me (404: an older service) every action is offered and the API's answer shown; any other
+    // failure is said, and Approve left out (it could be the author's).
     me: me.ok ? me.data : null,
-    revisions: first.items,
-    cursor: first.cursor,
+    meProblem: me.ok || me.status === 404 ? null : me,
+    revisions: [],
     again: (message) => revisionsView(show, scenarioId, { rest, params, notice: message }),
   };
   const status = h('p', { class: 'status', role: 'status' });
   if (/^[1-9]\d*$/.test(rest)) await revisionPage(page, Number(rest), status);
-  else historyPage(page, status);
+  else await historyPage(page, status);
   // Filled after the page is in place, so a screen reader announces it.
   if (notice) setTimeout(() => { status.textContent = notice; }, 50);
 }
 
 const may = (page, scope) => page.me === null || page.me.scopes.includes(scope);
-const authorText = (page, subject) => (subject === null ? 'unknown (written before revisions were kept)' : page.me?.subject === subject ? `${subject} (you)` : subject);
+/** A JWT without `sub` shares its subject with every such token of its issuer: never "you". */
+const mine = (page, subject) => page.me !== null && page.me.named !== false && page.me.subject === subject;
+const authorText = (page, subject) => (subject === null ? 'unknown (written before revisions were kept)' : mine(page, subject) ? `${subject} (you)` : subject);
 const revisionLink = (page, n, label = `Revision ${n}`) => h('a', { href: `#/scenarios/${enc(page.scenarioId)}/revisions/${n}` }, label);
 const compareHref = (page, from, to) => `#/scenarios/${enc(page.scenarioId)}/revisions?from=${from}&to=${to}`;
 
-/** The revision a change is read from: a proposal's base, else the one live before it. */
+const wentLive = (r) => r.state === 'live' || r.state === 'approved';
+
+/** The revision a change is read from: a proposal's base, else the one live before it (in the whole list). */
 function previousOf(page, rev) {
   if (rev.baseRevision !== null) return rev.baseRevision;
-  const before = page.revisions.filter((r) => r.revision < rev.revision && (r.state === 'live' || r.state === 'approved'));
+  const before = page.revisions.filter((r) => r.revision < rev.revision && wentLive(r));
   return before.length ? before[before.length - 1].revision : null;
+}
+
+/** previousOf read from the API: a proposal's base, else the revisions before it read back until one went live. */
+async function previousRead(page, rev) {
+  if (rev.baseRevision !== null) return { n: rev.baseRevision, ...(await revisionOf(page, rev.baseRevision)) };
+  for (let n = rev.revision - 1; n >= 1 && n >= rev.revision - MAX_LOOKBACK; n--) {
+    const r = await revisionOf(page, n);
+    // 404: not kept (written before revisions were), so none before it is either.
+    if (r.error?.status === 404) return { n: null };
+    if (r.error || wentLive(r.rev)) return { n, ...r };
+  }
+  return rev.revision > MAX_LOOKBACK + 1 ? { n: null, far: true } : { n: null };
 }
 
 function stateText(page, rev) {
@@ -85,10 +105,11 @@ async function revisionOf(page, n) {
   return r.ok ? { rev: r.data } : { error: r };
 }
 
-function historyPage(page, status) {
+async function historyPage(page, status) {
   const { scenarioId } = page;
   const list = h('ul', { class: 'rev-history' });
-  const more = h('div', { class: 'actions' });
+  const waitingBox = h('div', {}, h('p', {}, 'Reading the history…'));
+  const problem = alertBox();
   const picks = [h('select', { name: 'from' }), h('select', { name: 'to' })];
   const diffBox = h('div', {});
 
@@ -99,18 +120,14 @@ function historyPage(page, status) {
     const defaults = [newest[1]?.revision ?? newest[0]?.revision, newest[0]?.revision];
     picks.forEach((select, i) => select.replaceChildren(...newest.map((rev) =>
       option(String(rev.revision), `Revision ${rev.revision} (${rev.state})`, rev.revision === ([from, to][i] || defaults[i])))));
-    more.replaceChildren(page.cursor ? h('button', { type: 'button', class: 'secondary', onclick: loadMore }, 'Load later revisions') : '');
+    const waiting = page.revisions.filter((r) => r.state === 'proposed');
+    waitingBox.replaceChildren(waiting.length === 0
+      ? h('p', {}, 'No proposal is waiting for approval.')
+      : h('ul', {}, waiting.map((rev) => h('li', {}, revisionLink(page, rev.revision),
+        `, proposed by ${authorText(page, rev.author)} from revision ${rev.baseRevision}`,
+        rev.baseRevision !== page.live ? ` (stale: revision ${page.live} is live now)` : ''))));
   };
-  async function loadMore() {
-    status.textContent = 'Loading more revisions…';
-    const next = await loadPages(page.base, page.cursor);
-    page.revisions.push(...next.items);
-    page.cursor = next.error ? page.cursor : next.cursor;
-    render();
-    status.textContent = next.error ? problemText(next.error) : `${page.revisions.length} revisions loaded`;
-  }
 
-  const waiting = page.revisions.filter((r) => r.state === 'proposed');
   const compare = h('form', {
     class: 'rev-compare',
     onsubmit: (e) => {
@@ -119,20 +136,20 @@ function historyPage(page, status) {
     },
   }, h('div', { class: 'row' }, field('Compare revision', picks[0]), field('with revision', picks[1])),
   h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Compare')));
-  render();
-
+  status.textContent = 'Reading the history…';
   page.show(`Revisions of ${scenarioId}`,
-    status,
+    status, problem,
     h('p', {}, `Revision ${page.live} is live. Every create and change is kept; a change in a project that requires approval is a proposal until another reviewer approves it.`),
-    h('section', { 'aria-labelledby': 'rev-waiting' }, h('h2', { id: 'rev-waiting' }, 'Waiting for approval'),
-      waiting.length === 0
-        ? h('p', {}, 'No proposal is waiting for approval.')
-        : h('ul', {}, waiting.map((rev) => h('li', {}, revisionLink(page, rev.revision),
-          `, proposed by ${authorText(page, rev.author)} from revision ${rev.baseRevision}`,
-          rev.baseRevision !== page.live ? ` (stale: revision ${page.live} is live now)` : '')))),
+    h('section', { 'aria-labelledby': 'rev-waiting' }, h('h2', { id: 'rev-waiting' }, 'Waiting for approval'), waitingBox),
     h('section', { 'aria-labelledby': 'rev-compare' }, h('h2', { id: 'rev-compare' }, 'Compare two revisions'), compare, diffBox),
-    h('section', { 'aria-labelledby': 'rev-list' }, h('h2', { id: 'rev-list' }, 'History, newest first'), list, more));
+    h('section', { 'aria-labelledby': 'rev-list' }, h('h2', { id: 'rev-list' }, 'History, newest first'), list));
 
+  const read = await loadAll(page.base, (n) => { status.textContent = `Reading the history… ${n} revisions so far`; });
+  page.revisions = read.items;
+  render();
+  status.textContent = read.complete ? `${read.items.length} revisions` : '';
+  if (read.error) problem.replaceChildren(h('p', {}, `The history is incomplete: ${read.items.length} revisions read, then ${problemText(read.error)}`));
+  else if (!read.complete) problem.replaceChildren(h('p', {}, `The history is incomplete: the page stops after ${MAX_PAGES} pages of the list (${read.items.length} revisions, oldest first).`));
   const [from, to] = [page.params.get('from'), page.params.get('to')];
   if (from && to) showDiff(page, Number(from), Number(to), diffBox);
 }
@@ -161,12 +178,12 @@ async function showDiff(page, from, to, box) {
   const [a, b] = await Promise.all([revisionOf(page, from), revisionOf(page, to)]);
   if (a.error || b.error) { box.replaceChildren(h('p', { class: 'alert', role: 'alert' }, problemText(a.error ?? b.error))); return; }
   const heading = h('h3', { tabindex: '-1' }, `Revision ${from} compared with revision ${to}`);
-  box.replaceChildren(heading, diffView(a.rev, b.rev));
+  box.replaceChildren(heading, diffView(a.rev, b.rev, 4));
   heading.focus();
 }
 
-/** Side by side: a table per part, a header for each side, and the change in words (never colour alone). */
-function diffView(a, b) {
+/** Side by side: a table per part, a header for each side, and the change in words (never colour alone); `level`: its rules' headings. */
+function diffView(a, b, level) {
   const diff = diffInputs(inputOf(a), inputOf(b));
   const [left, right] = [`Revision ${a.revision}`, `Revision ${b.revision}`];
   const table = (caption, rows, hidden = false) => h('div', { class: 'rev-diff-wrap' }, h('table', { class: 'rev-diff', role: 'table' },
@@ -185,7 +202,7 @@ function diffView(a, b) {
   return h('div', { class: 'rev-diff-view' },
     h('p', {}, counts, ` Digests: ${a.digest.slice(0, 12)}… and ${b.digest.slice(0, 12)}…${a.digest === b.digest ? ' (the same rules and fields)' : ''}.`),
     diff.fields.length ? table('The scenario\'s fields', diff.fields) : '',
-    diff.rules.map((r) => h('section', { class: 'rev-rule' }, h('h4', {}, `Rule ${r.id}: ${r.change}`),
+    diff.rules.map((r) => h('section', { class: 'rev-rule' }, h(`h${level}`, {}, `Rule ${r.id}: ${r.change}`),
       table(`Rule ${r.id}, ${r.change}, field by field`, r.rows, true))));
 }
 
@@ -193,12 +210,13 @@ async function revisionPage(page, n, status) {
   const { rev, error } = await revisionOf(page, n);
   const title = `Revision ${n} of ${page.scenarioId}`;
   if (error) return page.show(title, h('p', { class: 'alert', role: 'alert' }, problemText(error)), h('p', {}, h('a', { href: `#/scenarios/${enc(page.scenarioId)}/revisions` }, 'All revisions')));
-  const previous = previousOf(page, rev);
+  const before = await previousRead(page, rev);
+  const previous = before.n;
   const changes = h('div', {});
-  const before = previous === null ? null : await revisionOf(page, previous);
-  if (previous === null) changes.append(h('p', {}, 'The first revision kept: nothing to compare it with.'));
+  if (before.far) changes.append(h('p', {}, `No revision live before it among the ${MAX_LOOKBACK} before it: compare it from the history.`));
+  else if (previous === null) changes.append(h('p', {}, 'The first revision kept: nothing to compare it with.'));
   else if (before.error) changes.append(h('p', { class: 'alert' }, `Revision ${previous}: ${problemText(before.error)}`));
-  else changes.append(diffView(before.rev, rev));
+  else changes.append(diffView(before.rev, rev, 3));
 
   page.show(title,
     status,
@@ -219,7 +237,9 @@ async function revisionPage(page, n, status) {
 /** Approve and reject, offered as the API allows them: the scope, and never the author's approval. */
 function decision(page, rev, status) {
   const problem = alertBox();
-  const isAuthor = page.me !== null && rev.author === page.me.subject;
+  const isAuthor = mine(page, rev.author);
+  const unnamed = page.me?.named === false;
+  const mayDecide = may(page, 'scenarios:approve');
   const stale = rev.baseRevision !== page.live;
   const act = (verb) => async (e) => {
     const button = e.currentTarget;
@@ -233,15 +253,17 @@ function decision(page, rev, status) {
     problem.replaceChildren(h('p', {}, answerText(r)), advice(page, r));
   };
   const buttons = [];
-  if (may(page, 'scenarios:approve') && !isAuthor) buttons.push(h('button', { type: 'button', onclick: act('approve') }, `Approve revision ${rev.revision}`));
-  if (may(page, 'scenarios:approve')) buttons.push(h('button', { type: 'button', class: 'secondary', onclick: act('reject') }, isAuthor ? `Withdraw (reject) revision ${rev.revision}` : `Reject revision ${rev.revision}`));
+  if (mayDecide && !isAuthor && !unnamed && !page.meProblem) buttons.push(h('button', { type: 'button', onclick: act('approve') }, `Approve revision ${rev.revision}`));
+  if (mayDecide) buttons.push(h('button', { type: 'button', class: 'secondary', onclick: act('reject') }, isAuthor ? `Withdraw (reject) revision ${rev.revision}` : `Reject revision ${rev.revision}`));
   return h('section', { 'aria-labelledby': 'rev-decision' }, h('h2', { id: 'rev-decision' }, 'Decision'),
     stale
       ? h('p', { class: 'rev-warning' }, `Stale: this proposal was made from revision ${rev.baseRevision}, and revision ${page.live} is live now. ` +
       'The API refuses to approve it; make the change again in the rules editor (it is proposed against the live revision) and reject this one.')
       : '',
-    isAuthor ? h('p', {}, 'You proposed this revision: another reviewer must approve it (the API refuses its author\'s approval). You may withdraw it.') : '',
-    may(page, 'scenarios:approve') ? '' : h('p', {}, 'Your token lacks the scope scenarios:approve: a reviewer holding it approves or rejects this proposal.'),
+    page.meProblem ? h('p', { class: 'alert', role: 'alert' }, `Who this token is could not be read (${answerText(page.meProblem)}): Approve is left out, as it may be your own proposal. Reload the page to try again.`) : '',
+    isAuthor ? h('p', {}, `You proposed this revision: another reviewer must approve it (the API refuses its author's approval).${mayDecide ? ' You may withdraw it.' : ''}`) : '',
+    mayDecide && unnamed ? h('p', {}, 'Your token names no subject (a JWT without a sub claim): the API refuses its approval (SCS_APPROVER_UNNAMED). Sign in with a token whose sub names you to approve.') : '',
+    mayDecide ? '' : h('p', {}, 'Your token lacks the scope scenarios:approve: a reviewer holding it approves or rejects this proposal.'),
     buttons.length ? h('div', { class: 'actions' }, buttons) : '',
     problem);
 }

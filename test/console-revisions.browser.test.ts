@@ -7,13 +7,15 @@
  * pending, its diff from the live revision field by field, and no approve button for its author. A shadow run started
  * from the page compares real executes sent through the API: the page shows the counts, the per-rule changes and the
  * flipped executions linked to the decisions page. The second token approves; the history shows it applied; a stale
- * proposal's approval shows the API's 409 and what to do. axe finds nothing at 1280x800 and 390 px on each state.
+ * proposal's approval shows the API's 409 and what to do. A JWT without sub is offered no approval; /compliance/me
+ * answering 503 leaves Approve out, 404 offers it (the API's 403 shown); a late answer does not replace a newer page.
+ * axe finds nothing at 1280x800 and 390 px on each state.
  * Without /usr/bin/chromium it is skipped with a message, unless REQUIRE_BROWSER=1. Screenshots: .artefacts/console/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { runBrowserTests, sayIfNoBrowser } from './browser-harness.js';
-import { check, demoBody, openPage, signIn, TOKEN, useConsole } from './console-harness.js';
+import { check, demoBody, openPage, signIn, TOKEN, useConsole, type ConsoleContext } from './console-harness.js';
 import { localJwks, type LocalJwks } from './jwks.js';
 import { haveIden3Documents, iden3DocumentsEnv } from './shared-fixtures.js';
 
@@ -21,9 +23,31 @@ const APPROVER = 'console-approver-token-0123456789ab';
 const ID = 'rev-adult';
 sayIfNoBrowser('console-revisions.browser.test.ts', 'Revisions page');
 
-/** Chromium logs each refused answer (the shadow GET's 404 before a start, a 409) as a console error; nothing else may be. */
-const unexpected = (problems: string[]) =>
-  problems.filter((p) => !/^console: Failed to load resource: the server responded with a status of (404 \(Not Found\)|409 \(Conflict\))$/.test(p));
+/** The refusals the page meets on purpose, by status and path: a shadow GET's 404 before a start, a stale approval's
+ * and OffChainZKP's shadow 409, a self-approval's 403. */
+const EXPECTED_REFUSALS = [
+  /^404 \/compliance\/scenarios\/[^/]+\/revisions\/\d+\/shadow$/,
+  /^409 \/compliance\/scenarios\/[^/]+\/revisions\/\d+\/(approve|shadow)$/,
+  /^403 \/compliance\/scenarios\/[^/]+\/revisions\/\d+\/approve$/,
+];
+const REFUSED = /^Failed to load resource: the server responded with a status of (\d+)/;
+
+/** openPage, also noting each answer Chromium logs as refused with its status and path. */
+async function open(ctx: ConsoleContext) {
+  const opened = await openPage(ctx);
+  const refused: string[] = [];
+  opened.page.on('console', (m) => {
+    const status = REFUSED.exec(m.text())?.[1];
+    if (m.type() === 'error' && status) refused.push(`${status} ${new URL(m.location().url).pathname}`);
+  });
+  return { ...opened, refused };
+}
+
+/** Console errors but the refusals expected, and those refusals expected (by status and path), `also` among them. */
+const unexpected = ({ problems, refused }: { problems: string[]; refused: string[] }, also: RegExp[] = []) => [
+  ...problems.filter((p) => !REFUSED.test(p.replace(/^console: /, ''))),
+  ...refused.filter((r) => ![...EXPECTED_REFUSALS, ...also].some((x) => x.test(r))),
+];
 
 /** check() at 1280x800 and at 390 px wide, then back. */
 async function checkBoth(page: Page, name: string) {
@@ -43,9 +67,17 @@ describe.skipIf(!runBrowserTests)('the console\'s Revisions page in headless chr
   });
   afterAll(() => jwks?.close());
   const ctx = useConsole('scs-console-rev-', env);
+  /** A ChallengeQuery scenario of one age rule, created by TOKEN. */
+  const createAdult = async (id: string, name: string) => {
+    const rules = [{ id: 'age', query: { type: 'IDInformation', requestId: 1, attribute: 'personalData.age', operator: '$gte', value: 18 } }];
+    const created = await ctx.call('POST', '/compliance/scenarios', { id, input: { name, type: 'ChallengeQuery', queryConfigurations: rules, smartContractDeployments: [] } });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+  };
   const goto = async (page: Page, hash: string, heading: string) => {
     await page.goto(`${ctx.url}/console#${hash}`);
     await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+    // The history is shown while it is read; its status says when the whole list is in.
+    if (/\/revisions(\?|$)/.test(hash)) await page.getByRole('status').filter({ hasText: /^\d+ revisions$/ }).waitFor();
   };
 
   it('proposes from the editor, diffs, shadows on real executes, is approved by another token, and says a stale proposal\'s 409', async () => {
@@ -57,8 +89,8 @@ describe.skipIf(!runBrowserTests)('the console\'s Revisions page in headless chr
       id: ID, input: { name: 'Adult, KYC green', type: 'ChallengeQuery', queryConfigurations: rules, smartContractDeployments: [] },
     });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
-    const proposer = await openPage(ctx);
-    const approver = await openPage(ctx);
+    const proposer = await open(ctx);
+    const approver = await open(ctx);
     try {
       // The proposer raises the age in the editor: 202, and a link to the proposal on the Revisions page.
       const page = proposer.page;
@@ -153,13 +185,10 @@ describe.skipIf(!runBrowserTests)('the console\'s Revisions page in headless chr
       await other.getByRole('button', { name: 'Reject revision 3' }).click();
       await other.getByText('Revision 3 rejected: it will never go live.').waitFor();
 
-      for (const { problems, requests } of [proposer, approver]) {
-        expect(unexpected(problems)).toEqual([]);
-        expect(requests.map((r) => new URL(r.url).origin).filter((o) => o !== ctx.url)).toEqual([]);
+      for (const opened of [proposer, approver]) {
+        expect(unexpected(opened)).toEqual([]);
+        expect(opened.requests.map((r) => new URL(r.url).origin).filter((o) => o !== ctx.url)).toEqual([]);
       }
-      // Credentials went to execute (by the test), never through the console.
-      const credentialId = String(body.credentials[0]!.id);
-      expect(proposer.requests.filter((r) => r.body?.includes(credentialId))).toEqual([]);
     } finally {
       await proposer.page.close();
       await approver.page.close();
@@ -174,9 +203,14 @@ describe.skipIf(!runBrowserTests)('the console\'s Revisions page in headless chr
       ],
     };
     expect((await ctx.call('POST', '/compliance/scenarios', { id, input })).status).toBe(201);
-    for (let i = 1; i <= 101; i++) expect((await ctx.call('PATCH', `/compliance/scenarios/${id}`, { input: { name: `Many ${i}` } })).status).toBe(202);
     const reviewer = await jwks!.sign({ scope: 'scenarios:read scenarios:write', projects: '*' }, 'reader-writer');
-    const { page, problems, requests } = await openPage(ctx);
+    // The last proposal is the reviewer's own.
+    for (let i = 1; i <= 101; i++) {
+      const proposed = await ctx.call('PATCH', `/compliance/scenarios/${id}`, { input: { name: `Many ${i}` } }, i === 101 ? reviewer : undefined);
+      expect(proposed.status, JSON.stringify(proposed.json)).toBe(202);
+    }
+    const opened = await open(ctx);
+    const { page, requests } = opened;
     try {
       await signIn(ctx, page, reviewer);
       await goto(page, `/scenarios/${id}/revisions`, `Revisions of ${id}`);
@@ -187,17 +221,105 @@ describe.skipIf(!runBrowserTests)('the console\'s Revisions page in headless chr
       expect(listed.map((q) => [q.get('limit'), q.has('cursor')])).toEqual([['100', false], ['100', true]]);
       await expect(page.getByRole('region', { name: 'Waiting for approval' }).getByRole('listitem').count()).resolves.toBe(101);
 
+      // One revision's page reads that revision and its base, not the list.
+      const before = requests.length;
       await goto(page, `/scenarios/${id}/revisions/102`, `Revision 102 of ${id}`);
       await page.getByText('Your token lacks the scope scenarios:approve').waitFor();
+      await page.getByRole('heading', { name: 'Changes from revision 1' }).waitFor();
+      const read = requests.slice(before).map((r) => new URL(r.url).pathname).filter((p) => p.startsWith(`/compliance/scenarios/${id}/revisions`));
+      expect(read).toEqual(expect.arrayContaining([`/compliance/scenarios/${id}/revisions/102`, `/compliance/scenarios/${id}/revisions/1`]));
+      expect(read.filter((p) => p === `/compliance/scenarios/${id}/revisions`)).toEqual([]);
+      // Its author lacks scenarios:approve (reject included): no withdrawal is said to be possible.
+      await page.getByText('You proposed this revision: another reviewer must approve it').waitFor();
+      await expect(page.locator('main').innerText()).resolves.not.toContain('withdraw');
       await expect(page.getByRole('button', { name: /^(Approve|Reject|Withdraw)/ }).count()).resolves.toBe(0);
       // scenarios:write is enough to put it in shadow.
       await page.getByRole('button', { name: 'Start a shadow run' }).waitFor();
       await checkBoth(page, 'revisions-no-approve-scope');
-      expect(unexpected(problems)).toEqual([]);
+      expect(unexpected(opened)).toEqual([]);
     } finally {
       await page.close();
     }
   }, 180_000);
+
+  it('offers no approval to a JWT without sub, nor calls another sub-less token\'s proposal its own; /compliance/me failing leaves Approve out, unless 404', async () => {
+    const id = 'rev-who';
+    await createAdult(id, 'Who');
+    // Revision 2 by a sub-less writer; revision 3 by TOKEN.
+    const writer = await jwks!.sign({ scope: 'scenarios:read scenarios:write', projects: '*' }, '');
+    expect((await ctx.call('PATCH', `/compliance/scenarios/${id}`, { input: { name: 'Who 2' } }, writer)).status).toBe(202);
+    expect((await ctx.call('PATCH', `/compliance/scenarios/${id}`, { input: { name: 'Who 3' } })).status).toBe(202);
+    const unnamed = await jwks!.sign({ scope: 'scenarios:read scenarios:write scenarios:approve', projects: '*' }, '');
+    const opened = await open(ctx);
+    const { page } = opened;
+    try {
+      await signIn(ctx, page, unnamed);
+      await goto(page, `/scenarios/${id}/revisions/2`, `Revision 2 of ${id}`);
+      await page.getByText('Your token names no subject (a JWT without a sub claim)').waitFor();
+      await expect(page.getByRole('button', { name: /^Approve/ }).count()).resolves.toBe(0);
+      await page.getByRole('button', { name: 'Reject revision 2' }).waitFor();
+      await expect(page.locator('main').innerText()).resolves.not.toContain('(you)');
+      await checkBoth(page, 'revisions-unnamed');
+
+      // /compliance/me answering 503 (held back by the test): the problem is said and Approve left out, Reject offered.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signIn(ctx, page);
+      await page.route('**/compliance/me', (route) => route.fulfill({
+        status: 503, contentType: 'application/problem+json', body: JSON.stringify({ title: 'Service Unavailable', status: 503, detail: 'Busy, try again', code: 'SCS_OVERLOADED' }),
+      }));
+      await goto(page, `/scenarios/${id}/revisions/3`, `Revision 3 of ${id}`);
+      await page.getByRole('alert').filter({ hasText: 'Who this token is could not be read (Service Unavailable: Busy, try again (SCS_OVERLOADED))' }).waitFor();
+      await expect(page.getByRole('button', { name: /^Approve/ }).count()).resolves.toBe(0);
+      await page.getByRole('button', { name: 'Reject revision 3' }).waitFor();
+      await checkBoth(page, 'revisions-me-failed');
+
+      // 404 (a service without the route): every action offered; approving TOKEN's own proposal shows the API's 403.
+      await page.unroute('**/compliance/me');
+      await page.route('**/compliance/me', (route) => route.fulfill({ status: 404, contentType: 'application/problem+json', body: JSON.stringify({ title: 'Not Found', status: 404 }) }));
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: `Revision 3 of ${id}` }).waitFor();
+      await page.getByRole('button', { name: 'Approve revision 3' }).click();
+      const refusal = page.getByRole('alert').filter({ hasText: 'SCS_SELF_APPROVAL' });
+      await expect(refusal.innerText()).resolves.toMatch(/four eyes[\s\S]*What to do: ask another reviewer/);
+      await checkBoth(page, 'revisions-self-approval');
+      expect((await ctx.call('GET', `/compliance/scenarios/${id}`)).json.revision).toBe(1);
+      expect(unexpected(opened, [/^(503|404) \/compliance\/me$/])).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 180_000);
+
+  it('keeps the newer page when an earlier one\'s calls answer late', async () => {
+    const id = 'rev-race';
+    await createAdult(id, 'Race');
+    expect((await ctx.call('PATCH', `/compliance/scenarios/${id}`, { input: { name: 'Race 2' } })).status).toBe(202);
+    const opened = await open(ctx);
+    const { page } = opened;
+    try {
+      await signIn(ctx, page);
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        void page.route(`**/compliance/scenarios/${id}/revisions/2`, async (route) => {
+          resolve();
+          await new Promise<void>((resolve) => { release = resolve; });
+          await route.continue();
+        });
+      });
+      await page.evaluate((hash) => { location.hash = hash; }, `#/scenarios/${id}/revisions/2`);
+      await held;
+      await page.evaluate(() => { location.hash = '#/scenarios'; });
+      await page.getByRole('heading', { level: 1, name: 'Scenarios' }).waitFor();
+      // The revision page's last call before it would show itself is the shadow GET: once answered, it has had its turn.
+      const last = page.waitForResponse((r) => new URL(r.url()).pathname === `/compliance/scenarios/${id}/revisions/2/shadow`);
+      release();
+      await (await last).finished();
+      await page.evaluate(() => new Promise((resolve) => { setTimeout(resolve, 200); }));
+      await expect(page.locator('h1').allInnerTexts()).resolves.toEqual(['Scenarios']);
+      expect(unexpected(opened)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
 
   it.skipIf(!haveIden3Documents())('says OffChainZKP\'s 409 SCS_SHADOW_UNSUPPORTED as the API gives it', async () => {
     const input = {
@@ -207,7 +329,8 @@ describe.skipIf(!runBrowserTests)('the console\'s Revisions page in headless chr
     const created = await ctx.call('POST', '/compliance/scenarios', { id: 'rev-zkp', input });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
     expect((await ctx.call('PATCH', '/compliance/scenarios/rev-zkp', { input: { name: 'Wallet proof, renamed' } })).status).toBe(202);
-    const { page, problems } = await openPage(ctx);
+    const opened = await open(ctx);
+    const { page } = opened;
     try {
       await signIn(ctx, page);
       await goto(page, '/scenarios/rev-zkp/revisions/2', 'Revision 2 of rev-zkp');
@@ -215,7 +338,7 @@ describe.skipIf(!runBrowserTests)('the console\'s Revisions page in headless chr
       const refusal = page.getByRole('alert').filter({ hasText: 'SCS_SHADOW_UNSUPPORTED' });
       await expect(refusal.innerText()).resolves.toMatch(/one authorization request/);
       await checkBoth(page, 'revisions-shadow-unsupported');
-      expect(unexpected(problems)).toEqual([]);
+      expect(unexpected(opened)).toEqual([]);
     } finally {
       await page.close();
     }

@@ -31,6 +31,7 @@ describe('GET /compliance/me', () => {
     expect(operator.statusCode).toBe(200);
     expect(operator.json()).toEqual({
       subject: expect.stringMatching(/^token:[0-9a-f]{12}$/),
+      named: true,
       scopes: ['scenarios:approve', 'scenarios:execute', 'scenarios:read', 'scenarios:write'],
       projects: '*',
     });
@@ -58,8 +59,15 @@ describe('GET /compliance/me', () => {
     const jwt = await jwks.sign({ scope: 'scenarios:read scenarios:write', projects: ['projA'], email: 'officer@example.com' }, 'officer-7');
     const res = await get(jwt);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ subject: `jwt:${JWT_ISSUER}:officer-7`, scopes: ['scenarios:read', 'scenarios:write'], projects: ['projA'] });
+    expect(res.json()).toEqual({ subject: `jwt:${JWT_ISSUER}:officer-7`, named: true, scopes: ['scenarios:read', 'scenarios:write'], projects: ['projA'] });
     expect(res.body).not.toContain('officer@example.com');
+  });
+
+  it('answers named: false for a JWT without sub, which the API refuses as an approver', async () => {
+    const unnamed = await jwks.sign({ scope: 'scenarios:read scenarios:approve', projects: ['projA'] }, '');
+    const res = await get(unnamed);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ subject: `jwt:${JWT_ISSUER}:`, named: false, scopes: ['scenarios:approve', 'scenarios:read'] });
   });
 
   it('needs a token (401) and the scope scenarios:read (403)', async () => {
