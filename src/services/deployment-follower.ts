@@ -75,6 +75,12 @@ type Verdict = Pick<SmartContractDeployment, 'status' | 'address' | 'errorMessag
 /** A stored hash that is not a transaction hash (written before the check) is never asked for. */
 const isPosted = (t: Transaction) => t.status === 'TxPosted' && typeof t.txHash === 'string' && TX_HASH.test(t.txHash);
 const isFinal = (t: Transaction) => t.status === 'TxConfirmed' || t.status === 'TxFailed';
+/**
+ * DeploymentStarted with every transaction final; or with none at all where it names its requests (a deploy that
+ * found them all on the verifier sends nothing): decided by reading the verifier.
+ */
+const toDecide = (d: SmartContractDeployment, txs: Transaction[]) =>
+  d.status === 'DeploymentStarted' && txs.every(isFinal) && (txs.length > 0 || (d.transactions !== undefined && (d.requests ?? []).length > 0));
 const hashOf = (t: Transaction) => (t.txHash ?? '').toLowerCase();
 const clipped = (text: string) => (text.length > MESSAGE_MAX ? `${text.slice(0, MESSAGE_MAX - 1)}…` : text);
 
@@ -200,7 +206,7 @@ export class DeploymentFollower {
     const target = { id: row.id, projectId: row.input.projectId ?? null, seq: row.seq };
     return row.input.smartContractDeployments.flatMap((d) => {
       const txs = d.transactions ?? [];
-      const open = txs.some(isPosted) || (d.status === 'DeploymentStarted' && txs.length > 0 && txs.every(isFinal));
+      const open = txs.some(isPosted) || toDecide(d, txs);
       const chain = parseChainRef(d.chain ?? this.options.settings.defaultChain)?.chain;
       return open && chain !== undefined ? [{ target, scenario: row.input, deployment: d, chain }] : [];
     });
@@ -354,7 +360,7 @@ export class DeploymentFollower {
       return { ...t, ...o };
     });
     let verdict: Verdict | undefined;
-    if (f.deployment.status === 'DeploymentStarted' && after.length > 0 && after.every(isFinal)) {
+    if (toDecide(f.deployment, after)) {
       verdict = await this.verdict(f, after, reads);
     }
     if (outcomes.size === 0 && verdict === undefined) return;
@@ -487,7 +493,8 @@ export class DeploymentFollower {
    */
   private multiUnsent(d: SmartContractDeployment, txs: Transaction[]): Verdict | 'wait' | undefined {
     const multi = d.multiRequest;
-    if (multi === undefined || (multi.transactions ?? []).length > 0) return undefined;
+    // An empty list: the verifier held it already, nothing was to send.
+    if (multi === undefined || multi.transactions !== undefined) return undefined;
     const since = Math.max(0, ...txs.map((t) => (t.status === 'TxConfirmed' && typeof t.timestamp === 'number' ? t.timestamp : 0)));
     const waited = this.now() - since * 1000;
     if (waited < this.options.settings.txDropAfterMs) return 'wait';

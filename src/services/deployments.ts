@@ -11,6 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Address, Hex } from 'viem';
 import type { ChainSettings } from '../chain/config.js';
 import { forChain, type DeploySettings } from '../chain/deploy-config.js';
+import type { SendPlan } from '../chain/deploy-plan.js';
 import type { BuiltRequests, MultiRequest } from '../chain/deploy-requests.js';
 import type { DeployerChain, UnsignedSend } from '../chain/deploy-sender.js';
 import type { RequestMatchOptions } from '../chain/request-match.js';
@@ -19,6 +20,7 @@ import { KeyedQueue } from '../domain/keyed-queue.js';
 import type { PlanCache } from '../domain/plan-cache.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ChainSend, ChainSendRepository, ScenarioRepository, ScenarioRow } from '../store/types.js';
+import type { FieldError } from '../schemas/problem.js';
 import type { Access } from './access.js';
 import { Conflict, InvalidScenario, ScenarioNotFound } from './errors.js';
 import type { DeploymentRecorder } from './deployment-records.js';
@@ -27,6 +29,13 @@ import { findScenarioIn } from './scenarios.js';
 const NotOnChain = createError<[string, string]>('SCS_NOT_ONCHAIN', 'Scenario %s is %s: only OnChainZKP scenarios are deployed to a verifier', 409);
 const DeployerMissing = createError<[string]>('SCS_DEPLOYER_NOT_CONFIGURED', '%s', 409);
 const DeployRefused = createError<[string]>('SCS_DEPLOY_REFUSED', '%s', 422);
+const HeldByVerifierError = createError<[string]>('SCS_HELD_BY_VERIFIER', '%s', 422);
+/** A rule's request or group that the verifier holds otherwise (setRequests cannot overwrite it): the fields to change. */
+class HeldByVerifier extends HeldByVerifierError {
+  constructor(readonly errors: FieldError[], message: string) {
+    super(message);
+  }
+}
 const FeeTooHigh = createError<[string]>('SCS_FEE_TOO_HIGH', '%s', 409);
 const DeployerUnderfunded = createError<[string]>('SCS_DEPLOYER_UNDERFUNDED', '%s', 409);
 /** Nothing was sent that is not stored: the deploy may be asked again. */
@@ -159,25 +168,35 @@ export class DeploymentService {
 
     const { buildRequests, RequestBuildError } = await import('../chain/deploy-requests.js');
     const { DeployRefusal } = await import('../chain/deploy-sender.js');
+    const { planSends, HeldConflict } = await import('../chain/deploy-plan.js');
     let built: BuiltRequests;
-    let unsigned: UnsignedSend;
+    let unsigned: UnsignedSend | undefined;
     let then: UnsignedSend | undefined;
+    let plan: SendPlan;
     try {
       const circuits = await deployer.validatorCircuits(validators);
       built = await buildRequests(row.input.queryConfigurations, {
         ...this.options.requests, trustedIssuers: row.input.trustedIssuers, validators: circuits, creator: deployer.address,
       });
-      const same = row.input.smartContractDeployments.find((d) =>
-        (d.status === 'DeploymentStarted' || d.status === 'Deployed') && d.chain === chain && d.address?.toLowerCase() === verifier &&
-        JSON.stringify(d.requests) === JSON.stringify(built.rules));
-      if (same !== undefined) throw new Conflict(`Scenario ${scenarioId}'s rules are deployed as they are already: deployment "${same.id}" (${same.status})`);
-      unsigned = await deployer.prepare(verifier, built.requests);
-      // Both priced before setRequests takes its nonce: a refusal never leaves it alone on chain.
-      if (built.multiRequest !== undefined) then = await deployer.prepareMulti(verifier, built.multiRequest, BigInt(unsigned.gas) * BigInt(unsigned.maxFeePerGas));
+      refuseSame(scenarioId, row.input, chain, verifier, built.rules);
+      // The requests, groups and multi-request the verifier holds as the rules make them are reused, not sent again.
+      plan = planSends(row.input.queryConfigurations, built, await deployer.held(verifier, built), verifier);
+      const multi = plan.multi === 'send' ? built.multiRequest : undefined;
+      if (plan.requests.length > 0) {
+        unsigned = await deployer.prepare(verifier, plan.requests);
+        // Both priced before setRequests takes its nonce: a refusal never leaves it alone on chain.
+        if (multi !== undefined) then = await deployer.prepareMulti(verifier, multi, BigInt(unsigned.gas) * BigInt(unsigned.maxFeePerGas));
+      } else if (multi !== undefined) {
+        unsigned = await deployer.prepareMultiAlone(verifier, multi);
+      }
     } catch (err) {
       if (err instanceof RequestBuildError) {
         throw new InvalidScenario([{ field: `body.input${(err.pointer ?? '').replace(/\//g, '.')}`, pointer: `/input${err.pointer ?? ''}`, message: err.message }],
           `The scenario cannot be deployed: ${err.message}`);
+      }
+      if (err instanceof HeldConflict) {
+        throw new HeldByVerifier(err.problems.map((p) => ({ field: `body.input${p.pointer.replace(/\//g, '.')}`, pointer: `/input${p.pointer}`, message: p.message })),
+          `The verifier holds ${err.problems.length === 1 ? 'a request or group' : 'requests or groups'} of these rules otherwise than they are now: ${err.problems[0]!.message}`);
       }
       if (err instanceof DeployRefusal) {
         throw err.kind === 'fee' ? new FeeTooHigh(err.message) : err.kind === 'funds' ? new DeployerUnderfunded(err.message) : new DeployRefused(err.message);
@@ -185,10 +204,15 @@ export class DeploymentService {
       throw chainError(err, chain);
     }
     const deploymentId = `deploy-${randomUUID()}`;
+    const multiAlone = plan.requests.length === 0 && plan.multi === 'send';
     const purpose: Purpose = {
       scenario: targetOf(row), deploymentId, verifier, rules: built.rules,
       ...(built.multiRequest && then && { multiRequest: recordedMulti(built.multiRequest), then }),
+      ...(built.multiRequest && multiAlone && { multiRequest: recordedMulti(built.multiRequest), call: 'setMultiRequest' as const }),
+      // Held already: none of its transactions sends it.
+      ...(built.multiRequest && plan.multi === 'held' && { multiRequest: { ...recordedMulti(built.multiRequest), transactions: [] } }),
     };
+    if (unsigned === undefined) return this.recordHeld(scenarioId, chain, purpose);
     const sendId = randomUUID();
     // Under the sender's lock: an open send of the same call (another instance's deploy of these rules) is not sent twice,
     // nor one that became mined since the row was read (that deploy ended after `same` above looked).
@@ -209,6 +233,28 @@ export class DeploymentService {
     const deployment = recorded?.input.smartContractDeployments.find((d) => d.id === deploymentId);
     if (recorded === undefined || deployment === undefined) throw new ScenarioNotFound(scenarioId);
     return { deployment, row: recorded };
+  }
+
+  /**
+   * Nothing to send: the verifier holds every request (and the multi-request) as the rules make them, e.g. after a
+   * retire, or another scenario's deploy of the same rules. A deployment without transactions, DeploymentStarted:
+   * the follower decides it by reading the verifier alone.
+   */
+  private async recordHeld(scenarioId: string, chain: string, purpose: Purpose): Promise<{ deployment: SmartContractDeployment; row: ScenarioRow }> {
+    // Another deploy of these rules on its way (its send stored, not yet recorded): the chain holds its requests.
+    for (const open of await this.options.store.openSends()) {
+      const other = JSON.parse(open.purpose) as Purpose | FillerPurpose;
+      if (!isFiller(other) && other.scenario.id === scenarioId && JSON.stringify(other.rules) === JSON.stringify(purpose.rules)) {
+        throw new Conflict(`Scenario ${scenarioId}'s rules are being deployed already: deployment "${other.deploymentId}" (its transaction is on its way)`);
+      }
+    }
+    const row = await this.recordDeployment(purpose.scenario, purpose.deploymentId, (input) => {
+      refuseSame(scenarioId, input, chain, purpose.verifier, purpose.rules);
+      return withDeployment(input, newDeployment(purpose, chain, []));
+    });
+    const deployment = row?.input.smartContractDeployments.find((d) => d.id === purpose.deploymentId);
+    if (row === undefined || deployment === undefined) throw new ScenarioNotFound(scenarioId);
+    return { deployment, row };
   }
 
   /** Signs a reserved send, broadcasts a signed one, records a broadcast one: from wherever a crash left it. */
@@ -315,15 +361,7 @@ export class DeploymentService {
           ...input, smartContractDeployments: deployments.map((d) => (d === existing ? { ...d, transactions: [...transactionsOf(d), tx], ...multiRequest } : d)),
         };
       }
-      const deployment: SmartContractDeployment = {
-        id: purpose.deploymentId, contractName: 'UniversalVerifier', status: 'DeploymentStarted', address: purpose.verifier, chain: send.chain,
-        scenarioId: purpose.scenario.id, transactions: [transaction(purpose.deploymentId, 1, send.txHash as string)], requests: purpose.rules,
-        ...(purpose.multiRequest && { multiRequest: purpose.multiRequest }),
-      };
-      const live = deployments.some((d) => d.status === 'Deployed');
-      // Executes keep reading the Deployed one: its rules keep their requestIds until supersede().
-      const rules = live ? input.queryConfigurations : withRequestIds(input.queryConfigurations, purpose.rules);
-      return { ...input, queryConfigurations: rules, smartContractDeployments: [...deployments, deployment] };
+      return withDeployment(input, newDeployment(purpose, send.chain, [transaction(purpose.deploymentId, 1, send.txHash as string)]));
     });
   }
 
@@ -511,6 +549,32 @@ export class DeploymentService {
 const errorText = async (err: unknown, chain: string) => (await import('../chain/rpc-errors.js')).chainErrorText(err, chain);
 
 const targetOf = (row: ScenarioRow): DeploymentTarget => ({ id: row.id, projectId: row.input.projectId ?? null, seq: row.seq });
+
+/** 409 when a deployment on its way or Deployed sets these very requests on the verifier. */
+function refuseSame(scenarioId: string, input: Scenario, chain: string, verifier: Address, rules: BuiltRequests['rules']): void {
+  const same = input.smartContractDeployments.find((d) =>
+    (d.status === 'DeploymentStarted' || d.status === 'Deployed') && d.chain === chain && d.address?.toLowerCase() === verifier.toLowerCase() &&
+    JSON.stringify(d.requests) === JSON.stringify(rules));
+  if (same !== undefined) throw new Conflict(`Scenario ${scenarioId}'s rules are deployed as they are already: deployment "${same.id}" (${same.status})`);
+}
+
+/** A deploy's new deployment; its first transaction sends setMultiRequest alone when the verifier held the requests. */
+function newDeployment(purpose: Purpose, chain: string, transactions: Transaction[]): SmartContractDeployment {
+  const multi = purpose.multiRequest;
+  const multiRequest = multi === undefined ? undefined : purpose.call === 'setMultiRequest' ? { ...multi, transactions: transactions.map((t) => t.id) } : multi;
+  return {
+    id: purpose.deploymentId, contractName: 'UniversalVerifier', status: 'DeploymentStarted', address: purpose.verifier, chain,
+    scenarioId: purpose.scenario.id, transactions, requests: purpose.rules, ...(multiRequest && { multiRequest }),
+  };
+}
+
+/** The scenario with a new deployment; the rules take its requestIds at once only when none is Deployed. */
+function withDeployment(input: Scenario, deployment: SmartContractDeployment): Scenario {
+  const live = input.smartContractDeployments.some((d) => d.status === 'Deployed');
+  // Executes keep reading the Deployed one: its rules keep their requestIds until supersede().
+  const rules = live ? input.queryConfigurations : withRequestIds(input.queryConfigurations, deployment.requests ?? []);
+  return { ...input, queryConfigurations: rules, smartContractDeployments: [...input.smartContractDeployments, deployment] };
+}
 
 const transaction = (deploymentId: string, n: number, txHash: string): Transaction => ({
   id: `tx-${n}`, actionName: 'ScenarioDeploy', status: 'TxPosted', txHash, smartContractDeploymentId: deploymentId,
