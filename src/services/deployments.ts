@@ -101,6 +101,8 @@ export interface DeploymentServiceOptions {
   log?: Pick<FastifyBaseLogger, 'warn'>;
   /** Test hook: after the signed send is stored, before it is broadcast; a throw stands for a crash there. */
   beforeBroadcast?: (send: ChainSend) => void | Promise<void>;
+  /** Test hook: before the setMultiRequest that setRequests `send` carries is reserved. */
+  beforeFollowUp?: (send: ChainSend) => void | Promise<void>;
 }
 
 export interface DeployerShortfall {
@@ -308,19 +310,23 @@ export class DeploymentService {
     if (purpose.then === undefined || purpose.call === 'setMultiRequest') return undefined;
     const d = row.input.smartContractDeployments.find((x) => x.id === purpose.deploymentId);
     if (d === undefined || (d.multiRequest?.transactions ?? []).length > 0) return undefined;
-    const open = await this.options.store.openSends();
-    const reserved = open.find((o) => {
+    const { then, ...rest } = purpose;
+    // setRequests is on its way already: a node that does not answer now must not fail the deploy (the stored next
+    // nonce, after setRequests's, is the floor anyway).
+    const chainNonce = await deployer.nonce('pending').catch(() => send.nonce + 1);
+    await this.options.beforeFollowUp?.(send);
+    const id = randomUUID();
+    // One step under the sender's lock: the check for this deployment's setMultiRequest (open, or mined since its
+    // setRequests was stored) and the reservation. Two instances carrying the same setRequests reserve one.
+    const ours = (o: ChainSend) => {
       const p = JSON.parse(o.purpose) as Purpose | FillerPurpose;
       return !isFiller(p) && p.deploymentId === purpose.deploymentId && p.call === 'setMultiRequest';
-    });
-    if (reserved !== undefined) return reserved.state === 'recorded' ? undefined : reserved;
-    const { then, ...rest } = purpose;
-    return this.options.store.reserveSend({
-      id: randomUUID(), chain: send.chain, sender: send.sender, request: JSON.stringify(then),
+    };
+    const reserved = await this.options.store.reserveSend({
+      id, chain: send.chain, sender: send.sender, request: JSON.stringify(then),
       purpose: JSON.stringify({ ...rest, call: 'setMultiRequest' } satisfies Purpose), createdAt: this.at(),
-      // setRequests is on its way already: a node that does not answer now must not fail the deploy (the stored next
-      // nonce, after setRequests's, is the floor anyway).
-    }, await deployer.nonce('pending').catch(() => send.nonce + 1));
+    }, chainNonce, ours, send.createdAt);
+    return reserved.id === id || (reserved.state !== 'recorded' && reserved.state !== 'mined') ? reserved : undefined;
   }
 
   /**

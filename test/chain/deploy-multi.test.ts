@@ -14,7 +14,9 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ID_INFORMATION_CONTEXT_URL } from '../../src/jsonld/urls.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { auth, makeApp, tempDir } from '../helpers.js';
+import { dropSchema, freshSchema, pgAvailable, PG_URL } from '../pg.js';
 import { ID_INFORMATION, stack, type Stack } from './deploy-stack.js';
 import { startLocalChain, type LocalChain } from './evm.js';
 
@@ -253,6 +255,46 @@ describe('a deployment of several proofs at once (@iden3/contracts 3.4.0 Univers
       expect((await found()).status).toBe('Deployed');
     } finally {
       await restarted.close();
+    }
+  });
+
+  it.skipIf(!pgAvailable)('two instances on one PostgreSQL carrying the same setRequests (after a crash before its broadcast) reserve one setMultiRequest: two transactions, Deployed', async () => {
+    const schema = freshSchema('multi_two');
+    const env = {
+      DATA_DIR: tempDir('scs-deploy-multi-two-'), DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, CHAIN_RPC_URLS: `eip155:31337=${chain.url}`,
+      CHAIN_DEPLOYER_KEY: KEY, CHAIN_VERIFIER_ADDRESS: s.verifier, CHAIN_VALIDATORS: [stable, linked].join(','), CHAIN_CONFIRMATIONS: '2', CHAIN_FOLLOW_INTERVAL_MS: '100',
+    };
+    const nonce = await client().getTransactionCount({ address: deployer, blockTag: 'pending' });
+    const inject = (a: FastifyInstance, method: 'GET' | 'POST', url: string, payload?: object) => a.inject({ method, url, headers: auth, ...(payload && { payload }) });
+    const apps: FastifyInstance[] = [];
+    try {
+      const crashing = await makeApp(env, { beforeBroadcast: () => { throw new Error('killed before the first broadcast'); } });
+      apps.push(crashing);
+      const queryConfigurations = [rule('one', 20280101, { requestId: 1 }), rule('two', 20290101, { requestId: 2 })];
+      expect((await inject(crashing, 'POST', '/compliance/scenarios', { id: 'two-instances', input: { name: 'two', type: 'OnChainZKP', queryConfigurations, smartContractDeployments: [] } })).statusCode).toBe(201);
+      expect((await inject(crashing, 'POST', '/compliance/scenarios/two-instances/deployments', {})).statusCode).toBe(500);
+      await crashing.close();
+      // Each instance's recover() carries the stored setRequests on; both wait for the other before reserving the
+      // setMultiRequest it carries (at most 5 s), so both have looked for one before either reserves.
+      let arrived = 0;
+      let release = () => {};
+      const both = new Promise<void>((resolve) => { release = resolve; });
+      const barrier = async () => {
+        if (++arrived === 2) release();
+        await Promise.race([both, sleep(5000)]);
+      };
+      const [one, two] = await Promise.all([makeApp(env, { beforeFollowUp: barrier }), makeApp(env, { beforeFollowUp: barrier })]);
+      apps.push(one!, two!);
+      expect(arrived).toBe(2);
+      expect(await client().getTransactionCount({ address: deployer, blockTag: 'pending' })).toBe(nonce + 2);
+      const found = async () => ((await inject(one!, 'GET', '/compliance/scenarios/two-instances')).json().input as { smartContractDeployments: Deployment[] }).smartContractDeployments;
+      expect((await found()).map((d) => d.transactions.map((t) => t.id))).toEqual([['tx-1', 'tx-2']]);
+      await chain.mine(2);
+      await expect.poll(async () => (await found())[0]!.status, { timeout: 30_000, interval: 100 }).toBe('Deployed');
+      expect(await client().getTransactionCount({ address: deployer, blockTag: 'pending' })).toBe(nonce + 2);
+    } finally {
+      for (const a of apps) await a.close().catch(() => {});
+      await dropSchema(schema);
     }
   });
 

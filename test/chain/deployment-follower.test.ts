@@ -355,6 +355,26 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
       expect(d.errorMessage).toMatch(/^the verifier's requests differ from the rules: rule "adult" does not match request \d+/);
       expect(d.errorMessage).toContain('its values are [20100101], the rule\'s [20020101]');
     });
+
+    it('waits for a recorded multi-request\'s unsent setMultiRequest until CHAIN_TX_DROP_AFTER_MS past setRequests\' block (the follower\'s clock), then fails naming it', async () => {
+      const h = await harness(await env());
+      const requestId = nextRequestId++;
+      const { transactionHash, blockNumber } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+      const multiRequest = { multiRequestId: '4242', requestIds: [requestId.toString()], groupIds: [] };
+      await create(h, 'unsent', onChainScenario(requestId, [transactionHash], { multiRequest }));
+      await chain.mine(CONFIRMATIONS);
+      const mined = Number((await rpc('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false]) as { timestamp: Hex }).timestamp) * 1000;
+      // Its clock stands just before the limit: confirmed, no verdict.
+      h.clock.t = mined + DROP_AFTER_MS - 1;
+      await h.follower.poll();
+      await h.follower.poll();
+      expect(await h.deployment('unsent')).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxConfirmed' }] });
+      h.clock.t = mined + DROP_AFTER_MS;
+      await h.follower.poll();
+      const d = await h.deployment('unsent');
+      expect(d).toMatchObject({ status: 'DeploymentFailed' });
+      expect(d.errorMessage).toBe(`its multi-request 4242's setMultiRequest transaction was not recorded ${DROP_AFTER_MS / 1000} s after setRequests was mined`);
+    });
   });
 
   it('follows 1,000 pending transactions in ceil(calls / CHAIN_RPC_BATCH_LIMIT) answered batches per poll (counted on an RPC proxy)', async () => {
