@@ -243,10 +243,11 @@ export class DeploymentService {
    * the follower decides it by reading the verifier alone.
    */
   private async recordHeld(scenarioId: string, chain: string, purpose: Purpose): Promise<{ deployment: SmartContractDeployment; row: ScenarioRow }> {
-    // Another deploy of these rules on its way (its send stored, not yet recorded): the chain holds its requests.
+    // Another deploy of these rules on its way (its send stored, not yet recorded): the chain holds its requests. A
+    // recorded one is in the scenario, where refuseSame() judges it by its status.
     for (const open of await this.options.store.openSends()) {
       const other = JSON.parse(open.purpose) as Purpose | FillerPurpose;
-      if (!isFiller(other) && other.scenario.id === scenarioId && JSON.stringify(other.rules) === JSON.stringify(purpose.rules)) {
+      if (open.state !== 'recorded' && !isFiller(other) && other.scenario.id === scenarioId && JSON.stringify(other.rules) === JSON.stringify(purpose.rules)) {
         throw new Conflict(`Scenario ${scenarioId}'s rules are being deployed already: deployment "${other.deploymentId}" (its transaction is on its way)`);
       }
     }

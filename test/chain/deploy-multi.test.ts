@@ -61,7 +61,7 @@ interface Deployment {
   multiRequest?: { multiRequestId: string; requestIds: string[]; groupIds: string[]; transactions?: string[] };
 }
 
-async function call(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) {
+async function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) {
   return app.inject({ method, url, headers: auth, ...(payload !== undefined && { payload: payload as object }) });
 }
 
@@ -275,13 +275,13 @@ describe('a deployment of several proofs at once (@iden3/contracts 3.4.0 Univers
       expect((await inject(crashing, 'POST', '/compliance/scenarios/two-instances/deployments', {})).statusCode).toBe(500);
       await crashing.close();
       // Each instance's recover() carries the stored setRequests on; both wait for the other before reserving the
-      // setMultiRequest it carries (at most 5 s), so both have looked for one before either reserves.
+      // setMultiRequest it carries (at most a minute), so both have looked for one before either reserves.
       let arrived = 0;
       let release = () => {};
       const both = new Promise<void>((resolve) => { release = resolve; });
       const barrier = async () => {
         if (++arrived === 2) release();
-        await Promise.race([both, sleep(5000)]);
+        await Promise.race([both, sleep(60_000)]);
       };
       const [one, two] = await Promise.all([makeApp(env, { beforeFollowUp: barrier }), makeApp(env, { beforeFollowUp: barrier })]);
       apps.push(one!, two!);
@@ -464,7 +464,7 @@ describe('a deployment of several proofs at once (@iden3/contracts 3.4.0 Univers
       expect((await scenarioOf('other-validator')).smartContractDeployments).toEqual([]);
     });
 
-    it('the same rules in another scenario: no transaction, Deployed by the read check alone; reordered: setMultiRequest alone (tx-1), Deployed', async () => {
+    it('the same rules in another scenario: no transaction, Deployed by the read check alone (and again after a retire); reordered: setMultiRequest alone (tx-1), Deployed', async () => {
       const current = (await scenarioOf('redeploy')).queryConfigurations.map(({ id, query }) => ({ id, query }));
       const nonce = await client().getTransactionCount({ address: deployer, blockTag: 'pending' });
       const copy = await deploy('copy', current);
@@ -473,6 +473,12 @@ describe('a deployment of several proofs at once (@iden3/contracts 3.4.0 Univers
       expect(await client().getTransactionCount({ address: deployer, blockTag: 'pending' })).toBe(nonce);
       await expect.poll(() => statuses('copy'), { timeout: 30_000, interval: 100 }).toEqual(['Deployed']);
       expect((await call('POST', '/compliance/scenarios/copy/deployments', {})).statusCode).toBe(409);
+      // Retired, then deployed again: again no transaction, Deployed.
+      expect((await call('DELETE', `/compliance/scenarios/copy/deployments/${copy.id}`)).statusCode).toBe(200);
+      const again = await call('POST', '/compliance/scenarios/copy/deployments', {});
+      expect(again.statusCode, again.body).toBe(202);
+      expect((again.json() as Deployment).transactions).toEqual([]);
+      await expect.poll(() => statuses('copy'), { timeout: 30_000, interval: 100 }).toEqual(['Deprecated', 'Deployed']);
 
       const [a, b, ...group] = current;
       const swapped = await deploy('swapped', [b, a, ...group]);
