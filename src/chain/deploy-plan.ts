@@ -1,7 +1,6 @@
 /**
- * What a deploy sends, given what the verifier holds already: setRequests never overwrites a request or adds to a
- * group (RequestIdAlreadyExists, GroupIdAlreadyExists), so the requests it holds as the rules make them are reused, and
- * one it holds otherwise is the author's to rename. Pure: DeployerChain.held() reads the verifier.
+ * What a deploy sends, given what the verifier holds (DeployerChain.held()): setRequests never overwrites a request or
+ * adds to a group, so those held as the rules make them are reused, and one held otherwise is the author's to rename.
  */
 import type { Address, Hex } from 'viem';
 import type { QueryConfiguration } from '../schemas/scenario.js';
@@ -32,7 +31,6 @@ export interface SendPlan {
 }
 
 export interface HeldProblem {
-  /** Under the scenario's input, e.g. /queryConfigurations/2/query/groupId. */
   pointer: string;
   message: string;
 }
@@ -89,7 +87,6 @@ export function planSends(rules: readonly QueryConfiguration[], built: BuiltRequ
     }
   }
   if (problems.length > 0) throw new HeldConflict(problems);
-  // A new request in a group the verifier holds is refused above: what is left to send is in new groups only.
   const multi = built.multiRequest === undefined ? undefined : held.multi ? 'held' : 'send';
   return { requests: send, reused, ...(multi && { multi }) };
 }

@@ -247,7 +247,7 @@ export class DeploymentService {
     // recorded one is in the scenario, where refuseSame() judges it by its status.
     for (const open of await this.options.store.openSends()) {
       const other = JSON.parse(open.purpose) as Purpose | FillerPurpose;
-      if (open.state !== 'recorded' && !isFiller(other) && other.scenario.id === scenarioId && JSON.stringify(other.rules) === JSON.stringify(purpose.rules)) {
+      if (open.state !== 'recorded' && !isFiller(other) && other.scenario.id === scenarioId && requestsKey(other.rules) === requestsKey(purpose.rules)) {
         throw new Conflict(`Scenario ${scenarioId}'s rules are being deployed already: deployment "${other.deploymentId}" (its transaction is on its way)`);
       }
     }
@@ -557,11 +557,14 @@ const errorText = async (err: unknown, chain: string) => (await import('../chain
 
 const targetOf = (row: ScenarioRow): DeploymentTarget => ({ id: row.id, projectId: row.input.projectId ?? null, seq: row.seq });
 
+/** Key order apart (PostgreSQL's JSONB reorders keys). */
+const requestsKey = (rules: BuiltRequests['rules']) => rules.map((r) => `${r.queryConfigurationId}=${r.requestId}`).join('|');
+
 /** 409 when a deployment on its way or Deployed sets these very requests on the verifier. */
 function refuseSame(scenarioId: string, input: Scenario, chain: string, verifier: Address, rules: BuiltRequests['rules']): void {
   const same = input.smartContractDeployments.find((d) =>
     (d.status === 'DeploymentStarted' || d.status === 'Deployed') && d.chain === chain && d.address?.toLowerCase() === verifier.toLowerCase() &&
-    JSON.stringify(d.requests) === JSON.stringify(rules));
+    requestsKey(d.requests ?? []) === requestsKey(rules));
   if (same !== undefined) throw new Conflict(`Scenario ${scenarioId}'s rules are deployed as they are already: deployment "${same.id}" (${same.status})`);
 }
 
