@@ -12,8 +12,8 @@
  *    type, whose context ships with it), with no deployment yet.
  * 5. Deploys it through the service (POST …/deployments): the service computes the request, sends setRequests with
  *    its key and answers the deployment, DeploymentStarted, with the request's type-1 id.
- * 6. Marks the deployment Deployed once its transaction is mined (PATCH, as an operator would: following deploy
- *    transactions is issue 40's follower, which will do this step itself).
+ * 6. Follows the deployment (GET its Location, as a user would) until the service's follower has confirmed its
+ *    transaction and, reading the verifier, marked it Deployed.
  * 7. Submits a response for the demo address, as a dApp's frontend does after the wallet made the proof.
  * 8. Executes the scenario for the demo address and for another one, and prints both answers.
  *
@@ -81,6 +81,10 @@ function startService(env) {
 
 /** One JSON call; a 503 (the service sheds load while it warms up on a busy machine) is tried again, as a client should. */
 async function call(url, method, pathname, body) {
+  return (await send(url, method, pathname, body)).json;
+}
+
+async function send(url, method, pathname, body) {
   let res;
   for (let attempt = 0; attempt < 20; attempt++) {
     res = await fetch(url + pathname, {
@@ -92,7 +96,18 @@ async function call(url, method, pathname, body) {
   }
   const json = await res.json();
   if (res.status >= 300) throw new Error(`${method} ${pathname} answered ${res.status}: ${JSON.stringify(json)}`);
-  return json;
+  return { json, location: res.headers.get('location') };
+}
+
+/** GETs the deployment until the follower has decided it: Deployed, or DeploymentFailed with its reason. */
+async function followDeployment(url, location) {
+  for (let attempt = 0; attempt < 240; attempt++) {
+    const deployment = await call(url, 'GET', location);
+    if (deployment.status === 'Deployed') return deployment;
+    if (deployment.status !== 'DeploymentStarted') throw new Error(`deployment ${deployment.id} is ${deployment.status}: ${deployment.errorMessage ?? ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`deployment ${location} was not Deployed within a minute`);
 }
 
 const node = await startNode();
@@ -107,9 +122,11 @@ try {
   service = await startService({
     API_TOKENS: TOKEN, DATA_DIR: data, CHAIN_RPC_URLS: `eip155:31337=${node.url}`, CHAIN_DEPLOYER_KEY: DEMO_DEPLOYER_KEY,
     CHAIN_VERIFIER_ADDRESS: stack.verifier, CHAIN_VALIDATORS: stack.sigV2Validator, CHAIN_REPLACE_AFTER_MS: '0',
+    // A local node mines a block per transaction and no other: one confirmation is as deep as it gets.
+    CHAIN_CONFIRMATIONS: '1', CHAIN_FOLLOW_INTERVAL_MS: '250',
   });
   say(`3. Service: ${service.url} (CHAIN_RPC_URLS=eip155:31337=${node.url}, CHAIN_DEPLOYER_KEY=<Hardhat account 9>, ` +
-    `CHAIN_VERIFIER_ADDRESS=${stack.verifier}, CHAIN_VALIDATORS=${stack.sigV2Validator})`);
+    `CHAIN_VERIFIER_ADDRESS=${stack.verifier}, CHAIN_VALIDATORS=${stack.sigV2Validator}, CHAIN_CONFIRMATIONS=1)`);
 
   const scenario = {
     name: 'Born before 2002 (on chain)',
@@ -123,25 +140,16 @@ try {
   await call(service.url, 'POST', '/compliance/scenarios', { id: 'onchain-demo', input: scenario });
   say('4. Scenario "onchain-demo" created (its requestId a placeholder until it is deployed)');
 
-  const deployment = await call(service.url, 'POST', '/compliance/scenarios/onchain-demo/deployments', {});
+  const { json: deployment, location } = await send(service.url, 'POST', '/compliance/scenarios/onchain-demo/deployments', {});
   const requestId = BigInt(deployment.requests[0].requestId);
   const [tx] = deployment.transactions;
   say(`5. Request ${requestId} set on the verifier by the service: deployment ${deployment.id} ${deployment.status}, ` +
     `transaction ${tx.txHash} ${tx.status}`);
 
-  const receipt = await stack.client.waitForTransactionReceipt({ hash: tx.txHash });
-  const current = await call(service.url, 'GET', '/compliance/scenarios/onchain-demo');
-  await call(service.url, 'PATCH', '/compliance/scenarios/onchain-demo', {
-    input: {
-      smartContractDeployments: current.input.smartContractDeployments.map((d) => (d.id !== deployment.id
-        ? d
-        : {
-            ...d, status: 'Deployed',
-            transactions: d.transactions.map((t) => ({ ...t, status: 'TxConfirmed', blockNumber: Number(receipt.blockNumber) })),
-          })),
-    },
-  });
-  say(`6. Transaction mined in block ${receipt.blockNumber} (${receipt.status}); deployment marked Deployed`);
+  const deployed = await followDeployment(service.url, location);
+  const [confirmed] = deployed.transactions;
+  say(`6. Followed by the service (GET ${location}): transaction ${confirmed.status} in block ${confirmed.blockNumber}; ` +
+    `deployment ${deployed.status} on ${deployed.address}`);
 
   // What the wallet proves: js-sdk's query of the rule, computed here independently of the service.
   const query = await circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS.$lt, BEFORE);

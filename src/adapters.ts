@@ -42,6 +42,8 @@ export interface AppDeps {
   warmVerification?: boolean;
   /** Test hook of DeploymentService: after a deploy send is stored, before it is broadcast. */
   beforeBroadcast?: (send: ChainSend) => void | Promise<void>;
+  /** Test hook: before a deploy's setMultiRequest is reserved (DeploymentService). */
+  beforeFollowUp?: (send: ChainSend) => void | Promise<void>;
 }
 
 /** Built once per app, closed by the app's onClose. */

@@ -157,6 +157,7 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     requests: { contexts: config.zkp.contexts, documentLoader: createDocumentLoader({ documents: config.trust.documents }) },
     recorder: adapters.deployments, log: app.log,
     ...(deps.beforeBroadcast && { beforeBroadcast: deps.beforeBroadcast }),
+    ...(deps.beforeFollowUp && { beforeFollowUp: deps.beforeFollowUp }),
   });
   await app.register(deploymentsLifecycle, { deployments, replaceAfterMs: config.deploy.replaceAfterMs });
   await app.register(problemDetails);

@@ -23,6 +23,9 @@ describe('npm run demo:onchain', () => {
     const results = [...out.matchAll(/^RESULT (0x[0-9a-f]{40}) (\S+)$/gm)].map((m) => m[2]);
     expect(results, out).toEqual(['valid', 'not-valid']);
     expect(out).toContain('a stand-in that accepts every proof');
+    // Deployed by the service's follower, as a user sees it: GET of the deployment's Location, no PATCH of its status.
+    expect(out).toMatch(/^6\. Followed by the service \(GET \/compliance\/scenarios\/onchain-demo\/deployments\/deploy-[0-9a-f-]+\): transaction TxConfirmed in block \d+; deployment Deployed/m);
+    expect(fs.readFileSync('scripts/demo-onchain.mjs', 'utf8')).not.toMatch(/'PATCH'/);
     // The walkthrough shows this run's request id (a type-1, 256-bit one), verifier and block.
     const requestId = /Request (\d{70,}) set on the verifier/.exec(out)?.[1];
     const verifier = /UniversalVerifier (0x[0-9a-f]{40})/.exec(out)?.[1];

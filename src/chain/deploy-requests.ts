@@ -38,6 +38,8 @@ export interface BuiltRequests {
   rules: { queryConfigurationId: string; requestId: string }[];
   /** Set (setMultiRequest, after setRequests) when the scenario asks several proofs at once. */
   multiRequest?: MultiRequest;
+  /** Each request's group (0: none), in `requests`' order. */
+  members: { requestId: bigint; groupId: bigint }[];
 }
 
 /** A rule the service cannot turn into a request; `pointer` under the scenario. */
@@ -141,7 +143,7 @@ export async function buildRequests(rules: readonly QueryConfiguration[], option
   }
   const multiRequest = multiRequestOf(members, options.creator);
   return {
-    requests, rules: rules.map((qc) => ({ queryConfigurationId: qc.id, requestId: String(ids.get(qc.id)) })), ...(multiRequest && { multiRequest }),
+    requests, rules: rules.map((qc) => ({ queryConfigurationId: qc.id, requestId: String(ids.get(qc.id)) })), ...(multiRequest && { multiRequest }), members,
   };
 }
 
@@ -208,7 +210,7 @@ export const setRequestsAbi = [{
 export const setRequestsData = (requests: readonly VerifierRequest[]): Hex =>
   encodeFunctionData({ abi: setRequestsAbi, functionName: 'setRequests', args: [requests] });
 
-const setMultiRequestAbi = [{
+export const setMultiRequestAbi = [{
   type: 'function', name: 'setMultiRequest', stateMutability: 'nonpayable', outputs: [],
   inputs: [{
     name: 'multiRequest', type: 'tuple',

@@ -10,8 +10,9 @@ import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { ChainEndpoint } from './config.js';
 import { classify, revertDataOf } from './rpc-errors.js';
 import {
-  setMultiRequestData, setRequestsAbi, setRequestsData, type MultiRequest, type ValidatorCircuits, type VerifierRequest,
+  setMultiRequestAbi, setMultiRequestData, setRequestsAbi, setRequestsData, type BuiltRequests, type MultiRequest, type ValidatorCircuits, type VerifierRequest,
 } from './deploy-requests.js';
+import type { Held, HeldRequest } from './deploy-plan.js';
 
 /** The UniversalVerifier's own errors, to name a revert. */
 const verifierErrors = [
@@ -20,6 +21,8 @@ const verifierErrors = [
   'NullifierSessionIDAlreadyExists(uint256 nullifierSessionID)', 'RequestIdNotValid(uint256 expectedRequestId, uint256 requestId)',
   'InvalidRequestOwner(address requestOwner, address sender)', 'VerifierIDIsNotValid(uint256 requestVerifierID, uint256 expectedVerifierID)',
   'RequestIdTypeNotValid()', 'RequestIdUsesReservedBytes()', 'ValidatorNotSupportInterface(address validator)',
+  'MultiRequestIdAlreadyExists(uint256 multiRequestId)', 'MultiRequestIdNotValid(uint256 expectedMultiRequestId, uint256 multiRequestId)',
+  'RequestIdNotFound(uint256 requestId)', 'GroupIdNotFound(uint256 groupId)', 'RequestShouldNotHaveAGroup(uint256 requestId)',
 ].map((signature) => {
   const [name, rest] = signature.split('(') as [string, string];
   const inputs = rest.slice(0, -1).split(', ').filter(Boolean).map((p) => {
@@ -28,7 +31,17 @@ const verifierErrors = [
   });
   return { type: 'error' as const, name, inputs };
 });
-const deployAbi = [...setRequestsAbi, ...verifierErrors];
+const deployAbi = [...setRequestsAbi, ...setMultiRequestAbi, ...verifierErrors];
+const requestInfo = [
+  { name: 'requestId', type: 'uint256' }, { name: 'metadata', type: 'string' }, { name: 'validator', type: 'address' },
+  { name: 'params', type: 'bytes' }, { name: 'creator', type: 'address' },
+] as const;
+/** What a deploy reads of the verifier before it sends: the requests, groups and multi-request it holds. */
+const heldAbi = [
+  { type: 'function', name: 'getRequest', stateMutability: 'view', inputs: [{ name: 'requestId', type: 'uint256' }], outputs: [{ name: 'request', type: 'tuple', components: requestInfo }] },
+  { type: 'function', name: 'getGroupedRequests', stateMutability: 'view', inputs: [{ name: 'groupID', type: 'uint256' }], outputs: [{ name: '', type: 'tuple[]', components: requestInfo }] },
+  { type: 'function', name: 'multiRequestIdExists', stateMutability: 'view', inputs: [{ name: 'multiRequestId', type: 'uint256' }], outputs: [{ name: '', type: 'bool' }] },
+] as const;
 const circuitsAbi = [{ type: 'function', name: 'getSupportedCircuitIds', stateMutability: 'view', inputs: [], outputs: [{ name: 'ids', type: 'string[]' }] }] as const;
 
 /** The transaction a deploy signs, as stored before its nonce is known: no key, no signature. */
@@ -84,6 +97,7 @@ const TRANSFER_GAS = 21_000n;
 
 export class DeployerChain {
   readonly client: PublicClient;
+  private readonly batched: PublicClient;
   private readonly account: PrivateKeyAccount;
 
   constructor(
@@ -91,6 +105,8 @@ export class DeployerChain {
   ) {
     this.account = privateKeyToAccount(key);
     this.client = createPublicClient({ transport: http(endpoint.url, { timeout: timeoutMs, retryCount: 1 }) });
+    // JSON-RPC batching for held(): its reads go in one HTTP request.
+    this.batched = createPublicClient({ transport: http(endpoint.url, { timeout: timeoutMs, retryCount: 1, batch: { batchSize: 200, wait: 0 } }) });
   }
 
   get address(): Address {
@@ -113,17 +129,54 @@ export class DeployerChain {
    * Gas with a fifth more than the estimate; a revert is a refusal naming the contract's error, and so is gas above
    * CHAIN_DEPLOY_MAX_GAS (or the block's limit) or a cost above the deployer's balance: nothing takes a nonce then.
    */
-  async prepare(verifier: Address, requests: readonly VerifierRequest[]): Promise<UnsignedSend> {
+  prepare(verifier: Address, requests: readonly VerifierRequest[]): Promise<UnsignedSend> {
+    return this.estimated(verifier, setRequestsData(requests), 'setRequests', [requests]);
+  }
+
+  /** setMultiRequest alone, when the verifier holds its requests already: estimated as setRequests is. */
+  prepareMultiAlone(verifier: Address, multi: MultiRequest): Promise<UnsignedSend> {
+    return this.estimated(verifier, setMultiRequestData(multi), 'setMultiRequest', [multi]);
+  }
+
+  /** Estimated with the contract's ABI: a revert is decoded to its error's name. */
+  private async estimated(verifier: Address, data: Hex, call: 'setRequests' | 'setMultiRequest', args: readonly unknown[]): Promise<UnsignedSend> {
     let estimate: bigint;
     try {
       estimate = await this.client.estimateContractGas({
-        address: verifier, abi: deployAbi, functionName: 'setRequests', args: [requests], account: this.account.address,
-      });
+        address: verifier, abi: deployAbi, functionName: call, args, account: this.account.address,
+      } as unknown as Parameters<PublicClient['estimateContractGas']>[0]);
     } catch (err) {
       if (revertDataOf(err) === undefined) throw new ChainUnanswered(err, this.endpoint.chain, this.timeoutMs);
-      throw new DeployRefusal(`setRequests on verifier ${verifier} (${this.endpoint.chain}) would revert: ${revertReason(err)}`, 'reverted');
+      throw new DeployRefusal(`${call} on verifier ${verifier} (${this.endpoint.chain}) would revert: ${revertReason(err)}`, 'reverted');
     }
-    return this.priced(verifier, setRequestsData(requests), (estimate * 6n) / 5n, 'setRequests', 'the estimate and a fifth more');
+    return this.priced(verifier, data, (estimate * 6n) / 5n, call, 'the estimate and a fifth more');
+  }
+
+  /**
+   * What the verifier holds of a deploy's requests, groups and multi-request, in one batched round. A revert is an
+   * answer (getRequest reverts RequestIdNotFound); no answer is ChainUnanswered.
+   */
+  async held(verifier: Address, built: BuiltRequests): Promise<Held> {
+    const answer = <T>(read: Promise<T>, absent: T): Promise<T> => read.catch((err: unknown) => {
+      if (revertDataOf(err) === undefined) throw new ChainUnanswered(err, this.endpoint.chain, this.timeoutMs);
+      return absent;
+    });
+    const read = { address: verifier, abi: heldAbi } as const;
+    const groupIds = [...new Set(built.members.flatMap((m) => (m.groupId === 0n ? [] : [m.groupId])))];
+    const multi = built.multiRequest;
+    const [requests, groups, multiHeld] = await Promise.all([
+      Promise.all(built.requests.map((r) => answer<HeldRequest | undefined>(
+        this.batched.readContract({ ...read, functionName: 'getRequest', args: [r.requestId] }).then(({ validator, params, creator }) => ({ validator, params, creator })),
+        undefined,
+      ))),
+      Promise.all(groupIds.map((g) => answer(this.batched.readContract({ ...read, functionName: 'getGroupedRequests', args: [g] }).then((xs) => xs.map((x) => x.requestId)), []))),
+      multi === undefined ? false : answer(this.batched.readContract({ ...read, functionName: 'multiRequestIdExists', args: [multi.multiRequestId] }), false),
+    ]);
+    return {
+      requests: new Map(built.requests.map((r, i) => [r.requestId, requests[i]])),
+      groups: new Map(groupIds.map((g, i) => [g, groups[i] ?? []])),
+      multi: multiHeld,
+    };
   }
 
   /**

@@ -119,7 +119,7 @@ interface StoredRequestRead {
   creator?: string;
 }
 
-interface StoredMultiRequest {
+export interface StoredMultiRequest {
   requestId: RequestId;
   requests: (StoredRequestRead | StoredRequestUnreadable | ProofStatusError)[];
   groupIds: readonly bigint[];

@@ -6,9 +6,11 @@ import type { ChainClient } from './chain-client.js';
 import { keep, lruCache } from '../domain/cache.js';
 import type { RequestId } from './proof-status.js';
 import { revertDataOf } from './rpc-errors.js';
-import type { StoredLinkedQuery, StoredQuery, StoredRequestEntry } from './proof-status.js';
+import type { StoredLinkedQuery, StoredMultiRequest, StoredQuery, StoredRequestEntry } from './proof-status.js';
 
 const REQUEST_TTL_MS = 60_000;
+/** A multi-request's requests read at once. */
+const MULTI_PAGE = 64;
 
 type Raw = { ok: true; data: Hex } | { ok: false; data: Hex };
 
@@ -137,10 +139,14 @@ export class RequestReads {
       return undefined;
     }
     if (multi.multiRequestId !== BigInt(id)) return undefined;
-    const requests = await Promise.all(multi.requestIds.slice(0, 64).map(async (r) => {
-      const one = await this.readOne(chain, verifier, r);
-      return 'requests' in one ? { requestId: r, unreadable: `request ${r} is itself a multi-request` } : one;
-    }));
+    // Every request, a page of MULTI_PAGE reads at a time (each page one JSON-RPC batch).
+    const requests: StoredMultiRequest['requests'] = [];
+    for (let i = 0; i < multi.requestIds.length; i += MULTI_PAGE) {
+      requests.push(...await Promise.all(multi.requestIds.slice(i, i + MULTI_PAGE).map(async (r) => {
+        const one = await this.readOne(chain, verifier, r);
+        return 'requests' in one ? { requestId: r, unreadable: `request ${r} is itself a multi-request` } : one;
+      })));
+    }
     return { requestId: id, requests, groupIds: multi.groupIds };
   }
 

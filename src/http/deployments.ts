@@ -48,7 +48,7 @@ export const deploymentRoutes: FastifyPluginAsyncTypebox<{ deployments: Deployme
       querystring: ProjectQuery,
       body: DeployRequest,
       response: {
-        202: answered(refOf(SmartContractDeployment), 'The deployment, DeploymentStarted; Location is its URL.', ['Location']),
+        202: answered(refOf(SmartContractDeployment), 'The deployment, DeploymentStarted; Location is its URL. Requests the verifier holds already as the rules make them are reused, not sent: without any left to send, its transactions are none and the follower decides it by reading the verifier.', ['Location']),
         ...problemResponses([...AUTHENTICATED, 404, 409, 422, 503], {
           ...LOOKUP,
           409: 'SCS_NOT_ONCHAIN: the scenario is not OnChainZKP. SCS_DEPLOYER_NOT_CONFIGURED: no key, chain, verifier or ' +
@@ -57,7 +57,9 @@ export const deploymentRoutes: FastifyPluginAsyncTypebox<{ deployments: Deployme
             'SCS_CONFLICT: the rules are deployed as they are already, or their transaction is on its way or was just mined (another deploy of them, perhaps on another instance).',
           422: 'SCS_DEPLOY_REFUSED: the verifier would revert the transaction (the detail names the contract\'s error, e.g. ' +
             'ValidatorIsNotWhitelisted), its gas is above CHAIN_DEPLOY_MAX_GAS or the block\'s gas limit, or the node refused ' +
-            'the transaction for good (a transfer took its nonce). SCS_VALIDATION: a rule cannot be made a request (no JSON-LD context, no validator for its circuit).',
+            'the transaction for good (a transfer took its nonce). SCS_HELD_BY_VERIFIER: the verifier holds a rule\'s request id ' +
+            '(another validator) or group (other requests) otherwise than the rules make it, and setRequests cannot overwrite it: ' +
+            'the errors name each rule\'s query/requestId or query/groupId; choose a new one. SCS_VALIDATION: a rule cannot be made a request (no JSON-LD context, no validator for its circuit).',
           503: 'SCS_CHAIN_UNAVAILABLE: the chain timed out, did not answer or answered an error that is not a revert (a rate limit, an HTTP 5xx, a busy node) before the transaction was stored (with `Retry-After`; nothing was sent).',
         }),
       },

@@ -171,7 +171,7 @@ export const SmartContractDeployment = Type.Object(
       requestIds: Type.Array(Type.String(Uint256), { maxItems: 256, description: 'The ungrouped requests, in the order sent.' }),
       groupIds: Type.Array(Type.String(Uint256), { maxItems: 256, description: 'The groups, in the order sent.' }),
       transactions: Type.Optional(Type.Array(Type.String({ ...RefString }), {
-        maxItems: 256, description: 'The deployment\'s transactions (ids) that send it: none yet while its setMultiRequest is on its way.',
+        maxItems: 256, description: 'The deployment\'s transactions (ids) that send it: absent while its setMultiRequest is on its way; empty when the verifier held it already (nothing sent).',
       })),
     }, {
       additionalProperties: false,

@@ -26,6 +26,8 @@ const MESSAGE_MAX = 4096;
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 /** Verifier reads (one readRequests each) per round and chain; the others wait for the next round. */
 const MAX_VERIFIER_READS = 50;
+/** Deployments prepared at once in a round: their verifier reads start together. */
+const DECIDE_CHUNK = 100;
 /** Chain errors that a later round may not repeat: the deployment is decided then. */
 const TRANSIENT = new Set(['unreachable', 'timeout', 'rpc-error', 'wrong-chain', 'no-rpc']);
 
@@ -71,10 +73,19 @@ interface Followed {
 
 type TxOutcome = { status: 'TxConfirmed'; blockNumber: number; timestamp: number } | { status: 'TxFailed'; errorMessage: string };
 type Verdict = Pick<SmartContractDeployment, 'status' | 'address' | 'errorMessage'>;
+type Outcomes = Map<string, TxOutcome & { hash: string }>;
+interface Prepared { f: Followed; outcomes: Outcomes; verdict?: Verdict | { read: { address: string } } }
+interface Decided { f: Followed; outcomes: Outcomes; verdict?: Verdict }
 
 /** A stored hash that is not a transaction hash (written before the check) is never asked for. */
 const isPosted = (t: Transaction) => t.status === 'TxPosted' && typeof t.txHash === 'string' && TX_HASH.test(t.txHash);
 const isFinal = (t: Transaction) => t.status === 'TxConfirmed' || t.status === 'TxFailed';
+/**
+ * DeploymentStarted with every transaction final; or with none at all where it names its requests (a deploy that
+ * found them all on the verifier sends nothing): decided by reading the verifier.
+ */
+const toDecide = (d: SmartContractDeployment, txs: Transaction[]) =>
+  d.status === 'DeploymentStarted' && txs.every(isFinal) && (txs.length > 0 || (d.transactions !== undefined && (d.requests ?? []).length > 0));
 const hashOf = (t: Transaction) => (t.txHash ?? '').toLowerCase();
 const clipped = (text: string) => (text.length > MESSAGE_MAX ? `${text.slice(0, MESSAGE_MAX - 1)}…` : text);
 
@@ -200,7 +211,7 @@ export class DeploymentFollower {
     const target = { id: row.id, projectId: row.input.projectId ?? null, seq: row.seq };
     return row.input.smartContractDeployments.flatMap((d) => {
       const txs = d.transactions ?? [];
-      const open = txs.some(isPosted) || (d.status === 'DeploymentStarted' && txs.length > 0 && txs.every(isFinal));
+      const open = txs.some(isPosted) || toDecide(d, txs);
       const chain = parseChainRef(d.chain ?? this.options.settings.defaultChain)?.chain;
       return open && chain !== undefined ? [{ target, scenario: row.input, deployment: d, chain }] : [];
     });
@@ -228,11 +239,21 @@ export class DeploymentFollower {
     const reads = { left: MAX_VERIFIER_READS };
     // Real time, not the injected clock: past two intervals the rest waits for the next round (the lease lasts three).
     const deadline = performance.now() + 2 * Math.max(settings.followIntervalMs, settings.timeoutMs);
-    for (const f of list) {
+    const failed = (f: Followed) => (err: unknown) => {
+      log.warn({ err, scenarioId: f.target.id, deployment: f.deployment.id }, 'a deployment change was not recorded; will retry');
+      return undefined;
+    };
+    for (let i = 0; i < list.length; i += DECIDE_CHUNK) {
       if (this.stopped || performance.now() > deadline) break;
-      await this.decide(f, answer, reads).catch((err: unknown) => {
-        log.warn({ err, scenarioId: f.target.id, deployment: f.deployment.id }, 'a deployment change was not recorded; will retry');
-      });
+      const chunk = list.slice(i, i + DECIDE_CHUNK);
+      const prepared = await Promise.all(chunk.map((f) => this.prepare(f, answer, reads).catch(failed(f))));
+      // Started in one go, the verifier reads of these verdicts share the reader's JSON-RPC batches (one HTTP request
+      // for their getRequest and getMultiRequest calls).
+      const decided = await Promise.all(prepared.map((p) => (p === undefined ? undefined : this.readVerdict(p).catch(failed(p.f)))));
+      for (const d of decided) {
+        if (d === undefined || this.stopped) continue;
+        await this.record(d).catch(failed(d.f));
+      }
     }
     return true;
   }
@@ -343,7 +364,8 @@ export class DeploymentFollower {
     return seen.reason === undefined ? undefined : { status: 'TxFailed', errorMessage: clipped(seen.reason) };
   }
 
-  private async decide(f: Followed, answer: RoundAnswer, reads: { left: number }): Promise<void> {
+  /** A deployment's transaction outcomes this round, and its verdict, or the verifier address to read for it. */
+  private async prepare(f: Followed, answer: RoundAnswer, reads: { left: number }): Promise<Prepared | undefined> {
     const outcomes = new Map<string, TxOutcome & { hash: string }>();
     for (const t of f.deployment.transactions ?? []) {
       const o = isPosted(t) ? this.outcome(f.chain, t, answer) : undefined;
@@ -353,11 +375,26 @@ export class DeploymentFollower {
       const { hash: _hash, ...o } = outcomes.get(t.id) ?? { hash: '' };
       return { ...t, ...o };
     });
+    const verdict = toDecide(f.deployment, after) ? await this.verdict(f, after, reads) : undefined;
+    if (outcomes.size === 0 && verdict === undefined) return undefined;
+    return { f, outcomes, verdict };
+  }
+
+  /** The verdict of a prepared deployment whose verifier is to be read; undefined when the chain did not answer. */
+  private async readVerdict(p: Prepared): Promise<Decided | undefined> {
+    if (p.verdict === undefined || !('read' in p.verdict)) return { f: p.f, outcomes: p.outcomes, verdict: p.verdict };
+    const { address } = p.verdict.read;
+    const differences = await this.differences(p.f, address);
     let verdict: Verdict | undefined;
-    if (f.deployment.status === 'DeploymentStarted' && after.length > 0 && after.every(isFinal)) {
-      verdict = await this.verdict(f, after, reads);
+    if (differences !== undefined) {
+      verdict = differences.length === 0
+        ? { status: 'Deployed', address }
+        : { status: 'DeploymentFailed', errorMessage: clipped(`the verifier's requests differ from the rules: ${differences.join('; ')}`) };
     }
-    if (outcomes.size === 0 && verdict === undefined) return;
+    return verdict === undefined && p.outcomes.size === 0 ? undefined : { f: p.f, outcomes: p.outcomes, verdict };
+  }
+
+  private async record({ f, outcomes, verdict }: Decided): Promise<void> {
     const readFrom = basis(f.scenario, f.deployment);
     if (!(await this.renew())) return;
     // Applied to the scenario as it is then: what a PATCH decided meanwhile stands.
@@ -422,8 +459,11 @@ export class DeploymentFollower {
     }).map((t) => t.id));
   }
 
-  /** undefined: not decided this round (the chain did not answer, or its turn to read the verifier is next round). */
-  private async verdict(f: Followed, txs: Transaction[], reads: { left: number }): Promise<Verdict | undefined> {
+  /**
+   * undefined: not decided this round (its turn to read the verifier is next round); `read`: decided by reading the
+   * verifier at that address (readVerdict).
+   */
+  private async verdict(f: Followed, txs: Transaction[], reads: { left: number }): Promise<Verdict | { read: { address: string } } | undefined> {
     const losers = await this.replacedLosers(f.chain, txs);
     const failed = txs.find((t) => t.status === 'TxFailed' && !losers.has(t.id));
     if (failed !== undefined) {
@@ -439,11 +479,7 @@ export class DeploymentFollower {
     if (f.scenario.type !== 'OnChainZKP') return { status: 'Deployed', address };
     if (reads.left <= 0) return undefined;
     reads.left--;
-    const differences = await this.differences(f, address);
-    if (differences === undefined) return undefined;
-    return differences.length === 0
-      ? { status: 'Deployed', address }
-      : { status: 'DeploymentFailed', errorMessage: clipped(`the verifier's requests differ from the rules: ${differences.join('; ')}`) };
+    return { read: { address } };
   }
 
   /**
@@ -459,7 +495,8 @@ export class DeploymentFollower {
       return id === undefined ? [] : [id];
     });
     if (ids.length === 0) return missing;
-    const entries = await reader.readRequests?.({ chain: f.chain, verifierAddress: address, requestIds: ids }) ?? [];
+    // The multi-request read alongside, in the same batch.
+    const [entries = [], multi] = await Promise.all([reader.readRequests?.({ chain: f.chain, verifierAddress: address, requestIds: ids }), this.multiDifferences(f, address)]);
     if (entries.some((e) => 'code' in e && TRANSIENT.has(e.code))) return undefined;
     const outcomes = rules.map((qc): OnChainRuleOutcome => ({
       objectId: qc.id, requestId: requestIdOf(qc.query.requestId)?.toString() ?? null, status: 'valid', is_valid: true, reasons: [],
@@ -467,7 +504,6 @@ export class DeploymentFollower {
     }));
     const checked = await check.apply(outcomes, rules, entries, f.scenario.trustedIssuers);
     const differences = [...missing, ...checked.filter((o) => o.requestId !== null && o.status === 'error').flatMap((o) => o.reasons)];
-    const multi = await this.multiDifferences(f, address);
     return multi === undefined ? undefined : [...differences, ...multi];
   }
 
@@ -487,7 +523,8 @@ export class DeploymentFollower {
    */
   private multiUnsent(d: SmartContractDeployment, txs: Transaction[]): Verdict | 'wait' | undefined {
     const multi = d.multiRequest;
-    if (multi === undefined || (multi.transactions ?? []).length > 0) return undefined;
+    // An empty list: the verifier held it already, nothing was to send.
+    if (multi === undefined || multi.transactions !== undefined) return undefined;
     const since = Math.max(0, ...txs.map((t) => (t.status === 'TxConfirmed' && typeof t.timestamp === 'number' ? t.timestamp : 0)));
     const waited = this.now() - since * 1000;
     if (waited < this.options.settings.txDropAfterMs) return 'wait';

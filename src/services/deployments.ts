@@ -11,6 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Address, Hex } from 'viem';
 import type { ChainSettings } from '../chain/config.js';
 import { forChain, type DeploySettings } from '../chain/deploy-config.js';
+import type { SendPlan } from '../chain/deploy-plan.js';
 import type { BuiltRequests, MultiRequest } from '../chain/deploy-requests.js';
 import type { DeployerChain, UnsignedSend } from '../chain/deploy-sender.js';
 import type { RequestMatchOptions } from '../chain/request-match.js';
@@ -19,6 +20,7 @@ import { KeyedQueue } from '../domain/keyed-queue.js';
 import type { PlanCache } from '../domain/plan-cache.js';
 import type { Scenario } from '../schemas/scenario.js';
 import type { ChainSend, ChainSendRepository, ScenarioRepository, ScenarioRow } from '../store/types.js';
+import type { FieldError } from '../schemas/problem.js';
 import type { Access } from './access.js';
 import { Conflict, InvalidScenario, ScenarioNotFound } from './errors.js';
 import type { DeploymentRecorder } from './deployment-records.js';
@@ -27,6 +29,13 @@ import { findScenarioIn } from './scenarios.js';
 const NotOnChain = createError<[string, string]>('SCS_NOT_ONCHAIN', 'Scenario %s is %s: only OnChainZKP scenarios are deployed to a verifier', 409);
 const DeployerMissing = createError<[string]>('SCS_DEPLOYER_NOT_CONFIGURED', '%s', 409);
 const DeployRefused = createError<[string]>('SCS_DEPLOY_REFUSED', '%s', 422);
+const HeldByVerifierError = createError<[string]>('SCS_HELD_BY_VERIFIER', '%s', 422);
+/** A rule's request or group that the verifier holds otherwise (setRequests cannot overwrite it): the fields to change. */
+class HeldByVerifier extends HeldByVerifierError {
+  constructor(readonly errors: FieldError[], message: string) {
+    super(message);
+  }
+}
 const FeeTooHigh = createError<[string]>('SCS_FEE_TOO_HIGH', '%s', 409);
 const DeployerUnderfunded = createError<[string]>('SCS_DEPLOYER_UNDERFUNDED', '%s', 409);
 /** Nothing was sent that is not stored: the deploy may be asked again. */
@@ -92,6 +101,8 @@ export interface DeploymentServiceOptions {
   log?: Pick<FastifyBaseLogger, 'warn'>;
   /** Test hook: after the signed send is stored, before it is broadcast; a throw stands for a crash there. */
   beforeBroadcast?: (send: ChainSend) => void | Promise<void>;
+  /** Test hook: before the setMultiRequest that setRequests `send` carries is reserved. */
+  beforeFollowUp?: (send: ChainSend) => void | Promise<void>;
 }
 
 export interface DeployerShortfall {
@@ -159,25 +170,35 @@ export class DeploymentService {
 
     const { buildRequests, RequestBuildError } = await import('../chain/deploy-requests.js');
     const { DeployRefusal } = await import('../chain/deploy-sender.js');
+    const { planSends, HeldConflict } = await import('../chain/deploy-plan.js');
     let built: BuiltRequests;
-    let unsigned: UnsignedSend;
+    let unsigned: UnsignedSend | undefined;
     let then: UnsignedSend | undefined;
+    let plan: SendPlan;
     try {
       const circuits = await deployer.validatorCircuits(validators);
       built = await buildRequests(row.input.queryConfigurations, {
         ...this.options.requests, trustedIssuers: row.input.trustedIssuers, validators: circuits, creator: deployer.address,
       });
-      const same = row.input.smartContractDeployments.find((d) =>
-        (d.status === 'DeploymentStarted' || d.status === 'Deployed') && d.chain === chain && d.address?.toLowerCase() === verifier &&
-        JSON.stringify(d.requests) === JSON.stringify(built.rules));
-      if (same !== undefined) throw new Conflict(`Scenario ${scenarioId}'s rules are deployed as they are already: deployment "${same.id}" (${same.status})`);
-      unsigned = await deployer.prepare(verifier, built.requests);
-      // Both priced before setRequests takes its nonce: a refusal never leaves it alone on chain.
-      if (built.multiRequest !== undefined) then = await deployer.prepareMulti(verifier, built.multiRequest, BigInt(unsigned.gas) * BigInt(unsigned.maxFeePerGas));
+      refuseSame(scenarioId, row.input, chain, verifier, built.rules);
+      // The requests, groups and multi-request the verifier holds as the rules make them are reused, not sent again.
+      plan = planSends(row.input.queryConfigurations, built, await deployer.held(verifier, built), verifier);
+      const multi = plan.multi === 'send' ? built.multiRequest : undefined;
+      if (plan.requests.length > 0) {
+        unsigned = await deployer.prepare(verifier, plan.requests);
+        // Both priced before setRequests takes its nonce: a refusal never leaves it alone on chain.
+        if (multi !== undefined) then = await deployer.prepareMulti(verifier, multi, BigInt(unsigned.gas) * BigInt(unsigned.maxFeePerGas));
+      } else if (multi !== undefined) {
+        unsigned = await deployer.prepareMultiAlone(verifier, multi);
+      }
     } catch (err) {
       if (err instanceof RequestBuildError) {
         throw new InvalidScenario([{ field: `body.input${(err.pointer ?? '').replace(/\//g, '.')}`, pointer: `/input${err.pointer ?? ''}`, message: err.message }],
           `The scenario cannot be deployed: ${err.message}`);
+      }
+      if (err instanceof HeldConflict) {
+        throw new HeldByVerifier(err.problems.map((p) => ({ field: `body.input${p.pointer.replace(/\//g, '.')}`, pointer: `/input${p.pointer}`, message: p.message })),
+          `The verifier holds ${err.problems.length === 1 ? 'a request or group' : 'requests or groups'} of these rules otherwise than they are now: ${err.problems[0]!.message}`);
       }
       if (err instanceof DeployRefusal) {
         throw err.kind === 'fee' ? new FeeTooHigh(err.message) : err.kind === 'funds' ? new DeployerUnderfunded(err.message) : new DeployRefused(err.message);
@@ -185,10 +206,15 @@ export class DeploymentService {
       throw chainError(err, chain);
     }
     const deploymentId = `deploy-${randomUUID()}`;
+    const multiAlone = plan.requests.length === 0 && plan.multi === 'send';
     const purpose: Purpose = {
       scenario: targetOf(row), deploymentId, verifier, rules: built.rules,
       ...(built.multiRequest && then && { multiRequest: recordedMulti(built.multiRequest), then }),
+      ...(built.multiRequest && multiAlone && { multiRequest: recordedMulti(built.multiRequest), call: 'setMultiRequest' as const }),
+      // Held already: none of its transactions sends it.
+      ...(built.multiRequest && plan.multi === 'held' && { multiRequest: { ...recordedMulti(built.multiRequest), transactions: [] } }),
     };
+    if (unsigned === undefined) return this.recordHeld(scenarioId, chain, purpose);
     const sendId = randomUUID();
     // Under the sender's lock: an open send of the same call (another instance's deploy of these rules) is not sent twice,
     // nor one that became mined since the row was read (that deploy ended after `same` above looked).
@@ -209,6 +235,29 @@ export class DeploymentService {
     const deployment = recorded?.input.smartContractDeployments.find((d) => d.id === deploymentId);
     if (recorded === undefined || deployment === undefined) throw new ScenarioNotFound(scenarioId);
     return { deployment, row: recorded };
+  }
+
+  /**
+   * Nothing to send: the verifier holds every request (and the multi-request) as the rules make them, e.g. after a
+   * retire, or another scenario's deploy of the same rules. A deployment without transactions, DeploymentStarted:
+   * the follower decides it by reading the verifier alone.
+   */
+  private async recordHeld(scenarioId: string, chain: string, purpose: Purpose): Promise<{ deployment: SmartContractDeployment; row: ScenarioRow }> {
+    // Another deploy of these rules on its way (its send stored, not yet recorded): the chain holds its requests. A
+    // recorded one is in the scenario, where refuseSame() judges it by its status.
+    for (const open of await this.options.store.openSends()) {
+      const other = JSON.parse(open.purpose) as Purpose | FillerPurpose;
+      if (open.state !== 'recorded' && !isFiller(other) && other.scenario.id === scenarioId && requestsKey(other.rules) === requestsKey(purpose.rules)) {
+        throw new Conflict(`Scenario ${scenarioId}'s rules are being deployed already: deployment "${other.deploymentId}" (its transaction is on its way)`);
+      }
+    }
+    const row = await this.recordDeployment(purpose.scenario, purpose.deploymentId, (input) => {
+      refuseSame(scenarioId, input, chain, purpose.verifier, purpose.rules);
+      return withDeployment(input, newDeployment(purpose, chain, []));
+    });
+    const deployment = row?.input.smartContractDeployments.find((d) => d.id === purpose.deploymentId);
+    if (row === undefined || deployment === undefined) throw new ScenarioNotFound(scenarioId);
+    return { deployment, row };
   }
 
   /** Signs a reserved send, broadcasts a signed one, records a broadcast one: from wherever a crash left it. */
@@ -262,19 +311,23 @@ export class DeploymentService {
     if (purpose.then === undefined || purpose.call === 'setMultiRequest') return undefined;
     const d = row.input.smartContractDeployments.find((x) => x.id === purpose.deploymentId);
     if (d === undefined || (d.multiRequest?.transactions ?? []).length > 0) return undefined;
-    const open = await this.options.store.openSends();
-    const reserved = open.find((o) => {
+    const { then, ...rest } = purpose;
+    // setRequests is on its way already: a node that does not answer now must not fail the deploy (the stored next
+    // nonce, after setRequests's, is the floor anyway).
+    const chainNonce = await deployer.nonce('pending').catch(() => send.nonce + 1);
+    await this.options.beforeFollowUp?.(send);
+    const id = randomUUID();
+    // One step under the sender's lock: the check for this deployment's setMultiRequest (open, or mined since its
+    // setRequests was stored) and the reservation. Two instances carrying the same setRequests reserve one.
+    const ours = (o: ChainSend) => {
       const p = JSON.parse(o.purpose) as Purpose | FillerPurpose;
       return !isFiller(p) && p.deploymentId === purpose.deploymentId && p.call === 'setMultiRequest';
-    });
-    if (reserved !== undefined) return reserved.state === 'recorded' ? undefined : reserved;
-    const { then, ...rest } = purpose;
-    return this.options.store.reserveSend({
-      id: randomUUID(), chain: send.chain, sender: send.sender, request: JSON.stringify(then),
+    };
+    const reserved = await this.options.store.reserveSend({
+      id, chain: send.chain, sender: send.sender, request: JSON.stringify(then),
       purpose: JSON.stringify({ ...rest, call: 'setMultiRequest' } satisfies Purpose), createdAt: this.at(),
-      // setRequests is on its way already: a node that does not answer now must not fail the deploy (the stored next
-      // nonce, after setRequests's, is the floor anyway).
-    }, await deployer.nonce('pending').catch(() => send.nonce + 1));
+    }, chainNonce, ours, send.createdAt);
+    return reserved.id === id || (reserved.state !== 'recorded' && reserved.state !== 'mined') ? reserved : undefined;
   }
 
   /**
@@ -315,15 +368,7 @@ export class DeploymentService {
           ...input, smartContractDeployments: deployments.map((d) => (d === existing ? { ...d, transactions: [...transactionsOf(d), tx], ...multiRequest } : d)),
         };
       }
-      const deployment: SmartContractDeployment = {
-        id: purpose.deploymentId, contractName: 'UniversalVerifier', status: 'DeploymentStarted', address: purpose.verifier, chain: send.chain,
-        scenarioId: purpose.scenario.id, transactions: [transaction(purpose.deploymentId, 1, send.txHash as string)], requests: purpose.rules,
-        ...(purpose.multiRequest && { multiRequest: purpose.multiRequest }),
-      };
-      const live = deployments.some((d) => d.status === 'Deployed');
-      // Executes keep reading the Deployed one: its rules keep their requestIds until supersede().
-      const rules = live ? input.queryConfigurations : withRequestIds(input.queryConfigurations, purpose.rules);
-      return { ...input, queryConfigurations: rules, smartContractDeployments: [...deployments, deployment] };
+      return withDeployment(input, newDeployment(purpose, send.chain, [transaction(purpose.deploymentId, 1, send.txHash as string)]));
     });
   }
 
@@ -511,6 +556,35 @@ export class DeploymentService {
 const errorText = async (err: unknown, chain: string) => (await import('../chain/rpc-errors.js')).chainErrorText(err, chain);
 
 const targetOf = (row: ScenarioRow): DeploymentTarget => ({ id: row.id, projectId: row.input.projectId ?? null, seq: row.seq });
+
+/** Key order apart (PostgreSQL's JSONB reorders keys). */
+const requestsKey = (rules: BuiltRequests['rules']) => rules.map((r) => `${r.queryConfigurationId}=${r.requestId}`).join('|');
+
+/** 409 when a deployment on its way or Deployed sets these very requests on the verifier. */
+function refuseSame(scenarioId: string, input: Scenario, chain: string, verifier: Address, rules: BuiltRequests['rules']): void {
+  const same = input.smartContractDeployments.find((d) =>
+    (d.status === 'DeploymentStarted' || d.status === 'Deployed') && d.chain === chain && d.address?.toLowerCase() === verifier.toLowerCase() &&
+    requestsKey(d.requests ?? []) === requestsKey(rules));
+  if (same !== undefined) throw new Conflict(`Scenario ${scenarioId}'s rules are deployed as they are already: deployment "${same.id}" (${same.status})`);
+}
+
+/** A deploy's new deployment; its first transaction sends setMultiRequest alone when the verifier held the requests. */
+function newDeployment(purpose: Purpose, chain: string, transactions: Transaction[]): SmartContractDeployment {
+  const multi = purpose.multiRequest;
+  const multiRequest = multi === undefined ? undefined : purpose.call === 'setMultiRequest' ? { ...multi, transactions: transactions.map((t) => t.id) } : multi;
+  return {
+    id: purpose.deploymentId, contractName: 'UniversalVerifier', status: 'DeploymentStarted', address: purpose.verifier, chain,
+    scenarioId: purpose.scenario.id, transactions, requests: purpose.rules, ...(multiRequest && { multiRequest }),
+  };
+}
+
+/** The scenario with a new deployment; the rules take its requestIds at once only when none is Deployed. */
+function withDeployment(input: Scenario, deployment: SmartContractDeployment): Scenario {
+  const live = input.smartContractDeployments.some((d) => d.status === 'Deployed');
+  // Executes keep reading the Deployed one: its rules keep their requestIds until supersede().
+  const rules = live ? input.queryConfigurations : withRequestIds(input.queryConfigurations, deployment.requests ?? []);
+  return { ...input, queryConfigurations: rules, smartContractDeployments: [...input.smartContractDeployments, deployment] };
+}
 
 const transaction = (deploymentId: string, n: number, txHash: string): Transaction => ({
   id: `tx-${n}`, actionName: 'ScenarioDeploy', status: 'TxPosted', txHash, smartContractDeploymentId: deploymentId,

@@ -14,7 +14,9 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ID_INFORMATION_CONTEXT_URL } from '../../src/jsonld/urls.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { auth, makeApp, tempDir } from '../helpers.js';
+import { dropSchema, freshSchema, pgAvailable, PG_URL } from '../pg.js';
 import { ID_INFORMATION, stack, type Stack } from './deploy-stack.js';
 import { startLocalChain, type LocalChain } from './evm.js';
 
@@ -31,6 +33,8 @@ let provider: EIP1193Provider;
 let s: Stack;
 let stable: Address;
 let linked: Address;
+/** A second stable V3 validator: the same circuit, so the same params and request ids as `stable`'s. */
+let otherStable: Address;
 let alice: Address;
 let bob: Address;
 const KEY = generatePrivateKey();
@@ -57,7 +61,7 @@ interface Deployment {
   multiRequest?: { multiRequestId: string; requestIds: string[]; groupIds: string[]; transactions?: string[] };
 }
 
-async function call(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) {
+async function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) {
   return app.inject({ method, url, headers: auth, ...(payload !== undefined && { payload: payload as object }) });
 }
 
@@ -85,11 +89,12 @@ beforeAll(async () => {
   s = await stack.deployIden3Stack(provider);
   stable = await s.deployStableV3Validator();
   linked = await s.deployLinkedValidator();
+  otherStable = await s.deployStableV3Validator();
   [, alice, bob] = s.accounts as [Address, Address, Address];
   await provider.request({ method: 'hardhat_setBalance', params: [deployer, '0x56BC75E2D63100000'] } as never);
   app = await makeApp({
     DATA_DIR: tempDir('scs-deploy-multi-'), CHAIN_RPC_URLS: `eip155:31337=${chain.url}`, CHAIN_DEPLOYER_KEY: KEY, CHAIN_VERIFIER_ADDRESS: s.verifier,
-    CHAIN_VALIDATORS: [stable, linked].join(','), CHAIN_CONFIRMATIONS: '2', CHAIN_FOLLOW_INTERVAL_MS: '100',
+    CHAIN_VALIDATORS: [stable, linked, otherStable].join(','), CHAIN_CONFIRMATIONS: '2', CHAIN_FOLLOW_INTERVAL_MS: '100',
   });
 }, 240_000);
 
@@ -253,6 +258,46 @@ describe('a deployment of several proofs at once (@iden3/contracts 3.4.0 Univers
     }
   });
 
+  it.skipIf(!pgAvailable)('two instances on one PostgreSQL carrying the same setRequests (after a crash before its broadcast) reserve one setMultiRequest: two transactions, Deployed', async () => {
+    const schema = freshSchema('multi_two');
+    const env = {
+      DATA_DIR: tempDir('scs-deploy-multi-two-'), DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, CHAIN_RPC_URLS: `eip155:31337=${chain.url}`,
+      CHAIN_DEPLOYER_KEY: KEY, CHAIN_VERIFIER_ADDRESS: s.verifier, CHAIN_VALIDATORS: [stable, linked].join(','), CHAIN_CONFIRMATIONS: '2', CHAIN_FOLLOW_INTERVAL_MS: '100',
+    };
+    const nonce = await client().getTransactionCount({ address: deployer, blockTag: 'pending' });
+    const inject = (a: FastifyInstance, method: 'GET' | 'POST', url: string, payload?: object) => a.inject({ method, url, headers: auth, ...(payload && { payload }) });
+    const apps: FastifyInstance[] = [];
+    try {
+      const crashing = await makeApp(env, { beforeBroadcast: () => { throw new Error('killed before the first broadcast'); } });
+      apps.push(crashing);
+      const queryConfigurations = [rule('one', 20280101, { requestId: 1 }), rule('two', 20290101, { requestId: 2 })];
+      expect((await inject(crashing, 'POST', '/compliance/scenarios', { id: 'two-instances', input: { name: 'two', type: 'OnChainZKP', queryConfigurations, smartContractDeployments: [] } })).statusCode).toBe(201);
+      expect((await inject(crashing, 'POST', '/compliance/scenarios/two-instances/deployments', {})).statusCode).toBe(500);
+      await crashing.close();
+      // Each instance's recover() carries the stored setRequests on; both wait for the other before reserving the
+      // setMultiRequest it carries (at most a minute), so both have looked for one before either reserves.
+      let arrived = 0;
+      let release = () => {};
+      const both = new Promise<void>((resolve) => { release = resolve; });
+      const barrier = async () => {
+        if (++arrived === 2) release();
+        await Promise.race([both, sleep(60_000)]);
+      };
+      const [one, two] = await Promise.all([makeApp(env, { beforeFollowUp: barrier }), makeApp(env, { beforeFollowUp: barrier })]);
+      apps.push(one!, two!);
+      expect(arrived).toBe(2);
+      expect(await client().getTransactionCount({ address: deployer, blockTag: 'pending' })).toBe(nonce + 2);
+      const found = async () => ((await inject(one!, 'GET', '/compliance/scenarios/two-instances')).json().input as { smartContractDeployments: Deployment[] }).smartContractDeployments;
+      expect((await found()).map((d) => d.transactions.map((t) => t.id))).toEqual([['tx-1', 'tx-2']]);
+      await chain.mine(2);
+      await expect.poll(async () => (await found())[0]!.status, { timeout: 30_000, interval: 100 }).toBe('Deployed');
+      expect(await client().getTransactionCount({ address: deployer, blockTag: 'pending' })).toBe(nonce + 2);
+    } finally {
+      for (const a of apps) await a.close().catch(() => {});
+      await dropSchema(schema);
+    }
+  });
+
   it('a balance that pays setRequests but not setMultiRequest too: refused (409) before either is sent', async () => {
     const queryConfigurations = [rule('one', 20190101, { requestId: 1 }), rule('two', 20200101, { requestId: 2 })];
     expect((await call('POST', '/compliance/scenarios', { id: 'underfunded', input: { name: 'underfunded', type: 'OnChainZKP', queryConfigurations, smartContractDeployments: [] } })).statusCode).toBe(201);
@@ -340,5 +385,108 @@ describe('a deployment of several proofs at once (@iden3/contracts 3.4.0 Univers
     await expect.poll(async () => (await found()).status, { timeout: 30_000, interval: 100 }).not.toBe('DeploymentStarted');
     expect((await found()).errorMessage).toBeUndefined();
     expect((await found()).status).toBe('Deployed');
+  });
+
+  describe('a redeploy, and deploys of requests the verifier holds already', () => {
+    const redeployRules = (one: number, grouped = 20250101) => [
+      rule('one', one, { requestId: 1 }), rule('two', 20240101, { requestId: 2 }),
+      rule('grouped', grouped, { requestId: 3, groupId: 41 }),
+      rule('linked', 19600101, { requestId: 4, groupId: 41, circuitId: 'linkedMultiQuery', operator: '$gt' }),
+    ];
+    const statuses = async (id: string) => (await scenarioOf(id)).smartContractDeployments.map((x) => x.status);
+    const patchRules = (id: string, queryConfigurations: unknown[]) => call('PATCH', `/compliance/scenarios/${id}`, { input: { queryConfigurations } });
+    const sentRequests = async (hash: string) => {
+      const { functionName, args } = decodeFunctionData({ abi: universal.abi, data: (await client().getTransaction({ hash: hash as Hex })).input });
+      return { functionName, ids: functionName === 'setRequests' ? (args as [{ requestId: bigint }[]])[0].map((r) => r.requestId) : [] };
+    };
+
+    it('one rule of four changed: setRequests sends its request alone, the others reused; the new deployment Deployed, the old Deprecated; execute valid on it', async () => {
+      const first = await deploy('redeploy', redeployRules(20210101));
+      await chain.mine(2);
+      await expect.poll(() => statuses('redeploy'), { timeout: 30_000, interval: 100 }).toEqual(['Deployed']);
+      const before = await scenarioOf('redeploy');
+      expect((await patchRules('redeploy', before.queryConfigurations.map((qc) => (qc.id === 'one' ? { ...qc, query: { ...qc.query, value: 20230101 } } : qc)))).statusCode).toBe(200);
+      const res = await call('POST', '/compliance/scenarios/redeploy/deployments', {});
+      expect(res.statusCode, res.body).toBe(202);
+      const second = res.json() as Deployment;
+      const ids = second.requests.map((r) => BigInt(r.requestId)) as [bigint, bigint, bigint, bigint];
+      expect(ids.slice(1)).toEqual(first.requests.slice(1).map((r) => BigInt(r.requestId)));
+      expect(await sentRequests(second.transactions[0]!.txHash)).toEqual({ functionName: 'setRequests', ids: [ids[0]] });
+      expect(second.multiRequest).toMatchObject({ requestIds: [ids[0], ids[1]].map(String), groupIds: ['41'], transactions: ['tx-2'] });
+      await chain.mine(2);
+      await expect.poll(() => statuses('redeploy'), { timeout: 30_000, interval: 100 }).toEqual(['Deprecated', 'Deployed']);
+      expect((await scenarioOf('redeploy')).queryConfigurations.map((qc) => qc.query.requestId)).toEqual(ids.map(String));
+
+      const q = (operator: string, value: number) => stack.circuitQuery(ID_INFORMATION, ATTRIBUTE, OPERATORS[operator]!, value);
+      const v3 = (query: Awaited<ReturnType<typeof q>>, groupID?: bigint) => ({ ...query, circuitIds: ['credentialAtomicQueryV3OnChain'], ...(groupID && { groupID }) });
+      const [one, two, grouped] = [v3(await q('$lt', 20230101)), v3(await q('$lt', 20240101)), v3(await q('$lt', 20250101), 41n)];
+      const condition = await q('$gt', 19600101);
+      await s.submit(alice, ids[0], { kind: 'v3', queryHash: stack.queryHashV3(one), circuitId: SUBVERSION });
+      await s.submit(alice, ids[1], { kind: 'v3', queryHash: stack.queryHashV3(two), circuitId: SUBVERSION });
+      await s.submit(alice, ids[2], { kind: 'v3', queryHash: stack.queryHashV3(grouped), circuitId: SUBVERSION, linkID: 77n });
+      await s.submit(alice, ids[3], { kind: 'linked', linkID: 77n, queryHashes: [stack.queryHashLinked(condition)] });
+      const executed = await call('POST', '/compliance/scenarios/execute', { scenarioId: 'redeploy', address: alice, credentials: [] });
+      expect(executed.statusCode, executed.body).toBe(200);
+      expect(executed.json()[0].result).toMatchObject({ status: 'valid', result: { is_valid: true } });
+      expect(await read('areMultiRequestProofsVerified', [BigInt(second.multiRequest!.multiRequestId), alice])).toBe(true);
+    });
+
+    it('a changed grouped rule that keeps its groupId: 422 naming the group\'s rules\' groupId and saying to choose a new one; nothing sent', async () => {
+      const before = await scenarioOf('redeploy');
+      expect((await patchRules('redeploy', before.queryConfigurations.map((qc) => (qc.id === 'grouped' ? { ...qc, query: { ...qc.query, value: 20260101 } } : qc)))).statusCode).toBe(200);
+      const nonce = await client().getTransactionCount({ address: deployer, blockTag: 'pending' });
+      const res = await call('POST', '/compliance/scenarios/redeploy/deployments', {});
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.json()).toMatchObject({ code: 'SCS_HELD_BY_VERIFIER' });
+      const errors = res.json().errors as { pointer: string; message: string }[];
+      expect(errors.map((e) => e.pointer)).toEqual(['/input/queryConfigurations/2/query/groupId', '/input/queryConfigurations/3/query/groupId']);
+      expect(errors[0]!.message).toMatch(/holds group 41 already.*choose a new groupId/);
+      expect(await client().getTransactionCount({ address: deployer, blockTag: 'pending' })).toBe(nonce);
+      expect(await statuses('redeploy')).toEqual(['Deprecated', 'Deployed']);
+      // The same change under a new groupId deploys.
+      const renamed = (await scenarioOf('redeploy')).queryConfigurations.map((qc) => (qc.query.groupId === 41 ? { ...qc, query: { ...qc.query, groupId: 42 } } : qc));
+      expect((await patchRules('redeploy', renamed)).statusCode).toBe(200);
+      const again = await call('POST', '/compliance/scenarios/redeploy/deployments', {});
+      expect(again.statusCode, again.body).toBe(202);
+      await chain.mine(2);
+      await expect.poll(() => statuses('redeploy'), { timeout: 30_000, interval: 100 }).toEqual(['Deprecated', 'Deprecated', 'Deployed']);
+    });
+
+    it('a rule whose request id the verifier holds with another validator (the same params, another validator of its circuit): 422 naming its requestId', async () => {
+      await deploy('held-by-stable', [rule('alone', 20270101, { requestId: 1 })]);
+      await chain.mine(2);
+      const created = await call('POST', '/compliance/scenarios', { id: 'other-validator', input: { name: 'other', type: 'OnChainZKP', queryConfigurations: [rule('alone', 20270101, { requestId: 1 })], smartContractDeployments: [] } });
+      expect(created.statusCode, created.body).toBe(201);
+      const res = await call('POST', '/compliance/scenarios/other-validator/deployments', { validators: [otherStable] });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().errors).toEqual([expect.objectContaining({ pointer: '/input/queryConfigurations/0/query/requestId', message: expect.stringMatching(/choose a new id/) })]);
+      expect((await scenarioOf('other-validator')).smartContractDeployments).toEqual([]);
+    });
+
+    it('the same rules in another scenario: no transaction, Deployed by the read check alone (and again after a retire); reordered: setMultiRequest alone (tx-1), Deployed', async () => {
+      const current = (await scenarioOf('redeploy')).queryConfigurations.map(({ id, query }) => ({ id, query }));
+      const nonce = await client().getTransactionCount({ address: deployer, blockTag: 'pending' });
+      const copy = await deploy('copy', current);
+      expect(copy.transactions).toEqual([]);
+      expect(copy.multiRequest).toMatchObject({ transactions: [] });
+      expect(await client().getTransactionCount({ address: deployer, blockTag: 'pending' })).toBe(nonce);
+      await expect.poll(() => statuses('copy'), { timeout: 30_000, interval: 100 }).toEqual(['Deployed']);
+      expect((await call('POST', '/compliance/scenarios/copy/deployments', {})).statusCode).toBe(409);
+      // Retired, then deployed again: again no transaction, Deployed.
+      expect((await call('DELETE', `/compliance/scenarios/copy/deployments/${copy.id}`)).statusCode).toBe(200);
+      const again = await call('POST', '/compliance/scenarios/copy/deployments', {});
+      expect(again.statusCode, again.body).toBe(202);
+      expect((again.json() as Deployment).transactions).toEqual([]);
+      await expect.poll(() => statuses('copy'), { timeout: 30_000, interval: 100 }).toEqual(['Deprecated', 'Deployed']);
+
+      const [a, b, ...group] = current;
+      const swapped = await deploy('swapped', [b, a, ...group]);
+      expect(swapped.transactions).toHaveLength(1);
+      expect((await sentRequests(swapped.transactions[0]!.txHash)).functionName).toBe('setMultiRequest');
+      expect(swapped.multiRequest?.transactions).toEqual(['tx-1']);
+      await chain.mine(2);
+      await expect.poll(() => statuses('swapped'), { timeout: 30_000, interval: 100 }).toEqual(['Deployed']);
+    });
   });
 });

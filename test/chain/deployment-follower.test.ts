@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createWalletClient, custom, encodeFunctionData, getAddress, type Abi, type Address, type EIP1193Provider, type Hash, type Hex } from 'viem';
+import { createWalletClient, custom, encodeFunctionData, getAddress, toFunctionSelector, type Abi, type Address, type EIP1193Provider, type Hash, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadConfig } from '../../src/config.js';
 import { chainReaderFor } from '../../src/chain/index.js';
@@ -355,6 +355,26 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
       expect(d.errorMessage).toMatch(/^the verifier's requests differ from the rules: rule "adult" does not match request \d+/);
       expect(d.errorMessage).toContain('its values are [20100101], the rule\'s [20020101]');
     });
+
+    it('waits for a recorded multi-request\'s unsent setMultiRequest until CHAIN_TX_DROP_AFTER_MS past setRequests\' block (the follower\'s clock), then fails naming it', async () => {
+      const h = await harness(await env());
+      const requestId = nextRequestId++;
+      const { transactionHash, blockNumber } = await s.setRequests([{ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) }]);
+      const multiRequest = { multiRequestId: '4242', requestIds: [requestId.toString()], groupIds: [] };
+      await create(h, 'unsent', onChainScenario(requestId, [transactionHash], { multiRequest }));
+      await chain.mine(CONFIRMATIONS);
+      const mined = Number((await rpc('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false]) as { timestamp: Hex }).timestamp) * 1000;
+      // Its clock stands just before the limit: confirmed, no verdict.
+      h.clock.t = mined + DROP_AFTER_MS - 1;
+      await h.follower.poll();
+      await h.follower.poll();
+      expect(await h.deployment('unsent')).toMatchObject({ status: 'DeploymentStarted', transactions: [{ status: 'TxConfirmed' }] });
+      h.clock.t = mined + DROP_AFTER_MS;
+      await h.follower.poll();
+      const d = await h.deployment('unsent');
+      expect(d).toMatchObject({ status: 'DeploymentFailed' });
+      expect(d.errorMessage).toBe(`its multi-request 4242's setMultiRequest transaction was not recorded ${DROP_AFTER_MS / 1000} s after setRequests was mined`);
+    });
   });
 
   it('follows 1,000 pending transactions in ceil(calls / CHAIN_RPC_BATCH_LIMIT) answered batches per poll (counted on an RPC proxy)', async () => {
@@ -378,6 +398,26 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
       expect(round.flatMap((b) => b.calls).filter((c) => c.method === 'eth_getTransactionReceipt')).toHaveLength(1000);
     }
     expect(h.follower.snapshot()).toEqual({ pending: 1000, rounds: 3, holding: true, behind: [] });
+  });
+
+  it('decides 20 deployments in one round with their getRequest reads in one HTTP request (counted on an RPC proxy)', async () => {
+    const p = await rpcProxy();
+    const h = await harness({ DATA_DIR: tempDir() }, p.url);
+    const ids = Array.from({ length: 20 }, () => nextRequestId++);
+    const { transactionHash } = await s.setRequests(ids.map((requestId) => ({ requestId, validator: s.sigV2Validator, params: stack.sigV2Params(born(20020101n)) })));
+    for (const [i, requestId] of ids.entries()) await create(h, `batched-${i}`, onChainScenario(requestId, [transactionHash]));
+    await chain.mine(CONFIRMATIONS);
+    await h.follower.poll();
+    const before = p.batches.length;
+    await h.follower.poll();
+    const round = p.batches.slice(before);
+    for (const [i] of ids.entries()) expect(await h.deployment(`batched-${i}`)).toMatchObject({ status: 'Deployed' });
+    const getRequest = toFunctionSelector('getRequest(uint256)');
+    const reading = round.filter((b) => b.calls.some((c) => (c as { params?: [{ data?: string }] }).params?.[0]?.data?.startsWith(getRequest)));
+    expect(reading).toHaveLength(1);
+    expect(reading[0]!.calls.filter((c) => c.method === 'eth_call')).toHaveLength(20);
+    // The receipts' round, the reader's chain check, the 20 getRequest and the validator's circuits: not one per deployment.
+    expect(round.length).toBeLessThanOrEqual(4);
   });
 
   it('loads at most CHAIN_FOLLOW_MAX_TXS transactions a round, in turn, and follows every one in the end', async () => {
