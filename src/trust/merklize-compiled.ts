@@ -60,6 +60,7 @@ const VERIFIABLE_CREDENTIAL = 'https://www.w3.org/2018/credentials#VerifiableCre
 const ABSOLUTE_IRI = /^([A-Za-z][A-Za-z0-9+-.]*|_):[^\s]*$/;
 const MAX_LEVELS = 40;
 const PLANS = 64;
+const PATH_KEYS = 4096;
 const hasher = new PoseidonHasher();
 
 class Unsupported extends Error {}
@@ -115,6 +116,7 @@ interface Plan {
   /** URL -> the document text the plan was compiled with. */
   documents: Map<string, string>;
   serialization: Map<string, Promise<string>>;
+  pathKeys: Map<string, bigint>;
 }
 
 const plans = new LRUCache<string, Plan>({ max: PLANS });
@@ -139,7 +141,7 @@ function newPlan(loader: DocumentLoader): Plan {
     eventHandler: events.setupEventHandler({ options: { safe: true } }),
     contextResolver: new ContextResolver({ sharedCache: new Map() }),
   };
-  return { options, documents, serialization: new Map() };
+  return { options, documents, serialization: new Map(), pathKeys: new Map() };
 }
 
 async function planFor(contextKey: string, loader: DocumentLoader): Promise<Plan> {
@@ -333,7 +335,7 @@ const ref = (t: Term): string | undefined => (t.termType === 'NamedNode' || t.te
 const arrKey = (q: Quad): string => `${q.subject.termType} ${q.subject.value}\u0000${q.predicate.value}`;
 
 /** RDFEntry.fromDataSet and Relationship for one default graph: the leaves in the library's order. */
-async function leaves(quads: Quad[]): Promise<Array<[bigint, bigint]>> {
+async function leaves(quads: Quad[], pathKeys: Map<string, bigint>): Promise<Array<[bigint, bigint]>> {
   const parents = new Map<number, number>();
   const children = new Map<string, Map<string, number>>();
   const byObject = new Map<string, number[]>();
@@ -378,7 +380,12 @@ async function leaves(quads: Quad[]): Promise<Array<[bigint, bigint]>> {
       else parts.push(idx, (quads[p] as Quad).predicate.value);
     }
     parts.reverse();
-    out.push([await new Path(parts, hasher).mtEntry(), await MtValue.mkValueMtEntry(hasher, value)]);
+    // A type's paths repeat from one credential to the next: each key is hashed once per plan.
+    const pathId = parts.join('\u0000');
+    const known = pathKeys.get(pathId);
+    const key = known ?? (await new Path(parts, hasher).mtEntry());
+    if (known === undefined && pathKeys.size < PATH_KEYS) pathKeys.set(pathId, key);
+    out.push([key, await MtValue.mkValueMtEntry(hasher, value)]);
   }
   return out;
 }
@@ -415,7 +422,7 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
     // Line by line: the library's N-Quads parser keeps a repeated quad, rdf-canonize's would drop it.
     const lines = (await canon.canonize(b.quads, { algorithm: 'URDNA2015' })).split('\n').filter((l) => l !== '');
     const canonical = lines.map((l) => canon.NQuads.parse(l)[0] as Quad);
-    const ls = await leaves(canonical);
+    const ls = await leaves(canonical, plan.pathKeys);
     const keys = new Set<bigint>();
     const prefixes = new Set<bigint>();
     const mask = (1n << BigInt(MAX_LEVELS - 1)) - 1n;
