@@ -61,6 +61,7 @@ const ABSOLUTE_IRI = /^([A-Za-z][A-Za-z0-9+-.]*|_):[^\s]*$/;
 const MAX_LEVELS = 40;
 const PLANS = 64;
 const PATH_KEYS = 4096;
+const MEMO = 1024;
 const hasher = new PoseidonHasher();
 
 class Unsupported extends Error {}
@@ -79,7 +80,7 @@ class State {
     let iri = this.keys.get(k);
     if (iri === undefined) {
       iri = ctxApi.expandIri(this.ctx, k, { vocab: true }, this.plan.options);
-      this.keys.set(k, iri);
+      if (this.keys.size < MEMO) this.keys.set(k, iri); // a credential's keys are the sender's: bounded
     }
     return iri;
   }
@@ -439,8 +440,10 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
         let s = plan.serialization.get(type);
         if (s === undefined) {
           s = fetch();
-          s.catch(() => plan.serialization.delete(type));
-          plan.serialization.set(type, s);
+          if (plan.serialization.size < MEMO) {
+            s.catch(() => plan.serialization.delete(type));
+            plan.serialization.set(type, s);
+          }
         }
         return s;
       },
