@@ -244,7 +244,7 @@ async function node(b: Builder, st: State, activeProperty: string | null, elemen
     if (key === '@context') continue;
     if (active.key(key) !== '@id') continue;
     const v = element[key];
-    if (typeof v !== 'string') unsupported();
+    if (typeof v !== 'string' || subject !== undefined) unsupported(); // jsonld: colliding keywords
     subject = named(absolute(ctxApi.expandIri(active.ctx, v as string, { base: true }, {})));
   }
   subject ??= { termType: 'BlankNode', value: `_:b${b.blank++}` };

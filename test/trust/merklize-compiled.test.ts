@@ -256,6 +256,8 @@ const uncovered: Array<[string, Doc]> = [
   ['a value object', { ...base, credentialSubject: { ...subject, reviewAnswer: { '@value': 'GREEN' } } }],
   ['a language-tagged value', { ...base, credentialSubject: { ...subject, reviewAnswer: { '@value': 'GREEN', '@language': 'en' } } }],
   ['an @list', { ...base, credentialSubject: { ...subject, documentType: { '@list': ['A', 'B'] } } }],
+  ['two keys for @id', { ...base, credentialSubject: { ...subject, '@id': 'did:example:other' } }],
+  ['two keys for @type', { ...base, credentialSubject: { ...subject, '@type': 'IDInformation' } }],
   ['a blank node id', { ...base, credentialSubject: { ...subject, id: '_:holder' } }],
   ['a relative id', { ...base, id: 'relative/credential' }],
   ['an empty nested object', { ...base, credentialSubject: { ...subject, personalData: {} } }],
