@@ -73,7 +73,6 @@ const absolute = (iri: string | null): string => (iri !== null && ABSOLUTE_IRI.t
 /** One active context with what was derived from it, each computed once. */
 class State {
   private readonly keys = new Map<string, string | null>();
-  private readonly scoped = new Map<string, Promise<State>>();
   constructor(readonly ctx: ActiveContext, private readonly plan: Plan) {}
 
   key(k: string): string | null {
@@ -89,25 +88,27 @@ class State {
     return ctxApi.getContextValue(this.ctx, k, type);
   }
 
-  private derive(memo: string, make: () => Promise<ActiveContext>): Promise<State> {
-    let s = this.scoped.get(memo);
+  /** A scoped context's states, keyed by the context value itself (the term definition's, stable in this state). */
+  private readonly byContext = { property: new Map<unknown, Promise<State>>(), type: new Map<unknown, Promise<State>>() };
+  private revertedState?: Promise<State>;
+
+  /** jsonld's expand: `propagate: true, overrideProtected: true` for a property's context, `propagate: false` for types'. */
+  withContext(localCtx: unknown, propertyScoped: boolean): Promise<State> {
+    const memo = propertyScoped ? this.byContext.property : this.byContext.type;
+    let s = memo.get(localCtx);
     if (s === undefined) {
-      s = make().then((ctx) => new State(ctx, this.plan));
-      s.catch(() => this.scoped.delete(memo));
-      this.scoped.set(memo, s);
+      const options = this.plan.options;
+      const how = propertyScoped ? { propagate: true, overrideProtected: true } : { propagate: false };
+      s = ctxApi.process({ activeCtx: this.ctx, localCtx, options, ...how }).then((ctx) => new State(ctx, this.plan));
+      s.catch(() => memo.delete(localCtx));
+      memo.set(localCtx, s);
     }
     return s;
   }
 
-  /** jsonld's expand: `propagate: true, overrideProtected: true` for a property's context, `propagate: false` for types'. */
-  withContext(memo: string, localCtx: unknown, propertyScoped: boolean): Promise<State> {
-    return this.derive(memo, () =>
-      ctxApi.process({ activeCtx: this.ctx, localCtx, options: this.plan.options, ...(propertyScoped ? { propagate: true, overrideProtected: true } : { propagate: false }) }),
-    );
-  }
-
   reverted(): Promise<State> {
-    return this.derive('\u0000revert', () => Promise.resolve(this.ctx.revertToPreviousContext()));
+    this.revertedState ??= Promise.resolve(new State(this.ctx.revertToPreviousContext(), this.plan));
+    return this.revertedState;
   }
 }
 
@@ -218,7 +219,7 @@ async function node(b: Builder, st: State, activeProperty: string | null, elemen
       }
     }
     if (mustRevert) active = await active.reverted();
-    if (propertyScoped !== undefined && activeProperty !== null) active = await active.withContext(`\u0000prop ${activeProperty}`, propertyScoped, true);
+    if (propertyScoped !== undefined && activeProperty !== null) active = await active.withContext(propertyScoped, true);
     if ('@context' in element) unsupported();
   } else {
     if (!('@context' in element)) unsupported();
@@ -235,7 +236,7 @@ async function node(b: Builder, st: State, activeProperty: string | null, elemen
   }
   for (const t of rawTypes.length > 1 ? rawTypes.slice().sort() : rawTypes) {
     const ctx = typeScopedContext.value(t, '@context');
-    if (ctx !== undefined) active = await active.withContext(`\u0000type ${t}`, ctx, false);
+    if (ctx !== undefined) active = await active.withContext(ctx, false);
   }
   const types = rawTypes.map((t) => absolute(ctxApi.expandIri(typeScopedContext.ctx, t, { base: true, vocab: true }, {})));
 
@@ -268,7 +269,7 @@ async function node(b: Builder, st: State, activeProperty: string | null, elemen
     if (Array.isArray(container) && container.some((c) => c !== '@set')) unsupported();
     if (active.value(key, '@type') === '@json') unsupported();
     const scoped = active.value(key, '@context');
-    const termCtx = scoped === undefined ? active : await active.withContext(`\u0000prop ${key}`, scoped, true);
+    const termCtx = scoped === undefined ? active : await active.withContext(scoped, true);
     for (const item of Array.isArray(value) ? value : [value]) {
       if (item === null) continue;
       if (Array.isArray(item)) unsupported();

@@ -291,6 +291,33 @@ describe('what the compiled plan does not cover', () => {
     expect(await oursClaim(auth, { merklizedRootPosition: 0 })).toBe(sdk);
   });
 
+  it('property-scoped contexts inside type-scoped ones, a term defined differently in each: the library root', async () => {
+    const url = 'https://own.example/nested.jsonld';
+    const v = (iri: string) => ({ v: { '@id': iri, '@type': 'http://www.w3.org/2001/XMLSchema#string' } });
+    const context = {
+      '@context': {
+        '@version': 1.1,
+        id: '@id',
+        type: '@type',
+        K: { '@id': 'https://own.example/#K', '@context': v('https://own.example/#outer') },
+        T: { '@id': 'https://own.example/#T', '@context': { K: { '@id': 'https://own.example/#K', '@context': v('https://own.example/#inner') } } },
+      },
+    };
+    const own = createDocumentLoader({ documents: { [url]: context } });
+    const subjects = [
+      { type: 'T', K: { v: 'a', K: { v: 'b', K: [{ v: 'c' }, { v: 'd', type: 'T', K: { v: 'e' } }] } } },
+      { K: { v: 'a' }, type: 'T' },
+      { K: [{ v: 'x' }, { K: { v: 'y' } }] },
+    ];
+    for (const credentialSubject of subjects) {
+      const doc = { '@context': [W3C, url], type: ['VerifiableCredential', 'T'], issuanceDate: '2024-01-12T15:30:40Z', credentialSubject };
+      const mz = await Merklizer.merklizeJSONLD(JSON.stringify(doc), { documentLoader: own as never });
+      const ours = await compiledMerklize(doc, own);
+      expect(ours?.root).toBe((await mz.root()).bigInt());
+      expect(ours?.credentialType).toBe(findCredentialType(mz));
+    }
+  });
+
   it('a changed context document is compiled again, not answered from the old plan', async () => {
     const url = 'https://own.example/ctx.jsonld';
     const ctx = (iri: string) => ({ '@context': [{ '@version': 1.1, '@protected': true, id: '@id', type: '@type', T: { '@id': 'https://own.example/#T', '@context': { v: { '@id': iri, '@type': 'http://www.w3.org/2001/XMLSchema#string' } } } }] });
