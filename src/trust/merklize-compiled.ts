@@ -4,7 +4,7 @@
  * given to the same URDNA2015 canonicalisation and turned into the same leaves as @iden3/js-jsonld-merklization 1.7.2's
  * Merklizer.merklizeJSONLD. Answers undefined for anything it does not follow exactly (the caller runs the library):
  * keywords other than @context/@id/@type, containers, language or direction, @json, reverse terms, blank node ids,
- * relative IRIs, duplicate quads, a key the context does not define, more than one credentialSubject type.
+ * relative IRIs, a key the context does not define, more than one credentialSubject type.
  */
 import { createRequire } from 'node:module';
 import { MtValue, Path, PoseidonHasher, Temporal, type Value } from '@iden3/js-jsonld-merklization';
@@ -115,8 +115,9 @@ class State {
 interface Plan {
   options: object;
   root?: Promise<State>;
-  /** URL -> the document text the plan was compiled with. */
+  /** URL -> the document text the plan was compiled with (the first loaded; another text makes the plan stale). */
   documents: Map<string, string>;
+  stale: boolean;
   serialization: Map<string, Promise<string>>;
   pathKeys: Map<string, bigint>;
 }
@@ -132,7 +133,10 @@ function newPlan(loader: DocumentLoader): Plan {
   const documents = new Map<string, string>();
   const documentLoader = async (url: string) => {
     const doc = await loader(url);
-    documents.set(url, await textOf(loader, url, doc.document));
+    const text = await textOf(loader, url, doc.document);
+    const first = documents.get(url);
+    if (first === undefined) documents.set(url, text);
+    else if (first !== text) plan.stale = true;
     return doc;
   };
   // jsonld.canonize's options as its expansion sees them (safe mode: whatever would warn is refused here first).
@@ -143,18 +147,21 @@ function newPlan(loader: DocumentLoader): Plan {
     eventHandler: events.setupEventHandler({ options: { safe: true } }),
     contextResolver: new ContextResolver({ sharedCache: new Map() }),
   };
-  return { options, documents, serialization: new Map(), pathKeys: new Map() };
+  const plan: Plan = { options, documents, stale: false, serialization: new Map(), pathKeys: new Map() };
+  return plan;
+}
+
+/** The loader's texts are the plan's: checked before a plan is used and again after (contexts load lazily). */
+async function sameDocuments(plan: Plan, loader: DocumentLoader): Promise<boolean> {
+  for (const [url, text] of plan.documents) {
+    if ((await textOf(loader, url)) !== text) return false;
+  }
+  return !plan.stale;
 }
 
 async function planFor(contextKey: string, loader: DocumentLoader): Promise<Plan> {
   const known = plans.get(contextKey);
-  if (known !== undefined) {
-    let same = true;
-    for (const [url, text] of known.documents) {
-      if ((await textOf(loader, url)) !== text) same = false;
-    }
-    if (same) return known;
-  }
+  if (known !== undefined && (await sameDocuments(known, loader))) return known;
   const plan = newPlan(loader);
   plans.set(contextKey, plan);
   return plan;
@@ -425,6 +432,7 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
     const lines = (await canon.canonize(b.quads, { algorithm: 'URDNA2015' })).split('\n').filter((l) => l !== '');
     const canonical = lines.map((l) => canon.NQuads.parse(l)[0] as Quad);
     const ls = await leaves(canonical, plan.pathKeys);
+    if (!(await sameDocuments(plan, loader))) return undefined; // another loader's documents reached this plan meanwhile
     const keys = new Set<bigint>();
     const prefixes = new Set<bigint>();
     const mask = (1n << BigInt(MAX_LEVELS - 1)) - 1n;

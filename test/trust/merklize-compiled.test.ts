@@ -329,5 +329,11 @@ describe('what the compiled plan does not cover', () => {
     expect((await compiledMerklize(doc, first))?.root).toBe(await expected(first));
     expect((await compiledMerklize(doc, second))?.root).toBe(await expected(second));
     expect(await expected(first)).not.toBe(await expected(second));
+    // Both at once, the plan compiling with one loader while the other asks: each gets its own root, or no answer.
+    clearCompiledPlans();
+    for (let i = 0; i < 3; i++) {
+      const [a, b] = await Promise.all([compiledMerklize(doc, first), compiledMerklize(doc, second)]);
+      for (const [got, l] of [[a, first], [b, second]] as const) if (got !== undefined) expect(got.root).toBe(await expected(l));
+    }
   });
 });
