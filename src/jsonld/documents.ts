@@ -26,7 +26,10 @@ interface RemoteDocument {
   document: unknown;
 }
 
-export type DocumentLoader = (url: string) => Promise<RemoteDocument>;
+export type DocumentLoader = ((url: string) => Promise<RemoteDocument>) & {
+  /** The document's JSON text as the loader holds it (a cheap way to see whether a document changed). */
+  text?: (url: string) => Promise<string>;
+};
 
 export interface JsonLdLoader extends DocumentLoader {
   has(url: string): boolean;
@@ -125,7 +128,7 @@ export function createDocumentLoader(options: DocumentLoaderOptions = {}): JsonL
     }
   };
 
-  const load = async (url: string): Promise<RemoteDocument> => {
+  const textOf = async (url: string): Promise<string> => {
     let text = typeof url === 'string' ? texts.get(url) : undefined;
     if (text === undefined) {
       const target = remoteDocumentUrl(url, prefixes);
@@ -139,8 +142,11 @@ export function createDocumentLoader(options: DocumentLoaderOptions = {}): JsonL
       }
       text = await pending;
     }
-    const document: unknown = JSON.parse(text);
+    return text;
+  };
+  const load = async (url: string): Promise<RemoteDocument> => {
+    const document: unknown = JSON.parse(await textOf(url));
     return { contextUrl: null, documentUrl: url, document };
   };
-  return Object.assign(load, { has: (url: string) => texts.has(url), urls });
+  return Object.assign(load, { has: (url: string) => texts.has(url), urls, text: textOf });
 }

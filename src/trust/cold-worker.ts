@@ -21,12 +21,14 @@ export function workerDocumentLoader(documents: Readonly<Record<string, unknown>
     fetch: () => Promise.reject(new Error('no network in a verification thread')),
     timeoutMs: 1,
   });
+  const textOf = offline.text ?? (async (url: string) => JSON.stringify((await offline(url)).document));
   return {
-    loader: (scope) => async (url) => {
-      const text = received.get(`${scope}\n${url}`);
-      if (text === undefined) return offline(url);
-      const document: unknown = JSON.parse(text);
-      return { contextUrl: null, documentUrl: url, document };
+    loader: (scope) => {
+      const text = (url: string): Promise<string> => {
+        const received_ = received.get(`${scope}\n${url}`);
+        return received_ === undefined ? textOf(url) : Promise.resolve(received_);
+      };
+      return Object.assign(async (url: string) => ({ contextUrl: null, documentUrl: url, document: JSON.parse(await text(url)) as unknown }), { text });
     },
     receive(scope, texts) {
       for (const [url, text] of Object.entries(texts ?? {})) received.set(`${scope}\n${url}`, text);

@@ -13,6 +13,7 @@ import {
 } from './iden3.js';
 import { DocumentUnavailable, type DocumentLoader } from '../jsonld/documents.js';
 import { merklizeForRoot } from './merklize.js';
+import { compiledMerklize } from './merklize-compiled.js';
 import { fieldAt, notValid, type Json } from './structure.js';
 import { isRecord } from '../schemas/json.js';
 import type { TrustVerdict } from '../engine/types.js';
@@ -78,27 +79,39 @@ function jsonLdCode(e: unknown): string | undefined {
   return typeof code === 'string' && /^[a-z @-]{1,60}$/i.test(code) ? code : undefined;
 }
 
-/** js-sdk's W3CCredential.toCoreClaim with a single merklization. */
-export async function computeCoreClaim(
-  doc: Json,
-  opts: { revNonce: bigint; version: number; subjectPosition: number; merklizedRootPosition: number; updatable: boolean },
-  documentLoader: DocumentLoader,
-): Promise<ClaimT> {
+type Slots = Record<'indexA' | 'indexB' | 'valueA' | 'valueB', Uint8Array>;
+
+/** The compiled merklizer where it answers for a merklized credential, else the library's (filling the slots). */
+async function merklized(doc: Json, documentLoader: DocumentLoader, slots: Slots): Promise<{ credentialType: string; nonMerklized: boolean; root: () => Promise<bigint> }> {
+  const context = doc['@context'];
+  const compiled = await compiledMerklize(doc, documentLoader);
+  if (compiled !== undefined && typeof context === 'object' && context !== null) {
+    const type = compiled.credentialType;
+    const serAttr = await compiled.serializationAttr(() => getSerializationAttrFromContext(context, { documentLoader }, type));
+    if (!serAttr) return { credentialType: type, nonMerklized: false, root: () => Promise.resolve(compiled.root) };
+  }
   const mz = await merklizeForRoot(JSON.stringify(doc), { documentLoader });
   const credentialType = findCredentialType(mz);
-  const context = doc['@context'];
   if (typeof context !== 'object' || context === null) throw new Error('@context is not a JSON object or array');
   const serAttr = await getSerializationAttrFromContext(context, mz.options, credentialType);
-  const slots = { indexA: new Uint8Array(32), indexB: new Uint8Array(32), valueA: new Uint8Array(32), valueB: new Uint8Array(32) };
-  let nonMerklized = false;
   if (serAttr) {
-    nonMerklized = true;
     const paths = parseSerializationAttr(serAttr);
     await fillCoreClaimSlot(slots.indexA, mz, paths.indexAPath);
     await fillCoreClaimSlot(slots.indexB, mz, paths.indexBPath);
     await fillCoreClaimSlot(slots.valueA, mz, paths.valueAPath);
     await fillCoreClaimSlot(slots.valueB, mz, paths.valueBPath);
   }
+  return { credentialType, nonMerklized: !!serAttr, root: async () => (await mz.root()).bigInt() };
+}
+
+/** js-sdk's W3CCredential.toCoreClaim with a single merklization. */
+export async function computeCoreClaim(
+  doc: Json,
+  opts: { revNonce: bigint; version: number; subjectPosition: number; merklizedRootPosition: number; updatable: boolean },
+  documentLoader: DocumentLoader,
+): Promise<ClaimT> {
+  const slots = { indexA: new Uint8Array(32), indexB: new Uint8Array(32), valueA: new Uint8Array(32), valueB: new Uint8Array(32) };
+  const { credentialType, nonMerklized, root } = await merklized(doc, documentLoader, slots);
   let rootPosition = opts.merklizedRootPosition;
   if (nonMerklized && rootPosition !== MerklizedRootPosition.None) {
     throw new Error('merklized root position is not supported for non-merklized claims');
@@ -120,8 +133,8 @@ export async function computeCoreClaim(
     if (opts.subjectPosition === IdPosition.Value) claim.setValueId(id);
     else claim.setIndexId(id);
   }
-  if (rootPosition === MerklizedRootPosition.Index) claim.setIndexMerklizedRoot((await mz.root()).bigInt());
-  else if (rootPosition === MerklizedRootPosition.Value) claim.setValueMerklizedRoot((await mz.root()).bigInt());
+  if (rootPosition === MerklizedRootPosition.Index) claim.setIndexMerklizedRoot(await root());
+  else if (rootPosition === MerklizedRootPosition.Value) claim.setValueMerklizedRoot(await root());
   return claim;
 }
 

@@ -1,0 +1,468 @@
+/**
+ * A merklizer compiled per @context list: the credential's JSON mapped to RDF quads through term definitions that
+ * jsonld processed once (type- and property-scoped contexts included, each once per context state), then the quads
+ * given to the same URDNA2015 canonicalisation and turned into the same leaves as @iden3/js-jsonld-merklization 1.7.2's
+ * Merklizer.merklizeJSONLD. Answers undefined for anything it does not follow exactly (the caller runs the library):
+ * keywords other than @context/@id/@type, containers, language or direction, @json, reverse terms, blank node ids,
+ * relative IRIs, a key the context does not define, more than one credentialSubject type.
+ */
+import { createRequire } from 'node:module';
+import { MtValue, Path, PoseidonHasher, Temporal, type Value } from '@iden3/js-jsonld-merklization';
+import { LRUCache } from 'lru-cache';
+import type { DocumentLoader } from '../jsonld/documents.js';
+import { sparseMerkleRoot } from './merklize.js';
+import { FIELD } from './poseidon.js';
+import { isRecord } from '../schemas/json.js';
+
+interface TermDefinition {
+  '@id'?: string;
+  reverse?: boolean;
+}
+interface ActiveContext {
+  mappings: Map<string, TermDefinition | null>;
+  previousContext?: ActiveContext;
+  revertToPreviousContext(): ActiveContext;
+}
+interface JsonLdContextApi {
+  process(args: { activeCtx: ActiveContext; localCtx: unknown; options: object; propagate?: boolean; overrideProtected?: boolean }): Promise<ActiveContext>;
+  expandIri(ctx: ActiveContext, value: string, relativeTo: { base?: boolean; vocab?: boolean }, options: object): string | null;
+  getContextValue(ctx: ActiveContext, key: string, type: string): unknown;
+  getInitialContext(options: object): ActiveContext;
+}
+interface Term {
+  termType: 'NamedNode' | 'BlankNode' | 'Literal' | 'DefaultGraph';
+  value: string;
+  datatype?: { termType: 'NamedNode'; value: string };
+}
+interface Quad {
+  subject: Term;
+  predicate: Term;
+  object: Term;
+  graph: Term;
+}
+interface Canonize {
+  canonize(dataset: Quad[], options: { algorithm: string }): Promise<string>;
+  NQuads: { parse(text: string): Quad[]; serializeQuad(q: Quad): string };
+}
+
+// The jsonld and rdf-canonize the library itself resolves: the same code, the same module caches.
+const fromLibrary = createRequire(createRequire(import.meta.url).resolve('@iden3/js-jsonld-merklization'));
+const jsonldRequire = createRequire(fromLibrary.resolve('jsonld'));
+const ctxApi = jsonldRequire('./context.js') as JsonLdContextApi;
+const events = jsonldRequire('./events.js') as { setupEventHandler(o: { options: { safe: boolean } }): unknown };
+const ContextResolver = jsonldRequire('./ContextResolver.js') as new (o: { sharedCache: Map<string, unknown> }) => object;
+const canon = createRequire(fromLibrary.resolve('jsonld'))('rdf-canonize') as Canonize;
+
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
+const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+const CREDENTIAL_SUBJECT = 'https://www.w3.org/2018/credentials#credentialSubject';
+const VERIFIABLE_CREDENTIAL = 'https://www.w3.org/2018/credentials#VerifiableCredential';
+const ABSOLUTE_IRI = /^([A-Za-z][A-Za-z0-9+-.]*|_):[^\s]*$/;
+const MAX_LEVELS = 40;
+const PLANS = 64;
+const PATH_KEYS = 4096;
+const MEMO = 1024;
+const hasher = new PoseidonHasher();
+
+class Unsupported extends Error {}
+const unsupported = (): never => {
+  throw new Unsupported();
+};
+const absolute = (iri: string | null): string => (iri !== null && ABSOLUTE_IRI.test(iri) && !iri.startsWith('_:') ? iri : unsupported());
+
+/** One active context with what was derived from it, each computed once. */
+class State {
+  private readonly keys = new Map<string, string | null>();
+  constructor(readonly ctx: ActiveContext, private readonly plan: Plan) {}
+
+  key(k: string): string | null {
+    let iri = this.keys.get(k);
+    if (iri === undefined) {
+      iri = ctxApi.expandIri(this.ctx, k, { vocab: true }, this.plan.options);
+      if (this.keys.size < MEMO) this.keys.set(k, iri); // a credential's keys are the sender's: bounded
+    }
+    return iri;
+  }
+
+  value(k: string, type: string): unknown {
+    return ctxApi.getContextValue(this.ctx, k, type);
+  }
+
+  /** A scoped context's states, keyed by the context value itself (the term definition's, stable in this state). */
+  private readonly byContext = { property: new Map<unknown, Promise<State>>(), type: new Map<unknown, Promise<State>>() };
+  private revertedState?: Promise<State>;
+
+  /** jsonld's expand: `propagate: true, overrideProtected: true` for a property's context, `propagate: false` for types'. */
+  withContext(localCtx: unknown, propertyScoped: boolean): Promise<State> {
+    const memo = propertyScoped ? this.byContext.property : this.byContext.type;
+    let s = memo.get(localCtx);
+    if (s === undefined) {
+      const options = this.plan.options;
+      const how = propertyScoped ? { propagate: true, overrideProtected: true } : { propagate: false };
+      s = ctxApi.process({ activeCtx: this.ctx, localCtx, options, ...how }).then((ctx) => new State(ctx, this.plan));
+      s.catch(() => memo.delete(localCtx));
+      memo.set(localCtx, s);
+    }
+    return s;
+  }
+
+  reverted(): Promise<State> {
+    this.revertedState ??= Promise.resolve(new State(this.ctx.revertToPreviousContext(), this.plan));
+    return this.revertedState;
+  }
+}
+
+interface Plan {
+  options: object;
+  root?: Promise<State>;
+  /** URL -> the document text the plan was compiled with (the first loaded; another text makes the plan stale). */
+  documents: Map<string, string>;
+  stale: boolean;
+  serialization: Map<string, Promise<string>>;
+  pathKeys: Map<string, bigint>;
+}
+
+const plans = new LRUCache<string, Plan>({ max: PLANS });
+
+async function textOf(loader: DocumentLoader, url: string, document?: unknown): Promise<string> {
+  if (loader.text !== undefined) return loader.text(url);
+  return JSON.stringify(document ?? (await loader(url)).document);
+}
+
+function newPlan(loader: DocumentLoader): Plan {
+  const documents = new Map<string, string>();
+  const documentLoader = async (url: string) => {
+    const doc = await loader(url);
+    const text = await textOf(loader, url, doc.document);
+    const first = documents.get(url);
+    if (first === undefined) documents.set(url, text);
+    else if (first !== text) plan.stale = true;
+    return doc;
+  };
+  // jsonld.canonize's options as its expansion sees them (safe mode: whatever would warn is refused here first).
+  const options = {
+    documentLoader,
+    base: null,
+    safe: true,
+    eventHandler: events.setupEventHandler({ options: { safe: true } }),
+    contextResolver: new ContextResolver({ sharedCache: new Map() }),
+  };
+  const plan: Plan = { options, documents, stale: false, serialization: new Map(), pathKeys: new Map() };
+  return plan;
+}
+
+/** The loader's texts are the plan's: checked before a plan is used and again after (contexts load lazily). */
+async function sameDocuments(plan: Plan, loader: DocumentLoader): Promise<boolean> {
+  for (const [url, text] of plan.documents) {
+    if ((await textOf(loader, url)) !== text) return false;
+  }
+  return !plan.stale;
+}
+
+async function planFor(contextKey: string, loader: DocumentLoader): Promise<Plan> {
+  const known = plans.get(contextKey);
+  if (known !== undefined && (await sameDocuments(known, loader))) return known;
+  const plan = newPlan(loader);
+  plans.set(contextKey, plan);
+  return plan;
+}
+
+interface Builder {
+  quads: Quad[];
+  /** Per subject and property, the values already given: jsonld's node map keeps one of each (its compareValues). */
+  values: Map<string, Set<string>>;
+  blank: number;
+  /** The types of each node object the top node gives as its credentialSubject. */
+  subjects: string[][];
+}
+
+const named = (value: string): Term => ({ termType: 'NamedNode', value });
+const DEFAULT_GRAPH: Term = { termType: 'DefaultGraph', value: '' };
+
+/** `same`: the expanded value as jsonld's compareValues sees it (a JSON value with its type, or a node's id). */
+function emit(b: Builder, subject: Term, predicate: string, object: Term, same: string): void {
+  const at = `${subject.value}\u0000${predicate}`;
+  let seen = b.values.get(at);
+  if (seen === undefined) b.values.set(at, (seen = new Set()));
+  if (seen.has(same)) return;
+  seen.add(same);
+  b.quads.push({ subject, predicate: named(predicate), object, graph: DEFAULT_GRAPH });
+}
+const sameNode = (t: Term): string => `@id ${t.value}`;
+
+function literal(value: unknown, datatype: string | null): Term {
+  let text: string;
+  let type: string;
+  if (typeof value === 'boolean') {
+    text = String(value);
+    type = datatype ?? `${XSD}boolean`;
+  } else if ((typeof value === 'number' && (String(value).includes('.') || Math.abs(value) >= 1e21)) || datatype === `${XSD}double`) {
+    const n = typeof value === 'number' ? value : parseFloat(String(value));
+    text = n.toExponential(15).replace(/(\d)0*e\+?/, '$1E');
+    type = datatype ?? `${XSD}double`;
+  } else if (typeof value === 'number') {
+    text = value.toFixed(0);
+    type = datatype ?? `${XSD}integer`;
+  } else if (typeof value === 'string') {
+    text = value;
+    type = datatype ?? `${XSD}string`;
+  } else return unsupported();
+  return { termType: 'Literal', value: text, datatype: named(absolute(type)) as { termType: 'NamedNode'; value: string } };
+}
+
+/** jsonld's expand (object branch) and toRDF for one node; answers the node's term. */
+async function node(b: Builder, st: State, activeProperty: string | null, element: Record<string, unknown>, top: boolean): Promise<{ term: Term; types: string[] }> {
+  let active = st;
+  const keys = Object.keys(element).sort();
+  if (!top) {
+    const propertyScoped = activeProperty === null ? undefined : active.value(activeProperty, '@context');
+    const typeScoped = active.ctx.previousContext ? active : null;
+    let mustRevert = true;
+    if (typeScoped !== null && keys.length <= 2 && !keys.includes('@context')) {
+      for (const key of keys) {
+        const k = typeScoped.key(key);
+        if (k === '@value') unsupported();
+        if (k === '@id' && keys.length === 1) mustRevert = false;
+      }
+    }
+    if (mustRevert) active = await active.reverted();
+    if (propertyScoped !== undefined && activeProperty !== null) active = await active.withContext(propertyScoped, true);
+    if ('@context' in element) unsupported();
+  } else {
+    if (!('@context' in element)) unsupported();
+  }
+  const typeScopedContext = active;
+  const rawTypes: string[] = [];
+  let typeKeys = 0;
+  for (const key of keys) {
+    if (active.key(key) !== '@type') continue;
+    if (++typeKeys > 1) unsupported();
+    const v = element[key];
+    const list = Array.isArray(v) ? v : [v];
+    for (const t of list) rawTypes.push(typeof t === 'string' ? t : unsupported());
+  }
+  for (const t of rawTypes.length > 1 ? rawTypes.slice().sort() : rawTypes) {
+    const ctx = typeScopedContext.value(t, '@context');
+    if (ctx !== undefined) active = await active.withContext(ctx, false);
+  }
+  const types = rawTypes.map((t) => absolute(ctxApi.expandIri(typeScopedContext.ctx, t, { base: true, vocab: true }, {})));
+
+  let subject: Term | undefined;
+  for (const key of keys) {
+    if (key === '@context') continue;
+    if (active.key(key) !== '@id') continue;
+    const v = element[key];
+    if (typeof v !== 'string' || subject !== undefined) unsupported(); // jsonld: colliding keywords
+    subject = named(absolute(ctxApi.expandIri(active.ctx, v as string, { base: true }, {})));
+  }
+  subject ??= { termType: 'BlankNode', value: `_:b${b.blank++}` };
+  for (const t of types) emit(b, subject, RDF_TYPE, named(t), sameNode(named(t)));
+
+  for (const key of keys) {
+    if (key === '@context') continue;
+    const property = active.key(key);
+    if (property === '@id') continue;
+    if (property === '@type') {
+      if (typeScopedContext.key(key) !== '@type') unsupported();
+      continue;
+    }
+    if (typeScopedContext.key(key) === '@type') unsupported();
+    if (property === null || property.startsWith('@') || !ABSOLUTE_IRI.test(property) || property.startsWith('_:')) unsupported();
+    const def = active.ctx.mappings.get(key);
+    if (def?.reverse) unsupported();
+    const value = element[key];
+    if (value === null) continue;
+    const container = active.value(key, '@container');
+    if (Array.isArray(container) && container.some((c) => c !== '@set')) unsupported();
+    if (active.value(key, '@type') === '@json') unsupported();
+    const scoped = active.value(key, '@context');
+    const termCtx = scoped === undefined ? active : await active.withContext(scoped, true);
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === null) continue;
+      if (Array.isArray(item)) unsupported();
+      if (isRecord(item)) {
+        const inner = await node(b, termCtx, key, item, false);
+        if (top && property === CREDENTIAL_SUBJECT) b.subjects.push(inner.types);
+        emit(b, subject, property as string, inner.term, sameNode(inner.term));
+      } else {
+        if (top && property === CREDENTIAL_SUBJECT) b.subjects.push([]);
+        const object = scalar(termCtx, key, item);
+        const coerced = termCtx.value(key, '@type');
+        emit(b, subject, property as string, object, object.termType === 'Literal' ? `${typeof item} ${String(item)} ${String(coerced)}` : sameNode(object));
+      }
+    }
+  }
+  return { term: subject, types };
+}
+
+/** jsonld's _expandValue then _objectToRDF for a JSON scalar. */
+function scalar(st: State, key: string, value: unknown): Term {
+  const type = st.value(key, '@type');
+  if (type === '@id' && typeof value === 'string') return named(absolute(ctxApi.expandIri(st.ctx, value, { base: true }, {})));
+  if (type === '@vocab' && typeof value === 'string') return named(absolute(ctxApi.expandIri(st.ctx, value, { base: true, vocab: true }, {})));
+  if (typeof type === 'string' && !['@id', '@vocab', '@none'].includes(type)) return literal(value, type);
+  if (typeof value === 'string' && (st.value(key, '@language') !== null || st.value(key, '@direction') !== null)) unsupported();
+  return literal(value, null);
+}
+
+/** @iden3/js-jsonld-merklization's convertStringToXsdValue. */
+function xsdValue(dataType: string, s: string): Value {
+  switch (dataType) {
+    case `${XSD}boolean`:
+      if (s === 'false' || s === '0') return false;
+      if (s === 'true' || s === '1') return true;
+      throw new Error('incorrect boolean value');
+    case `${XSD}integer`:
+    case `${XSD}nonNegativeInteger`:
+    case `${XSD}nonPositiveInteger`:
+    case `${XSD}negativeInteger`:
+    case `${XSD}positiveInteger`: {
+      const int = BigInt(s);
+      const half = FIELD / 2n;
+      const low = half - FIELD + 1n;
+      const ranges: Record<string, [bigint, bigint]> = {
+        [`${XSD}positiveInteger`]: [1n, FIELD - 1n],
+        [`${XSD}nonNegativeInteger`]: [0n, FIELD - 1n],
+        [`${XSD}negativeInteger`]: [low, -1n],
+        [`${XSD}nonPositiveInteger`]: [low, 0n],
+      };
+      const [min, max] = ranges[dataType] ?? [low, half];
+      if (int > max || int < min) throw new Error('integer out of range');
+      return int;
+    }
+    case `${XSD}dateTime`:
+      if (isNaN(Date.parse(s))) throw new Error('error parsing time string');
+      return /^\d{4}-\d{2}-\d{2}$/.test(s) ? Temporal.Instant.from(new Date(s).toISOString()) : Temporal.Instant.from(s);
+    case `${XSD}double`:
+      return parseFloat(s).toExponential(15).replace(/(\d)0*e\+?/, '$1E');
+    default:
+      return s;
+  }
+}
+
+const ref = (t: Term): string | undefined => (t.termType === 'NamedNode' || t.termType === 'BlankNode' ? `${t.termType} ${t.value}` : undefined);
+const arrKey = (q: Quad): string => `${q.subject.termType} ${q.subject.value}\u0000${q.predicate.value}`;
+
+/** RDFEntry.fromDataSet and Relationship for one default graph: the leaves in the library's order. */
+async function leaves(quads: Quad[], pathKeys: Map<string, bigint>): Promise<Array<[bigint, bigint]>> {
+  const parents = new Map<number, number>();
+  const children = new Map<string, Map<string, number>>();
+  const byObject = new Map<string, number[]>();
+  quads.forEach((q, i) => {
+    const r = ref(q.object);
+    if (r !== undefined) byObject.set(r, [...(byObject.get(r) ?? []), i]);
+  });
+  quads.forEach((q, i) => {
+    const found = (byObject.get(ref(q.subject) ?? '') ?? []).filter((j) => j !== i);
+    if (found.length > 1) throw new Error('multiple parents found');
+    const parent = found[0];
+    if (parent === undefined) return;
+    parents.set(i, parent);
+    const pk = arrKey(quads[parent] as Quad);
+    let m = children.get(pk);
+    if (m === undefined) children.set(pk, (m = new Map()));
+    const child = ref(q.subject) as string;
+    if (!m.has(child)) m.set(child, m.size);
+  });
+  const counts = new Map<string, number>();
+  for (const q of quads) counts.set(arrKey(q), (counts.get(arrKey(q)) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  const out: Array<[bigint, bigint]> = [];
+  for (let i = 0; i < quads.length; i++) {
+    const q = quads[i] as Quad;
+    let value: Value;
+    if (q.object.termType === 'Literal') value = xsdValue(q.object.datatype?.value ?? '', q.object.value);
+    else if (q.object.termType === 'NamedNode') value = q.object.value;
+    else if (children.has(arrKey(q))) continue;
+    else throw new Error('BlankNode is not supported yet');
+    const parts: Array<string | number> = [];
+    if ((counts.get(arrKey(q)) ?? 0) > 1) {
+      const n = seen.get(arrKey(q)) ?? 0;
+      seen.set(arrKey(q), n + 1);
+      parts.push(n);
+    }
+    parts.push(q.predicate.value);
+    for (let at = i, p = parents.get(i); p !== undefined; at = p, p = parents.get(p)) {
+      const m = children.get(arrKey(quads[p] as Quad)) as Map<string, number>;
+      const idx = m.get(ref((quads[at] as Quad).subject) as string) as number;
+      if (m.size === 1) parts.push((quads[p] as Quad).predicate.value);
+      else parts.push(idx, (quads[p] as Quad).predicate.value);
+    }
+    parts.reverse();
+    // A type's paths repeat from one credential to the next: each key is hashed once per plan.
+    const pathId = parts.join('\u0000');
+    const known = pathKeys.get(pathId);
+    const key = known ?? (await new Path(parts, hasher).mtEntry());
+    if (known === undefined && pathKeys.size < PATH_KEYS) pathKeys.set(pathId, key);
+    out.push([key, await MtValue.mkValueMtEntry(hasher, value)]);
+  }
+  return out;
+}
+
+export interface CompiledMerklization {
+  root: bigint;
+  /** js-sdk's findCredentialType on the library's compacted document. */
+  credentialType: string;
+  /** js-sdk's getSerializationAttrFromContext for that type, remembered with the plan. */
+  serializationAttr(fetch: () => Promise<string>): Promise<string>;
+}
+
+/** Undefined where the library must run (it then answers or throws as it always did). */
+export async function compiledMerklize(doc: Record<string, unknown>, loader: DocumentLoader): Promise<CompiledMerklization | undefined> {
+  try {
+    const context = doc['@context'];
+    if (context === undefined || context === null) return undefined;
+    const contextKey = JSON.stringify(context);
+    const plan = await planFor(contextKey, loader);
+    plan.root ??= ctxApi.process({ activeCtx: ctxApi.getInitialContext(plan.options), localCtx: context, options: plan.options }).then((ctx) => new State(ctx, plan));
+    plan.root.catch(() => plans.delete(contextKey));
+    const b: Builder = { quads: [], values: new Map(), blank: 0, subjects: [] };
+    const top = await node(b, await plan.root, null, doc, true);
+    if (b.quads.length === 0) return undefined;
+    // The library's compacted document: one credentialSubject object with one type, else the top-level types.
+    if (b.subjects.length > 1 || (b.subjects[0]?.length ?? 0) > 1) return undefined;
+    let credentialType = b.subjects[0]?.[0];
+    if (credentialType === undefined) {
+      if (top.types.length !== 2 || new Set(top.types).size !== 2) return undefined;
+      if (top.types[0] === VERIFIABLE_CREDENTIAL) credentialType = top.types[1];
+      else if (top.types[1] === VERIFIABLE_CREDENTIAL) credentialType = top.types[0];
+      else return undefined;
+    }
+    // Line by line: the library's N-Quads parser keeps a repeated quad, rdf-canonize's would drop it.
+    const lines = (await canon.canonize(b.quads, { algorithm: 'URDNA2015' })).split('\n').filter((l) => l !== '');
+    const canonical = lines.map((l) => canon.NQuads.parse(l)[0] as Quad);
+    const ls = await leaves(canonical, plan.pathKeys);
+    if (!(await sameDocuments(plan, loader))) return undefined; // another loader's documents reached this plan meanwhile
+    const keys = new Set<bigint>();
+    const prefixes = new Set<bigint>();
+    const mask = (1n << BigInt(MAX_LEVELS - 1)) - 1n;
+    for (const [k] of ls) {
+      if (keys.has(k) || prefixes.has(k & mask)) return undefined;
+      keys.add(k);
+      prefixes.add(k & mask);
+    }
+    const type = credentialType as string;
+    return {
+      root: sparseMerkleRoot(ls, MAX_LEVELS),
+      credentialType: type,
+      serializationAttr(fetch) {
+        let s = plan.serialization.get(type);
+        if (s === undefined) {
+          s = fetch();
+          if (plan.serialization.size < MEMO) {
+            s.catch(() => plan.serialization.delete(type));
+            plan.serialization.set(type, s);
+          }
+        }
+        return s;
+      },
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** For the tests: drop every compiled plan. */
+export function clearCompiledPlans(): void {
+  plans.clear();
+}
