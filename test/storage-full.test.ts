@@ -150,7 +150,7 @@ describe('every write of the SQLite store, on a database with no room left', () 
     await refused(store.create('x', large, now));
     await refused(store.update(seeded!.seq, large, 1, now));
     await refused(store.recordExecution(record({ address: big })));
-    const results = [{ objectType: 'ChallengeQuery', name: big }] as unknown as ExecutionResult[];
+    const results = [{ objectType: 'ChallengeQuery', name: big, result: { status: 'valid' } }] as unknown as ExecutionResult[];
     await refused(store.completeExecution(pending.executionId, { state: 'completed', results, updatedAt: now, webhook: webhook(pending.executionId) }));
     await refused(store.updateWebhook({ ...hook, state: 'failed', attempts: 1, lastError: big }, LEASE));
     await refused(store.claimIdempotencyKey('k2', big, now, '2000-01-01T00:00:00.000Z', LEASE));
