@@ -81,10 +81,17 @@ function jsonLdCode(e: unknown): string | undefined {
 
 type Slots = Record<'indexA' | 'indexB' | 'valueA' | 'valueB', Uint8Array>;
 
-/** The compiled merklizer where it answers for a merklized credential, else the library's (filling the slots). */
+/**
+ * Off: a review of the compiled merklizer found inputs where it answers the signed root for content the library would
+ * refuse or merklize differently (relative IRIs made absolute, path-key cache collisions, rdf:type dedup, @reverse
+ * scoping; bench/RESULTS.md). It stays tested against the library, and off on the verification path until those are mended.
+ */
+const COMPILED_MERKLIZER = false;
+
+/** The compiled merklizer where it is on and answers for a merklized credential, else the library's (filling the slots). */
 async function merklized(doc: Json, documentLoader: DocumentLoader, slots: Slots): Promise<{ credentialType: string; nonMerklized: boolean; root: () => Promise<bigint> }> {
   const context = doc['@context'];
-  const compiled = await compiledMerklize(doc, documentLoader);
+  const compiled = COMPILED_MERKLIZER ? await compiledMerklize(doc, documentLoader) : undefined;
   if (compiled !== undefined && typeof context === 'object' && context !== null) {
     const type = compiled.credentialType;
     const serAttr = await compiled.serializationAttr(() => getSerializationAttrFromContext(context, { documentLoader }, type));
