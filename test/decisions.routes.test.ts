@@ -152,4 +152,28 @@ describe.each(storeBackends('decisions_routes'))('%s store: the decisions API', 
     expect(tooMany.json().errors[0].message).toMatch(/at most 1000/);
     expect((await get(`/compliance/scenarios/kyc/executions/summary?from=${at(0)}&to=2026-05-15T00:00:00Z&bucket=day`)).statusCode).toBe(200);
   });
+
+  it.skipIf(!available)('refuses a summary of more than SUMMARY_MAX_EXECUTIONS executions (400 naming from), and more than SUMMARIES_PER_MINUTE a minute (429)', async () => {
+    // The store stays the suite's (its afterAll closes it); its March records are kept (no purge at start).
+    const bounded = await makeApp({ API_TOKENS: `${A}:projA`, SUMMARY_MAX_EXECUTIONS: '6', SUMMARIES_PER_MINUTE: '3', EXECUTION_RETENTION_DAYS: '36500' }, { store: { ...store, close: async () => {} } });
+    try {
+      const summary = (to: number) => bounded.inject({ method: 'GET', url: `/compliance/scenarios/kyc/executions/summary?from=${at(0)}&to=${at(to)}`, headers: as(A) });
+      // Project A's kyc: 7 executions in two days, 5 in the first.
+      const whole = await summary(48);
+      expect(whole.statusCode, whole.body).toBe(400);
+      expect(whole.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(whole.json().errors).toEqual([expect.objectContaining({ field: 'querystring.from', message: expect.stringMatching(/more than 6 executions.*narrow/) })]);
+      const first = await summary(24);
+      expect(first.statusCode, first.body).toBe(200);
+      expect(first.json().totals).toEqual({ passed: 2, failed: 2, error: 1, pending: 0 });
+      expect((await summary(24)).statusCode).toBe(200);
+      const limited = await summary(24);
+      expect(limited.statusCode).toBe(429);
+      expect(limited.json().detail).toMatch(/at most 3 summaries a minute/);
+      // The list is not under the summaries' budget.
+      expect((await bounded.inject({ method: 'GET', url: '/compliance/scenarios/kyc/executions', headers: as(A) })).statusCode).toBe(200);
+    } finally {
+      await bounded.close();
+    }
+  });
 });
