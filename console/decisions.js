@@ -42,6 +42,12 @@ function queryOf(filters, extra = {}) {
   return q;
 }
 
+/** The page's project on an API query, an empty one (no project) included. */
+function withProject(q, project) {
+  if (project.projectId !== undefined) q.set('projectId', project.projectId);
+  return q;
+}
+
 const alertOf = (r) => h('div', { class: 'alert', role: 'alert' }, h('p', {}, problemText(r)),
   r.data?.errors?.length ? h('ul', {}, r.data.errors.map((e) => h('li', {}, `${e.field ?? e.pointer}: ${e.message}`))) : '');
 
@@ -57,12 +63,13 @@ export async function decisionsView(show, scenarioId, { rest = '', params = new 
   const status = h('p', { class: 'status', role: 'status' }, 'Loading…');
   const listBox = h('div');
   const chartBox = h('div');
-  const exportBox = exportPanel(scenarioId, filters, projectOf(params));
+  const project = projectOf(params);
+  const exportBox = exportPanel(scenarioId, filters, project);
   show(`Decisions of ${scenarioId}`, form, status,
     h('section', { 'aria-labelledby': 'decisions-list' }, h('h2', { id: 'decisions-list' }, 'Executions'), listBox),
     h('section', { 'aria-labelledby': 'decisions-charts' }, h('h2', { id: 'decisions-charts' }, 'Verdicts and failing rules'), chartBox),
     exportBox);
-  const [listed] = await Promise.all([executionList(scenarioId, filters, params, listBox), charts(scenarioId, filters, chartBox)]);
+  const [listed] = await Promise.all([executionList(scenarioId, filters, project, params, listBox), charts(scenarioId, filters, project, chartBox)]);
   status.textContent = listed;
 }
 
@@ -93,7 +100,7 @@ function filterForm(scenarioId, filters, project) {
 }
 
 /** The filtered executions, newest first, a page at a time; answers the status line. */
-async function executionList(scenarioId, filters, params, box) {
+async function executionList(scenarioId, filters, project, params, box) {
   const body = h('tbody');
   const more = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Show more');
   const table = h('table', {}, h('caption', { class: 'hint' }, 'Executions, newest first'),
@@ -102,7 +109,7 @@ async function executionList(scenarioId, filters, params, box) {
   let cursor = null;
   const detail = (x) => `${base(scenarioId)}/${enc(x.executionId)}${params.toString() ? `?${params}` : ''}`;
   const load = async () => {
-    const q = queryOf(filters, { limit: '50', ...(cursor && { cursor }) });
+    const q = withProject(queryOf(filters, { limit: '50', ...(cursor && { cursor }) }), project);
     const r = await api('GET', `/compliance/scenarios/${enc(scenarioId)}/executions?${q}`);
     if (!r.ok) {
       box.replaceChildren(alertOf(r));
@@ -143,9 +150,10 @@ function uPlot() {
 }
 
 /** The counts of the period from the summary route, as two charts each with its table; answers the charts drawn. */
-async function charts(scenarioId, filters, box) {
+async function charts(scenarioId, filters, project, box) {
   const bucket = Date.parse(filters.to) - Date.parse(filters.from) <= HOURLY_UP_TO ? 'hour' : 'day';
-  const r = await api('GET', `/compliance/scenarios/${enc(scenarioId)}/executions/summary?${queryOf(filters, { bucket })}`);
+  const q = withProject(queryOf(filters, { bucket }), project);
+  const r = await api('GET', `/compliance/scenarios/${enc(scenarioId)}/executions/summary?${q}`);
   if (!r.ok) return box.replaceChildren(alertOf(r));
   const { buckets, rules, totals } = r.data;
   const overTimeId = uid('chart');

@@ -11,6 +11,7 @@ import { execution, storeBackends } from './store/contract.js';
 
 const A = 'token-of-project-a-0123456789';
 const B = 'token-of-project-b-0123456789';
+const AB = 'token-of-projects-a-and-b-0123';
 const as = (token: string) => ({ authorization: `Bearer ${token}` });
 const ONE = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const TWO = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
@@ -54,7 +55,7 @@ describe.each(storeBackends('decisions_routes'))('%s store: the decisions API', 
   beforeAll(async () => {
     if (!available) return;
     store = await open();
-    app = await makeApp({ API_TOKENS: `${A}:projA,${B}:projB` }, { store });
+    app = await makeApp({ API_TOKENS: `${A}:projA,${B}:projB,${AB}:projA+projB` }, { store });
     // Project A's scenario kyc over two days (hours 1..26), two addresses; B's kyc and A's aml are not listed.
     const records = [
       execution({ projectId: 'projA', scenarioId: 'kyc', createdAt: at(1), address: ONE, results: passed }),
@@ -151,6 +152,18 @@ describe.each(storeBackends('decisions_routes'))('%s store: the decisions API', 
     const tooMany = await get(`/compliance/scenarios/kyc/executions/summary?from=${at(0)}&to=2026-05-15T00:00:00Z&bucket=hour`);
     expect(tooMany.json().errors[0].message).toMatch(/at most 1000/);
     expect((await get(`/compliance/scenarios/kyc/executions/summary?from=${at(0)}&to=2026-05-15T00:00:00Z&bucket=day`)).statusCode).toBe(200);
+  });
+
+  it.skipIf(!available)('narrows the list and the summary to ?projectId= for a token of several projects, as the export', async () => {
+    const period = `from=${at(0)}&to=${at(48)}`;
+    expect((await list(period, AB)).items).toHaveLength(8);
+    expect((await list(`${period}&projectId=projA`, AB)).items.map((x) => x.executionId)).toEqual(idsOf(() => true));
+    expect((await list(`${period}&projectId=projB`, AB)).items).toHaveLength(1);
+    expect((await list(`${period}&projectId=projB`, A)).items).toEqual([]);
+    const summary = async (query: string) => (await get(`/compliance/scenarios/kyc/executions/summary?${period}${query}`, AB)).json().totals;
+    expect(await summary('')).toEqual({ passed: 3, failed: 4, error: 1, pending: 0 });
+    expect(await summary('&projectId=projB')).toEqual({ passed: 0, failed: 1, error: 0, pending: 0 });
+    expect(await summary('&projectId=projA')).toEqual({ passed: 3, failed: 3, error: 1, pending: 0 });
   });
 
   it.skipIf(!available)('refuses a summary of more than SUMMARY_MAX_EXECUTIONS executions (400 naming from), and more than SUMMARIES_PER_MINUTE a minute (429)', async () => {

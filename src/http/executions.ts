@@ -6,7 +6,7 @@ import { Execution, WebhookDeliveryView } from '../schemas/execution.js';
 import { deliveryView, executionView } from '../execution/view.js';
 import { SUMMARY_BUCKETS_MAX, bucketCount, type ExecutionLifecycle } from '../services/executions.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
-import { AddressQuery, FromQuery, ToQuery, VerdictQuery, filterOf, invalidQuery, periodFilterOf } from './execution-filters.js';
+import { AddressQuery, FromQuery, ProjectFilterQuery, ToQuery, VerdictQuery, filterOf, invalidQuery, periodFilterOf } from './execution-filters.js';
 import { rateLimited } from './errors.js';
 import { AUTHENTICATED, EXAMPLES, also, answered, problemResponses } from './responses.js';
 import { accessOf } from './tenancy.js';
@@ -104,6 +104,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
         address: AddressQuery,
         from: Type.Optional(FromQuery(': only the executions created from then')),
         to: Type.Optional(ToQuery(': only the executions created before then')),
+        projectId: ProjectFilterQuery,
       }, { additionalProperties: false }),
       response: {
         200: answered(Page(refOf(Execution)), 'A page of the scenario\'s executions, newest first (empty for an id ' +
@@ -139,6 +140,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
         bucket: Type.Optional(StringEnum(['hour', 'day'], { default: 'day', description: 'The width of a bucket, in UTC.' })),
         verdict: VerdictQuery,
         address: AddressQuery,
+        projectId: ProjectFilterQuery,
       }, { additionalProperties: false }),
       response: {
         200: answered(Type.Object({
