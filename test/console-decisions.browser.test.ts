@@ -215,6 +215,10 @@ describe.skipIf(!runBrowserTests)('the Decisions page of the console in headless
       const last = requests.filter((r) => r.url.includes('/compliance/executions/export')).at(-1)!;
       expect(new URL(last.url).searchParams.get('projectId')).toBe('projA');
       expect(new URL(last.url).searchParams.get('verdict')).toBe('passed');
+      // The list and the charts read the same project.
+      const read = (path: string) => requests.filter((r) => new URL(r.url).pathname === `/compliance/scenarios/${id}/executions${path}`).at(-1)!;
+      expect(new URL(read('').url).searchParams.get('projectId')).toBe('projA');
+      expect(new URL(read('/summary').url).searchParams.get('projectId')).toBe('projA');
       expect(problems).toHaveLength(1);
     } finally {
       await page.close();
