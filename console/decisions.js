@@ -25,9 +25,13 @@ const fromLocal = (text) => {
   return Number.isNaN(t) ? undefined : new Date(t).toISOString();
 };
 
-/** The page's filters from its hash query; without a period, the last DEFAULT_DAYS days up to the next full hour. */
+/**
+ * The page's filters from its hash query; without a period, the last DEFAULT_DAYS days up to the next full hour, or
+ * the next UTC midnight where the charts count by day (the buckets then whole UTC days, as the table's times).
+ */
 function filtersOf(params) {
-  const to = params.get('to') ?? new Date(Math.ceil(Date.now() / HOUR) * HOUR).toISOString();
+  const step = DEFAULT_DAYS * 24 * HOUR <= HOURLY_UP_TO ? HOUR : 24 * HOUR;
+  const to = params.get('to') ?? new Date(Math.ceil(Date.now() / step) * step).toISOString();
   const from = params.get('from') ?? new Date(Date.parse(to) - DEFAULT_DAYS * 24 * HOUR).toISOString();
   return { verdict: params.get('verdict') ?? '', address: params.get('address') ?? '', from, to };
 }
@@ -195,6 +199,8 @@ async function charts(scenarioId, filters, project, box) {
   const xs = buckets.map((b) => Date.parse(b.start) / 1000);
   const drawn = [new Plot({
     width: width(), height: 240, legend: { show: false }, cursor: { show: false },
+    // Days on a UTC axis, as the buckets and their table (hours in local time, as their table).
+    ...(bucket === 'day' && { tzDate: (ts) => Plot.tzDate(new Date(ts * 1000), 'Etc/UTC') }),
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
     series: [{}, ...VERDICTS.map((v) => ({ label: v, stroke: COLORS[v], width: 2, points: { show: true, size: 6, fill: COLORS[v] } }))],
     axes: [buckets.length <= 16 ? { splits: () => xs } : {}, { label: 'Executions', incrs: WHOLE }],

@@ -84,6 +84,9 @@ describe.skipIf(!runBrowserTests)('the Decisions page of the console in headless
       await page.getByRole('link', { name: 'Decisions' }).click();
       await decisionsOf(page);
       expect(await listed(page)).toEqual([short(2), short(1), short(0)]);
+      // The default period (7 days, counted by day) runs from one UTC midnight to another.
+      const summary = new URL(requests.find((r) => r.url.includes('/executions/summary'))!.url).searchParams;
+      expect([summary.get('bucket'), summary.get('from')?.slice(10), summary.get('to')?.slice(10)]).toEqual(['day', 'T00:00:00.000Z', 'T00:00:00.000Z']);
       expect(requests.filter((r) => r.url.includes('/vendor/')).map((r) => new URL(r.url).pathname).sort())
         .toEqual(['/console/vendor/uPlot.esm.js', '/console/vendor/uPlot.min.css']);
 
