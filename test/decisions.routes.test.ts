@@ -130,6 +130,30 @@ describe.each(storeBackends('decisions_routes'))('%s store: the decisions API', 
     const next = /^<([^>]+)>; rel="next"$/.exec(String(first.headers.link))?.[1];
     expect(next).toContain('verdict=failed');
     expect(ndjson((await get(next!)).body).map((r) => r.verdict)).toEqual(['failed']);
+    // The address is kept in the next part's link too: the second part is TWO's other failure, not seeded[2] (ONE's).
+    const byAddress = await get(`/compliance/executions/export?from=${at(0)}&to=${at(48)}&scenarioId=kyc&verdict=failed&address=${TWO}&limit=1`);
+    const nextOfTwo = /^<([^>]+)>; rel="next"$/.exec(String(byAddress.headers.link))?.[1];
+    expect(new URL(nextOfTwo!, 'http://x').searchParams.get('address')).toBe(TWO);
+    expect(ndjson((await get(nextOfTwo!)).body).map((r) => r.executionId)).toEqual([seeded[5]!.executionId]);
+  });
+
+  it.skipIf(!available)('reads from and to with a non-UTC offset as the instant they name', async () => {
+    // 03:00+02:00 is 01:00Z and 04:05+02:00 is 02:05Z: the executions of 01:00, 01:30 and 02:00.
+    const ids = await all(`from=${encodeURIComponent('2026-03-01T03:00:00+02:00')}&to=${encodeURIComponent('2026-03-01T04:05:00+02:00')}`, 10);
+    expect(ids).toEqual(idsOf((r) => r.createdAt >= at(1) && r.createdAt < at(2, 5)));
+    expect(ids).toHaveLength(3);
+    const res = await get(`/compliance/scenarios/kyc/executions/summary?from=${encodeURIComponent('2026-03-01T03:00:00+02:00')}&to=${encodeURIComponent('2026-03-01T04:05:00+02:00')}&bucket=hour`);
+    expect(res.json().from).toBe(at(1));
+    expect(res.json().buckets.map((b: { start: string }) => b.start)).toEqual([at(1), at(2)]);
+  });
+
+  it.skipIf(!available)('counts by day from a mid-day from: the first bucket is that day, counting only from then', async () => {
+    const res = (await get(`/compliance/scenarios/kyc/executions/summary?from=${at(12)}&to=${at(48)}&bucket=day`)).json();
+    expect(res.buckets).toEqual([
+      { start: at(0), passed: 0, failed: 0, error: 0, pending: 0 },
+      { start: at(24), passed: 1, failed: 1, error: 0, pending: 0 },
+    ]);
+    expect(res.totals).toEqual({ passed: 1, failed: 1, error: 0, pending: 0 });
   });
 
   it.skipIf(!available)('refuses a bad filter with 400 naming the parameter', async () => {
