@@ -25,9 +25,13 @@ const fromLocal = (text) => {
   return Number.isNaN(t) ? undefined : new Date(t).toISOString();
 };
 
-/** The page's filters from its hash query; without a period, the last DEFAULT_DAYS days up to the next full hour. */
+/**
+ * The page's filters from its hash query; without a period, the last DEFAULT_DAYS days up to the next full hour, or
+ * the next UTC midnight where the charts count by day (the buckets then whole UTC days, as the table's times).
+ */
 function filtersOf(params) {
-  const to = params.get('to') ?? new Date(Math.ceil(Date.now() / HOUR) * HOUR).toISOString();
+  const step = DEFAULT_DAYS * 24 * HOUR <= HOURLY_UP_TO ? HOUR : 24 * HOUR;
+  const to = params.get('to') ?? new Date(Math.ceil(Date.now() / step) * step).toISOString();
   const from = params.get('from') ?? new Date(Date.parse(to) - DEFAULT_DAYS * 24 * HOUR).toISOString();
   return { verdict: params.get('verdict') ?? '', address: params.get('address') ?? '', from, to };
 }
@@ -39,6 +43,12 @@ const projectOf = (params) => (params.has('projectId') ? { projectId: params.get
 function queryOf(filters, extra = {}) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries({ ...filters, ...extra })) if (v !== '' && v !== undefined) q.set(k, v);
+  return q;
+}
+
+/** The page's project on an API query, an empty one (no project) included. */
+function withProject(q, project) {
+  if (project.projectId !== undefined) q.set('projectId', project.projectId);
   return q;
 }
 
@@ -57,12 +67,13 @@ export async function decisionsView(show, scenarioId, { rest = '', params = new 
   const status = h('p', { class: 'status', role: 'status' }, 'Loading…');
   const listBox = h('div');
   const chartBox = h('div');
-  const exportBox = exportPanel(scenarioId, filters, projectOf(params));
+  const project = projectOf(params);
+  const exportBox = exportPanel(scenarioId, filters, project);
   show(`Decisions of ${scenarioId}`, form, status,
     h('section', { 'aria-labelledby': 'decisions-list' }, h('h2', { id: 'decisions-list' }, 'Executions'), listBox),
     h('section', { 'aria-labelledby': 'decisions-charts' }, h('h2', { id: 'decisions-charts' }, 'Verdicts and failing rules'), chartBox),
     exportBox);
-  const [listed] = await Promise.all([executionList(scenarioId, filters, params, listBox), charts(scenarioId, filters, chartBox)]);
+  const [listed] = await Promise.all([executionList(scenarioId, filters, project, params, listBox), charts(scenarioId, filters, project, chartBox)]);
   status.textContent = listed;
 }
 
@@ -93,7 +104,7 @@ function filterForm(scenarioId, filters, project) {
 }
 
 /** The filtered executions, newest first, a page at a time; answers the status line. */
-async function executionList(scenarioId, filters, params, box) {
+async function executionList(scenarioId, filters, project, params, box) {
   const body = h('tbody');
   const more = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Show more');
   const table = h('table', {}, h('caption', { class: 'hint' }, 'Executions, newest first'),
@@ -102,7 +113,7 @@ async function executionList(scenarioId, filters, params, box) {
   let cursor = null;
   const detail = (x) => `${base(scenarioId)}/${enc(x.executionId)}${params.toString() ? `?${params}` : ''}`;
   const load = async () => {
-    const q = queryOf(filters, { limit: '50', ...(cursor && { cursor }) });
+    const q = withProject(queryOf(filters, { limit: '50', ...(cursor && { cursor }) }), project);
     const r = await api('GET', `/compliance/scenarios/${enc(scenarioId)}/executions?${q}`);
     if (!r.ok) {
       box.replaceChildren(alertOf(r));
@@ -143,9 +154,10 @@ function uPlot() {
 }
 
 /** The counts of the period from the summary route, as two charts each with its table; answers the charts drawn. */
-async function charts(scenarioId, filters, box) {
+async function charts(scenarioId, filters, project, box) {
   const bucket = Date.parse(filters.to) - Date.parse(filters.from) <= HOURLY_UP_TO ? 'hour' : 'day';
-  const r = await api('GET', `/compliance/scenarios/${enc(scenarioId)}/executions/summary?${queryOf(filters, { bucket })}`);
+  const q = withProject(queryOf(filters, { bucket }), project);
+  const r = await api('GET', `/compliance/scenarios/${enc(scenarioId)}/executions/summary?${q}`);
   if (!r.ok) return box.replaceChildren(alertOf(r));
   const { buckets, rules, totals } = r.data;
   const overTimeId = uid('chart');
@@ -187,6 +199,8 @@ async function charts(scenarioId, filters, box) {
   const xs = buckets.map((b) => Date.parse(b.start) / 1000);
   const drawn = [new Plot({
     width: width(), height: 240, legend: { show: false }, cursor: { show: false },
+    // Days on a UTC axis, as the buckets and their table (hours in local time, as their table).
+    ...(bucket === 'day' && { tzDate: (ts) => Plot.tzDate(new Date(ts * 1000), 'Etc/UTC') }),
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
     series: [{}, ...VERDICTS.map((v) => ({ label: v, stroke: COLORS[v], width: 2, points: { show: true, size: 6, fill: COLORS[v] } }))],
     axes: [buckets.length <= 16 ? { splits: () => xs } : {}, { label: 'Executions', incrs: WHOLE }],

@@ -195,7 +195,9 @@ async function registerAll(app: FastifyInstance, config: Config, deps: AppDeps, 
     await secured.register(credentialTypeRoutes, { credentialTypes: knownTypesOnce(() => credentialTypeDocuments(config.trust.documents)), policies: queryPolicies });
     await secured.register(approvalRoutes, { approvals: new ApprovalService({ store, plans, now }) });
     await secured.register(shadowRoutes, { shadows: new ShadowService(store, now) });
-    await secured.register(executionRoutes, { executions });
+    await secured.register(executionRoutes, {
+      executions, summariesPerMinute: config.summariesPerMinute, summaryMaxExecutions: config.summaryMaxExecutions,
+    });
     await secured.register(exportRoutes, { exporter: new EvidenceExporter(store) });
     await secured.register(attestationRoutes, { executions, attestor });
     await secured.register(webhookSecretRoute, { webhook: config.webhook });

@@ -20,6 +20,8 @@ const DEFAULTS: Config = {
   shutdownDelayMs: 0,
   rateLimit: { max: 6000, windowMs: 60_000 },
   dryRunsPerMinute: 60,
+  summariesPerMinute: 30,
+  summaryMaxExecutions: 100_000,
   shadowQueueLimit: 256,
   shadowQueueBytes: 33554432,
   maxEventLoopDelayMs: 1000,

@@ -84,6 +84,9 @@ describe.skipIf(!runBrowserTests)('the Decisions page of the console in headless
       await page.getByRole('link', { name: 'Decisions' }).click();
       await decisionsOf(page);
       expect(await listed(page)).toEqual([short(2), short(1), short(0)]);
+      // The default period (7 days, counted by day) runs from one UTC midnight to another.
+      const summary = new URL(requests.find((r) => r.url.includes('/executions/summary'))!.url).searchParams;
+      expect([summary.get('bucket'), summary.get('from')?.slice(10), summary.get('to')?.slice(10)]).toEqual(['day', 'T00:00:00.000Z', 'T00:00:00.000Z']);
       expect(requests.filter((r) => r.url.includes('/vendor/')).map((r) => new URL(r.url).pathname).sort())
         .toEqual(['/console/vendor/uPlot.esm.js', '/console/vendor/uPlot.min.css']);
 
@@ -215,6 +218,10 @@ describe.skipIf(!runBrowserTests)('the Decisions page of the console in headless
       const last = requests.filter((r) => r.url.includes('/compliance/executions/export')).at(-1)!;
       expect(new URL(last.url).searchParams.get('projectId')).toBe('projA');
       expect(new URL(last.url).searchParams.get('verdict')).toBe('passed');
+      // The list and the charts read the same project.
+      const read = (path: string) => requests.filter((r) => new URL(r.url).pathname === `/compliance/scenarios/${id}/executions${path}`).at(-1)!;
+      expect(new URL(read('').url).searchParams.get('projectId')).toBe('projA');
+      expect(new URL(read('/summary').url).searchParams.get('projectId')).toBe('projA');
       expect(problems).toHaveLength(1);
     } finally {
       await page.close();

@@ -11,6 +11,7 @@ import { execution, storeBackends } from './store/contract.js';
 
 const A = 'token-of-project-a-0123456789';
 const B = 'token-of-project-b-0123456789';
+const AB = 'token-of-projects-a-and-b-0123';
 const as = (token: string) => ({ authorization: `Bearer ${token}` });
 const ONE = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const TWO = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
@@ -54,7 +55,7 @@ describe.each(storeBackends('decisions_routes'))('%s store: the decisions API', 
   beforeAll(async () => {
     if (!available) return;
     store = await open();
-    app = await makeApp({ API_TOKENS: `${A}:projA,${B}:projB` }, { store });
+    app = await makeApp({ API_TOKENS: `${A}:projA,${B}:projB,${AB}:projA+projB` }, { store });
     // Project A's scenario kyc over two days (hours 1..26), two addresses; B's kyc and A's aml are not listed.
     const records = [
       execution({ projectId: 'projA', scenarioId: 'kyc', createdAt: at(1), address: ONE, results: passed }),
@@ -129,6 +130,30 @@ describe.each(storeBackends('decisions_routes'))('%s store: the decisions API', 
     const next = /^<([^>]+)>; rel="next"$/.exec(String(first.headers.link))?.[1];
     expect(next).toContain('verdict=failed');
     expect(ndjson((await get(next!)).body).map((r) => r.verdict)).toEqual(['failed']);
+    // The address is kept in the next part's link too: the second part is TWO's other failure, not seeded[2] (ONE's).
+    const byAddress = await get(`/compliance/executions/export?from=${at(0)}&to=${at(48)}&scenarioId=kyc&verdict=failed&address=${TWO}&limit=1`);
+    const nextOfTwo = /^<([^>]+)>; rel="next"$/.exec(String(byAddress.headers.link))?.[1];
+    expect(new URL(nextOfTwo!, 'http://x').searchParams.get('address')).toBe(TWO);
+    expect(ndjson((await get(nextOfTwo!)).body).map((r) => r.executionId)).toEqual([seeded[5]!.executionId]);
+  });
+
+  it.skipIf(!available)('reads from and to with a non-UTC offset as the instant they name', async () => {
+    // 03:00+02:00 is 01:00Z and 04:05+02:00 is 02:05Z: the executions of 01:00, 01:30 and 02:00.
+    const ids = await all(`from=${encodeURIComponent('2026-03-01T03:00:00+02:00')}&to=${encodeURIComponent('2026-03-01T04:05:00+02:00')}`, 10);
+    expect(ids).toEqual(idsOf((r) => r.createdAt >= at(1) && r.createdAt < at(2, 5)));
+    expect(ids).toHaveLength(3);
+    const res = await get(`/compliance/scenarios/kyc/executions/summary?from=${encodeURIComponent('2026-03-01T03:00:00+02:00')}&to=${encodeURIComponent('2026-03-01T04:05:00+02:00')}&bucket=hour`);
+    expect(res.json().from).toBe(at(1));
+    expect(res.json().buckets.map((b: { start: string }) => b.start)).toEqual([at(1), at(2)]);
+  });
+
+  it.skipIf(!available)('counts by day from a mid-day from: the first bucket is that day, counting only from then', async () => {
+    const res = (await get(`/compliance/scenarios/kyc/executions/summary?from=${at(12)}&to=${at(48)}&bucket=day`)).json();
+    expect(res.buckets).toEqual([
+      { start: at(0), passed: 0, failed: 0, error: 0, pending: 0 },
+      { start: at(24), passed: 1, failed: 1, error: 0, pending: 0 },
+    ]);
+    expect(res.totals).toEqual({ passed: 1, failed: 1, error: 0, pending: 0 });
   });
 
   it.skipIf(!available)('refuses a bad filter with 400 naming the parameter', async () => {
@@ -151,5 +176,41 @@ describe.each(storeBackends('decisions_routes'))('%s store: the decisions API', 
     const tooMany = await get(`/compliance/scenarios/kyc/executions/summary?from=${at(0)}&to=2026-05-15T00:00:00Z&bucket=hour`);
     expect(tooMany.json().errors[0].message).toMatch(/at most 1000/);
     expect((await get(`/compliance/scenarios/kyc/executions/summary?from=${at(0)}&to=2026-05-15T00:00:00Z&bucket=day`)).statusCode).toBe(200);
+  });
+
+  it.skipIf(!available)('narrows the list and the summary to ?projectId= for a token of several projects, as the export', async () => {
+    const period = `from=${at(0)}&to=${at(48)}`;
+    expect((await list(period, AB)).items).toHaveLength(8);
+    expect((await list(`${period}&projectId=projA`, AB)).items.map((x) => x.executionId)).toEqual(idsOf(() => true));
+    expect((await list(`${period}&projectId=projB`, AB)).items).toHaveLength(1);
+    expect((await list(`${period}&projectId=projB`, A)).items).toEqual([]);
+    const summary = async (query: string) => (await get(`/compliance/scenarios/kyc/executions/summary?${period}${query}`, AB)).json().totals;
+    expect(await summary('')).toEqual({ passed: 3, failed: 4, error: 1, pending: 0 });
+    expect(await summary('&projectId=projB')).toEqual({ passed: 0, failed: 1, error: 0, pending: 0 });
+    expect(await summary('&projectId=projA')).toEqual({ passed: 3, failed: 3, error: 1, pending: 0 });
+  });
+
+  it.skipIf(!available)('refuses a summary of more than SUMMARY_MAX_EXECUTIONS executions (400 naming from), and more than SUMMARIES_PER_MINUTE a minute (429)', async () => {
+    // The store stays the suite's (its afterAll closes it); its March records are kept (no purge at start).
+    const bounded = await makeApp({ API_TOKENS: `${A}:projA`, SUMMARY_MAX_EXECUTIONS: '6', SUMMARIES_PER_MINUTE: '3', EXECUTION_RETENTION_DAYS: '36500' }, { store: { ...store, close: async () => {} } });
+    try {
+      const summary = (to: number) => bounded.inject({ method: 'GET', url: `/compliance/scenarios/kyc/executions/summary?from=${at(0)}&to=${at(to)}`, headers: as(A) });
+      // Project A's kyc: 7 executions in two days, 5 in the first.
+      const whole = await summary(48);
+      expect(whole.statusCode, whole.body).toBe(400);
+      expect(whole.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(whole.json().errors).toEqual([expect.objectContaining({ field: 'querystring.from', message: expect.stringMatching(/more than 6 executions.*narrow/) })]);
+      const first = await summary(24);
+      expect(first.statusCode, first.body).toBe(200);
+      expect(first.json().totals).toEqual({ passed: 2, failed: 2, error: 1, pending: 0 });
+      expect((await summary(24)).statusCode).toBe(200);
+      const limited = await summary(24);
+      expect(limited.statusCode).toBe(429);
+      expect(limited.json().detail).toMatch(/at most 3 summaries a minute/);
+      // The list is not under the summaries' budget.
+      expect((await bounded.inject({ method: 'GET', url: '/compliance/scenarios/kyc/executions', headers: as(A) })).statusCode).toBe(200);
+    } finally {
+      await bounded.close();
+    }
   });
 });

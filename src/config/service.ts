@@ -75,10 +75,21 @@ export const serviceEnv = Type.Object({
       'on that route: a dry run verifies credentials as execute does but leaves no audit record. `0` leaves the route to ' +
       '`RATE_LIMIT_MAX`; `RATE_LIMIT_MAX=0` turns every limit off, this one too. Per instance, and per worker process with `WORKERS`; across them all with `REDIS_URL`.',
   }),
+  SUMMARIES_PER_MINUTE: integer(0, 100_000_000, {
+    default: 30,
+    description: 'Summaries (`GET /compliance/scenarios/{id}/executions/summary`) per token and minute (429 beyond), instead of ' +
+      '`RATE_LIMIT_MAX` on that route: a summary reads up to `SUMMARY_MAX_EXECUTIONS` records. `0` leaves the route to `RATE_LIMIT_MAX`; ' +
+      '`RATE_LIMIT_MAX=0` turns every limit off, this one too. Per instance, and per worker process with `WORKERS`; across them all with `REDIS_URL`.',
+  }),
+  SUMMARY_MAX_EXECUTIONS: integer(1, 100_000_000, {
+    default: 100_000,
+    description: 'The most executions a summary counts: a period holding more is refused (400 naming `from`: narrow the period). ' +
+      'Counted first with a LIMIT, so a refused summary reads at most this many index entries.',
+  }),
   REDIS_URL: Type.Optional(text({
     expect: 'a redis:// or rediss:// URL',
     docDefault: 'unset: every budget is per process',
-    description: 'A Redis server the instances share: `RATE_LIMIT_MAX`, `DRY_RUNS_PER_MINUTE`, `ZKP_RESPONSES_PER_MINUTE` and ' +
+    description: 'A Redis server the instances share: `RATE_LIMIT_MAX`, `DRY_RUNS_PER_MINUTE`, `SUMMARIES_PER_MINUTE`, `ZKP_RESPONSES_PER_MINUTE` and ' +
       '`COLD_QUEUE_PER_TOKEN` then hold across every instance and worker instead of per process. Where Redis does not answer ' +
       '(100 ms a command), each process falls back to its own budgets, logs it once and shows it on `/health/ready`; it shares ' +
       'again once a PING (one a second) is answered in time. Issuer-state and revocation answers are shared there too, each ' +
@@ -138,7 +149,7 @@ export type ServiceEnv = Static<typeof serviceEnv>;
 
 type ServiceSettings = Pick<Config,
   | 'port' | 'host' | 'publicBaseUrl' | 'trustProxy' | 'logLevel' | 'bodyLimit' | 'docs' | 'console' | 'corsOrigins' | 'shutdownTimeoutMs'
-  | 'shutdownDelayMs' | 'rateLimit' | 'dryRunsPerMinute' | 'shadowQueueLimit' | 'shadowQueueBytes' | 'redis' | 'maxEventLoopDelayMs'
+  | 'shutdownDelayMs' | 'rateLimit' | 'dryRunsPerMinute' | 'summariesPerMinute' | 'summaryMaxExecutions' | 'shadowQueueLimit' | 'shadowQueueBytes' | 'redis' | 'maxEventLoopDelayMs'
   | 'requestTimeoutMs' | 'workers' | 'demoIssuer' | 'executionRetentionDays' | 'executionPurgeIntervalMs'>;
 
 /** `auto`: one per usable core. Each has its own store connections, so an in-memory SQLite cannot be shared. */
@@ -212,6 +223,8 @@ export function serviceSettings(env: ServiceEnv, database: DatabaseConfig): Serv
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW_MS },
     dryRunsPerMinute: env.DRY_RUNS_PER_MINUTE,
+    summariesPerMinute: env.SUMMARIES_PER_MINUTE,
+    summaryMaxExecutions: env.SUMMARY_MAX_EXECUTIONS,
     shadowQueueLimit: env.SHADOW_QUEUE_LIMIT,
     shadowQueueBytes: env.SHADOW_QUEUE_BYTES,
     redis: redis(env.REDIS_URL, env.REDIS_KEY_PREFIX, env.REDIS_COMMAND_TIMEOUT_MS),

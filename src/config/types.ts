@@ -26,6 +26,8 @@ export interface Config {
   /** max 0: off. */
   rateLimit: { max: number; windowMs: number };
   dryRunsPerMinute: number;
+  summariesPerMinute: number;
+  summaryMaxExecutions: number;
   shadowQueueLimit: number;
   shadowQueueBytes: number;
   /** REDIS_URL: budgets shared across instances. */

@@ -28,6 +28,12 @@ export const AddressQuery = Type.Optional(Type.String({
   minLength: 1, maxLength: 256, description: 'Only the executions for this address, as execute recorded it (the address string it was sent, same case).',
   examples: ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'],
 }));
+/** As the export takes it: the list, the summary and the export then read the same project's executions. */
+export const ProjectFilterQuery = Type.Optional(Type.String({
+  maxLength: 128,
+  description: 'Only this project\'s executions (empty: those without a project, operator tokens). A project the token does not hold ' +
+    'lists and counts nothing.',
+}));
 export const FromQuery = (required: string) => Type.String({ maxLength: 64, description: `Start of the period (RFC 3339), inclusive${required}.`, examples: ['2026-03-01T00:00:00Z'] });
 export const ToQuery = (required: string) => Type.String({ maxLength: 64, description: `End of the period (RFC 3339), exclusive; after \`from\`${required}.`, examples: ['2026-04-01T00:00:00Z'] });
 

@@ -1,17 +1,37 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { IdOf, StringEnum, refOf } from '../schemas/common.js';
 import { Execution, WebhookDeliveryView } from '../schemas/execution.js';
 import { deliveryView, executionView } from '../execution/view.js';
 import { SUMMARY_BUCKETS_MAX, bucketCount, type ExecutionLifecycle } from '../services/executions.js';
 import { Page, PageQuery, pageOf, pageResponse } from './cursor.js';
-import { AddressQuery, FromQuery, ToQuery, VerdictQuery, filterOf, invalidQuery, periodFilterOf } from './execution-filters.js';
-import { AUTHENTICATED, EXAMPLES, answered, problemResponses } from './responses.js';
+import { AddressQuery, FromQuery, ProjectFilterQuery, ToQuery, VerdictQuery, filterOf, invalidQuery, periodFilterOf } from './execution-filters.js';
+import { rateLimited } from './errors.js';
+import { AUTHENTICATED, EXAMPLES, also, answered, problemResponses } from './responses.js';
 import { accessOf } from './tenancy.js';
 
 /** The execution audit log, read-only, and the replay of its webhooks. */
-export const executionRoutes: FastifyPluginAsyncTypebox<{ executions: ExecutionLifecycle }> = async (app, { executions }) => {
+export interface ExecutionRoutesOptions {
+  executions: ExecutionLifecycle;
+  /** SUMMARIES_PER_MINUTE per token (0: the service-wide limit). */
+  summariesPerMinute: number;
+  /** SUMMARY_MAX_EXECUTIONS: a summary's period holds at most this many. */
+  summaryMaxExecutions: number;
+}
+
+const tenantOf = (request: FastifyRequest) => request.principal?.subject ?? `ip:${request.ip}`;
+
+export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> = async (app, { executions, summariesPerMinute, summaryMaxExecutions }) => {
   const tags = ['executions'];
+  // Its own budget, as dry runs have (shared through REDIS_URL like every route's).
+  const summaryRateLimit = summariesPerMinute > 0 && {
+    max: summariesPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request: FastifyRequest) => `summary:${tenantOf(request)}`,
+    errorResponseBuilder: (_request: FastifyRequest, context: { max: number; after: string; ttl: number }) =>
+      rateLimited(`Rate limit exceeded: at most ${context.max} summaries a minute for this token; retry in ${context.after}`, context),
+  };
   const ExecutionIdParam = Type.String({ minLength: 1, maxLength: 64, description: 'The executionId of an execute answer.' });
 
   app.get('/compliance/executions/:executionId', {
@@ -84,6 +104,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ executions: ExecutionL
         address: AddressQuery,
         from: Type.Optional(FromQuery(': only the executions created from then')),
         to: Type.Optional(ToQuery(': only the executions created before then')),
+        projectId: ProjectFilterQuery,
       }, { additionalProperties: false }),
       response: {
         200: answered(Page(refOf(Execution)), 'A page of the scenario\'s executions, newest first (empty for an id ' +
@@ -103,13 +124,14 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ executions: ExecutionL
     passed: Type.Integer({ minimum: 0 }), failed: Type.Integer({ minimum: 0 }), error: Type.Integer({ minimum: 0 }), pending: Type.Integer({ minimum: 0 }),
   };
   app.get('/compliance/scenarios/:scenarioId/executions/summary', {
-    config: { scope: 'scenarios:read' },
+    config: { scope: 'scenarios:read', ...(summaryRateLimit && { rateLimit: summaryRateLimit }) },
     schema: {
       operationId: 'summarizeScenarioExecutions',
       summary: 'Count a scenario\'s verdicts over a period, and the rules that fail',
       description: 'Counted by the database over the executions of the token\'s projects created in [from, to) (narrowed by `verdict` and `address` ' +
         'like the list): per `bucket` (hour or day, in UTC; the first starts where `from` falls, every bucket of the period is listed, empty ones ' +
-        `with zeros), the executions per verdict; and per rule id, how many executions it failed (not-valid) or could not decide (error), most failed first. At most ${SUMMARY_BUCKETS_MAX} buckets.`,
+        `with zeros), the executions per verdict; and per rule id, how many executions it failed (not-valid) or could not decide (error), most failed first. At most ${SUMMARY_BUCKETS_MAX} buckets, ` +
+        'and at most SUMMARY_MAX_EXECUTIONS executions in the period (400 naming from: narrow the period). Rate limited per token (SUMMARIES_PER_MINUTE).',
       tags, security: [{ bearerAuth: ['scenarios:read'] }],
       params: Type.Object({ scenarioId: IdOf('The scenario\'s id.', 'adult-kyc') }, { additionalProperties: false }),
       querystring: Type.Object({
@@ -118,6 +140,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ executions: ExecutionL
         bucket: Type.Optional(StringEnum(['hour', 'day'], { default: 'day', description: 'The width of a bucket, in UTC.' })),
         verdict: VerdictQuery,
         address: AddressQuery,
+        projectId: ProjectFilterQuery,
       }, { additionalProperties: false }),
       response: {
         200: answered(Type.Object({
@@ -136,7 +159,8 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ executions: ExecutionL
         }, { additionalProperties: false }), 'The period\'s counts: totals, every bucket, the failing rules.'),
         ...problemResponses(AUTHENTICATED, {
           400: 'A query parameter is not valid (code SCS_VALIDATION): `errors` names it (from, to, bucket, verdict, address); to when it is not after ' +
-            `from or the period holds more than ${SUMMARY_BUCKETS_MAX} buckets.`,
+            `from or the period holds more than ${SUMMARY_BUCKETS_MAX} buckets; from when the period holds more than SUMMARY_MAX_EXECUTIONS executions.`,
+          429: also(429, 'SUMMARIES_PER_MINUTE summaries a minute for this token.'),
         }),
       },
     },
@@ -147,6 +171,10 @@ export const executionRoutes: FastifyPluginAsyncTypebox<{ executions: ExecutionL
     if (count > SUMMARY_BUCKETS_MAX) {
       throw invalidQuery('to', `the period holds ${count} ${bucket} buckets, at most ${SUMMARY_BUCKETS_MAX}: a shorter period or a wider bucket`);
     }
-    return executions.summary(accessOf(request), request.params.scenarioId, filter, bucket);
+    const summary = await executions.summary(accessOf(request), request.params.scenarioId, filter, bucket, summaryMaxExecutions);
+    if (summary === undefined) {
+      throw invalidQuery('from', `the period holds more than ${summaryMaxExecutions} executions (SUMMARY_MAX_EXECUTIONS): narrow it (a later from or an earlier to)`);
+    }
+    return summary;
   });
 };

@@ -296,10 +296,16 @@ export class ExecutionLifecycle implements PendingExecutions {
     return this.options.executions.listExecutions(scenarioId, limit, before, access.projects, filter);
   }
 
-  /** Verdicts per bucket of [from, to) and each rule's failures, counted by the store; `from` is rounded down to its bucket. */
-  async summary(access: Access, scenarioId: string, filter: ExecutionFilter & { from: string; to: string }, bucket: SummaryBucket): Promise<ExecutionSummary> {
+  /**
+   * Verdicts per bucket of [from, to) and each rule's failures, counted by the store; `from` is rounded down to its
+   * bucket. Undefined when the period holds more than `max` executions.
+   */
+  async summary(
+    access: Access, scenarioId: string, filter: ExecutionFilter & { from: string; to: string }, bucket: SummaryBucket, max?: number,
+  ): Promise<ExecutionSummary | undefined> {
     const starts = bucketStarts(filter.from, filter.to, bucket);
-    const counts = await this.options.executions.countExecutions(scenarioId, filter, bucket, access.projects);
+    const counts = await this.options.executions.countExecutions(scenarioId, filter, bucket, access.projects, max);
+    if (counts === undefined) return undefined;
     const byStart = new Map(starts.map((start) => [start, { start, passed: 0, failed: 0, error: 0, pending: 0 }]));
     const totals = { passed: 0, failed: 0, error: 0, pending: 0 };
     for (const { bucket: key, verdict, n } of counts.buckets) {

@@ -9,7 +9,7 @@ export type * from './types.js';
 /** Opens the database and migrates it. An unusable PostgreSQL is a ConfigError saying what to do. */
 export async function openStore(config: DatabaseConfig, onError?: (err: Error) => void, observer?: StoreObserver): Promise<Store> {
   const observed = (store: Store) => (observer ? observeStore(store, observer) : store);
-  if (config.kind === 'sqlite') return observed(openSqliteStore(config));
+  if (config.kind === 'sqlite') return observed(openSqliteStore({ ...config, onError }));
   const { openPostgresStore } = await import('./postgres.js');
   try {
     return observed(await openPostgresStore({

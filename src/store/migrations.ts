@@ -100,22 +100,33 @@ export const CHAIN_SENDS_BY_HASH: Migration = {
   sql: 'CREATE INDEX chain_sends_hash ON chain_sends (chain, tx_hash);',
 };
 
+/** `results`' verdict as verdictOf gives it; `hasStatus(results, s)` is the dialect's test for a rule of status `s`. */
+export type HasStatus = (results: string, status: string) => string;
+export const verdictSql = (hasStatus: HasStatus, results: string) => `CASE WHEN ${hasStatus(results, 'not-valid')} THEN 'failed'
+  WHEN ${hasStatus(results, 'error')} THEN 'error' WHEN ${hasStatus(results, 'pending')} THEN 'pending' ELSE 'passed' END`;
+
 /**
- * After each dialect's 21. Each execution's verdict kept beside its results (written with them), so the decisions
- * filters and counts read an indexed column; existing records get theirs from their results. `hasStatus(s)` is the
- * dialect's test that a record's results hold a rule of status `s`.
+ * After each dialect's 21. Each execution's verdict kept beside its results, so the decisions filters and counts read
+ * an indexed column. Only the column, indexes and the dialect's `triggers` here: they set the verdict of rows an older
+ * instance writes without it (rolling upgrade); existing rows are filled in batches after start (VERDICT_BACKFILL),
+ * found by the partial index of the rows without one.
  */
-export const verdictMigration = (hasStatus: (status: string) => string): Migration => ({
+export const verdictMigration = (triggers: string): Migration => ({
   version: 22,
   sql: `
     ALTER TABLE executions ADD COLUMN verdict TEXT;
-    UPDATE executions SET verdict = CASE WHEN ${hasStatus('not-valid')} THEN 'failed' WHEN ${hasStatus('error')} THEN 'error'
-      WHEN ${hasStatus('pending')} THEN 'pending' ELSE 'passed' END;
     CREATE INDEX executions_scenario_verdict ON executions (scenario_id, verdict, seq);
     CREATE INDEX executions_scenario_address ON executions (scenario_id, address, seq);
     CREATE INDEX executions_scenario_period ON executions (scenario_id, created_at, verdict, project_id);
+    CREATE INDEX executions_verdict_missing ON executions (seq) WHERE verdict IS NULL;
+    ${triggers}
   `,
 });
+
+/** Rows a backfill batch fills: each its own short transaction. */
+export const VERDICT_BACKFILL_BATCH = 1000;
+export const verdictBackfill = (hasStatus: HasStatus) => `UPDATE executions SET verdict = ${verdictSql(hasStatus, 'results')}
+  WHERE seq IN (SELECT seq FROM executions WHERE verdict IS NULL ORDER BY seq LIMIT ${VERDICT_BACKFILL_BATCH})`;
 
 /**
  * Migration 19 in both dialects but for the key and the time (an execution's type, compared by the purge): the shadowed revision on the head row execute reads anyway, each

@@ -4,7 +4,8 @@ import { GroupCommit } from './group-commit.js';
 import { PROBE_BYTES, PROBE_KEY, StorageState } from './storage-state.js';
 import type { ExecutionRecord, Store } from './types.js';
 import type { PostgresDatabase } from './postgres/database.js';
-import { migrate } from './postgres/migrations.js';
+import { migrate, PG_VERDICT_BACKFILL } from './postgres/migrations.js';
+import { VerdictBackfill } from './verdict-backfill.js';
 import { postgresScenarios } from './postgres/scenarios.js';
 import { insertExecutions, postgresExecutions } from './postgres/executions.js';
 import { postgresExport } from './postgres/export.js';
@@ -68,6 +69,11 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     throw err;
   }
 
+  const backfill = new VerdictBackfill(
+    async () => (await db.write(PG_VERDICT_BACKFILL)).rowCount ?? 0,
+    (err) => options.onError?.(err as Error),
+  );
+
   // Batches are independent INSERTs, a few in flight at once; at most half the pool, so reads find a connection.
   const audit = new GroupCommit<ExecutionRecord>(insertExecutions(db), 256, Math.max(1, Math.min(4, Math.floor(poolSize / 2))));
 
@@ -89,6 +95,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       await storage.check();
     },
     async close() {
+      await backfill.stop();
       await audit.drain();
       await pool.end();
     },

@@ -100,6 +100,10 @@ export function executionFilterWhere(
   return parts.join(' AND ');
 }
 
+/** Up to `max + 1` rows of the filter, counted: more than `max` refuses the summary. */
+export const countUpToSql = (where: string, limit: string) =>
+  `SELECT count(*) AS n FROM (SELECT 1 FROM executions WHERE ${where} LIMIT ${limit}) AS capped`;
+
 /** Per bucket and verdict; `bucket` is the dialect's SQL for the bucket's text. */
 export const countByVerdictSql = (bucket: string, where: string) =>
   `SELECT ${bucket} AS bucket, verdict, count(*) AS n FROM executions WHERE ${where} GROUP BY 1, 2`;

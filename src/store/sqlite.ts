@@ -7,7 +7,8 @@ import { GroupCommit } from './group-commit.js';
 import { BACKSTOP_CHECKPOINT_PAGES, BUSY_TIMEOUT_MS, inlineWriter, threadWriter } from './sqlite-writer.js';
 import { PROBE_BYTES, PROBE_KEY, StorageState } from './storage-state.js';
 import { EXECUTION_INSERT, WEBHOOK_INSERT, type Transactional } from './sqlite/database.js';
-import { migrate } from './sqlite/migrations.js';
+import { migrate, SQLITE_VERDICT_BACKFILL } from './sqlite/migrations.js';
+import { VerdictBackfill } from './verdict-backfill.js';
 import { sqliteScenarios } from './sqlite/scenarios.js';
 import { sqliteExecutions } from './sqlite/executions.js';
 import { sqliteExport } from './sqlite/export.js';
@@ -28,6 +29,8 @@ export interface SqliteOptions {
   synchronous: 'NORMAL' | 'FULL';
   /** PRAGMA max_page_count: beyond it a write fails with SQLITE_FULL. */
   maxPages?: number;
+  /** A failure of the verdict backfill (it stops; the next start goes on). */
+  onError?: (err: Error) => void;
 }
 
 const WAL_SWITCH_PAUSE_MS = 10;
@@ -89,6 +92,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
   // The writer commits in order: a batch need not wait for the previous one.
   const audit = new GroupCommit<ExecutionRecord>(commit, 256, WRITER_BATCHES_IN_FLIGHT);
 
+  const fillVerdicts = db.prepare(SQLITE_VERDICT_BACKFILL);
+  const backfill = new VerdictBackfill(async () => fillVerdicts.run().changes, (err) => options.onError?.(err as Error));
+
   const revisions = sqliteRevisions(db);
   const shadows = sqliteShadows(db, write);
 
@@ -110,6 +116,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
       await storage.check();
     },
     async close() {
+      await backfill.stop();
       await audit.drain();
       await writer.close();
       if (db.open) db.close();

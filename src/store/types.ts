@@ -84,8 +84,13 @@ export interface ExecutionRepository {
   recordExecution(record: ExecutionRecord): Promise<void>;
   getExecution(executionId: string): Promise<ExecutionRecord | undefined>;
   listExecutions(scenarioId: string, limit: number, before?: number, projects?: ProjectScope, filter?: ExecutionFilter): Promise<ExecutionPage>;
-  /** The executions of [from, to) that pass `filter`, counted. */
-  countExecutions(scenarioId: string, filter: ExecutionFilter & { from: string; to: string }, bucket: SummaryBucket, projects?: ProjectScope): Promise<ExecutionCounts>;
+  /**
+   * The executions of [from, to) that pass `filter`, counted; undefined when they are more than `max` (counted first
+   * with a LIMIT, so a long period costs no more than `max` rows).
+   */
+  countExecutions(
+    scenarioId: string, filter: ExecutionFilter & { from: string; to: string }, bucket: SummaryBucket, projects?: ProjectScope, max?: number,
+  ): Promise<ExecutionCounts | undefined>;
   purgeExecutions(createdBefore: string): Promise<number>;
   /** Compare-and-set on pending, with its webhook; false when not pending. */
   completeExecution(executionId: string, completion: ExecutionCompletion): Promise<boolean>;

@@ -126,9 +126,13 @@ describe.each(storeBackends('contract_executions'))('%s store: executions', (_na
     expect(await store.completeExecution(e.executionId, { state: 'completed', results, updatedAt: now() })).toBe(true);
     expect(await ids('pending')).toEqual([]);
     expect(await ids('passed')).toEqual([e.executionId]);
-    const counts = await store.countExecutions(scenarioId, { from: '2000-01-01T00:00:00.000Z', to: '2100-01-01T00:00:00.000Z' }, 'day');
+    const counts = (await store.countExecutions(scenarioId, { from: '2000-01-01T00:00:00.000Z', to: '2100-01-01T00:00:00.000Z' }, 'day'))!;
     expect(counts.buckets).toEqual([{ bucket: e.createdAt.slice(0, 10), verdict: 'passed', n: 1 }]);
     expect(counts.rules).toEqual([]);
+    // SUMMARY_MAX_EXECUTIONS: more than `max` executions in the period count nothing.
+    const period = { from: '2000-01-01T00:00:00.000Z', to: '2100-01-01T00:00:00.000Z' };
+    expect(await store.countExecutions(scenarioId, period, 'day', undefined, 0)).toBeUndefined();
+    expect((await store.countExecutions(scenarioId, period, 'day', undefined, 1))!.buckets).toHaveLength(1);
   });
 
   it.skipIf(!available)('lists expired pending executions only', async () => {

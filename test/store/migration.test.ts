@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sqliteMigrations } from '../../src/store/sqlite/migrations.js';
 import { postgresMigrations } from '../../src/store/postgres/migrations.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
@@ -140,9 +140,9 @@ describe('migration 10: the webhook deliveries of purged executions are deleted'
   });
 });
 
-describe('migration 22: each execution\'s verdict kept in a column, from its results', () => {
+describe('migration 22: each execution\'s verdict kept in a column, set by a trigger, backfilled after start', () => {
   const status = (s: string) => ({ objectId: `q-${s}`, result: { status: s } });
-  /** [results, the verdict the migration must give]: verdictOf's order, not-valid first, then error, then pending. */
+  /** [results, the verdict they give]: verdictOf's order, not-valid first, then error, then pending. */
   const cases: Array<[unknown[], string]> = [
     [[status('valid'), status('valid')], 'passed'],
     [[status('valid'), status('not-valid'), status('error')], 'failed'],
@@ -151,8 +151,19 @@ describe('migration 22: each execution\'s verdict kept in a column, from its res
     [[], 'passed'],
   ];
   const ids = cases.map(() => crypto.randomUUID());
+  /** More than two backfill batches of 1000 beside the cases. */
+  const BULK = 2300;
+  const failed = JSON.stringify([status('not-valid')]);
+  const pending = JSON.stringify([status('pending')]);
+  /** How an instance before 22 writes: no verdict column. */
+  const OLD_INSERT = `INSERT INTO executions (execution_id, scenario_id, scenario_revision, address, state, results, credentials, created_at, updated_at)
+    VALUES ($1, 's', 1, '0x1', $2, $3, '[]', $4, $5)`;
+  const OLD_COMPLETE = "UPDATE executions SET state = $1, results = $2, updated_at = $3 WHERE execution_id = $4 AND state = 'pending'";
+  const sqlite = (sql: string) => sql.replace(/\$\d/g, '?');
+  const late = { old: crypto.randomUUID(), oldPending: crypto.randomUUID(), newPending: crypto.randomUUID() };
+  const expected = { [late.old]: 'error', [late.oldPending]: 'failed', [late.newPending]: 'passed' };
 
-  it('SQLite: fills the column of existing records and indexes it', async () => {
+  it('SQLite: rows an older instance writes get their verdict, existing rows are filled after start, the column is indexed', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'v21.db');
     const old = new Database(file);
@@ -161,16 +172,33 @@ describe('migration 22: each execution\'s verdict kept in a column, from its res
       old.exec(m.sql);
       old.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run(m.version, T);
     }
-    const insert = old.prepare(`INSERT INTO executions (execution_id, scenario_id, scenario_revision, address, state, results, credentials, created_at, updated_at)
-      VALUES (?, 's', 1, '0x1', 'completed', ?, '[]', ?, ?)`);
-    cases.forEach(([results], k) => insert.run(ids[k], JSON.stringify(results), T, T));
+    const insert = old.prepare(sqlite(OLD_INSERT));
+    old.transaction(() => {
+      cases.forEach(([results], k) => insert.run(ids[k], 'completed', JSON.stringify(results), T, T));
+      for (let k = 0; k < BULK; k++) insert.run(crypto.randomUUID(), 'completed', failed, T, T);
+    })();
     old.close();
     const store = openSqliteStore({ file, synchronous: 'NORMAL' });
-    await store.close();
     const after = new Database(file);
     try {
+      const missing = () => after.prepare<[], { n: number }>('SELECT count(*) AS n FROM executions WHERE verdict IS NULL').get()!.n;
+      await vi.waitFor(() => expect(missing()).toBe(0), { timeout: 20_000, interval: 50 });
       const rows = after.prepare<[], { execution_id: string; verdict: string }>('SELECT execution_id, verdict FROM executions').all();
       expect(ids.map((id) => rows.find((r) => r.execution_id === id)?.verdict)).toEqual(cases.map(([, v]) => v));
+      expect(rows.filter((r) => r.verdict === 'failed')).toHaveLength(BULK + 1);
+
+      // A rolling upgrade: an older instance inserts without the column and completes pending executions.
+      after.prepare(sqlite(OLD_INSERT)).run(late.old, 'completed', JSON.stringify(cases[2]![0]), T, T);
+      after.prepare(sqlite(OLD_INSERT)).run(late.oldPending, 'pending', pending, T, T);
+      after.prepare(`INSERT INTO executions (execution_id, scenario_id, scenario_revision, address, state, results, credentials, created_at, updated_at, verdict)
+        VALUES (?, 's', 1, '0x1', 'pending', ?, '[]', ?, ?, 'pending')`).run(late.newPending, pending, T, T);
+      const verdicts = () => Object.fromEntries(Object.keys(expected).map((id) => [id,
+        after.prepare<[string], { verdict: string }>('SELECT verdict FROM executions WHERE execution_id = ?').get(id)!.verdict]));
+      expect(verdicts()).toEqual({ ...expected, [late.oldPending]: 'pending', [late.newPending]: 'pending' });
+      after.prepare(sqlite(OLD_COMPLETE)).run('completed', failed, T, late.oldPending);
+      after.prepare(sqlite(OLD_COMPLETE)).run('completed', JSON.stringify(cases[0]![0]), T, late.newPending);
+      expect(verdicts()).toEqual(expected);
+
       const indexes = after.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'executions'").all().map((r) => r.name);
       expect(indexes).toEqual(expect.arrayContaining(['executions_scenario_verdict', 'executions_scenario_address', 'executions_scenario_period']));
       // The listing's filters and the summary's period seek by these indexes: no scan of the table, no sort for the order.
@@ -181,27 +209,43 @@ describe('migration 22: each execution\'s verdict kept in a column, from its res
       expect(plan(`scenario_id = 's' AND created_at >= '${T}' AND created_at < '2027-01-01'`, '')).toMatch(/USING (COVERING )?INDEX executions_scenario_period \(scenario_id=\? AND created_at>\? AND created_at<\?\)$/);
     } finally {
       after.close();
+      await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it.skipIf(!pgAvailable)('PostgreSQL: fills the column of existing records and indexes it', async () => {
+  it.skipIf(!pgAvailable)('PostgreSQL: rows an older instance writes get their verdict, existing rows are filled after start, the column is indexed', async () => {
     const schema = freshSchema('mig22');
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
+    let store: Awaited<ReturnType<typeof openPostgresStore>> | undefined;
     try {
       await migratedBelow(client, schema, 22);
-      for (const [k, [results]] of cases.entries()) {
-        await client.query(`INSERT INTO executions (execution_id, scenario_id, scenario_revision, address, state, results, credentials, created_at, updated_at)
-          VALUES ($1, 's', 1, '0x1', 'completed', $2, '[]', $3, $3)`, [ids[k], JSON.stringify(results), T]);
-      }
-      const store = await openPostgresStore({ url: PG_URL, schema });
-      await store.close();
-      const { rows } = await client.query<{ execution_id: string; verdict: string }>(`SELECT execution_id, verdict FROM ${schema}.executions`);
+      for (const [k, [results]] of cases.entries()) await client.query(OLD_INSERT, [ids[k], 'completed', JSON.stringify(results), T, T]);
+      await client.query(`INSERT INTO executions (execution_id, scenario_id, scenario_revision, address, state, results, credentials, created_at, updated_at)
+        SELECT gen_random_uuid(), 's', 1, '0x1', 'completed', $1, '[]', $2, $2 FROM generate_series(1, ${BULK})`, [failed, T]);
+      store = await openPostgresStore({ url: PG_URL, schema });
+      const missing = async () => Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM executions WHERE verdict IS NULL')).rows[0]!.n);
+      await vi.waitFor(async () => expect(await missing()).toBe(0), { timeout: 20_000, interval: 50 });
+      const { rows } = await client.query<{ execution_id: string; verdict: string }>('SELECT execution_id, verdict FROM executions');
       expect(ids.map((id) => rows.find((r) => r.execution_id === id)?.verdict)).toEqual(cases.map(([, v]) => v));
+      expect(rows.filter((r) => r.verdict === 'failed')).toHaveLength(BULK + 1);
+
+      await client.query(OLD_INSERT, [late.old, 'completed', JSON.stringify(cases[2]![0]), T, T]);
+      await client.query(OLD_INSERT, [late.oldPending, 'pending', pending, T, T]);
+      await client.query(`INSERT INTO executions (execution_id, scenario_id, scenario_revision, address, state, results, credentials, created_at, updated_at, verdict)
+        VALUES ($1, 's', 1, '0x1', 'pending', $2, '[]', $3, $3, 'pending')`, [late.newPending, pending, T]);
+      const verdicts = async () => Object.fromEntries(await Promise.all(Object.keys(expected).map(async (id) => [id,
+        (await client.query<{ verdict: string }>('SELECT verdict FROM executions WHERE execution_id = $1', [id])).rows[0]!.verdict])));
+      expect(await verdicts()).toEqual({ ...expected, [late.oldPending]: 'pending', [late.newPending]: 'pending' });
+      await client.query(OLD_COMPLETE, ['completed', failed, T, late.oldPending]);
+      await client.query(OLD_COMPLETE, ['completed', JSON.stringify(cases[0]![0]), T, late.newPending]);
+      expect(await verdicts()).toEqual(expected);
+
       const indexes = await client.query<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2', [schema, 'executions']);
       expect(indexes.rows.map((r) => r.indexname)).toEqual(expect.arrayContaining(['executions_scenario_verdict', 'executions_scenario_address', 'executions_scenario_period']));
     } finally {
+      await store?.close();
       await client.end();
       await dropSchema(schema);
     }

@@ -2,11 +2,11 @@ import { verdictOf } from '../../domain/verdict.js';
 import type { ExecutionCounts, ExecutionFilter, ExecutionPage, ExecutionRecord, ExecutionRepository, SummaryBucket } from '../types.js';
 import {
   EXECUTION_COLUMNS, EXECUTION_INSERT_COLUMNS, WEBHOOK_COLUMNS, WEBHOOK_FIELDS, executionValues, webhookValues, PAGE_MAX_BYTES, pageWithinBytes,
-  pageWithinBytesSql, countByRuleSql, countByVerdictSql, executionFilterWhere, type ExecutionColumns,
+  pageWithinBytesSql, countByRuleSql, countByVerdictSql, countUpToSql, executionFilterWhere, type ExecutionColumns,
 } from '../rows.js';
 import type { GroupCommit } from '../group-commit.js';
 import { placeholders, read, UUID, type Paged, type PostgresDatabase } from './database.js';
-import { PURGE_REVISIONS_CTE, inTransaction } from './revisions.js';
+import { PURGE_REVISIONS_CTE, inTransaction, readOnly } from './revisions.js';
 import { PURGE_COMPARISONS_CTES } from './shadows.js';
 
 type Row = ExecutionColumns<unknown, Date>;
@@ -75,15 +75,20 @@ export function postgresExecutions(db: PostgresDatabase, audit: GroupCommit<Exec
         : await query<Paged<Row>>(EXECUTION_PAGE, [scenarioId, before, limit + 1, PAGE_MAX_BYTES]);
       return pageWithinBytes(rows, limit, read.execution);
     },
-    async countExecutions(scenarioId, filter, bucket, projects): Promise<ExecutionCounts> {
+    async countExecutions(scenarioId, filter, bucket, projects, max): Promise<ExecutionCounts | undefined> {
       const { where, values } = filtered(scenarioId, filter, projects);
       // count(*) is a bigint, which pg hands as text.
       type Counted<T> = Omit<T, 'n'> & { n: string };
-      const [buckets, rules] = await Promise.all([
-        query<Counted<ExecutionCounts['buckets'][number]>>(countByVerdictSql(BUCKET[bucket], where), values),
-        query<Counted<ExecutionCounts['rules'][number]>>(countByRuleSql(RULES, (name) => RULE_FIELD[name], where), values),
-      ]);
-      return { buckets: buckets.rows.map((r) => ({ ...r, n: Number(r.n) })), rules: rules.rows.map((r) => ({ ...r, n: Number(r.n) })) };
+      // One connection, one snapshot: the counts agree with each other and with the bound, one pool slot taken.
+      return readOnly(db, async (client) => {
+        if (max !== undefined) {
+          const { rows } = await client.query<{ n: string }>(countUpToSql(where, `$${values.length + 1}`), [...values, max + 1]);
+          if (Number(rows[0]!.n) > max) return undefined;
+        }
+        const buckets = await client.query<Counted<ExecutionCounts['buckets'][number]>>(countByVerdictSql(BUCKET[bucket], where), values);
+        const rules = await client.query<Counted<ExecutionCounts['rules'][number]>>(countByRuleSql(RULES, (name) => RULE_FIELD[name], where), values);
+        return { buckets: buckets.rows.map((r) => ({ ...r, n: Number(r.n) })), rules: rules.rows.map((r) => ({ ...r, n: Number(r.n) })) };
+      });
     },
     async purgeExecutions(createdBefore) {
       // A delivery goes with its execution, and by age in any case (see the SQLite store), in one statement.

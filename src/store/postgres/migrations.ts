@@ -1,12 +1,18 @@
 import type pg from 'pg';
 import { PG_RULES } from '../shadow-rows.js';
 import {
-  CHAIN_SENDS, CHAIN_SENDS_BY_HASH, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, verdictMigration, type Migration,
+  CHAIN_SENDS, CHAIN_SENDS_BY_HASH, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, verdictBackfill,
+  verdictMigration, verdictSql, type HasStatus, type Migration,
 } from '../migrations.js';
 import { PG_FOLLOWED } from './following.js';
 
 /** Any fixed number: the advisory lock that serialises migrations of instances starting at once. */
 const MIGRATION_LOCK = 0x5c5_0001;
+/** setTimeout's largest delay (0 would mean the pool's query_timeout). */
+const MIGRATION_QUERY_TIMEOUT_MS = 2 ** 31 - 1;
+
+const PG_HAS_STATUS: HasStatus = (results, status) =>
+  `EXISTS (SELECT 1 FROM jsonb_array_elements(${results}) r WHERE r->'result'->>'status' = '${status}')`;
 
 export const postgresMigrations: Migration[] = [
   {
@@ -151,8 +157,18 @@ export const postgresMigrations: Migration[] = [
     sql: shadowCountsMigration(...PG_RULES),
   },
   CHAIN_SENDS_BY_HASH,
-  verdictMigration((status) => `EXISTS (SELECT 1 FROM jsonb_array_elements(results) r WHERE r->'result'->>'status' = '${status}')`),
+  // A row written without a verdict (an instance before 22), or whose results an UPDATE changed but not its verdict.
+  verdictMigration(`
+    CREATE FUNCTION executions_verdict() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN NEW.verdict := ${verdictSql(PG_HAS_STATUS, 'NEW.results')}; RETURN NEW; END $$;
+    CREATE TRIGGER executions_verdict_insert BEFORE INSERT ON executions FOR EACH ROW WHEN (NEW.verdict IS NULL)
+      EXECUTE FUNCTION executions_verdict();
+    CREATE TRIGGER executions_verdict_update BEFORE UPDATE OF results, state ON executions FOR EACH ROW
+      WHEN (NEW.verdict IS NOT DISTINCT FROM OLD.verdict) EXECUTE FUNCTION executions_verdict();
+  `),
 ];
+
+export const PG_VERDICT_BACKFILL = verdictBackfill(PG_HAS_STATUS);
 
 export async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
   const client = await pool.connect();
@@ -170,7 +186,10 @@ export async function migrate(pool: pg.Pool, schema: string | undefined): Promis
         if (applied.has(m.version)) continue;
         await client.query('BEGIN');
         try {
-          await client.query(m.sql);
+          // The pool's timeouts are for requests: an index built on a large table takes longer.
+          await client.query('SET LOCAL statement_timeout = 0');
+          const statement: pg.QueryConfig & { query_timeout: number } = { text: m.sql, query_timeout: MIGRATION_QUERY_TIMEOUT_MS };
+          await client.query(statement);
           await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [m.version]);
           await client.query('COMMIT');
         } catch (err) {

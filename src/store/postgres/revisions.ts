@@ -5,6 +5,7 @@ import {
   type PagedRevision, type RevisionColumns,
 } from '../revision-rows.js';
 import type { Revise, ScenarioRevisionRepository, ScenarioRow } from '../types.js';
+import { guard } from '../errors.js';
 import { read, type PostgresDatabase } from './database.js';
 
 type Row = ScenarioColumns<unknown, Date>;
@@ -60,19 +61,26 @@ export async function insertRevised(client: pg.PoolClient, row: ScenarioRow, rev
 }
 
 /** Rolled back when `work` throws. */
+async function transaction<T>(pool: pg.Pool, begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query(begin);
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** `work` in one REPEATABLE READ, READ ONLY transaction on one connection: its reads see one snapshot. */
+export function readOnly<T>({ pool }: PostgresDatabase, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return guard(() => transaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work));
+}
+
 export async function inTransaction<T>({ pool, storage }: PostgresDatabase, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  return storage.write(async () => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-  });
+  return storage.write(() => transaction(pool, 'BEGIN', work));
 }

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { verdictOf, type Verdict } from '../../domain/verdict.js';
 import type { ExecutionCounts, ExecutionFilter, ExecutionPage, ExecutionRecord, ExecutionRepository, SummaryBucket } from '../types.js';
 import {
-  EXECUTION_COLUMNS, PAGE_MAX_BYTES, countByRuleSql, countByVerdictSql, executionFilterWhere, pageWithinBytes, pageWithinBytesSql, webhookValues,
+  EXECUTION_COLUMNS, PAGE_MAX_BYTES, countByRuleSql, countUpToSql, countByVerdictSql, executionFilterWhere, pageWithinBytes, pageWithinBytesSql, webhookValues,
   type ExecutionColumns,
 } from '../rows.js';
 import type { GroupCommit } from '../group-commit.js';
@@ -95,8 +95,9 @@ export function sqliteExecutions(
         : pageExecutions.all(scenarioId, before, limit + 1, PAGE_MAX_BYTES);
       return pageWithinBytes(rows, limit, read.execution);
     },
-    async countExecutions(scenarioId, filter, bucket, projects): Promise<ExecutionCounts> {
+    async countExecutions(scenarioId, filter, bucket, projects, max): Promise<ExecutionCounts | undefined> {
       const { where, values } = filtered(scenarioId, filter, projects);
+      if (max !== undefined && (prepared(countUpToSql(where, '?')).get(...values, max + 1) as { n: number }).n > max) return undefined;
       return {
         buckets: prepared(countByVerdictSql(BUCKET[bucket], where)).all(...values) as ExecutionCounts['buckets'],
         rules: prepared(countByRuleSql(RULES, (name) => RULE_FIELD[name], where)).all(...values) as ExecutionCounts['rules'],

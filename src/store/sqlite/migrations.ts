@@ -1,9 +1,13 @@
 import type Database from 'better-sqlite3';
 import { SQLITE_RULES } from '../shadow-rows.js';
 import {
-  CHAIN_SENDS, CHAIN_SENDS_BY_HASH, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, verdictMigration, type Migration,
+  CHAIN_SENDS, CHAIN_SENDS_BY_HASH, LEASES_TABLE, SAME_IN_BOTH, shadowCountsMigration, shadowMigration, verdictBackfill,
+  verdictMigration, verdictSql, type HasStatus, type Migration,
 } from '../migrations.js';
 import { SQLITE_FOLLOWED } from './following.js';
+
+const SQLITE_HAS_STATUS: HasStatus = (results, status) =>
+  `EXISTS (SELECT 1 FROM json_each(${results}) WHERE json_extract(value, '$.result.status') = '${status}')`;
 
 export const sqliteMigrations: Migration[] = [
   {
@@ -189,8 +193,16 @@ export const sqliteMigrations: Migration[] = [
     sql: shadowCountsMigration(...SQLITE_RULES),
   },
   CHAIN_SENDS_BY_HASH,
-  verdictMigration((status) => `EXISTS (SELECT 1 FROM json_each(results) WHERE json_extract(value, '$.result.status') = '${status}')`),
+  // A row written without a verdict (an instance before 22), or whose results an UPDATE changed but not its verdict.
+  verdictMigration(`
+    CREATE TRIGGER executions_verdict_insert AFTER INSERT ON executions WHEN NEW.verdict IS NULL
+    BEGIN UPDATE executions SET verdict = ${verdictSql(SQLITE_HAS_STATUS, 'results')} WHERE seq = NEW.seq; END;
+    CREATE TRIGGER executions_verdict_update AFTER UPDATE OF results, state ON executions WHEN NEW.verdict IS OLD.verdict
+    BEGIN UPDATE executions SET verdict = ${verdictSql(SQLITE_HAS_STATUS, 'results')} WHERE seq = NEW.seq; END;
+  `),
 ];
+
+export const SQLITE_VERDICT_BACKFILL = verdictBackfill(SQLITE_HAS_STATUS);
 
 export function migrate(db: Database.Database): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
