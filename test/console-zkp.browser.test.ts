@@ -390,6 +390,29 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
     }, 180_000);
   }
 
+  it('says a request too large for a QR code is so, offers its link and JSON, and loads no QR library for it', async () => {
+    const { page, problems, requests } = await openPage(ctx);
+    const id = 'offchain-too-large';
+    const rules = Array.from({ length: 24 }, (_, i) => ({ id: `rule-${i + 1}`, query: { type: 'IDInformation', context: ID_INFORMATION_CONTEXT_URL, requestId: i + 1, attribute: 'personalData.birthDate', operator: '$lt', value: 20080101, circuitId: 'credentialAtomicQueryV3' } }));
+    expect((await ctx.call('POST', '/compliance/scenarios', { id, input: { name: 'Many rules', type: 'OffChainZKP', trustedIssuers: ['*'], queryConfigurations: rules, smartContractDeployments: [] } })).status).toBe(201);
+    try {
+      await signIn(ctx, page);
+      await page.goto(`${ctx.url}/console#/scenarios/${id}`);
+      await page.getByLabel('Credentials (a JSON array)').fill('[]');
+      await page.getByLabel('Holder address').fill(ADDRESS);
+      await page.getByRole('button', { name: 'Dry-run' }).click();
+      await page.getByText('This request is too large for a QR code').waitFor();
+      const link = await page.getByLabel('Deep link').inputValue();
+      expect(Buffer.byteLength(link)).toBeGreaterThan(2953);
+      await expect(page.locator('pre.json').getAttribute('aria-label')).resolves.toBe('The request as JSON');
+      expect(requests.filter((r) => new URL(r.url).pathname === '/console/vendor/qr.js')).toHaveLength(0);
+      await check(page, 'offchain-too-large-1280');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
   it('gives a token of two projects the project field, and opens an id both its projects use in each (no 409)', async () => {
     const { page, problems, requests } = await openPage(ctx);
     const id = 'shared-by-two';
