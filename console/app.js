@@ -83,8 +83,8 @@ async function scenariosView(show) {
     const shown = items.filter((s) => (type.value === '' || s.input.type === type.value) &&
       (q === '' || s.id.toLowerCase().includes(q) || String(s.input.name ?? '').toLowerCase().includes(q)));
     body.replaceChildren(...shown.map((s) => h('tr', {},
-      // The project in the link: a token of several projects may hold this id in more than one.
-      h('td', {}, h('a', { href: `#/scenarios/${encodeURIComponent(s.id)}${s.input.projectId ? `?projectId=${encodeURIComponent(s.input.projectId)}` : ''}` }, s.id)),
+      // The project in the link, empty for none: a token of several projects (or an operator's) may hold this id in more than one.
+      h('td', {}, h('a', { href: `#/scenarios/${encodeURIComponent(s.id)}?projectId=${encodeURIComponent(s.input.projectId ?? '')}` }, s.id)),
       h('td', {}, s.input.name ?? ''), h('td', {}, s.input.type), h('td', {}, s.input.projectId ?? '—'), h('td', {}, String(s.input.queryConfigurations?.length ?? 0)),
       h('td', {}, new Date(s.updatedAt).toLocaleString()))));
     count.textContent = `${shown.length} of ${items.length} scenarios` +

@@ -11,6 +11,8 @@ const OPERATOR_NAMES = {
 };
 const ALL_OPERATORS = Object.keys(OPERATOR_NAMES).filter((o) => o !== '$noop' && o !== '$sd');
 const VALUELESS = new Set(['$noop', '$sd']);
+/** The form an operator's value takes: operators of one shape can take each other's value. */
+const shape = (op) => (VALUELESS.has(op) ? 'none' : op === '$between' || op === '$nonbetween' ? 'pair' : op === '$in' || op === '$nin' ? 'list' : op === '$exists' ? 'flag' : 'one');
 
 /** Every attribute a rule may name, depth first: objects are not comparable, their leaves are. */
 function leaves(nodes, out = []) {
@@ -29,9 +31,11 @@ function typed(text, kind) {
   return t;
 }
 
-function ruleEditor(held, rule, index, onRemove, nextRequestId, refused, scenarioType) {
+function ruleEditor(held, rule, index, onRemove, nextRequestId, refused, scenarioType, canWrite) {
   const query = rule.query ?? {};
-  const zkp = scenarioType === 'OffChainZKP' ? circuitOptions({ ...query, requestId: query.requestId ?? nextRequestId }, index, () => renderOperators(opSelect.value)) : null;
+  const zkp = scenarioType === 'OffChainZKP' ? circuitOptions({ ...query, requestId: query.requestId ?? nextRequestId }, index, onCircuit) : null;
+  // Says when a circuit change changed the operator (the one chosen is not proved by the new circuit).
+  const opNote = h('p', { class: 'hint', role: 'status' });
   const known = new Map(held.map((t) => [t.type, t]));
   const idInput = h('input', { type: 'text', value: rule.id ?? `rule-${index + 1}`, autocomplete: 'off' });
   const typeSelect = h('select', {}, option('', 'Choose a credential type'), held.map((t) => option(t.type, t.type, t.type === query.type)));
@@ -81,15 +85,15 @@ function ruleEditor(held, rule, index, onRemove, nextRequestId, refused, scenari
 
   // keep: the stored rule's operator stays offered even where the picker would not offer it ($sd, $noop, another
   // datatype's), so that opening and saving a scenario never rewrites a rule the user did not touch.
-  function renderOperators(initialOp, initialValue, keep = false) {
+  function renderOperators(initialOp, initialValue, keep = false, likeValue = false) {
     const a = current();
     kind = a?.valueKind ?? 'any';
     const datatype = (a?.operators ?? ALL_OPERATORS).filter((o) => !refused().has(o));
     const offered = zkp ? circuitOperators(zkp.circuit(), datatype) : datatype;
     const ops = keep && typeof initialOp === 'string' && initialOp !== '' && !offered.includes(initialOp) ? [...offered, initialOp] : offered;
-    const chosen = ops.includes(initialOp) ? initialOp : ops[0];
+    const chosen = ops.includes(initialOp) ? initialOp : (likeValue && ops.find((o) => shape(o) === shape(initialOp))) || ops[0];
     opSelect.replaceChildren(...ops.map((o) => option(o, `${o} (${OPERATOR_NAMES[o] ?? o})`, o === chosen)));
-    renderValue(initialOp === chosen ? initialValue : undefined);
+    renderValue(initialOp === chosen || (likeValue && shape(initialOp) === shape(chosen)) ? initialValue : undefined);
   }
 
   function renderAttributes(initialAttr) {
@@ -112,13 +116,22 @@ function ruleEditor(held, rule, index, onRemove, nextRequestId, refused, scenari
   renderAttributes(query.attribute);
   renderOperators(query.operator, query.value, true);
 
+  /** A new circuit keeps the operator where it proves it, and the typed value where the operator takes one alike. */
+  function onCircuit() {
+    const before = opSelect.value;
+    const typedValue = value();
+    renderOperators(before, typedValue, false, true);
+    opNote.textContent = opSelect.value === before ? '' : `This circuit does not prove ${before}: the operator is now ${opSelect.value} (${OPERATOR_NAMES[opSelect.value] ?? opSelect.value}).`;
+  }
+
   const legend = h('legend', {}, `Rule ${index + 1}`);
   const el = h('fieldset', { class: 'rule' }, legend,
     h('div', { class: 'row' }, field('Rule id', idInput, { pointer: p('/id'), className: 'narrow' }), field('Credential type', typeSelect, { pointer: p('/query/type') })),
     h('div', { class: 'row' }, attrField, attrTextField, field('Operator', opSelect, { pointer: p('/query/operator') })),
     valueBox,
+    opNote,
     zkp ? zkp.el : '',
-    h('button', { type: 'button', class: 'secondary', onclick: onRemove }, `Remove rule ${index + 1}`));
+    canWrite ? h('button', { type: 'button', class: 'secondary', onclick: onRemove }, `Remove rule ${index + 1}`) : '');
 
   function value() {
     const op = opSelect.value;
@@ -146,11 +159,11 @@ function ruleEditor(held, rule, index, onRemove, nextRequestId, refused, scenari
 }
 
 /** A 202's Location names the proposed revision: linked to it on the revisions page, where it is approved. */
-function proposed(id, location) {
+function proposed(id, location, query) {
   const n = /\/revisions\/(\d+)/.exec(location ?? '')?.[1];
   return n === undefined
     ? ['Proposed for approval.']
-    : ['Proposed for approval as ', h('a', { href: `#/scenarios/${encodeURIComponent(id)}/revisions/${n}` }, `revision ${n}`), ': it goes live once another reviewer approves it.'];
+    : ['Proposed for approval as ', h('a', { href: `#/scenarios/${encodeURIComponent(id)}/revisions/${n}${query}` }, `revision ${n}`), ': it goes live once another reviewer approves it.'];
 }
 
 /** Problems placed beside the control whose pointer they name (or its nearest enclosing one); the rest listed. */
@@ -176,7 +189,7 @@ function placeProblems(form, summary, problems, prefix) {
 function projectControl(me) {
   const projects = me?.projects;
   if (Array.isArray(projects)) {
-    const select = h('select', { required: true }, projects.map((p, i) => option(p, p, i === 0)));
+    const select = h('select', { required: true }, option('', 'Choose a project'), projects.map((p) => option(p, p)));
     return { el: field('Project', select, { pointer: '/projectId', hint: 'One of this token\'s projects' }), read: () => select.value || undefined };
   }
   const input = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' });
@@ -204,6 +217,7 @@ export async function editorView(show, scenarioId, { params } = {}) {
   const [typesR, meR] = await Promise.all([typesAnswer, meAnswer]);
   const me = meR.ok ? meR.data : null;
   const canWrite = me === null || me.scopes.includes('scenarios:write');
+  const canExecute = me === null || me.scopes.includes('scenarios:execute');
   const held = typesR.ok ? typesR.data.items : [];
   const scenarioTypes = new Map((typesR.ok ? typesR.data.scenarioTypes ?? [] : []).map((t) => [t.type, new Set(t.refusedOperators)]));
   let input = existing?.input ?? { name: '', type: 'ChallengeQuery', queryConfigurations: [{ id: 'rule-1', query: {} }], smartContractDeployments: [] };
@@ -240,7 +254,7 @@ export async function editorView(show, scenarioId, { params } = {}) {
     rules = configs.map((qc, i) => ruleEditor(held, qc, i, () => {
       rulesTouched = true;
       renderRules(rules.map((r) => r.read()).filter((_, j) => j !== i));
-    }, qc.query?.requestId ?? (seen.requestId += 1), () => scenarioTypes.get(typeSelect.value) ?? new Set(), typeSelect.value));
+    }, qc.query?.requestId ?? (seen.requestId += 1), () => scenarioTypes.get(typeSelect.value) ?? new Set(), typeSelect.value, canWrite));
     rulesBox.replaceChildren(...rules.map((r) => r.el));
   };
   renderRules(input.queryConfigurations ?? []);
@@ -254,7 +268,8 @@ export async function editorView(show, scenarioId, { params } = {}) {
     return d;
   };
   const dirty = () => rulesTouched || issuers.changed() || nameInput.value.trim() !== (input.name ?? '');
-  const scenarioUrl = (id, p) => `#/scenarios/${encodeURIComponent(id)}${p ? `?projectId=${encodeURIComponent(p)}` : ''}`;
+  // Always the project (empty: none): an operator's token may hold the id in several projects and without one.
+  const scenarioUrl = (id, p) => `#/scenarios/${encodeURIComponent(id)}?projectId=${encodeURIComponent(p ?? '')}`;
 
   const form = h('form', {
     novalidate: true,
@@ -271,11 +286,12 @@ export async function editorView(show, scenarioId, { params } = {}) {
       const unplaced = placeProblems(form, summary, r.ok ? [] : (r.data?.errors ?? []).map((x) => ({ ...x, pointer: x.pointer === '/id' ? '/input/id' : x.pointer })), '/input');
       if (!r.ok) {
         saved.textContent = '';
-        summary.replaceChildren(h('p', {}, problemText(r)), unplaced.length ? h('ul', {}, unplaced.map((m) => h('li', {}, m))) : '');
+        const stale = r.status === 412 ? h('p', {}, 'The scenario changed meanwhile (a deployment, or another user): reload the page to edit its latest revision (your edits here are not kept).') : '';
+        summary.replaceChildren(h('p', {}, problemText(r)), stale, unplaced.length ? h('ul', {}, unplaced.map((m) => h('li', {}, m))) : '');
         return;
       }
       summary.replaceChildren();
-      if (r.status === 202) { saved.replaceChildren(...proposed(existing.id, r.headers.get('location'))); return; }
+      if (r.status === 202) { saved.replaceChildren(...proposed(existing.id, r.headers.get('location'), query)); return; }
       etag = r.headers.get('etag');
       rulesTouched = false;
       saved.textContent = existing === null ? `Created ${idInput.value.trim()}` : 'Saved';
@@ -292,23 +308,28 @@ export async function editorView(show, scenarioId, { params } = {}) {
   h('h2', {}, 'Rules'),
   held.length === 0 ? h('p', { class: 'hint' }, typesR.ok ? 'The service holds no credential type\'s context: attributes are typed by hand.' : `Credential types unavailable: ${problemText(typesR)}`) : '',
   rulesBox,
-  h('div', { class: 'actions' },
-    h('button', {
-      type: 'button', class: 'secondary', onclick: () => {
-        rulesTouched = true;
-        renderRules([...rules.map((r) => r.read()), { id: freshId(), query: {} }]);
-      },
-    }, 'Add a rule'),
-    h('button', { type: 'submit' }, existing === null ? 'Create scenario' : 'Save changes')),
+  canWrite
+    ? h('div', { class: 'actions' },
+      h('button', {
+        type: 'button', class: 'secondary', onclick: () => {
+          rulesTouched = true;
+          renderRules([...rules.map((r) => r.read()), { id: freshId(), query: {} }]);
+        },
+      }, 'Add a rule'),
+      h('button', { type: 'submit' }, existing === null ? 'Create scenario' : 'Save changes'))
+    : h('p', { class: 'hint' }, 'This token may not change scenarios (scenarios:write): the rules are shown, not saved.'),
   summary, saved);
 
-  // A deploy changes the scenario (its deployments, the rules' requestIds): the editor takes the new revision's ETag and rules.
+  // A deploy changes the scenario (its deployments, the rules' requestIds): the editor takes the new revision's ETag and
+  // rules, unless its rules were edited: then it keeps the old ETag, so that a save is refused (412) instead of putting
+  // the old requestIds back over the deployment's.
   const reload = async () => {
     const r = await api('GET', `${path}${query}`);
     if (!r.ok) return null;
+    if (rulesTouched) return r.data;
     etag = r.headers.get('etag');
     input = r.data.input;
-    if (!rulesTouched) renderRules(input.queryConfigurations ?? []);
+    renderRules(input.queryConfigurations ?? []);
     return r.data;
   };
   const onChain = existing !== null && existing.input.type === 'OnChainZKP'
@@ -317,11 +338,11 @@ export async function editorView(show, scenarioId, { params } = {}) {
   const wallet = existing !== null && existing.input.type === 'OffChainZKP' ? { path: `/compliance/scenarios/execute${query}`, scenarioId: existing.id } : null;
 
   show(existing === null ? 'New scenario' : `Scenario ${existing.id}`,
-    h('div', { class: 'columns' }, h('section', { 'aria-label': 'Editor' }, form, onChain), tryPanel(draft, form, summary, wallet)));
+    h('div', { class: 'columns' }, h('section', { 'aria-label': 'Editor' }, form, onChain), tryPanel(draft, form, summary, wallet, { canWrite, canExecute })));
 }
 
 /** The dry run of the editor's unsaved content. The pasted credentials stay in this panel's field and go only to the dry-run route. */
-function tryPanel(draft, form, summary, wallet) {
+function tryPanel(draft, form, summary, wallet, { canWrite, canExecute }) {
   const credentials = h('textarea', { rows: 10, autocomplete: 'off', spellcheck: 'false' });
   const address = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' });
   const out = h('div', { 'aria-live': 'polite' });
@@ -330,9 +351,11 @@ function tryPanel(draft, form, summary, wallet) {
     h('p', { class: 'hint' }, 'Runs the editor\'s content as it is now, unsaved, against credentials you paste. Nothing is recorded or kept.'),
     field('Credentials (a JSON array)', credentials, { pointer: '/credentials' }),
     field('Holder address', address, { pointer: '/address' }),
-    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: run }, 'Dry-run'),
-      wallet ? h('button', { type: 'button', class: 'secondary', onclick: ask }, 'Ask a wallet') : ''),
-    wallet ? h('p', { class: 'hint' }, 'Ask a wallet: executes the saved scenario for the address and shows the authorization request a wallet answers (recorded as an execution, pending until it does).') : '',
+    h('div', { class: 'actions' }, canWrite ? h('button', { type: 'button', onclick: run }, 'Dry-run') : '',
+      wallet && canExecute ? h('button', { type: 'button', class: 'secondary', onclick: ask }, 'Ask a wallet') : ''),
+    canWrite ? '' : h('p', { class: 'hint' }, 'No dry run: the API runs one for a token with scenarios:write only.'),
+    wallet && !canExecute ? h('p', { class: 'hint' }, 'No Ask a wallet: it executes the scenario, which needs scenarios:execute.') : '',
+    wallet && canExecute ? h('p', { class: 'hint' }, 'Ask a wallet: executes the saved scenario for the address and shows the authorization request a wallet answers (recorded as an execution, pending until it does).') : '',
     out);
 
   /** OffChainZKP: a real execution, whose request a wallet can answer (a dry run's answer gets 404). */

@@ -26,19 +26,21 @@ export function circuitOptions(query, index, onCircuit) {
   const nullifier = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', value: query.params?.nullifierSessionId === undefined ? '' : String(query.params.nullifierSessionId) });
   const context = h('input', { type: 'url', autocomplete: 'off', spellcheck: 'false', value: query.context ?? '' });
   const v3Only = [proofType, groupId, nullifier];
+  // Until the circuit is changed, a field it disables keeps the stored value (a save never drops what was not touched).
+  let circuitChanged = false;
   const sync = () => {
-    // proofType, groupId and the nullifier are V3's (and groupId linkedMultiQuery's): offered where the circuit has them.
+    // proofType, groupId and the nullifier are V3's (proofType and groupId linkedMultiQuery's too, as the API accepts).
     const c = circuit.value;
     const v2 = c === 'credentialAtomicQuerySigV2' || c === 'credentialAtomicQueryMTPV2';
-    for (const control of v3Only) control.disabled = v2 || (c === 'linkedMultiQuery' && control !== groupId);
+    for (const control of v3Only) control.disabled = v2 || (c === 'linkedMultiQuery' && control === nullifier);
   };
-  circuit.addEventListener('change', () => { sync(); onCircuit(); });
+  circuit.addEventListener('change', () => { circuitChanged = true; sync(); onCircuit(); });
   sync();
   const el = h('fieldset', { class: 'zkp' }, h('legend', {}, 'Proof request'),
     h('div', { class: 'row' },
       field('Request id', requestId, { pointer: p('/requestId'), className: 'narrow', hint: 'From 1 to 4294967295' }),
       field('Circuit', circuit, { pointer: p('/circuitId') }),
-      field('Proof type', proofType, { pointer: p('/proofType'), hint: 'credentialAtomicQueryV3 only' })),
+      field('Proof type', proofType, { pointer: p('/proofType'), hint: 'credentialAtomicQueryV3 and linkedMultiQuery' })),
     h('div', { class: 'row' },
       field('Group id', groupId, { pointer: p('/groupId'), className: 'narrow', hint: 'Rules of one group are proved on one credential' }),
       field('Nullifier session id', nullifier, { pointer: p('/params/nullifierSessionId'), hint: 'Asks a nullifier: one holder, one address (V3)' })),
@@ -51,14 +53,15 @@ export function circuitOptions(query, index, onCircuit) {
     /** The options over `q`; an emptied one is left out. */
     read: (q) => {
       const n = nullifier.value.trim();
+      const kept = (stored) => (circuitChanged ? undefined : stored);
       const out = {
         ...q,
         requestId: requestId.value.trim() === '' ? undefined : number(requestId.value.trim()),
         circuitId: circuit.value || undefined,
-        proofType: proofType.disabled ? undefined : proofType.value || undefined,
-        groupId: groupId.disabled || groupId.value.trim() === '' ? undefined : number(groupId.value.trim()),
+        proofType: proofType.disabled ? kept(query.proofType) : proofType.value || undefined,
+        groupId: groupId.disabled ? kept(query.groupId) : groupId.value.trim() === '' ? undefined : number(groupId.value.trim()),
         context: context.value.trim() || undefined,
-        params: nullifier.disabled || n === '' ? undefined : { ...q.params, nullifierSessionId: number(n) },
+        params: nullifier.disabled ? kept(q.params) : n === '' ? undefined : { ...q.params, nullifierSessionId: number(n) },
       };
       for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
       return out;
@@ -86,10 +89,11 @@ export function deepLink(request) {
 }
 
 const MODULE_PX = 4;
+/** The most a QR code holds (version 40, low error correction, bytes). */
+export const QR_MAX_BYTES = 2953;
 
 /** The QR code of `text` on a canvas, its modules drawn one by one (no markup, no inline style). */
-async function qrCanvas(text, label) {
-  const { default: encodeQR } = await import('/console/vendor/qr.js');
+function qrCanvas(encodeQR, text, label) {
   const grid = encodeQR(text, 'raw', { ecc: 'low', border: 4 });
   const canvas = h('canvas', { class: 'qr', width: grid.length * MODULE_PX, height: grid.length * MODULE_PX, role: 'img', 'aria-label': label });
   const ctx = canvas.getContext('2d');
@@ -104,14 +108,23 @@ async function qrCanvas(text, label) {
 export function requestView(request, note) {
   const link = deepLink(request);
   const qr = h('div', { class: 'qr-box' }, h('p', { class: 'status' }, 'Drawing the QR code…'));
-  qrCanvas(link, 'QR code of the authorization request (its link is below)').then(
-    (canvas) => qr.replaceChildren(canvas),
-    (err) => qr.replaceChildren(h('p', { class: 'alert', role: 'alert' }, `No QR code: ${err?.message ?? err} (the request is too long for one: open the link instead)`)));
+  const size = new TextEncoder().encode(link).length;
+  if (size > QR_MAX_BYTES) {
+    qr.replaceChildren(h('p', { class: 'rev-warning' }, `This request is too large for a QR code (its link is ${size} bytes, a QR code holds at most ${QR_MAX_BYTES}): open the link below on the wallet's device, or send it the JSON.`));
+  } else {
+    import('/console/vendor/qr.js').then(
+      (lib) => {
+        try { qr.replaceChildren(qrCanvas(lib.default, link, 'QR code of the authorization request (its link is below)')); } catch (err) {
+          qr.replaceChildren(h('p', { class: 'alert', role: 'alert' }, `No QR code: ${err?.message ?? err} (open the link below instead)`));
+        }
+      },
+      () => qr.replaceChildren(h('p', { class: 'alert', role: 'alert' }, 'The QR code library could not be loaded (reload the page to try again): open the link below instead.')));
+  }
   return h('section', { class: 'auth-request', 'aria-label': 'Authorization request' },
     h('h3', {}, 'Authorization request for the wallet'),
     note ? h('p', { class: 'hint' }, note) : '',
     qr,
     h('p', {}, h('a', { href: link }, 'Open in a wallet on this device')),
     field('Deep link', h('textarea', { rows: 3, readonly: true, spellcheck: 'false' }, link)),
-    h('details', {}, h('summary', {}, 'The request (JSON)'), h('pre', { class: 'json' }, JSON.stringify(request, null, 2))));
+    h('details', {}, h('summary', {}, 'The request (JSON)'), h('pre', { class: 'json', tabindex: '0', role: 'region', 'aria-label': 'The request as JSON' }, JSON.stringify(request, null, 2))));
 }

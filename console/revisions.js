@@ -20,11 +20,11 @@ const alertBox = () => h('div', { class: 'alert rev-problem', role: 'alert' });
 const when = (t) => (t ? h('time', { datetime: t }, new Date(t).toLocaleString()) : '');
 
 /** Follows the API's cursor to the end (at most MAX_PAGES pages), telling `progress` how many are read. */
-async function loadAll(base, progress) {
+async function loadAll(page, progress) {
   const items = [];
   let cursor = null;
   for (let i = 0; i < MAX_PAGES; i++) {
-    const r = await api('GET', `${base}/revisions?limit=100${cursor ? `&cursor=${enc(cursor)}` : ''}`);
+    const r = await api('GET', at(page, `${page.base}/revisions?limit=100${cursor ? `&cursor=${enc(cursor)}` : ''}`));
     if (!r.ok) return { error: r, items };
     items.push(...r.data.items);
     cursor = r.data.nextCursor;
@@ -44,10 +44,12 @@ const inputOf = (rev) => rev?.content?.input ?? {};
  */
 export async function revisionsView(show, scenarioId, { rest = '', params = new URLSearchParams(), notice = '' } = {}) {
   const base = `/compliance/scenarios/${enc(scenarioId)}`;
-  const [scenario, me] = await Promise.all([api('GET', base), api('GET', '/compliance/me')]);
+  // A token of several projects may hold the id in more than one: every call and link names the route's project.
+  const projectId = params.get('projectId');
+  const [scenario, me] = await Promise.all([api('GET', at({ projectId }, base)), api('GET', '/compliance/me')]);
   if (!scenario.ok) return show(`Revisions of ${scenarioId}`, h('p', { class: 'alert', role: 'alert' }, problemText(scenario)));
   const page = {
-    show, scenarioId, base, rest, params,
+    show, scenarioId, base, rest, params, projectId,
     live: scenario.data.revision,
     // Without GET /compliance/me (404: an older service) every action is offered and the API's answer shown; any other
     // failure is said, and Approve left out (it could be the author's).
@@ -67,8 +69,10 @@ const may = (page, scope) => page.me === null || page.me.scopes.includes(scope);
 /** A JWT without `sub` shares its subject with every such token of its issuer: never "you". */
 const mine = (page, subject) => page.me !== null && page.me.named !== false && page.me.subject === subject;
 const authorText = (page, subject) => (subject === null ? 'unknown (written before revisions were kept)' : mine(page, subject) ? `${subject} (you)` : subject);
-const revisionLink = (page, n, label = `Revision ${n}`) => h('a', { href: `#/scenarios/${enc(page.scenarioId)}/revisions/${n}` }, label);
-const compareHref = (page, from, to) => `#/scenarios/${enc(page.scenarioId)}/revisions?from=${from}&to=${to}`;
+/** `url` (an API path or a console link) with the page's project added to its query. */
+const at = (page, url) => (page.projectId === null ? url : `${url}${url.includes('?') ? '&' : '?'}projectId=${enc(page.projectId)}`);
+const revisionLink = (page, n, label = `Revision ${n}`) => h('a', { href: at(page, `#/scenarios/${enc(page.scenarioId)}/revisions/${n}`) }, label);
+const compareHref = (page, from, to) => at(page, `#/scenarios/${enc(page.scenarioId)}/revisions?from=${from}&to=${to}`);
 
 const wentLive = (r) => r.state === 'live' || r.state === 'approved';
 
@@ -101,7 +105,7 @@ function stateText(page, rev) {
 async function revisionOf(page, n) {
   const kept = page.revisions.find((r) => r.revision === n);
   if (kept) return { rev: kept };
-  const r = await api('GET', `${page.base}/revisions/${n}`);
+  const r = await api('GET', at(page, `${page.base}/revisions/${n}`));
   return r.ok ? { rev: r.data } : { error: r };
 }
 
@@ -144,7 +148,7 @@ async function historyPage(page, status) {
     h('section', { 'aria-labelledby': 'rev-compare' }, h('h2', { id: 'rev-compare' }, 'Compare two revisions'), compare, diffBox),
     h('section', { 'aria-labelledby': 'rev-list' }, h('h2', { id: 'rev-list' }, 'History, newest first'), list));
 
-  const read = await loadAll(page.base, (n) => { status.textContent = `Reading the history… ${n} revisions so far`; });
+  const read = await loadAll(page, (n) => { status.textContent = `Reading the history… ${n} revisions so far`; });
   page.revisions = read.items;
   render();
   status.textContent = read.complete ? `${read.items.length} revisions` : '';
@@ -209,7 +213,7 @@ function diffView(a, b, level) {
 async function revisionPage(page, n, status) {
   const { rev, error } = await revisionOf(page, n);
   const title = `Revision ${n} of ${page.scenarioId}`;
-  if (error) return page.show(title, h('p', { class: 'alert', role: 'alert' }, problemText(error)), h('p', {}, h('a', { href: `#/scenarios/${enc(page.scenarioId)}/revisions` }, 'All revisions')));
+  if (error) return page.show(title, h('p', { class: 'alert', role: 'alert' }, problemText(error)), h('p', {}, h('a', { href: at(page, `#/scenarios/${enc(page.scenarioId)}/revisions`) }, 'All revisions')));
   const before = await previousRead(page, rev);
   const previous = before.n;
   const changes = h('div', {});
@@ -220,7 +224,7 @@ async function revisionPage(page, n, status) {
 
   page.show(title,
     status,
-    h('p', {}, h('a', { href: `#/scenarios/${enc(page.scenarioId)}/revisions` }, 'All revisions'),
+    h('p', {}, h('a', { href: at(page, `#/scenarios/${enc(page.scenarioId)}/revisions`) }, 'All revisions'),
       previous === null ? '' : [' · ', h('a', { href: compareHref(page, previous, n) }, 'Compare with another revision')]),
     h('dl', { class: 'rev-meta' },
       h('dt', {}, 'State'), h('dd', {}, stateText(page, rev)),
@@ -246,7 +250,7 @@ function decision(page, rev, status) {
     button.disabled = true;
     problem.replaceChildren();
     status.textContent = verb === 'approve' ? 'Approving…' : 'Rejecting…';
-    const r = await api('POST', `${page.base}/revisions/${rev.revision}/${verb}`);
+    const r = await api('POST', at(page, `${page.base}/revisions/${rev.revision}/${verb}`));
     if (r.ok) return page.again(verb === 'approve' ? `Revision ${rev.revision} approved: it is live now.` : `Revision ${rev.revision} rejected: it will never go live.`);
     status.textContent = '';
     button.disabled = false;
@@ -270,13 +274,13 @@ function decision(page, rev, status) {
 
 /** What to do after a refusal, where the API's code says it. */
 function advice(page, r) {
-  const editor = h('a', { href: `#/scenarios/${enc(page.scenarioId)}` }, 'Open the rules editor');
+  const editor = h('a', { href: at(page, `#/scenarios/${enc(page.scenarioId)}`) }, 'Open the rules editor');
   switch (r.data?.code) {
     case 'SCS_PROPOSAL_STALE':
       return h('p', {}, 'What to do: another revision went live since this proposal was made. ', editor,
         ', make the change again and save it: it is proposed against the live revision. Then reject this stale proposal.');
     case 'SCS_REVISION_NOT_PROPOSED':
-      return h('p', {}, 'What to do: it was decided meanwhile; ', h('a', { href: `#/scenarios/${enc(page.scenarioId)}/revisions` }, 'reload the revisions'), '.');
+      return h('p', {}, 'What to do: it was decided meanwhile; ', h('a', { href: at(page, `#/scenarios/${enc(page.scenarioId)}/revisions`) }, 'reload the revisions'), '.');
     case 'SCS_APPROVER_UNNAMED':
       return h('p', {}, 'What to do: sign in with a token that names its subject (a JWT with a sub claim, or a static token) to approve.');
     case 'SCS_SELF_APPROVAL':
@@ -310,13 +314,13 @@ async function shadowSection(page, rev) {
     const button = e.currentTarget;
     button.disabled = true;
     problem.replaceChildren();
-    const r = await api(method, path);
+    const r = await api(method, at(page, path));
     if (r.ok) settle(r.data);
     else { button.disabled = false; failed(r); }
   };
   async function refresh() {
     problem.replaceChildren();
-    const r = await api('GET', path);
+    const r = await api('GET', at(page, path));
     if (r.ok) settle(r.data);
     else failed(r);
   }
@@ -326,7 +330,7 @@ async function shadowSection(page, rev) {
     body.querySelector('.rev-headline')?.focus();
   };
 
-  const r = await api('GET', path);
+  const r = await api('GET', at(page, path));
   if (r.ok) render(r.data);
   else if (r.status === 404 && r.data?.code === 'SCS_SHADOW_NOT_FOUND') render(null);
   else { render(null); failed(r); }
@@ -337,12 +341,12 @@ function shadowResults(page, run, path) {
   const flips = h('ul', { class: 'rev-flips' });
   const more = h('div', {});
   const addFlips = (ids, cursor) => {
-    flips.append(...ids.map((x) => h('li', {}, h('a', { href: `#/scenarios/${enc(page.scenarioId)}/decisions/${enc(x)}` }, h('code', {}, x)))));
+    flips.append(...ids.map((x) => h('li', {}, h('a', { href: at(page, `#/scenarios/${enc(page.scenarioId)}/decisions/${enc(x)}`) }, h('code', {}, x)))));
     more.replaceChildren(cursor
       ? h('button', {
         type: 'button', class: 'secondary', onclick: async (e) => {
           e.currentTarget.disabled = true;
-          const r = await api('GET', `${path}?limit=100&cursor=${enc(cursor)}`);
+          const r = await api('GET', at(page, `${path}?limit=100&cursor=${enc(cursor)}`));
           if (r.ok) addFlips(r.data.flippedExecutions, r.data.nextCursor);
           else more.replaceChildren(h('p', { class: 'alert', role: 'alert' }, problemText(r)));
         },

@@ -85,6 +85,11 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
   it('shows an OnChainZKP scenario\'s deployments, deploys it (409 saying how to set a key where there is none), follows it to Deployed and retires it', async () => {
     const { page, problems, requests } = await openPage(ctx);
     const id = 'onchain-console';
+    // The ETag of each read of the scenario, in order.
+    const etags: string[] = [];
+    page.on('response', (r) => {
+      if (r.request().method() === 'GET' && new URL(r.url()).pathname === `/compliance/scenarios/${id}` && r.ok()) etags.push(r.headers()['etag'] ?? '');
+    });
     const created = await ctx.call('POST', '/compliance/scenarios', { id, input: { name: 'Born before 2002', type: 'OnChainZKP', queryConfigurations: [onChainRule], smartContractDeployments: [] } });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
     try {
@@ -94,6 +99,10 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
       await panel.getByText('Not deployed').waitFor();
       await expect(panel.getByRole('region', { name: 'Rules on chain' }).innerText()).resolves.toMatch(/born\s+1\s+Not on chain/);
 
+      // A chain that is no CAIP-2 one: the problem goes on the field.
+      await panel.getByLabel('Chain to deploy to').fill('polygon');
+      await panel.getByRole('button', { name: 'Deploy' }).click();
+      await expect.poll(() => panel.getByLabel('Chain to deploy to').getAttribute('aria-invalid')).toBe('true');
       // A chain the service has no key for: the 409 says which variable to set.
       await panel.getByLabel('Chain to deploy to').fill(KEYLESS_CHAIN);
       await panel.getByRole('button', { name: 'Deploy' }).click();
@@ -119,7 +128,7 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
       await expect(panel.getByRole('region', { name: 'Rules on chain' }).innerText()).resolves.toContain(`born\t${requestId}\tOn chain (deployment ${deployment!.id})`);
       // The editor took the deploy's revision: the rule shows the deployment's requestId and a save is not refused (412).
       const posts = requests.filter((r) => r.method === 'POST' && r.url.endsWith(`/compliance/scenarios/${id}/deployments`));
-      expect(posts.map((r) => r.body)).toEqual([JSON.stringify({ chain: KEYLESS_CHAIN }), '{}']);
+      expect(posts.map((r) => r.body)).toEqual([JSON.stringify({ chain: 'polygon' }), JSON.stringify({ chain: KEYLESS_CHAIN }), '{}']);
       expect(requests.filter((r) => r.method === 'GET' && r.url.includes(`/deployments/${deployment!.id}`)).length).toBeGreaterThan(0);
       for (const viewport of VIEWPORTS) {
         await page.setViewportSize(viewport);
@@ -129,12 +138,24 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
       await page.getByLabel('Name').fill('Born before 2002, deployed');
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.getByText('Saved', { exact: true }).waitFor();
+      // The save named the revision the editor last read, the deploy's: its ETag, not the page's first.
+      const patches = requests.filter((r) => r.method === 'PATCH');
+      expect(patches).toHaveLength(1);
+      expect(etags.length).toBeGreaterThan(1);
+      expect(patches[0]!.ifMatch).toBe(etags.at(-1));
+      expect(patches[0]!.ifMatch).not.toBe(etags[0]);
 
+      // Retire asks first; once done, focus goes to the section's heading.
       await panel.getByRole('button', { name: `Retire ${deployment!.id}` }).click();
+      await panel.getByRole('button', { name: 'Keep it' }).click();
+      expect((await ctx.call('GET', `/compliance/scenarios/${id}`)).json.input.smartContractDeployments[0].status).toBe('Deployed');
+      await panel.getByRole('button', { name: `Retire ${deployment!.id}` }).click();
+      await panel.getByRole('button', { name: `Yes, retire ${deployment!.id}` }).click();
       await panel.getByRole('status').getByText(`Deployment ${deployment!.id} is Deprecated.`).waitFor();
+      await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('deployments-heading');
       await expect(article.innerText()).resolves.toContain('Deprecated');
       expect((await ctx.call('GET', `/compliance/scenarios/${id}`)).json.input.smartContractDeployments[0].status).toBe('Deprecated');
-      expect(problems).toEqual(['console: Failed to load resource: the server responded with a status of 409 (Conflict)']);
+      expect(problems).toEqual(['console: Failed to load resource: the server responded with a status of 400 (Bad Request)', 'console: Failed to load resource: the server responded with a status of 409 (Conflict)']);
     } finally {
       await page.close();
     }
@@ -154,6 +175,10 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
       await panel.getByText('This token may not deploy (scenarios:write).').waitFor();
       await panel.locator('article[data-deployment="d-live"]').getByText('Deployed').waitFor();
       await expect(panel.getByRole('button').count()).resolves.toBe(0);
+      // Nor saving, adding a rule or a dry run (the API refuses them without scenarios:write): the page says why.
+      await page.getByText('This token may not change scenarios (scenarios:write)').waitFor();
+      await page.getByText('No dry run: the API runs one for a token with scenarios:write only.').waitFor();
+      await expect(page.getByRole('button', { name: /Save changes|Add a rule|Dry-run|Remove rule/ }).count()).resolves.toBe(0);
       await check(page, 'onchain-reader-1280');
       expect(problems).toEqual([]);
     } finally {
@@ -208,6 +233,9 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
       await page.goto(`${ctx.url}/console#/scenarios/${id}`);
       await page.getByRole('status').getByText('Deployment d-waiting is DeploymentStarted: following it').waitFor();
       await expect.poll(reads, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+      // A second deployment would be refused (409) while this one is on its way: Deploy waits, and says why.
+      await expect(page.getByRole('button', { name: 'Deploy' }).isDisabled()).resolves.toBe(true);
+      await page.getByText('A deployment is on its way: Deploy is offered again once it is final.').waitFor();
       await page.getByRole('link', { name: 'Scenarios' }).click();
       await page.getByRole('heading', { level: 1, name: 'Scenarios' }).waitFor();
       const before = reads();
@@ -215,6 +243,61 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
       await page.waitForTimeout(7000);
       expect(reads()).toBe(before);
       expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it('keeps a rule edited while a deployment is followed from overwriting the deployment\'s requestIds: the save is refused (412) and says to reload', async () => {
+    const { page, problems, requests } = await openPage(ctx);
+    const id = 'onchain-edited-meanwhile';
+    const started = { id: 'd-meanwhile', status: 'DeploymentStarted', chain: 'eip155:80002', address: '0x4444444444444444444444444444444444444444', transactions: [] };
+    expect((await ctx.call('POST', '/compliance/scenarios', { id, input: { name: 'Meanwhile', type: 'OnChainZKP', queryConfigurations: [onChainRule], smartContractDeployments: [started] } })).status).toBe(201);
+    try {
+      await signIn(ctx, page);
+      await page.goto(`${ctx.url}/console#/scenarios/${id}`);
+      await page.getByRole('status').getByText('Deployment d-meanwhile is DeploymentStarted: following it').waitFor();
+      // The user edits the rule; meanwhile the deployment ends with a new requestId for it.
+      await page.getByRole('group', { name: 'Rule 1' }).getByLabel('Value').fill('20030101');
+      const done = await ctx.call('PATCH', `/compliance/scenarios/${id}`, {
+        input: {
+          queryConfigurations: [{ ...onChainRule, query: { ...onChainRule.query, requestId: 77 } }],
+          smartContractDeployments: [{ ...started, status: 'Deployed' }],
+        },
+      });
+      expect(done.status, JSON.stringify(done.json)).toBe(200);
+      await page.getByRole('status').getByText('Deployment d-meanwhile is Deployed.').waitFor({ timeout: 60_000 });
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('alert').getByText('changed meanwhile').waitFor();
+      expect(requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+      const stored = (await ctx.call('GET', `/compliance/scenarios/${id}`)).json.input;
+      expect(stored.queryConfigurations[0].query.requestId).toBe(77);
+      expect(stored.queryConfigurations[0].query.value).toBe(20020101);
+      await check(page, 'onchain-changed-meanwhile-1280');
+      expect(problems).toEqual(['console: Failed to load resource: the server responded with a status of 412 (Precondition Failed)']);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it('stops following a deployment the API refuses to read (404), says so and offers to check again', async () => {
+    const { page, requests } = await openPage(ctx);
+    const id = 'onchain-gone';
+    const started = { id: 'd-gone', status: 'DeploymentStarted', chain: 'eip155:80002', address: '0x5555555555555555555555555555555555555555', transactions: [] };
+    expect((await ctx.call('POST', '/compliance/scenarios', { id, input: { name: 'Gone', type: 'OnChainZKP', queryConfigurations: [onChainRule], smartContractDeployments: [started] } })).status).toBe(201);
+    const reads = () => requests.filter((r) => r.method === 'GET' && r.url.includes('/deployments/d-gone')).length;
+    try {
+      await signIn(ctx, page);
+      await page.goto(`${ctx.url}/console#/scenarios/${id}`);
+      await page.getByRole('status').getByText('Deployment d-gone is DeploymentStarted: following it').waitFor();
+      expect((await ctx.call('DELETE', `/compliance/scenarios/${id}`)).status).toBeLessThan(300);
+      await page.getByRole('status').getByText('Stopped following deployment d-gone').waitFor({ timeout: 30_000 });
+      const made = reads();
+      expect(made).toBeGreaterThanOrEqual(1);
+      await page.getByRole('button', { name: 'Check again' }).waitFor();
+      await check(page, 'onchain-stopped-1280');
+      // No read after the refusal: the axe check above took longer than the next wait would have.
+      expect(reads()).toBe(made);
     } finally {
       await page.close();
     }
@@ -236,7 +319,17 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
         await rule.getByLabel('Credential type').selectOption('IDInformation');
         await rule.getByLabel('Attribute', { exact: true }).selectOption('personalData.birthDate');
         const operators = () => rule.getByLabel('Operator').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+        // A circuit that does not prove the operator: another of its shape is chosen, said, and the typed value kept.
+        await rule.getByLabel('Operator').selectOption('$lte');
+        await rule.getByLabel('Value').fill('20080101');
         // The circuit decides the operators: SigV2 proves no $between, V3 does; $sd is offered (OffChainZKP).
+        await rule.getByLabel('Circuit').selectOption('credentialAtomicQuerySigV2');
+        await rule.getByText('This circuit does not prove $lte').waitFor();
+        await expect(rule.getByLabel('Value').inputValue()).resolves.toBe('20080101');
+        // linkedMultiQuery takes a proof type (the API accepts it), not a nullifier.
+        await rule.getByLabel('Circuit').selectOption('linkedMultiQuery');
+        await expect(rule.getByLabel('Proof type').isDisabled()).resolves.toBe(false);
+        await expect(rule.getByLabel('Nullifier session id').isDisabled()).resolves.toBe(true);
         await rule.getByLabel('Circuit').selectOption('credentialAtomicQuerySigV2');
         expect(await operators()).not.toContain('$between');
         expect(await operators()).toContain('$sd');
@@ -281,7 +374,8 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
 
         // Ask a wallet: a real execution, whose request names its callback.
         await page.getByLabel('Holder address').fill(ADDRESS);
-        const executed = page.waitForResponse((r) => r.url().endsWith('/compliance/scenarios/execute'));
+        // The page names the scenario's project (empty: none), as every link to a scenario does.
+        const executed = page.waitForResponse((r) => new URL(r.url()).pathname === '/compliance/scenarios/execute');
         await page.getByRole('button', { name: 'Ask a wallet' }).click();
         const execution = await (await executed).json() as { executionId: string; result: { authorizationRequest: { body: { callbackUrl: string } } } }[];
         await page.getByText(`Execution ${execution[0]!.executionId}: pending`).waitFor();
@@ -296,6 +390,29 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
     }, 180_000);
   }
 
+  it('says a request too large for a QR code is so, offers its link and JSON, and loads no QR library for it', async () => {
+    const { page, problems, requests } = await openPage(ctx);
+    const id = 'offchain-too-large';
+    const rules = Array.from({ length: 24 }, (_, i) => ({ id: `rule-${i + 1}`, query: { type: 'IDInformation', context: ID_INFORMATION_CONTEXT_URL, requestId: i + 1, attribute: 'personalData.birthDate', operator: '$lt', value: 20080101, circuitId: 'credentialAtomicQueryV3' } }));
+    expect((await ctx.call('POST', '/compliance/scenarios', { id, input: { name: 'Many rules', type: 'OffChainZKP', trustedIssuers: ['*'], queryConfigurations: rules, smartContractDeployments: [] } })).status).toBe(201);
+    try {
+      await signIn(ctx, page);
+      await page.goto(`${ctx.url}/console#/scenarios/${id}`);
+      await page.getByLabel('Credentials (a JSON array)').fill('[]');
+      await page.getByLabel('Holder address').fill(ADDRESS);
+      await page.getByRole('button', { name: 'Dry-run' }).click();
+      await page.getByText('This request is too large for a QR code').waitFor();
+      const link = await page.getByLabel('Deep link').inputValue();
+      expect(Buffer.byteLength(link)).toBeGreaterThan(2953);
+      await expect(page.locator('pre.json').getAttribute('aria-label')).resolves.toBe('The request as JSON');
+      expect(requests.filter((r) => new URL(r.url).pathname === '/console/vendor/qr.js')).toHaveLength(0);
+      await check(page, 'offchain-too-large-1280');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
   it('gives a token of two projects the project field, and opens an id both its projects use in each (no 409)', async () => {
     const { page, problems, requests } = await openPage(ctx);
     const id = 'shared-by-two';
@@ -308,7 +425,7 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
       // The id alone is ambiguous for this token: the list's links name the project.
       expect((await ctx.call('GET', `/compliance/scenarios/${id}`, undefined, BOTH)).status).toBe(409);
       const rows = page.getByRole('row').filter({ hasText: id });
-      await expect(rows.count()).resolves.toBe(2);
+      await expect.poll(() => rows.count()).toBe(2);
       await rows.filter({ hasText: 'projB' }).getByRole('link', { name: id }).click();
       await page.getByRole('heading', { level: 1, name: `Scenario ${id}` }).waitFor();
       await expect(page.getByLabel('Name').inputValue()).resolves.toBe('In projB');
@@ -321,6 +438,14 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
       expect(requests.filter((r) => r.method === 'PATCH').map((r) => new URL(r.url).search)).toEqual(['?projectId=projB']);
       // The tabs keep the project.
       await expect(page.getByRole('link', { name: 'Revisions' }).getAttribute('href')).resolves.toBe(`#/scenarios/${id}/revisions?projectId=projB`);
+      // The Revisions tab reads projB's history (no 409 for the id alone), and its links keep the project.
+      await page.getByRole('link', { name: 'Revisions' }).click();
+      await page.getByRole('heading', { level: 1, name: `Revisions of ${id}` }).waitFor();
+      await page.getByRole('status').getByText('2 revisions').waitFor();
+      await expect(page.getByRole('link', { name: 'Revision 2' }).first().getAttribute('href')).resolves.toBe(`#/scenarios/${id}/revisions/2?projectId=projB`);
+      expect(requests.filter((r) => new URL(r.url).pathname.startsWith(`/compliance/scenarios/${id}`) && r.method === 'GET').map((r) => new URL(r.url).searchParams.get('projectId'))).not.toContain(null);
+      await page.getByRole('link', { name: 'Rules' }).click();
+      await page.getByRole('heading', { level: 1, name: `Scenario ${id}` }).waitFor();
       for (const viewport of VIEWPORTS) {
         await page.setViewportSize(viewport);
         await check(page, `project-editor-${viewport.width}`);
@@ -332,7 +457,9 @@ describe.skipIf(!runBrowserTests)('the rule editor\'s OnChainZKP deployments, Of
       await page.getByRole('heading', { level: 1, name: 'New scenario' }).waitFor();
       const project = page.getByLabel('Project');
       await project.waitFor();
-      expect(await project.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(['projA', 'projB']);
+      // None is chosen for the user: a placeholder first.
+      expect(await project.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(['', 'projA', 'projB']);
+      await expect(project.inputValue()).resolves.toBe('');
       await project.selectOption('projB');
       await page.getByLabel('Scenario id').fill('made-in-b');
       await page.getByLabel('Name').fill('Made in B');
