@@ -96,7 +96,8 @@ export function executionFilterWhere(
   if (filter.address !== undefined) parts.push(`address = ${param(filter.address)}`);
   if (filter.from !== undefined) parts.push(`created_at >= ${param(filter.from)}`);
   if (filter.to !== undefined) parts.push(`created_at < ${param(filter.to)}`);
-  if (projects !== undefined) parts.push(`project_id ${inProjects(projects)}`);
+  // '' names the project-less, as for scenarios (a row without a project has NULL).
+  if (projects !== undefined) parts.push(`COALESCE(project_id, '') ${inProjects(projects)}`);
   return parts.join(' AND ');
 }
 
