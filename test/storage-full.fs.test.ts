@@ -16,7 +16,7 @@ import { codes, expectKept, fill, fillFreeAndKill, mountTmpfs, serverEnv, unmoun
 
 const env = (dataDir: string) => ({ ...serverEnv, DATA_DIR: dataDir });
 const TMPFS_TEST = 'the full-tmpfs test (the ulimit -f and max_page_count tests fill storage without it)';
-const mountable = mountTmpfs(TMPFS_TEST, '2m');
+const mountable = mountTmpfs(TMPFS_TEST, '4m');
 afterAll(() => {
   killAll();
   if (typeof mountable === 'string') unmount(mountable);
@@ -51,7 +51,7 @@ describe('the server on storage that fills', () => {
       const filler = path.join(mount, 'filler');
       // Freed, it must hold the database's growth as the WAL is checkpointed into it (the WAL filled the rest) as well
       // as readiness's probe and one more write: half the filesystem does with every migration's tables.
-      fs.writeFileSync(filler, randomBytes(1024 * 1024));
+      fs.writeFileSync(filler, randomBytes(2 * 1024 * 1024));
       const dataDir = path.join(mount, 'data');
       let server = await start(env(dataDir));
       // Space freed: ready again without a request failing first, and writes are taken.
