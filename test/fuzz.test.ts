@@ -280,7 +280,7 @@ beforeAll(async () => {
   // fuzzer, not the service: only a window's mean over 10 s would shed, and a 503 is a failure like any 5xx.
   // Verification off: the generated credentials are synthetic (unsigned), and the fuzzer checks the HTTP contract,
   // which does not depend on a credential's verdict.
-  app = await makeApp({ CREDENTIAL_VERIFICATION: 'off', DATA_DIR: dir, API_TOKENS: tokens, RATE_LIMIT_MAX: '100000000', ZKP_RESPONSES_PER_MINUTE: '999999', DRY_RUNS_PER_MINUTE: '999999', MAX_EVENT_LOOP_DELAY_MS: '10000' }, { store });
+  app = await makeApp({ CREDENTIAL_VERIFICATION: 'off', DATA_DIR: dir, API_TOKENS: tokens, RATE_LIMIT_MAX: '100000000', ZKP_RESPONSES_PER_MINUTE: '999999', DRY_RUNS_PER_MINUTE: '999999', SUMMARIES_PER_MINUTE: '999999', MAX_EVENT_LOOP_DELAY_MS: '10000' }, { store });
   bodyLimit = (app as FastifyInstance & { config: { bodyLimit: number } }).config.bodyLimit;
   const doc = app.swagger() as unknown as OpenApiDoc;
   api = new Api(doc);
