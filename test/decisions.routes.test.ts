@@ -36,14 +36,14 @@ describe.each(storeBackends('decisions_routes'))('%s store: the decisions API', 
     expect(res.statusCode, res.body).toBe(200);
     return res.json() as { items: Array<{ executionId: string; verdict: string; address: string }>; nextCursor: string | null };
   };
-  /** Every page, following nextCursor with the same filters. */
-  const all = async (query: string, limit: number) => {
+  /** Every page, following nextCursor with the same filters; no page holds more items than `pageSize` asks. */
+  const all = async (query: string, pageSize: number) => {
     const ids: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page = await list(`${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
-      expect(page.items.length).toBeLessThanOrEqual(limit);
+      const page = await list(`${query}&limit=${pageSize}${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.items.length).toBeLessThanOrEqual(pageSize);
       ids.push(...page.items.map((x) => x.executionId));
       cursor = page.nextCursor;
       pages++;
