@@ -2,9 +2,11 @@
  * A merklizer compiled per @context list: the credential's JSON mapped to RDF quads through term definitions that
  * jsonld processed once (type- and property-scoped contexts included, each once per context state), then the quads
  * given to the same URDNA2015 canonicalisation and turned into the same leaves as @iden3/js-jsonld-merklization 1.7.2's
- * Merklizer.merklizeJSONLD. Answers undefined for anything it does not follow exactly (the caller runs the library):
- * keywords other than @context/@id/@type, containers, language or direction, @json, reverse terms, blank node ids,
- * relative IRIs, a key the context does not define, more than one credentialSubject type.
+ * Merklizer.merklizeJSONLD, parsed by the same n3 parser. Answers undefined for anything it does not follow exactly
+ * (the caller runs the library): keywords other than @context/@id/@type, containers, language or direction, @json,
+ * a context with a reverse term, blank node ids, relative IRIs or IRIs with characters outside RFC 3986's ASCII set,
+ * a property mapped to rdf:type, a key the context does not define, more than one credentialSubject type, nesting
+ * deeper than MAX_DEPTH, nodes whose parents form a cycle. A plan's memos are bounded (states, keys, path keys).
  */
 import { createRequire } from 'node:module';
 import { MtValue, Path, PoseidonHasher, Temporal, type Value } from '@iden3/js-jsonld-merklization';
@@ -42,7 +44,13 @@ interface Quad {
 }
 interface Canonize {
   canonize(dataset: Quad[], options: { algorithm: string }): Promise<string>;
-  NQuads: { parse(text: string): Quad[]; serializeQuad(q: Quad): string };
+}
+/** n3's quads: what rdf-canonize printed, read back as the library reads it (with n3's term equality). */
+interface ParsedQuad extends Quad {
+  equals(other: ParsedQuad): boolean;
+}
+interface N3 {
+  Parser: new (o: { format: string }) => { parse(text: string): ParsedQuad[] };
 }
 
 // The jsonld and rdf-canonize the library itself resolves: the same code, the same module caches.
@@ -52,36 +60,72 @@ const ctxApi = jsonldRequire('./context.js') as JsonLdContextApi;
 const events = jsonldRequire('./events.js') as { setupEventHandler(o: { options: { safe: boolean } }): unknown };
 const ContextResolver = jsonldRequire('./ContextResolver.js') as new (o: { sharedCache: Map<string, unknown> }) => object;
 const canon = createRequire(fromLibrary.resolve('jsonld'))('rdf-canonize') as Canonize;
+const n3 = fromLibrary('n3') as N3;
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
 const CREDENTIAL_SUBJECT = 'https://www.w3.org/2018/credentials#credentialSubject';
 const VERIFIABLE_CREDENTIAL = 'https://www.w3.org/2018/credentials#VerifiableCredential';
-const ABSOLUTE_IRI = /^([A-Za-z][A-Za-z0-9+-.]*|_):[^\s]*$/;
+/**
+ * An absolute IRI of RFC 3986's ASCII characters only: such an IRI is printed by rdf-canonize and read back by n3
+ * unchanged, and jsonld's own absolute-IRI test accepts it. Anything else (spaces, `|`, `\`, `<`, quotes, non-ASCII,
+ * U+0000) goes to the library, whose N-Quads round trip is the reference.
+ */
+const SAFE_IRI = /^[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;
+const RDF_TYPE_PROPERTY = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
 const MAX_LEVELS = 40;
 const PLANS = 64;
 const PATH_KEYS = 4096;
 const MEMO = 1024;
+/** Per plan: the context states it keeps (type- and property-scoped contexts met), and the keys it remembers. */
+const MAX_STATES = 256;
+const MAX_KEYS = 8192;
+/** Node objects nested deeper are left to the library: no real credential comes near. */
+const MAX_DEPTH = 16;
+/** For the tests. */
+export const COMPILED_BOUNDS = { states: MAX_STATES, keys: MAX_KEYS, pathKeys: PATH_KEYS, depth: MAX_DEPTH };
 const hasher = new PoseidonHasher();
 
 class Unsupported extends Error {}
 const unsupported = (): never => {
   throw new Unsupported();
 };
-const absolute = (iri: string | null): string => (iri !== null && ABSOLUTE_IRI.test(iri) && !iri.startsWith('_:') ? iri : unsupported());
+const absolute = (iri: string | null): string => (iri !== null && SAFE_IRI.test(iri) ? iri : unsupported());
 
 /** One active context with what was derived from it, each computed once. */
 class State {
   private readonly keys = new Map<string, string | null>();
-  constructor(readonly ctx: ActiveContext, private readonly plan: Plan) {}
+  private reverseTerms?: boolean;
+  constructor(readonly ctx: ActiveContext, private readonly plan: Plan) {
+    if (plan.states >= MAX_STATES) unsupported(); // nesting chooses the states: a sender must not grow a plan
+    plan.states++;
+  }
 
   key(k: string): string | null {
     let iri = this.keys.get(k);
     if (iri === undefined) {
       iri = ctxApi.expandIri(this.ctx, k, { vocab: true }, this.plan.options);
-      if (this.keys.size < MEMO) this.keys.set(k, iri); // a credential's keys are the sender's: bounded
+      // A credential's keys are the sender's: bounded per state and per plan.
+      if (this.keys.size < MEMO && this.plan.keys < MAX_KEYS) {
+        this.plan.keys++;
+        this.keys.set(k, iri);
+      }
     }
     return iri;
+  }
+
+  /** An IRI value (`@id`, a type, an @id- or @vocab-coerced string) as jsonld.canonize expands it: base null. */
+  iri(value: string, vocab: boolean): string {
+    return absolute(ctxApi.expandIri(this.ctx, value, vocab ? { base: true, vocab: true } : { base: true }, this.plan.options));
+  }
+
+  /** Whether any term of this context is a reverse property: such contexts are left to the library. */
+  hasReverseTerms(): boolean {
+    if (this.reverseTerms === undefined) {
+      this.reverseTerms = false;
+      for (const def of this.ctx.mappings.values()) if (def?.reverse) this.reverseTerms = true;
+    }
+    return this.reverseTerms;
   }
 
   value(k: string, type: string): unknown {
@@ -114,6 +158,9 @@ class State {
 
 interface Plan {
   options: object;
+  /** States made and keys remembered, against MAX_STATES and MAX_KEYS. */
+  states: number;
+  keys: number;
   root?: Promise<State>;
   /** URL -> the document text the plan was compiled with (the first loaded; another text makes the plan stale). */
   documents: Map<string, string>;
@@ -147,7 +194,7 @@ function newPlan(loader: DocumentLoader): Plan {
     eventHandler: events.setupEventHandler({ options: { safe: true } }),
     contextResolver: new ContextResolver({ sharedCache: new Map() }),
   };
-  const plan: Plan = { options, documents, stale: false, serialization: new Map(), pathKeys: new Map() };
+  const plan: Plan = { options, states: 0, keys: 0, documents, stale: false, serialization: new Map(), pathKeys: new Map() };
   return plan;
 }
 
@@ -211,7 +258,9 @@ function literal(value: unknown, datatype: string | null): Term {
 }
 
 /** jsonld's expand (object branch) and toRDF for one node; answers the node's term. */
-async function node(b: Builder, st: State, activeProperty: string | null, element: Record<string, unknown>, top: boolean): Promise<{ term: Term; types: string[] }> {
+async function node(b: Builder, st: State, activeProperty: string | null, element: Record<string, unknown>, depth: number): Promise<{ term: Term; types: string[] }> {
+  if (depth > MAX_DEPTH) unsupported();
+  const top = depth === 0;
   let active = st;
   const keys = Object.keys(element).sort();
   if (!top) {
@@ -245,7 +294,7 @@ async function node(b: Builder, st: State, activeProperty: string | null, elemen
     const ctx = typeScopedContext.value(t, '@context');
     if (ctx !== undefined) active = await active.withContext(ctx, false);
   }
-  const types = rawTypes.map((t) => absolute(ctxApi.expandIri(typeScopedContext.ctx, t, { base: true, vocab: true }, {})));
+  const types = rawTypes.map((t) => typeScopedContext.iri(t, true));
 
   let subject: Term | undefined;
   for (const key of keys) {
@@ -253,7 +302,7 @@ async function node(b: Builder, st: State, activeProperty: string | null, elemen
     if (active.key(key) !== '@id') continue;
     const v = element[key];
     if (typeof v !== 'string' || subject !== undefined) unsupported(); // jsonld: colliding keywords
-    subject = named(absolute(ctxApi.expandIri(active.ctx, v as string, { base: true }, {})));
+    subject = named(active.iri(v as string, false));
   }
   subject ??= { termType: 'BlankNode', value: `_:b${b.blank++}` };
   for (const t of types) emit(b, subject, RDF_TYPE, named(t), sameNode(named(t)));
@@ -267,9 +316,8 @@ async function node(b: Builder, st: State, activeProperty: string | null, elemen
       continue;
     }
     if (typeScopedContext.key(key) === '@type') unsupported();
-    if (property === null || property.startsWith('@') || !ABSOLUTE_IRI.test(property) || property.startsWith('_:')) unsupported();
-    const def = active.ctx.mappings.get(key);
-    if (def?.reverse) unsupported();
+    // jsonld.canonize would print an explicit rdf:type beside @type's, each once: not followed here.
+    if (property === null || property.startsWith('@') || !SAFE_IRI.test(property) || property === RDF_TYPE_PROPERTY) unsupported();
     const value = element[key];
     if (value === null) continue;
     const container = active.value(key, '@container');
@@ -277,30 +325,41 @@ async function node(b: Builder, st: State, activeProperty: string | null, elemen
     if (active.value(key, '@type') === '@json') unsupported();
     const scoped = active.value(key, '@context');
     const termCtx = scoped === undefined ? active : await active.withContext(scoped, true);
+    // jsonld reads a reverse term in the property's own context (termCtx); any reverse term anywhere is left out.
+    if (active.hasReverseTerms() || termCtx.hasReverseTerms()) unsupported();
     for (const item of Array.isArray(value) ? value : [value]) {
       if (item === null) continue;
       if (Array.isArray(item)) unsupported();
       if (isRecord(item)) {
-        const inner = await node(b, termCtx, key, item, false);
+        const inner = await node(b, termCtx, key, item, depth + 1);
         if (top && property === CREDENTIAL_SUBJECT) b.subjects.push(inner.types);
         emit(b, subject, property as string, inner.term, sameNode(inner.term));
       } else {
         if (top && property === CREDENTIAL_SUBJECT) b.subjects.push([]);
         const object = scalar(termCtx, key, item);
-        const coerced = termCtx.value(key, '@type');
-        emit(b, subject, property as string, object, object.termType === 'Literal' ? `${typeof item} ${String(item)} ${String(coerced)}` : sameNode(object));
+        emit(b, subject, property as string, object, object.termType === 'Literal' ? sameValue(termCtx, key, item) : sameNode(object));
       }
     }
   }
   return { term: subject, types };
 }
 
+/** The @type jsonld's _expandValue gives a scalar's value object: the coerced type, unless @id, @vocab or @none. */
+function valueType(st: State, key: string): string | null {
+  const type = st.value(key, '@type');
+  return typeof type === 'string' && !['@id', '@vocab', '@none'].includes(type) ? type : null;
+}
+
+/** A scalar's value object as jsonld's compareValues sees it (its @value, as JSON, and its @type). */
+const sameValue = (st: State, key: string, item: unknown): string => JSON.stringify([typeof item, item, valueType(st, key)]);
+
 /** jsonld's _expandValue then _objectToRDF for a JSON scalar. */
 function scalar(st: State, key: string, value: unknown): Term {
   const type = st.value(key, '@type');
-  if (type === '@id' && typeof value === 'string') return named(absolute(ctxApi.expandIri(st.ctx, value, { base: true }, {})));
-  if (type === '@vocab' && typeof value === 'string') return named(absolute(ctxApi.expandIri(st.ctx, value, { base: true, vocab: true }, {})));
-  if (typeof type === 'string' && !['@id', '@vocab', '@none'].includes(type)) return literal(value, type);
+  if (type === '@id' && typeof value === 'string') return named(st.iri(value, false));
+  if (type === '@vocab' && typeof value === 'string') return named(st.iri(value, true));
+  const coerced = valueType(st, key);
+  if (coerced !== null) return literal(value, coerced);
   if (typeof value === 'string' && (st.value(key, '@language') !== null || st.value(key, '@direction') !== null)) unsupported();
   return literal(value, null);
 }
@@ -343,17 +402,24 @@ function xsdValue(dataType: string, s: string): Value {
 const ref = (t: Term): string | undefined => (t.termType === 'NamedNode' || t.termType === 'BlankNode' ? `${t.termType} ${t.value}` : undefined);
 const arrKey = (q: Quad): string => `${q.subject.termType} ${q.subject.value}\u0000${q.predicate.value}`;
 
-/** RDFEntry.fromDataSet and Relationship for one default graph: the leaves in the library's order. */
-async function leaves(quads: Quad[], pathKeys: Map<string, bigint>): Promise<Array<[bigint, bigint]>> {
+/**
+ * RDFEntry.fromDataSet and Relationship for one default graph: the leaves in the library's order. A quad's parents are
+ * the other quads whose object is its subject, "other" as the library's findParentInsideGraph means it (not equal by
+ * n3's Quad.equals, so a repeated quad is not its own copy's parent).
+ */
+async function leaves(quads: ParsedQuad[], pathKeys: Map<string, bigint>): Promise<Array<[bigint, bigint]>> {
   const parents = new Map<number, number>();
   const children = new Map<string, Map<string, number>>();
   const byObject = new Map<string, number[]>();
   quads.forEach((q, i) => {
     const r = ref(q.object);
-    if (r !== undefined) byObject.set(r, [...(byObject.get(r) ?? []), i]);
+    if (r === undefined) return;
+    let list = byObject.get(r);
+    if (list === undefined) byObject.set(r, (list = []));
+    list.push(i);
   });
   quads.forEach((q, i) => {
-    const found = (byObject.get(ref(q.subject) ?? '') ?? []).filter((j) => j !== i);
+    const found = (byObject.get(ref(q.subject) ?? '') ?? []).filter((j) => !(quads[j] as ParsedQuad).equals(q));
     if (found.length > 1) throw new Error('multiple parents found');
     const parent = found[0];
     if (parent === undefined) return;
@@ -382,7 +448,10 @@ async function leaves(quads: Quad[], pathKeys: Map<string, bigint>): Promise<Arr
       parts.push(n);
     }
     parts.push(q.predicate.value);
+    // Parents that form a cycle would walk for ever (the library's walk does): the library refuses it (see merklize.ts).
+    let steps = 0;
     for (let at = i, p = parents.get(i); p !== undefined; at = p, p = parents.get(p)) {
+      if (++steps > quads.length) return unsupported();
       const m = children.get(arrKey(quads[p] as Quad)) as Map<string, number>;
       const idx = m.get(ref((quads[at] as Quad).subject) as string) as number;
       if (m.size === 1) parts.push((quads[p] as Quad).predicate.value);
@@ -390,7 +459,7 @@ async function leaves(quads: Quad[], pathKeys: Map<string, bigint>): Promise<Arr
     }
     parts.reverse();
     // A type's paths repeat from one credential to the next: each key is hashed once per plan.
-    const pathId = parts.join('\u0000');
+    const pathId = JSON.stringify(parts);
     const known = pathKeys.get(pathId);
     const key = known ?? (await new Path(parts, hasher).mtEntry());
     if (known === undefined && pathKeys.size < PATH_KEYS) pathKeys.set(pathId, key);
@@ -417,7 +486,7 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
     plan.root ??= ctxApi.process({ activeCtx: ctxApi.getInitialContext(plan.options), localCtx: context, options: plan.options }).then((ctx) => new State(ctx, plan));
     plan.root.catch(() => plans.delete(contextKey));
     const b: Builder = { quads: [], values: new Map(), blank: 0, subjects: [] };
-    const top = await node(b, await plan.root, null, doc, true);
+    const top = await node(b, await plan.root, null, doc, 0);
     if (b.quads.length === 0) return undefined;
     // The library's compacted document: one credentialSubject object with one type, else the top-level types.
     if (b.subjects.length > 1 || (b.subjects[0]?.length ?? 0) > 1) return undefined;
@@ -428,9 +497,8 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
       else if (top.types[1] === VERIFIABLE_CREDENTIAL) credentialType = top.types[0];
       else return undefined;
     }
-    // Line by line: the library's N-Quads parser keeps a repeated quad, rdf-canonize's would drop it.
-    const lines = (await canon.canonize(b.quads, { algorithm: 'URDNA2015' })).split('\n').filter((l) => l !== '');
-    const canonical = lines.map((l) => canon.NQuads.parse(l)[0] as Quad);
+    // Read back by the library's own parser, as the library reads it (n3 keeps a repeated quad).
+    const canonical = new n3.Parser({ format: 'application/n-quads' }).parse(await canon.canonize(b.quads, { algorithm: 'URDNA2015' }));
     const ls = await leaves(canonical, plan.pathKeys);
     if (!(await sameDocuments(plan, loader))) return undefined; // another loader's documents reached this plan meanwhile
     const keys = new Set<bigint>();
@@ -460,6 +528,11 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
   } catch {
     return undefined;
   }
+}
+
+/** For the tests: what each plan keeps, against its bounds. */
+export function compiledPlanSizes(): Array<{ states: number; keys: number; pathKeys: number }> {
+  return [...plans.values()].map((p) => ({ states: p.states, keys: p.keys, pathKeys: p.pathKeys.size }));
 }
 
 /** For the tests: drop every compiled plan. */

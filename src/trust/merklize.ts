@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { poseidon } from '@iden3/js-crypto';
-import { Merklizer } from '@iden3/js-jsonld-merklization';
+import { Merklizer, Path } from '@iden3/js-jsonld-merklization';
 import * as mtNs from '@iden3/js-merkletree';
 import { librarySubset, type Hash } from './iden3.js';
 import type { DocumentLoader } from '../jsonld/documents.js';
@@ -50,6 +50,27 @@ export function sparseMerkleRoot(leaves: ReadonlyArray<readonly [bigint, bigint]
   };
   return node(leaves, 0);
 }
+
+/**
+ * The library walks a quad's parents up to a quad without one, appending each to the path: where a credential's nodes
+ * reference each other in a cycle (its top `id` as the object of a property of its credentialSubject, say), that walk
+ * never ends and holds a verification thread at full CPU. Real paths have a few parts (two per level of nesting).
+ */
+export const MAX_PATH_PARTS = 256;
+export const CYCLE_MESSAGE = 'the credential\'s nodes reference each other in a cycle';
+let pathBounded = false;
+function boundPaths(): void {
+  if (pathBounded) return;
+  pathBounded = true;
+  const proto = Path.prototype as { append(p: Array<string | number>): void; parts: Array<string | number> };
+  const append = proto.append;
+  proto.append = function (this: { parts: Array<string | number> }, p: Array<string | number>): void {
+    if (this.parts.length + p.length > MAX_PATH_PARTS) throw new Error(CYCLE_MESSAGE);
+    append.call(this, p);
+  };
+}
+
+boundPaths(); // on load: every merklization of this process, js-sdk's included, ends
 
 const collecting = new AsyncLocalStorage<true>();
 const collected = new WeakMap<object, Collected>();

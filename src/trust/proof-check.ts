@@ -12,7 +12,7 @@ import {
   type Claim as ClaimT,
 } from './iden3.js';
 import { DocumentUnavailable, type DocumentLoader } from '../jsonld/documents.js';
-import { merklizeForRoot } from './merklize.js';
+import { CYCLE_MESSAGE, merklizeForRoot } from './merklize.js';
 import { compiledMerklize } from './merklize-compiled.js';
 import { fieldAt, notValid, type Json } from './structure.js';
 import { isRecord } from '../schemas/json.js';
@@ -81,17 +81,10 @@ function jsonLdCode(e: unknown): string | undefined {
 
 type Slots = Record<'indexA' | 'indexB' | 'valueA' | 'valueB', Uint8Array>;
 
-/**
- * Off: a review of the compiled merklizer found inputs where it answers the signed root for content the library would
- * refuse or merklize differently (relative IRIs made absolute, path-key cache collisions, rdf:type dedup, @reverse
- * scoping; bench/RESULTS.md). It stays tested against the library, and off on the verification path until those are mended.
- */
-const COMPILED_MERKLIZER = false;
-
-/** The compiled merklizer where it is on and answers for a merklized credential, else the library's (filling the slots). */
+/** The compiled merklizer where it answers for a merklized credential, else the library's (filling the slots). */
 async function merklized(doc: Json, documentLoader: DocumentLoader, slots: Slots): Promise<{ credentialType: string; nonMerklized: boolean; root: () => Promise<bigint> }> {
   const context = doc['@context'];
-  const compiled = COMPILED_MERKLIZER ? await compiledMerklize(doc, documentLoader) : undefined;
+  const compiled = await compiledMerklize(doc, documentLoader);
   if (compiled !== undefined && typeof context === 'object' && context !== null) {
     const type = compiled.credentialType;
     const serAttr = await compiled.serializationAttr(() => getSerializationAttrFromContext(context, { documentLoader }, type));
@@ -170,6 +163,7 @@ export async function matchContent(credential: Json, claim: ClaimT, proofName: s
   } catch (e) {
     const missing = findCause(e, DocumentUnavailable);
     if (missing) return { kind: 'document', url: missing.url };
+    if (e instanceof Error && e.message === CYCLE_MESSAGE) return refusal(`its content cannot be merklized: ${CYCLE_MESSAGE}`);
     const code = jsonLdCode(e);
     return refusal(
       `its content cannot be verified against its JSON-LD @context${code ? ` (${code})` : ''}: ` +

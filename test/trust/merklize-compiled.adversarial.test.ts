@@ -1,0 +1,272 @@
+/**
+ * The compiled merklizer (src/trust/merklize-compiled.ts) on inputs made to split it from the library: wherever it
+ * answers, the answer must be @iden3/js-jsonld-merklization 1.7.2's (root and credential type); where it cannot follow
+ * the library exactly it must not answer (the library then runs). The cases a read-only review found (a relative `@id`
+ * made absolute, IRIs that print and parse differently, an explicit rdf:type, a reverse term in a property's own context,
+ * values equal as jsonld compares them, nodes referencing each other in a cycle, plans grown by nesting), and a
+ * generator that mixes such fragments into a real credential.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { Merklizer } from '@iden3/js-jsonld-merklization';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentLoader, type DocumentLoader } from '../../src/jsonld/documents.js';
+import { findCredentialType } from '../../src/trust/iden3.js';
+import { clearCompiledPlans, COMPILED_BOUNDS, compiledMerklize, compiledPlanSizes } from '../../src/trust/merklize-compiled.js';
+import { CYCLE_MESSAGE } from '../../src/trust/merklize.js';
+import { installFastPoseidon } from '../../src/trust/poseidon.js';
+import { computeCoreClaim } from '../../src/trust/proof-check.js';
+
+type Doc = Record<string, unknown>;
+const W3C = 'https://www.w3.org/2018/credentials/v1';
+const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
+const loader = createDocumentLoader({});
+
+beforeAll(() => installFastPoseidon());
+
+const unsigned = (c: Doc): Doc => Object.fromEntries(Object.entries(c).filter(([k]) => k !== 'proof'));
+const base = unsigned(JSON.parse(readFileSync('src/trust/documents/warmup-credential.json', 'utf8')) as Doc);
+const subject = base.credentialSubject as Doc;
+const personal = subject.personalData as Doc;
+const withSubject = (extra: Doc): Doc => ({ ...base, credentialSubject: { ...subject, ...extra } });
+
+async function library(doc: Doc, l: DocumentLoader = loader): Promise<string> {
+  try {
+    const mz = await Merklizer.merklizeJSONLD(JSON.stringify(doc), { documentLoader: l as never });
+    return `root ${(await mz.root()).bigInt()} type ${findCredentialType(mz)}`;
+  } catch (e) {
+    return `error ${(e as Error).message.slice(0, 60)}`;
+  }
+}
+async function compiled(doc: Doc, l: DocumentLoader = loader): Promise<string | undefined> {
+  const c = await compiledMerklize(doc, l);
+  return c === undefined ? undefined : `root ${c.root} type ${c.credentialType}`;
+}
+/** The compiled answer, when there is one, is the library's. Answers both, for the caller's own expectations. */
+async function agrees(doc: Doc, l: DocumentLoader = loader): Promise<{ lib: string; ours: string | undefined }> {
+  const [lib, ours] = [await library(doc, l), await compiled(doc, l)];
+  if (ours !== undefined) expect(ours).toBe(lib);
+  return { lib, ours };
+}
+
+/** A loader holding one context of our own beside the built-in ones. */
+function ownContext(url: string, context: Doc): DocumentLoader {
+  return createDocumentLoader({ documents: { [url]: { '@context': context } } });
+}
+/** The same, its terms scoped to the credential type T (as issuers' contexts are). */
+const typedContext = (url: string, terms: Doc): DocumentLoader =>
+  ownContext(url, { '@version': 1.1, id: '@id', type: '@type', T: { '@id': 'https://own.example/#T', '@context': terms } });
+const ownDoc = (url: string, credentialSubject: Doc, top: Doc = {}): Doc => ({
+  '@context': [W3C, url],
+  type: ['VerifiableCredential', 'T'],
+  issuanceDate: '2024-01-12T15:30:40Z',
+  credentialSubject,
+  ...top,
+});
+
+describe('the review\'s findings: no compiled answer, or the library\'s', () => {
+  it('the control: the unchanged credential is answered, as the library answers it', async () => {
+    const { lib, ours } = await agrees(base);
+    expect(lib).toMatch(/^root /);
+    expect(ours).toBe(lib);
+  });
+
+  it('a relative @id (./urn:…, ../x, #frag, an empty string) is never made absolute: jsonld.canonize keeps base null', async () => {
+    for (const id of ['./urn:uuid:8f13533f-52c4-8b2a-87ef-9c3c6335af39', '../x', '#frag', '', 'urn', '/abs/path']) {
+      for (const doc of [{ ...base, id }, withSubject({ id }), withSubject({ personalData: { ...personal, id } })]) {
+        const { ours } = await agrees(doc);
+        expect(ours).toBeUndefined();
+      }
+    }
+  });
+
+  it('IRIs whose N-Quads text n3 could read otherwise (|, \\, <, >, ", {, space, U+0000, \\u escapes, non-ASCII) are left to the library', async () => {
+    const odd = ['urn:a|b', 'urn:a\\u0062', 'urn:a\\b', 'urn:a>b', 'urn:a<b', 'urn:a"b', 'urn:a{b}', 'urn:a b', 'urn:a\u0000b', 'urn:ä', 'urn:a\u2028b', 'urn:a^b', 'urn:a`b'];
+    for (const iri of odd) {
+      for (const doc of [{ ...base, id: iri }, withSubject({ id: iri }), { ...base, issuer: iri }, { ...base, credentialSchema: { id: iri, type: 'JsonSchema2023' } }]) {
+        const { ours } = await agrees(doc);
+        expect(ours).toBeUndefined();
+      }
+    }
+    // The same positions with an ordinary IRI are answered: the refusal is the character's.
+    expect((await agrees(withSubject({ id: 'urn:ab' }))).ours).toMatch(/^root /);
+  });
+
+  it('an explicit rdf:type property beside @type is left to the library', async () => {
+    const url = 'https://own.example/rdftype.jsonld';
+    const l = typedContext(url, { kind: { '@id': RDF_TYPE, '@type': '@id' }, v: { '@id': 'https://own.example/#v', '@type': XSD_STRING } });
+    const docs = [
+      ownDoc(url, { type: 'T', kind: 'https://own.example/#T', v: 'a' }), // the same triple twice: the library prints both
+      ownDoc(url, { type: 'T', kind: 'https://own.example/#Other', v: 'a' }),
+      ownDoc(url, { type: 'T', v: 'a', [RDF_TYPE]: { id: 'https://own.example/#T' } }),
+    ];
+    for (const doc of docs) expect((await agrees(doc, l)).ours).toBeUndefined();
+    expect((await agrees(ownDoc(url, { type: 'T', v: 'a' }), l)).ours).toMatch(/^root /); // the control
+  });
+
+  it('a term made a reverse property by its own scoped context (jsonld reads it there) is left to the library', async () => {
+    const url = 'https://own.example/reverse.jsonld';
+    const l = typedContext(url, {
+      k: { '@id': 'https://own.example/#k', '@context': { k: { '@reverse': 'https://own.example/#k' } } },
+      v: { '@id': 'https://own.example/#v', '@type': XSD_STRING },
+    });
+    const doc = ownDoc(url, { type: 'T', v: 'a', k: { id: 'https://own.example/other', v: 'b' } });
+    expect((await agrees(doc, l)).ours).toBeUndefined();
+    expect((await agrees(ownDoc(url, { type: 'T', v: 'a' }), l)).ours).toMatch(/^root /); // the control
+  });
+
+  it('values jsonld compares as equal (no @type on an @id-coerced number) are one quad, as the library counts them', async () => {
+    const url = 'https://own.example/coerce.jsonld';
+    const l = typedContext(url, {
+      a: { '@id': 'https://own.example/#p', '@type': '@id' },
+      b: { '@id': 'https://own.example/#p' },
+      c: { '@id': 'https://own.example/#p', '@type': '@none' },
+      d: { '@id': 'https://own.example/#p', '@type': 'http://www.w3.org/2001/XMLSchema#integer' },
+    });
+    const cases: Doc[] = [{ a: 5, b: 5 }, { a: 5, c: 5 }, { b: true, c: true }, { a: 5, d: 5 }, { b: 5, d: '5' }, { a: 'https://own.example/x', b: 'https://own.example/x' }];
+    for (const values of cases) {
+      const { lib, ours } = await agrees(ownDoc(url, { type: 'T', ...values }), l);
+      expect(ours).toBe(lib); // answered, and as the library answers
+      expect(lib).toMatch(/^root /);
+    }
+  });
+
+  it('nodes referencing each other in a cycle: no compiled answer, and the library (bounded by merklize.ts) refuses at once', async () => {
+    const cyclic = [
+      withSubject({ personalData: { ...personal, id: base.id } }), // the subject's child is the credential itself
+      withSubject({ personalData: { ...personal, id: 'urn:x:a', mother: { id: 'urn:x:a' } } }),
+    ];
+    for (const doc of cyclic) {
+      const { lib, ours } = await agrees(doc);
+      expect(ours).toBeUndefined();
+      expect(lib).toMatch(/^error /);
+    }
+    const doc = cyclic[0] as Doc;
+    expect(await library(doc)).toBe(`error ${CYCLE_MESSAGE.slice(0, 60)}`);
+    // Through the verifier's own claim computation: a refusal naming the cycle, not a thread spinning for ever.
+    await expect(computeCoreClaim(doc, { revNonce: 1n, version: 0, subjectPosition: 1, merklizedRootPosition: 1, updatable: false }, loader)).rejects.toThrow(CYCLE_MESSAGE);
+  });
+
+  it('js-sdk\'s merklizer (the library unbounded, as js-sdk runs it) never returns on the cyclic credential: we are right to bound it', async () => {
+    const doc = withSubject({ personalData: { ...personal, id: base.id } });
+    const documents: Record<string, unknown> = {};
+    for (const url of base['@context'] as string[]) documents[url] = (await loader(url)).document;
+    const esm = createRequire(import.meta.url).resolve('@iden3/js-jsonld-merklization').replace(/dist[\\/]node[\\/]cjs[\\/]index\.cjs$/, 'dist/node/esm/index.js');
+    const run = (d: Doc, ms: number): Promise<string> => {
+      const worker = new Worker(
+        `const { parentPort, workerData: { url, doc, documents } } = require('node:worker_threads');
+        import(url).then(async ({ Merklizer }) => {
+          const documentLoader = async (u) => ({ document: documents[u], documentUrl: u, contextUrl: null });
+          parentPort.postMessage('calling');
+          try { const mz = await Merklizer.merklizeJSONLD(JSON.stringify(doc), { documentLoader }); parentPort.postMessage('root ' + (await mz.root()).bigInt()); }
+          catch (e) { parentPort.postMessage('error ' + e.message); }
+        });`,
+        { eval: true, workerData: { url: pathToFileURL(esm).href, doc: d, documents } },
+      );
+      return new Promise<string>((resolve, reject) => {
+        worker.on('error', reject);
+        worker.on('message', (m: string) => {
+          if (m === 'calling') setTimeout(() => resolve('no answer'), ms);
+          else resolve(m);
+        });
+      }).finally(async () => {
+        await worker.terminate();
+      });
+    };
+    expect(await run(base, 30_000)).toMatch(/^root /); // the control: the worker does answer
+    expect(await run(doc, 1500)).toBe('no answer'); // a merklization takes tens of ms
+  });
+
+  it('nesting deeper than the library can hash is left to it; a plan keeps at most its bounded states, keys and path keys', async () => {
+    const url = 'https://own.example/nest.jsonld';
+    // a and b outside T's scope, so that nested nodes (which revert T's type-scoped context) still know them.
+    const l = ownContext(url, {
+      '@version': 1.1,
+      id: '@id',
+      type: '@type',
+      T: 'https://own.example/#T',
+      a: { '@id': 'https://own.example/#a', '@context': { v: { '@id': 'https://own.example/#va', '@type': XSD_STRING } } },
+      b: { '@id': 'https://own.example/#b', '@context': { v: { '@id': 'https://own.example/#vb', '@type': XSD_STRING } } },
+      v: { '@id': 'https://own.example/#v', '@type': XSD_STRING },
+    });
+    const nest = (path: string[], leaf: Doc): Doc => path.reduceRight<Doc>((inner, k) => ({ [k]: inner, v: k }), leaf);
+    const path = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 ? 'a' : 'b'));
+    // The library's deepest: a path key hashes at most 16 parts (credentialSubject, 14 levels, the value's predicate).
+    expect((await agrees(ownDoc(url, { type: 'T', ...nest(path(14), { v: 'x' }) }), l)).ours).toMatch(/^root /);
+    expect((await agrees(ownDoc(url, { type: 'T', ...nest(path(15), { v: 'x' }) }), l)).lib).toMatch(/^error /);
+    const over = await agrees(ownDoc(url, { type: 'T', ...nest(path(COMPILED_BOUNDS.depth), { v: 'x' }) }), l);
+    expect(over.ours).toBeUndefined();
+    // Every path of a and b up to the depth bound is a new state: a sender choosing them must not grow the plan.
+    clearCompiledPlans();
+    let libraryAnswered = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom('a', 'b'), { minLength: 8, maxLength: 14 }), fc.string({ maxLength: 6 }), async (path, v) => {
+        if ((await agrees(ownDoc(url, { type: 'T', ...nest(path, { v }) }), l)).lib.startsWith('root')) libraryAnswered++;
+      }),
+      { numRuns: 120 },
+    );
+    expect(libraryAnswered).toBeGreaterThan(60); // the rest both refuse (a few strings the library cannot hash)
+    const sizes = compiledPlanSizes();
+    expect(sizes.length).toBeGreaterThan(0);
+    for (const s of sizes) {
+      expect(s.states).toBeLessThanOrEqual(COMPILED_BOUNDS.states);
+      expect(s.keys).toBeLessThanOrEqual(COMPILED_BOUNDS.keys);
+      expect(s.pathKeys).toBeLessThanOrEqual(COMPILED_BOUNDS.pathKeys);
+    }
+    expect(Math.max(...sizes.map((s) => s.states))).toBe(COMPILED_BOUNDS.states); // the bound was reached, and held
+  });
+});
+
+// ---- a generator: fragments made to split the two, mixed into the real credential
+
+const ids = fc.constantFrom<unknown>(
+  base.id,
+  subject.id,
+  base.issuer,
+  'urn:x:a',
+  'urn:x:b',
+  './urn:x:a',
+  '_:b0',
+  '_:b1',
+  'urn:x|y',
+  'urn:x\\u0041',
+  'https://e.example/ä',
+  '',
+  5,
+  null,
+);
+const keys = fc.constantFrom('id', '@id', 'type', '@type', RDF_TYPE, '@reverse', '@value', '@list', '@foo', 'undefinedTerm', 'https://e.example/p', 'https://e.example/p|q', 'firstName', 'age', 'mother');
+const leaf = fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.boolean(), fc.constantFrom(1.5, -0, 1e21, '5', null), ids);
+const fragment: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('object'), fc.array(tie('value'), { maxLength: 3 })),
+  object: fc.dictionary(keys, tie('value'), { maxKeys: 3 }),
+})).value;
+
+/** Now and then: most draws change one place of the credential, so that many are still answered. */
+const sometimes = (a: fc.Arbitrary<Doc>): fc.Arbitrary<Doc> => fc.oneof({ weight: 2, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: a });
+
+describe('generated credentials with such fragments', () => {
+  it('the compiled answer, whenever there is one, is the library\'s', async () => {
+    let answered = 0;
+    let refusedByLibrary = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({ top: sometimes(fc.dictionary(keys, fragment, { maxKeys: 2 })), cs: sometimes(fc.dictionary(keys, fragment, { maxKeys: 3 })), pd: sometimes(fc.dictionary(keys, fragment, { maxKeys: 3 })) }),
+        async ({ top, cs, pd }) => {
+          const doc = { ...base, ...top, '@context': base['@context'], credentialSubject: { ...subject, ...cs, personalData: { ...personal, ...pd } } };
+          const { lib, ours } = await agrees(doc);
+          if (ours !== undefined) answered++;
+          if (lib.startsWith('error')) refusedByLibrary++;
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // Both kinds are drawn: answers to compare, and documents the library refuses.
+    expect(answered).toBeGreaterThan(20);
+    expect(refusedByLibrary).toBeGreaterThan(20);
+  });
+});
