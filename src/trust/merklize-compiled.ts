@@ -80,10 +80,14 @@ const MEMO = 1024;
 /** Per plan: the context states it keeps (type- and property-scoped contexts met), and the keys it remembers. */
 const MAX_STATES = 256;
 const MAX_KEYS = 8192;
+/** Per plan: the term definitions its states hold in all (each state is a full copy of an active context). */
+const MAX_MAPPINGS = 16_384;
+/** An inline @context longer than this is left to the library: a plan keeps jsonld's processed copies of it. */
+const MAX_CONTEXT_CHARS = 16_384;
 /** Node objects nested deeper are left to the library: no real credential comes near. */
 const MAX_DEPTH = 16;
 /** For the tests. */
-export const COMPILED_BOUNDS = { states: MAX_STATES, keys: MAX_KEYS, pathKeys: PATH_KEYS, depth: MAX_DEPTH };
+export const COMPILED_BOUNDS = { states: MAX_STATES, mappings: MAX_MAPPINGS, keys: MAX_KEYS, pathKeys: PATH_KEYS, depth: MAX_DEPTH, contextChars: MAX_CONTEXT_CHARS };
 const hasher = new PoseidonHasher();
 
 class Unsupported extends Error {}
@@ -92,22 +96,24 @@ const unsupported = (): never => {
 };
 const absolute = (iri: string | null): string => (iri !== null && SAFE_IRI.test(iri) ? iri : unsupported());
 
-/** One active context with what was derived from it, each computed once. */
+/**
+ * One active context with what was derived from it, each computed once. A plan keeps the states its credentials meet
+ * while its budget lasts (MAX_STATES states, MAX_MAPPINGS term definitions in all: each state is a whole copy of an
+ * active context); past it, a state is made for the credential at hand and dropped with it, as the library would, so
+ * a sender nesting scoped contexts can neither grow a plan nor spend the fast path of the credentials after it.
+ */
 class State {
   private readonly keys = new Map<string, string | null>();
   private reverseTerms?: boolean;
-  constructor(readonly ctx: ActiveContext, private readonly plan: Plan) {
-    if (plan.states >= MAX_STATES) unsupported(); // nesting chooses the states: a sender must not grow a plan
-    plan.states++;
-  }
+  constructor(readonly ctx: ActiveContext, private readonly plan: Plan, private readonly kept: boolean) {}
 
   key(k: string): string | null {
     let iri = this.keys.get(k);
     if (iri === undefined) {
       iri = ctxApi.expandIri(this.ctx, k, { vocab: true }, this.plan.options);
-      // A credential's keys are the sender's: bounded per state and per plan.
-      if (this.keys.size < MEMO && this.plan.keys < MAX_KEYS) {
-        this.plan.keys++;
+      // A credential's keys are the sender's: bounded per state, and per plan for the states it keeps.
+      if (this.keys.size < MEMO && (!this.kept || this.plan.keys < MAX_KEYS)) {
+        if (this.kept) this.plan.keys++;
         this.keys.set(k, iri);
       }
     }
@@ -136,14 +142,29 @@ class State {
   private readonly byContext = { property: new Map<unknown, Promise<State>>(), type: new Map<unknown, Promise<State>>() };
   private revertedState?: Promise<State>;
 
+  /** A child state is kept when this one is and the plan's budget has room for one more copy of about this size. */
+  private keep(): boolean {
+    const plan = this.plan;
+    if (!this.kept || plan.states >= MAX_STATES || plan.mappings + this.ctx.mappings.size > MAX_MAPPINGS) return false;
+    plan.states++;
+    plan.mappings += this.ctx.mappings.size;
+    return true;
+  }
+
   /** jsonld's expand: `propagate: true, overrideProtected: true` for a property's context, `propagate: false` for types'. */
   withContext(localCtx: unknown, propertyScoped: boolean): Promise<State> {
     const memo = propertyScoped ? this.byContext.property : this.byContext.type;
-    let s = memo.get(localCtx);
-    if (s === undefined) {
-      const options = this.plan.options;
-      const how = propertyScoped ? { propagate: true, overrideProtected: true } : { propagate: false };
-      s = ctxApi.process({ activeCtx: this.ctx, localCtx, options, ...how }).then((ctx) => new State(ctx, this.plan));
+    const known = memo.get(localCtx);
+    if (known !== undefined) return known;
+    const options = this.plan.options;
+    const how = propertyScoped ? { propagate: true, overrideProtected: true } : { propagate: false };
+    const kept = this.keep();
+    const estimate = this.ctx.mappings.size;
+    const s = ctxApi.process({ activeCtx: this.ctx, localCtx, options, ...how }).then((ctx) => {
+      if (kept) this.plan.mappings += ctx.mappings.size - estimate; // the copy's own size, counted once known
+      return new State(ctx, this.plan, kept);
+    });
+    if (kept) {
       s.catch(() => memo.delete(localCtx));
       memo.set(localCtx, s);
     }
@@ -151,15 +172,19 @@ class State {
   }
 
   reverted(): Promise<State> {
-    this.revertedState ??= Promise.resolve(new State(this.ctx.revertToPreviousContext(), this.plan));
-    return this.revertedState;
+    if (this.revertedState !== undefined) return this.revertedState;
+    const kept = this.keep();
+    const s = Promise.resolve(new State(this.ctx.revertToPreviousContext(), this.plan, kept));
+    if (kept) this.revertedState = s;
+    return s;
   }
 }
 
 interface Plan {
   options: object;
-  /** States made and keys remembered, against MAX_STATES and MAX_KEYS. */
+  /** States made, the term definitions they hold and keys remembered, against MAX_STATES, MAX_MAPPINGS and MAX_KEYS. */
   states: number;
+  mappings: number;
   keys: number;
   root?: Promise<State>;
   /** URL -> the document text the plan was compiled with (the first loaded; another text makes the plan stale). */
@@ -194,7 +219,7 @@ function newPlan(loader: DocumentLoader): Plan {
     eventHandler: events.setupEventHandler({ options: { safe: true } }),
     contextResolver: new ContextResolver({ sharedCache: new Map() }),
   };
-  const plan: Plan = { options, states: 0, keys: 0, documents, stale: false, serialization: new Map(), pathKeys: new Map() };
+  const plan: Plan = { options, states: 0, mappings: 0, keys: 0, documents, stale: false, serialization: new Map(), pathKeys: new Map() };
   return plan;
 }
 
@@ -263,6 +288,8 @@ async function node(b: Builder, st: State, activeProperty: string | null, elemen
   const top = depth === 0;
   let active = st;
   const keys = Object.keys(element).sort();
+  // jsonld's util.clone makes an own __proto__ the clone's prototype: the library never sees the key.
+  if (keys.includes('__proto__')) unsupported();
   if (!top) {
     const propertyScoped = activeProperty === null ? undefined : active.value(activeProperty, '@context');
     const typeScoped = active.ctx.previousContext ? active : null;
@@ -319,14 +346,20 @@ async function node(b: Builder, st: State, activeProperty: string | null, elemen
     // jsonld.canonize would print an explicit rdf:type beside @type's, each once: not followed here.
     if (property === null || property.startsWith('@') || !SAFE_IRI.test(property) || property === RDF_TYPE_PROPERTY) unsupported();
     const value = element[key];
-    if (value === null) continue;
     const container = active.value(key, '@container');
     if (Array.isArray(container) && container.some((c) => c !== '@set')) unsupported();
+    // jsonld turns even a null into a @json literal
     if (active.value(key, '@type') === '@json') unsupported();
+    // jsonld processes the property's own context for every key, a null value's too (it may throw there)
     const scoped = active.value(key, '@context');
     const termCtx = scoped === undefined ? active : await active.withContext(scoped, true);
+    if (value === null) continue;
     // jsonld reads a reverse term in the property's own context (termCtx); any reverse term anywhere is left out.
     if (active.hasReverseTerms() || termCtx.hasReverseTerms()) unsupported();
+    // jsonld expands the key again in its own context (_expandValue, expandedActiveProperty): a keyword there
+    // (@id, @type, @graph, @reverse, ...) changes what the value is.
+    const own = termCtx.key(key);
+    if (own === null || own.startsWith('@')) unsupported();
     for (const item of Array.isArray(value) ? value : [value]) {
       if (item === null) continue;
       if (Array.isArray(item)) unsupported();
@@ -482,8 +515,13 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
     const context = doc['@context'];
     if (context === undefined || context === null) return undefined;
     const contextKey = JSON.stringify(context);
+    if (contextKey.length > MAX_CONTEXT_CHARS) return undefined;
     const plan = await planFor(contextKey, loader);
-    plan.root ??= ctxApi.process({ activeCtx: ctxApi.getInitialContext(plan.options), localCtx: context, options: plan.options }).then((ctx) => new State(ctx, plan));
+    plan.root ??= ctxApi.process({ activeCtx: ctxApi.getInitialContext(plan.options), localCtx: context, options: plan.options }).then((ctx) => {
+      plan.states++;
+      plan.mappings += ctx.mappings.size;
+      return new State(ctx, plan, true);
+    });
     plan.root.catch(() => plans.delete(contextKey));
     const b: Builder = { quads: [], values: new Map(), blank: 0, subjects: [] };
     const top = await node(b, await plan.root, null, doc, 0);
@@ -531,8 +569,8 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
 }
 
 /** For the tests: what each plan keeps, against its bounds. */
-export function compiledPlanSizes(): Array<{ states: number; keys: number; pathKeys: number }> {
-  return [...plans.values()].map((p) => ({ states: p.states, keys: p.keys, pathKeys: p.pathKeys.size }));
+export function compiledPlanSizes(): Array<{ states: number; mappings: number; keys: number; pathKeys: number }> {
+  return [...plans.values()].map((p) => ({ states: p.states, mappings: p.mappings, keys: p.keys, pathKeys: p.pathKeys.size }));
 }
 
 /** For the tests: drop every compiled plan. */

@@ -221,6 +221,89 @@ describe('the review\'s findings: no compiled answer, or the library\'s', () => 
   });
 });
 
+describe('the second review\'s findings: no compiled answer, or the library\'s', () => {
+  const XSD = 'http://www.w3.org/2001/XMLSchema#';
+  const v = { '@id': 'https://own.example/#v', '@type': XSD_STRING };
+
+  it('a term made a keyword by its own scoped context (jsonld expands the key again there): left to the library', async () => {
+    const url = 'https://own.example/alias.jsonld';
+    for (const kw of ['@id', '@type', '@graph', '@index', '@language', '@reverse', '@nest', '@included', '@none']) {
+      const l = typedContext(url, { k: { '@id': 'https://own.example/#k', '@context': { k: kw } }, v });
+      for (const value of ['urn:x', 'rel', 5, true, 1.5, { v: 'a' }, { id: 'urn:y' }, {}]) {
+        expect((await agrees(ownDoc(url, { type: 'T', v: 'a', k: value }), l)).ours).toBeUndefined();
+      }
+    }
+    // Both answered before the fix, differently: the alias gave the root of two plain literals, a document the
+    // library reads otherwise (it makes <urn:a> a node).
+    const P = 'https://own.example/#p';
+    const l = typedContext('https://own.example/alias2.jsonld', { k: { '@id': P, '@context': { k: '@id' } }, plain: { '@id': P }, plain2: { '@id': P } });
+    const aliased = await agrees(ownDoc('https://own.example/alias2.jsonld', { type: 'T', k: 'urn:a', plain: 'urn:z' }), l);
+    expect(aliased.lib).toMatch(/^root /);
+    expect(aliased.ours).toBeUndefined();
+  });
+
+  it('a null value still meets its term: a @json term makes a literal of it, a failing scoped context refuses it', async () => {
+    const url = 'https://own.example/null.jsonld';
+    const l = typedContext(url, { j: { '@id': 'https://own.example/#j', '@type': '@json' }, v });
+    const json = await agrees(ownDoc(url, { type: 'T', v: 'a', j: null }), l);
+    expect(json.lib).toMatch(/^root /);
+    expect(json.lib).not.toBe(await library(ownDoc(url, { type: 'T', v: 'a' }), l)); // "null"^^rdf:JSON is a leaf
+    expect(json.ours).toBeUndefined();
+    const url2 = 'https://own.example/null2.jsonld';
+    const l2 = ownContext(url2, {
+      '@version': 1.1,
+      '@vocab': 'https://v.example/#',
+      id: '@id',
+      type: '@type',
+      k: { '@id': 'https://own.example/#k', '@context': { w: { '@type': '@id' } } },
+      T: { '@id': 'https://own.example/#T', '@context': { '@vocab': null, v } },
+    });
+    const failing = await agrees(ownDoc(url2, { type: 'T', v: 'a', k: null }), l2);
+    expect(failing.lib).toMatch(/^error /);
+    expect(failing.ours).toBeUndefined();
+  });
+
+  it('a __proto__ key (jsonld\'s clone makes it the prototype, so the library never sees it): left to the library', async () => {
+    const ctx = [W3C, { '@version': 1.1, '@vocab': 'https://vocab.example/#', id: '@id', type: '@type' }];
+    const parsed = (cs: string): Doc => JSON.parse(`{"@context":${JSON.stringify(ctx)},"type":["VerifiableCredential","T"],"issuanceDate":"2024-01-12T15:30:40Z","credentialSubject":${cs}}`) as Doc;
+    for (const cs of ['{"type":"T","v":"a","__proto__":"x"}', '{"type":"T","v":"a","__proto__":{"w":"y"}}', '{"type":"T","v":"a","__proto__":{"@context":{"v":"https://other.example/v"}}}']) {
+      expect((await agrees(parsed(cs))).ours).toBeUndefined();
+    }
+    expect((await agrees(parsed('{"type":"T","v":"a","constructor":"x"}'))).ours).toMatch(/^root /); // the control
+  });
+
+  it('a large inline context is left to the library; a plan holds a bounded number of term definitions in all', async () => {
+    const terms = (n: number, tag: string): Doc => Object.fromEntries(Array.from({ length: n }, (_, i) => [`t${i}`, { '@id': `https://own.example/#${tag}${i}`, '@type': `${XSD}string` }]));
+    const scoped = {
+      a: { '@id': 'https://own.example/#a', '@context': { v: { '@id': 'https://own.example/#va', '@type': XSD_STRING } } },
+      b: { '@id': 'https://own.example/#b', '@context': { v: { '@id': 'https://own.example/#vb', '@type': XSD_STRING } } },
+      v,
+    };
+    const tree = (d: number): Doc => (d === 0 ? { v: 'x' } : { a: tree(d - 1), b: tree(d - 1), v: 'x' });
+    const inline = (ctx: Doc, cs: Doc): Doc => ({ '@context': [W3C, ctx], type: ['VerifiableCredential', 'T'], issuanceDate: '2024-01-12T15:30:40Z', credentialSubject: { type: 'T', ...cs } });
+    const big = { '@version': 1.1, id: '@id', type: '@type', T: 'https://own.example/#T', ...terms(900, 'big'), ...scoped };
+    expect(JSON.stringify(big).length).toBeGreaterThan(COMPILED_BOUNDS.contextChars);
+    expect((await agrees(inline(big, { v: 'x' }))).ours).toBeUndefined();
+    // Under the size: 120 terms copied into every state of a deep tree of scoped contexts. The plan keeps states
+    // until its term definitions run out, and makes the rest for the credential at hand: still answered.
+    clearCompiledPlans();
+    const mid = { '@version': 1.1, id: '@id', type: '@type', T: 'https://own.example/#T', ...terms(120, 'mid'), ...scoped };
+    expect(JSON.stringify(mid).length).toBeLessThan(COMPILED_BOUNDS.contextChars);
+    for (let i = 0; i < 3; i++) {
+      const { lib, ours } = await agrees(inline(mid, tree(7)));
+      expect(lib).toMatch(/^root /);
+      expect(ours).toBe(lib);
+    }
+    const [plan] = compiledPlanSizes();
+    // Each kept state reserves its parent's size; its own scoped terms (here 1) are added once processed.
+    expect(plan?.mappings).toBeLessThanOrEqual(COMPILED_BOUNDS.mappings + 8);
+    expect(plan?.mappings).toBeGreaterThan(COMPILED_BOUNDS.mappings - 400); // the budget was reached
+    // and the sender's deep tree did not spend the fast path of the credentials after it
+    const small = inline(mid, tree(1));
+    expect((await agrees(small)).ours).toBe(await library(small));
+  });
+});
+
 // ---- a generator: fragments made to split the two, mixed into the real credential
 
 const ids = fc.constantFrom<unknown>(
