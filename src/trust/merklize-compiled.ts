@@ -84,6 +84,13 @@ const MAX_KEYS = 8192;
 const MAX_MAPPINGS = 16_384;
 /** An inline @context longer than this is left to the library: a plan keeps jsonld's processed copies of it. */
 const MAX_CONTEXT_CHARS = 16_384;
+/**
+ * Memo keys are the sender's strings (keys, IRIs in paths, types): longer ones are not remembered, so that a plan's
+ * memos are bounded in bytes, not only in entries.
+ */
+const MAX_MEMO_CHARS = 1024;
+/** jsonld's own resolved-context cache is an LRU of 100 for the whole process; a plan keeps at most this many. */
+const RESOLVED_CONTEXTS = 100;
 /** Node objects nested deeper are left to the library: no real credential comes near. */
 const MAX_DEPTH = 16;
 /** For the tests. */
@@ -112,7 +119,7 @@ class State {
     if (iri === undefined) {
       iri = ctxApi.expandIri(this.ctx, k, { vocab: true }, this.plan.options);
       // A credential's keys are the sender's: bounded per state, and per plan for the states it keeps.
-      if (this.keys.size < MEMO && (!this.kept || this.plan.keys < MAX_KEYS)) {
+      if (k.length <= MAX_MEMO_CHARS && this.keys.size < MEMO && (!this.kept || this.plan.keys < MAX_KEYS)) {
         if (this.kept) this.plan.keys++;
         this.keys.set(k, iri);
       }
@@ -160,18 +167,29 @@ class State {
     const how = propertyScoped ? { propagate: true, overrideProtected: true } : { propagate: false };
     const kept = this.keep();
     const estimate = this.ctx.mappings.size;
-    const s = ctxApi.process({ activeCtx: this.ctx, localCtx, options, ...how }).then((ctx) => {
+    // jsonld caches a processed context by the active context object alone, not by overrideProtected: a kept state
+    // met first with a property's context (overrideProtected) would answer a type's context (protected terms checked)
+    // from that cache. The library's type-scoped contexts meet a fresh active context each time: so do they here.
+    const activeCtx = propertyScoped ? this.ctx : (this.ctx as ActiveContext & { clone(): ActiveContext }).clone();
+    const s = ctxApi.process({ activeCtx, localCtx, options, ...how }).then((ctx) => {
       if (kept) this.plan.mappings += ctx.mappings.size - estimate; // the copy's own size, counted once known
       return new State(ctx, this.plan, kept);
     });
     if (kept) {
-      s.catch(() => memo.delete(localCtx));
+      s.catch(() => {
+        // nothing was kept: the reservation is given back (else each failing credential spends the budget)
+        memo.delete(localCtx);
+        this.plan.states--;
+        this.plan.mappings -= estimate;
+      });
       memo.set(localCtx, s);
     }
     return s;
   }
 
   reverted(): Promise<State> {
+    // jsonld's revertToPreviousContext answers the context itself when there is nothing to revert: so does this.
+    if (this.ctx.previousContext === undefined) return Promise.resolve(this);
     if (this.revertedState !== undefined) return this.revertedState;
     const kept = this.keep();
     const s = Promise.resolve(new State(this.ctx.revertToPreviousContext(), this.plan, kept));
@@ -201,11 +219,30 @@ async function textOf(loader: DocumentLoader, url: string, document?: unknown): 
   return JSON.stringify(document ?? (await loader(url)).document);
 }
 
+/**
+ * jsonld's ContextResolver keeps each context it resolves (and each, up to 10 processed copies of the active context)
+ * in its perOpCache and sharedCache: for one operation in jsonld, for a plan's lifetime here. Both bounded as jsonld
+ * bounds its shared one (an evicted URL is loaded again through the plan's loader, and compared as any load).
+ */
+function boundedResolver(): object {
+  const resolver = new ContextResolver({ sharedCache: new LRUCache<string, object>({ max: RESOLVED_CONTEXTS }) as unknown as Map<string, unknown> });
+  (resolver as { perOpCache: unknown }).perOpCache = new LRUCache<string, object>({ max: RESOLVED_CONTEXTS });
+  return resolver;
+}
+
 function newPlan(loader: DocumentLoader): Plan {
   const documents = new Map<string, string>();
+  // One read per load: the document the plan processes is the text it records (two reads may see two versions).
   const documentLoader = async (url: string) => {
-    const doc = await loader(url);
-    const text = await textOf(loader, url, doc.document);
+    let doc: Awaited<ReturnType<DocumentLoader>>;
+    let text: string;
+    if (loader.text !== undefined) {
+      text = await loader.text(url);
+      doc = { contextUrl: null, documentUrl: url, document: JSON.parse(text) as unknown };
+    } else {
+      doc = await loader(url);
+      text = JSON.stringify(doc.document);
+    }
     const first = documents.get(url);
     if (first === undefined) documents.set(url, text);
     else if (first !== text) plan.stale = true;
@@ -217,7 +254,7 @@ function newPlan(loader: DocumentLoader): Plan {
     base: null,
     safe: true,
     eventHandler: events.setupEventHandler({ options: { safe: true } }),
-    contextResolver: new ContextResolver({ sharedCache: new Map() }),
+    contextResolver: boundedResolver(),
   };
   const plan: Plan = { options, states: 0, mappings: 0, keys: 0, documents, stale: false, serialization: new Map(), pathKeys: new Map() };
   return plan;
@@ -495,7 +532,7 @@ async function leaves(quads: ParsedQuad[], pathKeys: Map<string, bigint>): Promi
     const pathId = JSON.stringify(parts);
     const known = pathKeys.get(pathId);
     const key = known ?? (await new Path(parts, hasher).mtEntry());
-    if (known === undefined && pathKeys.size < PATH_KEYS) pathKeys.set(pathId, key);
+    if (known === undefined && pathKeys.size < PATH_KEYS && pathId.length <= MAX_MEMO_CHARS) pathKeys.set(pathId, key);
     out.push([key, await MtValue.mkValueMtEntry(hasher, value)]);
   }
   return out;
@@ -555,7 +592,7 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
         let s = plan.serialization.get(type);
         if (s === undefined) {
           s = fetch();
-          if (plan.serialization.size < MEMO) {
+          if (plan.serialization.size < MEMO && type.length <= MAX_MEMO_CHARS) {
             s.catch(() => plan.serialization.delete(type));
             plan.serialization.set(type, s);
           }

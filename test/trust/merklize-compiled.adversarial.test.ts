@@ -57,6 +57,16 @@ async function agrees(doc: Doc, l: DocumentLoader = loader): Promise<{ lib: stri
 function ownContext(url: string, context: Doc): DocumentLoader {
   return createDocumentLoader({ documents: { [url]: { '@context': context } } });
 }
+/** k's scoped context fails where it is used: inside T, whose scoped context takes @vocab away. */
+const failingScopedContext = (url: string): DocumentLoader =>
+  ownContext(url, {
+    '@version': 1.1,
+    '@vocab': 'https://v.example/#',
+    id: '@id',
+    type: '@type',
+    k: { '@id': 'https://own.example/#k', '@context': { w: { '@type': '@id' } } },
+    T: { '@id': 'https://own.example/#T', '@context': { '@vocab': null, v: { '@id': 'https://own.example/#v', '@type': XSD_STRING } } },
+  });
 /** The same, its terms scoped to the credential type T (as issuers' contexts are). */
 const typedContext = (url: string, terms: Doc): DocumentLoader =>
   ownContext(url, { '@version': 1.1, id: '@id', type: '@type', T: { '@id': 'https://own.example/#T', '@context': terms } });
@@ -250,14 +260,7 @@ describe('the second review\'s findings: no compiled answer, or the library\'s',
     expect(json.lib).not.toBe(await library(ownDoc(url, { type: 'T', v: 'a' }), l)); // "null"^^rdf:JSON is a leaf
     expect(json.ours).toBeUndefined();
     const url2 = 'https://own.example/null2.jsonld';
-    const l2 = ownContext(url2, {
-      '@version': 1.1,
-      '@vocab': 'https://v.example/#',
-      id: '@id',
-      type: '@type',
-      k: { '@id': 'https://own.example/#k', '@context': { w: { '@type': '@id' } } },
-      T: { '@id': 'https://own.example/#T', '@context': { '@vocab': null, v } },
-    });
+    const l2 = failingScopedContext(url2);
     const failing = await agrees(ownDoc(url2, { type: 'T', v: 'a', k: null }), l2);
     expect(failing.lib).toMatch(/^error /);
     expect(failing.ours).toBeUndefined();
@@ -301,6 +304,94 @@ describe('the second review\'s findings: no compiled answer, or the library\'s',
     // and the sender's deep tree did not spend the fast path of the credentials after it
     const small = inline(mid, tree(1));
     expect((await agrees(small)).ours).toBe(await library(small));
+  });
+});
+
+describe('the third review\'s findings (of the plan budget)', () => {
+  const E = 'https://own.example/#';
+  // Type A's scoped context protects p; type B's redefines it, and so does A's property k's scoped context: the same
+  // JSON, which jsonld's ContextResolver resolves once and whose processed copies it caches by the active context
+  // object alone (not by overrideProtected).
+  const X = { p: { '@id': `${E}p2`, '@type': XSD_STRING } };
+  const protectedCtx = (url: string) =>
+    ownContext(url, {
+      '@version': 1.1,
+      id: '@id',
+      type: '@type',
+      T: `${E}T`,
+      n1: { '@id': `${E}n1` },
+      n2: { '@id': `${E}n2` },
+      A: { '@id': `${E}A`, '@context': { '@protected': true, p: { '@id': `${E}p1`, '@type': XSD_STRING }, k: { '@id': `${E}k`, '@context': X } } },
+      B: { '@id': `${E}B`, '@context': X },
+    });
+
+  it('a protected term redefined by a second type, after a property\'s context warmed the kept state: never answered (the library throws)', async () => {
+    const url = 'https://own.example/prot1.jsonld';
+    const l = protectedCtx(url);
+    expect((await agrees(ownDoc(url, { type: 'T', n2: { type: ['A', 'B'], p: 'b' } }), l)).lib).toMatch(/^error /);
+    clearCompiledPlans();
+    const within = await agrees(ownDoc(url, { type: 'T', n1: { type: 'A', k: null, p: 'a' }, n2: { type: ['A', 'B'], p: 'b' } }), l);
+    expect(within.lib).toMatch(/^error /);
+    expect(within.ours).toBeUndefined();
+    // across credentials: a first one warms the plan's state, a second must still be refused
+    clearCompiledPlans();
+    expect((await agrees(ownDoc(url, { type: 'T', n1: { type: 'A', k: 'x', p: 'a' } }), l)).lib).toMatch(/^root /);
+    const across = await agrees(ownDoc(url, { type: 'T', n2: { type: ['A', 'B'], p: 'b' } }), l);
+    expect(across.lib).toMatch(/^error /);
+    expect(across.ours).toBeUndefined();
+  });
+
+  it('a scoped context that fails gives its reservation back: 300 such credentials keep no state', async () => {
+    clearCompiledPlans();
+    const url = 'https://own.example/fail.jsonld';
+    const l = failingScopedContext(url);
+    const failing = ownDoc(url, { type: 'T', v: 'a', k: null });
+    expect(await library(failing, l)).toMatch(/^error /);
+    for (let i = 0; i < 300; i++) expect(await compiled(failing, l)).toBeUndefined();
+    expect(Math.max(...compiledPlanSizes().map((p) => p.states))).toBeLessThan(16);
+  });
+
+  it('nesting without scoped contexts keeps no state per level (reverting a context with nothing to revert is the context)', async () => {
+    const url = 'https://own.example/plain.jsonld';
+    const l = ownContext(url, { '@version': 1.1, id: '@id', type: '@type', T: `${E}T`, c: `${E}c`, v: { '@id': `${E}v`, '@type': XSD_STRING } });
+    const nest = (d: number): Doc => (d === 0 ? { v: 'x' } : { c: nest(d - 1), v: 'y' });
+    clearCompiledPlans();
+    expect((await agrees(ownDoc(url, { type: 'T', ...nest(12) }), l)).ours).toMatch(/^root /);
+    expect(compiledPlanSizes()[0]?.states).toBeLessThan(8); // the root, VerifiableCredential's scoped context, its revert
+  });
+
+  it('sender strings over 1 KiB are not remembered: long IRIs in paths do not fill a plan', async () => {
+    clearCompiledPlans();
+    const ctx = [W3C, { '@version': 1.1, id: '@id', type: '@type', T: `${E}T` }];
+    const longIri = (i: number) => `https://long.example/${i}/${'a'.repeat(8 * 1024)}`;
+    const leaves = (n: number): Doc => Object.fromEntries(Array.from({ length: n }, (_, j) => [`${E}l${j}`, 'x']));
+    const doc = (i: number): Doc => ({ '@context': ctx, type: ['VerifiableCredential', 'T'], issuanceDate: '2024-01-12T15:30:40Z', credentialSubject: { type: 'T', [longIri(i)]: leaves(48) } });
+    for (let i = 0; i < 4; i++) expect((await agrees(doc(i))).ours).toMatch(/^root /);
+    expect(compiledPlanSizes()[0]?.pathKeys).toBeLessThan(4 * 48);
+  });
+
+  it('a document that changes while a plan loads it: the plan processes the text it records (one read)', async () => {
+    clearCompiledPlans();
+    const scopedUrl = 'https://own.example/scoped.jsonld';
+    const url = 'https://own.example/lazy.jsonld';
+    const top = { '@version': 1.1, id: '@id', type: '@type', T: { '@id': `${E}T`, '@context': scopedUrl } };
+    const loaderWith = (vIri: string) => createDocumentLoader({ documents: { [url]: { '@context': top }, [scopedUrl]: { '@context': { v: { '@id': vIri, '@type': XSD_STRING } } } } });
+    const [l1, l2] = [loaderWith(`${E}v1`), loaderWith(`${E}v2`)];
+    // loader(url) gives the old document, every read after the scoped one the new: the text a plan records must be
+    // the document it processed.
+    let switched = false;
+    const racing: DocumentLoader = Object.assign(
+      async (u: string) => {
+        const r = await (switched ? l2 : l1)(u);
+        if (u === scopedUrl) switched = true;
+        return r;
+      },
+      { text: (u: string) => ((switched ? l2 : l1).text as (u: string) => Promise<string>)(u) },
+    );
+    const doc = ownDoc(url, { type: 'T', v: 'a' });
+    const ours = await compiled(doc, racing);
+    expect(await library(doc, l1)).not.toBe(await library(doc, l2));
+    if (ours !== undefined) expect(ours).toBe(await library(doc, switched ? l2 : l1));
   });
 });
 
