@@ -56,7 +56,7 @@ export function sparseMerkleRoot(leaves: ReadonlyArray<readonly [bigint, bigint]
  * reference each other in a cycle (its top `id` as the object of a property of its credentialSubject, say), that walk
  * never ends and holds a verification thread at full CPU. Real paths have a few parts (two per level of nesting).
  */
-export const MAX_PATH_PARTS = 256;
+const MAX_PATH_PARTS = 256;
 export const CYCLE_MESSAGE = 'the credential\'s nodes reference each other in a cycle';
 let pathBounded = false;
 function boundPaths(): void {
