@@ -208,6 +208,12 @@ interface Plan {
   /** URL -> the document text the plan was compiled with (the first loaded; another text makes the plan stale). */
   documents: Map<string, string>;
   stale: boolean;
+  /**
+   * A loaded context uses @import: jsonld caches an import's merged (unprocessed) context by the active context and
+   * answers a later importer of the same URL on that active context with it, and merges into the importing context in
+   * place. The library's active contexts are fresh per credential, a plan's are kept: such plans never answer.
+   */
+  imports: boolean;
   serialization: Map<string, Promise<string>>;
   pathKeys: Map<string, bigint>;
 }
@@ -243,6 +249,7 @@ function newPlan(loader: DocumentLoader): Plan {
       doc = await loader(url);
       text = JSON.stringify(doc.document);
     }
+    if (JSON.stringify(doc.document).includes('"@import"')) plan.imports = true;
     const first = documents.get(url);
     if (first === undefined) documents.set(url, text);
     else if (first !== text) plan.stale = true;
@@ -256,7 +263,7 @@ function newPlan(loader: DocumentLoader): Plan {
     eventHandler: events.setupEventHandler({ options: { safe: true } }),
     contextResolver: boundedResolver(),
   };
-  const plan: Plan = { options, states: 0, mappings: 0, keys: 0, documents, stale: false, serialization: new Map(), pathKeys: new Map() };
+  const plan: Plan = { options, states: 0, mappings: 0, keys: 0, documents, stale: false, imports: false, serialization: new Map(), pathKeys: new Map() };
   return plan;
 }
 
@@ -553,8 +560,12 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
     if (context === undefined || context === null) return undefined;
     const contextKey = JSON.stringify(context);
     if (contextKey.length > MAX_CONTEXT_CHARS) return undefined;
+    // @import: see Plan.imports (an inline one is refused before jsonld sees, and mutates, the credential's context).
+    if (contextKey.includes('"@import"')) return undefined;
     const plan = await planFor(contextKey, loader);
-    plan.root ??= ctxApi.process({ activeCtx: ctxApi.getInitialContext(plan.options), localCtx: context, options: plan.options }).then((ctx) => {
+    if (plan.imports) return undefined;
+    // jsonld mutates the local contexts it processes: it is given a copy, never the credential the library may read next.
+    plan.root ??= ctxApi.process({ activeCtx: ctxApi.getInitialContext(plan.options), localCtx: JSON.parse(contextKey) as unknown, options: plan.options }).then((ctx) => {
       plan.states++;
       plan.mappings += ctx.mappings.size;
       return new State(ctx, plan, true);
@@ -576,6 +587,7 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
     const canonical = new n3.Parser({ format: 'application/n-quads' }).parse(await canon.canonize(b.quads, { algorithm: 'URDNA2015' }));
     const ls = await leaves(canonical, plan.pathKeys);
     if (!(await sameDocuments(plan, loader))) return undefined; // another loader's documents reached this plan meanwhile
+    if (plan.imports) return undefined; // a context loaded lazily (a scoped one) imports
     const keys = new Set<bigint>();
     const prefixes = new Set<bigint>();
     const mask = (1n << BigInt(MAX_LEVELS - 1)) - 1n;

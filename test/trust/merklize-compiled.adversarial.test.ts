@@ -395,6 +395,51 @@ describe('the third review\'s findings (of the plan budget)', () => {
   });
 });
 
+describe('the fourth review\'s findings (@import)', () => {
+  const XSD_INTEGER = 'http://www.w3.org/2001/XMLSchema#integer';
+  const I = 'urn:review:imported';
+  const imported = { [I]: { '@context': { z: { '@id': 'https://imp.example/#z' } } } };
+  // p1's context imports I and types p2 as an integer; p2's imports I alone. jsonld caches the first importer's merged
+  // context under I's resolved context, by active context: a kept state would answer p2's context with p1's.
+  const terms = {
+    p1: { '@id': 'https://own.example/#p1', '@context': { '@import': I, p2: { '@id': 'https://own.example/#p2', '@type': XSD_INTEGER } } },
+    p2: { '@id': 'https://own.example/#p2', '@context': { '@import': I } },
+  };
+  const U = 'urn:review:importers';
+  const l = createDocumentLoader({ documents: { ...imported, [U]: { '@context': { '@version': 1.1, T: 'https://own.example/#T', ...terms } } } });
+  const variants: Record<string, unknown[]> = {
+    inline: [W3C, { '@version': 1.1, T: 'https://own.example/#T', ...terms }],
+    'under a type': [W3C, { '@version': 1.1, T: { '@id': 'https://own.example/#T', '@context': terms } }],
+    loaded: [W3C, U],
+  };
+  const doc = (context: unknown[], cs: Doc): Doc =>
+    JSON.parse(JSON.stringify({ '@context': context, type: ['VerifiableCredential', 'T'], issuanceDate: '2024-01-12T15:30:40Z', credentialSubject: { type: 'T', ...cs } })) as Doc;
+
+  it.each(Object.entries(variants))('a context that imports (%s) is never answered, before or after a credential warmed the plan', async (_name, context) => {
+    clearCompiledPlans();
+    expect(await compiled(doc(context, { p2: '42' }), l)).toBeUndefined();
+    expect(await compiled(doc(context, { p1: { z: 'w' } }), l)).toBeUndefined();
+    const after = await agrees(doc(context, { p2: '42' }), l);
+    expect(after.ours).toBeUndefined(); // it was answered with the root of "42"^^xsd:integer, not the library's string
+  });
+
+  it('the compiled pass never changes the credential it is given (jsonld merges an import into the context in place)', async () => {
+    const withVersion = createDocumentLoader({ documents: { [I]: { '@context': { '@version': 1.1, z: { '@id': 'https://imp.example/#z' } } } } });
+    const contexts = [
+      [W3C, { '@import': I, '@version': 1.1, T: 'https://own.example/#T', a1: 'https://x.example/#A' }],
+      [W3C, { '@version': 1.1, T: { '@id': 'https://own.example/#T', '@context': { '@import': I, a1: 'https://x.example/#A' } } }],
+      base['@context'] as unknown[],
+    ];
+    for (const context of contexts) {
+      clearCompiledPlans();
+      const d = doc(context, { a1: 'v', z: 'w' });
+      const before = JSON.stringify(d);
+      await compiled(d, withVersion);
+      expect(JSON.stringify(d)).toBe(before);
+    }
+  });
+});
+
 // ---- a generator: fragments made to split the two, mixed into the real credential
 
 const ids = fc.constantFrom<unknown>(
