@@ -209,11 +209,12 @@ interface Plan {
   documents: Map<string, string>;
   stale: boolean;
   /**
-   * A loaded context uses @import: jsonld caches an import's merged (unprocessed) context by the active context and
-   * answers a later importer of the same URL on that active context with it, and merges into the importing context in
-   * place. The library's active contexts are fresh per credential, a plan's are kept: such plans never answer.
+   * A loaded context uses more of JSON-LD than the issuers' contexts do (simpleContext): such plans never answer. One
+   * reason among others: with @import, jsonld caches an import's merged context by the active context and answers a
+   * later importer of the same URL on that active context with it; the library's active contexts are fresh per
+   * credential, a plan's are kept.
    */
-  imports: boolean;
+  unusual: boolean;
   serialization: Map<string, Promise<string>>;
   pathKeys: Map<string, bigint>;
 }
@@ -236,6 +237,42 @@ function boundedResolver(): object {
   return resolver;
 }
 
+/** What the contexts of the W3C, iden3 and issuers' documents use (bundled and ../shared's real-world ones). */
+const CONTEXT_KEYWORDS = new Set(['@version', '@protected', '@propagate', '@vocab']);
+const DEFINITION_KEYWORDS = new Set(['@id', '@type', '@context', '@container', '@nest', '@protected']);
+const ALIASES: Record<string, string> = { id: '@id', type: '@type' };
+
+/**
+ * A context in that subset: no @import, @base, @reverse, @language, @direction, @index, @prefix or @json, no null
+ * scoped context or @vocab, and no keyword aliased but `id` and `type` (and @nest, which the plan never follows).
+ * Anything else is left to the library: four reviews found the plan's answers could part from the library's only
+ * with contexts outside it, or with contexts a sender wrote.
+ */
+export function simpleContext(ctx: unknown, depth = 0): boolean {
+  if (depth > 8) return false;
+  if (typeof ctx === 'string') return true; // a URL: loaded through the plan's loader, checked there
+  if (Array.isArray(ctx)) return ctx.every((c) => simpleContext(c, depth + 1));
+  if (!isRecord(ctx)) return false;
+  for (const [key, value] of Object.entries(ctx)) {
+    if (key.startsWith('@')) {
+      if (!CONTEXT_KEYWORDS.has(key) || (key === '@vocab' && typeof value !== 'string')) return false;
+      continue;
+    }
+    if (typeof value === 'string') {
+      if (value.startsWith('@') && ALIASES[key] !== value && value !== '@nest') return false;
+      continue;
+    }
+    if (!isRecord(value)) return false;
+    for (const [k, v] of Object.entries(value)) {
+      if (!DEFINITION_KEYWORDS.has(k)) return false;
+      if (k === '@id' && (typeof v !== 'string' || v.startsWith('@'))) return false;
+      if (k === '@type' && (typeof v !== 'string' || (v.startsWith('@') && v !== '@id' && v !== '@vocab'))) return false;
+      if (k === '@context' && (v === null || !simpleContext(v, depth + 1))) return false;
+    }
+  }
+  return true;
+}
+
 function newPlan(loader: DocumentLoader): Plan {
   const documents = new Map<string, string>();
   // One read per load: the document the plan processes is the text it records (two reads may see two versions).
@@ -249,7 +286,7 @@ function newPlan(loader: DocumentLoader): Plan {
       doc = await loader(url);
       text = JSON.stringify(doc.document);
     }
-    if (JSON.stringify(doc.document).includes('"@import"')) plan.imports = true;
+    if (!isRecord(doc.document) || !simpleContext(doc.document['@context'])) plan.unusual = true;
     const first = documents.get(url);
     if (first === undefined) documents.set(url, text);
     else if (first !== text) plan.stale = true;
@@ -263,7 +300,7 @@ function newPlan(loader: DocumentLoader): Plan {
     eventHandler: events.setupEventHandler({ options: { safe: true } }),
     contextResolver: boundedResolver(),
   };
-  const plan: Plan = { options, states: 0, mappings: 0, keys: 0, documents, stale: false, imports: false, serialization: new Map(), pathKeys: new Map() };
+  const plan: Plan = { options, states: 0, mappings: 0, keys: 0, documents, stale: false, unusual: false, serialization: new Map(), pathKeys: new Map() };
   return plan;
 }
 
@@ -560,10 +597,11 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
     if (context === undefined || context === null) return undefined;
     const contextKey = JSON.stringify(context);
     if (contextKey.length > MAX_CONTEXT_CHARS) return undefined;
-    // @import: see Plan.imports (an inline one is refused before jsonld sees, and mutates, the credential's context).
-    if (contextKey.includes('"@import"')) return undefined;
+    // Term definitions the sender wrote are not followed: only documents the operator's loader serves (bundled, its
+    // file, its remote prefixes), and those only in the subset of JSON-LD the issuers' contexts use.
+    if (![context].flat().every((c) => typeof c === 'string')) return undefined;
     const plan = await planFor(contextKey, loader);
-    if (plan.imports) return undefined;
+    if (plan.unusual) return undefined;
     // jsonld mutates the local contexts it processes: it is given a copy, never the credential the library may read next.
     plan.root ??= ctxApi.process({ activeCtx: ctxApi.getInitialContext(plan.options), localCtx: JSON.parse(contextKey) as unknown, options: plan.options }).then((ctx) => {
       plan.states++;
@@ -587,7 +625,7 @@ export async function compiledMerklize(doc: Record<string, unknown>, loader: Doc
     const canonical = new n3.Parser({ format: 'application/n-quads' }).parse(await canon.canonize(b.quads, { algorithm: 'URDNA2015' }));
     const ls = await leaves(canonical, plan.pathKeys);
     if (!(await sameDocuments(plan, loader))) return undefined; // another loader's documents reached this plan meanwhile
-    if (plan.imports) return undefined; // a context loaded lazily (a scoped one) imports
+    if (plan.unusual) return undefined; // a context loaded lazily (a scoped one) is outside the subset
     const keys = new Set<bigint>();
     const prefixes = new Set<bigint>();
     const mask = (1n << BigInt(MAX_LEVELS - 1)) - 1n;

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentLoader } from '../../src/jsonld/documents.js';
 import { claimFromHex, findCredentialType, VerifiableConstants } from '../../src/trust/iden3.js';
-import { clearCompiledPlans, compiledMerklize } from '../../src/trust/merklize-compiled.js';
+import { clearCompiledPlans, compiledMerklize, simpleContext } from '../../src/trust/merklize-compiled.js';
 import { installFastPoseidon } from '../../src/trust/poseidon.js';
 import { computeCoreClaim } from '../../src/trust/proof-check.js';
 import { W3CCredential } from './iden3-test.js';
@@ -152,6 +152,32 @@ function credentialOf(t: HeldType): fc.Arbitrary<Doc> {
       credentialSchema: { id: 'https://example.com/schema.json', type: 'JsonSchema2023' },
     }));
 }
+
+describe('the subset of JSON-LD the plan follows', () => {
+  it('holds every context the service bundles and every held issuer context (so their credentials keep the fast path)', async () => {
+    const bundled = createDocumentLoader({});
+    const urls = [W3C, IDEN3, VerifiableConstants.AUTH.AUTH_BJJ_CREDENTIAL_SCHEMA_JSONLD_URL, 'https://compliance.example/schemas/IDInformation-v1.jsonld'];
+    const contexts = [...(await Promise.all(urls.map(async (u) => (await bundled(u)).document as Doc))), ...Object.values(held).map((d) => d as Doc)];
+    let checked = 0;
+    for (const doc of contexts) {
+      if (doc['@context'] === undefined) continue; // a JSON schema
+      expect(simpleContext(doc['@context'])).toBe(true);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(10);
+  });
+
+  it('leaves out what real contexts do not use', () => {
+    const t = (def: unknown) => ({ '@version': 1.1, T: { '@id': 'https://e.example/#T', '@context': { k: def } } });
+    for (const def of [{ '@reverse': 'https://e.example/#k' }, { '@id': 'https://e.example/#k', '@type': '@json' }, { '@id': 'https://e.example/#k', '@context': null }, { '@id': 'https://e.example/#k', '@language': 'en' }, '@id', '@type', { '@id': '@type' }]) {
+      expect(simpleContext(t(def))).toBe(false);
+    }
+    expect(simpleContext({ '@import': 'https://e.example/ctx' })).toBe(false);
+    expect(simpleContext({ '@base': 'https://e.example/' })).toBe(false);
+    expect(simpleContext({ '@vocab': null })).toBe(false);
+    expect(simpleContext(t({ '@id': 'https://e.example/#k', '@type': 'http://www.w3.org/2001/XMLSchema#integer' }))).toBe(true);
+  });
+});
 
 describe('the compiled merklizer on the held credential types', () => {
   it('finds the held types (IDInformation, AuthBJJCredential, the KYC and real-world ones)', () => {
