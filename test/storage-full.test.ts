@@ -140,7 +140,7 @@ describe('every write of the SQLite store, on a database with no room left', () 
     await store.completeExecution(delivered.executionId, { state: 'completed', results: [], updatedAt: now, webhook: hook });
     await store.claimIdempotencyKey('k', 'h', now, '2000-01-01T00:00:00.000Z', LEASE);
     // Leased, as a sender holds it when it records an attempt.
-    await store.claimWebhooks(now, 10, LEASE, { perTarget: 10, scan: 10, skipTargets: [], skipProjects: [] });
+    await store.claimWebhooks(now, 10, LEASE, { perTarget: 10, perProject: 10, scan: 10, skipTargets: [], skipProjects: [], targetRooms: {}, projectRooms: {} });
     await store.close();
 
     const pages = new Database(at).pragma('page_count', { simple: true }) as number;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { TARGET_SLOTS } from '../src/domain/webhook-slots.js';
+import { TARGET_SLOTS, TARGET_SLOTS_MAX } from '../src/domain/webhook-slots.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/types.js';
 import { auth, executeOnce, makeApp, scenario, tempDir } from './helpers.js';
@@ -265,5 +265,60 @@ describe('webhook deliveries bounded end to end', () => {
     await expect.poll(async () => (await read(app, executionId)).webhooks[0], { timeout: 30_000, interval: 100 })
       .toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
     expect(whileHeld).toEqual([]);
+  });
+
+  /** An app sending every execution's event to WEBHOOK_URL at `hook`, with `backlog` executions queued at once. */
+  async function backlogTo(hook: Receiver, backlog: number, env: Record<string, string>) {
+    const app = await makeApp({ WEBHOOK_URL: `${hook.base}/window`, WEBHOOK_SECRET: SECRET, WEBHOOK_POLL_MS: '20', RATE_LIMIT_MAX: '0', ...env });
+    cleanup.push(() => app.close(), hook.close);
+    expect((await app.inject({ method: 'POST', url: '/compliance/scenarios', headers: auth, payload: { id: 'kyc', input: scenario() } })).statusCode).toBe(201);
+    await Promise.all(Array.from({ length: backlog }, () => executeOnce(app, 'kyc')));
+    return app;
+  }
+
+  it('widens the window of a target that answers fast: more than TARGET_SLOTS of its deliveries in flight at once', async () => {
+    // The first 48 requests are answered at once (fast: well within the timeout); later ones are held until released.
+    const held: Array<() => void> = [];
+    let mostHeld = 0;
+    const hook = await receiver((_req, res) => {
+      if (hook.requests.length <= 48) {
+        res.end();
+        return;
+      }
+      held.push(() => res.end());
+      mostHeld = Math.max(mostHeld, held.length);
+    });
+    await backlogTo(hook, 120, { WEBHOOK_TIMEOUT_MS: '60000' });
+    // Not a timing assertion: the wait only bounds a test that would otherwise hang.
+    await expect.poll(() => mostHeld, { timeout: 60_000, interval: 20 }).toBeGreaterThan(TARGET_SLOTS);
+    // Within the one project's share of the slots.
+    expect(mostHeld).toBeLessThanOrEqual(TARGET_SLOTS_MAX / 2);
+    for (const release of held.splice(0)) release();
+  });
+
+  it('drops a widened target that stops answering to one delivery at a time', async () => {
+    // The first 48 requests are answered at once, every later one never: each times out.
+    const open = new Set<http.ServerResponse>();
+    let mostOpen = 0;
+    let afterFirstWave = -1;
+    const hook = await receiver((_req, res) => {
+      if (hook.requests.length <= 48) {
+        res.end();
+        return;
+      }
+      open.add(res);
+      res.on('close', () => {
+        open.delete(res);
+        // The first wave (every delivery in flight when it stopped answering) has ended: from now on, one at a time.
+        if (open.size === 0 && afterFirstWave === -1) afterFirstWave = 0;
+      });
+      if (afterFirstWave >= 0) {
+        afterFirstWave += 1;
+        mostOpen = Math.max(mostOpen, open.size);
+      }
+    });
+    await backlogTo(hook, 120, { WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_MAX_ATTEMPTS: '100' });
+    await expect.poll(() => afterFirstWave, { timeout: 60_000, interval: 20 }).toBeGreaterThanOrEqual(3);
+    expect(mostOpen).toBe(1);
   });
 });

@@ -1,14 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import type { LookupFunction } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
-import { DeliveryTimeout, post } from './webhook-post.js';
+import { Connections, DeliveryTimeout, post } from './webhook-post.js';
 import { PrivateTargetRefused, guardedLookup, literalTargetRefusal, webhookTargetProblem, type Resolve } from './webhook-guard.js';
 import type { ExecutionResult } from '../schemas/execution.js';
 import type { SmartContractDeployment } from './deployments.js';
 import { isRecord } from '../schemas/json.js';
 import type { ClaimedWebhook, ExecutionDelivery, ExecutionRecord, WebhookDelivery, WebhookOutbox } from '../store/types.js';
-import { DeliverySlots, targetKey } from './webhook-slots.js';
+import { DeliverySlots, targetKey, type Answer } from './webhook-slots.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
 export interface WebhookConfig {
@@ -132,6 +131,9 @@ export function deploymentDelivery(
   };
 }
 
+/** A 2xx within this share of WEBHOOK_TIMEOUT_MS is a fast answer: it widens its target's window (DeliverySlots). */
+const FAST_SHARE = 0.1;
+
 /** Between a POST's deadline and its lease's end: for instances' clock skew and for recording the attempt. */
 const LEASE_MARGIN_MS = 1000;
 
@@ -149,11 +151,11 @@ export class WebhookDispatcher {
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
   private stopped = false;
-  /** The last claim found some, so a delivery that ends claims again. */
+  /** The last claim found some, or deliveries were in flight: a delivery that ends claims again. */
   private backlog = false;
   private readonly sending = new Set<Promise<void>>();
   private readonly slots: DeliverySlots;
-  private readonly lookup: LookupFunction;
+  private readonly connections: Connections;
 
   constructor(
     private readonly outbox: WebhookOutbox,
@@ -162,7 +164,7 @@ export class WebhookDispatcher {
     private readonly now: () => number = Date.now,
     resolve?: Resolve,
   ) {
-    this.lookup = guardedLookup(resolve);
+    this.connections = new Connections(guardedLookup(resolve));
     this.slots = new DeliverySlots(config.retryBaseMs);
   }
 
@@ -177,6 +179,7 @@ export class WebhookDispatcher {
     clearInterval(this.timer);
     await this.claiming;
     await Promise.all(this.sending);
+    this.connections.close();
   }
 
   /** Claims now, or once more after the claim under way. */
@@ -207,7 +210,9 @@ export class WebhookDispatcher {
       this.log.warn({ err }, 'webhook outbox not readable now');
       return;
     }
-    this.backlog = due.length > 0;
+    // A claim that found none while deliveries were in flight may have been held back by their targets' or projects'
+    // full windows (skipped, or no room left): their end makes room, so it claims again then, not a poll later.
+    this.backlog = due.length > 0 || this.slots.busy();
     const unsent: string[] = [];
     const share = this.slots.share(due.map((d) => d.projectId ?? ''));
     for (const d of due) {
@@ -222,9 +227,9 @@ export class WebhookDispatcher {
       const sending: Promise<void> = this.deliver(d, leaseUntil, Math.min(this.config.timeoutMs, budget))
         .catch((err: unknown) => {
           this.log.warn({ err, delivery: d.id }, 'webhook delivery broke off; the lease will let it be retried');
-          return false;
+          return 'none' as const;
         })
-        .then((answered) => this.slots.done(target, project, answered, this.now()))
+        .then((answer) => this.slots.done(target, project, answer, this.now()))
         .finally(() => {
           this.sending.delete(sending);
           if (this.backlog) this.poll();
@@ -238,12 +243,12 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Records the attempt; false when the receiver did not respond. */
-  private async deliver(d: WebhookDelivery, leaseUntil: string, timeoutMs: number): Promise<boolean> {
+  /** Records the attempt; how the receiver answered, for its target's window (DeliverySlots). */
+  private async deliver(d: WebhookDelivery, leaseUntil: string, timeoutMs: number): Promise<Answer> {
     const url = d.url ?? this.config.url;
     let status: number | null = null;
     let error: string | null = null;
-    let answered = true;
+    let answer: Answer = 'answered';
     if (url === undefined) {
       error = 'no WEBHOOK_URL is configured';
     } else {
@@ -259,10 +264,11 @@ export class WebhookDispatcher {
             'webhook-id': d.id,
             'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
             'webhook-signature': new Webhook(signingSecret(this.config, d)).sign(d.id, sentAt, d.payload),
-          }, d.payload, timeoutMs, guarded ? this.lookup : undefined);
+          }, d.payload, timeoutMs, this.connections.route(target, guarded));
           if (status < 200 || status > 299) error = `answered ${status}`;
+          else if (this.now() - sentAt.getTime() <= this.config.timeoutMs * FAST_SHARE) answer = 'fast';
         } catch (err) {
-          answered = err instanceof PrivateTargetRefused;
+          if (!(err instanceof PrivateTargetRefused)) answer = 'none';
           if (err instanceof DeliveryTimeout) error = `no complete answer within ${Math.round(timeoutMs)} ms`;
           else error = err instanceof PrivateTargetRefused ? err.message : 'could not connect';
         }
@@ -286,6 +292,6 @@ export class WebhookDispatcher {
       this.log.warn({ err, delivery: d.id }, 'could not record a webhook attempt; the lease will let it be retried');
     }
     if (!delivered) this.log.warn({ delivery: d.id, event: d.event, attempts, error }, exhausted ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry');
-    return answered;
+    return answer;
   }
 }

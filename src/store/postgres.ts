@@ -77,6 +77,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   // Batches are independent INSERTs, a few in flight at once; at most half the pool, so reads find a connection.
   const audit = new GroupCommit<ExecutionRecord>(insertExecutions(db), 256, Math.max(1, Math.min(4, Math.floor(poolSize / 2))));
 
+  const webhooks = postgresWebhooks(db);
+
   return {
     kind: 'postgres',
     ...postgresScenarios(db),
@@ -85,7 +87,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     ...postgresShadows(db),
     ...postgresExecutions(db, audit),
     ...postgresExport(db),
-    ...postgresWebhooks(db),
+    ...webhooks.outbox,
     ...postgresFollowing(db),
     ...postgresIdempotency(db),
     ...postgresNullifiers(db),
@@ -97,6 +99,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     async close() {
       await backfill.stop();
       await audit.drain();
+      await webhooks.drain();
       await pool.end();
     },
   };

@@ -97,6 +97,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
 
   const revisions = sqliteRevisions(db);
   const shadows = sqliteShadows(db, write);
+  const webhooks = sqliteWebhooks(db, write);
 
   return {
     kind: 'sqlite',
@@ -106,7 +107,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     ...shadows.repository,
     ...sqliteExecutions(db, write, audit, revisions.writes),
     ...sqliteExport(db),
-    ...sqliteWebhooks(db, write),
+    ...webhooks.outbox,
     ...sqliteFollowing(db, write),
     ...sqliteIdempotency(db, write),
     ...sqliteNullifiers(db, write),
@@ -118,6 +119,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     async close() {
       await backfill.stop();
       await audit.drain();
+      await webhooks.drain();
       await writer.close();
       if (db.open) db.close();
     },

@@ -43,11 +43,19 @@ export type PendingState = Record<string, unknown> & { expiresAt: number; reques
 /** A delivery of an execution's event: what an execution's deliveries are. */
 export type ExecutionDelivery = WebhookDelivery & { executionId: string; event: 'execution.completed' | 'execution.failed' };
 
+/**
+ * What one claim may take: of the first `scan` due deliveries outside the skipped targets and projects, at most
+ * `targetRooms[target]` of a target (`perTarget` for one not listed) and `projectRooms[project]` of a project
+ * (`perProject` for one not listed; '' is no project).
+ */
 export interface WebhookFairness {
   perTarget: number;
+  perProject: number;
   scan: number;
   skipTargets: readonly string[];
   skipProjects: readonly string[];
+  targetRooms: Readonly<Record<string, number>>;
+  projectRooms: Readonly<Record<string, number>>;
 }
 
 export type ClaimedWebhook = WebhookDelivery & { projectId: string | null };

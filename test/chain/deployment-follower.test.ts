@@ -214,7 +214,7 @@ describe.skipIf(!haveIden3Documents())('the chain follower on the local iden3 st
       const revision = await h.store.getRevision(row!.seq, row!.revision);
       expect(revision).toMatchObject({ author: 'service:chain', state: 'live' });
       const claimed = await h.store.claimWebhooks(new Date(h.clock.t + 1000).toISOString(), 10, new Date(h.clock.t + 60_000).toISOString(),
-        { perTarget: 10, scan: 100, skipTargets: [], skipProjects: [] });
+        { perTarget: 10, perProject: 10, scan: 100, skipTargets: [], skipProjects: [], targetRooms: {}, projectRooms: {} });
       expect(claimed).toHaveLength(1);
       expect(claimed[0]).toMatchObject({ event: 'deployment.updated', executionId: null, url: HOOK, projectId: 'p1' });
       expect(JSON.parse(claimed[0]!.payload)).toMatchObject({

@@ -9,7 +9,7 @@ import { scenario, tempDir } from '../helpers.js';
 import { PG_URL, dropSchema, freshSchema, pgAvailable } from '../pg.js';
 
 /** A claim that skips nothing and takes up to 100 of one target. */
-export const fair = { perTarget: 100, scan: 500, skipTargets: [], skipProjects: [] };
+export const fair = { perTarget: 100, perProject: 1000, scan: 500, skipTargets: [], skipProjects: [], targetRooms: {}, projectRooms: {} };
 export const input = (over: Record<string, unknown> = {}) => scenario(over) as unknown as Scenario;
 export const now = () => new Date().toISOString();
 

@@ -1,6 +1,11 @@
 /** The contract of the webhook outbox, on both stores. */
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openPostgresStore } from '../../src/store/postgres.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { ExecutionRecord, Store } from '../../src/store/types.js';
+import { tempDir } from '../helpers.js';
+import { PG_URL, freshSchema, pgAvailable } from '../pg.js';
 import { execution, fair, now, sharedStore, storeBackends } from './contract.js';
 
 describe.each(storeBackends('contract_webhooks'))('%s store: webhooks', (_name, open, available) => {
@@ -134,5 +139,115 @@ describe.each(storeBackends('contract_webhooks'))('%s store: webhooks', (_name, 
     await store.releaseWebhooks(claimed.map((d) => d.id), lease);
     const three = await store.claimWebhooks(due, 3, lease, fair);
     expect(three.map((d) => d.projectId)).toEqual([`a-${tag}`, `b-${tag}`, `c-${tag}`]);
+  });
+
+  it.skipIf(!available)('claims within the rooms it is given: of a target and of a project, the defaults for the others', async () => {
+    const at = '2026-04-01T00:00:00.000Z';
+    const tag = crypto.randomUUID();
+    const busy = `https://${tag}.busy.example`;
+    const idle = `https://${tag}.idle.example`;
+    // Six to each target; the busy target's in project b, the idle one's in project i.
+    const records = [busy, idle].flatMap((url, ti) => Array.from({ length: 6 }, (_, k) => {
+      const e = execution({ projectId: `${ti === 0 ? 'b' : 'i'}-${tag}`, createdAt: at, updatedAt: at });
+      return {
+        ...e,
+        webhook: {
+          id: crypto.randomUUID(), executionId: e.executionId, event: 'execution.completed' as const, url: `${url}/${k}`, payload: '{}',
+          state: 'pending' as const, attempts: 0, nextAttemptAt: new Date(Date.parse(at) + ti * 100 + k).toISOString(), lastStatus: null,
+          lastError: null, createdAt: at, updatedAt: at,
+        },
+      };
+    }));
+    await Promise.all(records.map((r) => store.recordExecution(r)));
+    const due = new Date(Date.parse(at) + 1000).toISOString();
+    const lease = new Date(Date.now() + 60_000).toISOString();
+    const ours = (claimed: Awaited<ReturnType<Store['claimWebhooks']>>) => claimed.filter((d) => d.url?.includes(tag));
+    const urls = (claimed: Awaited<ReturnType<Store['claimWebhooks']>>) => ours(claimed).map((d) => d.url!.slice(0, d.url!.lastIndexOf('/')));
+
+    // The busy target has room for 2, the other gets perTarget (4).
+    const first = await store.claimWebhooks(due, 100, lease, { ...fair, perTarget: 4, targetRooms: { [busy]: 2 } });
+    expect(urls(first).filter((u) => u === busy)).toHaveLength(2);
+    expect(urls(first).filter((u) => u === idle)).toHaveLength(4);
+    await store.releaseWebhooks(ours(first).map((d) => d.id), lease);
+    // Project rooms: b has room for 1, the others perProject (3).
+    const second = await store.claimWebhooks(due, 100, lease, { ...fair, perProject: 3, projectRooms: { [`b-${tag}`]: 1 } });
+    expect(urls(second).filter((u) => u === busy)).toHaveLength(1);
+    expect(urls(second).filter((u) => u === idle)).toHaveLength(3);
+    await store.releaseWebhooks(ours(second).map((d) => d.id), lease);
+  });
+});
+
+/** Another connection to the same database: what it sees was committed. */
+type Peek = (ids: readonly string[]) => Promise<Array<{ id: string; state: string; attempts: number; lease: boolean; replay: number }>>;
+
+describe.each([
+  ['sqlite', async (): Promise<[Store, Peek, () => Promise<void>]> => {
+    const file = path.join(tempDir(), 'b.db');
+    const store = openSqliteStore({ file, synchronous: 'NORMAL' });
+    const { default: Database } = await import('better-sqlite3');
+    const other = new Database(file, { readonly: true });
+    const peek: Peek = async (ids) => ids.map((id) => other.prepare<[string], { id: string; state: string; attempts: number; lease: string | null; replay: number }>(
+      'SELECT id, state, attempts, lease_until AS lease, replay_requested AS replay FROM webhook_deliveries WHERE id = ?',
+    ).get(id)!).map((r) => ({ ...r, lease: r.lease !== null }));
+    return [store, peek, async () => { other.close(); await store.close(); }];
+  }, true],
+  ['postgres', async (): Promise<[Store, Peek, () => Promise<void>]> => {
+    const schema = freshSchema('webhook_batch');
+    const store = await openPostgresStore({ url: PG_URL, schema });
+    const pg = (await import('pg')).default;
+    const other = new pg.Client({ connectionString: PG_URL });
+    await other.connect();
+    const peek: Peek = async (ids) => {
+      const { rows } = await other.query<{ id: string; state: string; attempts: number; lease: boolean; replay: number }>(
+        `SELECT id, state, attempts, lease_until IS NOT NULL AS lease, replay_requested AS replay FROM ${schema}.webhook_deliveries WHERE id = ANY($1::uuid[])`,
+        [ids],
+      );
+      return ids.map((id) => rows.find((r) => r.id === id)!);
+    };
+    return [store, peek, async () => {
+      await store.close();
+      await other.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await other.end();
+    }];
+  }, pgAvailable],
+] as const)('%s store: attempts recorded together', (_name, open, available) => {
+  it.skipIf(!available)('records the attempts that end together in one batch, each acknowledged once committed, each row by its own lease', async () => {
+    const [store, peek, close] = await open();
+    try {
+      const at = now();
+      const records = Array.from({ length: 40 }, () => {
+        const e = execution({ createdAt: at, updatedAt: at });
+        return {
+          ...e,
+          webhook: {
+            id: crypto.randomUUID(), executionId: e.executionId, event: 'execution.completed' as const, url: 'https://batch.example/hook', payload: '{}',
+            state: 'pending' as const, attempts: 0, nextAttemptAt: at, lastStatus: null, lastError: null, createdAt: at, updatedAt: at,
+          },
+        };
+      });
+      await Promise.all(records.map((r) => store.recordExecution(r)));
+      const lease = new Date(Date.now() + 60_000).toISOString();
+      const claimed = await store.claimWebhooks(now(), 100, lease, fair);
+      expect(claimed).toHaveLength(40);
+      const [stale, replayed, ...rest] = records.map((r) => r.webhook);
+      // A replay asked during its attempt: the attempt's end only ends its lease.
+      await store.replayWebhook(records[1]!.executionId, replayed!.id, now());
+      const attempt = (id: string, state: 'delivered' | 'pending') => ({
+        id, state, attempts: 1, nextAttemptAt: now(), lastStatus: state === 'delivered' ? 204 : 500, lastError: state === 'delivered' ? null : 'answered 500', updatedAt: now(),
+      });
+      // All in one turn of the event loop: one batch. The stale one names a lease that is not the one held.
+      await Promise.all([
+        store.updateWebhook(attempt(stale!.id, 'delivered'), now()),
+        store.updateWebhook(attempt(replayed!.id, 'delivered'), lease),
+        ...rest.map((w, k) => store.updateWebhook(attempt(w.id, k % 2 === 0 ? 'delivered' : 'pending'), lease)),
+      ]);
+      // Seen by another connection as soon as they are acknowledged.
+      const rows = await peek(records.map((r) => r.webhook.id));
+      expect(rows[0]).toMatchObject({ state: 'pending', attempts: 0, lease: true });
+      expect(rows[1]).toMatchObject({ state: 'pending', attempts: 0, lease: false, replay: 0 });
+      expect(rows.slice(2).map((r) => [r.state, r.attempts, r.lease])).toEqual(rest.map((_, k) => [k % 2 === 0 ? 'delivered' : 'pending', 1, false]));
+    } finally {
+      await close();
+    }
   });
 });
