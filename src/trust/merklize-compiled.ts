@@ -221,9 +221,9 @@ interface Plan {
 
 const plans = new LRUCache<string, Plan>({ max: PLANS });
 
-async function textOf(loader: DocumentLoader, url: string, document?: unknown): Promise<string> {
+async function textOf(loader: DocumentLoader, url: string): Promise<string> {
   if (loader.text !== undefined) return loader.text(url);
-  return JSON.stringify(document ?? (await loader(url)).document);
+  return JSON.stringify((await loader(url)).document);
 }
 
 /**
