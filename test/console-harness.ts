@@ -67,8 +67,20 @@ export async function openPage(ctx: ConsoleContext, viewport = { width: 1280, he
   const requests: RecordedRequest[] = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('request', (r) => requests.push({ url: r.url(), method: r.method(), body: r.postData(), ifMatch: r.headers()['if-match'] }));
+  // A load the page's own next navigation cuts short (the icon of a page reloaded before it arrived) is the
+  // browser's doing, not a fault: net::ERR_ABORTED after a later top-level navigation began is not recorded.
+  let navigations = 0;
+  const startedIn = new WeakMap<object, number>();
+  page.on('request', (r) => {
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) navigations += 1;
+    startedIn.set(r, navigations);
+    requests.push({ url: r.url(), method: r.method(), body: r.postData(), ifMatch: r.headers()['if-match'] });
+  });
+  page.on('requestfailed', (r) => {
+    const error = r.failure()?.errorText;
+    if (error === 'net::ERR_ABORTED' && !r.isNavigationRequest() && (startedIn.get(r) ?? navigations) < navigations) return;
+    problems.push(`request failed: ${r.url()} ${error}`);
+  });
   return { page, problems, requests };
 }
 
