@@ -250,9 +250,20 @@ async function coldVerification() {
     const t0 = performance.now();
     for (const x of inputs) referencePoseidon.hash(x);
     const poseidonUs = ((performance.now() - t0) * 1000) / inputs.length;
+    // The service's own (fastHash: WebAssembly, not remembered) on distinct inputs of 2, 3 and 16 elements.
+    const { fastHash } = await import('../dist/trust/poseidon.js');
+    const fastUs = {};
+    for (const n of [2, 3, 16]) {
+      const xs = Array.from({ length: n === 16 ? 200 : 1000 }, (_, i) => Array.from({ length: n }, (_, k) => BigInt(i) * 7919n + BigInt(k) * 104729n + 3n));
+      for (const x of xs.slice(0, 50)) fastHash(x);
+      const t1 = performance.now();
+      for (const x of xs) fastHash(x);
+      fastUs[n] = ((performance.now() - t1) * 1000) / xs.length;
+    }
     return {
       firstInProcess,
       poseidonUs,
+      fastUs,
       issuer: fresh.issuer,
       fresh: { cached: fresh.cached, issued: fresh.issued, issueMs: fresh.issueMs, issueCpuMsPerCredential: fresh.issueCpuMsPerCredential, threads: fresh.threads, file: fresh.file },
       pairs,
@@ -303,7 +314,8 @@ function reportCold(cold) {
     ['demo issuer status answer, in process (this service\'s process / js-sdk\'s)', `${fmt(median(cold.statusOurs), 2)} / ${fmt(median(cold.statusJs), 2)}`, '-'],
     ['js-sdk / this service (CPU medians, same credentials)', `${fmt(ratio, 1)}x (revocation cache off: ${fmt(ratioNoCache, 1)}x)`, '-'],
   ]));
-  console.log(`  machine: @iden3/js-crypto's Poseidon of 2 inputs takes ${fmt(cold.poseidonUs)} us here (the performance issue measured ~159 us on its machine)`);
+  console.log(`  machine: @iden3/js-crypto's Poseidon of 2 inputs takes ${fmt(cold.poseidonUs)} us here (the performance issue measured ~159 us on its machine); ` +
+    `this service's (src/trust/poseidon-wasm.ts) of 2, 3 and 16 inputs: ${[2, 3, 16].map((n) => `${fmt(cold.fastUs[n], 1)} us`).join(', ')}`);
   console.log('  (this service resolves the credential\'s status, and the issuer key\'s unless cached; js-sdk resolves both every time.');
   console.log('   js-sdk ran in a child process with @iden3/js-crypto\'s own Poseidon; the service\'s verifier may replace it in its own thread.)');
   if (cold.poseidonReplacedInJsSdk > 0) console.log(`  note: something replaced js-crypto's Poseidon in js-sdk's process ${cold.poseidonReplacedInJsSdk} time(s); it was put back before each measurement`);
