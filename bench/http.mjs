@@ -70,6 +70,30 @@ const COLD_MAX_RPS = envNumber('BENCH_COLD_MAX_RPS', 40);
 const COLD_PER_REQUEST = 3;
 const COLD_CREDENTIALS = Math.floor(envNumber('BENCH_COLD_CREDENTIALS', COLD_PER_REQUEST * (COLD_WARMUP_REQUESTS + Math.ceil(COLD_SECONDS * COLD_MAX_RPS))));
 
+/**
+ * The counts of recordExecution's duration buckets (the store's audit insert: its wait in the group commit, the
+ * writer and the commit) from the server's /metrics, by upper bound in ms; undefined when the histogram is missing.
+ */
+async function auditCommits(server) {
+  const text = await (await fetch(`${server.base}/metrics`)).text();
+  const counts = {};
+  for (const line of text.split('\n')) {
+    const hit = /^store_operation_duration_seconds_bucket\{(?=[^}]*operation="recordExecution")(?=[^}]*outcome="ok")[^}]*le="([^"]+)"[^}]*\} (\d+)/.exec(line);
+    if (hit) counts[hit[1] === '+Inf' ? Infinity : Number(hit[1]) * 1000] = Number(hit[2]);
+  }
+  return Object.keys(counts).length > 0 ? counts : undefined;
+}
+
+/** The share of the commits between two scrapes that took longer than 1, 5, 10 and 25 ms. */
+function commitShares(before, after) {
+  if (!before || !after) return undefined;
+  const n = after[Infinity] - before[Infinity];
+  if (!(n > 0)) return undefined;
+  const over = {};
+  for (const ms of [1, 5, 10, 25]) if (after[ms] !== undefined) over[ms] = (n - (after[ms] - (before[ms] ?? 0))) / n;
+  return { n, over };
+}
+
 const GOALS = {
   executeVsCeiling: 0.8,
   executeVsBaseline: 0.2,
@@ -354,7 +378,9 @@ async function runTarget(target) {
         r.loadavg = os.loadavg()[0];
         return r;
       };
+      const commitsBefore = await auditCommits(server);
       const m = await inside('POST /compliance/scenarios/execute', () => openLoop({ ...opts, rate, seconds: SECONDS, maxSockets: CONNECTIONS }));
+      m.commits = commitShares(commitsBefore, await auditCommits(server));
       account({ name: 'execute' }, m);
       await sleep(300);
       // The floor: the baseline route (no work, the app's global hooks) at the same rate, same load generator.
@@ -370,6 +396,11 @@ async function runTarget(target) {
       account({ name: 'execute' }, a);
       res.open = { rate, ...m, autocannon: a, floor, unrecorded };
       console.log(`  open loop: execute offered at ${fmt(rate)} req/s (half of ${fmt(rate * 2)}), evenly spaced, up to ${CONNECTIONS} connections: ${fmt(m.rps)} req/s served, p50 ${fmt(m.p50, 1)} ms, p99 ${fmt(m.p99, 1)} ms, max ${fmt(m.max, 1)} ms, ${m.ok} 2xx, ${m.non2xx} non-2xx, ${m.errors} errors (sender at most ${fmt(m.lateMs, 1)} ms behind schedule); server ${fmt(m.cpuUsPerReq, 1)} us CPU/req, ${fmt(m.serverCores, 2)} cores`);
+      if (m.commits) {
+        console.log(`  the audit commit in that run (recordExecution in /metrics: its wait for the group commit and the writer): ${fmt(m.commits.n)} commits; ` +
+          `over ${Object.entries(m.commits.over).map(([ms, share]) => `${ms} ms ${fmt(share * 100, 2)}%`).join(', over ')}` +
+          ' (a share over 1% puts execute\'s p99 above that time, whatever the rest of the request costs)');
+      }
       console.log(`  the baseline route at the same rate, evenly spaced: p50 ${fmt(floor.p50, 1)} ms, p99 ${fmt(floor.p99, 1)} ms, max ${fmt(floor.max, 1)} ms (sender at most ${fmt(floor.lateMs, 1)} ms behind); server ${fmt(floor.cpuUsPerReq, 1)} us CPU/req`);
       for (const [label, r] of [['execute', m], ['baseline route', floor], ['execute, no-op audit insert (2nd server)', unrecorded]]) {
         if (!r) continue;
