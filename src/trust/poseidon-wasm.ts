@@ -162,27 +162,28 @@ function loop(c: Code, n: number, pointers: number[], body: (c: Code) => void): 
   c.op(0x0c, 0, 0x0b, 0x0b); // br 0, end loop, end block
 }
 
+/** dst += x * y (through TMP), the three addresses in locals. */
+const mulAdd = (dst: number, x: number, y: number) => (c: Code) => {
+  c.i32(TMP).get(x).get(y).call(F_MUL);
+  c.get(dst).get(dst).i32(TMP).call(F_ADD);
+};
+
 /** out = sum of row[j] * vec[j], j < n (n >= 1). Locals: 0 out, 1 row, 2 vec, 3 n. */
 function dot(): { locals: number; code: number[] } {
   const c = new Code();
+  // The first product is stored, not added: out needs no zeroing.
   c.get(0).get(1).get(2).call(F_MUL);
   c.get(1).i32(BYTES).op(0x6a).set(1);
   c.get(2).i32(BYTES).op(0x6a).set(2);
   c.get(3).i32(1).op(0x6b).set(3);
-  loop(c, 3, [1, 2], (b) => {
-    b.i32(TMP).get(1).get(2).call(F_MUL);
-    b.get(0).get(0).i32(TMP).call(F_ADD);
-  });
+  loop(c, 3, [1, 2], mulAdd(0, 1, 2));
   return { locals: 0, code: c.bytes };
 }
 
 /** vec[k] += s * row[k], k < n. Locals: 0 vec, 1 s, 2 row, 3 n. */
 function axpy(): { locals: number; code: number[] } {
   const c = new Code();
-  loop(c, 3, [0, 2], (b) => {
-    b.i32(TMP).get(1).get(2).call(F_MUL);
-    b.get(0).get(0).i32(TMP).call(F_ADD);
-  });
+  loop(c, 3, [0, 2], mulAdd(0, 1, 2));
   return { locals: 0, code: c.bytes };
 }
 
