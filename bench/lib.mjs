@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
+import { Webhook } from 'standardwebhooks';
 import { demoIdCredentials, syntheticIdCredentials, TOKEN } from './fixtures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -452,4 +453,43 @@ export function describeRun() {
     // not a git checkout
   }
   return `node ${process.version}, ${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}, ${commit} (dist/ built from it)`;
+}
+
+/**
+ * A webhook receiver on 127.0.0.1 that verifies each delivery's signature with `secret` and answers 204 at once (400
+ * to a bad signature). stats: received (every verified delivery), arrived (each distinct webhook-id's first arrival,
+ * performance.now()), duplicates, badSignatures, connections, first and last (of the distinct arrivals).
+ */
+export async function webhookReceiver(secret) {
+  const verifier = new Webhook(secret);
+  const stats = { received: 0, arrived: new Map(), duplicates: 0, badSignatures: 0, connections: 0, first: NaN, last: NaN };
+  const server = http.createServer((req, res) => {
+    let text = '';
+    req.on('data', (d) => { text += d; });
+    req.on('end', () => {
+      try {
+        verifier.verify(text, req.headers);
+        stats.received++;
+        const id = req.headers['webhook-id'];
+        const at = performance.now();
+        if (stats.arrived.has(id)) stats.duplicates++;
+        else {
+          stats.arrived.set(id, at);
+          if (Number.isNaN(stats.first)) stats.first = at;
+          stats.last = at;
+        }
+        res.statusCode = 204;
+      } catch {
+        stats.badSignatures++;
+        res.statusCode = 400;
+      }
+      res.end();
+    });
+  });
+  server.on('connection', () => { stats.connections++; });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    stats, url: `http://127.0.0.1:${server.address().port}/hook`,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
+  };
 }

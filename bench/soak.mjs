@@ -18,9 +18,8 @@
  */
 import http from 'node:http';
 import os from 'node:os';
-import { Webhook } from 'standardwebhooks';
 import { ADDRESS, freshIdCredentials, HTTP_RULES, httpScenario } from './fixtures.mjs';
-import { AUTH, benchCredentials, cleanup, createScenario, describeRun, envNumber, fmt, request, sleep, startServer, table, targets } from './lib.mjs';
+import { AUTH, benchCredentials, cleanup, createScenario, describeRun, envNumber, fmt, request, sleep, startServer, table, targets, webhookReceiver } from './lib.mjs';
 
 const MINUTES = envNumber('BENCH_SOAK_MINUTES', 10);
 const RATES = {
@@ -46,28 +45,6 @@ for (let i = 0; i + 3 <= fresh.credentials.length; i += 3) {
   coldBodies.push(JSON.stringify({ address: ADDRESS, scenarioId: 'soak-cold', credentials: fresh.credentials.slice(i, i + 3) }));
 }
 
-async function startReceiver() {
-  const verifier = new Webhook(SECRET);
-  const stats = { received: 0, badSignatures: 0 };
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => { body += d; });
-    req.on('end', () => {
-      try {
-        verifier.verify(body, req.headers);
-        stats.received++;
-        res.statusCode = 204;
-      } catch {
-        stats.badSignatures++;
-        res.statusCode = 400;
-      }
-      res.end();
-    });
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { stats, url: `http://127.0.0.1:${server.address().port}/hook`, close: () => new Promise((r) => server.close(r)) };
-}
-
 const q = (xs, p) => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
@@ -75,7 +52,7 @@ const q = (xs, p) => {
 };
 
 async function runTarget(target) {
-  const receiver = await startReceiver();
+  const receiver = await webhookReceiver(SECRET);
   const server = await startServer(target, { env: { ...creds.env, WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: SECRET }, inproc: true });
   const failures = { count: 0, codes: {} };
   const buckets = []; // per 10 s: {execute: [ms], floor: [ms], all: [ms]}

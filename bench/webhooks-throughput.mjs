@@ -24,9 +24,8 @@
  */
 import http from 'node:http';
 import os from 'node:os';
-import { Webhook } from 'standardwebhooks';
 import { ADDRESS, httpScenario } from './fixtures.mjs';
-import { AUTH, benchCredentials, cleanup, cpuSnapshot, cpuSince, createScenario, describeRun, envNumber, fmt, request, sleep, startServer, table, targets } from './lib.mjs';
+import { AUTH, benchCredentials, cleanup, cpuSnapshot, cpuSince, createScenario, describeRun, envNumber, fmt, request, sleep, startServer, table, targets, webhookReceiver } from './lib.mjs';
 
 const EXECUTIONS = envNumber('BENCH_WEBHOOKS_EXECUTIONS', 3000);
 const CONCURRENCY = envNumber('BENCH_WEBHOOKS_CONCURRENCY', 16);
@@ -38,47 +37,13 @@ const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 const creds = await benchCredentials();
 const body = JSON.stringify({ address: ADDRESS, scenarioId: 'hooks', credentials: creds.credentials });
 
-/** Answers 204 at once; notes each distinct webhook-id's arrival time, duplicates, bad signatures and connections. */
-async function startReceiver() {
-  const verifier = new Webhook(SECRET);
-  const stats = { arrived: new Map(), duplicates: 0, badSignatures: 0, connections: 0, first: NaN, last: NaN };
-  const server = http.createServer((req, res) => {
-    let text = '';
-    req.on('data', (d) => { text += d; });
-    req.on('end', () => {
-      try {
-        verifier.verify(text, req.headers);
-        const id = req.headers['webhook-id'];
-        const at = performance.now();
-        if (stats.arrived.has(id)) stats.duplicates++;
-        else {
-          stats.arrived.set(id, at);
-          if (Number.isNaN(stats.first)) stats.first = at;
-          stats.last = at;
-        }
-        res.statusCode = 204;
-      } catch {
-        stats.badSignatures++;
-        res.statusCode = 400;
-      }
-      res.end();
-    });
-  });
-  server.on('connection', () => { stats.connections++; });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    stats, url: `http://127.0.0.1:${server.address().port}/hook`,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
-  };
-}
-
 /**
  * `mode` 'live': the outbox is polled every second, so deliveries run beside the executes (and can go no faster than
  * they come). 'backlog': the first poll comes BACKLOG_POLL_MS after the server is ready, once every execute was answered
  * (said when not), so the whole backlog is sent with nothing else running: what one fast target can get.
  */
 async function runTarget(target, mode) {
-  const receiver = await startReceiver();
+  const receiver = await webhookReceiver(SECRET);
   const pollMs = mode === 'backlog' ? BACKLOG_POLL_MS : 1000;
   const server = await startServer(target, { env: { ...creds.env, WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: SECRET, WEBHOOK_POLL_MS: String(pollMs) } });
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
