@@ -16,6 +16,8 @@ const execute = (body: unknown, headers: Record<string, string> = auth) =>
   app.inject({ method: 'POST', url: '/compliance/scenarios/execute', headers, payload: body as object });
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** An execution's id: a UUID of version 7, time-ordered (src/domain/ids.ts). */
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('POST /compliance/scenarios/execute', () => {
   it('answers one result per rule, in order, in the shape the platform client parses', async () => {
@@ -24,7 +26,7 @@ describe('POST /compliance/scenarios/execute', () => {
     const results = res.json();
     expect(results).toHaveLength(2);
     const executionId = results[0].executionId;
-    expect(executionId).toMatch(UUID_V4);
+    expect(executionId).toMatch(UUID_V7);
     expect(results.map((r: any) => r.objectId)).toEqual(['q-kyc', 'q-age']);
     for (const r of results) {
       expect(r).toEqual({
@@ -44,12 +46,13 @@ describe('POST /compliance/scenarios/execute', () => {
     }
   });
 
-  it('gives each call its own executionId', async () => {
-    const ids = new Set<string>();
+  it('gives each call its own executionId, in increasing order (the audit indexes append rather than scatter)', async () => {
+    const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      ids.add((await execute({ address: ADDRESS, credentials: [], scenarioId: 'adult' })).json()[0].executionId);
+      ids.push((await execute({ address: ADDRESS, credentials: [], scenarioId: 'adult' })).json()[0].executionId);
     }
-    expect(ids.size).toBe(5);
+    expect(new Set(ids).size).toBe(5);
+    expect([...ids].sort()).toEqual(ids);
   });
 
   it('answers not-valid with reasons when the credential fails, without echoing personal values', async () => {

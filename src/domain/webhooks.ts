@@ -1,6 +1,7 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
+import { timeOrderedId } from './ids.js';
 import { Connections, DeliveryTimeout, post } from './webhook-post.js';
 import { PrivateTargetRefused, guardedLookup, literalTargetRefusal, webhookTargetProblem, type Resolve } from './webhook-guard.js';
 import type { ExecutionResult } from '../schemas/execution.js';
@@ -100,7 +101,7 @@ export function executionDelivery(
     },
   };
   return {
-    id: randomUUID(),
+    id: timeOrderedId(),
     executionId: record.executionId,
     event: type,
     // Normalised (WHATWG href): claims group targets by origin (targetKey).
@@ -126,7 +127,7 @@ export function deploymentDelivery(
     data: { scenarioId: scenario.id, projectId: scenario.projectId, revision: scenario.revision, deployment },
   };
   return {
-    id: randomUUID(), executionId: null, event: 'deployment.updated', url: url !== null && URL.canParse(url) ? new URL(url).href : url,
+    id: timeOrderedId(), executionId: null, event: 'deployment.updated', url: url !== null && URL.canParse(url) ? new URL(url).href : url,
     payload: JSON.stringify(event), state: 'pending', attempts: 0, nextAttemptAt: at, lastStatus: null, lastError: null, createdAt: at, updatedAt: at,
   };
 }

@@ -1,8 +1,8 @@
 /** The execution lifecycle of every scenario type: strategies decide, this service writes records, webhooks and attestations. */
-import { randomUUID } from 'node:crypto';
 import type { Attestor } from '../domain/attestation.js';
 import { contentDigest } from '../domain/canonical-json.js';
 import type { CachedPlan, PlanCache } from '../domain/plan-cache.js';
+import { timeOrderedId } from '../domain/ids.js';
 import { executionDelivery, webhookTarget, type WebhookConfig } from '../domain/webhooks.js';
 import { MAX_RESULTS_BYTES, failed, withVerdict } from '../engine/result.js';
 import { ExecutionNotFound, ExecutionNotPending, RequestExpired } from '../execution/errors.js';
@@ -226,7 +226,7 @@ export class ExecutionLifecycle implements PendingExecutions {
   private async run(compiled: CachedPlan, subject: Subject, serialize: (results: ExecutionResult[]) => string, traced = false) {
     const { executor } = this.options;
     const at = this.options.now();
-    const executionId = randomUUID();
+    const executionId = timeOrderedId();
     const digests = subject.digests();
     const input = inputOf(compiled, subject, digests, executionId, at);
     const evaluation: Evaluation & { trace?: RuleTrace[] } = traced ? await executor.dryRun(input) : await executor.execute(input);

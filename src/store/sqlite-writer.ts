@@ -22,6 +22,8 @@ db.pragma('journal_mode = WAL');
 db.pragma('synchronous = ' + workerData.synchronous);
 db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 db.pragma('cache_size = -' + workerData.cacheKib);
+// Statement journals (an insert that fires a trigger opens one) in memory rather than in a temporary file per statement.
+db.pragma('temp_store = MEMORY');
 if (workerData.checkpointMs) {
   // A passive checkpoint blocks no writer.
   const timer = setInterval(() => {
