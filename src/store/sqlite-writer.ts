@@ -22,7 +22,7 @@ db.pragma('journal_mode = WAL');
 db.pragma('synchronous = ' + workerData.synchronous);
 db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 db.pragma('cache_size = -' + workerData.cacheKib);
-// Statement journals (an insert that fires a trigger opens one) in memory rather than in a temporary file per statement.
+// Statement journals (an insert that fires a trigger keeps one) in memory: SQLite's default spills them to temporary files.
 db.pragma('temp_store = MEMORY');
 if (workerData.checkpointMs) {
   // A passive checkpoint blocks no writer.
