@@ -33,7 +33,7 @@ import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { createPublicClient, createWalletClient, custom, encodeAbiParameters, keccak256 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ADDRESS, httpScenario } from './fixtures.mjs';
-import { AUTH, benchCredentials, cleanup, createScenario, envNumber, fmt, load, root, startServer } from './lib.mjs';
+import { AUTH, benchCredentials, cleanup, createScenario, envNumber, fmt, load, median, root, startServer } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const SECONDS = envNumber('BENCH_SECONDS', 5);
@@ -45,7 +45,6 @@ const EIP712_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b
 /** The verifying contract of the EIP-712 attestations measured here (any checksummed address does). */
 const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const missed = [];
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // --- the service, with a JWS key (ES256) and an EIP-712 key ---
 // BENCH_ATTEST_ALG: EdDSA (default; the cheaper to sign) or ES256.

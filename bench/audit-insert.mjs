@@ -14,7 +14,7 @@ import { migrate } from '../dist/store/sqlite/migrations.js';
 import { EXECUTION_INSERT } from '../dist/store/sqlite/database.js';
 import { executionValues } from '../dist/store/rows.js';
 import { timeOrderedId } from '../dist/domain/ids.js';
-import { describeRun, envNumber, fmt, table } from './lib.mjs';
+import { describeRun, envNumber, fmt, median, table } from './lib.mjs';
 
 const ROWS = envNumber('AUDIT_ROWS', 30_000);
 const BATCH = envNumber('AUDIT_BATCH', 32);
@@ -96,7 +96,6 @@ try {
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(table(
   ['variant', 'CPU us per row (median)', 'range', 'x the service\'s (median of rounds)'],
   names.map((n) => [VARIANTS[n][0], fmt(median(cost[n]), 1), `${fmt(Math.min(...cost[n]), 1)}-${fmt(Math.max(...cost[n]), 1)}`, fmt(median(ratio[n]), 2)]),

@@ -441,6 +441,9 @@ export function table(header, rows) {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The middle value (the upper one of an even count). */
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 /** One line saying what was measured and where: node, CPUs, load average, the commit of the working tree. */
 export function describeRun() {
   const cpus = os.cpus();
